@@ -1,0 +1,41 @@
+import autocannon, { type AutocannonOptions, type AutocannonResult } from 'autocannon';
+
+/** What one load run measured. */
+export interface Measurement {
+  /** Requests per second, the mean of autocannon's per-second samples. */
+  rps: number;
+  p50: number;
+  p99: number;
+  /** Requests answered with a 2xx. */
+  ok: number;
+  seconds: number;
+}
+
+export class ScenarioError extends Error {
+  override name = 'ScenarioError';
+}
+
+/** autocannon options without the parts the harness sets (connections and duration). */
+export type LoadTarget = Omit<AutocannonOptions, 'connections' | 'duration'>;
+
+function check(label: string, result: AutocannonResult): void {
+  const problems: string[] = [];
+  if (result.non2xx > 0) problems.push(`${result.non2xx} non-2xx answers (${JSON.stringify(result.statusCodeStats)})`);
+  if (result.errors > 0) problems.push(`${result.errors} connection errors`);
+  if (result.timeouts > 0) problems.push(`${result.timeouts} timeouts`);
+  if (result['2xx'] === 0) problems.push('no 2xx answer at all');
+  if (problems.length > 0) throw new ScenarioError(`${label}: ${problems.join('; ')}`);
+}
+
+/**
+ * A short warm-up run (JIT, connection pools, caches), then the measured run. Any non-2xx answer,
+ * connection error or timeout in either fails the scenario.
+ */
+export async function measure(label: string, target: LoadTarget, settings: { connections: number; duration: number; warmup: number }): Promise<Measurement> {
+  if (settings.warmup > 0) {
+    check(`${label} (warm-up)`, await autocannon({ ...target, connections: settings.connections, duration: settings.warmup }));
+  }
+  const result = await autocannon({ ...target, connections: settings.connections, duration: settings.duration });
+  check(label, result);
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, ok: result['2xx'], seconds: result.duration };
+}

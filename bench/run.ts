@@ -1,0 +1,266 @@
+/**
+ * The benchmark harness (`npm run bench`). Starts the service, a bare Fastify reference server and
+ * an oidc-provider peer, each in its own process; loads each scenario and then its references back
+ * to back with autocannon; writes docs/benchmarks.md. Exits 1 if a scenario fails (a non-2xx answer,
+ * a connection error, a timeout), not when a goal is missed. See docs/benchmarks.md, "How to run".
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { measure, type Measurement } from './load.js';
+import { freePort, killAllChildren, runNode, spawnServer, type ServerProcess } from './processes.js';
+import { renderReport, type Row, type ScenarioFailure, type ScenarioResult, type Settings } from './report.js';
+import { KYC1_REQUEST, REFERENCES, SCENARIOS, type BenchContext, type Scenario } from './scenarios.js';
+import { exchangeToken, orderFixture, startPostgresService } from './orders.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const CLI = join(ROOT, 'dist/src/cli/main.js');
+const BARE_SERVER = fileURLToPath(new URL('./bare-server.js', import.meta.url));
+const OIDC_PEER = fileURLToPath(new URL('./oidc-peer.js', import.meta.url));
+const RATE_LIMIT = '10000000';
+
+function positiveInteger(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new Error(`${name} must be a whole number of at least 1 (got "${raw}")`);
+  return Number(raw);
+}
+
+const log = (message: string) => process.stdout.write(`[bench] ${message}\n`);
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function json<T>(res: Response, expected: number, what: string): Promise<T> {
+  const text = await res.text();
+  if (res.status !== expected) throw new Error(`${what}: expected ${expected}, got ${res.status}: ${text}`);
+  return JSON.parse(text) as T;
+}
+
+
+async function main(): Promise<number> {
+  const settings = {
+    connections: positiveInteger('BENCH_CONNECTIONS', 50),
+    duration: positiveInteger('BENCH_DURATION', 10),
+    warmup: Number(process.env.BENCH_WARMUP ?? '2'),
+    rounds: positiveInteger('BENCH_ROUNDS', 2),
+  };
+  if (!(settings.warmup >= 0)) throw new Error('BENCH_WARMUP must be a number of seconds >= 0');
+  const only = (process.env.BENCH_ONLY ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  const unknown = only.filter((name) => !SCENARIOS.some((s) => s.name === name));
+  if (unknown.length > 0) throw new Error(`BENCH_ONLY: unknown scenario ${unknown.join(', ')}; scenarios: ${SCENARIOS.map((s) => s.name).join(', ')}`);
+  const scenarios = only.length === 0 ? SCENARIOS : SCENARIOS.filter((s) => only.includes(s.name));
+  // A partial run does not overwrite the published figures unless asked to.
+  const output = resolve(process.env.BENCH_OUTPUT ?? (only.length === 0 ? join(ROOT, 'docs/benchmarks.md') : join(tmpdir(), 'cauri-benchmarks.md')));
+  const cpuProfDir = process.env.BENCH_CPU_PROF === undefined || process.env.BENCH_CPU_PROF === '' ? null : resolve(process.env.BENCH_CPU_PROF);
+
+  const started = new Date();
+  const dataDir = mkdtempSync(join(tmpdir(), 'cauri-bench-'));
+  const servers: ServerProcess[] = [];
+  const onSignal = (signal: NodeJS.Signals) => {
+    killAllChildren();
+    rmSync(dataDir, { recursive: true, force: true });
+    process.stderr.write(`[bench] interrupted by ${signal}\n`);
+    process.exit(130);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+
+  try {
+    const serviceEnv: Record<string, string> = {
+      CAURI_MODE: 'sandbox',
+      CAURI_DATA_DIR: dataDir,
+      CAURI_MASTER_KEY: randomBytes(32).toString('hex'),
+      CAURI_SQLITE_SYNCHRONOUS: 'FULL',
+      // The largest value the configuration accepts (10 million a minute): counted, never reached in a run.
+      CAURI_RATE_LIMIT_SANDBOX: RATE_LIMIT,
+      LOG_LEVEL: 'warn',
+      HOST: '127.0.0.1',
+      // Whatever the caller's shell holds, the service under test is the embedded single process.
+      DATABASE_URL: '',
+      REDIS_URL: '',
+      CAURI_PUBLIC_URL: '',
+    };
+
+    log(`data folder ${dataDir}; creating the bench client`);
+    const created = JSON.parse(await runNode(CLI, ['clients', 'create', '--name', 'bench', '--json'], { ...serviceEnv, LOG_LEVEL: 'silent' }, dataDir)) as {
+      client_id: string;
+      client_secret: string;
+    };
+
+    const port = await freePort();
+    if (cpuProfDir !== null) mkdirSync(cpuProfDir, { recursive: true });
+    const service = await spawnServer({
+      name: 'cauri serve',
+      script: CLI,
+      args: ['serve'],
+      env: { ...serviceEnv, PORT: String(port) },
+      cwd: dataDir,
+      nodeArgs: cpuProfDir === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`],
+      ready: { kind: 'poll', base: `http://127.0.0.1:${port}`, path: '/readyz' },
+    });
+    servers.push(service);
+    log(`service at ${service.base} (pid ${service.pid})`);
+
+    const partnersPage = await fetch(`${service.base}/v1/sgi/partners`);
+    const partnersBytes = (await partnersPage.arrayBuffer()).byteLength;
+    if (partnersPage.status !== 200) throw new Error(`GET /v1/sgi/partners answered ${partnersPage.status}`);
+
+    const bare = await spawnServer({ name: 'bare Fastify', script: BARE_SERVER, env: { BARE_JSON_BYTES: String(partnersBytes), PORT: '0' }, ready: { kind: 'address-line' } });
+    servers.push(bare);
+    const peer = await spawnServer({ name: 'oidc-provider peer', script: OIDC_PEER, env: { PORT: '0', DEBUG: '' }, ready: { kind: 'address-line' } });
+    servers.push(peer);
+    log(`bare Fastify at ${bare.base} (pid ${bare.pid}), oidc-provider peer at ${peer.base} (pid ${peer.pid})`);
+
+    // Fixtures: a token, an attestation issued through the API, the key document.
+    const token = await exchangeToken(service.base, created.client_id, created.client_secret);
+    const issued = await json<{ id: string }>(
+      await fetch(`${service.base}/v1/kyc/attestations`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+        body: JSON.stringify(KYC1_REQUEST),
+      }),
+      201,
+      'attestation issuance',
+    );
+    const attestation = await json<Record<string, unknown> & { id: string }>(
+      await fetch(`${service.base}/v1/kyc/attestations/${issued.id}`, { headers: { authorization: `Bearer ${token}` } }),
+      200,
+      'attestation read',
+    );
+    const keyDocument = await json<BenchContext['keyDocument']>(await fetch(`${service.base}/.well-known/cauri`), 200, 'key document');
+    const bareBytes = (await (await fetch(`${bare.base}/bare/json`)).arrayBuffer()).byteLength;
+
+    const sqliteOrders = await orderFixture(service.base, token);
+    const postgres = await startPostgresService(serviceEnv, dataDir, servers, CLI);
+    const ctx: BenchContext = {
+      service: service.base,
+      bare: bare.base,
+      peer: peer.base,
+      client: { id: created.client_id, secret: created.client_secret },
+      token,
+      attestation,
+      keyDocument,
+      orders: { sqlite: sqliteOrders, postgres: postgres?.orders ?? null },
+    };
+
+    const results: ScenarioResult[] = [];
+    const failures: ScenarioFailure[] = [];
+    for (const scenario of scenarios) {
+      if (scenario.kind === 'http' && scenario.available !== undefined && !scenario.available(ctx)) {
+        log(`scenario "${scenario.name}" skipped: set BENCH_DATABASE_URL (or TEST_DATABASE_URL) to a PostgreSQL server`);
+        failures.push({ name: scenario.name, description: scenario.description, error: 'not measured: no PostgreSQL server configured (BENCH_DATABASE_URL)', skipped: true });
+        continue;
+      }
+      log(`scenario "${scenario.name}"`);
+      try {
+        const result = await runScenario(scenario, ctx, settings);
+        results.push(result);
+        log(
+          `  ours ${result.ours.rps.toFixed(0)}/s; ` +
+            result.references.map((r) => `${r.key} ${r.row.rps.toFixed(0)}/s (ratio ${r.ratio.toFixed(2)})`).join('; ') +
+            (result.goal === undefined ? '' : `; goal ${result.goal.met ? 'met' : 'NOT met'}`),
+        );
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        failures.push({ name: scenario.name, description: scenario.description, error: message });
+        process.stderr.write(`[bench] SCENARIO FAILED: ${scenario.name}: ${message}\n`);
+      }
+    }
+
+    const report = renderReport({
+      root: ROOT,
+      started,
+      finished: new Date(),
+      settings: { ...settings, synchronous: 'FULL', logLevel: 'warn', rateLimit: RATE_LIMIT } satisfies Settings,
+      results,
+      failures,
+      referenceLabels: { ...Object.fromEntries(Object.entries(REFERENCES).map(([k, v]) => [k, v.short])), 'raw-ed25519': 'raw Ed25519' },
+      notes: [
+        `The partners page (\`GET /v1/sgi/partners\`, default page) was ${partnersBytes} bytes; \`GET /bare/json\` was ${bareBytes} bytes.`,
+        ...(only.length === 0 ? [] : [`Partial run: only ${only.join(', ')}.`]),
+        'Two more reports come from their own scripts: [benchmarks-snapshot.md](benchmarks-snapshot.md) (`npm run bench:snapshot`, the daily snapshot of 1,000,000 orders) and [benchmarks-webhooks.md](benchmarks-webhooks.md) (`npm run bench:webhooks`, webhook deliveries).',
+      ],
+    });
+    mkdirSync(dirname(output), { recursive: true });
+    writeFileSync(output, report);
+    log(`report written to ${output}`);
+    await postgres?.drop();
+    if (failures.some((f) => f.skipped !== true)) {
+      process.stderr.write(`[bench] ${failures.length} scenario(s) failed: ${failures.map((f) => f.name).join(', ')}\n`);
+      return 1;
+    }
+    return 0;
+  } finally {
+    for (const server of servers.reverse()) await server.stop();
+    killAllChildren();
+    rmSync(dataDir, { recursive: true, force: true });
+    if (cpuProfDir !== null) log(`CPU profile of the service in ${cpuProfDir} (summarise: node dist/bench/profile-summary.js <file>)`);
+  }
+}
+
+async function runScenario(scenario: Scenario, ctx: BenchContext, settings: { connections: number; duration: number; warmup: number; rounds: number }): Promise<ScenarioResult> {
+  if (scenario.kind === 'in-process') {
+    const { ours, reference } = scenario.run(ctx, { durationSeconds: settings.duration });
+    const ratio = ours.rps / reference.rps;
+    return {
+      name: scenario.name,
+      description: scenario.description,
+      ours: { label: 'cauri', rps: ours.rps, p50: null, p99: null, microsPerOp: ours.microsPerOp },
+      references: [{ key: 'raw-ed25519', row: { label: scenario.referenceLabel, rps: reference.rps, p50: null, p99: null, microsPerOp: reference.microsPerOp }, ratio }],
+      ...(scenario.goal === undefined ? {} : { goal: { ...scenario.goal, label: scenario.referenceLabel, actual: ratio, met: ratio >= scenario.goal.ratio } }),
+      note:
+        `The two sides alternated in 100 ms slices; each rate is a side's verifications over its own time. ` +
+        `Verifications per second per quarter of the run: ours ${ours.quarters.map((r) => Math.round(r)).join(', ')}; ` +
+        `raw ${reference.quarters.map((r) => Math.round(r)).join(', ')}.`,
+    };
+  }
+  // Ours and each reference in turn, `rounds` times (each run duration / rounds seconds, the warm-up
+  // only before the first), so that drift of a noisy machine hits every side alike.
+  const sides = [
+    { key: 'ours', label: 'cauri', target: scenario.target(ctx) },
+    ...scenario.references.map((key) => ({ key, label: REFERENCES[key].label, target: REFERENCES[key].target(ctx) })),
+  ];
+  const runs = new Map<string, Measurement[]>(sides.map((s) => [s.key, []]));
+  const duration = Math.max(1, Math.round(settings.duration / settings.rounds));
+  for (let round = 0; round < settings.rounds; round++) {
+    for (const side of sides) {
+      const label = `${scenario.name} / ${side.key} / round ${round + 1}`;
+      runs.get(side.key)?.push(await measure(label, side.target, { connections: settings.connections, duration, warmup: round === 0 ? settings.warmup : 0 }));
+      await pause(500);
+    }
+  }
+  const combine = (label: string, list: Measurement[]): Row => ({
+    label,
+    rps: list.reduce((a, m) => a + m.rps, 0) / list.length,
+    p50: Math.max(...list.map((m) => m.p50)),
+    p99: Math.max(...list.map((m) => m.p99)),
+  });
+  const ours = combine('cauri', runs.get('ours') ?? []);
+  const references: ScenarioResult['references'] = sides.slice(1).map((side) => {
+    const row = combine(side.label, runs.get(side.key) ?? []);
+    return { key: side.key, row, ratio: ours.rps / row.rps };
+  });
+  const goalRef = scenario.goal === undefined ? undefined : references.find((r) => r.key === scenario.goal?.of);
+  return {
+    name: scenario.name,
+    description: scenario.description,
+    ours,
+    references,
+    ...(scenario.goal === undefined || goalRef === undefined
+      ? {}
+      : { goal: { ...scenario.goal, label: goalRef.row.label, actual: goalRef.ratio, met: goalRef.ratio >= scenario.goal.ratio } }),
+  };
+}
+
+process.on('exit', () => killAllChildren());
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`[bench] failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,204 @@
+import { randomUUID } from 'node:crypto';
+import { PEER_CLIENT_ID, PEER_CLIENT_SECRET, PEER_SCOPE } from './constants.js';
+import type { LoadTarget } from './load.js';
+import { measureOfflineVerification, type LoopMeasurement } from './offline.js';
+
+/** What the scenarios may use: the servers' base URLs and the fixtures prepared before any load. */
+export interface BenchContext {
+  /** The real service (`cauri serve`). */
+  service: string;
+  /** The bare Fastify reference server. */
+  bare: string;
+  /** The oidc-provider peer. */
+  peer: string;
+  client: { id: string; secret: string };
+  /** A valid access token of `client` (all scopes; valid 15 minutes, longer than a run). */
+  token: string;
+  /** An attestation issued before the run, exactly as the service returns it. */
+  attestation: Record<string, unknown> & { id: string };
+  /** The issuer key document (`/.well-known/cauri`). */
+  keyDocument: { keys: { key_id: string; public_key: string }[] };
+  /** Order submission fixtures: the embedded service, and a second one on PostgreSQL when available. */
+  orders: { sqlite: OrderTarget; postgres: OrderTarget | null };
+}
+
+export interface OrderTarget {
+  service: string;
+  token: string;
+  /** A market buy of one share under a KYC3 attestation (no monthly cap), to a sandbox partner. */
+  body: string;
+}
+
+function orderTarget(target: OrderTarget): LoadTarget {
+  return {
+    url: `${target.service}/v1/orders`,
+    requests: [
+      {
+        method: 'POST',
+        path: '/v1/orders',
+        headers: { authorization: `Bearer ${target.token}`, 'content-type': 'application/json' },
+        body: target.body,
+        setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': randomUUID() } }),
+      },
+    ],
+  };
+}
+
+/** The reference servers a scenario is compared against; each is loaded right after the scenario. */
+export type ReferenceName = 'bare-json' | 'bare-post' | 'oidc-peer-token';
+
+export const REFERENCES: Record<ReferenceName, { label: string; short: string; target: (ctx: BenchContext) => LoadTarget }> = {
+  'bare-json': {
+    label: 'bare Fastify `GET /bare/json`',
+    short: 'bare GET',
+    target: (ctx) => ({ url: `${ctx.bare}/bare/json` }),
+  },
+  'bare-post': {
+    label: 'bare Fastify `POST /bare/validated`',
+    short: 'bare POST',
+    target: (ctx) => ({
+      url: `${ctx.bare}/bare/validated`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(KYC1_REQUEST),
+    }),
+  },
+  'oidc-peer-token': {
+    label: 'oidc-provider `POST /token` (client credentials, Basic auth, form body)',
+    short: 'oidc-provider',
+    target: (ctx) => ({
+      url: `${ctx.peer}/token`,
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from(`${encodeURIComponent(PEER_CLIENT_ID)}:${encodeURIComponent(PEER_CLIENT_SECRET)}`).toString('base64')}`,
+      },
+      body: new URLSearchParams({ grant_type: 'client_credentials', scope: PEER_SCOPE }).toString(),
+    }),
+  },
+};
+
+export interface Goal {
+  /** Ours divided by the reference's throughput must be at least this. */
+  ratio: number;
+  of: ReferenceName | 'raw-ed25519';
+}
+
+/** A scenario loaded over HTTP with autocannon: our endpoint, then each reference, back to back. */
+export interface HttpScenario {
+  kind: 'http';
+  name: string;
+  /** What the endpoint does, for the report. */
+  description: string;
+  target: (ctx: BenchContext) => LoadTarget;
+  /** The first reference is the main one; the ratio to each is reported. */
+  references: readonly ReferenceName[];
+  goal?: Goal;
+  /** False when the run lacks what the scenario needs (it is then reported as not measured). */
+  available?: (ctx: BenchContext) => boolean;
+}
+
+/** A scenario measured inside this process (no HTTP): ours and a reference, in alternating rounds. */
+export interface InProcessScenario {
+  kind: 'in-process';
+  name: string;
+  description: string;
+  referenceLabel: string;
+  run: (ctx: BenchContext, settings: { durationSeconds: number }) => { ours: LoopMeasurement; reference: LoopMeasurement };
+  goal?: Goal;
+}
+
+export type Scenario = HttpScenario | InProcessScenario;
+
+/** A valid KYC1 request (KYC1 requires an identity document and a selfie). */
+export const KYC1_REQUEST = {
+  subject_id: 'inv-bench-0001',
+  level: 'KYC1',
+  jurisdictions: ['UEMOA'],
+  verifications: [
+    { type: 'id_doc', verified_at: '2026-11-20T09:00:00Z', method: 'ocr' },
+    { type: 'selfie', verified_at: '2026-11-20T09:01:00Z' },
+  ],
+};
+
+/**
+ * The scenarios, in run order. A new one (orders, webhook deliveries, snapshots...) is one more
+ * entry here; if it needs a fixture, add it to BenchContext and prepare it in run.ts.
+ */
+export const SCENARIOS: readonly Scenario[] = [
+  {
+    kind: 'http',
+    name: 'partners page',
+    description: '`GET /v1/sgi/partners` (public, default page): rate limit per address, SQLite read, signed cursor, JSON',
+    target: (ctx) => ({ url: `${ctx.service}/v1/sgi/partners` }),
+    references: ['bare-json'],
+  },
+  {
+    kind: 'http',
+    name: 'token exchange',
+    description: '`POST /v1/auth/token` (client credentials in a JSON body): client lookup and secret check, Ed25519-signed JWT',
+    target: (ctx) => ({
+      url: `${ctx.service}/v1/auth/token`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ grant_type: 'client_credentials', client_id: ctx.client.id, client_secret: ctx.client.secret }),
+    }),
+    references: ['oidc-peer-token', 'bare-post'],
+    goal: { ratio: 2, of: 'oidc-peer-token' },
+  },
+  {
+    kind: 'http',
+    name: 'authenticated read',
+    description: '`GET /v1/kyc/attestations/{id}` with a bearer token: token check, client status read, rate limit, SQLite read, JSON',
+    target: (ctx) => ({ url: `${ctx.service}/v1/kyc/attestations/${ctx.attestation.id}`, headers: { authorization: `Bearer ${ctx.token}` } }),
+    references: ['bare-json'],
+    goal: { ratio: 0.7, of: 'bare-json' },
+  },
+  {
+    kind: 'http',
+    name: 'attestation issuance',
+    description:
+      '`POST /v1/kyc/attestations` (KYC1, fresh Idempotency-Key each): validation, idempotency record, Ed25519 signature, SQLite write with synchronous=FULL',
+    target: (ctx) => ({
+      url: `${ctx.service}/v1/kyc/attestations`,
+      requests: [
+        {
+          method: 'POST',
+          path: '/v1/kyc/attestations',
+          headers: { authorization: `Bearer ${ctx.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify(KYC1_REQUEST),
+          setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': randomUUID() } }),
+        },
+      ],
+    }),
+    references: ['bare-post'],
+    goal: { ratio: 0.5, of: 'bare-post' },
+  },
+  {
+    kind: 'http',
+    name: 'order submission (SQLite)',
+    description:
+      '`POST /v1/orders` end to end on the embedded SQLite with synchronous=FULL: auth, idempotency record, every check (partner, attestation, instrument, cap), durable write with `order.created`, hand-over to the sandbox partner and `order.routed`; the routing worker applies fills meanwhile',
+    target: (ctx) => orderTarget(ctx.orders.sqlite),
+    references: ['bare-post'],
+    goal: { ratio: 0.3, of: 'bare-post' },
+  },
+  {
+    kind: 'http',
+    name: 'order submission (PostgreSQL)',
+    description: 'The same on PostgreSQL (a throwaway database on the local server, pool of 10 connections)',
+    target: (ctx) => orderTarget(ctx.orders.postgres as OrderTarget),
+    references: ['bare-post'],
+    available: (ctx) => ctx.orders.postgres !== null,
+  },
+  {
+    kind: 'in-process',
+    name: 'offline verification',
+    description: '`verifyAttestation(attestation, keyDocument)` from `@cauri/verifier`, in process, on an attestation issued by the service',
+    referenceLabel: 'raw `crypto.verify(null, canonicalBytes, keyObject, signature)` (key imported and bytes canonicalised once)',
+    // Both sides alternate in 100 ms slices for twice the HTTP duration (so each side gets the duration).
+    run: (ctx, { durationSeconds }) =>
+      measureOfflineVerification(ctx.attestation, ctx.keyDocument, { totalMs: durationSeconds * 2000, sliceMs: 100, warmupMs: 1000 }),
+    goal: { ratio: 0.9, of: 'raw-ed25519' },
+  },
+];

@@ -1,0 +1,93 @@
+/**
+ * The reference of `npm run bench:webhooks`, in its own process: a bare undici sender. It reads the
+ * stored events and endpoints of the prepared database (read-only), serialises each event's envelope
+ * exactly as the delivery worker does, before the clock starts, then posts every body once to its
+ * endpoint's URL with `BENCH_CONCURRENCY` requests in flight, signing each post anew with
+ * `signatureHeader` and sending the worker's headers. No database, no leases, no records, no address
+ * checks, no timeouts: the floor of what delivering these bodies costs. Prints one JSON line.
+ *
+ * Environment: BENCH_SQLITE (the database file), BENCH_ENDPOINTS_FILE (JSON: [{ id, clientId, url,
+ * secret }]), BENCH_CONCURRENCY.
+ */
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import SqliteDatabase from 'better-sqlite3';
+import { Agent, request } from 'undici';
+import { envelopeOf } from '../src/events/event.service.js';
+import type { EventRow } from '../src/events/event.table.js';
+import { serializeEnvelope } from '../src/webhooks/core/payload.js';
+import { signatureHeader } from '../src/webhooks/core/signature.js';
+import type { BenchEndpoint } from './webhook-service.js';
+
+export interface BareResult {
+  posts: number;
+  errors: number;
+  concurrency: number;
+  elapsedMs: number;
+  perSecond: number;
+}
+
+interface Job {
+  url: string;
+  secret: string;
+  body: string;
+  idempotencyKey: string;
+}
+
+function loadJobs(): Job[] {
+  const endpoints = JSON.parse(readFileSync(process.env.BENCH_ENDPOINTS_FILE ?? '', 'utf8')) as BenchEndpoint[];
+  const byClient = new Map(endpoints.map((e) => [e.clientId, e]));
+  const db = new SqliteDatabase(process.env.BENCH_SQLITE ?? '', { readonly: true });
+  try {
+    const rows = db.prepare("select * from events where type = 'order.created' order by id").all() as EventRow[];
+    return rows.flatMap((row) => {
+      const endpoint = row.client_id === null ? undefined : byClient.get(row.client_id);
+      if (endpoint === undefined) return [];
+      const envelope = envelopeOf(row);
+      return [{ url: endpoint.url, secret: endpoint.secret, body: serializeEnvelope({ ...envelope, data: envelope.data as Record<string, unknown> }), idempotencyKey: randomUUID() }];
+    });
+  } finally {
+    db.close();
+  }
+}
+
+async function main(): Promise<BareResult> {
+  const concurrency = Number(process.env.BENCH_CONCURRENCY ?? '');
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error('BENCH_CONCURRENCY must be a whole number >= 1');
+  const jobs = loadJobs();
+  const agent = new Agent({ keepAliveTimeout: 4_000 });
+  let next = 0;
+  let errors = 0;
+  const started = performance.now();
+  const lane = async (): Promise<void> => {
+    for (;;) {
+      const job = jobs[next++];
+      if (job === undefined) return;
+      const headers = {
+        'content-type': 'application/json',
+        'x-cauri-signature': signatureHeader([job.secret], Math.floor(Date.now() / 1000), job.body),
+        'x-cauri-idempotency-key': job.idempotencyKey,
+        'user-agent': 'Cauri-Webhooks/1.0',
+      };
+      try {
+        const response = await request(job.url, { dispatcher: agent, method: 'POST', headers, body: job.body });
+        await response.body.dump();
+        if (response.statusCode < 200 || response.statusCode >= 300) errors++;
+      } catch {
+        errors++;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, lane));
+  const elapsedMs = performance.now() - started;
+  await agent.close();
+  return { posts: jobs.length, errors, concurrency, elapsedMs, perSecond: (jobs.length / elapsedMs) * 1000 };
+}
+
+try {
+  process.stdout.write(`${JSON.stringify(await main())}\n`);
+  process.exit(0);
+} catch (error) {
+  process.stderr.write(`[bench:webhooks:bare] failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+}

@@ -1,0 +1,322 @@
+/**
+ * The webhook delivery benchmark (`npm run bench:webhooks`). Writes docs/benchmarks-webhooks.md.
+ *
+ * Every side runs in its own process: a bare `node:http` receiver (bench/webhook-receiver.ts), the
+ * service with its delivery worker (bench/webhook-service.ts, one process per step) and a bare
+ * undici sender (bench/webhook-bare-sender.ts). In one run:
+ *
+ * 1. throughput: N events are stored for E clients with one endpoint each at the receiver; the
+ *    delivery worker (default options) is started on that backlog and timed until every delivery is
+ *    recorded as succeeded (each attempt in webhook_attempts, committed with synchronous=FULL). The
+ *    bare sender posts the same bodies, signed anew each time, to the same receiver with the
+ *    worker's effective concurrency, min(E x per-endpoint limit, in-flight limit), once before and
+ *    once after the worker's run; the reference is the mean of the two.
+ * 2. latency: on a fresh database, with the worker running, events are recorded at a steady rate
+ *    (default 1,000 a second, for 10 s after a 2 s warm-up); the receiver measures each envelope's
+ *    `created_at` to its arrival.
+ *
+ * Goals (issue 6, item 6): ours >= 40 % of the bare sender; p99 event-to-delivery < 200 ms at
+ * 1,000 events a second. A missed goal is reported, not an error; a failed step exits 1.
+ *
+ * Environment: BENCH_WEBHOOK_EVENTS (N, default 20000), BENCH_WEBHOOK_ENDPOINTS (E, default 16),
+ * BENCH_WEBHOOK_RATE (default 1000), BENCH_WEBHOOK_SECONDS (default 10), BENCH_WEBHOOK_WARMUP
+ * (default 2), BENCH_OUTPUT (default docs/benchmarks-webhooks.md), BENCH_CPU_PROF (a folder: CPU
+ * profiles of the service's deliver and latency steps).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { arch, cpus, platform, release, tmpdir, totalmem } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { defaultWebhookOptions } from '../src/webhooks/index.js';
+import { killAllChildren, spawnServer, type ServerProcess } from './processes.js';
+import { packageVersion } from './report.js';
+import type { BareResult } from './webhook-bare-sender.js';
+import type { ReceiverStats } from './webhook-receiver.js';
+import type { DeliverResult, LatencyResult, PrepareResult } from './webhook-service.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const RECEIVER = fileURLToPath(new URL('./webhook-receiver.js', import.meta.url));
+const SERVICE = fileURLToPath(new URL('./webhook-service.js', import.meta.url));
+const BARE = fileURLToPath(new URL('./webhook-bare-sender.js', import.meta.url));
+const THROUGHPUT_GOAL = 0.4;
+const P99_GOAL_MS = 200;
+
+const log = (message: string) => process.stdout.write(`[bench:webhooks] ${message}\n`);
+
+function positiveInteger(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new Error(`${name} must be a whole number of at least 1 (got "${raw}")`);
+  return Number(raw);
+}
+
+// ----- Child processes ----------------------------------------------------------------------------
+
+const children = new Set<ChildProcess>();
+
+function killChildren(): void {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  children.clear();
+  killAllChildren();
+}
+
+/** Runs a bench script to completion and parses the JSON of its last stdout line; its stderr passes through. */
+async function runStep<T>(name: string, script: string, args: string[], env: Record<string, string>, options: { nodeArgs?: string[]; timeoutMs: number }): Promise<T> {
+  const child = spawn(process.execPath, ['--enable-source-maps', ...(options.nodeArgs ?? []), script, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => {
+    const text = chunk.toString();
+    if (stderr.length < 64_000) stderr += text;
+    process.stderr.write(text);
+  });
+  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs);
+  const code = await new Promise<number | string>((resolve) => child.on('close', (c, signal) => resolve(c ?? signal ?? 'unknown')));
+  clearTimeout(timer);
+  children.delete(child);
+  if (code !== 0) throw new Error(`${name} exited with ${code}${code === 'SIGKILL' ? ` (killed after ${options.timeoutMs} ms?)` : ''}:\n${stderr.slice(-4000)}`);
+  const last = stdout.trim().split('\n').pop() ?? '';
+  try {
+    return JSON.parse(last) as T;
+  } catch {
+    throw new Error(`${name} printed no result:\n${stdout.slice(-2000)}\n${stderr.slice(-2000)}`);
+  }
+}
+
+async function receiverReset(base: string, since = 0): Promise<void> {
+  const res = await fetch(`${base}/reset?since=${since}`, { method: 'POST' });
+  await res.arrayBuffer();
+  if (res.status !== 204) throw new Error(`receiver reset answered ${res.status}`);
+}
+
+async function receiverStats(base: string): Promise<ReceiverStats> {
+  const res = await fetch(`${base}/stats`);
+  if (res.status !== 200) throw new Error(`receiver stats answered ${res.status}`);
+  return (await res.json()) as ReceiverStats;
+}
+
+// ----- Report -------------------------------------------------------------------------------------
+
+interface Figures {
+  started: Date;
+  finished: Date;
+  events: number;
+  endpoints: number;
+  concurrency: number;
+  prepare: PrepareResult;
+  ours: DeliverResult;
+  oursReceived: ReceiverStats;
+  bare: BareResult[];
+  latency: LatencyResult;
+  latencyReceived: ReceiverStats;
+}
+
+const int = (n: number) => Math.round(n).toLocaleString('en-US');
+const secs = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+const pct = (r: number) => `${(r * 100).toFixed(0)} %`;
+
+function render(f: Figures): string {
+  const cpuList = cpus();
+  const w = f.ours.worker;
+  const bareMean = f.bare.reduce((a, b) => a + b.perSecond, 0) / f.bare.length;
+  const ratio = f.ours.perSecond / bareMean;
+  const lat = f.latencyReceived.latency;
+  const p99 = lat?.p99 ?? Number.POSITIVE_INFINITY;
+  const throughputMet = ratio >= THROUGHPUT_GOAL;
+  const latencyMet = p99 < P99_GOAL_MS;
+  const versions = ['undici', 'better-sqlite3', 'kysely'].map((p) => `${p} ${packageVersion(ROOT, p)}`).join(', ');
+  const l = f.latency;
+  const lines = [
+    '# Benchmark: webhook delivery',
+    '',
+    '<!-- Generated by `npm run bench:webhooks` (bench/webhooks.ts). Do not edit by hand: the next run overwrites this file. -->',
+    '',
+    `- **Date**: ${f.started.toISOString().replace(/\.\d+Z$/, 'Z')} (run took ${Math.round((f.finished.getTime() - f.started.getTime()) / 1000)} s)`,
+    `- **Machine**: ${cpuList.length} × ${cpuList[0]?.model.trim() ?? 'unknown'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB memory, ${platform()} ${release()} ${arch()} (shared, noisy)`,
+    `- **Node.js**: ${process.version}; ${versions}`,
+    `- **Settings**: sandbox, SQLite \`synchronous=FULL\` (every attempt is committed durably before the next state is acted on), \`LOG_LEVEL=warn\`, ` +
+      `${f.endpoints} clients with one endpoint each, all at one local receiver; delivery worker with its default options: ` +
+      `${w.perEndpointConcurrency} attempts in flight per endpoint, ${w.maxInFlight} per process, poll every ${w.pollIntervalMs} ms, fan-out batches of ${w.dispatchBatch}, ` +
+      `attempt timeout ${w.timeoutMs / 1000} s. Effective concurrency min(${f.endpoints} × ${w.perEndpointConcurrency}, ${w.maxInFlight}) = **${f.concurrency}**.`,
+    '',
+    '## Summary',
+    '',
+    '| Measure | Ours | Reference | Ratio | Goal | Met |',
+    '|---|---:|---:|---:|---|---|',
+    `| Deliveries per second, ${int(f.events)} events (backlog) | ${int(f.ours.perSecond)} | ${int(bareMean)} (bare undici) | ${pct(ratio)} | ≥ ${pct(THROUGHPUT_GOAL)} of bare undici | ${throughputMet ? 'yes' : '**no**'} |`,
+    `| Event to first attempt at ${int(l.rate)} events/s, p50 / p99 | ${lat === null ? '—' : `${lat.p50} ms / ${lat.p99} ms`} | — | — | p99 < ${P99_GOAL_MS} ms | ${latencyMet ? 'yes' : '**no**'} |`,
+    '',
+    `Goals met: ${(throughputMet ? 1 : 0) + (latencyMet ? 1 : 0)} of 2.`,
+    '',
+    '## Throughput',
+    '',
+    `${int(f.events)} \`order.created\` events (the realistic sample order as \`data\`) were stored first, ` +
+      `round-robin over the ${f.endpoints} clients (${secs(f.prepare.recordMs)} to record them, not counted). ` +
+      'Ours is the time from starting the delivery worker to the moment every delivery is recorded as succeeded: fan-out (serialising ' +
+      'each body once, one delivery row per event), leasing, signing, the POST, and recording each attempt with the delivery\'s new state. ' +
+      'The bare sender posts the same bodies (serialised before its clock starts) with the same headers, signed anew for each post, ' +
+      `with ${f.concurrency} requests in flight over one undici Agent (keep-alive), and records nothing; it ran once before and once after ours.`,
+    '',
+    '| Sender | In flight | Posts | Time | Per second | Ours ÷ this |',
+    '|---|---:|---:|---:|---:|---:|',
+    `| **cauri delivery worker** | ≤ ${f.concurrency} | ${int(f.ours.succeeded)} | ${secs(f.ours.elapsedMs)} | ${int(f.ours.perSecond)} | — |`,
+    ...f.bare.map((b, i) => `| bare undici, ${i === 0 ? 'before' : 'after'} ours | ${b.concurrency} | ${int(b.posts)} | ${secs(b.elapsedMs)} | ${int(b.perSecond)} | ${pct(f.ours.perSecond / b.perSecond)} |`),
+    `| bare undici, mean | | | | ${int(bareMean)} | **${pct(ratio)}** |`,
+    '',
+    `Checks: ${int(f.ours.attempts)} attempt rows for ${int(f.ours.events)} events (${f.ours.failedAttempts} failed); the receiver saw ` +
+      `${int(f.oursReceived.requests)} requests from the worker with ${int(f.oursReceived.distinctKeys)} distinct idempotency keys; ` +
+      `the bare sender had ${f.bare.reduce((a, b) => a + b.errors, 0)} errors.`,
+    '',
+    '## Latency',
+    '',
+    `On a fresh database with the worker running and idle, events were recorded at ${int(l.rate)} a second for ${l.warmupSeconds} s of warm-up ` +
+      `and then ${l.seconds} s measured (${int(l.recorded)} events, ${int(l.achievedRate)} a second reached), each turn recording the events due by then ` +
+      'in one small durable transaction (SQLite group commit), round-robin over the clients. The receiver measures each envelope\'s `created_at` ' +
+      '(set when the event is recorded, before its transaction commits) to the arrival of its first attempt; both processes read the machine clock.',
+    '',
+    '| Measure | p50 | p90 | p99 | max | mean |',
+    '|---|---:|---:|---:|---:|---:|',
+    lat === null
+      ? '| Event to arrival at the receiver | — | — | — | — | — |'
+      : `| Event to arrival at the receiver (${int(f.latencyReceived.counted)} events) | ${lat.p50} ms | ${lat.p90} ms | **${lat.p99} ms** | ${lat.max} ms | ${lat.mean.toFixed(1)} ms |`,
+    l.dbLatency === null ? '' : `| Event to \`attempted_at\` as recorded by the worker | ${l.dbLatency.p50} ms | | ${l.dbLatency.p99} ms | ${l.dbLatency.max} ms | |`,
+    '',
+    `Goal: p99 < ${P99_GOAL_MS} ms. **${latencyMet ? 'Met' : 'Not met'}.** ` +
+      `All ${int(l.recordedTotal)} events of the run were delivered (${int(l.succeeded)} succeeded, ${int(l.attempts)} attempts); ` +
+      `the backlog was gone ${secs(l.drainMs)} after the last event was recorded.`,
+    '',
+    '## How to run',
+    '',
+    '```sh',
+    'npm run bench:webhooks                                   # rewrites this file (about a minute)',
+    'BENCH_WEBHOOK_EVENTS=50000 BENCH_OUTPUT=/tmp/w.md npm run bench:webhooks',
+    'BENCH_CPU_PROF=/tmp/prof npm run bench:webhooks          # .cpuprofile of the service steps',
+    'node dist/bench/profile-summary.js /tmp/prof/<file>.cpuprofile',
+    '```',
+    '',
+    '`BENCH_WEBHOOK_EVENTS` (default 20000) is the backlog; `BENCH_WEBHOOK_ENDPOINTS` (default 16) the clients with one endpoint each; ' +
+      '`BENCH_WEBHOOK_RATE` (default 1000), `BENCH_WEBHOOK_SECONDS` (default 10) and `BENCH_WEBHOOK_WARMUP` (default 2) shape the latency step. ' +
+      'Every side is its own process, started by the harness (bench/webhooks.ts): the receiver bench/webhook-receiver.ts (`node:http`, 204 at once), ' +
+      'the service steps bench/webhook-service.ts (the runtime `cauri serve` builds, `CAURI_WORKERS=none`, plus the delivery worker started by the step) ' +
+      'and the bare sender bench/webhook-bare-sender.ts. Children and the temporary data folders are removed at the end, also on failure.',
+    '',
+    '## How to read',
+    '',
+    '- The figures are **ratios measured back to back in one run** on a shared 2-core machine, where the receiver, the sender under test and ' +
+      'the harness share the cores. Absolute rates vary from run to run by far more than the ratio; do not quote them as capacity.',
+    '- The bare sender is the floor of sending these bodies from Node: no database, no fan-out, no leases, no attempt records, no address check, ' +
+      'no timeout. The gap to it is the cost of durable, exactly-recorded, retryable delivery.',
+    '- With one endpoint the worker keeps at most ' +
+      `${w.perEndpointConcurrency} attempts in flight to it (docs/webhooks.md), so a single receiver sees at most that concurrency; ` +
+      `${f.endpoints} endpoints let the worker use its whole in-flight limit.`,
+    '',
+  ];
+  return lines.join('\n');
+}
+
+// ----- Main ---------------------------------------------------------------------------------------
+
+async function main(): Promise<number> {
+  const events = positiveInteger('BENCH_WEBHOOK_EVENTS', 20_000);
+  const endpoints = positiveInteger('BENCH_WEBHOOK_ENDPOINTS', 16);
+  if (endpoints > 1000) throw new Error('BENCH_WEBHOOK_ENDPOINTS: at most 1000');
+  const rate = positiveInteger('BENCH_WEBHOOK_RATE', 1000);
+  const seconds = positiveInteger('BENCH_WEBHOOK_SECONDS', 10);
+  const warmup = Number(process.env.BENCH_WEBHOOK_WARMUP ?? '2');
+  if (!(warmup >= 0)) throw new Error('BENCH_WEBHOOK_WARMUP must be a number of seconds >= 0');
+  const output = resolve(process.env.BENCH_OUTPUT ?? join(ROOT, 'docs/benchmarks-webhooks.md'));
+  const cpuProfDir = process.env.BENCH_CPU_PROF === undefined || process.env.BENCH_CPU_PROF === '' ? null : resolve(process.env.BENCH_CPU_PROF);
+  const profArgs = (name: string) => (cpuProfDir === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`, `--cpu-prof-name=webhooks-${name}-${Date.now()}.cpuprofile`]);
+  if (cpuProfDir !== null) mkdirSync(cpuProfDir, { recursive: true });
+
+  const started = new Date();
+  const root = mkdtempSync(join(tmpdir(), 'cauri-bench-webhooks-'));
+  let receiver: ServerProcess | null = null;
+  const onSignal = (signal: NodeJS.Signals) => {
+    killChildren();
+    rmSync(root, { recursive: true, force: true });
+    process.stderr.write(`[bench:webhooks] interrupted by ${signal}\n`);
+    process.exit(130);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+
+  try {
+    receiver = await spawnServer({ name: 'webhook receiver', script: RECEIVER, env: { PORT: '0' }, ready: { kind: 'address-line' } });
+    log(`receiver at ${receiver.base} (pid ${receiver.pid}); data in ${root}`);
+    const throughputDir = join(root, 'throughput');
+    const base = { BENCH_MASTER_KEY: randomBytes(32).toString('hex'), BENCH_RECEIVER: receiver.base, BENCH_ENDPOINTS: String(endpoints) };
+
+    log(`preparing ${events} events for ${endpoints} endpoints`);
+    const prepare = await runStep<PrepareResult>('prepare', SERVICE, ['prepare'], { ...base, BENCH_DATA_DIR: throughputDir, BENCH_EVENTS: String(events) }, { timeoutMs: 120_000 });
+    const endpointsFile = join(root, 'endpoints.json');
+    writeFileSync(endpointsFile, JSON.stringify(prepare.endpoints));
+    const bareEnv = (concurrency: number) => ({ BENCH_SQLITE: join(throughputDir, 'cauri.sqlite'), BENCH_ENDPOINTS_FILE: endpointsFile, BENCH_CONCURRENCY: String(concurrency) });
+
+    // The worker's effective concurrency against these endpoints, from its own defaults.
+    const defaults = defaultWebhookOptions();
+    const concurrency = Math.min(endpoints * defaults.perEndpointConcurrency, defaults.maxInFlight);
+
+    const bare: BareResult[] = [];
+    const runBare = async (when: string) => {
+      await receiverReset(receiver!.base);
+      const result = await runStep<BareResult>('bare sender', BARE, [], bareEnv(concurrency), { timeoutMs: 120_000 });
+      const seen = await receiverStats(receiver!.base);
+      if (seen.requests !== result.posts || result.errors > 0) throw new Error(`bare sender (${when}): ${result.posts} posts, ${result.errors} errors, receiver saw ${seen.requests}`);
+      log(`bare undici (${when}): ${result.posts} posts in ${result.elapsedMs.toFixed(0)} ms, ${result.perSecond.toFixed(0)}/s at ${concurrency} in flight`);
+      bare.push(result);
+    };
+
+    await runBare('before');
+    await receiverReset(receiver.base);
+    log('delivery worker on the backlog');
+    const ours = await runStep<DeliverResult>('deliver', SERVICE, ['deliver'], { ...base, BENCH_DATA_DIR: throughputDir, BENCH_EVENTS: String(events) }, { nodeArgs: profArgs('deliver'), timeoutMs: 170_000 });
+    const oursReceived = await receiverStats(receiver.base);
+    log(`ours: ${ours.succeeded} delivered in ${ours.elapsedMs.toFixed(0)} ms, ${ours.perSecond.toFixed(0)}/s; ${ours.attempts} attempts recorded, receiver saw ${oursReceived.requests}`);
+    if (ours.succeeded !== events || ours.attempts !== events || ours.failedAttempts !== 0) {
+      throw new Error(`deliver: expected ${events} succeeded deliveries and attempts, got ${ours.succeeded} succeeded, ${ours.attempts} attempts (${ours.failedAttempts} failed)`);
+    }
+    await runBare('after');
+    rmSync(throughputDir, { recursive: true, force: true });
+
+    log(`latency: ${rate} events/s for ${warmup} s warm-up + ${seconds} s`);
+    await receiverReset(receiver.base);
+    const latency = await runStep<LatencyResult>(
+      'latency',
+      SERVICE,
+      ['latency'],
+      { ...base, BENCH_DATA_DIR: join(root, 'latency'), BENCH_RATE: String(rate), BENCH_SECONDS: String(seconds), BENCH_WARMUP_SECONDS: String(warmup) },
+      { nodeArgs: profArgs('latency'), timeoutMs: 120_000 + (seconds + warmup) * 1000 },
+    );
+    const latencyReceived = await receiverStats(receiver.base);
+    const lat = latencyReceived.latency;
+    log(
+      `latency: ${latency.recorded} events at ${latency.achievedRate.toFixed(0)}/s; receiver p50 ${lat?.p50} ms, p99 ${lat?.p99} ms, max ${lat?.max} ms` +
+        (latency.dbLatency === null ? '' : `; recorded attempt p50 ${latency.dbLatency.p50} ms, p99 ${latency.dbLatency.p99} ms`),
+    );
+
+    const report = render({ started, finished: new Date(), events, endpoints, concurrency, prepare, ours, oursReceived, bare, latency, latencyReceived });
+    mkdirSync(dirname(output), { recursive: true });
+    writeFileSync(output, report);
+    log(`report written to ${output}`);
+    return 0;
+  } finally {
+    if (receiver !== null) await receiver.stop();
+    killChildren();
+    rmSync(root, { recursive: true, force: true });
+    if (cpuProfDir !== null) log(`CPU profiles of the service steps in ${cpuProfDir} (summarise: node dist/bench/profile-summary.js <file>)`);
+  }
+}
+
+process.on('exit', () => killChildren());
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`[bench:webhooks] failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,402 @@
+import { randomUUID } from 'node:crypto';
+import { CauriApiError, CauriNetworkError, type CauriErrorDetail } from './errors.js';
+import { cursorFrom, Paginator, type Page } from './pagination.js';
+import { DEFAULT_RETRY_POLICY, isRetryableStatus, nextDelay, parseRetryAfter, type RetryPolicy } from './retry.js';
+import type {
+  ApiPath,
+  Attestation,
+  AttestationRequest,
+  AttestationStatus,
+  AuditSnapshot,
+  Event,
+  Instrument,
+  IssuerKeyDocument,
+  ListItem,
+  ListPath,
+  ListQuery,
+  MethodOf,
+  Order,
+  OrderRequest,
+  Partner,
+  PathParams,
+  QueryParams,
+  RequestBody,
+  ResponseBody,
+  Revocation,
+  RevocationList,
+  RevokeRequest,
+  SnapshotProof,
+  TokenResponse,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookEndpointCreated,
+  WebhookEndpointRequest,
+  WebhookEndpointUpdate,
+  WebhookReplayDead,
+  WebhookSecretRotation,
+  WebhookTestEvent,
+  WebhookTestRequest,
+} from './types.js';
+
+export interface CauriClientOptions {
+  /** The service's root, e.g. `https://api.cauri.example` (paths begin with `/v1/`). */
+  baseUrl: string;
+  /** `cli_...`. Without credentials only the public calls work (partners, instruments, CRL, key document). */
+  clientId?: string;
+  /** `sk_test_...` or `sk_live_...`. */
+  clientSecret?: string;
+  /** Scopes to ask for; default: every scope the client may have. */
+  scopes?: readonly string[];
+  /** The fetch to use; default the global one. Tests and proxies wrap it. */
+  fetch?: typeof fetch;
+  /** Overrides of the retry policy (see retry.ts); `{ maxAttempts: 1 }` disables retries. */
+  retry?: Partial<RetryPolicy>;
+  /** Per-attempt time-out; default 30 s. A time-out counts as a network error (retried). */
+  timeoutMs?: number;
+  /** Refresh the access token this long before it expires; default 60 s. */
+  tokenRefreshMarginSeconds?: number;
+  /** How the client waits between attempts; default a timer. Tests record the waits instead. */
+  sleep?: (ms: number) => Promise<void>;
+  /** Current time in epoch milliseconds, for token expiry and HTTP-date Retry-After; default Date.now. */
+  now?: () => number;
+  /** Source of backoff jitter in [0, 1); default Math.random. */
+  random?: () => number;
+}
+
+/** Per-call options every method accepts. */
+export interface CallOptions {
+  /**
+   * The Idempotency-Key of a mutating POST; default a fresh UUID per call. Pass your own to retry a
+   * call across process restarts: within 24 h the service answers with the first response.
+   */
+  idempotencyKey?: string;
+  signal?: AbortSignal;
+}
+
+type PathPart<P extends ApiPath, M extends MethodOf<P>> = [PathParams<P, M>] extends [never] ? { path?: undefined } : { path: PathParams<P, M> };
+type QueryPart<P extends ApiPath, M extends MethodOf<P>> = [QueryParams<P, M>] extends [never] ? { query?: undefined } : { query?: QueryParams<P, M> };
+type BodyPart<P extends ApiPath, M extends MethodOf<P>> = [RequestBody<P, M>] extends [never] ? { body?: undefined } : { body: RequestBody<P, M> };
+
+export type RequestOptions<P extends ApiPath, M extends MethodOf<P>> = PathPart<P, M> &
+  QueryPart<P, M> &
+  BodyPart<P, M> &
+  CallOptions & {
+    /** Send the bearer token; default true. The public routes pass false. */
+    auth?: boolean;
+  };
+
+/** What came back: the parsed body, the status and the headers (cursors, rate limits, request id). */
+export interface ApiResponse<T> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+interface HeldToken {
+  value: string;
+  /** Epoch ms after which the token is refreshed before use. */
+  refreshAt: number;
+}
+
+const TOKEN_PATH = '/v1/auth/token';
+
+/** Fills `{name}` segments of a path template, each value percent-encoded. */
+function fillPath(template: string, params: Record<string, unknown> | undefined): string {
+  return template.replace(/\{([^}]+)\}/g, (_, name: string) => {
+    const value = params?.[name];
+    if (value === undefined || value === null || value === '') throw new TypeError(`${template}: path parameter ${name} is required`);
+    return encodeURIComponent(String(value));
+  });
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+async function readBody(response: Response): Promise<unknown> {
+  if (response.status === 204 || response.status === 304) {
+    await response.body?.cancel();
+    return undefined;
+  }
+  const text = await response.text();
+  if (text === '') return undefined;
+  return /\bjson\b/i.test(response.headers.get('content-type') ?? '') ? JSON.parse(text) : text;
+}
+
+/** The error of a non-2xx response, from the spec's error body when there is one. */
+async function readErrorBody(response: Response): Promise<Record<string, unknown> | null> {
+  try {
+    const body = await readBody(response);
+    return isRecord(body) && typeof body.code === 'string' && typeof body.message === 'string' ? body : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The error of a non-2xx response, from the spec's error body when there is one. */
+async function apiError(response: Response, operation: string, nowMs: number): Promise<CauriApiError> {
+  const body = await readErrorBody(response);
+  const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), nowMs);
+  return new CauriApiError({
+    status: response.status,
+    code: body === null ? 'unexpected_response' : String(body.code),
+    message: body === null ? `${operation} answered ${response.status} without a cauri error body` : String(body.message),
+    details: Array.isArray(body?.details) ? (body.details as CauriErrorDetail[]) : undefined,
+    request_id: (typeof body?.request_id === 'string' ? body.request_id : null) ?? response.headers.get('x-request-id'),
+    oauthError: typeof body?.error === 'string' ? body.error : undefined,
+    retryAfter: retryAfterMs === undefined ? undefined : Math.ceil(retryAfterMs / 1000),
+    operation,
+  });
+}
+
+/**
+ * A client of the cauri API. One instance per set of credentials; it is safe to share between
+ * concurrent calls (they share one access token and one refresh).
+ *
+ * - Access tokens (client credentials, 15 minutes) are fetched on first use, refreshed shortly before
+ *   they expire, and once more when a call is answered 401.
+ * - Every mutating POST carries an `Idempotency-Key` (a fresh UUID unless given), and every retry of
+ *   that call carries the same key, so a retried create never creates twice.
+ * - 429, 500, 502-504, a 409 with Retry-After, and network errors are retried: after `Retry-After`
+ *   when the response has one, otherwise after an exponential backoff with jitter; at most
+ *   `retry.maxAttempts` attempts.
+ * - Non-2xx answers throw `CauriApiError`; no answer at all throws `CauriNetworkError`.
+ */
+export class CauriClient {
+  readonly #baseUrl: string;
+  readonly #clientId: string | undefined;
+  readonly #clientSecret: string | undefined;
+  readonly #scopes: readonly string[] | undefined;
+  readonly #fetch: typeof fetch;
+  readonly #policy: RetryPolicy;
+  readonly #timeoutMs: number;
+  readonly #refreshMarginMs: number;
+  readonly #sleep: (ms: number) => Promise<void>;
+  readonly #now: () => number;
+  readonly #random: () => number;
+  #token: HeldToken | null = null;
+  #pendingToken: Promise<HeldToken> | null = null;
+
+  constructor(options: CauriClientOptions) {
+    this.#baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.#clientId = options.clientId;
+    this.#clientSecret = options.clientSecret;
+    this.#scopes = options.scopes;
+    this.#fetch = options.fetch ?? globalThis.fetch;
+    this.#policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+    if (!Number.isInteger(this.#policy.maxAttempts) || this.#policy.maxAttempts < 1) throw new RangeError('retry.maxAttempts must be an integer >= 1');
+    this.#timeoutMs = options.timeoutMs ?? 30_000;
+    this.#refreshMarginMs = (options.tokenRefreshMarginSeconds ?? 60) * 1000;
+    this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.#now = options.now ?? Date.now;
+    this.#random = options.random ?? Math.random;
+  }
+
+  /**
+   * One call to any operation of the API, typed from the generated `paths`: the path parameters,
+   * query, body and result all come from the service's OpenAPI document.
+   */
+  async request<P extends ApiPath, M extends MethodOf<P>>(
+    method: M,
+    path: P,
+    ...[options]: {} extends RequestOptions<P, M> ? [RequestOptions<P, M>?] : [RequestOptions<P, M>]
+  ): Promise<ResponseBody<P, M>> {
+    return (await this.exchange(method, path, options as RequestOptions<P, M>)).body;
+  }
+
+  /** As `request`, with the status and headers of the response. */
+  async exchange<P extends ApiPath, M extends MethodOf<P>>(method: M, path: P, options: RequestOptions<P, M> = {} as RequestOptions<P, M>): Promise<ApiResponse<ResponseBody<P, M>>> {
+    const o = options as CallOptions & { path?: Record<string, unknown>; query?: Record<string, unknown>; body?: unknown; auth?: boolean };
+    const response = await this.#send(method.toUpperCase(), path, fillPath(path, o.path), o.query, o.body, o.auth !== false, o);
+    return response as ApiResponse<ResponseBody<P, M>>;
+  }
+
+  /** Iterates a list operation across its pages (`X-Cursor-Next`), `limit` items per request. */
+  paginate<P extends ListPath>(path: P, query: ListQuery<P> = {} as ListQuery<P>, options: { auth?: boolean; signal?: AbortSignal } = {}): Paginator<ListItem<P>> {
+    return new Paginator(async (cursor): Promise<Page<ListItem<P>>> => {
+      const q = { ...(query as Record<string, unknown>), ...(cursor === undefined ? {} : { cursor }) };
+      const { body, headers } = await this.#send('GET', path, path, q, undefined, options.auth !== false, options);
+      return {
+        data: (body as { data: ListItem<P>[] }).data,
+        nextCursor: cursorFrom(headers.get('x-cursor-next')),
+        prevCursor: cursorFrom(headers.get('x-cursor-prev')),
+      };
+    });
+  }
+
+  readonly auth = {
+    /** Exchanges the credentials for a new access token (the client also keeps it for its calls). */
+    token: async (): Promise<TokenResponse> => {
+      const { token, held } = await this.#fetchToken();
+      this.#token = held;
+      return token;
+    },
+  };
+
+  readonly partners = {
+    list: (query?: ListQuery<'/v1/sgi/partners'>): Paginator<Partner> => this.paginate('/v1/sgi/partners', query, { auth: false }),
+    get: (id: string, options?: CallOptions): Promise<Partner> => this.request('get', '/v1/sgi/partners/{id}', { path: { id }, auth: false, ...options }),
+  };
+
+  readonly instruments = {
+    list: (query?: ListQuery<'/v1/instruments'>): Paginator<Instrument> => this.paginate('/v1/instruments', query, { auth: false }),
+    get: (code: string, options?: CallOptions): Promise<Instrument> => this.request('get', '/v1/instruments/{code}', { path: { code }, auth: false, ...options }),
+  };
+
+  readonly attestations = {
+    create: (body: AttestationRequest, options?: CallOptions): Promise<Attestation> => this.request('post', '/v1/kyc/attestations', { body, ...options }),
+    get: (id: string, options?: CallOptions): Promise<Attestation> => this.request('get', '/v1/kyc/attestations/{id}', { path: { id }, ...options }),
+    status: (id: string, options?: CallOptions): Promise<AttestationStatus> => this.request('get', '/v1/kyc/attestations/{id}/status', { path: { id }, ...options }),
+    revoke: (id: string, body: RevokeRequest = {}, options?: CallOptions): Promise<Revocation> =>
+      this.request('post', '/v1/kyc/attestations/{id}/revoke', { path: { id }, body, ...options }),
+    /** The signed revocation list; `since` gives the delta after that `crl_number`. Public. */
+    crl: (query?: QueryParams<'/v1/kyc/crl', 'get'>, options?: CallOptions): Promise<RevocationList> =>
+      this.request('get', '/v1/kyc/crl', { ...(query === undefined ? {} : { query }), auth: false, ...options }) as Promise<RevocationList>,
+    /** The issuer key document (`/.well-known/cauri`). Public. */
+    keyDocument: (options?: CallOptions): Promise<IssuerKeyDocument> => this.request('get', '/.well-known/cauri', { auth: false, ...options }),
+  };
+
+  readonly orders = {
+    create: (body: OrderRequest, options?: CallOptions): Promise<Order> => this.request('post', '/v1/orders', { body, ...options }),
+    get: (id: string, options?: CallOptions): Promise<Order> => this.request('get', '/v1/orders/{id}', { path: { id }, ...options }),
+    /** Newest first. */
+    list: (query?: ListQuery<'/v1/orders'>): Paginator<Order> => this.paginate('/v1/orders', query),
+    cancel: (id: string, options?: CallOptions): Promise<Order> => this.request('post', '/v1/orders/{id}/cancel', { path: { id }, ...options }),
+  };
+
+  readonly webhooks = {
+    endpoints: {
+      /** The response is the only one that shows `secret`. */
+      create: (body: WebhookEndpointRequest, options?: CallOptions): Promise<WebhookEndpointCreated> =>
+        this.request('post', '/v1/webhooks/endpoints', { body, ...options }),
+      list: (query?: ListQuery<'/v1/webhooks/endpoints'>): Paginator<WebhookEndpoint> => this.paginate('/v1/webhooks/endpoints', query),
+      get: (id: string, options?: CallOptions): Promise<WebhookEndpoint> => this.request('get', '/v1/webhooks/endpoints/{id}', { path: { id }, ...options }),
+      update: (id: string, body: WebhookEndpointUpdate, options?: CallOptions): Promise<WebhookEndpoint> =>
+        this.request('patch', '/v1/webhooks/endpoints/{id}', { path: { id }, body, ...options }),
+      delete: async (id: string, options?: CallOptions): Promise<void> => {
+        await this.request('delete', '/v1/webhooks/endpoints/{id}', { path: { id }, ...options });
+      },
+      rotateSecret: (id: string, options?: CallOptions): Promise<WebhookSecretRotation> =>
+        this.request('post', '/v1/webhooks/endpoints/{id}/rotate-secret', { path: { id }, body: {}, ...options }),
+      test: (id: string, body: WebhookTestRequest = {}, options?: CallOptions): Promise<WebhookTestEvent> =>
+        this.request('post', '/v1/webhooks/endpoints/{id}/test', { path: { id }, body, ...options }),
+      replayDead: (id: string, options?: CallOptions): Promise<WebhookReplayDead> =>
+        this.request('post', '/v1/webhooks/endpoints/{id}/replay-dead', { path: { id }, body: {}, ...options }),
+    },
+    deliveries: {
+      /** Newest first; `status: 'dead'` lists the dead letters. */
+      list: (query?: ListQuery<'/v1/webhooks/deliveries'>): Paginator<WebhookDelivery> => this.paginate('/v1/webhooks/deliveries', query),
+      get: (id: string, options?: CallOptions): Promise<WebhookDelivery> => this.request('get', '/v1/webhooks/deliveries/{id}', { path: { id }, ...options }),
+      replay: (id: string, options?: CallOptions): Promise<WebhookDelivery> =>
+        this.request('post', '/v1/webhooks/deliveries/{id}/replay', { path: { id }, body: {}, ...options }),
+    },
+  };
+
+  readonly events = {
+    list: (query?: ListQuery<'/v1/events'>): Paginator<Event> => this.paginate('/v1/events', query),
+    get: (id: string, options?: CallOptions): Promise<Event> => this.request('get', '/v1/events/{id}', { path: { id }, ...options }),
+  };
+
+  readonly audit = {
+    /** The signed snapshot of a UTC day (`YYYY-MM-DD`); 404 until it is built and anchored. */
+    snapshot: (date: string, options?: CallOptions): Promise<AuditSnapshot> => this.request('get', '/v1/audit/snapshots/{date}', { path: { date }, ...options }),
+    /** The inclusion proof of one of this client's orders in that day's tree. */
+    proof: (date: string, orderId: string, options?: CallOptions): Promise<SnapshotProof> =>
+      this.request('get', '/v1/audit/snapshots/{date}/proofs/{order_id}', { path: { date, order_id: orderId }, ...options }),
+  };
+
+  async #accessToken(): Promise<string> {
+    if (this.#token !== null && this.#now() < this.#token.refreshAt) return this.#token.value;
+    // Concurrent calls share one token request.
+    this.#pendingToken ??= this.#fetchToken()
+      .then(({ held }) => held)
+      .finally(() => {
+        this.#pendingToken = null;
+      });
+    this.#token = await this.#pendingToken;
+    return this.#token.value;
+  }
+
+  async #fetchToken(): Promise<{ token: TokenResponse; held: HeldToken }> {
+    if (this.#clientId === undefined || this.#clientSecret === undefined) {
+      throw new TypeError('CauriClient: clientId and clientSecret are required for authenticated calls');
+    }
+    const body: RequestBody<'/v1/auth/token', 'post'> = {
+      grant_type: 'client_credentials',
+      client_id: this.#clientId,
+      client_secret: this.#clientSecret,
+      ...(this.#scopes === undefined ? {} : { scope: this.#scopes.join(' ') }),
+    };
+    const requestedAt = this.#now();
+    const { body: token } = await this.#send('POST', TOKEN_PATH, TOKEN_PATH, undefined, body, false, {});
+    const t = token as TokenResponse;
+    // Lifetime is counted from the request, not the answer, so a slow exchange cannot overstate it.
+    const lifetimeMs = t.expires_in * 1000;
+    const margin = Math.min(this.#refreshMarginMs, lifetimeMs / 2);
+    return { token: t, held: { value: t.access_token, refreshAt: requestedAt + lifetimeMs - margin } };
+  }
+
+  async #send(
+    method: string,
+    template: string,
+    path: string,
+    query: Record<string, unknown> | undefined,
+    body: unknown,
+    auth: boolean,
+    call: CallOptions,
+  ): Promise<ApiResponse<unknown>> {
+    const operation = `${method} ${template}`;
+    const url = new URL(this.#baseUrl + path);
+    for (const [name, value] of Object.entries(query ?? {})) {
+      if (value !== undefined && value !== null) url.searchParams.set(name, String(value));
+    }
+    // The spec: every mutating POST except the token exchange takes an Idempotency-Key. The key is
+    // chosen once, here, so that every retry below sends the same one.
+    const idempotencyKey = method === 'POST' && template !== TOKEN_PATH ? (call.idempotencyKey ?? randomUUID()) : undefined;
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    let refreshedAfter401 = false;
+
+    for (let attempt = 1; ; attempt++) {
+      call.signal?.throwIfAborted();
+      const headers: Record<string, string> = { accept: 'application/json' };
+      if (payload !== undefined) headers['content-type'] = 'application/json';
+      if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
+      const token = auth ? await this.#accessToken() : undefined;
+      if (token !== undefined) headers.authorization = `Bearer ${token}`;
+
+      const timeout = AbortSignal.timeout(this.#timeoutMs);
+      let response: Response;
+      try {
+        response = await this.#fetch(url, {
+          method,
+          headers,
+          ...(payload === undefined ? {} : { body: payload }),
+          signal: call.signal === undefined ? timeout : AbortSignal.any([call.signal, timeout]),
+        });
+      } catch (error) {
+        if (call.signal?.aborted) throw error; // the caller's own abort is not a fault to retry
+        const delay = nextDelay(attempt, undefined, this.#policy, this.#random);
+        if (delay === null) throw new CauriNetworkError(operation, idempotencyKey, error);
+        await this.#sleep(delay);
+        continue;
+      }
+
+      if (response.ok || response.status === 304) {
+        return { status: response.status, headers: response.headers, body: await readBody(response) };
+      }
+      if (response.status === 401 && token !== undefined && !refreshedAfter401) {
+        // The token expired early or was revoked: one new token, one more try (not counted as an attempt).
+        refreshedAfter401 = true;
+        await response.body?.cancel();
+        if (this.#token?.value === token) this.#token = null;
+        attempt--;
+        continue;
+      }
+      const error = await apiError(response, operation, this.#now());
+      if (!isRetryableStatus(response.status, error.retryAfter !== undefined)) throw error;
+      const delay = nextDelay(attempt, parseRetryAfter(response.headers.get('retry-after'), this.#now()), this.#policy, this.#random);
+      if (delay === null) throw error;
+      await this.#sleep(delay);
+    }
+  }
+}

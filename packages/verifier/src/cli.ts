@@ -1,0 +1,161 @@
+#!/usr/bin/env node
+// cauri-verify: the command-line face of the package. The only module with I/O:
+// it reads files or fetches http(s) URLs, then calls the pure verifiers.
+// Exit status: 0 valid, 1 invalid, 2 usage error or input that could not be read.
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { verifyAttestation } from './attestation/verify.js';
+import { verifySnapshot } from './audit/verify-snapshot.js';
+import { verifySnapshotProof } from './audit/verify-proof.js';
+
+const USAGE = `Usage:
+  cauri-verify attestation <file> --keys <file|url> [--crl <file|url>] [--now <iso>] [--max-crl-age <s>] [--json]
+  cauri-verify proof <file> --snapshot <file|url> --keys <file|url> [--attestation <file>] [--json]
+  cauri-verify --help
+
+attestation  verifies a KYC attestation offline against the issuer key document
+             (/.well-known/cauri) and, with --crl, the revocation list (/v1/kyc/crl).
+             Without --crl, revocation is not checked and the output says so.
+proof        verifies an order's Merkle inclusion proof against a signed daily
+             snapshot; --attestation also checks the attestation behind the order.
+
+Exit status: 0 valid, 1 invalid, 2 usage error or unreadable input.`;
+
+class UsageError extends Error {}
+
+interface Verdict {
+  valid: boolean;
+  reason: string | null;
+  message?: string;
+  [detail: string]: unknown;
+}
+
+async function load(source: string, what: string): Promise<unknown> {
+  let text: string;
+  try {
+    if (/^https?:\/\//i.test(source)) {
+      const response = await fetch(source, { headers: { accept: 'application/json' }, redirect: 'follow' });
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      text = await response.text();
+    } else {
+      text = await readFile(source, 'utf8');
+    }
+  } catch (error) {
+    throw new UsageError(`cannot read ${what} ${source}: ${(error as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new UsageError(`${what} ${source} is not JSON`);
+  }
+}
+
+function required(value: string | undefined, flag: string): string {
+  if (value === undefined) throw new UsageError(`missing ${flag}`);
+  return value;
+}
+
+async function attestation(file: string, values: Record<string, string | boolean | undefined>): Promise<Verdict> {
+  const keysSource = required(values['keys'] as string | undefined, '--keys');
+  let now: Date | undefined;
+  if (values['now'] !== undefined) {
+    now = new Date(values['now'] as string);
+    if (Number.isNaN(now.getTime())) throw new UsageError(`--now: not a date-time: ${String(values['now'])}`);
+  }
+  let maxCrlAge: number | undefined;
+  if (values['max-crl-age'] !== undefined) {
+    maxCrlAge = Number(values['max-crl-age']);
+    if (!(maxCrlAge >= 0)) throw new UsageError('--max-crl-age: expected seconds >= 0');
+  }
+  const [att, keys, crl] = await Promise.all([
+    load(file, 'attestation'),
+    load(keysSource, 'key document'),
+    values['crl'] === undefined ? undefined : load(values['crl'] as string, 'CRL'),
+  ]);
+  const options = { ...(crl === undefined ? {} : { crl }), ...(now ? { now } : {}), ...(maxCrlAge === undefined ? {} : { maxCrlAge }) };
+  const result = verifyAttestation(att, keys, options);
+  if (!result.valid) return result;
+  const a = result.attestation;
+  return {
+    valid: true, reason: null, id: a.id, subject_id: a.subject_id, level: a.level,
+    issued_at: a.issued_at, expires_at: a.expires_at, key_id: a.key_id,
+    revocation_checked: result.revocation_checked, crl_number: result.crl_number,
+  };
+}
+
+async function proof(file: string, values: Record<string, string | boolean | undefined>): Promise<Verdict> {
+  const snapshotSource = required(values['snapshot'] as string | undefined, '--snapshot');
+  const keysSource = required(values['keys'] as string | undefined, '--keys');
+  const [proofDoc, snapshot, keys, att] = await Promise.all([
+    load(file, 'proof'),
+    load(snapshotSource, 'snapshot'),
+    load(keysSource, 'key document'),
+    values['attestation'] === undefined ? undefined : load(values['attestation'] as string, 'attestation'),
+  ]);
+  const signed = verifySnapshot(snapshot, keys);
+  if (!signed.valid) return { valid: false, reason: `snapshot_${signed.reason}`, message: `snapshot: ${signed.message}` };
+  const included = verifySnapshotProof(proofDoc, snapshot, att === undefined ? {} : { attestation: att });
+  if (!included.valid) return included;
+  return {
+    valid: true, reason: null, date: signed.snapshot.date, merkle_root: signed.snapshot.merkle_root,
+    count: signed.snapshot.count, key_id: signed.snapshot.key_id, order: included.leaf,
+    attestation_checked: att !== undefined,
+  };
+}
+
+function human(command: string, v: Verdict): string {
+  if (!v.valid) return `INVALID ${command}: ${v.reason}\n  ${v.message ?? ''}`;
+  if (command === 'attestation') {
+    return [
+      `VALID attestation ${String(v['id'])}`,
+      `  subject ${String(v['subject_id'])}, level ${String(v['level'])}`,
+      `  issued ${String(v['issued_at'])}, expires ${String(v['expires_at'])}, key ${String(v['key_id'])}`,
+      v['revocation_checked'] ? `  not revoked (CRL #${String(v['crl_number'])})` : '  WARNING: revocation not checked (no --crl given)',
+    ].join('\n');
+  }
+  return [
+    `VALID proof: order ${String((v['order'] as { id: string }).id)} is in the snapshot of ${String(v['date'])}`,
+    `  root ${String(v['merkle_root'])} over ${String(v['count'])} orders, signed with key ${String(v['key_id'])}`,
+    `  order ${JSON.stringify(v['order'])}`,
+    v['attestation_checked'] ? '  the attestation given is the one the order was accepted under' : '',
+  ].filter(Boolean).join('\n');
+}
+
+async function main(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        keys: { type: 'string' }, crl: { type: 'string' }, now: { type: 'string' },
+        'max-crl-age': { type: 'string' }, snapshot: { type: 'string' }, attestation: { type: 'string' },
+        json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n\n${USAGE}\n`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help === true) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const [command, file, ...rest] = positionals;
+  try {
+    if ((command !== 'attestation' && command !== 'proof') || file === undefined || rest.length > 0) {
+      throw new UsageError(command === undefined ? 'missing command' : `expected: ${command === 'attestation' || command === 'proof' ? command + ' <file>' : 'attestation or proof'}`);
+    }
+    const verdict = command === 'attestation' ? await attestation(file, values) : await proof(file, values);
+    process.stdout.write(values.json === true ? `${JSON.stringify(verdict, null, 2)}\n` : `${human(command, verdict)}\n`);
+    return verdict.valid ? 0 : 1;
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`cauri-verify: ${error.message}\n\n${USAGE}\n`);
+    return 2;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,40 @@
+// Date-times in the formats are RFC 3339 §5.6 restricted to UTC with a trailing `Z`
+// (decisions.md, "Time and numbers"). Signed documents use whole seconds.
+
+const WHOLE_SECONDS = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})Z$/;
+const WITH_FRACTION = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?Z$/;
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+export const DAY_MS = 86_400_000;
+
+function utc(y: string, mo: string, d: string, h = '0', mi = '0', s = '0'): number | null {
+  const year = Number(y), month = Number(mo), day = Number(d);
+  const hour = Number(h), minute = Number(mi), second = Number(s);
+  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return null;
+  // Date.UTC would roll 31 April over to 1 May; a calendar-invalid date must not parse.
+  if (day > daysInMonth(year, month)) return null;
+  return Date.UTC(year, month - 1, day, hour, minute, second);
+}
+
+/** Milliseconds since the epoch, or null. Fractions beyond milliseconds are truncated. */
+export function parseDateTime(text: unknown, wholeSeconds: boolean): number | null {
+  if (typeof text !== 'string') return null;
+  const m = (wholeSeconds ? WHOLE_SECONDS : WITH_FRACTION).exec(text);
+  if (m === null) return null;
+  const ms = utc(m[1]!, m[2]!, m[3]!, m[4], m[5], m[6]);
+  if (ms === null) return null;
+  const fraction = m[7];
+  return fraction === undefined ? ms : ms + Number(fraction.slice(0, 3).padEnd(3, '0'));
+}
+
+/** A full-date (RFC 3339 §5.6), as the UTC midnight that starts it. */
+export function parseDate(text: unknown): number | null {
+  if (typeof text !== 'string') return null;
+  const m = DATE.exec(text);
+  return m === null ? null : utc(m[1]!, m[2]!, m[3]!);
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+}

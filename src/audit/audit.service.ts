@@ -1,0 +1,406 @@
+import { randomBytes } from 'node:crypto';
+import { encodeAuditLeaf, hashLeaf } from '@cauri/verifier';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Kysely } from 'kysely';
+import { recordEvent } from '../events/event.service.js';
+import { isoSeconds, type Clock } from '../lib/clock.js';
+import { ApiError, notFound, validationError } from '../lib/errors.js';
+import { isId, type ClientId } from '../lib/ids.js';
+import type { KeyRing } from '../keys/key-ring.js';
+import { signDocument } from '../kyc/signing.js';
+import { findClientOrder } from '../orders/order.repository.js';
+import type { Transact } from '../storage/database.js';
+import { tryLockForTransaction, type DialectName } from '../storage/dialect.js';
+import type { Database } from '../storage/schema.js';
+import { AnchorError, type Anchor } from './anchors/anchor.js';
+import {
+  claimAnchoring,
+  claimBuild,
+  countDayOrders,
+  dayOrdersPage,
+  deleteChunks,
+  dueForAnchoring,
+  earliestSnapshotDate,
+  findChunkFor,
+  findSnapshot,
+  firstOrderCreatedAt,
+  insertChunks,
+  latestSnapshotDate,
+  renewLease,
+  updateHeld,
+} from './audit.repository.js';
+import type { AuditSnapshot, SnapshotProof } from './audit.schemas.js';
+import type { AuditChunkTable, AuditSnapshotRow } from './audit.table.js';
+import { ChunkedTreeBuilder, chunkedInclusionProof, splitHashes } from './core/chunked-tree.js';
+import { DAY_MS, addDays, dayOf, dayStart, isClosed, isSnapshotDate, lastClosedDay, orderIdFloor } from './core/days.js';
+import { encodeOrderLeaf, leafHashOfText, orderLeaf } from './core/leaf.js';
+import { ANCHOR_POLL_MS, anchorRetryDelay } from './core/retry.js';
+
+export interface AuditOptions {
+  livemode: boolean;
+  dialect: DialectName;
+  /** This process, in leases. */
+  owner?: string;
+  /** Time after midnight before the day is built (orders stamped 23:59:59.999 commit a moment later). */
+  settleMs?: number;
+  /** Lease of a build or an anchoring step; renewed while a build streams. */
+  leaseMs?: number;
+  /** Leaves per stored chunk, a power of two (see core/chunked-tree.ts). */
+  chunkSize?: number;
+  /** Orders per page read from the database. */
+  pageSize?: number;
+  random?: () => number;
+}
+
+export type BuildOutcome =
+  | { date: string; outcome: 'built'; merkle_root: string; count: number }
+  | { date: string; outcome: 'exists'; state: AuditSnapshotRow['state'] }
+  | { date: string; outcome: 'busy' };
+
+/** Chunks written per transaction while a build streams (16 x 1024 leaves = 512 KiB). */
+const CHUNKS_PER_WRITE = 16;
+/** The id bounds of a day are widened by this much on each side (see orderIdFloor). */
+const ID_MARGIN_MS = 60_000;
+
+/**
+ * The daily audit snapshots (decisions.md, "Audit snapshots"): builds a day's Merkle tree from its
+ * orders, anchors the root, signs and serves the snapshot, and cuts inclusion proofs.
+ *
+ * One snapshot per day across processes: the day's row (primary key `date`) is created in state
+ * `building` under a lease, so one process builds it; PostgreSQL also takes an advisory lock while
+ * claiming. Days are built in order, each chained to the previous day's root.
+ */
+export class AuditService {
+  readonly #owner: string;
+  readonly #settleMs: number;
+  readonly #leaseMs: number;
+  readonly #chunkSize: number;
+  readonly #pageSize: number;
+  readonly #random: () => number;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly transact: Transact,
+    private readonly keys: KeyRing,
+    private readonly anchor: Anchor,
+    private readonly clock: Clock,
+    private readonly options: AuditOptions,
+    private readonly log: FastifyBaseLogger,
+  ) {
+    this.#owner = options.owner ?? `${process.pid}-${randomBytes(4).toString('hex')}`;
+    this.#settleMs = options.settleMs ?? 2 * 60_000;
+    this.#leaseMs = options.leaseMs ?? 5 * 60_000;
+    this.#chunkSize = options.chunkSize ?? 1024;
+    this.#pageSize = options.pageSize ?? 5000;
+    this.#random = options.random ?? Math.random;
+    new ChunkedTreeBuilder(this.#chunkSize); // validates the chunk size at construction
+  }
+
+  get settleMs(): number {
+    return this.#settleMs;
+  }
+
+  /**
+   * The first day of the chain: the earliest snapshot, else the day of the first order; undefined
+   * when there is neither.
+   */
+  async chainStart(): Promise<string | undefined> {
+    const earliest = await earliestSnapshotDate(this.db);
+    if (earliest !== undefined) return earliest;
+    const first = await firstOrderCreatedAt(this.db);
+    return first === undefined ? undefined : dayOf(first);
+  }
+
+  /**
+   * Builds every missing day up to `until` (default: the last closed day), in order. Stops at the
+   * first day another process is building: the days after it chain to its root.
+   */
+  async catchUp(now = this.clock.now().getTime(), until = lastClosedDay(now, this.#settleMs)): Promise<BuildOutcome[]> {
+    const start = await this.chainStart();
+    if (start === undefined || until < start) return [];
+    const latest = await latestSnapshotDate(this.db);
+    // Rows are created in date order, so only the latest row can still be unfinished.
+    let day = start;
+    if (latest !== undefined) day = (await findSnapshot(this.db, latest))?.state === 'building' ? latest : addDays(latest, 1);
+    const outcomes: BuildOutcome[] = [];
+    for (; day <= until; day = addDays(day, 1)) {
+      const outcome = await this.#buildDay(day, now);
+      outcomes.push(outcome);
+      if (outcome.outcome === 'busy') break;
+    }
+    return outcomes;
+  }
+
+  /**
+   * On demand (`cauri audit snapshot --date`): builds `date` and any missing day before it. The day
+   * must be over (plus the settling time). A day before the chain's first day cannot be built: the
+   * chain would have two starts. With no order and no snapshot at all, `date` starts the chain.
+   */
+  async build(date: string, now = this.clock.now().getTime()): Promise<BuildOutcome[]> {
+    if (!isSnapshotDate(date)) throw new RangeError(`${date} is not a calendar day (YYYY-MM-DD)`);
+    if (!isClosed(date, now, this.#settleMs)) throw new RangeError(`${date} is not over yet; its snapshot can be built from ${new Date(dayStart(date) + DAY_MS + this.#settleMs).toISOString()}`);
+    const existing = await findSnapshot(this.db, date);
+    if (existing !== undefined && existing.state !== 'building') return [{ date, outcome: 'exists', state: existing.state }];
+    const start = (await this.chainStart()) ?? date;
+    if (date < start) throw new RangeError(`${date} is before the first day of the snapshot chain (${start})`);
+    const outcomes = await this.catchUp(now, date);
+    return outcomes.length > 0 ? outcomes : [{ date, outcome: 'busy' }];
+  }
+
+  /**
+   * Recomputes a built day's root from the orders, writing nothing (`cauri audit verify`): a rebuild
+   * gives the same root, or the orders changed under the snapshot.
+   */
+  async recompute(date: string): Promise<{ merkle_root: string; count: number }> {
+    const tree = new ChunkedTreeBuilder(this.#chunkSize);
+    for await (const page of this.#pages(date)) for (const row of page) tree.push(leafHashOfText(encodeOrderLeaf(row)));
+    const { root, count } = tree.finish();
+    return { merkle_root: Buffer.from(root).toString('hex'), count };
+  }
+
+  async #buildDay(date: string, now: number): Promise<BuildOutcome> {
+    const claimed = await this.transact(async (trx) => {
+      if (!(await tryLockForTransaction(trx, this.options.dialect, `audit-snapshot:${date}`))) return undefined;
+      const row = await claimBuild(trx, date, this.#owner, now, now + this.#leaseMs);
+      // A build taken over from a process whose lease ran out starts again from nothing.
+      if (row.state === 'building' && row.lease_owner === this.#owner) await deleteChunks(trx, date);
+      return row;
+    });
+    if (claimed === undefined) return { date, outcome: 'busy' };
+    if (claimed.state !== 'building') return { date, outcome: 'exists', state: claimed.state };
+    if (claimed.lease_owner !== this.#owner) return { date, outcome: 'busy' };
+
+    const previousRoot = await this.#previousRoot(date);
+    if (previousRoot === 'missing') return { date, outcome: 'busy' };
+
+    const tree = new ChunkedTreeBuilder(this.#chunkSize);
+    let pending: AuditChunkTable[] = [];
+    let chunkFirstId: string | null = null;
+    const flush = async (final: Partial<AuditSnapshotRow> | null): Promise<boolean> =>
+      this.transact(async (trx) => {
+        const leaseUntil = this.clock.now().getTime() + this.#leaseMs;
+        if (!(await renewLease(trx, date, 'building', this.#owner, this.clock.now().getTime(), leaseUntil))) return false;
+        await insertChunks(trx, pending);
+        if (final !== null) return updateHeld(trx, date, 'building', this.#owner, final);
+        return true;
+      });
+
+    for await (const page of this.#pages(date)) {
+      for (const row of page) {
+        chunkFirstId ??= row.id;
+        const chunk = tree.push(leafHashOfText(encodeOrderLeaf(row)));
+        if (chunk !== null) {
+          pending.push({ date, chunk_index: chunk.index, first_order_id: chunkFirstId, leaf_hashes: chunk.leafHashes });
+          chunkFirstId = null;
+        }
+      }
+      if (pending.length >= CHUNKS_PER_WRITE) {
+        if (!(await flush(null))) return { date, outcome: 'busy' };
+        pending = [];
+      }
+    }
+    const result = tree.finish();
+    if (result.last !== null) pending.push({ date, chunk_index: result.last.index, first_order_id: chunkFirstId!, leaf_hashes: result.last.leafHashes });
+
+    const { start, end } = this.#bounds(date);
+    const counted = await countDayOrders(this.db, start, end);
+    if (counted !== result.count) {
+      // An order whose id lies outside the day's id range (see orderIdFloor): never made by this
+      // service. Refuse rather than publish a snapshot that misses it.
+      throw new Error(`audit snapshot ${date}: ${counted} orders were created that day but ${result.count} were read in id order`);
+    }
+    const merkleRoot = Buffer.from(result.root).toString('hex');
+    const at = this.clock.now().getTime();
+    const done = await flush({
+      state: 'built',
+      merkle_root: merkleRoot,
+      count: result.count,
+      previous_merkle_root: previousRoot,
+      chunk_size: this.#chunkSize,
+      chunk_roots: result.chunkRoots,
+      built_at: at,
+      next_anchor_at: at,
+      lease_owner: null,
+      lease_until: 0,
+      updated_at: at,
+    });
+    if (!done) return { date, outcome: 'busy' };
+    this.log.info({ date, merkle_root: merkleRoot, count: result.count }, 'audit snapshot built');
+    return { date, outcome: 'built', merkle_root: merkleRoot, count: result.count };
+  }
+
+  /** The previous day's root; null for the chain's first day; 'missing' while the previous day is unfinished. */
+  async #previousRoot(date: string): Promise<string | null | 'missing'> {
+    const previous = await findSnapshot(this.db, addDays(date, -1));
+    if (previous !== undefined) return previous.merkle_root ?? 'missing';
+    const earliest = await earliestSnapshotDate(this.db);
+    if (earliest !== undefined && earliest < date) throw new Error(`audit snapshot ${date}: the chain has a gap before it`);
+    return null;
+  }
+
+  #bounds(date: string): { start: number; end: number; idFrom: string; idTo: string } {
+    const start = dayStart(date);
+    const end = start + DAY_MS;
+    return { start, end, idFrom: orderIdFloor(start - ID_MARGIN_MS), idTo: orderIdFloor(end + ID_MARGIN_MS) };
+  }
+
+  /** The day's orders in id order, a page at a time (keyset pagination): memory is one page. */
+  async *#pages(date: string) {
+    const bounds = this.#bounds(date);
+    let after: string | null = null;
+    for (;;) {
+      const page = await dayOrdersPage(this.db, bounds, after, this.#pageSize);
+      if (page.length === 0) return;
+      // The fast encoding is tested equal to the verifier's; one leaf a page re-checks it here.
+      if (encodeOrderLeaf(page[0]!) !== encodeAuditLeaf(orderLeaf(page[0]!))) throw new Error(`audit snapshot ${date}: leaf encodings disagree for ${page[0]!.id}`);
+      yield page;
+      if (page.length < this.#pageSize) return;
+      after = page[page.length - 1]!.id;
+    }
+  }
+
+  /**
+   * Moves every due snapshot one step towards anchored: submit the root, then poll the receipt.
+   * On the receipt the snapshot is signed (anchored_at is a signed member), served, and
+   * `audit.snapshot` is emitted, in one transaction and once.
+   */
+  async advanceAnchoring(now = this.clock.now().getTime()): Promise<{ date: string; state: AuditSnapshotRow['state'] }[]> {
+    const steps: { date: string; state: AuditSnapshotRow['state'] }[] = [];
+    for (const date of await dueForAnchoring(this.db, now, 50)) {
+      const row = await this.transact((trx) => claimAnchoring(trx, date, this.#owner, now, now + this.#leaseMs));
+      if (row === undefined) continue;
+      steps.push({ date, state: await this.#anchorStep(row) });
+    }
+    return steps;
+  }
+
+  async #anchorStep(row: AuditSnapshotRow): Promise<AuditSnapshotRow['state']> {
+    const { date } = row;
+    const merkleRoot = row.merkle_root!;
+    let state = row.state;
+    let txHash = row.anchor_chain === this.anchor.chain ? row.anchor_tx_hash : null;
+    try {
+      if (txHash === null) {
+        txHash = (await this.anchor.submit({ date, merkleRoot })).tx_hash;
+        const at = this.clock.now().getTime();
+        // The hash is persisted before it is relied on (Anchor contract, point 4).
+        const kept = await this.transact((trx) =>
+          updateHeld(trx, date, state, this.#owner, { state: 'submitted', anchor_chain: this.anchor.chain, anchor_tx_hash: txHash, anchor_error: null, updated_at: at }),
+        );
+        if (!kept) return state;
+        state = 'submitted';
+      }
+      const receipt = await this.anchor.confirm(txHash);
+      const at = this.clock.now().getTime();
+      if (receipt === null) {
+        await this.transact((trx) => updateHeld(trx, date, state, this.#owner, { next_anchor_at: at + ANCHOR_POLL_MS, lease_owner: null, lease_until: 0, updated_at: at }));
+        return state;
+      }
+      const served = await this.transact(async (trx) => {
+        const anchoredAt = Math.floor(at / 1000) * 1000;
+        const key = await this.keys.current('attestation', trx);
+        const signed = signDocument(
+          { date, merkle_root: merkleRoot, count: row.count!, anchored_at: isoSeconds(anchoredAt), previous_merkle_root: row.previous_merkle_root, key_id: key.id },
+          key,
+        );
+        const moved = await updateHeld(trx, date, 'submitted', this.#owner, {
+          state: 'anchored',
+          anchor_block_height: receipt.block_height,
+          anchor_tx_hash: receipt.tx_hash,
+          anchored_at: anchoredAt,
+          key_id: key.id,
+          signature: signed.signature,
+          next_anchor_at: null,
+          anchor_error: null,
+          lease_owner: null,
+          lease_until: 0,
+          updated_at: at,
+        });
+        if (!moved) return undefined;
+        const snapshot = toSnapshot({ ...row, anchor_chain: receipt.chain, anchor_tx_hash: receipt.tx_hash, anchor_block_height: receipt.block_height, anchored_at: anchoredAt, key_id: key.id, signature: signed.signature });
+        await recordEvent(trx, { clientId: null, type: 'audit.snapshot', data: snapshot, livemode: this.options.livemode, at: new Date(at) });
+        return snapshot;
+      });
+      if (served === undefined) return state;
+      this.log.info({ date, chain: receipt.chain, tx_hash: receipt.tx_hash, block_height: receipt.block_height }, 'audit snapshot anchored');
+      return 'anchored';
+    } catch (error) {
+      const at = this.clock.now().getTime();
+      const failures = row.anchor_attempts + 1;
+      const resubmit = error instanceof AnchorError && (error.code === 'dropped' || error.code === 'reverted');
+      const message = error instanceof Error ? error.message.slice(0, 500) : String(error);
+      this.log[error instanceof AnchorError && error.code !== 'misconfigured' ? 'warn' : 'error']({ err: error, date, failures }, 'audit snapshot anchoring failed');
+      await this.transact((trx) =>
+        updateHeld(trx, date, state, this.#owner, {
+          ...(resubmit ? { state: 'built' as const, anchor_tx_hash: null } : {}),
+          anchor_attempts: failures,
+          anchor_error: message,
+          // A dropped transaction is resubmitted at once; other failures wait for the schedule.
+          next_anchor_at: error instanceof AnchorError && error.code === 'dropped' ? at : at + anchorRetryDelay(failures, this.#random()),
+          lease_owner: null,
+          lease_until: 0,
+          updated_at: at,
+        }),
+      );
+      return resubmit ? 'built' : state;
+    }
+  }
+
+  /** `GET /v1/audit/snapshots/{date}`: the snapshot once anchored; 404 before (and for a future day). */
+  async snapshot(db: Kysely<Database>, date: string): Promise<AuditSnapshot> {
+    return toSnapshot(await this.#served(db, date));
+  }
+
+  /** `GET /v1/audit/snapshots/{date}/proofs/{order_id}`: the caller's own orders only. */
+  async proof(db: Kysely<Database>, clientId: ClientId, date: string, orderId: string): Promise<SnapshotProof> {
+    const row = await this.#served(db, date);
+    const order = isId('order', orderId) ? await findClientOrder(db, clientId, orderId) : undefined;
+    if (order === undefined) throw notFound('Order', orderId);
+    const day = dayOf(order.created_at);
+    if (day !== date) throw new ApiError('not_found', `Order ${orderId} is not in the snapshot of ${date}: it was created on ${day}`);
+    const chunk = await findChunkFor(db, date, orderId);
+    const leaf = encodeAuditLeaf(orderLeaf(order));
+    const leafHash = hashLeaf(Buffer.from(leaf, 'utf8'));
+    const leaves = chunk === undefined ? [] : splitHashes(chunk.leaf_hashes);
+    const position = leaves.findIndex((h) => Buffer.from(leafHash).equals(h));
+    if (chunk === undefined || position < 0) throw new Error(`audit snapshot ${date} does not hold order ${orderId} as stored now`);
+    const path = chunkedInclusionProof(leaves, position, splitHashes(row.chunk_roots!), chunk.chunk_index);
+    return {
+      date,
+      order_id: orderId,
+      leaf_index: chunk.chunk_index * row.chunk_size! + position,
+      tree_size: row.count!,
+      leaf,
+      leaf_hash: Buffer.from(leafHash).toString('hex'),
+      audit_path: path.map((h) => Buffer.from(h).toString('hex')),
+      merkle_root: row.merkle_root!,
+    };
+  }
+
+  /** The row of an anchored snapshot; 422 for a string that is not a calendar day, 404 otherwise. */
+  async #served(db: Kysely<Database>, date: string): Promise<AuditSnapshotRow> {
+    if (!isSnapshotDate(date)) throw validationError([{ field: 'date', rule: 'format', value: date }], 'Invalid date: expected a calendar day as YYYY-MM-DD');
+    const row = await findSnapshot(db, date);
+    if (row === undefined || row.state !== 'anchored') throw notFound('Snapshot', date);
+    return row;
+  }
+
+  /** The stored row of a day, for the command line. */
+  async status(date: string): Promise<AuditSnapshotRow | undefined> {
+    return findSnapshot(this.db, date);
+  }
+}
+
+/** The served AuditSnapshot of an anchored row. */
+export function toSnapshot(row: AuditSnapshotRow): AuditSnapshot {
+  return {
+    date: row.date,
+    merkle_root: row.merkle_root!,
+    count: row.count!,
+    anchored_at: isoSeconds(row.anchored_at!),
+    anchors: [{ chain: row.anchor_chain!, tx_hash: row.anchor_tx_hash!, block_height: row.anchor_block_height! }],
+    previous_merkle_root: row.previous_merkle_root,
+    key_id: row.key_id!,
+    signature: row.signature!,
+  };
+}

@@ -1,0 +1,48 @@
+import { isSnapshotDate } from '../anchors/anchor.js';
+import { encodeUuid } from '../../lib/ids.js';
+
+/** A UTC calendar day, YYYY-MM-DD. Only isSnapshotDate-valid strings are passed to these helpers. */
+export const DAY_MS = 86_400_000;
+
+export { isSnapshotDate };
+
+/** Epoch milliseconds of `date` 00:00:00.000Z. */
+export function dayStart(date: string): number {
+  return Date.parse(`${date}T00:00:00.000Z`);
+}
+
+/** The UTC day of an instant. */
+export function dayOf(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+export function addDays(date: string, days: number): string {
+  return dayOf(dayStart(date) + days * DAY_MS);
+}
+
+/**
+ * The latest day whose snapshot may be built at `now`: day D is closed once D+1 00:00Z plus
+ * `settleMs` has passed. The settling time lets orders stamped just before midnight, whose
+ * transactions commit a moment later, be visible to the builder.
+ */
+export function lastClosedDay(now: number, settleMs: number): string {
+  return dayOf(now - settleMs - DAY_MS);
+}
+
+/** Whether day `date` is closed at `now` (see lastClosedDay). */
+export function isClosed(date: string, now: number, settleMs: number): boolean {
+  return dayStart(date) + DAY_MS + settleMs <= now;
+}
+
+/**
+ * The smallest order id whose UUIDv7 time is at or after `ms`. Order ids are UUIDv7 of the order's
+ * `created_at` (lib/ids.ts; at most 1 ms later when 4096 ids share a millisecond), and TypeID text
+ * sorts like the UUID bytes, so a day's orders lie between idFloor(start) and idFloor(end), give or
+ * take that millisecond. The builder uses the bounds, widened, only to let the primary key index
+ * range-scan the day in id order; `created_at` stays the filter that decides membership.
+ */
+export function orderIdFloor(ms: number): string {
+  const bytes = new Uint8Array(16);
+  Buffer.from(bytes.buffer).writeUIntBE(Math.max(0, ms), 0, 6);
+  return `ord_${encodeUuid(bytes)}`;
+}

@@ -1,0 +1,108 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import { ApiError } from '../lib/errors.js';
+import type { RateLimiter } from '../http/rate-limit.js';
+import type { Database } from '../storage/schema.js';
+import { clientStatus } from './client.repository.js';
+import type { Scope } from './scopes.js';
+import { unauthorized, type AccessToken, type TokenService } from './token.service.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The scope a route requires; routes without it are public. */
+    scope?: Scope;
+    /** The token endpoint limits per client id itself, after reading the body. */
+    selfRateLimited?: boolean;
+  }
+  interface FastifyRequest {
+    /** The verified access token of a protected route; null on public routes. */
+    auth: AccessToken | null;
+  }
+}
+
+/** Paths that are part of the API (and so rate limited), as opposed to operations and documentation. */
+function isApiPath(url: string): boolean {
+  return url.startsWith('/v1/') || url.startsWith('/.well-known/');
+}
+
+function bearerToken(request: FastifyRequest): string {
+  const header = request.headers.authorization;
+  if (header === undefined) throw unauthorized('Missing Authorization: Bearer <access token>');
+  const match = /^Bearer ([A-Za-z0-9_.~+/-]+=*)$/i.exec(header);
+  if (match === null) throw unauthorized('Authorization header must be: Bearer <access token>');
+  return match[1] as string;
+}
+
+/**
+ * One hook for every request: a protected route verifies its bearer token, counts the request against
+ * the client's rate limit, then checks the scope (401, then 429, then 403). Public API routes and
+ * unknown paths are limited per client address. Whether the client is still enabled is read on every
+ * request, so disabling one takes effect at once on every process sharing the database.
+ */
+/**
+ * Client statuses, read from the database and kept only while the storage's change marker is
+ * unchanged: on SQLite any commit (a `cauri clients disable` in another process included) clears the
+ * cache before the next check, so disabling still takes effect at once. Without a marker
+ * (PostgreSQL) every check reads the database.
+ */
+class ClientStatusCache {
+  #marker: number | null = null;
+  #statuses = new Map<string, string | undefined>();
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly changeMarker: () => number | null,
+  ) {}
+
+  async status(clientId: string): Promise<string | undefined> {
+    const marker = this.changeMarker();
+    if (marker === null) return clientStatus(this.db, clientId);
+    if (marker !== this.#marker) {
+      this.#marker = marker;
+      this.#statuses.clear();
+    } else if (this.#statuses.has(clientId)) {
+      return this.#statuses.get(clientId);
+    }
+    const status = await clientStatus(this.db, clientId);
+    // Stored only if nothing committed while reading; otherwise the next check reads again.
+    if (this.changeMarker() === marker) this.#statuses.set(clientId, status);
+    return status;
+  }
+}
+
+export function installAuthentication(
+  app: FastifyInstance,
+  deps: { db: Kysely<Database>; changeMarker: () => number | null; tokens: TokenService; limiter: RateLimiter },
+): void {
+  const statuses = new ClientStatusCache(deps.db, deps.changeMarker);
+  app.decorateRequest('auth', null);
+  app.addHook('onRequest', async (request, reply) => {
+    const config = request.routeOptions.config;
+    const scope = config.scope;
+    if (scope === undefined) {
+      if (config.selfRateLimited !== true && isApiPath(request.url)) await deps.limiter.enforce(reply, `ip:${request.ip}`);
+      return;
+    }
+    let grant: AccessToken;
+    try {
+      grant = await deps.tokens.verify(bearerToken(request));
+      if ((await statuses.status(grant.clientId)) !== 'active') throw unauthorized('Client is disabled');
+    } catch (error) {
+      await deps.limiter.enforce(reply, `ip:${request.ip}`);
+      throw error;
+    }
+    await deps.limiter.enforce(reply, `cli:${grant.clientId}`);
+    if (!grant.scopes.has(scope)) {
+      throw new ApiError('forbidden', `Missing scope: ${scope}`, {
+        headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"` },
+      });
+    }
+    request.auth = grant;
+  });
+}
+
+/** The authenticated grant of a protected route's request. */
+export function authOf(request: FastifyRequest): AccessToken {
+  if (request.auth === null) throw new ApiError('unauthorized', 'Authentication required');
+  return request.auth;
+}

@@ -1,0 +1,46 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../storage/schema.js';
+import type { ClientRow, ClientSecretTable } from './client.table.js';
+
+export async function insertClient(db: Kysely<Database>, row: ClientRow): Promise<void> {
+  await db.insertInto('clients').values(row).execute();
+}
+
+export async function findClient(db: Kysely<Database>, id: string): Promise<ClientRow | undefined> {
+  return db.selectFrom('clients').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function listClients(db: Kysely<Database>): Promise<ClientRow[]> {
+  return db.selectFrom('clients').selectAll().orderBy('id').execute();
+}
+
+export async function setClientStatus(db: Kysely<Database>, id: string, status: ClientRow['status'], at: number | null): Promise<number> {
+  const result = await db.updateTable('clients').set({ status, disabled_at: at }).where('id', '=', id).executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+export async function insertSecret(db: Kysely<Database>, row: ClientSecretTable): Promise<void> {
+  await db.insertInto('client_secrets').values(row).execute();
+}
+
+/** Gives every secret of the client that has no expiry yet the expiry `at` (rotation). */
+export async function expireOpenSecrets(db: Kysely<Database>, clientId: string, at: number): Promise<void> {
+  await db.updateTable('client_secrets').set({ expires_at: at }).where('client_id', '=', clientId).where('expires_at', 'is', null).execute();
+}
+
+/** The client a secret hash belongs to, with the secret's expiry: one indexed join. */
+export async function findClientBySecret(db: Kysely<Database>, hash: string): Promise<(ClientRow & { secret_expires_at: number | null }) | undefined> {
+  return db
+    .selectFrom('client_secrets')
+    .innerJoin('clients', 'clients.id', 'client_secrets.client_id')
+    .selectAll('clients')
+    .select('client_secrets.expires_at as secret_expires_at')
+    .where('client_secrets.hash', '=', hash)
+    .executeTakeFirst();
+}
+
+/** Current client status, read on every authenticated request so that disabling takes effect at once. */
+export async function clientStatus(db: Kysely<Database>, id: string): Promise<ClientRow['status'] | undefined> {
+  const row = await db.selectFrom('clients').select('status').where('id', '=', id).executeTakeFirst();
+  return row?.status;
+}

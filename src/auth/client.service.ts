@@ -1,0 +1,114 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../lib/clock.js';
+import { newId, type ClientId } from '../lib/ids.js';
+import type { Database } from '../storage/schema.js';
+import type { Mode } from '../config/config.js';
+import { expireOpenSecrets, findClient, findClientBySecret, insertClient, insertSecret, listClients, setClientStatus } from './client.repository.js';
+import type { ClientRow } from './client.table.js';
+import { SCOPES, type Scope } from './scopes.js';
+
+/** How long the previous secret keeps working after a rotation (the specification's 24 hours). */
+export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+export interface Client {
+  id: ClientId;
+  name: string;
+  scopes: Scope[];
+  status: ClientRow['status'];
+  created_at: string;
+}
+
+export interface IssuedSecret {
+  client_id: ClientId;
+  client_secret: string;
+  scopes: Scope[];
+}
+
+function toClient(row: ClientRow): Client {
+  return { id: row.id as ClientId, name: row.name, scopes: JSON.parse(row.scopes) as Scope[], status: row.status, created_at: new Date(row.created_at).toISOString() };
+}
+
+/**
+ * Client credentials. A secret is `sk_test_` or `sk_live_` (by mode) and 32 random bytes; only an
+ * HMAC-SHA-256 of it under a key derived from the master key is stored. The secrets are random, so a
+ * keyed hash is enough to make a stolen table useless without the master key, and it keeps the token
+ * endpoint fast (a password hash would cost milliseconds per exchange for no gain).
+ */
+export class ClientService {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly hashKey: Buffer,
+    private readonly mode: Mode,
+    private readonly clock: Clock,
+  ) {}
+
+  get secretPrefix(): string {
+    return this.mode === 'production' ? 'sk_live_' : 'sk_test_';
+  }
+
+  hash(secret: string): string {
+    return createHmac('sha256', this.hashKey).update(secret).digest('base64url');
+  }
+
+  #newSecret(): string {
+    return `${this.secretPrefix}${randomBytes(32).toString('base64url')}`;
+  }
+
+  async create(name: string, scopes: readonly Scope[] = SCOPES): Promise<IssuedSecret> {
+    const now = this.clock.now().getTime();
+    const id = newId('client', now);
+    const secret = this.#newSecret();
+    await this.db.transaction().execute(async (trx) => {
+      await insertClient(trx, { id, name, scopes: JSON.stringify([...new Set(scopes)]), status: 'active', created_at: now, disabled_at: null });
+      await insertSecret(trx, { hash: this.hash(secret), client_id: id, created_at: now, expires_at: null });
+    });
+    return { client_id: id, client_secret: secret, scopes: [...new Set(scopes)] };
+  }
+
+  /** Issues a new secret; every older one keeps working for 24 hours, then fails. */
+  async rotateSecret(clientId: string): Promise<(IssuedSecret & { previous_secret_expires_at: string }) | null> {
+    const now = this.clock.now().getTime();
+    const secret = this.#newSecret();
+    const client = await this.db.transaction().execute(async (trx) => {
+      const row = await findClient(trx, clientId);
+      if (row === undefined) return undefined;
+      await expireOpenSecrets(trx, clientId, now + SECRET_OVERLAP_MS);
+      await insertSecret(trx, { hash: this.hash(secret), client_id: clientId, created_at: now, expires_at: null });
+      return row;
+    });
+    if (client === undefined) return null;
+    return {
+      client_id: client.id as ClientId,
+      client_secret: secret,
+      scopes: JSON.parse(client.scopes) as Scope[],
+      previous_secret_expires_at: new Date(now + SECRET_OVERLAP_MS).toISOString(),
+    };
+  }
+
+  async list(): Promise<Client[]> {
+    return (await listClients(this.db)).map(toClient);
+  }
+
+  async get(id: string): Promise<Client | undefined> {
+    const row = await findClient(this.db, id);
+    return row === undefined ? undefined : toClient(row);
+  }
+
+  async setDisabled(id: string, disabled: boolean): Promise<boolean> {
+    const at = disabled ? this.clock.now().getTime() : null;
+    return (await setClientStatus(this.db, id, disabled ? 'disabled' : 'active', at)) === 1;
+  }
+
+  /**
+   * The active client these credentials belong to, or null. A secret of the other mode, an expired
+   * (rotated-out) secret, a disabled client or a secret of another client are all simply wrong.
+   */
+  async authenticate(clientId: string, secret: string): Promise<Client | null> {
+    if (!secret.startsWith(this.secretPrefix)) return null;
+    const row = await findClientBySecret(this.db, this.hash(secret));
+    if (row === undefined || row.id !== clientId || row.status !== 'active') return null;
+    if (row.secret_expires_at !== null && row.secret_expires_at <= this.clock.now().getTime()) return null;
+    return toClient(row);
+  }
+}

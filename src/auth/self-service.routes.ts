@@ -1,0 +1,86 @@
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { ApiError } from '../lib/errors.js';
+import type { RateLimiter } from '../http/rate-limit.js';
+import { DateTime } from '../http/schemas.js';
+import { IdempotencyHeaders, bearerSecurity, protectedErrors } from '../http/schemas-auth.js';
+import { IdempotencyService } from '../idempotency/idempotency.service.js';
+import type { ClientService } from './client.service.js';
+import { unauthorized, type AccessToken, type TokenService } from './token.service.js';
+
+const ClientSecretRotation = Type.Object(
+  {
+    client_id: Type.String({ description: 'The client whose secret was rotated (cli_...)' }),
+    client_secret: Type.String({ description: 'The new client secret (sk_test_... or sk_live_...). Shown only in this response; never stored in clear.' }),
+    previous_secret_expires_at: DateTime('Every older secret of the client keeps working until then (24 hours), then fails with 401.'),
+  },
+  { title: 'ClientSecretRotation' },
+);
+
+const EmptyBody = Type.Object({}, { additionalProperties: false, description: 'Optional; when sent, an empty object.' });
+
+export interface SelfServiceRouteDeps {
+  clients: ClientService;
+  tokens: TokenService;
+  limiter: RateLimiter;
+}
+
+function bearer(request: FastifyRequest): string {
+  const match = /^Bearer ([A-Za-z0-9_.~+/-]+=*)$/i.exec(request.headers.authorization ?? '');
+  if (match === null) throw unauthorized('Authorization header must be: Bearer <access token>');
+  return match[1] as string;
+}
+
+/**
+ * What a client can do for itself with its own access token (decisions.md, Authentication: "a client
+ * can rotate its own secret from the dashboard"). The route needs no particular scope, so the global
+ * hook treats it as public; it verifies the token here instead, with the same rules (valid token, client
+ * still active), then counts the request against the client's rate limit.
+ */
+export const selfServiceRoutes: FastifyPluginAsyncTypebox<SelfServiceRouteDeps> = async (app, { clients, tokens, limiter }) => {
+  app.post(
+    '/v1/auth/rotate-secret',
+    {
+      preValidation: async (request) => {
+        if (request.body === undefined || request.body === null) request.body = {};
+      },
+      schema: {
+        tags: ['Authentication'],
+        summary: 'Rotate the calling client\'s own secret; the previous one keeps working for 24 hours',
+        description:
+          'Authenticated with the client\'s bearer token, which must carry every scope the client is allowed (a narrowed token cannot ' +
+          'mint full credentials). Requires an Idempotency-Key (a UUID). Client secrets are stored only as keyed hashes, so the new ' +
+          'secret is never stored in clear and a retry cannot return it again: each request issues a new secret, and every earlier one ' +
+          'keeps working for 24 hours, so a lost response loses nothing.',
+        security: bearerSecurity,
+        headers: IdempotencyHeaders,
+        body: EmptyBody,
+        response: { 200: ClientSecretRotation, ...protectedErrors(422) },
+      },
+    },
+    async (request, reply) => {
+      let grant: AccessToken;
+      try {
+        grant = await tokens.verify(bearer(request));
+      } catch (error) {
+        throw error instanceof ApiError ? error : unauthorized('Invalid access token');
+      }
+      const client = await clients.get(grant.clientId);
+      if (client === undefined || client.status !== 'active') throw unauthorized('Client is disabled');
+      await limiter.enforce(reply, `cli:${grant.clientId}`);
+      const missing = client.scopes.find((s) => !grant.scopes.has(s));
+      if (missing !== undefined) {
+        throw new ApiError('forbidden', `Missing scope: ${missing} (rotating the secret needs a token with every scope of the client)`, {
+          headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${client.scopes.join(' ')}"` },
+        });
+      }
+      const header = request.headers['idempotency-key'];
+      IdempotencyService.checkKey(Array.isArray(header) ? header[0] : header);
+
+      const rotated = await clients.rotateSecret(grant.clientId);
+      if (rotated === null) throw unauthorized('Client is disabled');
+      reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+      return { client_id: rotated.client_id, client_secret: rotated.client_secret, previous_secret_expires_at: rotated.previous_secret_expires_at };
+    },
+  );
+};

@@ -1,0 +1,156 @@
+import { Type, type FastifyPluginAsyncTypebox, type Static } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import type { ErrorObject } from 'ajv';
+import { ApiError, type ErrorDetail } from '../lib/errors.js';
+import { detailsFromAjv } from '../lib/validation.js';
+import type { RateLimiter } from '../http/rate-limit.js';
+import { ErrorBody } from '../http/schemas.js';
+import type { KeyRing } from '../keys/key-ring.js';
+import type { ClientService } from './client.service.js';
+import { isScope, SCOPES, type Scope } from './scopes.js';
+import { TOKEN_LIFETIME_SECONDS, type TokenService } from './token.service.js';
+
+const TokenRequest = Type.Object(
+  {
+    grant_type: Type.String({ description: 'Only value: client_credentials' }),
+    client_id: Type.Optional(Type.String({ maxLength: 200 })),
+    client_secret: Type.Optional(Type.String({ maxLength: 200 })),
+    scope: Type.Optional(Type.String({ maxLength: 1000, description: `Space-separated scopes among: ${SCOPES.join(', ')}` })),
+  },
+  { additionalProperties: false, title: 'TokenRequest' },
+);
+
+const TokenResponse = Type.Object(
+  {
+    access_token: Type.String({ description: 'Bearer token in JWT format' }),
+    token_type: Type.Literal('Bearer'),
+    expires_in: Type.Integer({ description: 'Lifetime in seconds: 900' }),
+    scope: Type.String({ description: 'Space-separated granted scopes' }),
+  },
+  { title: 'TokenResponse' },
+);
+
+const Jwks = Type.Object({
+  keys: Type.Array(
+    Type.Object({ kty: Type.Literal('OKP'), crv: Type.Literal('Ed25519'), x: Type.String(), kid: Type.String(), alg: Type.Literal('EdDSA'), use: Type.Literal('sig') }),
+  ),
+});
+
+type OAuthError = 'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'invalid_scope';
+
+function oauthError(status: 'validation_error' | 'unauthorized', error: OAuthError, message: string, details?: ErrorDetail[], headers?: Record<string, string>): ApiError {
+  return new ApiError(status, message, { extra: { error }, ...(details === undefined ? {} : { details }), ...(headers === undefined ? {} : { headers }) });
+}
+
+/**
+ * Form bodies per RFC 6749 §3.2: a parameter sent more than once is an invalid request, so they are
+ * parsed here rather than by a generic parser that would turn repeats into arrays.
+ */
+function parseForm(_request: FastifyRequest, body: string, done: (err: Error | null, body?: unknown) => void): void {
+  const fields: Record<string, string> = {};
+  for (const [name, value] of new URLSearchParams(body)) {
+    if (Object.hasOwn(fields, name)) {
+      done(oauthError('validation_error', 'invalid_request', `Parameter ${name} is repeated`, [{ field: name, rule: 'duplicate', value }]));
+      return;
+    }
+    fields[name] = value;
+  }
+  done(null, fields);
+}
+
+/** Client credentials from HTTP Basic (RFC 6749 §2.3.1: each part form-encoded, then base64). */
+function basicCredentials(header: string | undefined): { id: string; secret: string } | null | 'malformed' {
+  if (header === undefined || !/^Basic /i.test(header)) return null;
+  const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return 'malformed';
+  try {
+    const formDecode = (s: string) => decodeURIComponent(s.replace(/\+/g, ' '));
+    return { id: formDecode(decoded.slice(0, colon)), secret: formDecode(decoded.slice(colon + 1)) };
+  } catch {
+    return 'malformed';
+  }
+}
+
+export interface TokenRouteDeps {
+  clients: ClientService;
+  tokens: TokenService;
+  keys: KeyRing;
+  limiter: RateLimiter;
+}
+
+export const tokenRoutes: FastifyPluginAsyncTypebox<TokenRouteDeps> = async (app, { clients, tokens, keys, limiter }) => {
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, parseForm);
+
+  app.post(
+    '/v1/auth/token',
+    {
+      config: { selfRateLimited: true },
+      attachValidation: true,
+      schema: {
+        tags: ['Authentication'],
+        summary: 'Exchange client credentials for an access token (OAuth 2.0 client credentials grant)',
+        description:
+          'JSON or application/x-www-form-urlencoded; credentials in the body or in HTTP Basic (RFC 6749 §2.3.1). ' +
+          'Errors carry the OAuth `error` member. Unknown form parameters are ignored (RFC 6749 §3.2); unknown JSON members are refused.',
+        body: TokenRequest,
+        response: { 200: TokenResponse, 401: ErrorBody, 422: ErrorBody, 429: ErrorBody },
+      },
+    },
+    async (request, reply) => {
+      const isForm = (request.headers['content-type'] ?? '').toLowerCase().startsWith('application/x-www-form-urlencoded');
+      const problems = request.validationError === undefined ? [] : detailsFromAjv((request.validationError as { validation: ErrorObject[] }).validation);
+      const relevant = isForm ? problems.filter((d) => d.rule !== 'additionalProperties') : problems;
+      if (relevant.length > 0) throw oauthError('validation_error', 'invalid_request', `Invalid ${relevant[0]?.field}: ${relevant[0]?.rule}`, relevant);
+      const body = request.body as Static<typeof TokenRequest>;
+
+      if (body.grant_type !== 'client_credentials') {
+        throw oauthError('validation_error', 'unsupported_grant_type', 'Only grant_type client_credentials is supported', [
+          { field: 'grant_type', rule: 'enum', value: body.grant_type },
+        ]);
+      }
+      const basic = basicCredentials(request.headers.authorization);
+      if (basic === 'malformed') throw oauthError('validation_error', 'invalid_request', 'Malformed HTTP Basic credentials', [{ field: 'Authorization', rule: 'format', value: null }]);
+      if (basic !== null && (body.client_id !== undefined || body.client_secret !== undefined)) {
+        throw oauthError('validation_error', 'invalid_request', 'Send client credentials either in HTTP Basic or in the body, not both', [
+          { field: 'client_id', rule: 'single_authentication_method', value: body.client_id ?? null },
+        ]);
+      }
+      const clientId = basic?.id ?? body.client_id;
+      const secret = basic?.secret ?? body.client_secret;
+      if (clientId === undefined || clientId === '') throw oauthError('validation_error', 'invalid_request', 'client_id is required', [{ field: 'client_id', rule: 'required', value: null }]);
+      if (secret === undefined || secret === '') throw oauthError('validation_error', 'invalid_request', 'client_secret is required', [{ field: 'client_secret', rule: 'required', value: null }]);
+
+      await limiter.enforce(reply, `cli:${clientId}`);
+      const client = await clients.authenticate(clientId, secret);
+      if (client === null) {
+        throw oauthError('unauthorized', 'invalid_client', 'Invalid client credentials', undefined, basic === null ? undefined : { 'www-authenticate': 'Basic realm="token"' });
+      }
+
+      let granted: Scope[] = client.scopes;
+      if (body.scope !== undefined && body.scope.trim() !== '') {
+        const asked = [...new Set(body.scope.trim().split(/ +/))];
+        const unknown = asked.find((s) => !isScope(s));
+        if (unknown !== undefined) throw oauthError('validation_error', 'invalid_scope', `Unknown scope ${unknown}`, [{ field: 'scope', rule: 'enum', value: unknown }]);
+        const refused = asked.find((s) => !client.scopes.includes(s as Scope));
+        if (refused !== undefined) throw oauthError('validation_error', 'invalid_scope', `Scope ${refused} is not allowed for this client`, [{ field: 'scope', rule: 'allowed_scope', value: refused }]);
+        granted = asked as Scope[];
+      }
+      const accessToken = await tokens.issue(client.id, granted);
+      reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+      return { access_token: accessToken, token_type: 'Bearer' as const, expires_in: TOKEN_LIFETIME_SECONDS, scope: granted.join(' ') };
+    },
+  );
+
+  app.get(
+    '/.well-known/jwks.json',
+    { schema: { tags: ['Authentication'], summary: 'Public keys that verify access tokens (current and previous)', response: { 200: Jwks } } },
+    async (_request, reply) => {
+      const all = await keys.all('token');
+      reply.header('cache-control', 'public, max-age=300');
+      return {
+        keys: all.slice(-2).map((k) => ({ kty: 'OKP' as const, crv: 'Ed25519' as const, x: k.publicKey, kid: k.id, alg: 'EdDSA' as const, use: 'sig' as const })),
+      };
+    },
+  );
+};

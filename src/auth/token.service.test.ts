@@ -1,0 +1,86 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHmac, randomBytes } from 'node:crypto';
+import { SignJWT, decodeProtectedHeader } from 'jose';
+import { DATABASES, openTestStorage } from '../../test/support/harness.js';
+import { ManualClock } from '../lib/clock.js';
+import { ApiError } from '../lib/errors.js';
+import type { ClientId } from '../lib/ids.js';
+import { KeyRing } from '../keys/key-ring.js';
+import { TokenService } from './token.service.js';
+
+const options = { issuer: 'http://127.0.0.1:8080', audience: 'http://127.0.0.1:8080/v1', livemode: false };
+const isUnauthorized = (e: unknown) => e instanceof ApiError && e.code === 'unauthorized' && e.status === 401;
+const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+async function setup(t: import('node:test').TestContext) {
+  const storage = await openTestStorage(t, DATABASES[0]!);
+  const clock = new ManualClock();
+  const keys = new KeyRing(storage.db, storage.dialect, randomBytes(32), clock);
+  return { clock, keys, tokens: new TokenService(keys, options, clock) };
+}
+
+test('an issued token verifies, carries the claims of decisions.md and expires after 900 s', async (t) => {
+  const { clock, tokens, keys } = await setup(t);
+  const token = await tokens.issue('cli_a' as ClientId, ['orders:read', 'kyc:read']);
+  const header = decodeProtectedHeader(token);
+  assert.deepEqual(header, { alg: 'EdDSA', kid: (await keys.current('token')).id, typ: 'at+jwt' });
+  const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString());
+  assert.deepEqual(Object.keys(claims).sort(), ['aud', 'exp', 'iat', 'iss', 'jti', 'livemode', 'scope', 'sub']);
+  assert.equal(claims.exp - claims.iat, 900);
+  const grant = await tokens.verify(token);
+  assert.equal(grant.clientId, 'cli_a');
+  assert.deepEqual([...grant.scopes], ['orders:read', 'kyc:read']);
+  clock.advance(899_000);
+  await tokens.verify(token);
+  clock.advance(1_000);
+  await assert.rejects(tokens.verify(token), isUnauthorized, 'expired (cached)');
+  await assert.rejects(new TokenService(keys, options, clock).verify(token), isUnauthorized, 'expired (fresh verifier)');
+});
+
+test('forged, tampered and foreign tokens are refused', async (t) => {
+  const { tokens, keys, clock } = await setup(t);
+  const good = await tokens.issue('cli_a' as ClientId, ['orders:read']);
+  const [h, p, s] = good.split('.') as [string, string, string];
+  const payload = JSON.parse(Buffer.from(p, 'base64url').toString());
+  const key = await keys.current('token');
+  const now = Math.floor(clock.now().getTime() / 1000);
+
+  const forged: [string, string][] = [
+    ['tampered payload', `${h}.${b64({ ...payload, scope: 'orders:read orders:write' })}.${s}`],
+    ['tampered signature', `${h}.${p}.${s.slice(0, -4)}AAAA`],
+    ['alg none', `${b64({ alg: 'none', typ: 'at+jwt', kid: key.id })}.${p}.`],
+    ['not a JWT', 'abc'],
+  ];
+  // HS256 "signed" with the public key, the classic algorithm-confusion attack.
+  const hsHeader = b64({ alg: 'HS256', typ: 'at+jwt', kid: key.id });
+  const hsSig = createHmac('sha256', Buffer.from(key.publicKey, 'base64url')).update(`${hsHeader}.${p}`).digest('base64url');
+  forged.push(['HS256 with the public key', `${hsHeader}.${p}.${hsSig}`]);
+  const sign = (claims: Record<string, unknown>, header: Record<string, unknown> = { alg: 'EdDSA', kid: key.id, typ: 'at+jwt' }) =>
+    new SignJWT(claims).setProtectedHeader(header as { alg: string }).sign(key.privateKeyObject);
+  const base = { iss: options.issuer, aud: options.audience, sub: 'cli_a', scope: 'orders:read', iat: now, exp: now + 900, jti: 'x', livemode: false };
+  forged.push(['wrong aud', await sign({ ...base, aud: 'https://elsewhere' })]);
+  forged.push(['wrong iss', await sign({ ...base, iss: 'https://elsewhere' })]);
+  forged.push(['livemode token in sandbox', await sign({ ...base, livemode: true })]);
+  forged.push(['unknown kid', await sign(base, { alg: 'EdDSA', kid: 'key_unknown', typ: 'at+jwt' })]);
+  forged.push(['no kid', await sign(base, { alg: 'EdDSA', typ: 'at+jwt' })]);
+  forged.push(['wrong typ', await sign(base, { alg: 'EdDSA', kid: key.id, typ: 'JWT' })]);
+  forged.push(['expired', await sign({ ...base, iat: now - 1000, exp: now - 100 })]);
+  const rotated = await keys.rotate('attestation');
+  forged.push(['signed by an attestation key', await new SignJWT(base).setProtectedHeader({ alg: 'EdDSA', kid: rotated.current.id, typ: 'at+jwt' }).sign(rotated.current.privateKeyObject)]);
+
+  for (const [name, token] of forged) await assert.rejects(tokens.verify(token), isUnauthorized, name);
+  assert.equal((await tokens.verify(good)).clientId, 'cli_a');
+});
+
+test('tokens signed before a rotation still verify; new ones use the new key within 5 seconds', async (t) => {
+  const { tokens, keys, clock } = await setup(t);
+  const before = await tokens.issue('cli_a' as ClientId, ['orders:read']);
+  const { previous, current } = await keys.rotate('token');
+  assert.equal(previous?.validUntil, current.validFrom, 'windows are consecutive');
+  clock.advance(5000);
+  const after = await tokens.issue('cli_a' as ClientId, ['orders:read']);
+  assert.equal(decodeProtectedHeader(after).kid, current.id);
+  await tokens.verify(before);
+  await tokens.verify(after);
+});

@@ -1,0 +1,62 @@
+import type { Command } from 'commander';
+import { SCOPES, isScope, type Scope } from '../../auth/scopes.js';
+import { withDeployment } from '../context.js';
+import { CliError, printJson, printTable } from '../output.js';
+
+function parseScopes(value: string | undefined): Scope[] {
+  if (value === undefined) return [...SCOPES];
+  const scopes = value.trim().split(/\s+/).filter((s) => s !== '');
+  const unknown = scopes.filter((s) => !isScope(s));
+  if (unknown.length > 0) throw new CliError(`unknown scope ${unknown.join(', ')}; scopes are: ${SCOPES.join(' ')}`);
+  if (scopes.length === 0) throw new CliError('--scopes must name at least one scope');
+  return scopes as Scope[];
+}
+
+export function registerClients(program: Command): void {
+  const clients = program.command('clients').description('Manage API clients and their secrets');
+
+  clients
+    .command('create')
+    .description('Create a client; prints its id and secret once (only a keyed hash is stored)')
+    .requiredOption('--name <name>', 'display name of the client')
+    .option('--scopes <scopes>', `space-separated scopes it may be granted (default: all: ${SCOPES.join(' ')})`)
+    .option('--json', 'print { client_id, client_secret, scopes } as JSON')
+    .action(async (options: { name: string; scopes?: string; json?: boolean }) => {
+      const scopes = parseScopes(options.scopes);
+      const issued = await withDeployment(({ services }) => services.clients.create(options.name, scopes));
+      if (options.json === true) printJson(issued);
+      else process.stdout.write(`client_id:     ${issued.client_id}\nclient_secret: ${issued.client_secret}\nscopes:        ${issued.scopes.join(' ')}\n\nThe secret is shown only now; store it safely.\n`);
+    });
+
+  clients
+    .command('rotate-secret <client_id>')
+    .description('Issue a new secret; the previous one keeps working for 24 hours')
+    .option('--json', 'print as JSON')
+    .action(async (clientId: string, options: { json?: boolean }) => {
+      const issued = await withDeployment(({ services }) => services.clients.rotateSecret(clientId));
+      if (issued === null) throw new CliError(`no client ${clientId}`);
+      if (options.json === true) printJson(issued);
+      else process.stdout.write(`client_id:     ${issued.client_id}\nclient_secret: ${issued.client_secret}\nprevious secret stops working at ${issued.previous_secret_expires_at}\n`);
+    });
+
+  clients
+    .command('list')
+    .description('List clients')
+    .option('--json', 'print as JSON')
+    .action(async (options: { json?: boolean }) => {
+      const list = await withDeployment(({ services }) => services.clients.list());
+      if (options.json === true) printJson(list);
+      else printTable(list, ['id', 'name', 'status', 'scopes', 'created_at']);
+    });
+
+  for (const [verb, disabled] of [['disable', true], ['enable', false]] as const) {
+    clients
+      .command(`${verb} <client_id>`)
+      .description(disabled ? 'Disable a client: its tokens stop working at once, on every process' : 'Enable a disabled client again')
+      .action(async (clientId: string) => {
+        const done = await withDeployment(({ services }) => services.clients.setDisabled(clientId, disabled));
+        if (!done) throw new CliError(`no client ${clientId}`);
+        process.stdout.write(`${clientId} ${disabled ? 'disabled' : 'enabled'}\n`);
+      });
+  }
+}

@@ -1,0 +1,94 @@
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { loadConfig } from '../../config/config.js';
+import { openDatabase } from '../../app.js';
+import { listInstruments } from '../../partners/instrument.repository.js';
+import { importInstruments, toInstrument } from '../../partners/instrument.service.js';
+import { listPartners } from '../../partners/partner.repository.js';
+import { importPartners, type ImportReport } from '../../partners/partner.service.js';
+import { CliError, printJson, printTable } from '../output.js';
+
+function readJsonFile(path: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new CliError(`cannot read ${path}: ${(error as Error).message}`);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new CliError(`${path} is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+function printReport(report: ImportReport, json: boolean): void {
+  if (json) {
+    printJson(report);
+  } else {
+    for (const a of report.applied) process.stdout.write(`row ${a.index}: ${a.action} ${a.id}\n`);
+    for (const r of report.rejected) {
+      for (const d of r.details) process.stdout.write(`row ${r.index}: rejected: ${d.field} ${d.rule}${d.message === undefined ? '' : ` (${String(d.message)})`}\n`);
+    }
+    if (!report.committed) process.stdout.write('Nothing was written: fix the rejected rows, or pass --allow-partial to write the others.\n');
+  }
+  if (report.rejected.length > 0) process.exitCode = 1;
+}
+
+type ImportFn = (trx: Parameters<typeof importPartners>[0], input: unknown, options: { now: Date; allowPartial?: boolean }) => Promise<ImportReport>;
+
+function registerImport(parent: Command, what: string, run: ImportFn): void {
+  parent
+    .command('import <file>')
+    .description(`Insert or update ${what} from a JSON array; all-or-nothing unless --allow-partial`)
+    .option('--allow-partial', 'write the valid rows even when others are rejected')
+    .option('--json', 'print the report as JSON')
+    .action(async (file: string, options: { allowPartial?: boolean; json?: boolean }) => {
+      const input = readJsonFile(file);
+      const storage = await openDatabase(loadConfig());
+      try {
+        const now = new Date();
+        const report = await storage.db.transaction().execute((trx) => run(trx, input, { now, allowPartial: options.allowPartial === true }));
+        printReport(report, options.json === true);
+      } finally {
+        await storage.close();
+      }
+    });
+}
+
+export function registerDirectory(program: Command): void {
+  const partners = program.command('partners').description('Manage the SGI partner directory');
+  registerImport(partners, 'SGI partners', importPartners);
+  partners
+    .command('list')
+    .description('List every partner, approved or not')
+    .option('--json', 'print as JSON')
+    .action(async (options: { json?: boolean }) => {
+      const storage = await openDatabase(loadConfig());
+      try {
+        const rows = await listPartners(storage.db, { afterId: null, limit: 100_000, approvedOnly: false });
+        const out = rows.map((r) => ({ id: r.id, name: r.name, jurisdiction: r.jurisdiction, capabilities: JSON.parse(r.capabilities) as string[], status: r.status, approved_since: r.approved_since, connector: r.connector }));
+        if (options.json === true) printJson(out);
+        else printTable(out, ['id', 'name', 'jurisdiction', 'status', 'capabilities', 'connector']);
+      } finally {
+        await storage.close();
+      }
+    });
+
+  const instruments = program.command('instruments').description('Manage the instrument catalogue');
+  registerImport(instruments, 'instruments', importInstruments);
+  instruments
+    .command('list')
+    .description('List every instrument')
+    .option('--json', 'print as JSON')
+    .action(async (options: { json?: boolean }) => {
+      const storage = await openDatabase(loadConfig());
+      try {
+        const rows = (await listInstruments(storage.db, { afterCode: null, limit: 100_000 })).map(toInstrument);
+        if (options.json === true) printJson(rows);
+        else printTable(rows, ['code', 'exchange', 'class', 'status', 'reference_price_cents', 'name']);
+      } finally {
+        await storage.close();
+      }
+    });
+}

@@ -1,0 +1,47 @@
+import type { Command } from 'commander';
+import { loadConfig } from '../../config/config.js';
+import { createRuntime, type Runtime } from '../../app.js';
+
+/** Closes the runtime on SIGTERM or SIGINT: in-flight requests and worker ticks finish first. */
+function closeOnSignal(runtime: Runtime): void {
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    runtime.app.log.info({ signal }, 'shutting down');
+    runtime.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        runtime.app.log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+export function registerServe(program: Command): void {
+  program
+    .command('serve')
+    .description('Run the HTTP API (and, unless CAURI_WORKERS=none, the background workers)')
+    .action(async () => {
+      const config = loadConfig();
+      const runtime = await createRuntime(config);
+      const address = await runtime.app.listen({ host: config.host, port: config.port });
+      runtime.app.log.info({ address, database: runtime.storage.dialect, workers: config.workers }, `${config.serviceName} listening`);
+      closeOnSignal(runtime);
+    });
+
+  program
+    .command('worker')
+    .description('Run only the background workers (routing, webhook delivery, daily snapshot, maintenance), without HTTP')
+    .action(async () => {
+      // A worker process is the same runtime with its workers on and no listening socket; API
+      // processes then run with CAURI_WORKERS=none. They coordinate through the database.
+      const config = { ...loadConfig(), workers: 'all' as const };
+      const runtime = await createRuntime(config);
+      runtime.app.log.info({ database: runtime.storage.dialect }, `${config.serviceName} workers running`);
+      closeOnSignal(runtime);
+    });
+}

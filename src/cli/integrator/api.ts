@@ -1,0 +1,124 @@
+import { randomUUID } from 'node:crypto';
+import { CliError } from '../output.js';
+import type { Credentials } from './credentials.js';
+
+/** Refresh this long before the token's stated expiry, so a request never carries a just-expired token. */
+const EXPIRY_MARGIN_MS = 60_000;
+const REQUEST_TIMEOUT_MS = 30_000;
+
+/** The service could not be reached at all (refused, DNS, timeout): worth retrying later. */
+export class UnreachableError extends CliError {
+  constructor(readonly url: string, cause: unknown) {
+    super(`cannot reach ${url}: ${describeNetworkError(cause)}`);
+    this.name = 'UnreachableError';
+  }
+}
+
+/** The service answered with an error body; `code` is the spec's error code. */
+export class ApiCallError extends CliError {
+  constructor(readonly status: number, readonly code: string, message: string) {
+    super(message);
+    this.name = 'ApiCallError';
+  }
+}
+
+export function describeNetworkError(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  if (cause?.code !== undefined) return cause.code === 'ECONNREFUSED' ? 'connection refused (is the service running?)' : `${cause.code}${cause.message === undefined ? '' : ` (${cause.message})`}`;
+  if ((error as Error).name === 'TimeoutError') return 'timed out';
+  return (error as Error).message;
+}
+
+async function errorOf(res: Response, what: string): Promise<ApiCallError> {
+  const text = await res.text().catch(() => '');
+  let code = 'http_error';
+  let message = text.slice(0, 300);
+  try {
+    const body = JSON.parse(text) as { error?: unknown; code?: unknown; message?: unknown; details?: { field?: string; rule?: string }[] };
+    if (typeof body.code === 'string') code = body.code;
+    else if (typeof body.error === 'string') code = body.error;
+    if (typeof body.message === 'string') message = body.message;
+    const details = (body.details ?? []).map((d) => `${d.field ?? '?'}: ${d.rule ?? '?'}`).join(', ');
+    if (details !== '') message += ` (${details})`;
+  } catch {
+    // Not a JSON error body (a proxy's page, say): its text is shown as is.
+  }
+  return new ApiCallError(res.status, code, `${what}: ${res.status} ${code}${message === '' ? '' : `: ${message}`}`);
+}
+
+/**
+ * A client of a remote cauri service: exchanges the client credentials for an access token
+ * (`POST /v1/auth/token`), reuses it until shortly before it expires, and fetches a new one when the
+ * service answers 401 once (the token was revoked by a key rotation, or the clocks disagree).
+ */
+export class IntegratorApi {
+  #token: { value: string; expiresAt: number } | null = null;
+
+  constructor(readonly credentials: Credentials) {}
+
+  get baseUrl(): string {
+    return this.credentials.apiUrl;
+  }
+
+  async #fetch(path: string, init: RequestInit): Promise<Response> {
+    const url = `${this.baseUrl}${path}`;
+    try {
+      return await fetch(url, init);
+    } catch (error) {
+      if ((error as Error).name === 'AbortError' && init.signal?.aborted === true && init.signal.reason?.name !== 'TimeoutError') throw error;
+      throw new UnreachableError(this.baseUrl, error);
+    }
+  }
+
+  /** A valid access token, exchanged anew when `fresh` or close to expiry. */
+  async token(fresh = false): Promise<string> {
+    if (!fresh && this.#token !== null && Date.now() < this.#token.expiresAt - EXPIRY_MARGIN_MS) return this.#token.value;
+    const res = await this.#fetch('/v1/auth/token', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ grant_type: 'client_credentials', client_id: this.credentials.clientId, client_secret: this.credentials.clientSecret }),
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
+    if (res.status !== 200) {
+      const error = await errorOf(res, 'token exchange failed');
+      if (res.status === 401) throw new ApiCallError(401, error.code, `the service refused the client credentials (${this.credentials.clientId}): ${error.message}`);
+      throw error;
+    }
+    const body = (await res.json()) as { access_token: string; expires_in: number };
+    this.#token = { value: body.access_token, expiresAt: Date.now() + body.expires_in * 1000 };
+    return body.access_token;
+  }
+
+  /** An authenticated request; retried once with a new token on 401. Returns the raw response. */
+  async send(method: string, path: string, init: { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<Response> {
+    for (let attempt = 0; ; attempt++) {
+      const token = await this.token(attempt > 0);
+      const res = await this.#fetch(path, {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          accept: 'application/json',
+          ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...init.headers,
+        },
+        ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+        signal: init.signal ?? AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      });
+      if (res.status === 401 && attempt === 0) {
+        await res.body?.cancel();
+        continue;
+      }
+      return res;
+    }
+  }
+
+  /** A JSON request that must succeed; a mutating POST gets a fresh Idempotency-Key. */
+  async json<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const headers: Record<string, string> = method === 'POST' ? { 'idempotency-key': randomUUID() } : {};
+    const res = await this.send(method, path, { ...(body === undefined ? {} : { body }), headers });
+    if (res.status < 200 || res.status > 299) throw await errorOf(res, `${method} ${path.split('?')[0]}`);
+    return (await res.json()) as T;
+  }
+}
+
+export { errorOf as apiErrorOf };

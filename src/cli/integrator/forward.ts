@@ -1,0 +1,45 @@
+import { createHash } from 'node:crypto';
+import { signatureHeader } from '../../webhooks/core/signature.js';
+import { describeNetworkError } from './api.js';
+
+/** decisions.md, Webhooks: each attempt times out after 10 s and follows no redirect; so does a forward. */
+const FORWARD_TIMEOUT_MS = 10_000;
+
+export const WEBHOOK_USER_AGENT = 'Cauri-Webhooks/1.0';
+
+/**
+ * A UUID fixed for one event (RFC 9562 §5.8, version 8, from SHA-256 of the event id): forwarding the
+ * same event again, after a reconnection say, carries the same `X-Cauri-Idempotency-Key`, as every
+ * attempt of one delivery does.
+ */
+export function forwardIdempotencyKey(eventId: string): string {
+  const b = createHash('sha256').update(`cauri-listen:${eventId}`).digest().subarray(0, 16);
+  b[6] = 0x80 | ((b[6] as number) & 0x0f);
+  b[8] = 0x80 | ((b[8] as number) & 0x3f);
+  const h = b.toString('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+/** The headers of a webhook delivery of `body`, signed with `secret` at `nowMs`. */
+export function deliveryHeaders(secret: string, eventId: string, body: string, nowMs: number): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    'x-cauri-signature': signatureHeader([secret], Math.floor(nowMs / 1000), body),
+    'x-cauri-idempotency-key': forwardIdempotencyKey(eventId),
+    'user-agent': WEBHOOK_USER_AGENT,
+  };
+}
+
+export type ForwardOutcome = { status: number; durationMs: number } | { error: string; durationMs: number };
+
+/** POSTs the envelope, byte for byte, to the local receiver as a webhook delivery would. */
+export async function forwardEvent(url: string, secret: string, eventId: string, body: string): Promise<ForwardOutcome> {
+  const started = Date.now();
+  try {
+    const res = await fetch(url, { method: 'POST', headers: deliveryHeaders(secret, eventId, body, Date.now()), body, redirect: 'manual', signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS) });
+    await res.body?.cancel();
+    return { status: res.status, durationMs: Date.now() - started };
+  } catch (error) {
+    return { error: describeNetworkError(error), durationMs: Date.now() - started };
+  }
+}

@@ -1,0 +1,114 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { IntegratorApi, UnreachableError, apiErrorOf } from './api.js';
+import { forwardEvent } from './forward.js';
+import { SseParser, type SseMessage } from './sse-parser.js';
+
+export interface ListenOptions {
+  forwardTo: string;
+  /** Only these event types are forwarded (null: all). */
+  types: ReadonlySet<string> | null;
+  secret: string;
+  /** Resume after this event id on the first connection too. */
+  after: string | null;
+  signal: AbortSignal;
+  out: (line: string) => void;
+  err: (line: string) => void;
+}
+
+/** Reconnection delays: 0.5 s doubling to 30 s, with ±20 % jitter so that many listeners do not retry together. */
+export function backoffMs(failures: number, random: () => number = Math.random): number {
+  const base = Math.min(30_000, 500 * 2 ** Math.max(0, failures - 1));
+  return Math.round(base * (0.8 + 0.4 * random()));
+}
+
+/** The server pings every 15 s; silence for this long means the connection is dead without having closed. */
+const IDLE_TIMEOUT_MS = 45_000;
+/** A connection that ended sooner than this counts as a failure for the backoff (a server that hangs up at once). */
+const HEALTHY_CONNECTION_MS = 5_000;
+
+/** Statuses after which trying again may succeed (the service restarting, overloaded or rate limiting). */
+function retryable(status: number): boolean {
+  return status === 429 || status >= 500;
+}
+
+/**
+ * `cauri listen`: follows `/v1/events/stream` and forwards each event to a local URL. On a dropped
+ * connection it reconnects with backoff and resumes after the last event id it received, so nothing
+ * is lost or forwarded twice. Resolves when `signal` aborts; rejects on errors retrying cannot fix
+ * (refused credentials, missing scope).
+ */
+export async function listen(api: IntegratorApi, options: ListenOptions): Promise<void> {
+  const { signal, out, err } = options;
+  let lastId = options.after;
+  let failures = 0;
+  let connectedOnce = false;
+  while (!signal.aborted) {
+    const connection = new AbortController();
+    const abort = () => connection.abort();
+    signal.addEventListener('abort', abort, { once: true });
+    let res: Response;
+    try {
+      res = await api.send('GET', `/v1/events/stream`, { headers: { accept: 'text/event-stream', ...(lastId === null ? {} : { 'last-event-id': lastId }) }, signal: connection.signal });
+    } catch (error) {
+      signal.removeEventListener('abort', abort);
+      if (signal.aborted) return;
+      if (!(error instanceof UnreachableError)) throw error;
+      failures++;
+      const wait = backoffMs(failures);
+      err(`cauri: ${error.message}; retrying in ${(wait / 1000).toFixed(1)}s (attempt ${failures})`);
+      await delay(wait, undefined, { signal }).catch(() => undefined);
+      continue;
+    }
+    if (res.status !== 200) {
+      signal.removeEventListener('abort', abort);
+      const error = await apiErrorOf(res, 'GET /v1/events/stream');
+      if (!retryable(res.status)) throw error;
+      failures++;
+      const wait = Math.max(backoffMs(failures), Number(res.headers.get('retry-after') ?? 0) * 1000);
+      err(`cauri: ${error.message}; retrying in ${(wait / 1000).toFixed(1)}s (attempt ${failures})`);
+      await delay(wait, undefined, { signal }).catch(() => undefined);
+      continue;
+    }
+    out(`${connectedOnce ? 'Reconnected' : 'Connected'} to ${api.baseUrl}${lastId === null ? '' : ` (resuming after ${lastId})`}`);
+    connectedOnce = true;
+    const opened = Date.now();
+    let idle: NodeJS.Timeout | undefined;
+    const watchdog = () => {
+      clearTimeout(idle);
+      idle = setTimeout(abort, IDLE_TIMEOUT_MS);
+    };
+    let reason = 'the service closed the stream';
+    try {
+      watchdog();
+      const parser = new SseParser();
+      const decoder = new TextDecoder();
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+        watchdog();
+        for (const message of parser.push(decoder.decode(chunk, { stream: true }))) {
+          await handle(message);
+          if (message.id !== null) lastId = message.id;
+        }
+      }
+    } catch (error) {
+      if (signal.aborted) return;
+      reason = connection.signal.aborted ? 'no data for 45 s' : `the connection dropped (${(error as Error).message})`;
+    } finally {
+      clearTimeout(idle);
+      signal.removeEventListener('abort', abort);
+    }
+    if (signal.aborted) return;
+    failures = Date.now() - opened < HEALTHY_CONNECTION_MS ? failures + 1 : 0;
+    const wait = failures === 0 ? 0 : backoffMs(failures);
+    err(`cauri: ${reason}; reconnecting${wait === 0 ? '' : ` in ${(wait / 1000).toFixed(1)}s`}${lastId === null ? '' : ` after ${lastId}`}`);
+    if (wait > 0) await delay(wait, undefined, { signal }).catch(() => undefined);
+  }
+
+  async function handle(message: SseMessage): Promise<void> {
+    if (message.id === null || message.data === '') return;
+    if (options.types !== null && !options.types.has(message.event)) return;
+    const outcome = await forwardEvent(options.forwardTo, options.secret, message.id, message.data);
+    const result = 'status' in outcome ? `[${outcome.status}]` : `[failed: ${outcome.error}]`;
+    out(`${new Date().toISOString()}  ${message.event.padEnd(14)}  ${message.id}  --> POST ${options.forwardTo} ${result} ${outcome.durationMs}ms`);
+  }
+}
+

@@ -1,0 +1,49 @@
+#!/usr/bin/env node
+import { Command, CommanderError } from 'commander';
+import { ConfigError } from '../config/config.js';
+import { registerAudit } from './commands/audit.js';
+import { registerClients } from './commands/clients.js';
+import { registerDirectory } from './commands/directory.js';
+import { registerIntegrator } from './commands/integrator.js';
+import { registerKeys } from './commands/keys.js';
+import { registerMigrate } from './commands/migrate.js';
+import { registerServe } from './commands/serve.js';
+import { CliError } from './output.js';
+
+/**
+ * The `cauri` command. It reads the same configuration as the service (environment and .env), so
+ * `CAURI_DATA_DIR=x cauri partners list` acts on the service that runs with `CAURI_DATA_DIR=x`.
+ */
+export function buildProgram(): Command {
+  const program = new Command('cauri')
+    .description('Brokerage order routing and portable KYC attestations')
+    .showHelpAfterError()
+    .exitOverride();
+  registerServe(program);
+  registerMigrate(program);
+  registerDirectory(program);
+  registerClients(program);
+  registerKeys(program);
+  registerAudit(program);
+  registerIntegrator(program);
+  return program;
+}
+
+async function main(argv: string[]): Promise<void> {
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      process.exitCode = error.exitCode;
+      return;
+    }
+    if (error instanceof ConfigError || error instanceof CliError) {
+      process.stderr.write(`cauri: ${error.message}\n`);
+      process.exitCode = error instanceof CliError ? error.exitCode : 2;
+      return;
+    }
+    throw error;
+  }
+}
+
+await main(process.argv);

@@ -1,0 +1,217 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parse as parseDotenv } from 'dotenv';
+
+export type Mode = 'sandbox' | 'production';
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+export type WorkerSet = 'all' | 'none';
+
+export interface Config {
+  readonly mode: Mode;
+  /** `livemode` of events and tokens: true only in production. */
+  readonly livemode: boolean;
+  readonly serviceName: string;
+  readonly host: string;
+  readonly port: number;
+  readonly publicUrl: string;
+  readonly dataDir: string;
+  /** A `postgres://` URL selects PostgreSQL; otherwise SQLite at `<dataDir>/cauri.sqlite`. */
+  readonly databaseUrl: string | null;
+  readonly databasePoolSize: number;
+  /** `FULL` fsyncs every commit (no acknowledged write is lost on power failure). */
+  readonly sqliteSynchronous: 'FULL' | 'NORMAL';
+  readonly redisUrl: string | null;
+  /** 32 bytes, or null in sandbox when the key is generated into the data folder. */
+  readonly masterKey: Buffer | null;
+  readonly rateLimitPerMinute: number;
+  readonly logLevel: LogLevel;
+  readonly contact: string;
+  readonly attestationValidityDays: number;
+  /** Background workers run in this process (`all`) or in separate `cauri worker` processes (`none`). */
+  readonly workers: WorkerSet;
+  /** Seed synthetic partners and instruments on first start (sandbox default). */
+  readonly seedSandboxData: boolean;
+  /** Trust X-Forwarded-For for the client address (behind a reverse proxy). */
+  readonly trustProxy: boolean;
+  /** Where daily audit roots are anchored: the local sandbox anchor, or an EVM chain over JSON-RPC. */
+  readonly anchor: AnchorConfig;
+  /**
+   * Webhook receivers at private, loopback or link-local addresses: allowed in sandbox (local
+   * development) unless set to false; always refused in production.
+   */
+  readonly webhooksAllowPrivate: boolean;
+}
+
+export type AnchorConfig =
+  | { readonly kind: 'sandbox' }
+  | {
+      readonly kind: 'evm';
+      readonly rpcUrl: string;
+      /** Secret: the account that pays for anchoring transactions. */
+      readonly privateKey: string;
+      readonly chainName: string;
+      readonly chainId: number | null;
+      readonly confirmations: number;
+      readonly to: string | null;
+    };
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Reads the configuration once. `.env` in the working directory supplies defaults; the real
+ * environment wins over it. Every wrong value throws a ConfigError naming its variable.
+ */
+export function loadConfig(env: Env = process.env, options: { dotenvPath?: string | null } = {}): Config {
+  const dotenvPath = options.dotenvPath === undefined ? resolve('.env') : options.dotenvPath;
+  const fromFile = dotenvPath !== null && existsSync(dotenvPath) ? parseDotenv(readFileSync(dotenvPath)) : {};
+  const merged: Env = { ...fromFile, ...env };
+  return parseConfig(merged);
+}
+
+export function parseConfig(env: Env): Config {
+  const get = (name: string): string | undefined => {
+    const value = env[name];
+    return value === undefined || value === '' ? undefined : value;
+  };
+
+  const mode = oneOf(env, 'CAURI_MODE', ['sandbox', 'production'] as const, 'sandbox');
+  const host = get('HOST') ?? '127.0.0.1';
+  const port = integer(env, 'PORT', 8080, 0, 65535);
+  const dataDir = resolve(get('CAURI_DATA_DIR') ?? './data');
+
+  const databaseUrl = get('DATABASE_URL') ?? null;
+  if (databaseUrl !== null && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL', 'must be a postgres:// URL (leave it unset for the embedded SQLite database)');
+  }
+  const redisUrl = get('REDIS_URL') ?? null;
+  if (redisUrl !== null && !/^rediss?:\/\//.test(redisUrl)) {
+    throw new ConfigError('REDIS_URL', 'must be a redis:// or rediss:// URL');
+  }
+
+  const rawMasterKey = get('CAURI_MASTER_KEY');
+  const masterKey = rawMasterKey === undefined ? null : decodeKey(rawMasterKey);
+  if (mode === 'production' && masterKey === null) {
+    throw new ConfigError('CAURI_MASTER_KEY', 'is required in production (32 bytes, as 64 hex characters or base64)');
+  }
+
+  const rawPublicUrl = get('CAURI_PUBLIC_URL');
+  if (mode === 'production' && rawPublicUrl === undefined) {
+    throw new ConfigError('CAURI_PUBLIC_URL', 'is required in production (the absolute base URL clients use)');
+  }
+  const publicUrl = absoluteUrl('CAURI_PUBLIC_URL', rawPublicUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`);
+
+  const config: Config = {
+    mode,
+    livemode: mode === 'production',
+    serviceName: name(env, 'CAURI_SERVICE_NAME', 'cauri'),
+    host,
+    port,
+    publicUrl,
+    dataDir,
+    databaseUrl,
+    databasePoolSize: integer(env, 'CAURI_DB_POOL_SIZE', 10, 1, 1000),
+    sqliteSynchronous: oneOf(env, 'CAURI_SQLITE_SYNCHRONOUS', ['FULL', 'NORMAL'] as const, 'FULL'),
+    redisUrl,
+    masterKey,
+    rateLimitPerMinute:
+      mode === 'production'
+        ? integer(env, 'CAURI_RATE_LIMIT_PRODUCTION', 10000, 1, 10_000_000)
+        : integer(env, 'CAURI_RATE_LIMIT_SANDBOX', 1000, 1, 10_000_000),
+    logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+    contact: get('CAURI_CONTACT') ?? 'security@cauri.example',
+    attestationValidityDays: integer(env, 'CAURI_ATTESTATION_VALIDITY_DAYS', 365, 1, 3650),
+    workers: oneOf(env, 'CAURI_WORKERS', ['all', 'none'] as const, 'all'),
+    seedSandboxData: boolean(env, 'CAURI_SEED', mode === 'sandbox'),
+    trustProxy: boolean(env, 'CAURI_TRUST_PROXY', false),
+    anchor: anchorConfig(env, mode),
+    webhooksAllowPrivate: mode === 'sandbox' && boolean(env, 'CAURI_WEBHOOKS_ALLOW_PRIVATE', true),
+  };
+  return Object.freeze(config);
+}
+
+function anchorConfig(env: Env, mode: Mode): AnchorConfig {
+  const kind = oneOf(env, 'CAURI_ANCHOR', ['sandbox', 'evm'] as const, 'sandbox');
+  if (kind === 'sandbox') return { kind };
+  const required = (name: string): string => {
+    const value = env[name];
+    if (value === undefined || value === '') throw new ConfigError(name, 'is required when CAURI_ANCHOR=evm');
+    return value;
+  };
+  const rpcUrl = absoluteUrl('CAURI_EVM_RPC_URL', required('CAURI_EVM_RPC_URL'));
+  const privateKey = required('CAURI_EVM_PRIVATE_KEY');
+  if (!/^(0x)?[0-9a-fA-F]{64}$/.test(privateKey)) throw new ConfigError('CAURI_EVM_PRIVATE_KEY', 'must be 32 bytes as 64 hex characters');
+  const chainName = required('CAURI_EVM_CHAIN_NAME');
+  if (!/^[a-z][a-z0-9-]{0,63}$/.test(chainName)) throw new ConfigError('CAURI_EVM_CHAIN_NAME', 'must be a lowercase name such as ethereum-sepolia');
+  const chainIdText = env.CAURI_EVM_CHAIN_ID;
+  if (mode === 'production' && (chainIdText === undefined || chainIdText === '')) throw new ConfigError('CAURI_EVM_CHAIN_ID', 'is required in production with CAURI_ANCHOR=evm');
+  const to = env.CAURI_EVM_TO === undefined || env.CAURI_EVM_TO === '' ? null : env.CAURI_EVM_TO;
+  if (to !== null && !/^0x[0-9a-fA-F]{40}$/.test(to)) throw new ConfigError('CAURI_EVM_TO', 'must be a 0x-prefixed 20-byte address');
+  return {
+    kind,
+    rpcUrl,
+    privateKey: privateKey.startsWith('0x') ? privateKey : `0x${privateKey}`,
+    chainName,
+    chainId: chainIdText === undefined || chainIdText === '' ? null : integer(env, 'CAURI_EVM_CHAIN_ID', 1, 1, Number.MAX_SAFE_INTEGER),
+    confirmations: integer(env, 'CAURI_EVM_CONFIRMATIONS', 12, 1, 1000),
+    to,
+  };
+}
+
+function oneOf<T extends string>(env: Env, variable: string, allowed: readonly T[], fallback: T): T {
+  const value = env[variable];
+  if (value === undefined || value === '') return fallback;
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  throw new ConfigError(variable, `must be one of ${allowed.join(', ')} (got "${value}")`);
+}
+
+function integer(env: Env, variable: string, fallback: number, min: number, max: number): number {
+  const value = env[variable];
+  if (value === undefined || value === '') return fallback;
+  if (!/^\d+$/.test(value)) throw new ConfigError(variable, `must be a whole number (got "${value}")`);
+  const n = Number(value);
+  if (n < min || n > max) throw new ConfigError(variable, `must be between ${min} and ${max} (got ${n})`);
+  return n;
+}
+
+function boolean(env: Env, variable: string, fallback: boolean): boolean {
+  const value = env[variable];
+  if (value === undefined || value === '') return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(value)) return true;
+  if (['0', 'false', 'no', 'off'].includes(value)) return false;
+  throw new ConfigError(variable, `must be true or false (got "${value}")`);
+}
+
+function name(env: Env, variable: string, fallback: string): string {
+  const value = env[variable];
+  if (value === undefined || value === '') return fallback;
+  if (!/^[a-z][a-z0-9-]{0,31}$/.test(value)) throw new ConfigError(variable, 'must be a lowercase name of letters, digits and hyphens');
+  return value;
+}
+
+function absoluteUrl(variable: string, value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(variable, `must be an absolute URL (got "${value}")`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(variable, 'must be an http or https URL');
+  return url.href.replace(/\/+$/, '');
+}
+
+/** The master key is 32 bytes, given as 64 hex characters or as base64/base64url. */
+export function decodeKey(value: string): Buffer {
+  const bytes = /^[0-9a-fA-F]{64}$/.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
+  if (bytes.length !== 32) throw new ConfigError('CAURI_MASTER_KEY', 'must decode to exactly 32 bytes (64 hex characters or base64)');
+  return bytes;
+}

@@ -1,0 +1,37 @@
+import type { Kysely } from 'kysely';
+import { isoMillis } from '../lib/clock.js';
+import { newId } from '../lib/ids.js';
+import type { Database } from '../storage/schema.js';
+import { insertEvent } from './event.repository.js';
+import type { EventRow } from './event.table.js';
+import type { EventEnvelope, EventType, NewEvent } from './event.types.js';
+import type { EventId } from '../lib/ids.js';
+
+/**
+ * Records an event inside the caller's transaction, so that the event exists exactly when the change
+ * it reports commits. Delivery reads it from the table afterwards; nothing is sent from here.
+ */
+export async function recordEvent<T>(trx: Kysely<Database>, event: NewEvent<T>): Promise<EventEnvelope<T>> {
+  const id = newId('event', event.at.getTime());
+  await insertEvent(trx, {
+    id,
+    client_id: event.clientId,
+    type: event.type,
+    livemode: event.livemode ? 1 : 0,
+    created_at: event.at.getTime(),
+    data: JSON.stringify(event.data),
+    subject_ref: event.subjectRef ?? null,
+    dispatched_at: null,
+  });
+  return { id, type: event.type, created_at: isoMillis(event.at), data: event.data, livemode: event.livemode };
+}
+
+export function envelopeOf(row: EventRow): EventEnvelope {
+  return {
+    id: row.id as EventId,
+    type: row.type as EventType,
+    created_at: isoMillis(row.created_at),
+    data: JSON.parse(row.data) as unknown,
+    livemode: row.livemode === 1,
+  };
+}

@@ -1,0 +1,148 @@
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Kysely } from 'kysely';
+import { authOf } from '../auth/authenticate.js';
+import { replyIdempotently } from '../http/idempotent.js';
+import { ErrorBody } from '../http/schemas.js';
+import { IdempotencyHeaders, bearerSecurity, protectedErrors } from '../http/schemas-auth.js';
+import type { IdempotencyService } from '../idempotency/idempotency.service.js';
+import type { Clock } from '../lib/clock.js';
+import { validationError } from '../lib/errors.js';
+import { isId } from '../lib/ids.js';
+import type { DialectName } from '../storage/dialect.js';
+import type { Database } from '../storage/schema.js';
+import type { DeliveryService } from '../webhooks/delivery.service.js';
+import { Delivery } from '../webhooks/webhook.schemas.js';
+import { DEFAULT_FOLLOW_OPTIONS, EventFollower, type FollowOptions } from './event-follower.js';
+import { EventResendService } from './resend.service.js';
+import { lastEventIdAt } from './sse.js';
+
+export interface EventStreamRouteDeps {
+  db: Kysely<Database>;
+  dialect: DialectName;
+  clock: Clock;
+  idempotency: IdempotencyService;
+  deliveries: DeliveryService;
+  follow?: Partial<FollowOptions>;
+}
+
+const scope = 'webhooks:manage' as const;
+const tags = ['Events'];
+
+const StreamQuery = Type.Object(
+  { last_event_id: Type.Optional(Type.String({ maxLength: 64, description: 'Resume after this event id; for clients that cannot set the Last-Event-ID header.' })) },
+  { additionalProperties: false },
+);
+const StreamHeaders = Type.Object({
+  'last-event-id': Type.Optional(Type.String({ description: 'Resume after this event id (sent by EventSource clients on reconnection).' })),
+});
+
+/** Every status of the stream route carries its media type, so the documented `produces` applies to the 200 alone. */
+const jsonErrors = Object.fromEntries(Object.keys(protectedErrors(422)).map((s) => [s, { description: 'Error', content: { 'application/json': { schema: ErrorBody } } }]));
+
+const ResendParams = Type.Object({ id: Type.String() });
+const ResendRequest = Type.Object(
+  { endpoint_id: Type.Optional(Type.String({ maxLength: 64, description: 'The endpoint to send it to (we_...); default every endpoint subscribed to the event type.' })) },
+  { additionalProperties: false, title: 'EventResendRequest' },
+);
+const ResendResponse = Type.Object({ event_id: Type.String(), deliveries: Type.Array(Delivery) }, { title: 'EventResend' });
+
+/** The event's resume position: the header wins over the query parameter. Unknown but well-formed ids are positions too. */
+function resumeAfter(header: string | undefined, query: string | undefined): string | null {
+  const value = header ?? query;
+  if (value === undefined || value === '') return null;
+  if (!isId('event', value)) throw validationError([{ field: header === undefined ? 'last_event_id' : 'Last-Event-ID', rule: 'format', value }]);
+  return value;
+}
+
+/**
+ * The live event stream (Server-Sent Events) and re-sending a stored event. Registered beside the
+ * webhook routes; `GET /v1/events/stream` is a static path, so it takes precedence over
+ * `GET /v1/events/:id`.
+ */
+export const eventStreamRoutes: FastifyPluginAsyncTypebox<EventStreamRouteDeps> = async (app, deps) => {
+  const { db, clock, idempotency } = deps;
+  const follow: FollowOptions = { ...DEFAULT_FOLLOW_OPTIONS, ...deps.follow };
+  const resender = new EventResendService(deps.deliveries, clock, deps.dialect);
+  const open = new Set<EventFollower>();
+
+  // Streams never finish by themselves: they are ended before the server waits for open requests,
+  // so that closing the runtime does not hang, and before the database closes.
+  app.addHook('preClose', async () => {
+    await Promise.all([...open].map((f) => f.stop()));
+  });
+
+  app.get(
+    '/v1/events/stream',
+    {
+      config: { scope },
+      schema: {
+        tags,
+        summary: 'Follow the client\'s events as they happen (Server-Sent Events), resuming after Last-Event-ID',
+        description:
+          'Each event is sent as `id: <event id>`, `event: <type>` and `data: <envelope>`, where the envelope is byte for byte the body a webhook delivery of it carries. ' +
+          'Sends the client\'s events and those addressed to every client, in id order, about two seconds after they happen. With `Last-Event-ID` (or `last_event_id`) the stored events after that id are sent first. ' +
+          'A `: ping` comment comes every 15 seconds. The stream ends when the access token expires; reconnect with a new token and the last id received.',
+        security: bearerSecurity,
+        produces: ['text/event-stream'],
+        headers: StreamHeaders,
+        querystring: StreamQuery,
+        response: {
+          200: { description: 'An endless text/event-stream', content: { 'text/event-stream': { schema: Type.String({ description: 'SSE frames' }) } } },
+          ...jsonErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const grant = authOf(request);
+      const after = resumeAfter(request.headers['last-event-id'], request.query.last_event_id);
+      // Without a position the stream starts now: nothing older than the settle window is replayed.
+      const cursor = after ?? lastEventIdAt(clock.now().getTime() - follow.settleMs);
+      const res = reply.raw;
+      reply.hijack();
+      res.writeHead(200, {
+        ...(reply.getHeaders() as Record<string, string>),
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        connection: 'keep-alive',
+        // Reverse proxies (nginx) would otherwise buffer the stream.
+        'x-accel-buffering': 'no',
+      });
+      res.write(': connected\n\n');
+      const follower = new EventFollower(db, clock, res, grant.clientId, cursor, grant.exp * 1000, follow);
+      open.add(follower);
+      const gone = () => void follower.stop();
+      res.once('close', gone);
+      await follower.start((error) => request.log.error({ err: error }, 'event stream failed'));
+      open.delete(follower);
+      res.off('close', gone);
+      if (!res.destroyed) res.end();
+    },
+  );
+
+  app.post(
+    '/v1/events/:id/resend',
+    {
+      config: { scope },
+      preValidation: async (request: { body: unknown }) => {
+        if (request.body === undefined || request.body === null) request.body = {};
+      },
+      schema: {
+        tags,
+        summary: 'Send a stored event again: to one endpoint, or to every endpoint subscribed to its type',
+        description:
+          'For each endpoint: a new delivery, due now, if it never had one; a succeeded or dead delivery is made due again (same idempotency key, its retry schedule restarted); a pending one is left on its way. ' +
+          '409 while the event has not been fanned out yet (within a second of its creation), or when no endpoint subscribes to its type and none is named.',
+        security: bearerSecurity,
+        headers: IdempotencyHeaders,
+        params: ResendParams,
+        body: ResendRequest,
+        response: { 202: ResendResponse, ...protectedErrors(404, 409, 422) },
+      },
+    },
+    async (request, reply) =>
+      replyIdempotently(idempotency, request, reply, async (trx) => ({
+        status: 202,
+        body: await resender.resend(trx, authOf(request).clientId, request.params.id, request.body.endpoint_id),
+      })),
+  );
+};

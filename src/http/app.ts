@@ -1,0 +1,95 @@
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Config } from '../config/config.js';
+import { ApiError } from '../lib/errors.js';
+import { newId } from '../lib/ids.js';
+import { bodyAjv, textAjv } from '../lib/validation.js';
+import { sendError } from './errors.js';
+import type { Metrics } from './metrics.js';
+
+export type App = FastifyInstance;
+
+export const BODY_LIMIT = 64 * 1024;
+
+export interface RouteInfo {
+  method: string;
+  url: string;
+}
+
+const ROUTES = new WeakMap<object, RouteInfo[]>();
+
+/** Every route registered on `app` (for the OpenAPI completeness check and the route listing). */
+export function registeredRoutes(app: App): readonly RouteInfo[] {
+  return ROUTES.get(app) ?? [];
+}
+
+export function fastifyOptions(config: Config, logger?: FastifyBaseLogger): FastifyServerOptions {
+  return {
+    ...(logger === undefined
+      ? {
+          logger:
+            config.logLevel === 'silent'
+              ? false
+              : { level: config.logLevel, base: { service: config.serviceName, mode: config.mode, pid: process.pid }, redact: ['req.headers.authorization', 'req.headers.cookie'] },
+        }
+      : { loggerInstance: logger }),
+    bodyLimit: BODY_LIMIT,
+    // Request ids are ours (req_...), never taken from the client, and logged as `request_id`.
+    genReqId: () => newId('request'),
+    requestIdHeader: false,
+    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    trustProxy: config.trustProxy,
+    return503OnClosing: true,
+  };
+}
+
+/**
+ * The HTTP edge without routes: validation, errors, request ids, metrics and the OpenAPI generator.
+ * Route plugins are registered by the caller (the composition root), each with its dependencies.
+ */
+export async function createHttpApp(config: Config, metrics: Metrics, logger?: FastifyBaseLogger): Promise<App> {
+  const app = Fastify(fastifyOptions(config, logger)).withTypeProvider<TypeBoxTypeProvider>();
+
+  const routes: RouteInfo[] = [];
+  ROUTES.set(app, routes);
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routes.push({ method, url: route.url });
+  });
+
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : textAjv).compile(schema));
+  // Only JSON is accepted (the token endpoint adds form bodies in its own scope); anything else is 415.
+  app.removeContentTypeParser('text/plain');
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    metrics.requests.inc({ method: request.method, route, status: String(reply.statusCode) });
+    metrics.latency.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+  });
+
+  app.setErrorHandler((error, request, reply) => sendError(request, reply, error));
+  app.setNotFoundHandler((request, reply) =>
+    sendError(request, reply, new ApiError('not_found', `No route ${request.method} ${request.url.split('?')[0]}`)),
+  );
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: `${config.serviceName} brokerage order routing and portable KYC attestation API`,
+        version: '1.4.0',
+        description: 'Routes investors\' orders to approved SGI partners and issues KYC attestations verifiable offline.',
+      },
+      servers: [{ url: config.publicUrl }],
+      components: {
+        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true }, staticCSP: true });
+  return app;
+}

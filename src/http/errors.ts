@@ -1,0 +1,53 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, validationError, type ErrorDetail } from '../lib/errors.js';
+import { detailsFromAjv } from '../lib/validation.js';
+import type { ErrorObject } from 'ajv';
+
+/** Names the part of the request a validation error is about, as the API's `details.field` does. */
+const ROOT_OF_CONTEXT: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
+
+/** Maps anything thrown while handling a request to the one ApiError the client will see. */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  const e = error as FastifyError & { validation?: ErrorObject[]; validationContext?: string };
+  if (Array.isArray(e.validation)) {
+    return validationError(detailsFromAjv(e.validation, ROOT_OF_CONTEXT[e.validationContext ?? 'body'] ?? 'body'));
+  }
+  switch (e.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('payload_too_large', 'Request body exceeds 65536 bytes');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError('unsupported_media_type', 'Content-Type must be application/json');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return validationError([{ field: 'body', rule: 'required', value: null }], 'Request body is empty; a JSON object is required');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return validationError([{ field: 'body', rule: 'json', value: null }], 'Request body is not valid JSON');
+    default:
+      break;
+  }
+  if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
+    // Malformed requests caught by the framework (a JSON syntax error, a prototype-poisoning key, a
+    // bad Content-Length): the specification has no 400, so they are validation errors on the body.
+    const detail: ErrorDetail = { field: 'body', rule: error instanceof SyntaxError ? 'json' : 'request', value: null };
+    return validationError([detail], error instanceof SyntaxError ? `Request body is not valid JSON: ${e.message}` : e.message);
+  }
+  return new ApiError('internal_error', 'Internal error; retry with the same Idempotency-Key', { cause: error });
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
+  const apiError = toApiError(error);
+  if (apiError.code === 'internal_error') {
+    request.log.error({ err: apiError.cause ?? error }, 'request failed');
+  } else if (apiError.status >= 500) {
+    request.log.warn({ err: error }, 'request failed');
+  }
+  if (apiError.headers !== undefined) reply.headers(apiError.headers);
+  const body: Record<string, unknown> = {
+    code: apiError.code,
+    message: apiError.message,
+    ...(apiError.details === undefined ? {} : { details: apiError.details }),
+    request_id: request.id,
+    ...apiError.extra,
+  };
+  return reply.code(apiError.status).type('application/json; charset=utf-8').send(body);
+}

@@ -1,0 +1,61 @@
+import { Type, type Static, type TProperties, type TSchema } from '@sinclair/typebox';
+
+/**
+ * `T` or null, written as a JSON Schema type list rather than anyOf, so that a wrong value gets one
+ * precise validation error instead of one per branch.
+ */
+export function Nullable<T extends TSchema>(schema: T) {
+  const base = schema as unknown as { type?: string };
+  return Type.Unsafe<Static<T> | null>({ ...schema, type: [base.type ?? 'object', 'null'] });
+}
+
+export const DateTime = (description?: string) =>
+  Type.String({ format: 'date-time', ...(description === undefined ? {} : { description }) });
+
+export const ErrorDetailSchema = Type.Object(
+  {
+    field: Type.String({ description: 'The field, header or query parameter: a dotted path for body members.' }),
+    rule: Type.String({ description: 'The JSON Schema keyword or the named business rule that failed.' }),
+    value: Type.Unknown({ description: 'The offending value (null when absent).' }),
+    message: Type.Optional(Type.String()),
+  },
+  { additionalProperties: true },
+);
+
+export const ErrorBody = Type.Object(
+  {
+    code: Type.String({ description: 'Machine code from the errors table.' }),
+    message: Type.String(),
+    details: Type.Optional(Type.Array(ErrorDetailSchema)),
+    request_id: Type.String({ description: 'Quote it to support; equals the X-Request-Id header.' }),
+    error: Type.Optional(Type.String({ description: 'OAuth 2.0 error code (token endpoint only).' })),
+  },
+  { title: 'Error', additionalProperties: true },
+);
+
+/**
+ * The schema of a query string. A parameter with a default is filled in before the handler runs (the
+ * query validator applies defaults), so it is typed as present but documented as optional: it is
+ * left out of `required`.
+ */
+export function QueryObject<T extends TProperties>(properties: T) {
+  const schema = Type.Object(properties, { additionalProperties: false });
+  const required = ((schema.required ?? []) as string[]).filter((key) => (properties[key] as { default?: unknown }).default === undefined);
+  if (required.length > 0) (schema as { required?: string[] }).required = required;
+  else delete (schema as { required?: string[] }).required;
+  return schema;
+}
+
+export const PageQuery = {
+  cursor: Type.Optional(Type.String({ description: 'Opaque value from X-Cursor-Next (or X-Cursor-Prev).', maxLength: 512 })),
+  limit: Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'Page size, 1 to 200.' }),
+};
+
+export const pageHeaders = {
+  'x-cursor-next': Type.String({ description: 'Cursor of the next page; empty on the last page.' }),
+};
+
+/** A closed set of strings as one JSON Schema `enum`: one precise error (`rule: enum`) when wrong. */
+export function StringEnum<const T extends readonly string[]>(values: T, options: { description?: string } = {}) {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+}

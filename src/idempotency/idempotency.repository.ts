@@ -1,0 +1,50 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../storage/schema.js';
+import type { IdempotencyTable } from './idempotency.table.js';
+
+export async function insertRecord(db: Kysely<Database>, row: IdempotencyTable): Promise<void> {
+  await db.insertInto('idempotency_keys').values(row).execute();
+}
+
+export async function findRecord(db: Kysely<Database>, clientId: string, key: string): Promise<IdempotencyTable | undefined> {
+  return db.selectFrom('idempotency_keys').selectAll().where('client_id', '=', clientId).where('key', '=', key).executeTakeFirst();
+}
+
+/** Takes over an in-flight record whose lease lapsed; false when another request took it first. */
+export async function takeOver(db: Kysely<Database>, clientId: string, key: string, previousLease: number, lease: number): Promise<boolean> {
+  const result = await db
+    .updateTable('idempotency_keys')
+    .set({ locked_until: lease })
+    .where('client_id', '=', clientId)
+    .where('key', '=', key)
+    .where('state', '=', 'in_flight')
+    .where('locked_until', '=', previousLease)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function complete(db: Kysely<Database>, clientId: string, key: string, status: number, body: string): Promise<void> {
+  await db
+    .updateTable('idempotency_keys')
+    .set({ state: 'done', response_status: status, response_body: body })
+    .where('client_id', '=', clientId)
+    .where('key', '=', key)
+    .execute();
+}
+
+export async function rewriteResponse(db: Kysely<Database>, clientId: string, key: string, body: string): Promise<void> {
+  await db.updateTable('idempotency_keys').set({ response_body: body }).where('client_id', '=', clientId).where('key', '=', key).where('state', '=', 'done').execute();
+}
+
+export async function release(db: Kysely<Database>, clientId: string, key: string): Promise<void> {
+  await db.deleteFrom('idempotency_keys').where('client_id', '=', clientId).where('key', '=', key).where('state', '=', 'in_flight').execute();
+}
+
+export async function deleteRecord(db: Kysely<Database>, clientId: string, key: string): Promise<void> {
+  await db.deleteFrom('idempotency_keys').where('client_id', '=', clientId).where('key', '=', key).execute();
+}
+
+export async function purgeExpired(db: Kysely<Database>, now: number): Promise<number> {
+  const result = await db.deleteFrom('idempotency_keys').where('expires_at', '<=', now).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

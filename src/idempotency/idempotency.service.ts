@@ -1,0 +1,127 @@
+import { createHash } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { canonicalize } from '@cauri/verifier';
+import type { Clock } from '../lib/clock.js';
+import { ApiError, validationError } from '../lib/errors.js';
+import { isUniqueViolation } from '../storage/dialect.js';
+import type { Database } from '../storage/schema.js';
+import type { Transact } from '../storage/database.js';
+import { complete, deleteRecord, findRecord, insertRecord, release, rewriteResponse, takeOver } from './idempotency.repository.js';
+
+/** The specification's idempotency cache: 24 hours. */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/** How long a request may hold its key before a retry may take it over (a crashed process's lease). */
+export const IDEMPOTENCY_LEASE_MS = 60_000;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface IdempotentRequest {
+  clientId: string;
+  key: string | undefined;
+  /** What makes two requests the same: the route and the body, compared in RFC 8785 canonical form. */
+  fingerprint: unknown;
+}
+
+export interface IdempotentOutcome {
+  status: number;
+  /** The exact response body bytes, sent again on a replay. */
+  body: string;
+  replayed: boolean;
+  /** The work's result (first run only). */
+  result?: WorkResult;
+}
+
+/** Which status and body the work produced; `serialize` turns it into the bytes that are sent. */
+export interface WorkResult {
+  status: number;
+  body: unknown;
+}
+
+/**
+ * Idempotency for every mutating POST (decisions.md): keys are per client; a retry with the same key
+ * and the same body within 24 hours gets the first response and creates nothing; another body is 422
+ * `idempotency_key_reused`; the same key while the first request runs is 409. The work runs in one
+ * transaction with the record, so the resource, its events and the stored response commit together.
+ * A failure (any error, 4xx or 5xx) stores nothing, so the retry runs again.
+ */
+export class IdempotencyService {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly transact: Transact,
+    private readonly clock: Clock,
+  ) {}
+
+  static checkKey(key: string | undefined): string {
+    if (key === undefined || key === '') {
+      throw validationError([{ field: 'Idempotency-Key', rule: 'required', value: null }], 'Idempotency-Key header is required (a UUID)');
+    }
+    if (!UUID.test(key)) throw validationError([{ field: 'Idempotency-Key', rule: 'format', value: key }], 'Idempotency-Key must be a UUID');
+    return key.toLowerCase();
+  }
+
+  async run(request: IdempotentRequest, serialize: (result: WorkResult) => string, work: (trx: Kysely<Database>) => Promise<WorkResult>): Promise<IdempotentOutcome> {
+    const key = IdempotencyService.checkKey(request.key);
+    const hash = createHash('sha256').update(canonicalize(request.fingerprint)).digest('hex');
+    const replay = await this.#claim(request.clientId, key, hash);
+    if (replay !== null) return replay;
+    try {
+      return await this.transact(async (trx) => {
+        const result = await work(trx);
+        const body = serialize(result);
+        await complete(trx, request.clientId, key, result.status, body);
+        return { status: result.status, body, replayed: false, result };
+      });
+    } catch (error) {
+      await this.transact((trx) => release(trx, request.clientId, key));
+      throw error;
+    }
+  }
+
+  /**
+   * Replaces the stored response of a completed request, in the transaction of the change that makes
+   * the new response true (an order handed over within its request answers `routed`, not `created`):
+   * a replay then returns what the first request actually answered.
+   */
+  async rewrite(trx: Kysely<Database>, clientId: string, key: string, body: string): Promise<void> {
+    await rewriteResponse(trx, clientId, key.toLowerCase(), body);
+  }
+
+  /** Claims the key (null: go ahead) or returns the stored outcome; throws 409 / 422 as decisions.md says. */
+  async #claim(clientId: string, key: string, hash: string): Promise<IdempotentOutcome | null> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const now = this.clock.now().getTime();
+      try {
+        await this.transact((trx) => insertRecord(trx, {
+          client_id: clientId,
+          key,
+          request_hash: hash,
+          state: 'in_flight',
+          locked_until: now + IDEMPOTENCY_LEASE_MS,
+          response_status: null,
+          response_body: null,
+          created_at: now,
+          expires_at: now + IDEMPOTENCY_TTL_MS,
+        }));
+        return null;
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+      }
+      const existing = await findRecord(this.db, clientId, key);
+      if (existing === undefined) continue;
+      if (existing.expires_at <= now) {
+        await this.transact((trx) => deleteRecord(trx, clientId, key));
+        continue;
+      }
+      if (existing.request_hash !== hash) {
+        throw validationError(
+          [{ field: 'Idempotency-Key', rule: 'idempotency_key_reused', value: key }],
+          'This Idempotency-Key was used with a different request; use a new key for a new request',
+        );
+      }
+      if (existing.state === 'done') return { status: existing.response_status ?? 200, body: existing.response_body ?? '', replayed: true };
+      if (existing.locked_until <= now && (await this.transact((trx) => takeOver(trx, clientId, key, existing.locked_until, now + IDEMPOTENCY_LEASE_MS)))) return null;
+      throw new ApiError('conflict', 'A request with this Idempotency-Key is still being processed; retry shortly', { headers: { 'retry-after': '1' } });
+    }
+    throw new ApiError('conflict', 'Idempotency-Key is contended; retry shortly', { headers: { 'retry-after': '1' } });
+  }
+}

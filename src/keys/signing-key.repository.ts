@@ -1,0 +1,31 @@
+import { sql, type Kysely } from 'kysely';
+import type { DialectName } from '../storage/dialect.js';
+import type { Database } from '../storage/schema.js';
+import type { KeyPurpose, SigningKeyRow } from './signing-key.table.js';
+
+export async function listKeys(db: Kysely<Database>, purpose: KeyPurpose): Promise<SigningKeyRow[]> {
+  return db.selectFrom('signing_keys').selectAll().where('purpose', '=', purpose).orderBy('valid_from').execute();
+}
+
+export async function findKey(db: Kysely<Database>, id: string): Promise<SigningKeyRow | undefined> {
+  return db.selectFrom('signing_keys').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/**
+ * The open key of a purpose. On PostgreSQL the row is read `FOR SHARE`, so a rotation (which locks it
+ * `FOR UPDATE` before closing its window) waits for signers that already chose it, and a signer that
+ * waited for a rotation sees the row no longer open and reads again.
+ */
+export async function findCurrentKey(db: Kysely<Database>, dialect: DialectName, purpose: KeyPurpose, lock: 'share' | 'update' | 'none'): Promise<SigningKeyRow | undefined> {
+  const query = db.selectFrom('signing_keys').selectAll().where('purpose', '=', purpose).where('valid_until', 'is', null);
+  if (dialect !== 'postgres' || lock === 'none') return query.executeTakeFirst();
+  return (lock === 'share' ? query.modifyEnd(sql`for share`) : query.forUpdate()).executeTakeFirst();
+}
+
+export async function insertKey(db: Kysely<Database>, row: SigningKeyRow): Promise<void> {
+  await db.insertInto('signing_keys').values(row).execute();
+}
+
+export async function closeKey(db: Kysely<Database>, id: string, at: number): Promise<void> {
+  await db.updateTable('signing_keys').set({ valid_until: at }).where('id', '=', id).execute();
+}

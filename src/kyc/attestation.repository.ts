@@ -1,0 +1,49 @@
+import { sql, type Kysely } from 'kysely';
+import type { DialectName } from '../storage/dialect.js';
+import type { Database } from '../storage/schema.js';
+import type { AttestationRow, RevocationReason } from './attestation.table.js';
+
+export async function insertAttestation(db: Kysely<Database>, row: AttestationRow): Promise<void> {
+  await db.insertInto('attestations').values(row).execute();
+}
+
+/** An attestation of this client; another client's is as absent as an unknown one. */
+export async function findClientAttestation(db: Kysely<Database>, clientId: string, id: string): Promise<AttestationRow | undefined> {
+  return db.selectFrom('attestations').selectAll().where('id', '=', id).where('client_id', '=', clientId).executeTakeFirst();
+}
+
+/**
+ * The same, read `FOR SHARE` on PostgreSQL: a revocation (an UPDATE of the row) then waits for the
+ * reading transaction, so no order can be accepted under an attestation after its revoke returned.
+ */
+export async function findClientAttestationShared(db: Kysely<Database>, dialect: DialectName, clientId: string, id: string): Promise<AttestationRow | undefined> {
+  const query = db.selectFrom('attestations').selectAll().where('id', '=', id).where('client_id', '=', clientId);
+  return (dialect === 'postgres' ? query.modifyEnd(sql`for share`) : query).executeTakeFirst();
+}
+
+export async function maxCrlNumber(db: Kysely<Database>): Promise<number> {
+  const row = await db.selectFrom('attestations').select((eb) => eb.fn.max('crl_number').as('n')).executeTakeFirst();
+  return row?.n === null || row?.n === undefined ? 0 : Number(row.n);
+}
+
+export async function markRevoked(db: Kysely<Database>, id: string, revokedAt: number, reason: RevocationReason, crlNumber: number): Promise<void> {
+  await db.updateTable('attestations').set({ revoked_at: revokedAt, revocation_reason: reason, crl_number: crlNumber }).where('id', '=', id).execute();
+}
+
+export interface RevokedRow {
+  id: string;
+  revoked_at: number;
+  revocation_reason: RevocationReason;
+  crl_number: number;
+}
+
+/** Revocations numbered after `since`, in revocation order. */
+export async function listRevocations(db: Kysely<Database>, since: number): Promise<RevokedRow[]> {
+  const rows = await db
+    .selectFrom('attestations')
+    .select(['id', 'revoked_at', 'revocation_reason', 'crl_number'])
+    .where('crl_number', '>', since)
+    .orderBy('crl_number')
+    .execute();
+  return rows as RevokedRow[];
+}

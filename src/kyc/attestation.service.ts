@@ -1,0 +1,163 @@
+import type { Kysely } from 'kysely';
+import type { Clock } from '../lib/clock.js';
+import { isoSeconds } from '../lib/clock.js';
+import { notFound, validationError, type ErrorDetail } from '../lib/errors.js';
+import { isId, newId, type ClientId } from '../lib/ids.js';
+import type { KeyRing } from '../keys/key-ring.js';
+import { recordEvent } from '../events/event.service.js';
+import { lockForTransaction, type DialectName } from '../storage/dialect.js';
+import type { Database } from '../storage/schema.js';
+import { findClientAttestation, insertAttestation, markRevoked, maxCrlNumber } from './attestation.repository.js';
+import type { AttestationRow, RevocationReason } from './attestation.table.js';
+import type { KycAttestation, KycAttestationRequest } from './kyc.schemas.js';
+import { missingVerifications } from './levels.js';
+import { canonicalSha256, signDocument } from './signing.js';
+
+/** How far in the future a verification time may lie (clocks of the checking systems differ). */
+export const VERIFIED_AT_SKEW_MS = 5 * 60 * 1000;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface Revocation {
+  attestation_id: string;
+  revoked_at: string;
+  reason: RevocationReason;
+}
+
+export interface AttestationStatus {
+  attestation_id: string;
+  status: 'active' | 'revoked' | 'expired';
+  revoked_at: string | null;
+  reason: RevocationReason | null;
+}
+
+export interface KycServiceOptions {
+  issuer: string;
+  validityDays: number;
+  livemode: boolean;
+  dialect: DialectName;
+}
+
+/** The business rules the schema cannot state: level requirements, unique types, times not in the future. */
+export function checkAttestationRequest(request: KycAttestationRequest, now: Date): ErrorDetail[] {
+  const details: ErrorDetail[] = [];
+  const seen = new Set<string>();
+  request.verifications.forEach((v, i) => {
+    if (seen.has(v.type)) details.push({ field: `verifications.${i}.type`, rule: 'unique', value: v.type, message: `verification ${v.type} is listed twice` });
+    seen.add(v.type);
+    if (Date.parse(v.verified_at) > now.getTime() + VERIFIED_AT_SKEW_MS) {
+      details.push({ field: `verifications.${i}.verified_at`, rule: 'not_in_future', value: v.verified_at, message: 'verified_at lies in the future' });
+    }
+  });
+  for (const missing of missingVerifications(request.level, seen)) {
+    details.push({ field: 'verifications', rule: 'required_verification', value: missing, message: `${request.level} requires a ${missing} verification` });
+  }
+  return details;
+}
+
+/**
+ * Issues, reads and revokes KYC attestations. An attestation is signed once, stored as the exact JSON
+ * that was signed, and served as stored; revocations are numbered for the revocation list.
+ */
+export class KycService {
+  constructor(
+    private readonly keys: KeyRing,
+    private readonly clock: Clock,
+    private readonly options: KycServiceOptions,
+  ) {}
+
+  async issue(trx: Kysely<Database>, clientId: ClientId, request: KycAttestationRequest): Promise<KycAttestation> {
+    const problems = checkAttestationRequest(request, this.clock.now());
+    if (problems.length > 0) throw validationError(problems);
+    // The key is chosen before the time is read, and issued_at is never before the key's window: a
+    // rotation in between cannot leave the attestation outside the window of the key that signed it.
+    const key = await this.keys.current('attestation', trx);
+    const now = this.clock.now().getTime();
+    const issuedAt = Math.max(Math.floor(now / 1000) * 1000, key.validFrom);
+    const expiresAt = issuedAt + this.options.validityDays * DAY_MS;
+    const attestation = signDocument(
+      {
+        id: newId('attestation', now),
+        version: '1.0' as const,
+        subject_id: request.subject_id,
+        level: request.level,
+        issued_at: isoSeconds(issuedAt),
+        expires_at: isoSeconds(expiresAt),
+        issuer: this.options.issuer,
+        verifications: request.verifications.map((v) => ({ type: v.type, verified_at: isoSeconds(Date.parse(v.verified_at)), ...(v.method === undefined ? {} : { method: v.method }) })),
+        jurisdictions: request.jurisdictions,
+        key_id: key.id,
+      },
+      key,
+    );
+    await insertAttestation(trx, {
+      id: attestation.id,
+      client_id: clientId,
+      subject_id: attestation.subject_id,
+      level: attestation.level,
+      jurisdictions: JSON.stringify(attestation.jurisdictions),
+      issued_at: issuedAt,
+      expires_at: expiresAt,
+      key_id: key.id,
+      document: JSON.stringify(attestation),
+      document_sha256: canonicalSha256(attestation),
+      revoked_at: null,
+      revocation_reason: null,
+      crl_number: null,
+    });
+    await recordEvent(trx, { clientId, type: 'kyc.attested', data: attestation, livemode: this.options.livemode, at: new Date(now), subjectRef: attestation.id });
+    return attestation;
+  }
+
+  async #find(db: Kysely<Database>, clientId: ClientId, id: string): Promise<AttestationRow> {
+    const row = isId('attestation', id) ? await findClientAttestation(db, clientId, id) : undefined;
+    if (row === undefined) throw notFound('Attestation', id);
+    return row;
+  }
+
+  async get(db: Kysely<Database>, clientId: ClientId, id: string): Promise<KycAttestation> {
+    return JSON.parse(await this.document(db, clientId, id)) as KycAttestation;
+  }
+
+  /** The attestation exactly as it was signed and first returned, as JSON text. */
+  async document(db: Kysely<Database>, clientId: ClientId, id: string): Promise<string> {
+    return (await this.#find(db, clientId, id)).document;
+  }
+
+  async status(db: Kysely<Database>, clientId: ClientId, id: string): Promise<AttestationStatus> {
+    const row = await this.#find(db, clientId, id);
+    const status = row.revoked_at !== null ? 'revoked' : row.expires_at <= this.clock.now().getTime() ? 'expired' : 'active';
+    return {
+      attestation_id: row.id,
+      status,
+      revoked_at: row.revoked_at === null ? null : isoSeconds(row.revoked_at),
+      reason: row.revocation_reason,
+    };
+  }
+
+  /**
+   * Revokes once: the attestation gets the next revocation-list number and `kyc.revoked` is emitted in
+   * the same transaction. Revoking again returns the first record and emits nothing.
+   */
+  async revoke(trx: Kysely<Database>, clientId: ClientId, id: string, reason: RevocationReason): Promise<Revocation> {
+    if (!isId('attestation', id)) throw notFound('Attestation', id);
+    // Numbering is serialised (the lock), and the row is read after the lock so that two concurrent
+    // revocations of one attestation cannot both number it.
+    await lockForTransaction(trx, this.options.dialect, 'crl');
+    const row = await this.#find(trx, clientId, id);
+    if (row.revoked_at !== null && row.revocation_reason !== null) {
+      return { attestation_id: row.id, revoked_at: isoSeconds(row.revoked_at), reason: row.revocation_reason };
+    }
+    const revokedAt = Math.floor(this.clock.now().getTime() / 1000) * 1000;
+    await markRevoked(trx, row.id, revokedAt, reason, (await maxCrlNumber(trx)) + 1);
+    const revocation = { attestation_id: row.id, revoked_at: isoSeconds(revokedAt), reason };
+    await recordEvent(trx, {
+      clientId,
+      type: 'kyc.revoked',
+      data: { attestation_id: row.id, subject_id: row.subject_id, revoked_at: revocation.revoked_at, reason },
+      livemode: this.options.livemode,
+      at: this.clock.now(),
+      subjectRef: row.id,
+    });
+    return revocation;
+  }
+}

@@ -1,0 +1,136 @@
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
+import { authOf } from '../auth/authenticate.js';
+import { replyIdempotently } from '../http/idempotent.js';
+import { ErrorBody } from '../http/schemas.js';
+import { IdempotencyHeaders, bearerSecurity, protectedErrors } from '../http/schemas-auth.js';
+import type { IdempotencyService } from '../idempotency/idempotency.service.js';
+import type { KeyRing } from '../keys/key-ring.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../storage/schema.js';
+import type { KycService } from './attestation.service.js';
+import type { CrlService } from './crl.service.js';
+import { buildKeyDocument } from './key-document.js';
+import { AttestationStatus, Crl, KeyDocument, KycAttestation, KycAttestationRequest, Revocation, RevokeRequest } from './kyc.schemas.js';
+
+export interface KycRouteDeps {
+  db: Kysely<Database>;
+  kyc: KycService;
+  crl: CrlService;
+  keys: KeyRing;
+  idempotency: IdempotencyService;
+  serviceName: string;
+  publicUrl: string;
+  contact: string;
+}
+
+const IdParams = Type.Object({ id: Type.String() });
+
+export const kycRoutes: FastifyPluginAsyncTypebox<KycRouteDeps> = async (app, deps) => {
+  const { db, kyc, crl, idempotency } = deps;
+
+  app.post(
+    '/v1/kyc/attestations',
+    {
+      config: { scope: 'kyc:write' },
+      schema: {
+        tags: ['KYC attestations'],
+        summary: 'Issue a signed KYC attestation',
+        security: bearerSecurity,
+        headers: IdempotencyHeaders,
+        body: KycAttestationRequest,
+        response: { 201: KycAttestation, ...protectedErrors(409, 422) },
+      },
+    },
+    async (request, reply) =>
+      replyIdempotently(idempotency, request, reply, async (trx) => ({ status: 201, body: await kyc.issue(trx, authOf(request).clientId, request.body) })),
+  );
+
+  app.get(
+    '/v1/kyc/attestations/:id',
+    {
+      config: { scope: 'kyc:read' },
+      schema: {
+        tags: ['KYC attestations'],
+        summary: 'Read an attestation: exactly the signed object',
+        security: bearerSecurity,
+        params: IdParams,
+        response: { 200: KycAttestation, ...protectedErrors(404) },
+      },
+    },
+    // The stored bytes are sent as they are: exactly the object that was signed and first returned.
+    async (request, reply) => (reply as FastifyReply).type('application/json; charset=utf-8').send(Buffer.from(await kyc.document(db, authOf(request).clientId, request.params.id))),
+  );
+
+  app.get(
+    '/v1/kyc/attestations/:id/status',
+    {
+      config: { scope: 'kyc:read' },
+      schema: {
+        tags: ['KYC attestations'],
+        summary: 'Whether an attestation is active, revoked or expired',
+        security: bearerSecurity,
+        params: IdParams,
+        response: { 200: AttestationStatus, ...protectedErrors(404) },
+      },
+    },
+    async (request) => kyc.status(db, authOf(request).clientId, request.params.id),
+  );
+
+  app.post(
+    '/v1/kyc/attestations/:id/revoke',
+    {
+      config: { scope: 'kyc:write' },
+      schema: {
+        tags: ['KYC attestations'],
+        summary: 'Revoke an attestation (adds it to the revocation list; revoking again returns the same record)',
+        security: bearerSecurity,
+        headers: IdempotencyHeaders,
+        params: IdParams,
+        body: Type.Optional(RevokeRequest),
+        response: { 200: Revocation, ...protectedErrors(404, 409, 422) },
+      },
+    },
+    async (request, reply) =>
+      replyIdempotently(idempotency, request, reply, async (trx) => ({
+        status: 200,
+        body: await kyc.revoke(trx, authOf(request).clientId, request.params.id, request.body?.reason ?? 'other'),
+      })),
+  );
+
+  app.get(
+    '/v1/kyc/crl',
+    {
+      schema: {
+        tags: ['KYC attestations'],
+        summary: 'The signed revocation list (public); ?since=N returns only the entries after number N',
+        querystring: Type.Object({ since: Type.Optional(Type.Integer({ minimum: 0 })) }, { additionalProperties: false }),
+        response: { 200: Crl, 304: Type.Null({ description: 'Not modified (If-None-Match)' }), 422: ErrorBody, 429: ErrorBody },
+      },
+    },
+    async (request, reply) => {
+      const signed = await crl.current(request.query.since ?? null);
+      // The signed bytes are sent as they were signed and hashed for the ETag, not re-serialised.
+      const raw = reply as FastifyReply;
+      raw.header('etag', signed.etag).header('cache-control', 'public, max-age=900');
+      const match = request.headers['if-none-match'];
+      if (match !== undefined && match.split(',').some((tag) => tag.trim().replace(/^W\//, '') === signed.etag)) return raw.code(304).send();
+      return raw.type('application/json; charset=utf-8').send(Buffer.from(signed.body));
+    },
+  );
+
+  app.get(
+    `/.well-known/${deps.serviceName}`,
+    {
+      schema: {
+        tags: ['KYC attestations'],
+        summary: 'The issuer key document: every attestation key with its validity window',
+        response: { 200: KeyDocument, 429: ErrorBody },
+      },
+    },
+    async (_request, reply) => {
+      reply.header('cache-control', 'public, max-age=300');
+      return buildKeyDocument(deps.keys, { issuer: deps.serviceName, publicUrl: deps.publicUrl, contact: deps.contact });
+    },
+  );
+};

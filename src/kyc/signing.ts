@@ -1,0 +1,19 @@
+import { createHash, sign } from 'node:crypto';
+import { canonicalize } from '@cauri/verifier';
+import type { SigningKey } from '../keys/key-ring.js';
+
+/**
+ * Signs a document the way every signed object of the service is signed (attestations, revocation
+ * lists, audit snapshots): Ed25519 (RFC 8032) over the UTF-8 bytes of the RFC 8785 canonical form of
+ * the object without its `signature` member, base64url without padding. `key_id` must already be in
+ * `unsigned`, so that it is covered by the signature.
+ */
+export function signDocument<T extends { key_id: string }>(unsigned: T, key: SigningKey): T & { signature: string } {
+  const signature = sign(null, Buffer.from(canonicalize(unsigned), 'utf8'), key.privateKeyObject).toString('base64url');
+  return { ...unsigned, signature };
+}
+
+/** Lowercase hex SHA-256 of the RFC 8785 form of a JSON value. */
+export function canonicalSha256(value: unknown): string {
+  return createHash('sha256').update(canonicalize(value), 'utf8').digest('hex');
+}

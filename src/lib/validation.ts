@@ -1,0 +1,61 @@
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { ErrorDetail } from './errors.js';
+
+// ajv-formats is CommonJS with a default export; under NodeNext it arrives as the module object.
+type AddFormats = typeof addFormatsModule.default;
+const addFormats: AddFormats = (addFormatsModule as unknown as { default: AddFormats }).default;
+
+/**
+ * Two validators: bodies are checked as sent (no coercion, so `"10"` is not a number and unknown
+ * members are errors, not silently dropped); query strings and path parameters arrive as text, so
+ * there numbers are coerced and defaults applied.
+ */
+function makeAjv(options: Options): Ajv {
+  const ajv = new Ajv({ allErrors: true, verbose: true, strict: false, removeAdditional: false, ...options });
+  addFormats(ajv, { mode: 'full', formats: ['date-time', 'date', 'uri', 'uuid', 'email'] });
+  return ajv;
+}
+
+export const bodyAjv = makeAjv({ coerceTypes: false, useDefaults: false });
+export const textAjv = makeAjv({ coerceTypes: true, useDefaults: true });
+
+/** Path of an error as the API names fields: dotted for bodies (`verifications.0.type`). */
+function fieldOf(error: ErrorObject, root: string): { field: string; value: unknown } {
+  const segments = error.instancePath === '' ? [] : error.instancePath.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  let value: unknown = error.data;
+  if (error.keyword === 'required') {
+    segments.push(String((error.params as { missingProperty: string }).missingProperty));
+    value = null;
+  } else if (error.keyword === 'additionalProperties') {
+    const member = String((error.params as { additionalProperty: string }).additionalProperty);
+    segments.push(member);
+    value = (error.data as Record<string, unknown> | undefined)?.[member] ?? null;
+  }
+  return { field: segments.length === 0 ? root : segments.join('.'), value: value === undefined ? null : value };
+}
+
+/** Keywords that only summarise their branches; the branch errors say more. */
+const SUMMARY_KEYWORDS = new Set(['anyOf', 'oneOf', 'if', 'not']);
+
+export function detailsFromAjv(errors: readonly ErrorObject[], root = 'body'): ErrorDetail[] {
+  const specific = errors.some((e) => !SUMMARY_KEYWORDS.has(e.keyword)) ? errors.filter((e) => !SUMMARY_KEYWORDS.has(e.keyword)) : errors;
+  const seen = new Set<string>();
+  const details: ErrorDetail[] = [];
+  for (const error of specific) {
+    const { field, value } = fieldOf(error, root);
+    const key = `${field}\u0000${error.keyword}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    details.push({ field, rule: error.keyword, value, message: error.message ?? error.keyword });
+  }
+  return details;
+}
+
+export type Validator = (value: unknown) => ErrorDetail[] | null;
+
+/** A validator for values that are not HTTP bodies (import files): details or null when valid. */
+export function compileValidator(schema: object, root = 'body'): Validator {
+  const validate: ValidateFunction = bodyAjv.compile(schema);
+  return (value) => (validate(value) ? null : detailsFromAjv(validate.errors ?? [], root));
+}

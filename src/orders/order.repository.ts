@@ -1,0 +1,107 @@
+import { sql, type Kysely } from 'kysely';
+import type { DialectName } from '../storage/dialect.js';
+import type { Database } from '../storage/schema.js';
+import type { OrderFillTable, OrderRow } from './order.table.js';
+
+export async function insertOrder(db: Kysely<Database>, row: OrderRow): Promise<void> {
+  await db.insertInto('orders').values(row).execute();
+}
+
+export async function findOrder(db: Kysely<Database>, id: string): Promise<OrderRow | undefined> {
+  return db.selectFrom('orders').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The order with its row locked until the transaction ends (PostgreSQL; SQLite transactions are serial). */
+export async function findOrderForUpdate(db: Kysely<Database>, dialect: DialectName, id: string): Promise<OrderRow | undefined> {
+  const query = db.selectFrom('orders').selectAll().where('id', '=', id);
+  return (dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+}
+
+export async function findClientOrder(db: Kysely<Database>, clientId: string, id: string): Promise<OrderRow | undefined> {
+  return db.selectFrom('orders').selectAll().where('id', '=', id).where('client_id', '=', clientId).executeTakeFirst();
+}
+
+export async function updateOrder(db: Kysely<Database>, id: string, changes: Partial<OrderRow>): Promise<void> {
+  await db.updateTable('orders').set(changes).where('id', '=', id).execute();
+}
+
+export async function insertFill(db: Kysely<Database>, row: OrderFillTable): Promise<void> {
+  await db.insertInto('order_fills').values(row).execute();
+}
+
+/** One subject's orders created in [startMs, endMs): what its monthly cap counts (index-backed). */
+export async function subjectOrdersInWindow(db: Kysely<Database>, clientId: string, subjectId: string, startMs: number, endMs: number) {
+  return db
+    .selectFrom('orders')
+    .select(['side', 'status', 'qty', 'limit_price_cents', 'reference_price_cents', 'fill_notional_cents'])
+    .where('client_id', '=', clientId)
+    .where('subject_id', '=', subjectId)
+    .where('created_at', '>=', startMs)
+    .where('created_at', '<', endMs)
+    .execute();
+}
+
+export interface OrderFilter {
+  status?: string;
+  rcpt_to?: string;
+  instrument?: string;
+  kyc_attestation_id?: string;
+  createdGte?: number;
+  createdLt?: number;
+}
+
+/**
+ * A page of a client's orders, newest first. `before` continues towards older orders (next page);
+ * `after` goes back towards newer ones (previous page) and is returned newest first as well.
+ */
+export async function listClientOrders(
+  db: Kysely<Database>,
+  clientId: string,
+  filter: OrderFilter,
+  page: { limit: number; before?: string; after?: string },
+): Promise<OrderRow[]> {
+  let query = db.selectFrom('orders').selectAll().where('client_id', '=', clientId);
+  if (filter.status !== undefined) query = query.where('status', '=', filter.status as OrderRow['status']);
+  if (filter.rcpt_to !== undefined) query = query.where('rcpt_to', '=', filter.rcpt_to);
+  if (filter.instrument !== undefined) query = query.where('instrument', '=', filter.instrument);
+  if (filter.kyc_attestation_id !== undefined) query = query.where('kyc_attestation_id', '=', filter.kyc_attestation_id);
+  if (filter.createdGte !== undefined) query = query.where('created_at', '>=', filter.createdGte);
+  if (filter.createdLt !== undefined) query = query.where('created_at', '<', filter.createdLt);
+  if (page.after !== undefined) {
+    const rows = await query.where('id', '>', page.after).orderBy('id', 'asc').limit(page.limit + 1).execute();
+    return rows;
+  }
+  if (page.before !== undefined) query = query.where('id', '<', page.before);
+  return query.orderBy('id', 'desc').limit(page.limit + 1).execute();
+}
+
+/**
+ * Orders the router must act on now (hand-over or cancel), claimed with a lease; SKIP LOCKED on
+ * PostgreSQL. Run it in a transaction so that the read and the lease commit together.
+ */
+export async function claimDueOrders(trx: Kysely<Database>, dialect: DialectName, now: number, leaseMs: number, limit: number): Promise<OrderRow[]> {
+  {
+    let query = trx
+      .selectFrom('orders')
+      .selectAll()
+      .where('next_route_at', '<=', now)
+      .where((eb) => eb.or([eb('route_lease_until', 'is', null), eb('route_lease_until', '<=', now)]))
+      .orderBy('next_route_at')
+      .limit(limit);
+    if (dialect === 'postgres') query = query.modifyEnd(sql`for update skip locked`);
+    const rows = await query.execute();
+    if (rows.length > 0) {
+      await trx
+        .updateTable('orders')
+        .set({ route_lease_until: now + leaseMs })
+        .where('id', 'in', rows.map((r) => r.id))
+        .execute();
+    }
+    return rows;
+  }
+}
+
+/** Partners with orders still open at the partner: the report logs the router must read. */
+export async function partnersWithOpenOrders(db: Kysely<Database>): Promise<{ rcpt_to: string; connector: string }[]> {
+  return db.selectFrom('orders').select(['rcpt_to', 'connector']).distinct().where('status', 'in', ['routed', 'partially_filled']).execute();
+}

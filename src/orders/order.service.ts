@@ -1,0 +1,206 @@
+import type { Kysely } from 'kysely';
+import type { Clock } from '../lib/clock.js';
+import { isoMillis } from '../lib/clock.js';
+import { ApiError, notFound, validationError, type ErrorDetail } from '../lib/errors.js';
+import { isId, newId, type ClientId } from '../lib/ids.js';
+import { recordEvent } from '../events/event.service.js';
+import { findClientAttestationShared } from '../kyc/attestation.repository.js';
+import type { KycLevel } from '../kyc/levels.js';
+import { findInstrument } from '../partners/instrument.repository.js';
+import { JURISDICTION_OF_EXCHANGE, type Exchange } from '../partners/markets.js';
+import { findPartner } from '../partners/partner.repository.js';
+import type { ConnectorRegistry } from '../routing/registry.js';
+import { lockForTransaction, type DialectName } from '../storage/dialect.js';
+import type { Database } from '../storage/schema.js';
+import { checkCap, monthWindow, orderNotionalCents, sumCommitted } from './core/caps.js';
+import { averageFillPrice } from './core/fills.js';
+import { isFinal } from './core/state-machine.js';
+import { findClientOrder, insertOrder, listClientOrders, subjectOrdersInWindow, updateOrder, type OrderFilter } from './order.repository.js';
+import type { Order, OrderRequest } from './order.schemas.js';
+import type { OrderRow } from './order.table.js';
+
+export const METADATA_MAX_BYTES = 8 * 1024;
+export const METADATA_MAX_DEPTH = 5;
+
+/** The API's view of a stored order. */
+export function toOrder(row: OrderRow): Order {
+  return {
+    id: row.id,
+    status: row.status,
+    rcpt_to: row.rcpt_to,
+    kyc_attestation_id: row.kyc_attestation_id,
+    instrument: row.instrument,
+    side: row.side,
+    qty: row.qty,
+    limit_price_cents: row.limit_price_cents,
+    filled_qty: row.filled_qty,
+    average_fill_price_cents: averageFillPrice(BigInt(row.fill_notional_cents), row.filled_qty),
+    failure_reason: row.failure_reason as Order['failure_reason'],
+    client_metadata: row.client_metadata === null ? null : (JSON.parse(row.client_metadata) as Order['client_metadata']),
+    created_at: isoMillis(row.created_at),
+    updated_at: isoMillis(row.updated_at),
+  };
+}
+
+function depthOf(value: unknown): number {
+  if (value === null || typeof value !== 'object') return 0;
+  const children = Array.isArray(value) ? value : Object.values(value);
+  return 1 + children.reduce<number>((max, child) => Math.max(max, depthOf(child)), 0);
+}
+
+/** client_metadata limits the schema cannot state: 8 KiB serialised and depth 5. */
+export function checkMetadata(metadata: unknown): ErrorDetail[] {
+  if (metadata === undefined) return [];
+  const size = Buffer.byteLength(JSON.stringify(metadata));
+  const details: ErrorDetail[] = [];
+  if (size > METADATA_MAX_BYTES) details.push({ field: 'client_metadata', rule: 'maxBytes', value: size, message: `client_metadata is ${size} bytes serialised; at most ${METADATA_MAX_BYTES}` });
+  const depth = depthOf(metadata);
+  if (depth > METADATA_MAX_DEPTH) details.push({ field: 'client_metadata', rule: 'maxDepth', value: depth, message: `client_metadata nests ${depth} levels; at most ${METADATA_MAX_DEPTH}` });
+  return details;
+}
+
+export interface OrderPage {
+  items: Order[];
+  /** Id to continue from towards older orders, or null on the last page. */
+  older: string | null;
+  /** Id to go back from towards newer orders, or null on the first page. */
+  newer: string | null;
+}
+
+/**
+ * Accepts orders after every check of decisions.md, and serves them back. Routing to the partner
+ * happens after the order is stored (see routing/router.ts).
+ */
+export class OrderService {
+  constructor(
+    private readonly connectors: ConnectorRegistry,
+    private readonly clock: Clock,
+    private readonly options: { livemode: boolean; dialect: DialectName; firstHandOverGraceMs: number },
+  ) {}
+
+  /**
+   * Checks and stores an order with status `created` and emits `order.created`, in the caller's
+   * transaction. Each failed check is a 422 naming its field and rule; the cap check runs under a
+   * per-subject lock so that concurrent orders cannot together exceed the cap.
+   */
+  async create(trx: Kysely<Database>, clientId: ClientId, request: OrderRequest): Promise<Order> {
+    const details = checkMetadata(request.client_metadata);
+    const partner = isId('partner', request.rcpt_to) ? await findPartner(trx, request.rcpt_to) : undefined;
+    if (partner === undefined) details.push({ field: 'rcpt_to', rule: 'exists', value: request.rcpt_to, message: 'no such SGI partner' });
+    else if (partner.status !== 'approved') details.push({ field: 'rcpt_to', rule: 'approved', value: request.rcpt_to, message: `partner is ${partner.status}, not approved` });
+    else if (!this.connectors.has(partner.connector)) details.push({ field: 'rcpt_to', rule: 'connector', value: request.rcpt_to, message: `partner's connector ${partner.connector} is not available here` });
+
+    const attestation = isId('attestation', request.kyc_attestation_id) ? await findClientAttestationShared(trx, this.options.dialect, clientId, request.kyc_attestation_id) : undefined;
+    const now = this.clock.now().getTime();
+    if (attestation === undefined) details.push({ field: 'kyc_attestation_id', rule: 'exists', value: request.kyc_attestation_id, message: 'no such attestation issued to this client' });
+    else if (attestation.revoked_at !== null) details.push({ field: 'kyc_attestation_id', rule: 'not_revoked', value: request.kyc_attestation_id, message: 'attestation is revoked' });
+    else if (attestation.expires_at <= now) details.push({ field: 'kyc_attestation_id', rule: 'not_expired', value: request.kyc_attestation_id, message: 'attestation has expired' });
+    else if (partner !== undefined && !(JSON.parse(attestation.jurisdictions) as string[]).includes(partner.jurisdiction)) {
+      details.push({ field: 'kyc_attestation_id', rule: 'jurisdiction', value: partner.jurisdiction, message: `attestation does not cover ${partner.jurisdiction}, the partner's jurisdiction` });
+    }
+
+    const instrument = await findInstrument(trx, request.instrument);
+    if (instrument === undefined) details.push({ field: 'instrument', rule: 'exists', value: request.instrument, message: 'no such instrument in the catalogue' });
+    else if (partner !== undefined) {
+      const capabilities = JSON.parse(partner.capabilities) as string[];
+      if (JURISDICTION_OF_EXCHANGE[instrument.exchange as Exchange] !== partner.jurisdiction) {
+        details.push({ field: 'instrument', rule: 'partner_jurisdiction', value: request.instrument, message: `${instrument.exchange} is outside the partner's jurisdiction ${partner.jurisdiction}` });
+      } else if (!capabilities.includes(instrument.class)) {
+        details.push({ field: 'instrument', rule: 'partner_capability', value: request.instrument, message: `the partner does not trade ${instrument.class}` });
+      }
+    }
+    if (details.length > 0 || partner === undefined || attestation === undefined || instrument === undefined) throw validationError(details);
+
+    // Monthly cap (decisions.md): the sum over the subject's buy orders of the month that are not
+    // failed, under a lock, so that two concurrent orders cannot each see room for both.
+    const level = attestation.level as KycLevel;
+    const newCents = orderNotionalCents({ side: request.side, qty: request.qty, limit_price_cents: request.limit_price_cents ?? null, reference_price_cents: instrument.reference_price_cents });
+    if (newCents > 0n && level !== 'KYC3') {
+      await lockForTransaction(trx, this.options.dialect, `cap:${clientId}:${attestation.subject_id}`);
+      const window = monthWindow(new Date(now));
+      const rows = await subjectOrdersInWindow(trx, clientId, attestation.subject_id, window.startMs, window.endMs);
+      const used = sumCommitted(rows.map((r) => ({ ...r, fill_notional_cents: BigInt(r.fill_notional_cents) })));
+      const check = checkCap(level, used, newCents);
+      if (!check.ok) {
+        throw validationError([
+          {
+            field: 'qty',
+            rule: 'monthly_cap',
+            value: request.qty,
+            message: `the order (${newCents} cents) exceeds the ${level} monthly cap; ${check.remaining_cents} cents remain this month`,
+            order_cents: Number(newCents),
+            remaining_cents: Number(check.remaining_cents),
+            cap_cents: Number(check.cap_cents),
+          },
+        ]);
+      }
+    }
+
+    const row: OrderRow = {
+      id: newId('order', now),
+      client_id: clientId,
+      status: 'created',
+      rcpt_to: partner.id,
+      kyc_attestation_id: attestation.id,
+      kyc_attestation_sha256: attestation.document_sha256,
+      subject_id: attestation.subject_id,
+      kyc_level: level,
+      instrument: instrument.code,
+      side: request.side,
+      qty: request.qty,
+      limit_price_cents: request.limit_price_cents ?? null,
+      reference_price_cents: instrument.reference_price_cents,
+      filled_qty: 0,
+      fill_notional_cents: '0',
+      failure_reason: null,
+      client_metadata: request.client_metadata === undefined ? null : JSON.stringify(request.client_metadata),
+      connector: partner.connector,
+      last_report_seq: 0,
+      route_attempts: 0,
+      // The request hands the order over itself; the router steps in after this grace if it could not.
+      next_route_at: now + this.options.firstHandOverGraceMs,
+      route_lease_until: null,
+      cancel_requested_at: null,
+      created_at: now,
+      updated_at: now,
+    };
+    await insertOrder(trx, row);
+    const order = toOrder(row);
+    await recordEvent(trx, { clientId, type: 'order.created', data: order, livemode: this.options.livemode, at: new Date(now), subjectRef: order.id });
+    return order;
+  }
+
+  async #find(db: Kysely<Database>, clientId: ClientId, id: string): Promise<OrderRow> {
+    const row = isId('order', id) ? await findClientOrder(db, clientId, id) : undefined;
+    if (row === undefined) throw notFound('Order', id);
+    return row;
+  }
+
+  async get(db: Kysely<Database>, clientId: ClientId, id: string): Promise<Order> {
+    return toOrder(await this.#find(db, clientId, id));
+  }
+
+  async list(db: Kysely<Database>, clientId: ClientId, filter: OrderFilter, page: { limit: number; before?: string; after?: string }): Promise<OrderPage> {
+    const rows = await listClientOrders(db, clientId, filter, page);
+    const more = rows.length > page.limit;
+    const slice = rows.slice(0, page.limit);
+    if (page.after !== undefined) {
+      // Fetched oldest first towards newer orders; shown newest first like every page.
+      slice.reverse();
+      return { items: slice.map(toOrder), older: slice.at(-1)?.id ?? null, newer: more ? (slice[0]?.id ?? null) : null };
+    }
+    return { items: slice.map(toOrder), older: more ? (slice.at(-1)?.id ?? null) : null, newer: page.before !== undefined ? (slice[0]?.id ?? null) : null };
+  }
+
+  /**
+   * Records a cancel request in the caller's transaction: a final order is 409 `conflict`; otherwise
+   * the router is asked to cancel at the partner at once (or locally, if the partner never got it).
+   */
+  async requestCancel(trx: Kysely<Database>, clientId: ClientId, id: string): Promise<Order> {
+    const row = await this.#find(trx, clientId, id);
+    if (isFinal(row.status)) throw new ApiError('conflict', `Order ${id} is ${row.status}; only an open order can be cancelled`);
+    const now = this.clock.now().getTime();
+    if (row.cancel_requested_at === null) await updateOrder(trx, id, { cancel_requested_at: now, next_route_at: now, route_lease_until: null });
+    return toOrder({ ...row, cancel_requested_at: row.cancel_requested_at ?? now });
+  }
+}

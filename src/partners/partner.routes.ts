@@ -1,0 +1,85 @@
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Kysely } from 'kysely';
+import type { CursorCodec } from '../http/cursor.js';
+import { ErrorBody, PageQuery, QueryObject, StringEnum, pageHeaders } from '../http/schemas.js';
+import type { Database } from '../storage/schema.js';
+import { getInstrument, listCatalogue } from './instrument.service.js';
+import { CapabilitySchema, ExchangeSchema, Instrument, JurisdictionSchema, SgiPartner } from './partner.schemas.js';
+import { getDirectoryPartner, listDirectory } from './partner.service.js';
+
+export interface DirectoryRouteDeps {
+  db: Kysely<Database>;
+  cursors: CursorCodec;
+}
+
+/** The public partner directory and instrument catalogue: no token needed. */
+export const directoryRoutes: FastifyPluginAsyncTypebox<DirectoryRouteDeps> = async (app, { db, cursors }) => {
+  app.get(
+    '/v1/sgi/partners',
+    {
+      schema: {
+        tags: ['Partners'],
+        summary: 'List approved SGI partners, ordered by id',
+        querystring: QueryObject({ ...PageQuery, jurisdiction: Type.Optional(JurisdictionSchema), capability: Type.Optional(CapabilitySchema) }),
+        response: { 200: Type.Object({ data: Type.Array(SgiPartner) }, { headers: pageHeaders }), 422: ErrorBody, 429: ErrorBody },
+      },
+    },
+    async (request, reply) => {
+      const { cursor, limit, ...filters } = request.query;
+      const afterId = cursor === undefined ? null : cursors.decode(cursor, 'partners', filters).position;
+      const page = await listDirectory(db, { afterId, limit, ...filters });
+      reply.header('x-cursor-next', page.nextAfter === null ? '' : cursors.encode('partners', filters, { position: page.nextAfter, direction: 'next' }));
+      return { data: page.items };
+    },
+  );
+
+  app.get(
+    '/v1/sgi/partners/:id',
+    {
+      schema: {
+        tags: ['Partners'],
+        summary: 'Read one approved SGI partner',
+        params: Type.Object({ id: Type.String() }),
+        response: { 200: SgiPartner, 404: ErrorBody, 429: ErrorBody },
+      },
+    },
+    async (request) => getDirectoryPartner(db, request.params.id),
+  );
+
+  app.get(
+    '/v1/instruments',
+    {
+      schema: {
+        tags: ['Instruments'],
+        summary: 'List the instrument catalogue, ordered by code',
+        querystring: QueryObject({
+          ...PageQuery,
+          exchange: Type.Optional(ExchangeSchema),
+          class: Type.Optional(CapabilitySchema),
+          status: Type.Optional(StringEnum(['active', 'suspended'])),
+        }),
+        response: { 200: Type.Object({ data: Type.Array(Instrument) }, { headers: pageHeaders }), 422: ErrorBody, 429: ErrorBody },
+      },
+    },
+    async (request, reply) => {
+      const { cursor, limit, ...filters } = request.query;
+      const afterCode = cursor === undefined ? null : cursors.decode(cursor, 'instruments', filters).position;
+      const page = await listCatalogue(db, { afterCode, limit, ...filters });
+      reply.header('x-cursor-next', page.nextAfter === null ? '' : cursors.encode('instruments', filters, { position: page.nextAfter, direction: 'next' }));
+      return { data: page.items };
+    },
+  );
+
+  app.get(
+    '/v1/instruments/:code',
+    {
+      schema: {
+        tags: ['Instruments'],
+        summary: 'Read one instrument by code (TICKER.EXCHANGE)',
+        params: Type.Object({ code: Type.String() }),
+        response: { 200: Instrument, 404: ErrorBody, 429: ErrorBody },
+      },
+    },
+    async (request) => getInstrument(db, request.params.code),
+  );
+};

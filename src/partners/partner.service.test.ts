@@ -1,0 +1,108 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { DATABASES, openTestStorage } from '../../test/support/harness.js';
+import { listPartners } from './partner.repository.js';
+import { importInstruments, listCatalogue } from './instrument.service.js';
+import { getDirectoryPartner, importPartners, listDirectory } from './partner.service.js';
+import { SANDBOX_INSTRUMENTS, SANDBOX_PARTNERS, seedSandboxDirectory } from './sandbox-seed.js';
+import { ApiError } from '../lib/errors.js';
+
+const now = new Date('2026-11-22T10:00:00.000Z');
+
+for (const database of DATABASES) {
+  describe(`partner directory on ${database.name}`, () => {
+    test('the sandbox seed has at least 8 approved partners in every jurisdiction and 30 instruments on every exchange', async (t) => {
+      const { db } = await openTestStorage(t, database);
+      assert.equal(await seedSandboxDirectory(db, now), true);
+      assert.equal(await seedSandboxDirectory(db, now), false, 'seeds only once');
+      const approved = await listPartners(db, { afterId: null, limit: 1000, approvedOnly: true });
+      assert.ok(approved.length >= 8);
+      assert.deepEqual(new Set(approved.map((p) => p.jurisdiction)), new Set(['UEMOA', 'CEMAC', 'GHANA']));
+      const all = await listPartners(db, { afterId: null, limit: 1000, approvedOnly: false });
+      assert.equal(all.length, SANDBOX_PARTNERS.length);
+      const catalogue = await listCatalogue(db, { afterCode: null, limit: 200 });
+      assert.ok(catalogue.items.length >= 30);
+      assert.deepEqual(new Set(catalogue.items.map((i) => i.exchange)), new Set(['BRVM', 'BVMAC', 'GSE']));
+      assert.ok(catalogue.items.some((i) => i.status === 'suspended'));
+      assert.equal(catalogue.items.length, SANDBOX_INSTRUMENTS.length);
+    });
+
+    test('listing pages by id with filters and never shows unapproved partners', async (t) => {
+      const { db } = await openTestStorage(t, database);
+      await seedSandboxDirectory(db, now);
+      const seen: string[] = [];
+      let after: string | null = null;
+      do {
+        const page = await listDirectory(db, { afterId: after, limit: 3 });
+        seen.push(...page.items.map((p) => p.id));
+        after = page.nextAfter;
+      } while (after !== null);
+      assert.deepEqual(seen, [...seen].sort());
+      const approvedIds = SANDBOX_PARTNERS.filter((p) => (p.status ?? 'approved') === 'approved').map((p) => p.id);
+      assert.deepEqual(new Set(seen), new Set(approvedIds));
+
+      const ghanaBonds = await listDirectory(db, { afterId: null, limit: 50, jurisdiction: 'GHANA', capability: 'bonds' });
+      assert.ok(ghanaBonds.items.length >= 1);
+      for (const p of ghanaBonds.items) {
+        assert.equal(p.jurisdiction, 'GHANA');
+        assert.ok(p.capabilities.includes('bonds'));
+      }
+      const pending = SANDBOX_PARTNERS.find((p) => p.status === 'pending');
+      await assert.rejects(getDirectoryPartner(db, pending?.id ?? ''), (e: unknown) => e instanceof ApiError && e.code === 'not_found');
+    });
+
+    test('an import with a bad row writes nothing; with allowPartial it writes the good rows', async (t) => {
+      const { db } = await openTestStorage(t, database);
+      const rows = [
+        { name: 'Alpha Titres', jurisdiction: 'UEMOA', capabilities: ['equities'] },
+        { name: 'Beta Titres', jurisdiction: 'MARS', capabilities: ['equities'] },
+        { name: 'Gamma Titres', jurisdiction: 'CEMAC', capabilities: ['bonds'], extra: 1 },
+      ];
+      const strict = await db.transaction().execute((trx) => importPartners(trx, rows, { now }));
+      assert.equal(strict.committed, false);
+      assert.deepEqual(strict.rejected.map((r) => r.index), [1, 2]);
+      assert.deepEqual(strict.rejected[0]?.details.map((d) => [d.field, d.rule, d.value]), [['jurisdiction', 'enum', 'MARS']]);
+      assert.ok(strict.rejected[1]?.details.some((d) => d.field === 'extra' && d.rule === 'additionalProperties'));
+      assert.equal((await listPartners(db, { afterId: null, limit: 10, approvedOnly: false })).length, 0, 'nothing written');
+
+      const partial = await db.transaction().execute((trx) => importPartners(trx, rows, { now, allowPartial: true }));
+      assert.equal(partial.committed, true);
+      assert.deepEqual(partial.applied.map((a) => [a.index, a.action]), [[0, 'created']]);
+
+      // Re-importing by name updates the same partner rather than creating a second one.
+      const again = await db.transaction().execute((trx) =>
+        importPartners(trx, [{ name: 'Alpha Titres', jurisdiction: 'UEMOA', capabilities: ['equities', 'bonds'], status: 'suspended' }], { now }),
+      );
+      assert.equal(again.applied[0]?.action, 'updated');
+      assert.equal(again.applied[0]?.id, partial.applied[0]?.id);
+      const stored = await listPartners(db, { afterId: null, limit: 10, approvedOnly: false });
+      assert.equal(stored.length, 1);
+      assert.equal(stored[0]?.status, 'suspended');
+      assert.deepEqual(JSON.parse(stored[0]?.capabilities ?? '[]'), ['equities', 'bonds']);
+    });
+
+    test('instrument import derives the exchange from the code and rejects bad codes', async (t) => {
+      const { db } = await openTestStorage(t, database);
+      const report = await db.transaction().execute((trx) =>
+        importInstruments(
+          trx,
+          [
+            { code: 'ABC.BRVM', class: 'equities', name: 'Abc', reference_price_cents: 1000 },
+            { code: 'sonatel', class: 'equities', name: 'Lower', reference_price_cents: 1000 },
+            { code: 'XYZ.NYSE', class: 'equities', name: 'Elsewhere', reference_price_cents: 1000 },
+            { code: 'ABC.BRVM', class: 'bonds', name: 'Twice', reference_price_cents: 0 },
+          ],
+          { now, allowPartial: true },
+        ),
+      );
+      assert.deepEqual(report.applied.map((a) => a.id), ['ABC.BRVM']);
+      assert.deepEqual(report.rejected.map((r) => [r.index, r.details[0]?.field, r.details[0]?.rule]), [
+        [1, 'code', 'pattern'],
+        [2, 'code', 'pattern'],
+        [3, 'reference_price_cents', 'minimum'],
+      ]);
+      const page = await listCatalogue(db, { afterCode: null, limit: 10 });
+      assert.deepEqual(page.items, [{ code: 'ABC.BRVM', exchange: 'BRVM', class: 'equities', name: 'Abc', reference_price_cents: 1000, status: 'active' }]);
+    });
+  });
+}

@@ -1,0 +1,89 @@
+import type { Kysely } from 'kysely';
+import { deterministicId } from '../lib/ids.js';
+import type { Database } from '../storage/schema.js';
+import { countPartners } from './partner.repository.js';
+import { importInstruments } from './instrument.service.js';
+import { importPartners } from './partner.service.js';
+import type { InstrumentImportRow, PartnerImportRow } from './partner.schemas.js';
+
+/**
+ * Synthetic reference data for sandbox deployments. The names are invented (no real firm or issuer);
+ * the partner ids are fixed so that docs/sandbox.md can list them.
+ */
+const SEEDED_AT = Date.UTC(2026, 0, 1);
+const partner = (label: string, row: Omit<PartnerImportRow, 'id'>): PartnerImportRow => ({
+  id: deterministicId('partner', SEEDED_AT, label),
+  ...row,
+});
+
+export const SANDBOX_PARTNERS: readonly PartnerImportRow[] = [
+  partner('baobab', { name: 'Baobab Titres (sandbox)', jurisdiction: 'UEMOA', capabilities: ['equities', 'bonds', 'opcvm'], approved_since: '2019-03-01' }),
+  partner('lagune', { name: 'Lagune Capital Bourse (sandbox)', jurisdiction: 'UEMOA', capabilities: ['equities', 'bonds', 'money_market', 'junior_board'], approved_since: '2020-06-15' }),
+  partner('sahel', { name: 'Sahel Horizon Valeurs (sandbox)', jurisdiction: 'UEMOA', capabilities: ['bonds', 'money_market'], approved_since: '2021-01-10' }),
+  partner('karite', { name: 'Karite Securities (sandbox)', jurisdiction: 'UEMOA', capabilities: ['equities', 'reit', 'opcvm'], approved_since: '2022-09-05' }),
+  partner('sanaga', { name: 'Sanaga Titres Centrale (sandbox)', jurisdiction: 'CEMAC', capabilities: ['equities', 'bonds'], approved_since: '2020-02-20' }),
+  partner('ebene', { name: 'Ebene Bourse Afrique Centrale (sandbox)', jurisdiction: 'CEMAC', capabilities: ['bonds', 'money_market', 'opcvm'], approved_since: '2023-04-01' }),
+  partner('volta', { name: 'Volta Lake Brokerage (sandbox)', jurisdiction: 'GHANA', capabilities: ['equities', 'bonds', 'junior_board'], approved_since: '2018-11-30' }),
+  partner('kente', { name: 'Kente Stockbrokers (sandbox)', jurisdiction: 'GHANA', capabilities: ['equities', 'reit', 'money_market'], approved_since: '2021-07-19' }),
+  partner('adinkra', { name: 'Adinkra Fixed Income (sandbox)', jurisdiction: 'GHANA', capabilities: ['bonds'], approved_since: '2024-02-12' }),
+  partner('niger', { name: 'Fleuve Niger Courtage (sandbox)', jurisdiction: 'UEMOA', capabilities: ['equities'], status: 'pending' }),
+  partner('ogooue', { name: 'Ogooue Capital (sandbox)', jurisdiction: 'CEMAC', capabilities: ['equities', 'opcvm'], status: 'suspended' }),
+];
+
+const i = (code: string, cls: InstrumentImportRow['class'], name: string, xof: number, status: 'active' | 'suspended' = 'active'): InstrumentImportRow => ({
+  code,
+  class: cls,
+  name: `${name} (synthetic)`,
+  reference_price_cents: Math.round(xof * 100),
+  status,
+});
+
+// Reference prices are in XOF (GHS for GSE instruments is not modelled: every amount is XOF cents).
+export const SANDBOX_INSTRUMENTS: readonly InstrumentImportRow[] = [
+  i('KOLA.BRVM', 'equities', 'Kola Agro-Industries', 15_500),
+  i('TELCI.BRVM', 'equities', 'Telecom Lagunaire', 24_900),
+  i('CIMSN.BRVM', 'equities', 'Ciments du Sine', 7_200),
+  i('BNKAB.BRVM', 'equities', 'Banque Abidjanaise de Credit', 9_850),
+  i('HUILB.BRVM', 'equities', 'Huileries du Bandama', 3_400),
+  i('TRANS.BRVM', 'equities', 'Transports Sahel Express', 1_250, 'suspended'),
+  i('ENRGB.BRVM', 'junior_board', 'Energie Solaire du Faso', 850),
+  i('AGRTG.BRVM', 'junior_board', 'Agritech Togo', 1_100),
+  i('ETCI2031.BRVM', 'bonds', 'Etat Lagunaire 6.25% 2031', 10_000),
+  i('ETSN2029.BRVM', 'bonds', 'Etat du Sine 5.95% 2029', 10_000),
+  i('BOAD2033.BRVM', 'bonds', 'Banque Regionale de Developpement 5.85% 2033', 10_000),
+  i('FCPEPA.BRVM', 'opcvm', 'FCP Epargne Atlantique', 11_560),
+  i('FCPACT.BRVM', 'opcvm', 'FCP Actions Regionales', 14_230),
+  i('SCPIAB.BRVM', 'reit', 'SCPI Immobilier Abidjan', 52_000),
+  i('BTUMOA26.BRVM', 'money_market', 'Bon du Tresor UMOA 26 semaines', 9_700),
+  i('BTUMOA52.BRVM', 'money_market', 'Bon du Tresor UMOA 52 semaines', 9_420),
+  i('PALMC.BVMAC', 'equities', 'Palmeraies du Cameroun Centrale', 42_000),
+  i('EAUXG.BVMAC', 'equities', 'Eaux du Gabon Centrale', 61_500),
+  i('BRASC.BVMAC', 'equities', 'Brasseries Sanaga', 38_750, 'suspended'),
+  i('GABN2030.BVMAC', 'bonds', 'Republique Ogooue 6.5% 2030', 10_000),
+  i('CMR2028.BVMAC', 'bonds', 'Etat Sanaga 5.6% 2028', 10_000),
+  i('FCPCEN.BVMAC', 'opcvm', 'FCP Croissance Centrale', 10_870),
+  i('BTCEM13.BVMAC', 'money_market', 'Bon du Tresor CEMAC 13 semaines', 9_890),
+  i('GOLDF.GSE', 'equities', 'Golden Forest Mining', 2_600),
+  i('COCOA.GSE', 'equities', 'Ashanti Cocoa Processing Collective', 450),
+  i('TELGH.GSE', 'equities', 'Accra Mobile Networks', 1_480),
+  i('BKGH.GSE', 'equities', 'Volta Commercial Bank', 3_950),
+  i('SHEAG.GSE', 'junior_board', 'Shea Growers Cooperative', 95),
+  i('GHGOV2030.GSE', 'bonds', 'Ghana Synthetic Treasury 9% 2030', 10_000),
+  i('GHGOV2027.GSE', 'bonds', 'Ghana Synthetic Treasury 8% 2027', 10_000),
+  i('AREIT.GSE', 'reit', 'Accra Real Estate Trust', 7_600),
+  i('TBGH91.GSE', 'money_market', 'Synthetic Treasury Bill 91 days', 9_650),
+  i('SOLAR.GSE', 'equities', 'Savannah Solar Power', 610, 'suspended'),
+];
+
+/** Seeds the sandbox directory once, when the partner table is empty. Returns whether it seeded. */
+export async function seedSandboxDirectory(db: Kysely<Database>, now: Date): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    if ((await countPartners(trx)) > 0) return false;
+    const partners = await importPartners(trx, SANDBOX_PARTNERS, { now });
+    const instruments = await importInstruments(trx, SANDBOX_INSTRUMENTS, { now });
+    if (!partners.committed || !instruments.committed) {
+      throw new Error(`sandbox seed data is invalid: ${JSON.stringify([...partners.rejected, ...instruments.rejected])}`);
+    }
+    return true;
+  });
+}

@@ -1,0 +1,173 @@
+import type { OrderId } from '../lib/ids.js';
+
+/**
+ * The partner connector: the one I/O seam between the router and an SGI's order gateway. The
+ * sandbox implements it with a simulator (sandbox/); a production connector speaks a partner's
+ * protocol (FIX, REST) behind the same interface.
+ *
+ * Contract, for every implementation:
+ *
+ * 1. `submit` is idempotent per `order_id`. Calling it again for an order the partner already holds
+ *    (the router retrying after a time-out, a ConnectorUnavailableError or a crash) creates nothing
+ *    and returns the outcome of the first hand-over, with the same report.
+ * 2. Every outcome is an ExecutionReport in the partner's report log, readable through `reports`.
+ *    The report returned by `submit` or `cancel` is also in the log: the router may apply it from
+ *    either place, first come first served, and recognises the second copy by `report_id` (or,
+ *    equivalently, by its `seq` not being above the last one applied for the order).
+ * 3. Per order, reports have `seq` 1, 2, 3, ... with no gap, in the order the partner produced them.
+ *    Report 1 is `accepted` or `rejected`. After `accepted` come zero or more `partial_fill`, then at
+ *    most one final report: `fill` (cum_qty = qty), `cancelled` (the remaining quantity) or
+ *    `rejected` (an exchange refusal after acceptance, with nothing filled). Nothing follows a
+ *    final report.
+ * 4. `reports(since)` returns the log after `since`, oldest first, and the position to pass next.
+ *    Delivery is at-least-once: a report may come again (for instance when the router crashed before
+ *    storing the position), never out of order within one order. The router therefore keeps, per
+ *    order, the last applied `seq`, and applies a report only when its `seq` is the next one
+ *    (`classifyReport`); it stores the new position in the same transaction as the reports' effects.
+ * 5. Errors: ConnectorUnavailableError means "not reached, or no answer": nothing is known to have
+ *    happened, retry later (submit and cancel are safe to repeat). Any other exception is a bug.
+ */
+export interface PartnerConnector {
+  /** Stable name of the connector, used in logs, metrics and report ids. */
+  readonly name: string;
+  /**
+   * Hands an order over. Resolves when the partner has answered: `accepted` (the order is
+   * `routed`) or `rejected` (the order is `failed` with the report's reason). Throws
+   * ConnectorUnavailableError when the partner cannot be reached; the router retries with the same
+   * order.
+   */
+  submit(order: OrderForPartner): Promise<SubmitResult>;
+  /**
+   * Asks the partner to cancel what remains of an order. Idempotent: cancelling an order already
+   * cancelled returns the same `cancelled` report. Throws ConnectorUnavailableError.
+   */
+  cancel(orderId: OrderId): Promise<CancelResult>;
+  /**
+   * The reports after position `since` (null: from the beginning), at most `limit` of them (the
+   * connector may return fewer; an empty list means "nothing new now"). `position` is what to pass
+   * next time: after the last report returned, or `since` itself when there are none. Positions are
+   * opaque strings issued by this connector; a position it no longer recognises (its log was reset)
+   * is read as null, which is safe because duplicates are dropped by `seq`.
+   */
+  reports(since: string | null, options?: { limit?: number }): Promise<ReportBatch>;
+}
+
+/** What a partner needs to execute an order. */
+export interface OrderForPartner {
+  /** The service's order id; the partner's idempotency key. */
+  readonly order_id: OrderId;
+  /** `<TICKER>.<EXCHANGE>`. */
+  readonly instrument: string;
+  /** The instrument's catalogue status when the order was placed. */
+  readonly instrument_status: 'active' | 'suspended';
+  readonly side: 'buy' | 'sell';
+  readonly qty: number;
+  /** null for a market order. */
+  readonly limit_price_cents: number | null;
+  /** The instrument's reference price when the order was placed. */
+  readonly reference_price_cents: number;
+}
+
+/** The `failure_reason` of a failed order (decisions.md, "Orders"). */
+export const REJECT_REASONS = ['sgi_rejected', 'insufficient_funds', 'instrument_suspended'] as const;
+export type RejectReason = (typeof REJECT_REASONS)[number];
+
+interface ReportBase {
+  /** Globally unique: the same report delivered twice has the same id. */
+  readonly report_id: string;
+  readonly order_id: OrderId;
+  /** 1, 2, 3, ... per order, without gaps. */
+  readonly seq: number;
+  /** When the partner produced the report (ISO 8601, UTC, milliseconds). */
+  readonly occurred_at: string;
+}
+
+/** The partner took the order: `created -> routed`. Always seq 1 when present. */
+export interface AcceptedReport extends ReportBase {
+  readonly type: 'accepted';
+}
+
+interface ExecutionBase extends ReportBase {
+  readonly fill_qty: number;
+  readonly fill_price_cents: number;
+  /** Quantity filled so far, this fill included; `leaves_qty` = qty - cum_qty. */
+  readonly cum_qty: number;
+  readonly leaves_qty: number;
+  /** The exchange's trade reference, e.g. `BRVM-20261122-000123`. */
+  readonly exchange_ref: string;
+  /** When the trade executed on the exchange (ISO 8601, UTC, milliseconds). */
+  readonly executed_at: string;
+}
+
+/** Part of the order executed; `leaves_qty > 0`. */
+export interface PartialFillReport extends ExecutionBase {
+  readonly type: 'partial_fill';
+}
+
+/** The last execution of the order; `leaves_qty` is 0 and the order is `filled`. */
+export interface FillReport extends ExecutionBase {
+  readonly type: 'fill';
+}
+
+/**
+ * The order failed: refused by the SGI at hand-over (seq 1) or by the exchange after acceptance
+ * (with nothing filled). The order becomes `failed` with this reason.
+ */
+export interface RejectedReport extends ReportBase {
+  readonly type: 'rejected';
+  readonly reason: RejectReason;
+}
+
+/** The rest of the order was cancelled: `cancelled_qty` = qty - `cum_qty`. */
+export interface CancelledReport extends ReportBase {
+  readonly type: 'cancelled';
+  readonly cancelled_qty: number;
+  readonly cum_qty: number;
+}
+
+export type ExecutionReport = AcceptedReport | PartialFillReport | FillReport | RejectedReport | CancelledReport;
+export type ExecutionReportType = ExecutionReport['type'];
+
+export type SubmitResult = { readonly status: 'accepted'; readonly report: AcceptedReport } | { readonly status: 'rejected'; readonly report: RejectedReport };
+
+/**
+ * Why a cancel did not happen: `unknown_order` (the partner never received it, so the router may
+ * cancel it locally), `already_filled`, `already_rejected`. The reports that made the order final
+ * are in the log (or already applied).
+ */
+export type CancelRefusal = 'unknown_order' | 'already_filled' | 'already_rejected';
+export type CancelResult = { readonly status: 'cancelled'; readonly report: CancelledReport } | { readonly status: 'refused'; readonly reason: CancelRefusal };
+
+export interface ReportBatch {
+  readonly reports: readonly ExecutionReport[];
+  readonly position: string | null;
+}
+
+/** The partner could not be reached or did not answer; nothing is known to have happened. */
+export class ConnectorUnavailableError extends Error {
+  readonly code = 'connector_unavailable' as const;
+  readonly connector: string;
+  /** A hint from the partner, when it gave one; the router's own retry schedule decides. */
+  readonly retryAfterMs: number | undefined;
+  constructor(connector: string, message = `Partner connector ${connector} is unavailable`, options: { retryAfterMs?: number; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'ConnectorUnavailableError';
+    this.connector = connector;
+    this.retryAfterMs = options.retryAfterMs;
+  }
+}
+
+/**
+ * Where a report stands relative to the last `seq` the router applied for its order (0 when none):
+ * `next` apply it now; `duplicate` already applied, drop it; `gap` an earlier report is missing,
+ * hold it and read the log again (a conforming connector never produces this in one pass).
+ */
+export function classifyReport(lastAppliedSeq: number, report: Pick<ExecutionReport, 'seq'>): 'next' | 'duplicate' | 'gap' {
+  if (report.seq <= lastAppliedSeq) return 'duplicate';
+  return report.seq === lastAppliedSeq + 1 ? 'next' : 'gap';
+}
+
+/** Whether a report ends the order at the partner. */
+export function isFinalReport(report: ExecutionReport): boolean {
+  return report.type === 'fill' || report.type === 'cancelled' || report.type === 'rejected';
+}

@@ -1,0 +1,131 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.js';
+import type { DialectName } from './dialect.js';
+import { GroupCommitter } from './group-commit.js';
+import { RoutingSqliteDialect, openReader } from './sqlite-driver.js';
+
+export interface StorageOptions {
+  /** A postgres:// URL selects PostgreSQL; null selects SQLite at `sqlitePath`. */
+  databaseUrl: string | null;
+  sqlitePath: string;
+  poolSize: number;
+  sqliteSynchronous: 'FULL' | 'NORMAL';
+  /** PostgreSQL schema to use (tests give each run its own); created when missing. */
+  pgSchema?: string;
+}
+
+/** Runs work in a transaction that is committed durably before the promise resolves (see Storage.transact). */
+export type Transact = <T>(work: (trx: Kysely<Database>) => Promise<T>) => Promise<T>;
+
+export interface Storage {
+  readonly db: Kysely<Database>;
+  readonly dialect: DialectName;
+  /** PostgreSQL schema holding the tables (and the migration bookkeeping); undefined on SQLite. */
+  readonly schema: string | undefined;
+  /**
+   * Runs `work` in a transaction and resolves once it has committed durably. On SQLite concurrent
+   * transactions share one commit (group commit); on PostgreSQL each is its own transaction (the
+   * server groups concurrent commits' WAL flushes itself). Every write of a request path goes through
+   * here, including single statements, so that none pays a commit of its own.
+   */
+  transact<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
+  /** Pool figures for /metrics (PostgreSQL); SQLite has one connection. */
+  poolStats(): { total: number; idle: number; waiting: number };
+  /** Commits and the units of work they carried (SQLite group commit; on PostgreSQL one unit each). */
+  commitStats(): { batches: number; units: number };
+  /**
+   * A number that changes whenever anything has been committed since it was last read, by this
+   * process or another (SQLite's data_version); null where there is no such signal (PostgreSQL).
+   * Lets a process keep a read cached exactly as long as nothing could have changed it.
+   */
+  changeMarker(): number | null;
+  close(): Promise<void>;
+}
+
+/**
+ * bigint columns (epoch milliseconds, cents, quantities) come back from pg as strings; every value
+ * the service stores in one is below 2^53, so they are read as numbers and a larger one is an error.
+ */
+function parseInt8(value: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n)) throw new RangeError(`int8 value ${value} exceeds the safe integer range`);
+  return n;
+}
+
+const pgTypes = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === 20 && format !== 'binary') return parseInt8;
+    return pg.types.getTypeParser(oid, format as 'text');
+  },
+};
+
+export async function openStorage(options: StorageOptions): Promise<Storage> {
+  if (options.databaseUrl !== null) return openPostgres(options.databaseUrl, options);
+  return openSqlite(options);
+}
+
+function openSqlite(options: StorageOptions): Storage {
+  if (options.sqlitePath !== ':memory:') mkdirSync(dirname(options.sqlitePath), { recursive: true });
+  const handle = new SqliteDatabase(options.sqlitePath);
+  // WAL lets readers run beside the writer; FULL makes each commit durable before it is acknowledged.
+  handle.pragma('journal_mode = WAL');
+  handle.pragma(`synchronous = ${options.sqliteSynchronous}`);
+  handle.pragma('foreign_keys = ON');
+  handle.pragma('busy_timeout = 5000');
+  const reader = openReader(options.sqlitePath);
+  const db = new Kysely<Database>({ dialect: new RoutingSqliteDialect(handle, reader, options.sqlitePath) });
+  const dataVersion = reader?.prepare('pragma data_version').pluck();
+  const committer = new GroupCommitter(db);
+  return {
+    db,
+    dialect: 'sqlite',
+    schema: undefined,
+    transact: (work) => committer.run(work),
+    commitStats: () => committer.stats,
+    // The writer's own commits are "another connection" to the reader, so they change it too.
+    changeMarker: () => (dataVersion === undefined ? null : (dataVersion.get() as number)),
+    poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
+    close: () => db.destroy(),
+  };
+}
+
+async function openPostgres(url: string, options: StorageOptions): Promise<Storage> {
+  const schema = options.pgSchema;
+  if (schema !== undefined) {
+    if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`invalid PostgreSQL schema name ${schema}`);
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    } finally {
+      await admin.end();
+    }
+  }
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize,
+    types: pgTypes,
+    ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
+  });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const pgCommits = { batches: 0, units: 0 };
+  await sql`select 1`.execute(db);
+  return {
+    db,
+    dialect: 'postgres',
+    schema: schema ?? 'public',
+    transact: (work) => {
+      pgCommits.batches++;
+      pgCommits.units++;
+      return db.transaction().execute(work);
+    },
+    commitStats: () => pgCommits,
+    changeMarker: () => null,
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    close: () => db.destroy(),
+  };
+}

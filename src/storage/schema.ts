@@ -1,0 +1,33 @@
+import type { ClientSecretTable, ClientTable } from '../auth/client.table.js';
+import type { IdempotencyTable } from '../idempotency/idempotency.table.js';
+import type { SigningKeyTable } from '../keys/signing-key.table.js';
+import type { AttestationTable } from '../kyc/attestation.table.js';
+import type { AuditChunkTable, AuditSnapshotTable } from '../audit/audit.table.js';
+import type { OrderFillTable, OrderTable } from '../orders/order.table.js';
+import type { ConnectorPositionTable, SandboxJournalTable } from '../routing/routing.table.js';
+import type { EventTable } from '../events/event.table.js';
+import type { InstrumentTable } from '../partners/instrument.table.js';
+import type { PartnerTable } from '../partners/partner.table.js';
+import type { WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable, WebhookMessageTable } from '../webhooks/webhook.table.js';
+
+/** Every table of the service, as Kysely sees it. Each domain declares its own rows. */
+export interface Database {
+  partners: PartnerTable;
+  instruments: InstrumentTable;
+  events: EventTable;
+  clients: ClientTable;
+  client_secrets: ClientSecretTable;
+  signing_keys: SigningKeyTable;
+  idempotency_keys: IdempotencyTable;
+  attestations: AttestationTable;
+  orders: OrderTable;
+  order_fills: OrderFillTable;
+  connector_positions: ConnectorPositionTable;
+  sandbox_journal: SandboxJournalTable;
+  webhook_endpoints: WebhookEndpointTable;
+  webhook_messages: WebhookMessageTable;
+  webhook_deliveries: WebhookDeliveryTable;
+  webhook_attempts: WebhookAttemptTable;
+  audit_snapshots: AuditSnapshotTable;
+  audit_chunks: AuditChunkTable;
+}

@@ -1,0 +1,187 @@
+import SqliteDatabase from 'better-sqlite3';
+import {
+  CompiledQuery,
+  SelectQueryNode,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  type DatabaseConnection,
+  type DatabaseIntrospector,
+  type Dialect,
+  type DialectAdapter,
+  type Driver,
+  type Kysely,
+  type QueryCompiler,
+  type QueryResult,
+} from 'kysely';
+
+/**
+ * SQLite with one writer and one reader. In WAL mode a reader never waits for the writer, but a
+ * single connection serialises everything: while a transaction is open (and SQLite commits block the
+ * thread on fsync), every read of every other request queues behind it. Here reads outside a
+ * transaction run on a read-only connection and see the last committed state; transactions and
+ * writes take the writer connection, one at a time. Streams get a read-only handle of their own,
+ * since an open iterator keeps its connection busy.
+ *
+ * Statements are cached per connection by their SQL text: better-sqlite3 compiles a statement on
+ * every prepare, which costs more than running a point query, and Kysely's SQL for one query shape is
+ * always the same (values are parameters).
+ */
+class StatementCache {
+  readonly #statements = new Map<string, SqliteDatabase.Statement>();
+  constructor(readonly handle: SqliteDatabase.Database) {}
+
+  prepare(sql: string): SqliteDatabase.Statement {
+    let statement = this.#statements.get(sql);
+    if (statement === undefined) {
+      if (this.#statements.size >= 1000) this.#statements.clear();
+      statement = this.handle.prepare(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+}
+
+function run(statement: SqliteDatabase.Statement, parameters: readonly unknown[]): QueryResult<unknown> {
+  if (statement.reader) return { rows: statement.all(...parameters) };
+  const { changes, lastInsertRowid } = statement.run(...parameters);
+  return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+}
+
+class Mutex {
+  #tail: Promise<void> = Promise.resolve();
+
+  /** Resolves with the release function once every earlier holder has released. */
+  lock(): Promise<() => void> {
+    let release!: () => void;
+    const next = new Promise<void>((resolve) => (release = resolve));
+    const previous = this.#tail;
+    this.#tail = previous.then(() => next);
+    return previous.then(() => release);
+  }
+}
+
+class RoutingConnection implements DatabaseConnection {
+  /** Set while the connection carries a transaction: everything then runs on the writer. */
+  release: (() => void) | null = null;
+
+  constructor(private readonly driver: RoutingSqliteDriver) {}
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const { writer, reader } = this.driver;
+    if (this.release !== null) return run(writer.prepare(query.sql), query.parameters) as QueryResult<R>;
+    if (reader !== null) {
+      const statement = reader.prepare(query.sql);
+      if (statement.readonly) return run(statement, query.parameters) as QueryResult<R>;
+    }
+    // A write outside a transaction (or any statement without a reader): the writer, for this one statement.
+    const release = await this.driver.writerLock.lock();
+    try {
+      return run(writer.prepare(query.sql), query.parameters) as QueryResult<R>;
+    } finally {
+      release();
+    }
+  }
+
+  async *streamQuery<R>(query: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
+    if (!SelectQueryNode.is(query.query)) throw new Error('only select queries can be streamed');
+    if (this.release !== null || this.driver.reader === null) {
+      for (const row of this.driver.writer.prepare(query.sql).iterate(...query.parameters)) yield { rows: [row as R] };
+      return;
+    }
+    const handle = new SqliteDatabase(this.driver.path, { readonly: true });
+    try {
+      for (const row of handle.prepare(query.sql).iterate(...query.parameters)) yield { rows: [row as R] };
+    } finally {
+      handle.close();
+    }
+  }
+}
+
+class RoutingSqliteDriver implements Driver {
+  readonly writerLock = new Mutex();
+  readonly writer: StatementCache;
+  readonly reader: StatementCache | null;
+
+  constructor(
+    writer: SqliteDatabase.Database,
+    reader: SqliteDatabase.Database | null,
+    readonly path: string,
+  ) {
+    this.writer = new StatementCache(writer);
+    this.reader = reader === null ? null : new StatementCache(reader);
+  }
+
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new RoutingConnection(this);
+  }
+
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    const c = connection as RoutingConnection;
+    c.release = await this.writerLock.lock();
+    try {
+      this.writer.prepare('begin').run();
+    } catch (error) {
+      c.release();
+      c.release = null;
+      throw error;
+    }
+  }
+
+  async commitTransaction(): Promise<void> {
+    this.writer.prepare('commit').run();
+  }
+
+  async rollbackTransaction(): Promise<void> {
+    if (this.writer.handle.inTransaction) this.writer.prepare('rollback').run();
+  }
+
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    const c = connection as RoutingConnection;
+    if (c.release !== null) {
+      const release = c.release;
+      c.release = null;
+      release();
+    }
+  }
+
+  async destroy(): Promise<void> {
+    this.reader?.handle.close();
+    this.writer.handle.close();
+  }
+}
+
+/** The read-only connection beside the writer; null for an in-memory database (it has no second connection). */
+export function openReader(path: string): SqliteDatabase.Database | null {
+  if (path === ':memory:') return null;
+  const reader = new SqliteDatabase(path, { readonly: true });
+  reader.pragma('busy_timeout = 5000');
+  return reader;
+}
+
+/** The Kysely dialect of the embedded database; `writer` must already be configured (WAL, pragmas). */
+export class RoutingSqliteDialect implements Dialect {
+  constructor(
+    private readonly writer: SqliteDatabase.Database,
+    private readonly reader: SqliteDatabase.Database | null,
+    private readonly path: string,
+  ) {}
+
+  createDriver(): Driver {
+    return new RoutingSqliteDriver(this.writer, this.reader, this.path);
+  }
+
+  createQueryCompiler(): QueryCompiler {
+    return new SqliteQueryCompiler();
+  }
+
+  createAdapter(): DialectAdapter {
+    return new SqliteAdapter();
+  }
+
+  createIntrospector(db: Kysely<any>): DatabaseIntrospector {
+    return new SqliteIntrospector(db);
+  }
+}

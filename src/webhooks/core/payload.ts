@@ -1,0 +1,285 @@
+import { randomBytes } from 'node:crypto';
+import { isoMillis, isoSeconds, utcDay } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
+import type { EventType } from '../../events/event.types.js';
+
+/**
+ * The body of a delivery, and sample `data` for every event type.
+ *
+ * The body is produced once, when a delivery is first prepared, and stored as text; every attempt
+ * then signs and sends those identical bytes (decisions.md, Webhooks). Nothing downstream may parse
+ * and re-serialise it, because a receiver verifies the HMAC over the bytes it received.
+ */
+
+/** The spec's envelope (Events): the same members for every event type. */
+export interface Envelope {
+  id: string;
+  type: string;
+  /** Date-time with milliseconds, UTC, trailing `Z`. */
+  created_at: string;
+  /** A JSON object (never an array, a scalar or null). */
+  data: unknown;
+  livemode: boolean;
+}
+
+/**
+ * The exact body bytes (as a string, to be sent as UTF-8): compact JSON with the envelope members in
+ * the fixed order `id, type, created_at, data, livemode`, whatever order the caller's object has, so
+ * that the same event always looks the same to receivers and in logs. Members of `data` keep their
+ * own insertion order; determinism across calls is not needed because the result is stored once.
+ * Throws a TypeError when `data` is not a plain JSON object, since the spec's envelope requires one
+ * and `JSON.stringify` would silently drop an `undefined` member.
+ */
+export function serializeEnvelope(envelope: Envelope): string {
+  const { data } = envelope;
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+    throw new TypeError('envelope data must be a JSON object');
+  }
+  return JSON.stringify({
+    id: envelope.id,
+    type: envelope.type,
+    created_at: envelope.created_at,
+    data,
+    livemode: envelope.livemode,
+  });
+}
+
+// ----- Sample data, for `POST /v1/webhooks/endpoints/{id}/test` -------------------------------------
+//
+// The shapes below mirror decisions.md (Webhooks, "Data") and the spec's resources. They are what a
+// receiver will see for a real event of that type, so an integrator can build and test a handler
+// before any real order exists. Ids are freshly minted TypeIDs of the right kind, so a sample never
+// names a real resource. The sample attestation and snapshot carry a well-formed but meaningless
+// signature under a fresh key id that no key document lists: a sample can never pass verification
+// and be mistaken for a real attestation.
+
+export interface SampleOrder {
+  id: string;
+  status: 'created' | 'routed' | 'partially_filled' | 'filled' | 'failed' | 'cancelled';
+  rcpt_to: string;
+  kyc_attestation_id: string;
+  instrument: string;
+  side: 'buy' | 'sell';
+  qty: number;
+  limit_price_cents: number | null;
+  filled_qty: number;
+  average_fill_price_cents: number | null;
+  created_at: string;
+  updated_at: string;
+  failure_reason: 'sgi_rejected' | 'insufficient_funds' | 'instrument_suspended' | null;
+  client_metadata: Record<string, unknown>;
+}
+
+export interface SampleOrderExecuted {
+  order_id: string;
+  rcpt_to: string;
+  instrument: string;
+  side: 'buy' | 'sell';
+  /** Cumulative over every fill so far. */
+  filled_qty: number;
+  /** Quantity-weighted mean of every fill so far, rounded half up. */
+  average_fill_price_cents: number;
+  executed_at: string;
+  exchange_ref: string;
+  /** This fill alone. */
+  fill_qty: number;
+  fill_price_cents: number;
+  status: 'partially_filled' | 'filled';
+}
+
+export interface SampleVerification {
+  type: 'id_doc' | 'address' | 'selfie' | 'liveness' | 'source_of_funds' | 'pep';
+  verified_at: string;
+  method?: string;
+}
+
+export interface SampleAttestation {
+  id: string;
+  version: '1.0';
+  subject_id: string;
+  level: 'KYC1' | 'KYC2' | 'KYC3';
+  issued_at: string;
+  expires_at: string;
+  issuer: string;
+  verifications: SampleVerification[];
+  jurisdictions: string[];
+  signature: string;
+  key_id: string;
+}
+
+export interface SampleRevocation {
+  attestation_id: string;
+  subject_id: string;
+  revoked_at: string;
+  reason: 'superseded' | 'compromised' | 'subject_request' | 'other';
+}
+
+export interface SampleAuditSnapshot {
+  date: string;
+  merkle_root: string;
+  count: number;
+  anchored_at: string;
+  anchors: { chain: string; tx_hash: string; block_height: number }[];
+  previous_merkle_root: string;
+  key_id: string;
+  signature: string;
+}
+
+export interface SampleWebhookTest {
+  message: string;
+  endpoint_id: string;
+}
+
+/** The `data` member of each event type. */
+export interface SampleDataByType {
+  'order.created': SampleOrder;
+  'order.routed': SampleOrder;
+  'order.failed': SampleOrder;
+  'order.executed': SampleOrderExecuted;
+  'kyc.attested': SampleAttestation;
+  'kyc.revoked': SampleRevocation;
+  'audit.snapshot': SampleAuditSnapshot;
+  'webhook.test': SampleWebhookTest;
+}
+
+export interface SampleContext {
+  /** The moment the sample event is made; every date in the sample is derived from it. */
+  at: Date;
+  /** The endpoint the test event is sent to (`we_...`), echoed by `webhook.test`. */
+  endpointId: string;
+  /** Issuer constant of the deployment; default `cauri`. */
+  issuer?: string;
+}
+
+const MINUTE_MS = 60_000;
+const DAY_MS = 24 * 60 * MINUTE_MS;
+// A synthetic BRVM equity of the sandbox catalogue (no real issuer), priced in cents of XOF.
+const SAMPLE_INSTRUMENT = 'TELCI.BRVM';
+const SAMPLE_PRICE_CENTS = 2_500_000;
+
+function hex32(): string {
+  return randomBytes(32).toString('hex');
+}
+
+/** A syntactically valid Ed25519 signature (64 bytes, base64url) that verifies under no key. */
+function placeholderSignature(): string {
+  return randomBytes(64).toString('base64url');
+}
+
+function sampleOrder(status: 'created' | 'routed' | 'failed', at: Date): SampleOrder {
+  const createdAt = status === 'created' ? at.getTime() : at.getTime() - 1_500;
+  return {
+    id: newId('order', createdAt),
+    status,
+    rcpt_to: newId('partner'),
+    kyc_attestation_id: newId('attestation'),
+    instrument: SAMPLE_INSTRUMENT,
+    side: 'buy',
+    qty: 100,
+    limit_price_cents: SAMPLE_PRICE_CENTS,
+    filled_qty: 0,
+    average_fill_price_cents: null,
+    created_at: isoMillis(createdAt),
+    updated_at: isoMillis(at),
+    failure_reason: status === 'failed' ? 'sgi_rejected' : null,
+    client_metadata: { portfolio: 'sample', reference: 'TEST-0001' },
+  };
+}
+
+function sampleExecuted(at: Date): SampleOrderExecuted {
+  // The second of two fills: 60 at 24,950.00 XOF earlier, then 40 at 25,000.00 XOF now, so the
+  // cumulative members differ from this fill's own and the order is complete.
+  const earlierQty = 60;
+  const earlierPrice = 2_495_000;
+  const fillQty = 40;
+  const fillPrice = SAMPLE_PRICE_CENTS;
+  const filled = earlierQty + fillQty;
+  return {
+    order_id: newId('order', at.getTime() - 10 * MINUTE_MS),
+    rcpt_to: newId('partner'),
+    instrument: SAMPLE_INSTRUMENT,
+    side: 'buy',
+    filled_qty: filled,
+    average_fill_price_cents: Math.floor((earlierQty * earlierPrice + fillQty * fillPrice) / filled + 0.5),
+    executed_at: isoMillis(at),
+    exchange_ref: `BRVM-${utcDay(at).replaceAll('-', '')}-000042`,
+    fill_qty: fillQty,
+    fill_price_cents: fillPrice,
+    status: 'filled',
+  };
+}
+
+function sampleAttestation(at: Date, issuer: string): SampleAttestation {
+  // Attestations use whole seconds (decisions.md, Time and numbers).
+  const issued = Math.floor(at.getTime() / 1000) * 1000;
+  const checked = isoSeconds(issued - 2 * DAY_MS);
+  return {
+    id: newId('attestation', issued),
+    version: '1.0',
+    subject_id: 'sample-subject-0001',
+    level: 'KYC2',
+    issued_at: isoSeconds(issued),
+    expires_at: isoSeconds(issued + 365 * DAY_MS),
+    issuer,
+    verifications: [
+      { type: 'id_doc', verified_at: checked, method: 'ocr_mrz' },
+      { type: 'selfie', verified_at: checked, method: 'face_match' },
+      { type: 'address', verified_at: checked, method: 'utility_bill' },
+      { type: 'liveness', verified_at: checked, method: 'video_selfie' },
+    ],
+    jurisdictions: ['UEMOA'],
+    signature: placeholderSignature(),
+    key_id: newId('signingKey'),
+  };
+}
+
+function sampleSnapshot(at: Date): SampleAuditSnapshot {
+  // The snapshot for the UTC day before `at`, anchored shortly after midnight.
+  const day = utcDay(at.getTime() - DAY_MS);
+  return {
+    date: day,
+    merkle_root: hex32(),
+    count: 1284,
+    anchored_at: isoSeconds(Date.parse(`${utcDay(at)}T00:05:00Z`)),
+    anchors: [{ chain: 'sandbox', tx_hash: hex32(), block_height: 482_113 }],
+    previous_merkle_root: hex32(),
+    key_id: newId('signingKey'),
+    signature: placeholderSignature(),
+  };
+}
+
+/**
+ * A realistic `data` for an event of `type`, as the "send a test event" endpoint delivers it.
+ * Every date is derived from `context.at`; ids are new on each call.
+ */
+export function sampleEventData<T extends EventType>(type: T, context: SampleContext): SampleDataByType[T];
+export function sampleEventData(type: EventType, context: SampleContext): SampleDataByType[EventType] {
+  const { at } = context;
+  const issuer = context.issuer ?? 'cauri';
+  switch (type) {
+    case 'order.created':
+      return sampleOrder('created', at);
+    case 'order.routed':
+      return sampleOrder('routed', at);
+    case 'order.failed':
+      return sampleOrder('failed', at);
+    case 'order.executed':
+      return sampleExecuted(at);
+    case 'kyc.attested':
+      return sampleAttestation(at, issuer);
+    case 'kyc.revoked':
+      return {
+        attestation_id: newId('attestation', at.getTime() - 30 * DAY_MS),
+        subject_id: 'sample-subject-0001',
+        revoked_at: isoSeconds(at),
+        reason: 'subject_request',
+      };
+    case 'audit.snapshot':
+      return sampleSnapshot(at);
+    case 'webhook.test':
+      return {
+        message: `This is a test event sent by ${issuer} to check that your endpoint receives and verifies deliveries.`,
+        endpoint_id: context.endpointId,
+      };
+  }
+}

@@ -1,0 +1,256 @@
+import { sql, type Kysely } from 'kysely';
+import type { EventRow } from '../events/event.table.js';
+import type { DialectName } from '../storage/dialect.js';
+import type { Database } from '../storage/schema.js';
+import type { PageRequest } from './endpoint.repository.js';
+import type { DeliveryStatus, WebhookAttemptRow, WebhookDeliveryRow, WebhookMessageTable } from './webhook.table.js';
+
+// Rows per multi-row INSERT: 15 columns × 400 rows stays far below both engines' parameter limits.
+const INSERT_CHUNK = 400;
+
+// ----- Fan-out ------------------------------------------------------------------------------------
+
+/**
+ * The oldest events not yet fanned out, in id order. On PostgreSQL they are locked until the
+ * caller's transaction ends and rows another worker holds are skipped, so two workers never fan out
+ * the same event; on SQLite the write transaction already excludes every other writer.
+ */
+export async function lockPendingEvents(trx: Kysely<Database>, dialect: DialectName, limit: number): Promise<EventRow[]> {
+  const query = trx.selectFrom('events').selectAll().where('dispatched_at', 'is', null).orderBy('id').limit(limit);
+  return (dialect === 'postgres' ? query.forUpdate().skipLocked() : query).execute();
+}
+
+export async function markEventsDispatched(trx: Kysely<Database>, ids: readonly string[], now: number): Promise<void> {
+  if (ids.length === 0) return;
+  await trx.updateTable('events').set({ dispatched_at: now }).where('id', 'in', ids).execute();
+}
+
+export async function insertMessages(trx: Kysely<Database>, rows: readonly WebhookMessageTable[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) await trx.insertInto('webhook_messages').values(rows.slice(i, i + INSERT_CHUNK)).execute();
+}
+
+export async function insertDeliveries(trx: Kysely<Database>, rows: readonly WebhookDeliveryRow[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) await trx.insertInto('webhook_deliveries').values(rows.slice(i, i + INSERT_CHUNK)).execute();
+}
+
+// ----- Claiming and recording attempts ------------------------------------------------------------
+
+/**
+ * Due, unleased deliveries of enabled endpoints, at most `perEndpoint` per endpoint, earliest first.
+ * Read without locks: the caller leases a subset with `leaseDeliveries`, which re-checks each row.
+ * The per-endpoint bound keeps one endpoint's backlog from filling the whole batch.
+ */
+export async function dueCandidates(
+  db: Kysely<Database>,
+  now: number,
+  perEndpoint: number,
+  limit: number,
+): Promise<{ id: string; endpoint_id: string }[]> {
+  const result = await sql<{ id: string; endpoint_id: string }>`
+    select id, endpoint_id from (
+      select d.id, d.endpoint_id, d.next_attempt_at,
+             row_number() over (partition by d.endpoint_id order by d.next_attempt_at, d.id) as rn
+      from webhook_deliveries d
+      join webhook_endpoints e on e.id = d.endpoint_id
+      where d.status = 'pending' and d.next_attempt_at <= ${now}
+        and (d.lease_until is null or d.lease_until <= ${now})
+        and e.disabled = 0 and e.deleted_at is null
+    ) due
+    where rn <= ${perEndpoint}
+    order by next_attempt_at, id
+    limit ${limit}`.execute(db);
+  return result.rows;
+}
+
+/**
+ * `dueCandidates` over the `scan` earliest due, unleased deliveries only: it walks the due index in
+ * order and stops, so its cost does not grow with the backlog. `truncated` tells that the scan was
+ * cut short, so endpoints whose due deliveries all lie beyond it are missing from `rows`; the rows
+ * present are exactly those `dueCandidates` gives for their endpoints (the scan is a prefix in the
+ * same order, so each endpoint's earliest deliveries come first in it).
+ */
+export async function dueCandidatesBounded(
+  db: Kysely<Database>,
+  now: number,
+  perEndpoint: number,
+  limit: number,
+  scan: number,
+): Promise<{ rows: { id: string; endpoint_id: string }[]; truncated: boolean }> {
+  const result = await sql<{ id: string; endpoint_id: string; scanned: number }>`
+    with p as (
+      select d.id, d.endpoint_id, d.next_attempt_at
+      from webhook_deliveries d
+      where d.status = 'pending' and d.next_attempt_at <= ${now}
+        and (d.lease_until is null or d.lease_until <= ${now})
+      order by d.next_attempt_at, d.id
+      limit ${scan}
+    )
+    select id, endpoint_id, (select count(*) from p) as scanned from (
+      select p.id, p.endpoint_id, p.next_attempt_at,
+             row_number() over (partition by p.endpoint_id order by p.next_attempt_at, p.id) as rn
+      from p
+      join webhook_endpoints e on e.id = p.endpoint_id
+      where e.disabled = 0 and e.deleted_at is null
+    ) due
+    where rn <= ${perEndpoint}
+    order by next_attempt_at, id
+    limit ${limit}`.execute(db);
+  // No row at all: nothing due, or only deliveries of disabled endpoints in the scan; either way the
+  // caller cannot tell what lies beyond it.
+  const first = result.rows[0];
+  const truncated = first === undefined || Number(first.scanned) >= scan;
+  return { rows: result.rows.map((r) => ({ id: r.id, endpoint_id: r.endpoint_id })), truncated };
+}
+
+/** Enabled endpoints (the ones deliveries can be claimed for). */
+export async function enabledEndpointIds(db: Kysely<Database>): Promise<string[]> {
+  const rows = await db.selectFrom('webhook_endpoints').select('id').where('disabled', '=', 0).where('deleted_at', 'is', null).execute();
+  return rows.map((r) => r.id);
+}
+
+/** Attempts in flight per endpoint, in every worker: pending deliveries whose lease has not lapsed. */
+export async function leasedPerEndpoint(db: Kysely<Database>, now: number): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom('webhook_deliveries')
+    .select(['endpoint_id', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('status', '=', 'pending')
+    .where('lease_until', '>', now)
+    .groupBy('endpoint_id')
+    .execute();
+  return new Map(rows.map((r) => [r.endpoint_id, Number(r.n)]));
+}
+
+/**
+ * Leases those of `ids` that are still due and unleased to `owner` until `now + leaseMs`, in one short
+ * transaction, before anything is sent. PostgreSQL: FOR UPDATE SKIP LOCKED, so a row another worker is
+ * leasing at this moment is skipped, and one it has just leased fails the re-checked conditions.
+ */
+export async function leaseDeliveries(
+  db: Kysely<Database>,
+  dialect: DialectName,
+  ids: readonly string[],
+  now: number,
+  leaseMs: number,
+  owner: string,
+): Promise<WebhookDeliveryRow[]> {
+  if (ids.length === 0) return [];
+  return db.transaction().execute(async (trx) => {
+    // Selected by id alone, and re-checked here: given the conditions too, SQLite's planner walks the
+    // due index over the whole backlog instead of looking the ids up.
+    const query = trx.selectFrom('webhook_deliveries').selectAll().where('id', 'in', ids);
+    const rows = (await (dialect === 'postgres' ? query.forUpdate().skipLocked() : query).execute()).filter(
+      (r) => r.status === 'pending' && r.next_attempt_at !== null && r.next_attempt_at <= now && (r.lease_until === null || r.lease_until <= now),
+    );
+    if (rows.length === 0) return [];
+    await trx
+      .updateTable('webhook_deliveries')
+      .set({ lease_until: now + leaseMs, lease_owner: owner })
+      .where('id', 'in', rows.map((r) => r.id))
+      .execute();
+    return rows.map((r) => ({ ...r, lease_until: now + leaseMs, lease_owner: owner }));
+  });
+}
+
+export async function findMessages(db: Kysely<Database>, eventIds: readonly string[]): Promise<Map<string, string>> {
+  if (eventIds.length === 0) return new Map();
+  const rows = await db.selectFrom('webhook_messages').select(['event_id', 'body']).where('event_id', 'in', eventIds).execute();
+  return new Map(rows.map((r) => [r.event_id, r.body]));
+}
+
+/**
+ * Records an attempt and the delivery's new state, if `owner` still holds the lease it took with
+ * `attemptsBefore` attempts made. False when it does not (the lease lapsed and another worker took
+ * the delivery): then nothing is written.
+ */
+export async function recordAttempt(
+  trx: Kysely<Database>,
+  owner: string,
+  attemptsBefore: number,
+  changes: Pick<WebhookDeliveryRow, 'status' | 'attempts' | 'next_attempt_at' | 'last_attempt_at' | 'updated_at'>,
+  attempt: WebhookAttemptRow,
+): Promise<boolean> {
+  const result = await trx
+    .updateTable('webhook_deliveries')
+    .set({ ...changes, lease_until: null, lease_owner: null })
+    .where('id', '=', attempt.delivery_id)
+    .where('lease_owner', '=', owner)
+    .where('attempts', '=', attemptsBefore)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 0) return false;
+  await trx.insertInto('webhook_attempts').values(attempt).execute();
+  return true;
+}
+
+/** Gives back a lease without an attempt (the endpoint vanished between claim and send). */
+export async function settleWithoutAttempt(db: Kysely<Database>, id: string, owner: string, changes: Partial<WebhookDeliveryRow>): Promise<void> {
+  await db.updateTable('webhook_deliveries').set({ ...changes, lease_until: null, lease_owner: null }).where('id', '=', id).where('lease_owner', '=', owner).execute();
+}
+
+// ----- The API's reads and changes --------------------------------------------------------------
+
+export interface DeliveryFilter {
+  endpointId?: string;
+  eventId?: string;
+  status?: DeliveryStatus;
+}
+
+export async function listClientDeliveries(db: Kysely<Database>, clientId: string, filter: DeliveryFilter, page: PageRequest): Promise<WebhookDeliveryRow[]> {
+  let query = db.selectFrom('webhook_deliveries').selectAll().where('client_id', '=', clientId);
+  if (filter.endpointId !== undefined) query = query.where('endpoint_id', '=', filter.endpointId);
+  if (filter.eventId !== undefined) query = query.where('event_id', '=', filter.eventId);
+  if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+  if (page.after !== undefined) return query.where('id', '>', page.after).orderBy('id', 'asc').limit(page.limit + 1).execute();
+  if (page.before !== undefined) query = query.where('id', '<', page.before);
+  return query.orderBy('id', 'desc').limit(page.limit + 1).execute();
+}
+
+export async function findClientDelivery(db: Kysely<Database>, clientId: string, id: string): Promise<WebhookDeliveryRow | undefined> {
+  return db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).where('client_id', '=', clientId).executeTakeFirst();
+}
+
+export async function attemptsOf(db: Kysely<Database>, deliveryIds: readonly string[]): Promise<WebhookAttemptRow[]> {
+  if (deliveryIds.length === 0) return [];
+  return db.selectFrom('webhook_attempts').selectAll().where('delivery_id', 'in', deliveryIds).orderBy('delivery_id').orderBy('seq').execute();
+}
+
+/** Makes dead deliveries due again at `now` (a replay); returns how many changed. */
+export async function requeueDead(db: Kysely<Database>, where: { id?: string; endpointId?: string }, now: number): Promise<number> {
+  let query = db.updateTable('webhook_deliveries').set({ status: 'pending', next_attempt_at: now, lease_until: null, lease_owner: null, updated_at: now }).where('status', '=', 'dead');
+  if (where.id !== undefined) query = query.where('id', '=', where.id);
+  if (where.endpointId !== undefined) query = query.where('endpoint_id', '=', where.endpointId);
+  const result = await query.executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** Stops every pending delivery of a deleted endpoint. */
+export async function cancelPending(db: Kysely<Database>, endpointId: string, now: number): Promise<void> {
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'cancelled', next_attempt_at: null, updated_at: now })
+    .where('endpoint_id', '=', endpointId)
+    .where('status', '=', 'pending')
+    .execute();
+}
+
+// ----- Events, as the client sees them ----------------------------------------------------------
+
+/** Events of this client and those addressed to every client (client_id null). */
+export async function listClientEvents(db: Kysely<Database>, clientId: string, type: string | undefined, page: PageRequest): Promise<EventRow[]> {
+  let query = db
+    .selectFrom('events')
+    .selectAll()
+    .where((eb) => eb.or([eb('client_id', '=', clientId), eb('client_id', 'is', null)]));
+  if (type !== undefined) query = query.where('type', '=', type);
+  if (page.after !== undefined) return query.where('id', '>', page.after).orderBy('id', 'asc').limit(page.limit + 1).execute();
+  if (page.before !== undefined) query = query.where('id', '<', page.before);
+  return query.orderBy('id', 'desc').limit(page.limit + 1).execute();
+}
+
+export async function findClientEvent(db: Kysely<Database>, clientId: string, id: string): Promise<EventRow | undefined> {
+  return db
+    .selectFrom('events')
+    .selectAll()
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('client_id', '=', clientId), eb('client_id', 'is', null)]))
+    .executeTakeFirst();
+}

@@ -1,0 +1,92 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config/config.js';
+import type { CursorCodec } from '../http/cursor.js';
+import type { IdempotencyService } from '../idempotency/idempotency.service.js';
+import type { Clock } from '../lib/clock.js';
+import { deriveKey } from '../lib/crypto.js';
+import type { Storage } from '../storage/database.js';
+import { DeliveryService } from './delivery.service.js';
+import { DeliveryWorker, type DeliveryWorkerOptions } from './delivery-worker.js';
+import { EndpointService, MAX_ENDPOINTS_PER_CLIENT } from './endpoint.service.js';
+import { EndpointSecrets } from './secrets.js';
+import { UndiciSender, type Resolver, type WebhookSender } from './sender.js';
+import { eventRoutes, webhookRoutes } from './webhook.routes.js';
+
+export { DeliveryWorker } from './delivery-worker.js';
+export type { RunReport } from './delivery-worker.js';
+export { EndpointService } from './endpoint.service.js';
+export { DeliveryService } from './delivery.service.js';
+export type { Resolver, WebhookSender } from './sender.js';
+
+/** decisions.md, Webhooks: each attempt times out after 10 s. */
+export const DEFAULT_ATTEMPT_TIMEOUT_MS = 10_000;
+
+export interface WebhookOptions extends Omit<DeliveryWorkerOptions, 'serviceName'> {
+  /** Per attempt; default 10 s. */
+  timeoutMs: number;
+  /** Sandbox: allow private and loopback receivers, at registration and delivery (default true). */
+  allowPrivateInSandbox: boolean;
+  maxEndpoints: number;
+  /** Name resolution of receivers (tests point names at chosen addresses). */
+  resolve?: Resolver;
+  /** Replaces the HTTP sender altogether. */
+  sender?: WebhookSender;
+}
+
+export interface WebhookDeps {
+  config: Pick<Config, 'mode' | 'livemode' | 'serviceName'>;
+  storage: Pick<Storage, 'db' | 'dialect'>;
+  clock: Clock;
+  masterKey: Buffer;
+  idempotency: IdempotencyService;
+  cursors: CursorCodec;
+  log: FastifyBaseLogger;
+  options?: Partial<WebhookOptions>;
+}
+
+export interface Webhooks {
+  readonly service: { readonly endpoints: EndpointService; readonly deliveries: DeliveryService };
+  /** Every webhook and event route; register with `app.register(webhooks.routes)`. */
+  readonly routes: FastifyPluginAsyncTypebox;
+  readonly worker: DeliveryWorker;
+}
+
+export function defaultWebhookOptions(): WebhookOptions {
+  return {
+    timeoutMs: DEFAULT_ATTEMPT_TIMEOUT_MS,
+    allowPrivateInSandbox: true,
+    maxEndpoints: MAX_ENDPOINTS_PER_CLIENT,
+    owner: `${process.pid}-${randomBytes(4).toString('hex')}`,
+    // Six times the attempt timeout: a lease lapses only when its worker died mid-attempt.
+    leaseMs: 60_000,
+    perEndpointConcurrency: 4,
+    maxInFlight: 64,
+    pollIntervalMs: 500,
+    dispatchBatch: 200,
+    random: Math.random,
+  };
+}
+
+/**
+ * The webhooks module, wired: its services, its routes and its delivery worker. The composition
+ * root registers the routes and starts the worker where workers run; a worker-only process uses the
+ * worker alone.
+ */
+export function createWebhooks(deps: WebhookDeps): Webhooks {
+  const options: WebhookOptions = { ...defaultWebhookOptions(), ...deps.options };
+  const { db, dialect } = deps.storage;
+  const { mode, livemode, serviceName } = deps.config;
+  const secrets = new EndpointSecrets(deriveKey(deps.masterKey, 'webhook-secrets'));
+  const endpoints = new EndpointService(secrets, deps.clock, { mode, livemode, dialect, serviceName, allowPrivateInSandbox: options.allowPrivateInSandbox, maxEndpoints: options.maxEndpoints });
+  const deliveries = new DeliveryService(deps.clock);
+  const publicOnly = mode === 'production' || !options.allowPrivateInSandbox;
+  const sender = options.sender ?? new UndiciSender({ timeoutMs: options.timeoutMs, publicOnly, ...(options.resolve === undefined ? {} : { resolve: options.resolve }) });
+  const worker = new DeliveryWorker(db, dialect, secrets, sender, deps.clock, { ...options, serviceName }, deps.log);
+  const routes: FastifyPluginAsyncTypebox = async (app) => {
+    await app.register(webhookRoutes, { db, endpoints, deliveries, idempotency: deps.idempotency, cursors: deps.cursors });
+    await app.register(eventRoutes, { db, deliveries, cursors: deps.cursors });
+  };
+  return { service: { endpoints, deliveries }, routes, worker };
+}

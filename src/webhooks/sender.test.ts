@@ -1,0 +1,88 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { UndiciSender, type Resolver } from './sender.js';
+
+async function listening(t: import('node:test').TestContext, status = 200): Promise<{ port: number; hits: () => number }> {
+  let hits = 0;
+  const server: Server = createServer((req, res) => {
+    hits++;
+    req.resume();
+    req.on('end', () => res.writeHead(status).end('ok'));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return { port: (server.address() as AddressInfo).port, hits: () => hits };
+}
+
+const request = (url: string) => ({ url, headers: { 'content-type': 'application/json' }, body: '{}' });
+
+test('public-only: literal private, loopback and link-local addresses are refused without a connection', async (t) => {
+  const receiver = await listening(t);
+  const sender = new UndiciSender({ timeoutMs: 1000, publicOnly: true });
+  t.after(() => sender.close());
+  for (const url of [`http://127.0.0.1:${receiver.port}/`, 'http://10.0.0.1/', 'http://169.254.169.254/latest/meta-data/', `http://[::1]:${receiver.port}/`, `http://[::ffff:127.0.0.1]:${receiver.port}/`]) {
+    const result = await sender.send(request(url));
+    assert.equal(result.statusCode, null, url);
+    assert.match(result.error ?? '', /address refused/, url);
+  }
+  assert.equal(receiver.hits(), 0);
+});
+
+test('public-only: a name that resolves to loopback (localhost, through the system resolver) is refused', async (t) => {
+  const receiver = await listening(t);
+  const sender = new UndiciSender({ timeoutMs: 1000, publicOnly: true });
+  t.after(() => sender.close());
+  const result = await sender.send(request(`http://localhost:${receiver.port}/`));
+  assert.equal(result.statusCode, null);
+  assert.match(result.error ?? '', /address refused: localhost resolves to/);
+  assert.equal(receiver.hits(), 0);
+});
+
+test('the socket connects to the address that was checked: a resolver answer is used as given', async (t) => {
+  const receiver = await listening(t);
+  let calls = 0;
+  // A rebinding resolver: public on the first answer, loopback afterwards. There is one resolution
+  // per connection, shared by the check and the connect, so the second answer is never connected to.
+  const rebinding: Resolver = async () => (calls++ === 0 ? [{ address: '8.8.8.8', family: 4 }] : [{ address: '127.0.0.1', family: 4 }]);
+  const guarded = new UndiciSender({ timeoutMs: 300, publicOnly: true, resolve: rebinding });
+  t.after(() => guarded.close());
+  const first = await guarded.send(request(`http://hooks.example.test:${receiver.port}/`));
+  assert.equal(first.statusCode, null, 'the checked public address does not answer here (no network or timeout)');
+  assert.equal(calls, 1, 'one resolution for the check and the connection');
+  const second = await guarded.send(request(`http://hooks.example.test:${receiver.port}/`));
+  assert.match(second.error ?? '', /address refused: hooks.example.test resolves to 127.0.0.1/);
+  assert.equal(receiver.hits(), 0);
+
+  // Without the public-only policy (sandbox), the resolved loopback address is used.
+  const open = new UndiciSender({ timeoutMs: 1000, publicOnly: false, resolve: async () => [{ address: '127.0.0.1', family: 4 }] });
+  t.after(() => open.close());
+  const ok = await open.send(request(`http://hooks.example.test:${receiver.port}/`));
+  assert.equal(ok.statusCode, 200);
+  assert.equal(ok.error, null);
+  assert.equal(receiver.hits(), 1);
+});
+
+test('a name with one private answer among public ones is refused as a whole', async (t) => {
+  const sender = new UndiciSender({
+    timeoutMs: 300,
+    publicOnly: true,
+    resolve: async () => [
+      { address: '8.8.8.8', family: 4 },
+      { address: '10.1.2.3', family: 4 },
+    ],
+  });
+  t.after(() => sender.close());
+  const result = await sender.send(request('http://mixed.example.test/'));
+  assert.match(result.error ?? '', /resolves to 10.1.2.3/);
+});
+
+test('non-2xx statuses are failures, with the status recorded', async (t) => {
+  const receiver = await listening(t, 500);
+  const sender = new UndiciSender({ timeoutMs: 1000, publicOnly: false });
+  t.after(() => sender.close());
+  const result = await sender.send(request(`http://127.0.0.1:${receiver.port}/`));
+  assert.equal(result.statusCode, 500);
+  assert.equal(result.error, 'HTTP 500');
+});

@@ -1,0 +1,292 @@
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
+import type { Kysely } from 'kysely';
+import { authOf } from '../auth/authenticate.js';
+import type { CursorCodec } from '../http/cursor.js';
+import { replyIdempotently } from '../http/idempotent.js';
+import { pageHeaders } from '../http/schemas.js';
+import { IdempotencyHeaders, bearerSecurity, protectedErrors } from '../http/schemas-auth.js';
+import type { IdempotencyService } from '../idempotency/idempotency.service.js';
+import type { Database } from '../storage/schema.js';
+import type { DeliveryService } from './delivery.service.js';
+import type { PageRequest } from './endpoint.repository.js';
+import type { EndpointService } from './endpoint.service.js';
+import type { Page } from './mapping.js';
+import {
+  Delivery,
+  DeliveryListQuery,
+  EndpointListQuery,
+  EventEnvelope,
+  EventListQuery,
+  ReplayDeadResponse,
+  SecretRotation,
+  TestEventRequest,
+  TestEventResponse,
+  WebhookEndpoint,
+  WebhookEndpointCreated,
+  WebhookEndpointRequest,
+  WebhookEndpointUpdate,
+} from './webhook.schemas.js';
+
+export interface WebhookRouteDeps {
+  db: Kysely<Database>;
+  endpoints: EndpointService;
+  deliveries: DeliveryService;
+  idempotency: IdempotencyService;
+  cursors: CursorCodec;
+}
+
+const IdParams = Type.Object({ id: Type.String() });
+const scope = 'webhooks:manage' as const;
+const tags = ['Webhooks'];
+const EmptyBody = Type.Object({}, { additionalProperties: false, description: 'Optional; when sent, an empty object.' });
+
+/**
+ * These POSTs may come without a body. Fastify validates a missing body against the schema as well,
+ * so it is read as `{}` first: an empty request and `{}` are the same request (and the same
+ * idempotency fingerprint).
+ */
+const bodyOptional = { preValidation: async (request: { body: unknown }) => { if (request.body === undefined || request.body === null) request.body = {}; } };
+const pagedHeaders = { ...pageHeaders, 'x-cursor-prev': Type.String({ description: 'Cursor of the previous (newer) page; empty on the first page.' }) };
+
+/** The keyset position a cursor names, checked against the listing and its filters. */
+function positionOf(cursors: CursorCodec, listing: string, filters: Record<string, unknown>, cursor: string | undefined, limit: number): PageRequest {
+  if (cursor === undefined) return { limit };
+  const position = cursors.decode(cursor, listing, filters);
+  return position.direction === 'next' ? { limit, before: position.position } : { limit, after: position.position };
+}
+
+function sendPage<T>(reply: FastifyReply, cursors: CursorCodec, listing: string, filters: Record<string, unknown>, page: Page<T>): { data: T[] } {
+  reply.header('x-cursor-next', page.older === null ? '' : cursors.encode(listing, filters, { position: page.older, direction: 'next' }));
+  reply.header('x-cursor-prev', page.newer === null ? '' : cursors.encode(listing, filters, { position: page.newer, direction: 'prev' }));
+  return { data: page.items };
+}
+
+/** Endpoints, deliveries and dead letters (decisions.md, Webhooks: the spec's POST plus extensions). */
+export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async (app, { db, endpoints, deliveries, idempotency, cursors }) => {
+  app.post(
+    '/v1/webhooks/endpoints',
+    {
+      config: { scope },
+      schema: {
+        tags,
+        summary: 'Register a webhook endpoint; the response shows its signing secret, this once',
+        security: bearerSecurity,
+        headers: IdempotencyHeaders,
+        body: WebhookEndpointRequest,
+        response: { 201: WebhookEndpointCreated, ...protectedErrors(409, 422) },
+      },
+    },
+    async (request, reply) =>
+      replyIdempotently(idempotency, request, reply, async (trx) => ({ status: 201, body: await endpoints.create(trx, authOf(request).clientId, request.body) })),
+  );
+
+  app.get(
+    '/v1/webhooks/endpoints',
+    {
+      config: { scope },
+      schema: {
+        tags,
+        summary: 'List webhook endpoints, newest first',
+        security: bearerSecurity,
+        querystring: EndpointListQuery,
+        response: { 200: Type.Object({ data: Type.Array(WebhookEndpoint) }, { headers: pagedHeaders }), ...protectedErrors(422) },
+      },
+    },
+    async (request, reply) => {
+      const page = positionOf(cursors, 'webhook_endpoints', {}, request.query.cursor, request.query.limit);
+      return sendPage(reply, cursors, 'webhook_endpoints', {}, await endpoints.list(db, authOf(request).clientId, page));
+    },
+  );
+
+  app.get(
+    '/v1/webhooks/endpoints/:id',
+    {
+      config: { scope },
+      schema: { tags, summary: 'Read a webhook endpoint (without its secret)', security: bearerSecurity, params: IdParams, response: { 200: WebhookEndpoint, ...protectedErrors(404) } },
+    },
+    async (request) => endpoints.get(db, authOf(request).clientId, request.params.id),
+  );
+
+  app.patch(
+    '/v1/webhooks/endpoints/:id',
+    {
+      config: { scope },
+      schema: {
+        tags,
+        summary: 'Change an endpoint\'s url, events, description, or disable it',
+        security: bearerSecurity,
+        params: IdParams,
+        body: WebhookEndpointUpdate,
+        response: { 200: WebhookEndpoint, ...protectedErrors(404, 422) },
+      },
+    },
+    async (request) => db.transaction().execute((trx) => endpoints.update(trx, authOf(request).clientId, request.params.id, request.body)),
+  );
+
+  app.delete(
+    '/v1/webhooks/endpoints/:id',
+    {
+      config: { scope },
+      schema: {
+        tags,
+        summary: 'Delete an endpoint; its pending deliveries stop',
+        security: bearerSecurity,
+        params: IdParams,
+        response: { 204: Type.Null({ description: 'Deleted' }), ...protectedErrors(404) },
+      },
+    },
+    async (request, reply) => {
+      await db.transaction().execute((trx) => endpoints.delete(trx, authOf(request).clientId, request.params.id));
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/v1/webhooks/endpoints/:id/rotate-secret',
+    {
+      config: { scope },
+      ...bodyOptional,
+      schema: {
+        tags,
+        summary: 'Issue a new signing secret; for 24 hours deliveries carry two v1= signatures, new then old',
+        security: bearerSecurity,
+        headers: IdempotencyHeaders,
+        params: IdParams,
+        body: EmptyBody,
+        response: { 200: SecretRotation, ...protectedErrors(404, 409, 422) },
+      },
+    },
+    async (request, reply) =>
+      replyIdempotently(idempotency, request, reply, async (trx) => ({ status: 200, body: await endpoints.rotateSecret(trx, authOf(request).clientId, request.params.id) })),
+  );
+
+  app.post(
+    '/v1/webhooks/endpoints/:id/test',
+    {
+      config: { scope },
+      ...bodyOptional,
+      schema: {
+        tags,
+        summary: 'Send a sample event of any type to this endpoint only',
+        description: 'The event is stored like any other (see GET /v1/events) with the livemode given, and delivered, signed, to this endpoint alone.',
+        security: bearerSecurity,
+        headers: IdempotencyHeaders,
+        params: IdParams,
+        body: TestEventRequest,
+        response: { 202: TestEventResponse, ...protectedErrors(404, 409, 422) },
+      },
+    },
+    async (request, reply) =>
+      replyIdempotently(idempotency, request, reply, async (trx) => ({
+        status: 202,
+        body: await endpoints.sendTest(trx, authOf(request).clientId, request.params.id, request.body),
+      })),
+  );
+
+  app.post(
+    '/v1/webhooks/endpoints/:id/replay-dead',
+    {
+      config: { scope },
+      ...bodyOptional,
+      schema: {
+        tags,
+        summary: 'Replay every dead delivery of an endpoint (one new attempt each)',
+        security: bearerSecurity,
+        headers: IdempotencyHeaders,
+        params: IdParams,
+        body: EmptyBody,
+        response: { 202: ReplayDeadResponse, ...protectedErrors(404, 409, 422) },
+      },
+    },
+    async (request, reply) =>
+      replyIdempotently(idempotency, request, reply, async (trx) => ({
+        status: 202,
+        body: { endpoint_id: request.params.id, replayed: await deliveries.replayDead(trx, authOf(request).clientId, request.params.id) },
+      })),
+  );
+
+  app.get(
+    '/v1/webhooks/deliveries',
+    {
+      config: { scope },
+      schema: {
+        tags,
+        summary: 'List deliveries with their attempts, newest first; status=dead lists the dead letters',
+        security: bearerSecurity,
+        querystring: DeliveryListQuery,
+        response: { 200: Type.Object({ data: Type.Array(Delivery) }, { headers: pagedHeaders }), ...protectedErrors(422) },
+      },
+    },
+    async (request, reply) => {
+      const { cursor, limit, endpoint_id, event_id, status } = request.query;
+      const filters = { endpoint_id, event_id, status };
+      const page = positionOf(cursors, 'webhook_deliveries', filters, cursor, limit);
+      const filter = {
+        ...(endpoint_id === undefined ? {} : { endpointId: endpoint_id }),
+        ...(event_id === undefined ? {} : { eventId: event_id }),
+        ...(status === undefined ? {} : { status }),
+      };
+      return sendPage(reply, cursors, 'webhook_deliveries', filters, await deliveries.list(db, authOf(request).clientId, filter, page));
+    },
+  );
+
+  app.get(
+    '/v1/webhooks/deliveries/:id',
+    {
+      config: { scope },
+      schema: { tags, summary: 'Read a delivery and its attempts', security: bearerSecurity, params: IdParams, response: { 200: Delivery, ...protectedErrors(404) } },
+    },
+    async (request) => deliveries.get(db, authOf(request).clientId, request.params.id),
+  );
+
+  app.post(
+    '/v1/webhooks/deliveries/:id/replay',
+    {
+      config: { scope },
+      ...bodyOptional,
+      schema: {
+        tags,
+        summary: 'Replay a dead delivery: one new attempt, signed afresh, same event id and idempotency key (409 unless dead)',
+        security: bearerSecurity,
+        headers: IdempotencyHeaders,
+        params: IdParams,
+        body: EmptyBody,
+        response: { 202: Delivery, ...protectedErrors(404, 409, 422) },
+      },
+    },
+    async (request, reply) =>
+      replyIdempotently(idempotency, request, reply, async (trx) => ({ status: 202, body: await deliveries.replay(trx, authOf(request).clientId, request.params.id) })),
+  );
+};
+
+/** The client's stored events (decisions.md, Webhooks extensions). */
+export const eventRoutes: FastifyPluginAsyncTypebox<{ db: Kysely<Database>; deliveries: DeliveryService; cursors: CursorCodec }> = async (app, { db, deliveries, cursors }) => {
+  app.get(
+    '/v1/events',
+    {
+      config: { scope },
+      schema: {
+        tags: ['Events'],
+        summary: 'List events, newest first (the client\'s own and those sent to every client)',
+        security: bearerSecurity,
+        querystring: EventListQuery,
+        response: { 200: Type.Object({ data: Type.Array(EventEnvelope) }, { headers: pagedHeaders }), ...protectedErrors(422) },
+      },
+    },
+    async (request, reply) => {
+      const { cursor, limit, type } = request.query;
+      const page = positionOf(cursors, 'events', { type }, cursor, limit);
+      return sendPage(reply, cursors, 'events', { type }, await deliveries.listEvents(db, authOf(request).clientId, type, page));
+    },
+  );
+
+  app.get(
+    '/v1/events/:id',
+    {
+      config: { scope },
+      schema: { tags: ['Events'], summary: 'Read an event: its envelope', security: bearerSecurity, params: IdParams, response: { 200: EventEnvelope, ...protectedErrors(404) } },
+    },
+    async (request) => deliveries.getEvent(db, authOf(request).clientId, request.params.id),
+  );
+};

@@ -1,0 +1,392 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHmac, randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
+import { resolveMasterKey } from '../../src/config/master-key.js';
+import { CursorCodec } from '../../src/http/cursor.js';
+import { DASHBOARD_CSP } from '../../src/http/dashboard.routes.js';
+import { ManualClock } from '../../src/lib/clock.js';
+import { RETRY_SCHEDULE_MS } from '../../src/webhooks/core/schedule.js';
+import { createWebhooks } from '../../src/webhooks/index.js';
+import { DATABASES, listen, startRuntime, startRuntimeIn, testEnvironment } from '../support/harness.js';
+import { launchChromium } from './chromium.js';
+import { receiver } from './receiver.js';
+
+type Json = Record<string, any>;
+
+const BAOBAB = 'sgi_01kdvdna00e5fsxhz2kkrzpb8n';
+/** What the page keeps in storage: nothing is expected. */
+const STORED = '({ local: localStorage.length, session: sessionStorage.length, cookie: document.cookie })';
+
+/**
+ * Screenshots go to docs/screenshots when UPDATE_SCREENSHOTS=1 (npm run dashboard:screenshots), and
+ * to a temporary folder otherwise, so that a test run leaves the working tree as it was.
+ */
+const SHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? fileURLToPath(new URL('../../../docs/screenshots/', import.meta.url)) : mkdtempSync(join(tmpdir(), 'cauri-shots-'));
+mkdirSync(SHOTS, { recursive: true });
+
+/**
+ * Waits until `check` holds. (Playwright's waitForFunction evaluates a string in the page, which the
+ * dashboard's Content-Security-Policy rightly refuses.)
+ */
+async function until(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function shot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
+}
+
+/** The page scrolls sideways when its content is wider than the viewport. */
+async function noHorizontalScroll(page: Page, what: string): Promise<void> {
+  // Expressions run in the page (this project is compiled without the DOM library).
+  const { scroll, width } = await page.evaluate<{ scroll: number; width: number }>('({ scroll: document.documentElement.scrollWidth, width: window.innerWidth })');
+  assert.ok(scroll <= width, `${what}: content is ${scroll}px wide in a ${width}px viewport`);
+}
+
+test('the dashboard is served as static files with a strict policy, and nothing else is reachable', async (t) => {
+  const runtime = await startRuntime(t, DATABASES[0]!, { CAURI_WORKERS: 'none' });
+  for (const url of ['/dashboard', '/dashboard/', '/dashboard/index.html']) {
+    const res = await runtime.app.inject({ method: 'GET', url });
+    assert.equal(res.statusCode, 200, url);
+    assert.equal(res.headers['content-type'], 'text/html; charset=utf-8');
+    assert.equal(res.headers['content-security-policy'], DASHBOARD_CSP);
+    assert.match(String(res.headers['content-security-policy']), /^default-src 'self';/);
+    assert.equal(res.headers['x-content-type-options'], 'nosniff');
+    assert.doesNotMatch(res.body, /https?:\/\//, 'the page loads nothing from another origin');
+  }
+  const js = await runtime.app.inject({ method: 'GET', url: '/dashboard/main.js' });
+  assert.equal(js.statusCode, 200);
+  assert.equal(js.headers['content-type'], 'text/javascript; charset=utf-8');
+  const nested = await runtime.app.inject({ method: 'GET', url: '/dashboard/pages/orders.js' });
+  assert.equal(nested.statusCode, 200);
+  const css = await runtime.app.inject({ method: 'GET', url: '/dashboard/styles.css' });
+  assert.equal(css.headers['content-type'], 'text/css; charset=utf-8');
+  assert.doesNotMatch(css.body, /@import|url\(\s*['"]?https?:/, 'no remote fonts or images');
+
+  for (const url of [
+    '/dashboard/../package.json',
+    '/dashboard/..%2f..%2fpackage.json',
+    '/dashboard/%2e%2e/%2e%2e/package.json',
+    '/dashboard/..\\..\\package.json',
+    '/dashboard//etc/passwd',
+    '/dashboard/%2Fetc%2Fpasswd',
+    '/dashboard/pages/../../../tsconfig.json',
+    '/dashboard/main.d.ts',
+    '/dashboard/.tsbuildinfo',
+    '/dashboard/nope.js',
+  ]) {
+    const res = await runtime.app.inject({ method: 'GET', url });
+    assert.equal(res.statusCode, 404, url);
+    assert.equal(JSON.parse(res.body).code, 'not_found', url);
+  }
+});
+
+test('a developer signs in and manages orders, attestations, webhook endpoints, deliveries and dead letters', async (t) => {
+  const clock = new ManualClock(new Date());
+  const env = testEnvironment(t, DATABASES[0]!, { CAURI_WORKERS: 'none' }, { clock });
+  const runtime = await startRuntimeIn(t, env);
+  const base = await listen(runtime);
+  // The delivery worker, driven by hand: one pass per call, on the manual clock, without jitter.
+  const { worker } = createWebhooks({
+    config: runtime.config,
+    storage: runtime.storage,
+    clock,
+    masterKey: resolveMasterKey(runtime.config),
+    idempotency: runtime.services.idempotency,
+    cursors: new CursorCodec(Buffer.alloc(32)),
+    log: runtime.app.log,
+    options: { random: () => 0.5, timeoutMs: 2000 },
+  });
+  t.after(() => worker.stop());
+
+  const client = await runtime.services.clients.create('Dashboard test');
+  const api = async (method: string, path: string, body?: unknown, secret = client.client_secret) => {
+    const tokenRes = await fetch(`${base}/v1/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ grant_type: 'client_credentials', client_id: client.client_id, client_secret: secret }),
+    });
+    const { access_token: token } = (await tokenRes.json()) as Json;
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json', 'idempotency-key': randomUUID() }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: res.status, body: (res.status === 204 ? null : await res.json()) as Json };
+  };
+
+  // Data of this client: an attestation and orders (filled, rejected, and enough resting ones to page).
+  const day = new Date(clock.now().getTime() - 86_400_000).toISOString().slice(0, 19) + 'Z';
+  const att = await api('POST', '/v1/kyc/attestations', {
+    subject_id: 'inv-dash-1',
+    level: 'KYC2',
+    jurisdictions: ['UEMOA'],
+    verifications: ['id_doc', 'selfie', 'address', 'liveness'].map((type) => ({ type, verified_at: day })),
+  });
+  assert.equal(att.status, 201, JSON.stringify(att.body));
+  const order = (instrument: string, qty: number, limit?: number) =>
+    api('POST', '/v1/orders', { rcpt_to: BAOBAB, kyc_attestation_id: att.body.id, instrument, side: 'buy', qty, ...(limit === undefined ? {} : { limit_price_cents: limit }) });
+  // One millisecond apart, so that "newest first" has one answer.
+  for (let i = 0; i < 21; i++) {
+    assert.equal((await order('HUILB.BRVM', 1, 1)).status, 201);
+    clock.advance(1);
+  }
+  const rejected = await order('CIMSN.BRVM', 13);
+  clock.advance(1);
+  const filled = await order('KOLA.BRVM', 10);
+  assert.equal(filled.status, 201);
+  clock.advance(1500);
+  await runtime.services.router.pollReports();
+  const filledNow = (await api('GET', `/v1/orders/${filled.body.id}`)).body;
+  assert.equal(filledNow.status, 'filled');
+  // These events are fanned out now, to no endpoint: the endpoints registered below only get later ones.
+  await worker.runOnce();
+  clock.advance(1);
+
+  const context = await launchChromium(t);
+  const page = context.pages()[0] ?? (await context.newPage());
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    // A refused token exchange and an expired token are 401 responses, which Chromium logs.
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.push(message.text());
+  });
+  page.setDefaultTimeout(10_000);
+  const nav = (name: string) => page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name, exact: true });
+  const heading = (name: string | RegExp) => page.getByRole('heading', { level: 1, name });
+
+  await t.test('a wrong secret shows a clear message and keeps no token', async () => {
+    await page.goto(`${base}/dashboard`);
+    await heading('Sign in').waitFor();
+    await shot(page, 'signin');
+    await page.getByLabel('Client id').fill(client.client_id);
+    await page.getByLabel('Client secret').fill('sk_test_wrong-secret');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('Wrong client id or secret. Check both and try again.').waitFor();
+    assert.equal(await page.getByLabel('Client secret').inputValue(), '', 'the secret field is cleared');
+    assert.equal(await page.getByRole('button', { name: 'Sign out' }).count(), 0);
+    const stored = await page.evaluate(STORED);
+    assert.deepEqual(stored, { local: 0, session: 0, cookie: '' });
+  });
+
+  await t.test('the right secret opens the orders, filtered and paged', async () => {
+    await page.getByLabel('Client secret').fill(client.client_secret);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await heading('Orders').waitFor();
+    const rows = page.locator('table.grid tbody tr');
+    await rows.first().waitFor();
+    assert.equal(await rows.count(), 20, 'first page of 20');
+    assert.match(await rows.first().innerText(), /KOLA\.BRVM/);
+    const stored = await page.evaluate(STORED);
+    assert.deepEqual(stored, { local: 0, session: 0, cookie: '' }, 'the token stays in memory');
+    await shot(page, 'orders');
+
+    await page.getByRole('link', { name: 'Older →' }).click();
+    await until(async () => (await page.locator('table.grid tbody tr').count()) === 3, 'table.grid tbody tr × 3');
+    await page.getByRole('link', { name: '← Newer' }).click();
+    await until(async () => (await page.locator('table.grid tbody tr').count()) === 20, 'table.grid tbody tr × 20');
+
+    await page.getByLabel('Status').selectOption('failed');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await until(async () => (await page.locator('table.grid tbody tr').count()) === 1, 'table.grid tbody tr × 1');
+    assert.match(await rows.first().innerText(), new RegExp(rejected.body.id));
+    await page.getByLabel('Status').selectOption('');
+    await page.getByLabel('Instrument').fill('kola.brvm');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await until(async () => (await page.locator('table.grid tbody tr').count()) === 1, 'table.grid tbody tr × 1');
+    assert.ok(page.url().includes('instrument=KOLA.BRVM'));
+  });
+
+  await t.test('an order shows its fills and its events', async () => {
+    await page.getByRole('link', { name: filled.body.id }).click();
+    await heading(`Order ${filled.body.id}`).waitFor();
+    assert.equal(await page.getByTestId('filled-qty').innerText(), '10 of 10');
+    assert.match(await page.getByTestId('average-price').innerText(), /XOF$/);
+    await page.getByRole('cell', { name: 'order.executed' }).waitFor();
+    await page.getByRole('cell', { name: 'order.created' }).waitFor();
+  });
+
+  await t.test('an attestation is opened by id and revoked with a reason', async () => {
+    await nav('Attestations').click();
+    await page.getByLabel('Attestation id').fill(att.body.id);
+    await page.getByRole('button', { name: 'Open' }).click();
+    await heading(`Attestation ${att.body.id}`).waitFor();
+    assert.equal(await page.getByTestId('attestation-status').innerText(), 'active');
+    await page.getByLabel('Reason').selectOption('compromised');
+    await page.getByRole('button', { name: 'Revoke attestation' }).click();
+    await page.getByTestId('attestation-status').getByText('revoked').waitFor();
+    const status = await api('GET', `/v1/kyc/attestations/${att.body.id}/status`);
+    assert.equal(status.body.status, 'revoked');
+    assert.equal(status.body.reason, 'compromised');
+    assert.equal(await page.getByRole('button', { name: 'Revoke attestation' }).count(), 0);
+  });
+
+  const ok = await receiver(t, 200);
+  let okEndpoint = '';
+  await t.test('an endpoint is created (secret shown once), tested, edited, disabled and its secret rotated', async () => {
+    await nav('Endpoints').click();
+    await heading('Webhook endpoints').waitFor();
+    await page.getByLabel('URL').fill(ok.url);
+    await page.getByLabel('Description (optional)').fill('Local receiver');
+    await page.getByRole('button', { name: 'Create endpoint' }).click();
+    const secret = await page.getByTestId('secret').inputValue();
+    assert.match(secret, /^whsec_/);
+    okEndpoint = (await page.locator('table.grid tbody tr a').first().innerText()).trim();
+    assert.match(okEndpoint, /^we_/);
+
+    await page.getByRole('link', { name: 'Open the endpoint →' }).click();
+    await heading(`Endpoint ${okEndpoint}`).waitFor();
+    assert.equal(await page.getByTestId('secret').count(), 0, 'the secret is not shown again');
+
+    await page.getByLabel('Type').selectOption('order.executed');
+    await page.getByLabel('livemode').check();
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    await page.getByText(/Test event evt_\w+ \(order\.executed, livemode true\) queued as delivery/).waitFor();
+    assert.equal((await worker.runOnce()).attempted, 1);
+    assert.equal(ok.received.length, 1);
+    // The secret the page showed signs the delivery.
+    const received = ok.received[0]!;
+    const [tPart, v1] = String(received.headers['x-cauri-signature']).split(',');
+    assert.equal(v1?.slice(3), createHmac('sha256', secret).update(`${tPart?.slice(2)}.${received.body}`).digest('hex'));
+    assert.equal(JSON.parse(received.body).livemode, true);
+
+    await page.getByRole('textbox', { name: 'Description', exact: true }).fill('Local receiver (edited)');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('Saved.').waitFor();
+    assert.equal((await api('GET', `/v1/webhooks/endpoints/${okEndpoint}`)).body.description, 'Local receiver (edited)');
+
+    await page.getByRole('button', { name: 'Disable endpoint' }).click();
+    await page.getByRole('button', { name: 'Enable endpoint' }).waitFor();
+    assert.equal((await api('GET', `/v1/webhooks/endpoints/${okEndpoint}`)).body.disabled, true);
+    await page.getByRole('button', { name: 'Enable endpoint' }).click();
+    await page.getByRole('button', { name: 'Disable endpoint' }).waitFor();
+
+    await page.getByRole('button', { name: 'Rotate signing secret' }).click();
+    const rotated = await page.getByTestId('secret').inputValue();
+    assert.match(rotated, /^whsec_/);
+    assert.notEqual(rotated, secret);
+  });
+
+  await t.test('the delivery is listed with its attempt', async () => {
+    await nav('Deliveries').click();
+    await heading('Deliveries').waitFor();
+    const card = page.locator('article.delivery').first();
+    await card.waitFor();
+    assert.equal(await card.getAttribute('data-status'), 'succeeded');
+    assert.match(await card.innerText(), /order\.executed/);
+    assert.equal(await card.locator('tbody tr').count(), 1);
+    assert.match(await card.locator('tbody tr').first().innerText(), /200/);
+  });
+
+  const failing = await receiver(t, 500);
+  let deadEndpoint = '';
+  await t.test('deliveries to a failing receiver end in the dead-letter queue', async () => {
+    await nav('Endpoints').click();
+    await page.getByLabel('URL').fill(failing.url);
+    await page.getByRole('button', { name: 'Create endpoint' }).click();
+    await page.getByTestId('secret').waitFor();
+    await shot(page, 'endpoints');
+    await page.getByRole('link', { name: 'Open the endpoint →' }).click();
+    deadEndpoint = (await heading(/^Endpoint we_/).innerText()).replace('Endpoint ', '');
+    for (let i = 0; i < 2; i++) {
+      await page.getByRole('button', { name: 'Send test event' }).click();
+      await page.getByText(/Test event evt_\w+ \(webhook\.test, livemode false\)/).waitFor();
+    }
+    // The whole retry schedule, attempt by attempt, on the manual clock.
+    const t0 = clock.now().getTime();
+    for (const offset of RETRY_SCHEDULE_MS) {
+      clock.set(t0 + offset);
+      assert.equal((await worker.runOnce()).attempted, 2, `attempts at +${offset} ms`);
+    }
+    assert.equal(failing.received.length, 16);
+  });
+
+  await t.test('an expired session returns to sign-in, and signing in again resumes the page', async () => {
+    // A day has passed on the service's clock: the 15-minute token is long expired.
+    await nav('Dead letters').click();
+    await page.getByText('Your session has expired. Sign in again.').waitFor();
+    await heading('Sign in').waitFor();
+    assert.equal(await page.getByLabel('Client id').inputValue(), client.client_id, 'the client id is remembered, not the secret');
+    assert.equal(await page.getByLabel('Client secret').inputValue(), '');
+    await page.getByLabel('Client secret').fill(client.client_secret);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await heading('Dead letters').waitFor();
+  });
+
+  await t.test('dead letters are replayed one at a time and all of an endpoint at once', async () => {
+    const cards = page.locator('article.delivery');
+    await cards.first().waitFor();
+    assert.equal(await cards.count(), 2);
+    for (const card of await cards.all()) assert.equal(await card.getAttribute('data-status'), 'dead');
+    await cards.first().locator('summary').click();
+    assert.equal(await cards.first().locator('tbody tr').count(), 8);
+    await shot(page, 'dead-letters');
+
+    failing.status = 200;
+    await cards.first().getByRole('button', { name: 'Replay' }).click();
+    await until(async () => (await page.locator('article.delivery').count()) === 1, 'article.delivery × 1');
+    await page.getByRole('button', { name: `Replay all dead of ${deadEndpoint}` }).click();
+    await page.getByText(`1 dead delivery of ${deadEndpoint} replayed.`).waitFor();
+    await page.getByText('No dead letters.').waitFor();
+
+    clock.advance(1000);
+    assert.equal((await worker.runOnce()).attempted, 2);
+    await nav('Deliveries').click();
+    await page.getByLabel('Endpoint id').fill(deadEndpoint);
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await until(async () => (await page.locator('article.delivery[data-status=succeeded]').count()) === 2, 'article.delivery[data-status=succeeded] × 2');
+    assert.match(await page.locator('article.delivery').first().innerText(), /9 attempts/);
+  });
+
+  await t.test('the client rotates its own secret; the new one works', async () => {
+    await nav('Account').click();
+    await heading('Account').waitFor();
+    await page.getByRole('button', { name: 'Rotate client secret' }).click();
+    const secret = await page.getByTestId('secret').inputValue();
+    assert.match(secret, /^sk_test_/);
+    assert.notEqual(secret, client.client_secret);
+    assert.equal((await api('GET', `/v1/orders/${filled.body.id}`, undefined, secret)).status, 200);
+    await page.getByText(/Your previous secret keeps working until/).waitFor();
+  });
+
+  await t.test('on a phone-sized screen nothing scrolls sideways', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    for (const [hash, title] of [
+      ['#/orders', 'Orders'],
+      [`#/orders/${filled.body.id}`, `Order ${filled.body.id}`],
+      [`#/attestations/${att.body.id}`, `Attestation ${att.body.id}`],
+      ['#/endpoints', 'Webhook endpoints'],
+      [`#/endpoints/${okEndpoint}`, `Endpoint ${okEndpoint}`],
+      ['#/deliveries', 'Deliveries'],
+      ['#/dead', 'Dead letters'],
+      ['#/account', 'Account'],
+    ] as const) {
+      await page.evaluate(`location.hash = ${JSON.stringify(hash)}`);
+      await heading(title).waitFor();
+      await until(async () => (await page.locator('#app[aria-busy]').count()) === 0, 'page loaded');
+      await noHorizontalScroll(page, hash);
+      if (hash === '#/orders') await shot(page, 'orders-phone');
+    }
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await heading('Sign in').waitFor();
+    await noHorizontalScroll(page, 'sign-in');
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
+  await t.test('signing out forgets the token', async () => {
+    await page.evaluate("location.hash = '#/orders'");
+    await heading('Sign in').waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Sign out' }).count(), 0);
+  });
+
+  assert.deepEqual(problems, [], 'no script error and no Content-Security-Policy violation');
+});

@@ -1,0 +1,331 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { DATABASES, listen, startRuntimeIn, testEnvironment, type TestEnvironment } from '../support/harness.js';
+import { KYC2_REQUEST, apiClient, type ApiClient } from '../support/api.js';
+import { SANDBOX_PARTNERS } from '../../src/partners/sandbox-seed.js';
+import { ManualClock } from '../../src/lib/clock.js';
+import type { Runtime } from '../../src/app.js';
+
+type Json = Record<string, any>;
+const partner = (label: string) => {
+  const p = SANDBOX_PARTNERS.find((x) => x.name.toLowerCase().startsWith(label));
+  if (p?.id === undefined) throw new Error(label);
+  return p.id;
+};
+const BAOBAB = partner('baobab'); // UEMOA: equities, bonds, opcvm
+const SAHEL = partner('sahel'); // UEMOA: bonds, money_market
+const VOLTA = partner('volta'); // GHANA
+const NIGER = partner('fleuve'); // pending
+
+const KYC3 = {
+  ...KYC2_REQUEST,
+  subject_id: 'qualified-1',
+  level: 'KYC3',
+  jurisdictions: ['UEMOA', 'CEMAC'],
+  verifications: [...KYC2_REQUEST.verifications, { type: 'source_of_funds', verified_at: '2026-11-20T09:04:00Z' }, { type: 'pep', verified_at: '2026-11-20T09:05:00Z' }],
+};
+const KYC1 = { subject_id: 'lite-1', level: 'KYC1', jurisdictions: ['UEMOA'], verifications: KYC2_REQUEST.verifications.slice(0, 2) };
+
+interface Ctx {
+  runtime: Runtime;
+  api: ApiClient;
+  clock: ManualClock;
+  env: TestEnvironment;
+  attestation: (body?: unknown) => Promise<string>;
+  order: (body: Json, key?: string) => Promise<{ res: Response; body: Json }>;
+  get: (id: string) => Promise<Json>;
+  events: (type: string, id?: string) => Promise<Json[]>;
+  /** Lets simulated time pass and runs the router once, as its background loop would. */
+  tick: (ms: number) => Promise<void>;
+}
+
+async function setup(t: import('node:test').TestContext, database: (typeof DATABASES)[number], env: Record<string, string> = {}): Promise<Ctx> {
+  const clock = new ManualClock(new Date());
+  const e = testEnvironment(t, database, { CAURI_WORKERS: 'none', ...env }, { clock });
+  const runtime = await startRuntimeIn(t, e);
+  const base = await listen(runtime);
+  const api = await apiClient(runtime, base);
+  const ctx: Ctx = {
+    runtime,
+    api,
+    clock,
+    env: e,
+    attestation: async (body = KYC3) => ((await (await api.post('/v1/kyc/attestations', body)).json()) as Json).id,
+    order: async (body, key) => {
+      const res = await api.post('/v1/orders', body, key);
+      return { res, body: (await res.json()) as Json };
+    },
+    get: async (id) => (await (await api.call('GET', `/v1/orders/${id}`)).json()) as Json,
+    events: async (type, id) => {
+      let q = runtime.storage.db.selectFrom('events').select(['data', 'type']).where('type', '=', type);
+      if (id !== undefined) q = q.where('subject_ref', '=', id);
+      return (await q.orderBy('id').execute()).map((r) => JSON.parse(r.data) as Json);
+    },
+    tick: async (ms) => {
+      clock.advance(ms);
+      await runtime.services.router.routeDue();
+      await runtime.services.router.pollReports();
+    },
+  };
+  return ctx;
+}
+
+for (const database of DATABASES) {
+  describe(`orders on ${database.name}`, () => {
+    test('a market order is routed in the request, then filled near the reference price', async (t) => {
+      const c = await setup(t, database);
+      const att = await c.attestation();
+      const { res, body } = await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'buy', qty: 10, client_metadata: { ref: 'A-1' }, submitted_at: '2026-11-22T10:00:00Z' });
+      assert.equal(res.status, 201);
+      assert.equal(body.status, 'routed');
+      assert.deepEqual(Object.keys(body).sort(), ['average_fill_price_cents', 'client_metadata', 'created_at', 'failure_reason', 'filled_qty', 'id', 'instrument', 'kyc_attestation_id', 'limit_price_cents', 'qty', 'rcpt_to', 'side', 'status', 'updated_at']);
+      assert.equal(body.limit_price_cents, null);
+      assert.equal(body.average_fill_price_cents, null);
+      assert.deepEqual(body.client_metadata, { ref: 'A-1' });
+      assert.match(body.created_at, /\.\d{3}Z$/);
+      assert.deepEqual((await c.events('order.created', body.id)).map((o) => o.status), ['created']);
+      assert.deepEqual((await c.events('order.routed', body.id)).map((o) => o.status), ['routed']);
+
+      await c.tick(1500);
+      const filled = await c.get(body.id);
+      assert.equal(filled.status, 'filled');
+      assert.equal(filled.filled_qty, 10);
+      assert.ok(Math.abs(filled.average_fill_price_cents - 1_550_000) <= 15_500, String(filled.average_fill_price_cents));
+      const executed = await c.events('order.executed', body.id);
+      assert.equal(executed.length, 1);
+      assert.deepEqual(Object.keys(executed[0] ?? {}).sort(), ['average_fill_price_cents', 'exchange_ref', 'executed_at', 'fill_price_cents', 'fill_qty', 'filled_qty', 'instrument', 'order_id', 'rcpt_to', 'side', 'status']);
+      assert.match(executed[0]?.exchange_ref, /^BRVM-\d{8}-\d{6}$/);
+      // A second poll applies nothing again.
+      await c.tick(5000);
+      assert.equal((await c.events('order.executed', body.id)).length, 1);
+    });
+
+    test('a large order fills in several partial fills; the average is the weighted mean', async (t) => {
+      const c = await setup(t, database);
+      const att = await c.attestation();
+      const { body } = await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'CIMSN.BRVM', side: 'buy', qty: 3000 });
+      assert.equal(body.status, 'routed');
+      const seen = new Set<string>();
+      for (let i = 0; i < 20; i++) {
+        await c.tick(500);
+        seen.add((await c.get(body.id)).status);
+      }
+      assert.ok(seen.has('partially_filled'), [...seen].join());
+      const done = await c.get(body.id);
+      assert.equal(done.status, 'filled');
+      const fills = await c.events('order.executed', body.id);
+      assert.ok(fills.length >= 3);
+      assert.equal(fills.reduce((n, f) => n + f.fill_qty, 0), 3000);
+      const notional = fills.reduce((n, f) => n + BigInt(f.fill_qty) * BigInt(f.fill_price_cents), 0n);
+      assert.equal(done.average_fill_price_cents, Number((2n * notional + 3000n) / 6000n));
+      let previous = 0;
+      for (const f of fills) {
+        assert.ok(f.filled_qty > previous, 'filled_qty never decreases');
+        previous = f.filled_qty;
+      }
+    });
+
+    test('test values: rejected, insufficient funds, suspended, resting limit, partial fill then cancel', async (t) => {
+      const c = await setup(t, database);
+      const att = await c.attestation();
+      const base = { rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'buy' };
+      const rejected = await c.order({ ...base, qty: 13 });
+      assert.equal(rejected.res.status, 201, JSON.stringify(rejected.body));
+      assert.equal(rejected.body.status, 'failed');
+      assert.equal(rejected.body.failure_reason, 'sgi_rejected');
+      assert.equal((await c.events('order.failed', rejected.body.id)).length, 1);
+      const funds = await c.order({ ...base, qty: 402 });
+      assert.equal(funds.body.failure_reason, 'insufficient_funds');
+
+      const suspendedQty = await c.order({ ...base, qty: 451 });
+      const suspendedInstrument = await c.order({ ...base, instrument: 'TRANS.BRVM', qty: 5 });
+      assert.equal(suspendedQty.body.status, 'routed');
+      assert.equal(suspendedInstrument.body.status, 'routed');
+      await c.tick(1500);
+      for (const o of [suspendedQty, suspendedInstrument]) {
+        const now = await c.get(o.body.id);
+        assert.equal(now.status, 'failed');
+        assert.equal(now.failure_reason, 'instrument_suspended');
+      }
+
+      const resting = await c.order({ ...base, qty: 5, limit_price_cents: 1 });
+      await c.tick(10 * 60_000);
+      assert.equal((await c.get(resting.body.id)).status, 'routed', 'a limit that never crosses rests');
+      const cancelled = await c.api.post(`/v1/orders/${resting.body.id}/cancel`, {});
+      assert.equal(cancelled.status, 200);
+      assert.equal(((await cancelled.json()) as Json).status, 'cancelled');
+
+      const partial = await c.order({ ...base, qty: 7777 });
+      await c.tick(1500);
+      const half = await c.get(partial.body.id);
+      assert.equal(half.status, 'partially_filled');
+      assert.equal(half.filled_qty, 1111);
+      const cancel = await c.api.post(`/v1/orders/${partial.body.id}/cancel`, {});
+      const after = (await cancel.json()) as Json;
+      assert.equal(after.status, 'cancelled');
+      assert.equal(after.filled_qty, 1111);
+      assert.notEqual(after.average_fill_price_cents, null);
+      const again = await c.api.post(`/v1/orders/${partial.body.id}/cancel`, {});
+      assert.equal(again.status, 409, 'a final order cannot be cancelled');
+    });
+
+    test('an unavailable partner: the order is created, retried in the background, routed once, also across a restart', async (t) => {
+      const c = await setup(t, database);
+      const att = await c.attestation();
+      const { body } = await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'buy', qty: 503 });
+      assert.equal(body.status, 'created', 'the partner did not take it within the request');
+      await c.tick(6000);
+      assert.equal((await c.get(body.id)).status, 'created', 'second attempt also refused');
+
+      // The process stops; another one starts on the same database and finishes the job.
+      await c.runtime.close();
+      const restarted = await startRuntimeIn(t, c.env);
+      for (let i = 0; i < 10; i++) {
+        c.clock.advance(5000);
+        await restarted.services.router.routeDue();
+        await restarted.services.router.pollReports();
+      }
+      const order = await restarted.services.orders.get(restarted.storage.db, c.api.clientId as never, body.id);
+      assert.equal(order.status, 'filled');
+      const routedEvents = await restarted.storage.db.selectFrom('events').select('id').where('type', '=', 'order.routed').where('subject_ref', '=', body.id).execute();
+      assert.equal(routedEvents.length, 1, 'routed exactly once');
+    });
+
+    test('an idempotent retry of POST /v1/orders returns the first answer and creates nothing', async (t) => {
+      const c = await setup(t, database);
+      const att = await c.attestation();
+      const key = randomUUID();
+      const request = { rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'buy', qty: 2 };
+      const first = await c.api.post('/v1/orders', request, key);
+      const firstText = await first.text();
+      assert.equal(JSON.parse(firstText).status, 'routed');
+      const retry = await c.api.post('/v1/orders', request, key);
+      assert.equal(retry.headers.get('idempotent-replayed'), 'true');
+      assert.equal(await retry.text(), firstText, 'the stored answer is the routed one that was sent');
+      const count = await c.runtime.storage.db.selectFrom('orders').select('id').execute();
+      assert.equal(count.length, 1);
+    });
+
+    test('bad input: each a 422 naming the field and the rule; nothing stored', async (t) => {
+      const c = await setup(t, database, { CAURI_ATTESTATION_VALIDITY_DAYS: '1' });
+      const att = await c.attestation();
+      const uemoaOnly = await c.attestation({ ...KYC2_REQUEST, subject_id: 'u-1' });
+      const revoked = await c.attestation({ ...KYC2_REQUEST, subject_id: 'r-1' });
+      await c.api.post(`/v1/kyc/attestations/${revoked}/revoke`, {});
+      const base = `http://127.0.0.1:${(c.runtime.app.server.address() as { port: number }).port}`;
+      const other = await apiClient(c.runtime, base, undefined, 'other');
+      const othersAttestation = ((await (await other.post('/v1/kyc/attestations', KYC3)).json()) as Json).id;
+      const good = { rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'buy', qty: 1 };
+      const cases: [string, Json, string, string][] = [
+        ['qty 0', { ...good, qty: 0 }, 'qty', 'minimum'],
+        ['qty 1.5', { ...good, qty: 1.5 }, 'qty', 'type'],
+        ['qty "10"', { ...good, qty: '10' }, 'qty', 'type'],
+        ['qty over the maximum', { ...good, qty: 1_000_000_001 }, 'qty', 'maximum'],
+        ['limit 0', { ...good, limit_price_cents: 0 }, 'limit_price_cents', 'minimum'],
+        ['limit negative', { ...good, limit_price_cents: -5 }, 'limit_price_cents', 'minimum'],
+        ['side hold', { ...good, side: 'hold' }, 'side', 'enum'],
+        ['instrument sonatel', { ...good, instrument: 'sonatel' }, 'instrument', 'pattern'],
+        ['unknown instrument', { ...good, instrument: 'NOPE.BRVM' }, 'instrument', 'exists'],
+        ['instrument outside the partner jurisdiction', { ...good, instrument: 'PALMC.BVMAC' }, 'instrument', 'partner_jurisdiction'],
+        ['unknown partner', { ...good, rcpt_to: 'sgi_01kdvdna00zzzzzzzzzzzzzzzz' }, 'rcpt_to', 'exists'],
+        ['unapproved partner', { ...good, rcpt_to: NIGER }, 'rcpt_to', 'approved'],
+        ['partner without the class', { ...good, rcpt_to: SAHEL }, 'instrument', 'partner_capability'],
+        ['unknown attestation', { ...good, kyc_attestation_id: 'att_01kdvdna00zzzzzzzzzzzzzzzz' }, 'kyc_attestation_id', 'exists'],
+        ["another client's attestation", { ...good, kyc_attestation_id: othersAttestation }, 'kyc_attestation_id', 'exists'],
+        ['revoked attestation', { ...good, kyc_attestation_id: revoked }, 'kyc_attestation_id', 'not_revoked'],
+        ['jurisdiction not listed', { ...good, kyc_attestation_id: uemoaOnly, rcpt_to: VOLTA, instrument: 'GOLDF.GSE' }, 'kyc_attestation_id', 'jurisdiction'],
+        ['metadata too large', { ...good, client_metadata: { blob: 'x'.repeat(9000) } }, 'client_metadata', 'maxBytes'],
+        ['metadata too deep', { ...good, client_metadata: { a: { b: { c: { d: { e: { f: 1 } } } } } } }, 'client_metadata', 'maxDepth'],
+        ['metadata too many members', { ...good, client_metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i])) }, 'client_metadata', 'maxProperties'],
+        ['unknown member', { ...good, urgency: 'high' }, 'urgency', 'additionalProperties'],
+      ];
+      for (const [name, body, field, rule] of cases) {
+        const { res, body: error } = await c.order(body);
+        assert.equal(res.status, 422, `${name}: ${JSON.stringify(error)}`);
+        assert.ok(error.details.some((d: Json) => d.field === field && d.rule === rule), `${name}: ${JSON.stringify(error.details)}`);
+      }
+      assert.equal((await c.runtime.storage.db.selectFrom('orders').select('id').execute()).length, 0, 'nothing stored');
+
+      // Expired: a day later (a fresh token, since tokens live 15 minutes).
+      c.clock.advance(24 * 3600_000 + 1000);
+      const later = await apiClient(c.runtime, base, undefined, 'later');
+      const stranger = await apiClient(c.runtime, base, undefined, 'stranger');
+      const expiredRes = await later.post('/v1/orders', { ...good, kyc_attestation_id: ((await (await later.post('/v1/kyc/attestations', KYC3)).json()) as Json).id });
+      assert.equal(expiredRes.status, 201, 'a fresh attestation works');
+      const stale = (await c.runtime.services.orders.create(c.runtime.storage.db, c.api.clientId as never, { ...good, side: 'buy' } as never).catch((e: unknown) => e)) as Json;
+      assert.ok(stale.details.some((d: Json) => d.field === 'kyc_attestation_id' && d.rule === 'not_expired'), JSON.stringify(stale.details));
+
+      // Cancel: another client's order is not found; a filled one is 409.
+      const mine = (await (await later.post('/v1/orders', { ...good, kyc_attestation_id: ((await (await later.post('/v1/kyc/attestations', KYC3)).json()) as Json).id })).json()) as Json;
+      assert.equal((await stranger.post(`/v1/orders/${mine.id}/cancel`, {})).status, 404);
+      assert.equal((await stranger.call('GET', `/v1/orders/${mine.id}`)).status, 404);
+      c.clock.advance(2000);
+      await c.runtime.services.router.pollReports();
+      assert.equal((await later.post(`/v1/orders/${mine.id}/cancel`, {})).status, 409);
+    });
+
+    test('the monthly cap: over it is 422 with the remaining allowance; parallel orders never exceed it', async (t) => {
+      const c = await setup(t, database);
+      const lite = await c.attestation(KYC1);
+      // KYC1: 100,000 FCFA a month = 10,000,000 cents; KOLA is 1,550,000 cents a share: 6 fit, 7 do not.
+      const over = await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: lite, instrument: 'KOLA.BRVM', side: 'buy', qty: 7 });
+      assert.equal(over.res.status, 422);
+      const detail = over.body.details[0];
+      assert.equal(detail.field, 'qty');
+      assert.equal(detail.rule, 'monthly_cap');
+      assert.equal(detail.remaining_cents, 10_000_000);
+      assert.equal(detail.cap_cents, 10_000_000);
+      const sell = await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: lite, instrument: 'KOLA.BRVM', side: 'sell', qty: 1000 });
+      assert.equal(sell.res.status, 201, 'sells do not count against the cap');
+
+      const results = await Promise.all(Array.from({ length: 20 }, () => c.order({ rcpt_to: BAOBAB, kyc_attestation_id: lite, instrument: 'KOLA.BRVM', side: 'buy', qty: 1 })));
+      const accepted = results.filter((r) => r.res.status === 201);
+      assert.equal(accepted.length, 6, results.map((r) => r.res.status).join());
+      for (const r of results.filter((x) => x.res.status !== 201)) assert.equal(r.body.details[0].rule, 'monthly_cap');
+      const last = results.find((r) => r.res.status === 422);
+      assert.equal(last?.body.details[0].remaining_cents, 10_000_000 - 6 * 1_550_000);
+
+      // A failed order frees its share of the cap (qty 13 is refused by the sandbox partner).
+      const cheap = await c.attestation({ ...KYC1, subject_id: 'lite-2' });
+      const refused = await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: cheap, instrument: 'HUILB.BRVM', side: 'buy', qty: 13 });
+      assert.equal(refused.body.status, 'failed');
+      const after = await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: cheap, instrument: 'KOLA.BRVM', side: 'buy', qty: 6 });
+      assert.equal(after.res.status, 201);
+    });
+
+    test('listing: newest first, filters, next and previous cursors', async (t) => {
+      const c = await setup(t, database);
+      const att = await c.attestation();
+      const ids: string[] = [];
+      for (let i = 0; i < 7; i++) {
+        c.clock.advance(10);
+        ids.push((await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: i % 2 === 0 ? 'KOLA.BRVM' : 'CIMSN.BRVM', side: 'buy', qty: i === 3 ? 13 : 1 })).body.id);
+      }
+      const newestFirst = [...ids].reverse();
+      const page1 = await c.api.call('GET', '/v1/orders?limit=3');
+      assert.equal(page1.headers.get('x-cursor-prev'), '');
+      assert.deepEqual(((await page1.json()) as Json).data.map((o: Json) => o.id), newestFirst.slice(0, 3));
+      const page2 = await c.api.call('GET', `/v1/orders?limit=3&cursor=${encodeURIComponent(page1.headers.get('x-cursor-next') ?? '')}`);
+      assert.deepEqual(((await page2.json()) as Json).data.map((o: Json) => o.id), newestFirst.slice(3, 6));
+      const page3 = await c.api.call('GET', `/v1/orders?limit=3&cursor=${encodeURIComponent(page2.headers.get('x-cursor-next') ?? '')}`);
+      assert.deepEqual(((await page3.json()) as Json).data.map((o: Json) => o.id), newestFirst.slice(6));
+      assert.equal(page3.headers.get('x-cursor-next'), '');
+      const back = await c.api.call('GET', `/v1/orders?limit=3&cursor=${encodeURIComponent(page3.headers.get('x-cursor-prev') ?? '')}`);
+      assert.deepEqual(((await back.json()) as Json).data.map((o: Json) => o.id), newestFirst.slice(3, 6));
+      const first = await c.api.call('GET', `/v1/orders?limit=3&cursor=${encodeURIComponent(back.headers.get('x-cursor-prev') ?? '')}`);
+      assert.deepEqual(((await first.json()) as Json).data.map((o: Json) => o.id), newestFirst.slice(0, 3));
+      assert.equal(first.headers.get('x-cursor-prev'), '');
+
+      const failed = (await (await c.api.call('GET', '/v1/orders?status=failed')).json()) as Json;
+      assert.deepEqual(failed.data.map((o: Json) => o.id), [ids[3]]);
+      const cimsn = (await (await c.api.call('GET', '/v1/orders?instrument=CIMSN.BRVM')).json()) as Json;
+      assert.equal(cimsn.data.length, 3);
+      const window = (await (await c.api.call('GET', `/v1/orders?created_gte=${encodeURIComponent((await c.get(ids[2] ?? '')).created_at)}&created_lt=${encodeURIComponent((await c.get(ids[5] ?? '')).created_at)}`)).json()) as Json;
+      assert.deepEqual(window.data.map((o: Json) => o.id), [ids[4], ids[3], ids[2]]);
+      const badCursor = await c.api.call('GET', `/v1/orders?status=failed&cursor=${encodeURIComponent(page1.headers.get('x-cursor-next') ?? '')}`);
+      assert.equal(badCursor.status, 422, 'a cursor is bound to its filters');
+      assert.equal((await c.api.call('GET', '/v1/orders?status=lost')).status, 422);
+    });
+  });
+}

@@ -1,0 +1,80 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { ManualClock } from '../../src/lib/clock.js';
+import { DATABASES, listen, startRuntime } from '../support/harness.js';
+
+type Json = Record<string, any>;
+
+for (const database of DATABASES) {
+  test(`a client rotates its own secret with its access token (${database.name})`, async (t) => {
+    const clock = new ManualClock(new Date());
+    const runtime = await startRuntime(t, database, { CAURI_WORKERS: 'none' }, { clock });
+    const base = await listen(runtime);
+    const issued = await runtime.services.clients.create('self-service');
+    const exchange = (secret: string, scope?: string) =>
+      fetch(`${base}/v1/auth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ grant_type: 'client_credentials', client_id: issued.client_id, client_secret: secret, ...(scope === undefined ? {} : { scope }) }),
+      });
+    const tokenOf = async (secret: string, scope?: string) => ((await (await exchange(secret, scope)).json()) as Json).access_token as string;
+    const rotate = (token: string | null, key: string | null = randomUUID(), body?: unknown) =>
+      fetch(`${base}/v1/auth/rotate-secret`, {
+        method: 'POST',
+        headers: {
+          ...(token === null ? {} : { authorization: `Bearer ${token}` }),
+          ...(key === null ? {} : { 'idempotency-key': key }),
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+
+    await t.test('without a valid token: 401, and nothing rotates', async () => {
+      const none = await rotate(null);
+      assert.equal(none.status, 401);
+      assert.equal(((await none.json()) as Json).code, 'unauthorized');
+      assert.equal((await rotate('not.a.token')).status, 401);
+      assert.equal((await exchange(issued.client_secret)).status, 200);
+    });
+
+    await t.test('a token narrowed to fewer scopes than the client has: 403', async () => {
+      const res = await rotate(await tokenOf(issued.client_secret, 'orders:read'));
+      assert.equal(res.status, 403);
+      assert.equal(((await res.json()) as Json).code, 'forbidden');
+    });
+
+    await t.test('Idempotency-Key is required and must be a UUID; the body is empty', async () => {
+      const token = await tokenOf(issued.client_secret);
+      const missing = await rotate(token, null);
+      assert.equal(missing.status, 422);
+      assert.deepEqual(((await missing.json()) as Json).details[0], { field: 'Idempotency-Key', rule: 'required', value: null });
+      assert.equal((await rotate(token, 'nope')).status, 422);
+      assert.equal((await rotate(token, randomUUID(), { client_id: 'x' })).status, 422);
+    });
+
+    await t.test('returns the new secret once; the old one works for 24 hours, then fails', async () => {
+      const res = await rotate(await tokenOf(issued.client_secret), randomUUID(), {});
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get('cache-control'), 'no-store');
+      const body = (await res.json()) as Json;
+      assert.deepEqual(Object.keys(body).sort(), ['client_id', 'client_secret', 'previous_secret_expires_at']);
+      assert.equal(body.client_id, issued.client_id);
+      assert.match(body.client_secret, /^sk_test_/);
+      assert.notEqual(body.client_secret, issued.client_secret);
+      assert.equal(body.previous_secret_expires_at, new Date(clock.now().getTime() + 24 * 3600_000).toISOString());
+      assert.equal((await exchange(body.client_secret)).status, 200);
+      assert.equal((await exchange(issued.client_secret)).status, 200, 'the old secret still works');
+      clock.advance(24 * 3600_000 + 1);
+      assert.equal((await exchange(issued.client_secret)).status, 401, 'the old secret has expired');
+      assert.equal((await exchange(body.client_secret)).status, 200);
+    });
+
+    await t.test('a disabled client cannot rotate with a token it got before', async () => {
+      const secret = ((await (await rotate(await tokenOf((await runtime.services.clients.rotateSecret(issued.client_id))!.client_secret))).json()) as Json).client_secret as string;
+      const token = await tokenOf(secret);
+      await runtime.services.clients.setDisabled(issued.client_id, true);
+      assert.equal((await rotate(token)).status, 401);
+    });
+  });
+}

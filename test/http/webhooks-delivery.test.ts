@@ -1,0 +1,519 @@
+import { describe, test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Stripe from 'stripe';
+import type { Runtime } from '../../src/app.js';
+import { resolveMasterKey } from '../../src/config/master-key.js';
+import { CursorCodec } from '../../src/http/cursor.js';
+import { ManualClock } from '../../src/lib/clock.js';
+import { createWebhooks, type WebhookOptions } from '../../src/webhooks/index.js';
+import { RETRY_SCHEDULE_MS } from '../../src/webhooks/core/schedule.js';
+import { DATABASES, listen, startRuntimeIn, testEnvironment, type DatabaseCase, type TestEnvironment } from '../support/harness.js';
+import { apiClient, type ApiClient } from '../support/api.js';
+
+type Json = Record<string, any>;
+const stripe = new Stripe('sk_test_x');
+
+interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+  /** The service clock when the request arrived, in Unix seconds (the verifier's "now"). */
+  at: number;
+}
+
+interface Receiver {
+  url: string;
+  received: Received[];
+}
+
+/** A real HTTP receiver on a loopback port; `handle` answers (default 200). */
+async function receiver(t: TestContext, clock: ManualClock, handle?: (req: IncomingMessage, res: ServerResponse, n: number) => void): Promise<Receiver> {
+  const received: Received[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Math.floor(clock.now().getTime() / 1000) });
+      if (handle === undefined) res.writeHead(200).end('ok');
+      else handle(req, res, received.length);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => {
+    server.closeAllConnections();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, received };
+}
+
+/** Verifies a delivery with the official Stripe SDK, as a receiver would. */
+function verify(r: Received, secret: string): Json {
+  return stripe.webhooks.constructEvent(r.body, r.headers['x-cauri-signature'] as string, secret, 300, undefined, r.at) as unknown as Json;
+}
+
+interface Ctx {
+  runtime: Runtime;
+  env: TestEnvironment;
+  clock: ManualClock;
+  base: string;
+  api: ApiClient;
+  worker: ReturnType<typeof createWebhooks>['worker'];
+  newWorker: (options?: Partial<WebhookOptions>) => ReturnType<typeof createWebhooks>['worker'];
+  /** A fresh access token for `api` (the clock may have moved past the first one's 15 minutes). */
+  call: (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<Response>;
+  endpoint: (url: string, events?: string[]) => Promise<{ id: string; secret: string }>;
+  /** Stores an event as the other modules do (an order's change), for this client. */
+  emit: (type?: string) => Promise<string>;
+  deliveries: (query?: string) => Promise<Json[]>;
+}
+
+async function setup(t: TestContext, database: DatabaseCase, env: Record<string, string> = {}, options: Partial<WebhookOptions> = {}): Promise<Ctx> {
+  const clock = new ManualClock(new Date());
+  const e = testEnvironment(t, database, { CAURI_WORKERS: 'none', ...env }, { clock });
+  const runtime = await startRuntimeIn(t, e);
+  const base = await listen(runtime);
+  const api = await apiClient(runtime, base);
+  const newWorker = (more: Partial<WebhookOptions> = {}) => {
+    const webhooks = createWebhooks({
+      config: runtime.config,
+      storage: runtime.storage,
+      clock,
+      masterKey: resolveMasterKey(runtime.config),
+      idempotency: runtime.services.idempotency,
+      cursors: new CursorCodec(Buffer.alloc(32)),
+      log: runtime.app.log,
+      // No jitter, so the schedule's offsets are exact.
+      options: { random: () => 0.5, timeoutMs: 2000, ...options, ...more },
+    });
+    t.after(() => webhooks.worker.stop());
+    return webhooks.worker;
+  };
+  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const res = await fetch(`${base}/v1/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ grant_type: 'client_credentials', client_id: api.clientId, client_secret: api.clientSecret }),
+    });
+    const { access_token: token } = (await res.json()) as { access_token: string };
+    return fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  };
+  return {
+    runtime,
+    env: e,
+    clock,
+    base,
+    api,
+    worker: newWorker(),
+    newWorker,
+    call,
+    endpoint: async (url, events = ['order.created']) => {
+      const res = await api.post('/v1/webhooks/endpoints', { url, events });
+      assert.equal(res.status, 201, await res.clone().text());
+      return (await res.json()) as { id: string; secret: string };
+    },
+    emit: async (type = 'order.created') => {
+      const { recordEvent } = await import('../../src/events/event.service.js');
+      const event = await runtime.storage.db.transaction().execute((trx) =>
+        recordEvent(trx, { clientId: api.clientId as never, type: type as never, data: { id: 'ord_sample', status: 'created' }, livemode: false, at: clock.now() }),
+      );
+      return event.id;
+    },
+    deliveries: async (query = '') => {
+      const res = await call('GET', `/v1/webhooks/deliveries${query}`);
+      assert.equal(res.status, 200);
+      return ((await res.json()) as { data: Json[] }).data;
+    },
+  };
+}
+
+/** Moves the clock to `offset` ms after `start` and runs one worker pass. */
+async function at(c: Ctx, start: number, offset: number, worker = c.worker) {
+  c.clock.set(start + offset);
+  return worker.runOnce();
+}
+
+for (const database of DATABASES) {
+  describe(`webhook delivery on ${database.name}`, () => {
+    test('a delivery is signed so that the official Stripe SDK verifies it, with the documented headers', async (t) => {
+      const c = await setup(t, database);
+      const r = await receiver(t, c.clock);
+      const ep = await c.endpoint(r.url);
+      const eventId = await c.emit();
+      assert.deepEqual(await c.worker.runOnce(), { dispatched: 1, attempted: 1 });
+      assert.equal(r.received.length, 1);
+      const got = r.received[0] as Received;
+      const event = verify(got, ep.secret);
+      assert.equal(event.id, eventId);
+      assert.equal(got.headers['content-type'], 'application/json');
+      assert.equal(got.headers['user-agent'], 'Cauri-Webhooks/1.0');
+      assert.match(got.headers['x-cauri-idempotency-key'] as string, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      assert.match(got.headers['x-cauri-signature'] as string, /^t=\d+,v1=[0-9a-f]{64}$/);
+      assert.deepEqual(Object.keys(JSON.parse(got.body)), ['id', 'type', 'created_at', 'data', 'livemode']);
+      assert.match(JSON.parse(got.body).created_at, /\.\d{3}Z$/);
+      // A wrong secret fails.
+      assert.throws(() => verify(got, 'whsec_wrong'));
+      // GET /v1/events/{id} shows the same envelope.
+      const stored = (await (await c.call('GET', `/v1/events/${eventId}`)).json()) as Json;
+      assert.deepEqual(stored, JSON.parse(got.body));
+      // Nothing is due any more.
+      assert.deepEqual(await c.worker.runOnce(), { dispatched: 0, attempted: 0 });
+      const [delivery] = await c.deliveries();
+      assert.equal(delivery?.status, 'succeeded');
+      assert.equal(delivery?.attempts.length, 1);
+      assert.equal(delivery?.attempts[0].status_code, 200);
+      assert.equal(delivery?.idempotency_key, got.headers['x-cauri-idempotency-key']);
+    });
+
+    test('fan-out: only the owner\'s enabled endpoints subscribed to the type; broadcast events reach every client', async (t) => {
+      const c = await setup(t, database);
+      const subscribed = await receiver(t, c.clock);
+      const other = await receiver(t, c.clock);
+      const disabled = await receiver(t, c.clock);
+      await c.endpoint(subscribed.url, ['order.created', 'audit.snapshot']);
+      await c.endpoint(other.url, ['kyc.attested']);
+      const off = await c.endpoint(disabled.url, ['order.created']);
+      assert.equal((await c.call('PATCH', `/v1/webhooks/endpoints/${off.id}`, { disabled: true })).status, 200);
+      const stranger = await apiClient(c.runtime, c.base, undefined, 'stranger');
+      const strangerReceiver = await receiver(t, c.clock);
+      assert.equal((await stranger.post('/v1/webhooks/endpoints', { url: strangerReceiver.url, events: ['order.created', 'audit.snapshot'] })).status, 201);
+
+      await c.emit('order.created');
+      const { recordEvent } = await import('../../src/events/event.service.js');
+      await c.runtime.storage.db.transaction().execute((trx) => recordEvent(trx, { clientId: null, type: 'audit.snapshot', data: { date: '2026-11-21' }, livemode: false, at: c.clock.now() }));
+      await c.worker.runOnce();
+      assert.deepEqual(subscribed.received.map((r) => JSON.parse(r.body).type), ['order.created', 'audit.snapshot']);
+      assert.equal(other.received.length, 0);
+      assert.equal(disabled.received.length, 0);
+      assert.deepEqual(strangerReceiver.received.map((r) => JSON.parse(r.body).type), ['audit.snapshot']);
+    });
+
+    test('the whole schedule on an injected clock: fails three times, then succeeds; same body, key and event id, new signature each time', async (t) => {
+      const c = await setup(t, database);
+      const r = await receiver(t, c.clock, (_req, res, n) => res.writeHead(n <= 3 ? 500 : 204).end());
+      const ep = await c.endpoint(r.url);
+      await c.emit();
+      const t0 = c.clock.now().getTime();
+      assert.equal((await at(c, t0, 0)).attempted, 1); // first attempt
+      assert.equal((await at(c, t0, 0)).attempted, 1); // retry at once
+      assert.equal((await at(c, t0, RETRY_SCHEDULE_MS[2]! - 1)).attempted, 0, 'not before +30 s');
+      assert.equal((await at(c, t0, RETRY_SCHEDULE_MS[2]!)).attempted, 1); // +30 s
+      assert.equal((await at(c, t0, RETRY_SCHEDULE_MS[3]! - 1)).attempted, 0, 'not before +5 min');
+      assert.equal((await at(c, t0, RETRY_SCHEDULE_MS[3]!)).attempted, 1); // +5 min: 204
+      assert.equal((await at(c, t0, RETRY_SCHEDULE_MS[7]!)).attempted, 0, 'nothing after success');
+
+      assert.equal(r.received.length, 4);
+      assert.equal(new Set(r.received.map((x) => x.body)).size, 1, 'identical body bytes');
+      assert.equal(new Set(r.received.map((x) => x.headers['x-cauri-idempotency-key'])).size, 1, 'one idempotency key');
+      assert.equal(new Set(r.received.map((x) => x.headers['x-cauri-signature'])).size, 3, 'signed anew: the two immediate attempts share t');
+      for (const x of r.received) verify(x, ep.secret);
+      assert.deepEqual(
+        r.received.map((x) => Number(/^t=(\d+)/.exec(x.headers['x-cauri-signature'] as string)?.[1])),
+        [0, 0, 30_000, 300_000].map((offset) => Math.floor((t0 + offset) / 1000)),
+      );
+      const [delivery] = await c.deliveries();
+      assert.equal(delivery?.status, 'succeeded');
+      assert.deepEqual(delivery?.attempts.map((a: Json) => a.status_code), [500, 500, 500, 204]);
+      assert.deepEqual(delivery?.attempts.map((a: Json) => a.error), ['HTTP 500', 'HTTP 500', 'HTTP 500', null]);
+      for (const a of delivery?.attempts ?? []) assert.ok(Number.isInteger(a.duration_ms) && a.duration_ms >= 0);
+    });
+
+    test('a receiver that hangs past the timeout fails the attempt, and does not hold up other endpoints', async (t) => {
+      const c = await setup(t, database, {}, { timeoutMs: 400 });
+      const hanging = await receiver(t, c.clock, () => undefined);
+      const fast = await receiver(t, c.clock);
+      await c.endpoint(hanging.url);
+      await c.endpoint(fast.url);
+      await c.emit();
+      const started = performance.now();
+      let fastAt = 0;
+      const watch = setInterval(() => {
+        if (fast.received.length > 0 && fastAt === 0) fastAt = performance.now() - started;
+      }, 5);
+      const report = await c.worker.runOnce();
+      clearInterval(watch);
+      const elapsed = performance.now() - started;
+      assert.equal(report.attempted, 2);
+      assert.ok(elapsed >= 390 && elapsed < 1900, `pass took ${elapsed} ms`);
+      assert.ok(fastAt > 0 && fastAt < 350, `the fast receiver was served after ${fastAt} ms`);
+      const slow = (await c.deliveries()).find((d) => d.status === 'pending');
+      assert.equal(slow?.attempts[0].status_code, null);
+      assert.match(slow?.attempts[0].error, /timed out after 400 ms/);
+      assert.ok(slow?.attempts[0].duration_ms >= 390);
+    });
+
+    test('at most 4 attempts in flight per endpoint; a dead receiver does not delay the others', async (t) => {
+      const c = await setup(t, database, {}, { timeoutMs: 300 });
+      let open = 0;
+      let peak = 0;
+      const stuck = await receiver(t, c.clock, (_req, res) => {
+        open++;
+        peak = Math.max(peak, open);
+        setTimeout(() => {
+          open--;
+          res.writeHead(503).end();
+        }, 250);
+      });
+      const healthy = await receiver(t, c.clock);
+      await c.endpoint(stuck.url);
+      await c.endpoint(healthy.url);
+      for (let i = 0; i < 10; i++) await c.emit();
+      const started = performance.now();
+      let healthyFirstFour = 0;
+      const watch = setInterval(() => {
+        if (healthy.received.length >= 4 && healthyFirstFour === 0) healthyFirstFour = performance.now() - started;
+      }, 5);
+      const report = await c.worker.runOnce();
+      clearInterval(watch);
+      assert.equal(report.dispatched, 10);
+      assert.equal(report.attempted, 8, '4 to each endpoint');
+      assert.equal(stuck.received.length, 4);
+      assert.ok(healthyFirstFour > 0 && healthyFirstFour < 200, `the healthy endpoint was served after ${healthyFirstFour} ms`);
+      for (let i = 0; i < 5 && healthy.received.length < 10; i++) await c.worker.runOnce();
+      assert.equal(healthy.received.length, 10);
+      assert.ok(peak <= 4, `peak ${peak}`);
+    });
+
+    test('a redirect is a failure and is not followed', async (t) => {
+      const c = await setup(t, database);
+      const target = await receiver(t, c.clock);
+      const r = await receiver(t, c.clock, (_req, res) => res.writeHead(302, { location: target.url }).end());
+      await c.endpoint(r.url);
+      await c.emit();
+      await c.worker.runOnce();
+      assert.equal(r.received.length, 1);
+      assert.equal(target.received.length, 0);
+      const [delivery] = await c.deliveries();
+      assert.equal(delivery?.status, 'pending');
+      assert.equal(delivery?.attempts[0].status_code, 302);
+      assert.match(delivery?.attempts[0].error, /redirect not followed/);
+    });
+
+    test('down for the whole window: dead after the +24 h attempt, listed as a dead letter, then replayed', async (t) => {
+      const c = await setup(t, database);
+      let up = false;
+      const r = await receiver(t, c.clock, (_req, res) => res.writeHead(up ? 200 : 503).end());
+      const ep = await c.endpoint(r.url);
+      const other = await c.endpoint((await receiver(t, c.clock)).url, ['kyc.attested']);
+      const eventId = await c.emit();
+      const t0 = c.clock.now().getTime();
+      for (const offset of RETRY_SCHEDULE_MS) assert.equal((await at(c, t0, offset)).attempted, 1, `attempt at +${offset} ms`);
+      assert.equal((await at(c, t0, RETRY_SCHEDULE_MS[7]! + 3_600_000)).attempted, 0, 'no attempt after the last');
+      assert.equal(r.received.length, 8);
+
+      const dead = await c.deliveries('?status=dead');
+      assert.equal(dead.length, 1);
+      assert.equal(dead[0]?.event_id, eventId);
+      assert.equal(dead[0]?.attempts.length, 8);
+      assert.equal(dead[0]?.next_attempt_at, null);
+      assert.equal((await c.deliveries(`?status=dead&endpoint_id=${ep.id}`)).length, 1);
+      assert.equal((await c.deliveries(`?status=dead&endpoint_id=${other.id}`)).length, 0);
+      const attemptTimes = dead[0]?.attempts.map((a: Json) => Date.parse(a.attempted_at) - t0);
+      assert.deepEqual(attemptTimes, [...RETRY_SCHEDULE_MS]);
+
+      up = true;
+      const replay = await c.call('POST', `/v1/webhooks/deliveries/${dead[0]?.id}/replay`, undefined, { 'idempotency-key': crypto.randomUUID() });
+      assert.equal(replay.status, 202);
+      const replayed = (await replay.json()) as Json;
+      assert.equal(replayed.status, 'pending');
+      c.clock.advance(1000);
+      assert.equal((await c.worker.runOnce()).attempted, 1);
+      assert.equal(r.received.length, 9);
+      const last = r.received[8] as Received;
+      assert.equal(verify(last, ep.secret).id, eventId, 'same event id');
+      assert.equal(last.headers['x-cauri-idempotency-key'], r.received[0]?.headers['x-cauri-idempotency-key'], 'same idempotency key');
+      assert.notEqual(last.headers['x-cauri-signature'], r.received[7]?.headers['x-cauri-signature'], 'signed afresh');
+      assert.equal(last.body, r.received[0]?.body);
+      const done = (await (await c.call('GET', `/v1/webhooks/deliveries/${dead[0]?.id}`)).json()) as Json;
+      assert.equal(done.status, 'succeeded');
+      assert.equal(done.attempts.length, 9);
+
+      // Only a dead delivery can be replayed.
+      const again = await c.call('POST', `/v1/webhooks/deliveries/${dead[0]?.id}/replay`, undefined, { 'idempotency-key': crypto.randomUUID() });
+      assert.equal(again.status, 409);
+      assert.equal(((await again.json()) as Json).code, 'conflict');
+    });
+
+    test('replay-dead replays every dead delivery of one endpoint; a failed replay is dead again', async (t) => {
+      const c = await setup(t, database);
+      let up = false;
+      const r = await receiver(t, c.clock, (_req, res) => res.writeHead(up ? 200 : 500).end());
+      const ep = await c.endpoint(r.url);
+      await c.emit();
+      await c.emit();
+      const t0 = c.clock.now().getTime();
+      for (const offset of RETRY_SCHEDULE_MS) await at(c, t0, offset);
+      assert.equal((await c.deliveries('?status=dead')).length, 2);
+      const first = await c.call('POST', `/v1/webhooks/endpoints/${ep.id}/replay-dead`, undefined, { 'idempotency-key': crypto.randomUUID() });
+      assert.equal(first.status, 202);
+      assert.deepEqual(await first.json(), { endpoint_id: ep.id, replayed: 2 });
+      assert.equal((await c.worker.runOnce()).attempted, 2);
+      assert.equal((await c.deliveries('?status=dead')).length, 2, 'the replay failed: dead again');
+      up = true;
+      await c.call('POST', `/v1/webhooks/endpoints/${ep.id}/replay-dead`, undefined, { 'idempotency-key': crypto.randomUUID() });
+      await c.worker.runOnce();
+      assert.equal((await c.deliveries('?status=succeeded')).length, 2);
+      assert.equal(r.received.length, 2 * 8 + 2 + 2);
+    });
+
+    test('secret rotation: two v1 values, new then old, for 24 hours; then only the new', async (t) => {
+      const c = await setup(t, database);
+      const r = await receiver(t, c.clock);
+      const ep = await c.endpoint(r.url);
+      const rotated = await c.call('POST', `/v1/webhooks/endpoints/${ep.id}/rotate-secret`, undefined, { 'idempotency-key': crypto.randomUUID() });
+      assert.equal(rotated.status, 200);
+      const body = (await rotated.json()) as Json;
+      assert.match(body.secret, /^whsec_[A-Za-z0-9_-]{43}$/);
+      assert.notEqual(body.secret, ep.secret);
+      assert.equal(Date.parse(body.previous_secret_expires_at) - c.clock.now().getTime(), 24 * 3600_000);
+      await c.emit();
+      await c.worker.runOnce();
+      const during = r.received[0] as Received;
+      const header = during.headers['x-cauri-signature'] as string;
+      const [tPart, v1New, v1Old] = header.split(',');
+      const t1 = tPart?.slice(2);
+      const hmac = (secret: string) => createHmac('sha256', secret).update(`${t1}.${during.body}`).digest('hex');
+      assert.equal(v1New, `v1=${hmac(body.secret)}`, 'new secret first');
+      assert.equal(v1Old, `v1=${hmac(ep.secret)}`, 'old secret second');
+      verify(during, body.secret);
+      verify(during, ep.secret);
+
+      c.clock.advance(24 * 3600_000 + 1);
+      await c.emit();
+      await c.worker.runOnce();
+      const after = r.received[1] as Received;
+      assert.match(after.headers['x-cauri-signature'] as string, /^t=\d+,v1=[0-9a-f]{64}$/);
+      verify(after, body.secret);
+      assert.throws(() => verify(after, ep.secret));
+    });
+
+    test('a deleted endpoint\'s pending deliveries stop', async (t) => {
+      const c = await setup(t, database);
+      const r = await receiver(t, c.clock, (_req, res) => res.writeHead(500).end());
+      const ep = await c.endpoint(r.url);
+      await c.emit();
+      await c.worker.runOnce();
+      assert.equal((await c.call('DELETE', `/v1/webhooks/endpoints/${ep.id}`)).status, 204);
+      for (const offset of RETRY_SCHEDULE_MS) await at(c, c.clock.now().getTime(), offset);
+      assert.equal(r.received.length, 1);
+      const [delivery] = await c.deliveries();
+      assert.equal(delivery?.status, 'cancelled');
+    });
+
+    test('pending deliveries resume on schedule after a restart', async (t) => {
+      const c = await setup(t, database);
+      let fail = true;
+      const r = await receiver(t, c.clock, (_req, res) => res.writeHead(fail ? 500 : 200).end());
+      await c.endpoint(r.url);
+      await c.emit();
+      const t0 = c.clock.now().getTime();
+      await at(c, t0, 0);
+      await at(c, t0, 0);
+      await c.worker.stop();
+      await c.runtime.close();
+
+      // Another process of the same deployment: same database, same master key.
+      const runtime = await startRuntimeIn(t, c.env);
+      const worker = createWebhooks({
+        config: runtime.config,
+        storage: runtime.storage,
+        clock: c.clock,
+        masterKey: resolveMasterKey(runtime.config),
+        idempotency: runtime.services.idempotency,
+        cursors: new CursorCodec(Buffer.alloc(32)),
+        log: runtime.app.log,
+        options: { random: () => 0.5 },
+      }).worker;
+      t.after(() => worker.stop());
+      fail = false;
+      assert.equal((await at(c, t0, 29_000, worker)).attempted, 0);
+      assert.equal((await at(c, t0, 30_000, worker)).attempted, 1);
+      assert.equal(r.received.length, 3);
+      const row = await runtime.storage.db.selectFrom('webhook_deliveries').selectAll().executeTakeFirstOrThrow();
+      assert.equal(row.status, 'succeeded');
+      assert.equal(row.attempts, 3);
+    });
+
+    test('a test event reaches its endpoint only, signed, and is stored with the livemode given', async (t) => {
+      const c = await setup(t, database);
+      const target = await receiver(t, c.clock);
+      const bystander = await receiver(t, c.clock);
+      const ep = await c.endpoint(target.url, ['order.created']);
+      await c.endpoint(bystander.url, ['order.executed']);
+      const res = await c.api.post(`/v1/webhooks/endpoints/${ep.id}/test`, { type: 'order.executed', livemode: true });
+      assert.equal(res.status, 202);
+      const created = (await res.json()) as Json;
+      assert.equal(created.event.type, 'order.executed');
+      assert.equal(created.event.livemode, true);
+      await c.worker.runOnce();
+      assert.equal(bystander.received.length, 0);
+      assert.equal(target.received.length, 1);
+      const event = verify(target.received[0] as Received, ep.secret);
+      assert.equal(event.id, created.event.id);
+      assert.equal(event.livemode, true);
+      assert.deepEqual(Object.keys(event.data).sort(), ['average_fill_price_cents', 'exchange_ref', 'executed_at', 'fill_price_cents', 'fill_qty', 'filled_qty', 'instrument', 'order_id', 'rcpt_to', 'side', 'status']);
+      const defaulted = await c.api.post(`/v1/webhooks/endpoints/${ep.id}/test`, {});
+      assert.equal(((await defaulted.json()) as Json).event.type, 'webhook.test');
+    });
+  });
+}
+
+describe('webhook delivery in production', () => {
+  const database = DATABASES[0] as DatabaseCase;
+  const production = { CAURI_MODE: 'production', CAURI_PUBLIC_URL: 'https://api.cauri.example' };
+
+  test('private, loopback and link-local receivers are refused at registration', async (t) => {
+    const c = await setup(t, database, production);
+    for (const url of ['https://127.0.0.1/hooks', 'https://10.0.0.1/hooks', 'https://169.254.169.254/latest', 'https://[::1]/hooks', 'https://localhost/hooks', 'https://2130706433/']) {
+      const res = await c.api.post('/v1/webhooks/endpoints', { url, events: ['order.created'] });
+      assert.equal(res.status, 422, url);
+      const body = (await res.json()) as Json;
+      assert.deepEqual([body.details[0].field, body.details[0].rule], ['url', 'private_address'], url);
+    }
+    const plain = await c.api.post('/v1/webhooks/endpoints', { url: 'http://hooks.example.com/', events: ['order.created'] });
+    assert.equal(((await plain.json()) as Json).details[0].rule, 'https_required');
+  });
+
+  test('at delivery time, a name resolving to a private address and literal private addresses are refused without connecting', async (t) => {
+    const c = await setup(t, database, production, {
+      resolve: async (hostname) => [{ address: hostname === 'rebound.example.com' ? '127.0.0.1' : '93.184.215.14', family: 4 }],
+    });
+    const r = await receiver(t, c.clock);
+    const port = new URL(r.url).port;
+    // Registered while the name pointed elsewhere; it now resolves to loopback.
+    const rebound = await c.endpoint(`https://rebound.example.com:${port}/hooks`);
+    // Rows as an older rule set might have left them: only the delivery-time check stands in the way.
+    const literals = ['https://127.0.0.1:PORT/', 'https://10.0.0.1/', 'https://169.254.169.254/', 'https://[::1]:PORT/'].map((u) => u.replace('PORT', port));
+    for (const url of literals) {
+      const ep = await c.endpoint('https://hooks.example.com/placeholder');
+      await c.runtime.storage.db.updateTable('webhook_endpoints').set({ url }).where('id', '=', ep.id).execute();
+    }
+    await c.emit();
+    const report = await c.worker.runOnce();
+    assert.equal(report.attempted, 5);
+    assert.equal(r.received.length, 0, 'nothing reached the loopback receiver');
+    const deliveries = await c.deliveries();
+    assert.equal(deliveries.length, 5);
+    for (const d of deliveries) {
+      assert.equal(d.attempts[0].status_code, null);
+      assert.match(d.attempts[0].error, /^address refused/);
+    }
+    assert.match(deliveries.find((d) => d.endpoint_id === rebound.id)?.attempts[0].error, /rebound.example.com resolves to 127.0.0.1/);
+  });
+
+  test('with the system resolver, localhost is refused at delivery time', async (t) => {
+    const c = await setup(t, database, production);
+    const r = await receiver(t, c.clock);
+    const ep = await c.endpoint('https://hooks.example.com/placeholder');
+    await c.runtime.storage.db.updateTable('webhook_endpoints').set({ url: `https://localhost:${new URL(r.url).port}/hooks` }).where('id', '=', ep.id).execute();
+    await c.emit();
+    await c.worker.runOnce();
+    assert.equal(r.received.length, 0);
+    assert.match((await c.deliveries())[0]?.attempts[0].error, /address refused: localhost resolves to/);
+  });
+});

@@ -1,0 +1,86 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { TestContext } from 'node:test';
+import { parseConfig, type Config } from '../../src/config/config.js';
+import { createRuntime, openDatabase, type Runtime, type RuntimeOptions } from '../../src/app.js';
+import type { Storage } from '../../src/storage/database.js';
+
+export interface DatabaseCase {
+  name: 'sqlite' | 'postgres';
+  url: string | null;
+}
+
+/** SQLite always; PostgreSQL too when TEST_DATABASE_URL is set (CI sets it). */
+export const DATABASES: readonly DatabaseCase[] = [
+  { name: 'sqlite', url: null },
+  ...(process.env.TEST_DATABASE_URL ? [{ name: 'postgres' as const, url: process.env.TEST_DATABASE_URL }] : []),
+];
+
+export interface TestEnvironment {
+  config: Config;
+  options: RuntimeOptions;
+  /** Closes what was opened in this environment, before its data folder and schema are removed. */
+  closers: (() => Promise<void>)[];
+}
+
+/**
+ * A fresh, isolated deployment for one test: its own data folder and, on PostgreSQL, its own schema,
+ * both removed when the test ends.
+ */
+export function testEnvironment(t: TestContext, db: DatabaseCase, env: Record<string, string> = {}, options: RuntimeOptions = {}): TestEnvironment {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cauri-test-'));
+  const pgSchema = `t_${randomBytes(6).toString('hex')}`;
+  const config = parseConfig({
+    CAURI_DATA_DIR: dataDir,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    CAURI_MASTER_KEY: randomBytes(32).toString('hex'),
+    CAURI_SQLITE_SYNCHRONOUS: 'NORMAL',
+    ...(db.url === null ? {} : { DATABASE_URL: db.url }),
+    ...env,
+  });
+  const closers: (() => Promise<void>)[] = [];
+  t.after(async () => {
+    // Everything that uses the database closes first (newest first). The PostgreSQL schema is not
+    // dropped here: Kysely's migrator introspects every schema of the database, and a schema dropped
+    // by one test file while another migrates makes that introspection fail. The test runner drops
+    // the test schemas before and after the whole run (scripts/run-tests.mjs).
+    for (const close of closers.reverse()) await close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  return { config, options: { ...options, ...(db.url === null ? {} : { pgSchema }) }, closers };
+}
+
+export async function startRuntime(t: TestContext, db: DatabaseCase, env: Record<string, string> = {}, options: RuntimeOptions = {}): Promise<Runtime> {
+  return startRuntimeIn(t, testEnvironment(t, db, env, options));
+}
+
+/** Another process of the same deployment: same database, same master key. */
+export async function startRuntimeIn(t: TestContext, e: TestEnvironment): Promise<Runtime> {
+  const runtime = await createRuntime(e.config, e.options);
+  let closed = false;
+  e.closers.push(async () => {
+    if (!closed) await runtime.close();
+  });
+  const close = runtime.close.bind(runtime);
+  // A test may close a runtime itself (a simulated crash); closing twice is then skipped.
+  return Object.assign(runtime, {
+    close: async () => {
+      closed = true;
+      await close();
+    },
+  });
+}
+
+export async function openTestStorage(t: TestContext, db: DatabaseCase, env: Record<string, string> = {}): Promise<Storage> {
+  const e = testEnvironment(t, db, { CAURI_SEED: 'false', ...env });
+  const storage = await openDatabase(e.config, e.options);
+  e.closers.push(() => storage.close());
+  return storage;
+}
+
+/** Starts the runtime's HTTP server on a loopback port and returns its base URL. */
+export async function listen(runtime: Runtime): Promise<string> {
+  return runtime.app.listen({ host: '127.0.0.1', port: 0 });
+}

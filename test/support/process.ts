@@ -1,0 +1,53 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { TestContext } from 'node:test';
+
+const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+
+/** Runs `cauri serve` as a separate OS process and returns its base URL once it listens. */
+export async function spawnService(t: TestContext, env: Record<string, string>): Promise<{ base: string; pid: number }> {
+  return spawnCommand(t, 'serve', env, /"address":"(http:\/\/[^"]+)"/);
+}
+
+/** Runs `cauri worker` as a separate OS process, once its workers run. */
+export async function spawnWorker(t: TestContext, env: Record<string, string>): Promise<{ pid: number }> {
+  return spawnCommand(t, 'worker', env, /(workers running)/);
+}
+
+async function spawnCommand(t: TestContext, command: string, env: Record<string, string>, ready: RegExp): Promise<{ base: string; pid: number }> {
+  const child = spawn(process.execPath, [CLI, command], {
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  t.after(() => {
+    child.kill('SIGTERM');
+  });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`service did not start:\n${output}`)), 20_000);
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = ready.exec(output);
+      if (match !== null) {
+        clearTimeout(timer);
+        resolve({ base: match[1] as string, pid: child.pid ?? 0 });
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`service exited with ${code}:\n${output}`));
+    });
+  });
+}
+
+/** Runs a `cauri` command to completion and returns its standard output. */
+export async function runCli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? 1)));
+  return { code, stdout, stderr };
+}
