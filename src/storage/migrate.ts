@@ -1,4 +1,4 @@
-import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, type Kysely, type Migration, type MigrationProvider, type Transaction } from 'kysely';
 import * as foundation from './migrations/2026-11-22T05-00-foundation.js';
 import * as auth from './migrations/2026-11-22T06-00-auth.js';
 import * as kyc from './migrations/2026-11-22T07-00-kyc.js';
@@ -31,6 +31,28 @@ export interface MigrationReport {
  * test run) sharing a database with another schema would see the other's bookkeeping.
  */
 export async function migrateToLatest(db: Kysely<any>, schema?: string): Promise<MigrationReport> {
+  // On PostgreSQL the migrator runs in a transaction under an advisory lock. On SQLite it runs
+  // without either, so processes starting together on one file would each apply the same migration;
+  // here the whole run is one transaction, which takes SQLite's write lock before it reads the state.
+  if (!db.getExecutor().adapter.supportsTransactionalDdl) return db.transaction().execute((trx) => migrate(asConnection(trx), schema));
+  return migrate(db, schema);
+}
+
+/**
+ * The migrator asks its database for a connection, which a transaction refuses to give; the
+ * transaction already is one connection, so this hands it over as its own connection.
+ */
+function asConnection(trx: Transaction<any>): Kysely<any> {
+  return new Proxy(trx, {
+    get(target, property) {
+      if (property === 'connection') return () => ({ execute: <T>(callback: (db: Kysely<any>) => Promise<T>) => callback(target) });
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+async function migrate(db: Kysely<any>, schema: string | undefined): Promise<MigrationReport> {
   const migrator = new Migrator({ db, provider, ...(schema === undefined ? {} : { migrationTableSchema: schema }) });
   const { error, results } = await migrator.migrateToLatest();
   if (error !== undefined) throw error instanceof Error ? error : new Error(String(error));

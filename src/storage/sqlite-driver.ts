@@ -122,7 +122,10 @@ class RoutingSqliteDriver implements Driver {
     const c = connection as RoutingConnection;
     c.release = await this.writerLock.lock();
     try {
-      this.writer.prepare('begin').run();
+      // IMMEDIATE takes the write lock now, waiting out another process's writer under busy_timeout.
+      // A deferred BEGIN that reads first and then writes gets SQLITE_BUSY at once, without waiting,
+      // when another process committed in between (its snapshot can no longer become a writer).
+      this.writer.prepare('begin immediate').run();
     } catch (error) {
       c.release();
       c.release = null;
