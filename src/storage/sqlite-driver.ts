@@ -42,6 +42,32 @@ class StatementCache {
   }
 }
 
+/** How long a writer waits for another process to release SQLite's write lock before failing. */
+export const WRITE_LOCK_TIMEOUT_MS = 5000;
+
+function isBusy(error: unknown): boolean {
+  return error instanceof SqliteDatabase.SqliteError && (error.code === 'SQLITE_BUSY' || error.code.startsWith('SQLITE_BUSY_'));
+}
+
+/**
+ * Runs `attempt` until it does not fail with SQLITE_BUSY, waiting between tries on timers. SQLite's
+ * own busy_timeout would wait inside the call, and better-sqlite3 calls are synchronous: the whole
+ * process (every request, and any other connection of the same process that holds the lock and would
+ * release it) would stand still meanwhile. Only statements that changed nothing when they failed
+ * with SQLITE_BUSY are given here: BEGIN IMMEDIATE and single statements outside a transaction.
+ */
+async function whenNotBusy<T>(attempt: () => T): Promise<T> {
+  const deadline = performance.now() + WRITE_LOCK_TIMEOUT_MS;
+  for (let wait = 1; ; wait = Math.min(wait * 2, 50)) {
+    try {
+      return attempt();
+    } catch (error) {
+      if (!isBusy(error) || performance.now() + wait > deadline) throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+}
+
 function run(statement: SqliteDatabase.Statement, parameters: readonly unknown[]): QueryResult<unknown> {
   if (statement.reader) return { rows: statement.all(...parameters) };
   const { changes, lastInsertRowid } = statement.run(...parameters);
@@ -77,7 +103,8 @@ class RoutingConnection implements DatabaseConnection {
     // A write outside a transaction (or any statement without a reader): the writer, for this one statement.
     const release = await this.driver.writerLock.lock();
     try {
-      return run(writer.prepare(query.sql), query.parameters) as QueryResult<R>;
+      const statement = writer.prepare(query.sql);
+      return (await whenNotBusy(() => run(statement, query.parameters))) as QueryResult<R>;
     } finally {
       release();
     }
@@ -108,6 +135,8 @@ class RoutingSqliteDriver implements Driver {
     reader: SqliteDatabase.Database | null,
     readonly path: string,
   ) {
+    // Waiting for the write lock is done by whenNotBusy, on timers; see there.
+    writer.pragma('busy_timeout = 0');
     this.writer = new StatementCache(writer);
     this.reader = reader === null ? null : new StatementCache(reader);
   }
@@ -122,10 +151,11 @@ class RoutingSqliteDriver implements Driver {
     const c = connection as RoutingConnection;
     c.release = await this.writerLock.lock();
     try {
-      // IMMEDIATE takes the write lock now, waiting out another process's writer under busy_timeout.
+      // IMMEDIATE takes the write lock now, waiting out another process's writer.
       // A deferred BEGIN that reads first and then writes gets SQLITE_BUSY at once, without waiting,
       // when another process committed in between (its snapshot can no longer become a writer).
-      this.writer.prepare('begin immediate').run();
+      const begin = this.writer.prepare('begin immediate');
+      await whenNotBusy(() => begin.run());
     } catch (error) {
       c.release();
       c.release = null;
