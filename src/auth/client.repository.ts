@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { PreparedQuery } from '../storage/prepared.js';
 import type { Database } from '../storage/schema.js';
 import type { ClientRow, ClientSecretTable } from './client.table.js';
 
@@ -29,18 +30,22 @@ export async function expireOpenSecrets(db: Kysely<Database>, clientId: string, 
 }
 
 /** The client a secret hash belongs to, with the secret's expiry: one indexed join. */
-export async function findClientBySecret(db: Kysely<Database>, hash: string): Promise<(ClientRow & { secret_expires_at: number | null }) | undefined> {
-  return db
+const clientBySecret = new PreparedQuery(1, (db, hash: string) =>
+  db
     .selectFrom('client_secrets')
     .innerJoin('clients', 'clients.id', 'client_secrets.client_id')
     .selectAll('clients')
     .select('client_secrets.expires_at as secret_expires_at')
-    .where('client_secrets.hash', '=', hash)
-    .executeTakeFirst();
+    .where('client_secrets.hash', '=', hash),
+);
+
+export async function findClientBySecret(db: Kysely<Database>, hash: string): Promise<(ClientRow & { secret_expires_at: number | null }) | undefined> {
+  return clientBySecret.first(db, hash);
 }
 
 /** Current client status, read on every authenticated request so that disabling takes effect at once. */
+const statusOfClient = new PreparedQuery(1, (db, id: string) => db.selectFrom('clients').select('status').where('id', '=', id));
+
 export async function clientStatus(db: Kysely<Database>, id: string): Promise<ClientRow['status'] | undefined> {
-  const row = await db.selectFrom('clients').select('status').where('id', '=', id).executeTakeFirst();
-  return row?.status;
+  return (await statusOfClient.first(db, id))?.status;
 }

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { DialectName } from '../storage/dialect.js';
+import { PreparedQuery } from '../storage/prepared.js';
 import type { Database } from '../storage/schema.js';
 import type { AttestationRow, RevocationReason } from './attestation.table.js';
 
@@ -8,8 +9,12 @@ export async function insertAttestation(db: Kysely<Database>, row: AttestationRo
 }
 
 /** An attestation of this client; another client's is as absent as an unknown one. */
+const clientAttestation = new PreparedQuery(2, (db, clientId: string, id: string) =>
+  db.selectFrom('attestations').selectAll().where('id', '=', id).where('client_id', '=', clientId),
+);
+
 export async function findClientAttestation(db: Kysely<Database>, clientId: string, id: string): Promise<AttestationRow | undefined> {
-  return db.selectFrom('attestations').selectAll().where('id', '=', id).where('client_id', '=', clientId).executeTakeFirst();
+  return clientAttestation.first(db, clientId, id);
 }
 
 /**

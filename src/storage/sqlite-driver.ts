@@ -27,7 +27,7 @@ import {
  * every prepare, which costs more than running a point query, and Kysely's SQL for one query shape is
  * always the same (values are parameters).
  */
-class StatementCache {
+export class StatementCache {
   readonly #statements = new Map<string, SqliteDatabase.Statement>();
   constructor(readonly handle: SqliteDatabase.Database) {}
 

@@ -1,0 +1,73 @@
+import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
+import type { Database } from './schema.js';
+
+/** Runs a read-only statement at once on a connection that sees the last committed state. */
+export type DirectRead = (sql: string, parameters: readonly unknown[]) => unknown[] | undefined;
+
+const DIRECT_READS = new WeakMap<object, DirectRead>();
+
+/**
+ * Lets prepared reads on `db` itself (not on a transaction of it) bypass the query executor: the
+ * embedded database answers them synchronously from its read-only connection. `read` returns
+ * undefined for a statement it will not run (one that writes), which then takes the normal path.
+ */
+export function registerDirectReads(db: Kysely<Database>, read: DirectRead): void {
+  DIRECT_READS.set(db, read);
+}
+
+class Slot {
+  constructor(readonly index: number) {}
+}
+
+interface Compiled {
+  sql: string;
+  /** For each placeholder: the index of the argument it takes, or a constant of the query. */
+  parameters: readonly (Slot | unknown)[];
+}
+
+/**
+ * A query of the hot paths, built and compiled once per dialect and then run with new arguments:
+ * building and compiling a Kysely query costs more than running a point query on SQLite (measured on
+ * the authenticated read: 11 µs of builder and executor against 2 µs of SQLite). The query is written
+ * with the ordinary builder, so it is type-checked like every other; its arguments are placeholders
+ * recorded at compile time. Arguments must be plain values compared or assigned as they are (no
+ * arrays for `in`, no null for `is`), since the SQL is fixed by the first build.
+ */
+export class PreparedQuery<Args extends unknown[], Row> {
+  readonly #compiled = new WeakMap<object, Compiled>();
+
+  constructor(
+    private readonly arity: Args['length'],
+    private readonly build: (db: Kysely<Database>, ...args: Args) => Compilable<Row>,
+  ) {}
+
+  #compile(db: Kysely<Database>): Compiled {
+    // One compilation per dialect adapter (SQLite and PostgreSQL differ in placeholders and quoting).
+    const adapter = db.getExecutor().adapter;
+    let compiled = this.#compiled.get(adapter);
+    if (compiled === undefined) {
+      const slots = Array.from({ length: this.arity }, (_, i) => new Slot(i)) as unknown as Args;
+      const query = this.build(db, ...slots).compile();
+      compiled = { sql: query.sql, parameters: query.parameters };
+      const used = new Set(compiled.parameters.filter((p): p is Slot => p instanceof Slot).map((p) => p.index));
+      if (used.size !== this.arity) throw new Error(`prepared query uses ${used.size} of its ${this.arity} arguments: ${query.sql}`);
+      this.#compiled.set(adapter, compiled);
+    }
+    return compiled;
+  }
+
+  async execute(db: Kysely<Database>, ...args: Args): Promise<Row[]> {
+    const { sql, parameters } = this.#compile(db);
+    const values = parameters.map((p) => (p instanceof Slot ? args[p.index] : p));
+    const direct = DIRECT_READS.get(db);
+    if (direct !== undefined) {
+      const rows = direct(sql, values);
+      if (rows !== undefined) return rows as Row[];
+    }
+    return (await db.executeQuery<Row>(CompiledQuery.raw(sql, values))).rows as Row[];
+  }
+
+  async first(db: Kysely<Database>, ...args: Args): Promise<Row | undefined> {
+    return (await this.execute(db, ...args))[0];
+  }
+}
