@@ -1,9 +1,12 @@
 import type { Kysely } from 'kysely';
+import { PreparedInsert, PreparedQuery } from '../storage/prepared.js';
 import type { Database } from '../storage/schema.js';
 import type { EventRow } from './event.table.js';
 
+const eventInsert = new PreparedInsert('events');
+
 export async function insertEvent(db: Kysely<Database>, row: EventRow): Promise<void> {
-  await db.insertInto('events').values(row).execute();
+  await eventInsert.run(db, row);
 }
 
 /** Events not yet fanned out to webhook endpoints: the delivery backlog. */

@@ -1,13 +1,20 @@
 import type { Kysely } from 'kysely';
+import { PreparedInsert, PreparedQuery } from '../storage/prepared.js';
 import type { Database } from '../storage/schema.js';
 import type { IdempotencyTable } from './idempotency.table.js';
 
+const recordInsert = new PreparedInsert('idempotency_keys');
+
 export async function insertRecord(db: Kysely<Database>, row: IdempotencyTable): Promise<void> {
-  await db.insertInto('idempotency_keys').values(row).execute();
+  await recordInsert.run(db, row);
 }
 
+const recordOfKey = new PreparedQuery(2, (qb, clientId: string, key: string) =>
+  qb.selectFrom('idempotency_keys').selectAll().where('client_id', '=', clientId).where('key', '=', key),
+);
+
 export async function findRecord(db: Kysely<Database>, clientId: string, key: string): Promise<IdempotencyTable | undefined> {
-  return db.selectFrom('idempotency_keys').selectAll().where('client_id', '=', clientId).where('key', '=', key).executeTakeFirst();
+  return recordOfKey.first(db, clientId, key);
 }
 
 /** Takes over an in-flight record whose lease lapsed; false when another request took it first. */
@@ -23,13 +30,12 @@ export async function takeOver(db: Kysely<Database>, clientId: string, key: stri
   return Number(result.numUpdatedRows) === 1;
 }
 
+const completion = new PreparedQuery(4, (qb, clientId: string, key: string, status: number, body: string) =>
+  qb.updateTable('idempotency_keys').set({ state: 'done', response_status: status, response_body: body }).where('client_id', '=', clientId).where('key', '=', key),
+);
+
 export async function complete(db: Kysely<Database>, clientId: string, key: string, status: number, body: string): Promise<void> {
-  await db
-    .updateTable('idempotency_keys')
-    .set({ state: 'done', response_status: status, response_body: body })
-    .where('client_id', '=', clientId)
-    .where('key', '=', key)
-    .execute();
+  await completion.execute(db, clientId, key, status, body);
 }
 
 export async function rewriteResponse(db: Kysely<Database>, clientId: string, key: string, body: string): Promise<void> {

@@ -1,11 +1,13 @@
 import { sql, type Kysely } from 'kysely';
 import type { DialectName } from '../storage/dialect.js';
-import { PreparedQuery } from '../storage/prepared.js';
+import { PreparedInsert, PreparedQuery } from '../storage/prepared.js';
 import type { Database } from '../storage/schema.js';
 import type { AttestationRow, RevocationReason } from './attestation.table.js';
 
+const attestationInsert = new PreparedInsert('attestations');
+
 export async function insertAttestation(db: Kysely<Database>, row: AttestationRow): Promise<void> {
-  await db.insertInto('attestations').values(row).execute();
+  await attestationInsert.run(db, row);
 }
 
 /** An attestation of this client; another client's is as absent as an unknown one. */

@@ -3,7 +3,7 @@ import type { Clock } from '../lib/clock.js';
 import { isoSeconds } from '../lib/clock.js';
 import { notFound, validationError, type ErrorDetail } from '../lib/errors.js';
 import { isId, newId, type ClientId } from '../lib/ids.js';
-import type { KeyRing } from '../keys/key-ring.js';
+import type { KeyRing, SigningKey } from '../keys/key-ring.js';
 import { recordEvent } from '../events/event.service.js';
 import { lockForTransaction, type DialectName } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';
@@ -11,7 +11,7 @@ import { findClientAttestation, insertAttestation, markRevoked, maxCrlNumber } f
 import type { AttestationRow, RevocationReason } from './attestation.table.js';
 import type { KycAttestation, KycAttestationRequest } from './kyc.schemas.js';
 import { missingVerifications } from './levels.js';
-import { canonicalSha256, signDocument } from './signing.js';
+import { canonicalSha256, signDocument, signDocumentOffLoop } from './signing.js';
 
 /** How far in the future a verification time may lie (clocks of the checking systems differ). */
 export const VERIFIED_AT_SKEW_MS = 5 * 60 * 1000;
@@ -28,6 +28,18 @@ export interface AttestationStatus {
   status: 'active' | 'revoked' | 'expired';
   revoked_at: string | null;
   reason: RevocationReason | null;
+}
+
+type UnsignedAttestation = Omit<KycAttestation, 'signature'>;
+
+/** An attestation signed by KycService.sign, to be stored by KycService.store. */
+export interface SignedAttestation {
+  attestation: KycAttestation;
+  keyId: string;
+  issuedAt: number;
+  expiresAt: number;
+  /** When it was built: the time of its event. */
+  now: number;
 }
 
 export interface KycServiceOptions {
@@ -65,30 +77,24 @@ export class KycService {
     private readonly options: KycServiceOptions,
   ) {}
 
-  async issue(trx: Kysely<Database>, clientId: ClientId, request: KycAttestationRequest): Promise<KycAttestation> {
+  /**
+   * Checks the request and signs its attestation, outside any transaction: the signature is made on
+   * the thread pool, and a transaction (on SQLite, the one writer) is not held while it is made.
+   */
+  async sign(request: KycAttestationRequest): Promise<SignedAttestation> {
     const problems = checkAttestationRequest(request, this.clock.now());
     if (problems.length > 0) throw validationError(problems);
-    // The key is chosen before the time is read, and issued_at is never before the key's window: a
-    // rotation in between cannot leave the attestation outside the window of the key that signed it.
+    return this.#build(request, await this.keys.current('attestation'), signDocumentOffLoop);
+  }
+
+  /**
+   * Stores a signed attestation and its `kyc.attested` event in the caller's transaction. The key is
+   * read again there: if it was rotated after signing, the attestation is signed anew with the key now
+   * current, so that it is never issued under a key whose window had closed.
+   */
+  async store(trx: Kysely<Database>, clientId: ClientId, request: KycAttestationRequest, signed: SignedAttestation): Promise<KycAttestation> {
     const key = await this.keys.current('attestation', trx);
-    const now = this.clock.now().getTime();
-    const issuedAt = Math.max(Math.floor(now / 1000) * 1000, key.validFrom);
-    const expiresAt = issuedAt + this.options.validityDays * DAY_MS;
-    const attestation = signDocument(
-      {
-        id: newId('attestation', now),
-        version: '1.0' as const,
-        subject_id: request.subject_id,
-        level: request.level,
-        issued_at: isoSeconds(issuedAt),
-        expires_at: isoSeconds(expiresAt),
-        issuer: this.options.issuer,
-        verifications: request.verifications.map((v) => ({ type: v.type, verified_at: isoSeconds(Date.parse(v.verified_at)), ...(v.method === undefined ? {} : { method: v.method }) })),
-        jurisdictions: request.jurisdictions,
-        key_id: key.id,
-      },
-      key,
-    );
+    const { attestation, issuedAt, expiresAt, now } = key.id === signed.keyId ? signed : await this.#build(request, key, async (d, k) => signDocument(d, k));
     await insertAttestation(trx, {
       id: attestation.id,
       client_id: clientId,
@@ -106,6 +112,35 @@ export class KycService {
     });
     await recordEvent(trx, { clientId, type: 'kyc.attested', data: attestation, livemode: this.options.livemode, at: new Date(now), subjectRef: attestation.id });
     return attestation;
+  }
+
+  /** The attestation of `request` under `key`, signed; the key is chosen before the time is read. */
+  async #build(
+    request: KycAttestationRequest,
+    key: SigningKey,
+    signWith: (unsigned: UnsignedAttestation, key: SigningKey) => Promise<KycAttestation>,
+  ): Promise<SignedAttestation> {
+    // issued_at is never before the key's window: a rotation just before cannot leave the attestation
+    // outside the window of the key that signed it.
+    const now = this.clock.now().getTime();
+    const issuedAt = Math.max(Math.floor(now / 1000) * 1000, key.validFrom);
+    const expiresAt = issuedAt + this.options.validityDays * DAY_MS;
+    const attestation = await signWith(
+      {
+        id: newId('attestation', now),
+        version: '1.0' as const,
+        subject_id: request.subject_id,
+        level: request.level,
+        issued_at: isoSeconds(issuedAt),
+        expires_at: isoSeconds(expiresAt),
+        issuer: this.options.issuer,
+        verifications: request.verifications.map((v) => ({ type: v.type, verified_at: isoSeconds(Date.parse(v.verified_at)), ...(v.method === undefined ? {} : { method: v.method }) })),
+        jurisdictions: request.jurisdictions,
+        key_id: key.id,
+      },
+      key,
+    );
+    return { attestation, keyId: key.id, issuedAt, expiresAt, now };
   }
 
   async #find(db: Kysely<Database>, clientId: ClientId, id: string): Promise<AttestationRow> {

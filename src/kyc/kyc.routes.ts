@@ -4,7 +4,7 @@ import { authOf } from '../auth/authenticate.js';
 import { replyIdempotently } from '../http/idempotent.js';
 import { ErrorBody } from '../http/schemas.js';
 import { IdempotencyHeaders, bearerSecurity, protectedErrors } from '../http/schemas-auth.js';
-import type { IdempotencyService } from '../idempotency/idempotency.service.js';
+import { IdempotencyService } from '../idempotency/idempotency.service.js';
 import type { KeyRing } from '../keys/key-ring.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../storage/schema.js';
@@ -42,8 +42,12 @@ export const kycRoutes: FastifyPluginAsyncTypebox<KycRouteDeps> = async (app, de
         response: { 201: KycAttestation, ...protectedErrors(409, 422) },
       },
     },
-    async (request, reply) =>
-      replyIdempotently(idempotency, request, reply, async (trx) => ({ status: 201, body: await kyc.issue(trx, authOf(request).clientId, request.body) })),
+    async (request, reply) => {
+      // The key is checked first, so that a missing or malformed key is reported before the body's rules.
+      IdempotencyService.checkKey(request.headers['idempotency-key'] as string | undefined);
+      const signed = await kyc.sign(request.body);
+      return replyIdempotently(idempotency, request, reply, async (trx) => ({ status: 201, body: await kyc.store(trx, authOf(request).clientId, request.body, signed) }));
+    },
   );
 
   app.get(

@@ -1,6 +1,7 @@
 import { createHash, sign } from 'node:crypto';
 import { canonicalize } from '@cauri/verifier';
 import type { SigningKey } from '../keys/key-ring.js';
+import { signEd25519 } from '../lib/crypto.js';
 
 /**
  * Signs a document the way every signed object of the service is signed (attestations, revocation
@@ -10,6 +11,12 @@ import type { SigningKey } from '../keys/key-ring.js';
  */
 export function signDocument<T extends { key_id: string }>(unsigned: T, key: SigningKey): T & { signature: string } {
   const signature = sign(null, Buffer.from(canonicalize(unsigned), 'utf8'), key.privateKeyObject).toString('base64url');
+  return { ...unsigned, signature };
+}
+
+/** signDocument with the signature made on the thread pool (see signEd25519), for request paths. */
+export async function signDocumentOffLoop<T extends { key_id: string }>(unsigned: T, key: SigningKey): Promise<T & { signature: string }> {
+  const signature = (await signEd25519(Buffer.from(canonicalize(unsigned), 'utf8'), key.privateKeyObject)).toString('base64url');
   return { ...unsigned, signature };
 }
 

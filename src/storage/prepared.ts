@@ -1,4 +1,4 @@
-import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
+import { CompiledQuery, type Compilable, type Insertable, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
 
 /** Runs a read-only statement at once on a connection that sees the last committed state. */
@@ -69,5 +69,34 @@ export class PreparedQuery<Args extends unknown[], Row> {
 
   async first(db: Kysely<Database>, ...args: Args): Promise<Row | undefined> {
     return (await this.execute(db, ...args))[0];
+  }
+}
+
+/**
+ * An insert of whole rows into one table, prepared like PreparedQuery. The columns are those of the
+ * first row inserted; every row type given here lists all its columns (nullable ones as null), so
+ * each row binds the same columns.
+ */
+export class PreparedInsert<T extends keyof Database & string> {
+  #columns: readonly string[] | null = null;
+  #query: PreparedQuery<unknown[], unknown> | null = null;
+
+  constructor(private readonly table: T) {}
+
+  async run(db: Kysely<Database>, row: Insertable<Database[T]>): Promise<void> {
+    const values = row as Record<string, unknown>;
+    if (this.#query === null || this.#columns === null) {
+      const columns = Object.keys(values);
+      this.#columns = columns;
+      this.#query = new PreparedQuery(columns.length, (qb, ...args: unknown[]) =>
+        qb.insertInto(this.table).values(Object.fromEntries(columns.map((c, i) => [c, args[i]])) as Insertable<Database[T]>),
+      );
+    }
+    const args = this.#columns.map((c) => {
+      const value = values[c];
+      if (value === undefined) throw new Error(`insert into ${this.table}: column ${c} has no value`);
+      return value;
+    });
+    await this.#query.execute(db, ...args);
   }
 }

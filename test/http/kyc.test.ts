@@ -6,6 +6,8 @@ import { canonicalize, mergeCrl, verifyAttestation, verifyCrl } from '@cauri/ver
 import { DATABASES, listen, startRuntime } from '../support/harness.js';
 import { KYC2_REQUEST, apiClient } from '../support/api.js';
 import { ManualClock } from '../../src/lib/clock.js';
+import type { ClientId } from '../../src/lib/ids.js';
+import type { KycAttestationRequest } from '../../src/kyc/kyc.schemas.js';
 
 type Json = Record<string, any>;
 
@@ -67,6 +69,29 @@ for (const database of DATABASES) {
       for (const a of [first, second]) assert.equal(verifyAttestation(a, keyDocument).valid, true, JSON.stringify([verifyAttestation(a, keyDocument), a.issued_at, keyDocument.keys]));
       assert.equal(verifyAttestation({ ...first, level: 'KYC3' }, keyDocument).reason, 'bad_signature');
       assert.equal(verifyAttestation({ ...first, key_id: second.key_id }, keyDocument).reason, 'key_not_valid_at_issue');
+    });
+
+    test('a rotation between signing and storing: the attestation is signed again with the key now current', async (t) => {
+      const runtime = await startRuntime(t, database);
+      const base = await listen(runtime);
+      const api = await apiClient(runtime, base);
+      const { kyc, keys } = runtime.services;
+      const request = KYC2_REQUEST as KycAttestationRequest;
+      const clientId = api.clientId as ClientId;
+      const signed = await kyc.sign(request);
+      const { current } = await keys.rotate('attestation');
+      assert.notEqual(signed.keyId, current.id);
+      const stored = await runtime.storage.transact((trx) => kyc.store(trx, clientId, request, signed));
+      assert.equal(stored.key_id, current.id, 'not the key whose window closed');
+      const keyDocument = await json(await fetch(`${base}/.well-known/cauri`));
+      assert.equal(verifyAttestation(stored, keyDocument).valid, true);
+      const read = await json(await api.call('GET', `/v1/kyc/attestations/${stored.id}`));
+      assert.deepEqual(read, stored, 'what is stored is what was re-signed');
+      // Without a rotation the signature made off the transaction is the one stored.
+      const other = { ...request, subject_id: 'inv-0003' };
+      const again = await kyc.sign(other);
+      const kept = await runtime.storage.transact((trx) => kyc.store(trx, clientId, other, again));
+      assert.equal(kept.signature, again.attestation.signature);
     });
 
     test('revocation: status, the signed list with deltas and ETag, kyc.revoked once', async (t) => {
