@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { DialectName } from '../storage/dialect.js';
+import { PreparedQuery } from '../storage/prepared.js';
 import type { Database } from '../storage/schema.js';
 import type { KeyPurpose, SigningKeyRow } from './signing-key.table.js';
 
@@ -16,10 +17,17 @@ export async function findKey(db: Kysely<Database>, id: string): Promise<Signing
  * `FOR UPDATE` before closing its window) waits for signers that already chose it, and a signer that
  * waited for a rotation sees the row no longer open and reads again.
  */
+const currentKey = new PreparedQuery(1, (db, purpose: KeyPurpose) => db.selectFrom('signing_keys').selectAll().where('purpose', '=', purpose).where('valid_until', 'is', null));
+const currentKeyForShare = new PreparedQuery(1, (db, purpose: KeyPurpose) =>
+  db.selectFrom('signing_keys').selectAll().where('purpose', '=', purpose).where('valid_until', 'is', null).modifyEnd(sql`for share`),
+);
+const currentKeyForUpdate = new PreparedQuery(1, (db, purpose: KeyPurpose) =>
+  db.selectFrom('signing_keys').selectAll().where('purpose', '=', purpose).where('valid_until', 'is', null).forUpdate(),
+);
+
 export async function findCurrentKey(db: Kysely<Database>, dialect: DialectName, purpose: KeyPurpose, lock: 'share' | 'update' | 'none'): Promise<SigningKeyRow | undefined> {
-  const query = db.selectFrom('signing_keys').selectAll().where('purpose', '=', purpose).where('valid_until', 'is', null);
-  if (dialect !== 'postgres' || lock === 'none') return query.executeTakeFirst();
-  return (lock === 'share' ? query.modifyEnd(sql`for share`) : query.forUpdate()).executeTakeFirst();
+  if (dialect !== 'postgres' || lock === 'none') return currentKey.first(db, purpose);
+  return (lock === 'share' ? currentKeyForShare : currentKeyForUpdate).first(db, purpose);
 }
 
 export async function insertKey(db: Kysely<Database>, row: SigningKeyRow): Promise<void> {

@@ -23,9 +23,12 @@ export async function findClientAttestation(db: Kysely<Database>, clientId: stri
  * The same, read `FOR SHARE` on PostgreSQL: a revocation (an UPDATE of the row) then waits for the
  * reading transaction, so no order can be accepted under an attestation after its revoke returned.
  */
+const clientAttestationForShare = new PreparedQuery(2, (db, clientId: string, id: string) =>
+  db.selectFrom('attestations').selectAll().where('id', '=', id).where('client_id', '=', clientId).modifyEnd(sql`for share`),
+);
+
 export async function findClientAttestationShared(db: Kysely<Database>, dialect: DialectName, clientId: string, id: string): Promise<AttestationRow | undefined> {
-  const query = db.selectFrom('attestations').selectAll().where('id', '=', id).where('client_id', '=', clientId);
-  return (dialect === 'postgres' ? query.modifyEnd(sql`for share`) : query).executeTakeFirst();
+  return (dialect === 'postgres' ? clientAttestationForShare : clientAttestation).first(db, clientId, id);
 }
 
 export async function maxCrlNumber(db: Kysely<Database>): Promise<number> {

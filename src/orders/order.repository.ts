@@ -1,10 +1,13 @@
 import { sql, type Kysely } from 'kysely';
 import type { DialectName } from '../storage/dialect.js';
+import { PreparedInsert, PreparedQuery } from '../storage/prepared.js';
 import type { Database } from '../storage/schema.js';
 import type { OrderFillTable, OrderRow } from './order.table.js';
 
+const orderInsert = new PreparedInsert('orders');
+
 export async function insertOrder(db: Kysely<Database>, row: OrderRow): Promise<void> {
-  await db.insertInto('orders').values(row).execute();
+  await orderInsert.run(db, row);
 }
 
 export async function findOrder(db: Kysely<Database>, id: string): Promise<OrderRow | undefined> {
@@ -17,8 +20,10 @@ export async function findOrderForUpdate(db: Kysely<Database>, dialect: DialectN
   return (dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
 }
 
+const clientOrder = new PreparedQuery(2, (qb, clientId: string, id: string) => qb.selectFrom('orders').selectAll().where('id', '=', id).where('client_id', '=', clientId));
+
 export async function findClientOrder(db: Kysely<Database>, clientId: string, id: string): Promise<OrderRow | undefined> {
-  return db.selectFrom('orders').selectAll().where('id', '=', id).where('client_id', '=', clientId).executeTakeFirst();
+  return clientOrder.first(db, clientId, id);
 }
 
 export async function updateOrder(db: Kysely<Database>, id: string, changes: Partial<OrderRow>): Promise<void> {
@@ -30,15 +35,18 @@ export async function insertFill(db: Kysely<Database>, row: OrderFillTable): Pro
 }
 
 /** One subject's orders created in [startMs, endMs): what its monthly cap counts (index-backed). */
-export async function subjectOrdersInWindow(db: Kysely<Database>, clientId: string, subjectId: string, startMs: number, endMs: number) {
-  return db
+const ordersInWindow = new PreparedQuery(4, (qb, clientId: string, subjectId: string, startMs: number, endMs: number) =>
+  qb
     .selectFrom('orders')
     .select(['side', 'status', 'qty', 'limit_price_cents', 'reference_price_cents', 'fill_notional_cents'])
     .where('client_id', '=', clientId)
     .where('subject_id', '=', subjectId)
     .where('created_at', '>=', startMs)
-    .where('created_at', '<', endMs)
-    .execute();
+    .where('created_at', '<', endMs),
+);
+
+export async function subjectOrdersInWindow(db: Kysely<Database>, clientId: string, subjectId: string, startMs: number, endMs: number) {
+  return ordersInWindow.execute(db, clientId, subjectId, startMs, endMs);
 }
 
 export interface OrderFilter {

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { PreparedQuery } from '../storage/prepared.js';
 import type { Database } from '../storage/schema.js';
 import type { InstrumentRow } from './instrument.table.js';
 
@@ -19,8 +20,10 @@ export async function listInstruments(db: Kysely<Database>, q: InstrumentQuery):
   return query.execute();
 }
 
+const instrumentByCode = new PreparedQuery(1, (qb, code: string) => qb.selectFrom('instruments').selectAll().where('code', '=', code));
+
 export async function findInstrument(db: Kysely<Database>, code: string): Promise<InstrumentRow | undefined> {
-  return db.selectFrom('instruments').selectAll().where('code', '=', code).executeTakeFirst();
+  return instrumentByCode.first(db, code);
 }
 
 export async function upsertInstrument(db: Kysely<Database>, row: InstrumentRow): Promise<void> {

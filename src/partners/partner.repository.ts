@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { PreparedQuery } from '../storage/prepared.js';
 import type { Database } from '../storage/schema.js';
 import type { PartnerRow } from './partner.table.js';
 
@@ -21,8 +22,10 @@ export async function listPartners(db: Kysely<Database>, q: PartnerQuery): Promi
   return query.execute();
 }
 
+const partnerById = new PreparedQuery(1, (qb, id: string) => qb.selectFrom('partners').selectAll().where('id', '=', id));
+
 export async function findPartner(db: Kysely<Database>, id: string): Promise<PartnerRow | undefined> {
-  return db.selectFrom('partners').selectAll().where('id', '=', id).executeTakeFirst();
+  return partnerById.first(db, id);
 }
 
 export async function findPartnerByName(db: Kysely<Database>, name: string): Promise<PartnerRow | undefined> {
