@@ -67,8 +67,7 @@ export async function createHttpApp(config: Config, metrics: Metrics, logger?: F
   });
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
-    metrics.requests.inc({ method: request.method, route, status: String(reply.statusCode) });
-    metrics.latency.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+    metrics.recordRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
   });
 
   app.setErrorHandler((error, request, reply) => sendError(request, reply, error));
