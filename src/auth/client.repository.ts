@@ -29,7 +29,6 @@ export async function expireOpenSecrets(db: Kysely<Database>, clientId: string, 
   await db.updateTable('client_secrets').set({ expires_at: at }).where('client_id', '=', clientId).where('expires_at', 'is', null).execute();
 }
 
-/** The client a secret hash belongs to, with the secret's expiry: one indexed join. */
 const clientBySecret = new PreparedQuery(1, (db, hash: string) =>
   db
     .selectFrom('client_secrets')
@@ -39,13 +38,14 @@ const clientBySecret = new PreparedQuery(1, (db, hash: string) =>
     .where('client_secrets.hash', '=', hash),
 );
 
+/** The client a secret hash belongs to, with the secret's expiry: one indexed join. */
 export async function findClientBySecret(db: Kysely<Database>, hash: string): Promise<(ClientRow & { secret_expires_at: number | null }) | undefined> {
   return clientBySecret.first(db, hash);
 }
 
-/** Current client status, read on every authenticated request so that disabling takes effect at once. */
 const statusOfClient = new PreparedQuery(1, (db, id: string) => db.selectFrom('clients').select('status').where('id', '=', id));
 
+/** Current client status, read on every authenticated request so that disabling takes effect at once. */
 export async function clientStatus(db: Kysely<Database>, id: string): Promise<ClientRow['status'] | undefined> {
   return (await statusOfClient.first(db, id))?.status;
 }

@@ -6,10 +6,6 @@ export interface MetricsSources {
   pendingEvents(): Promise<number>;
 }
 
-/**
- * The service's Prometheus metrics, in a registry of its own (not prom-client's global one) so that
- * several app instances in one process, as in tests, do not mix their counts.
- */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
 interface LatencySeries {

@@ -12,19 +12,16 @@ export async function findKey(db: Kysely<Database>, id: string): Promise<Signing
   return db.selectFrom('signing_keys').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+const openKey = (db: Kysely<Database>, purpose: KeyPurpose) => db.selectFrom('signing_keys').selectAll().where('purpose', '=', purpose).where('valid_until', 'is', null);
+const currentKey = new PreparedQuery(1, openKey);
+const currentKeyForShare = new PreparedQuery(1, (db, purpose: KeyPurpose) => openKey(db, purpose).modifyEnd(sql`for share`));
+const currentKeyForUpdate = new PreparedQuery(1, (db, purpose: KeyPurpose) => openKey(db, purpose).forUpdate());
+
 /**
  * The open key of a purpose. On PostgreSQL the row is read `FOR SHARE`, so a rotation (which locks it
  * `FOR UPDATE` before closing its window) waits for signers that already chose it, and a signer that
  * waited for a rotation sees the row no longer open and reads again.
  */
-const currentKey = new PreparedQuery(1, (db, purpose: KeyPurpose) => db.selectFrom('signing_keys').selectAll().where('purpose', '=', purpose).where('valid_until', 'is', null));
-const currentKeyForShare = new PreparedQuery(1, (db, purpose: KeyPurpose) =>
-  db.selectFrom('signing_keys').selectAll().where('purpose', '=', purpose).where('valid_until', 'is', null).modifyEnd(sql`for share`),
-);
-const currentKeyForUpdate = new PreparedQuery(1, (db, purpose: KeyPurpose) =>
-  db.selectFrom('signing_keys').selectAll().where('purpose', '=', purpose).where('valid_until', 'is', null).forUpdate(),
-);
-
 export async function findCurrentKey(db: Kysely<Database>, dialect: DialectName, purpose: KeyPurpose, lock: 'share' | 'update' | 'none'): Promise<SigningKeyRow | undefined> {
   if (dialect !== 'postgres' || lock === 'none') return currentKey.first(db, purpose);
   return (lock === 'share' ? currentKeyForShare : currentKeyForUpdate).first(db, purpose);

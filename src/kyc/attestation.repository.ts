@@ -10,22 +10,21 @@ export async function insertAttestation(db: Kysely<Database>, row: AttestationRo
   await attestationInsert.run(db, row);
 }
 
-/** An attestation of this client; another client's is as absent as an unknown one. */
-const clientAttestation = new PreparedQuery(2, (db, clientId: string, id: string) =>
-  db.selectFrom('attestations').selectAll().where('id', '=', id).where('client_id', '=', clientId),
-);
+const attestationOfClient = (db: Kysely<Database>, clientId: string, id: string) =>
+  db.selectFrom('attestations').selectAll().where('id', '=', id).where('client_id', '=', clientId);
+const clientAttestation = new PreparedQuery(2, attestationOfClient);
 
+/** An attestation of this client; another client's is as absent as an unknown one. */
 export async function findClientAttestation(db: Kysely<Database>, clientId: string, id: string): Promise<AttestationRow | undefined> {
   return clientAttestation.first(db, clientId, id);
 }
+
+const clientAttestationForShare = new PreparedQuery(2, (db, clientId: string, id: string) => attestationOfClient(db, clientId, id).modifyEnd(sql`for share`));
 
 /**
  * The same, read `FOR SHARE` on PostgreSQL: a revocation (an UPDATE of the row) then waits for the
  * reading transaction, so no order can be accepted under an attestation after its revoke returned.
  */
-const clientAttestationForShare = new PreparedQuery(2, (db, clientId: string, id: string) =>
-  db.selectFrom('attestations').selectAll().where('id', '=', id).where('client_id', '=', clientId).modifyEnd(sql`for share`),
-);
 
 export async function findClientAttestationShared(db: Kysely<Database>, dialect: DialectName, clientId: string, id: string): Promise<AttestationRow | undefined> {
   return (dialect === 'postgres' ? clientAttestationForShare : clientAttestation).first(db, clientId, id);

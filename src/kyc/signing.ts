@@ -10,14 +10,19 @@ import { signEd25519 } from '../lib/crypto.js';
  * `unsigned`, so that it is covered by the signature.
  */
 export function signDocument<T extends { key_id: string }>(unsigned: T, key: SigningKey): T & { signature: string } {
-  const signature = sign(null, Buffer.from(canonicalize(unsigned), 'utf8'), key.privateKeyObject).toString('base64url');
+  const signature = sign(null, signingInput(unsigned), key.privateKeyObject).toString('base64url');
   return { ...unsigned, signature };
 }
 
 /** signDocument with the signature made on the thread pool (see signEd25519), for request paths. */
 export async function signDocumentOffLoop<T extends { key_id: string }>(unsigned: T, key: SigningKey): Promise<T & { signature: string }> {
-  const signature = (await signEd25519(Buffer.from(canonicalize(unsigned), 'utf8'), key.privateKeyObject)).toString('base64url');
+  const signature = (await signEd25519(signingInput(unsigned), key.privateKeyObject)).toString('base64url');
   return { ...unsigned, signature };
+}
+
+/** The bytes a document's signature covers: the UTF-8 of its RFC 8785 form without `signature`. */
+function signingInput(unsigned: object): Buffer {
+  return Buffer.from(canonicalize(unsigned), 'utf8');
 }
 
 /** Lowercase hex SHA-256 of the RFC 8785 form of a JSON value. */

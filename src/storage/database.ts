@@ -7,7 +7,7 @@ import type { Database } from './schema.js';
 import type { DialectName } from './dialect.js';
 import { GroupCommitter } from './group-commit.js';
 import { registerDirectReads } from './prepared.js';
-import { RoutingSqliteDialect, StatementCache, openReader } from './sqlite-driver.js';
+import { RoutingSqliteDialect, openReader } from './sqlite-driver.js';
 
 export interface StorageOptions {
   /** A postgres:// URL selects PostgreSQL; null selects SQLite at `sqlitePath`. */
@@ -78,14 +78,9 @@ function openSqlite(options: StorageOptions): Storage {
   handle.pragma('foreign_keys = ON');
   handle.pragma('busy_timeout = 5000');
   const reader = openReader(options.sqlitePath);
-  const db = new Kysely<Database>({ dialect: new RoutingSqliteDialect(handle, reader, options.sqlitePath) });
-  if (reader !== null) {
-    const statements = new StatementCache(reader);
-    registerDirectReads(db, (query, parameters) => {
-      const statement = statements.prepare(query);
-      return statement.readonly && statement.reader ? statement.all(...parameters) : undefined;
-    });
-  }
+  const dialect = new RoutingSqliteDialect(handle, reader, options.sqlitePath);
+  const db = new Kysely<Database>({ dialect });
+  registerDirectReads(db, (query, parameters) => dialect.readCommitted(query, parameters));
   const dataVersion = reader?.prepare('pragma data_version').pluck();
   const committer = new GroupCommitter(db);
   return {

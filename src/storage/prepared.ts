@@ -78,25 +78,25 @@ export class PreparedQuery<Args extends unknown[], Row> {
  * each row binds the same columns.
  */
 export class PreparedInsert<T extends keyof Database & string> {
-  #columns: readonly string[] | null = null;
-  #query: PreparedQuery<unknown[], unknown> | null = null;
+  #prepared: { columns: readonly string[]; query: PreparedQuery<unknown[], unknown> } | null = null;
 
   constructor(private readonly table: T) {}
 
   async run(db: Kysely<Database>, row: Insertable<Database[T]>): Promise<void> {
     const values = row as Record<string, unknown>;
-    if (this.#query === null || this.#columns === null) {
+    if (this.#prepared === null) {
       const columns = Object.keys(values);
-      this.#columns = columns;
-      this.#query = new PreparedQuery(columns.length, (qb, ...args: unknown[]) =>
+      const query = new PreparedQuery(columns.length, (qb, ...args: unknown[]) =>
         qb.insertInto(this.table).values(Object.fromEntries(columns.map((c, i) => [c, args[i]])) as Insertable<Database[T]>),
       );
+      this.#prepared = { columns, query };
     }
-    const args = this.#columns.map((c) => {
+    const { columns, query } = this.#prepared;
+    const args = columns.map((c) => {
       const value = values[c];
       if (value === undefined) throw new Error(`insert into ${this.table}: column ${c} has no value`);
       return value;
     });
-    await this.#query.execute(db, ...args);
+    await query.execute(db, ...args);
   }
 }

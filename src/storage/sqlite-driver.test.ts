@@ -24,19 +24,27 @@ async function twoConnections(t: import('node:test').TestContext): Promise<[Stor
 
 const event = (id: string) => ({ id, client_id: null, type: 'webhook.test', livemode: 0, created_at: 1, data: '{}', subject_ref: null, dispatched_at: null });
 
-test('a writer waits for another connection\'s write lock on timers, without stopping the process', async (t) => {
-  const [a, b] = await twoConnections(t);
+/**
+ * Has `a` write a row and keep its transaction (and SQLite's write lock) open across real timer
+ * turns, as a transaction of another process would, until `releaseA` is called.
+ */
+async function holdWriteLock(a: Storage): Promise<{ releaseA: () => void; first: Promise<void> }> {
   let releaseA!: () => void;
   const held = new Promise<void>((resolve) => (releaseA = resolve));
   let aStarted!: () => void;
   const started = new Promise<void>((resolve) => (aStarted = resolve));
-  // A holds the write lock across real timer turns, as a transaction of another process would.
   const first = a.db.transaction().execute(async (trx) => {
     await trx.insertInto('events').values(event('evt_a')).execute();
     aStarted();
     await held;
   });
   await started;
+  return { releaseA, first };
+}
+
+test('a writer waits for another connection\'s write lock on timers, without stopping the process', async (t) => {
+  const [a, b] = await twoConnections(t);
+  const { releaseA, first } = await holdWriteLock(a);
   const second = b.transact(async (trx) => {
     // A deferred transaction would read here, then fail to write once A commits.
     const seen = await trx.selectFrom('events').select('id').execute();
@@ -54,16 +62,7 @@ test('a writer waits for another connection\'s write lock on timers, without sto
 
 test('a writer gives up with SQLITE_BUSY once the lock has been held past the timeout', { timeout: WRITE_LOCK_TIMEOUT_MS * 3 }, async (t) => {
   const [a, b] = await twoConnections(t);
-  let releaseA!: () => void;
-  const held = new Promise<void>((resolve) => (releaseA = resolve));
-  let aStarted!: () => void;
-  const started = new Promise<void>((resolve) => (aStarted = resolve));
-  const first = a.db.transaction().execute(async (trx) => {
-    await trx.insertInto('events').values(event('evt_a')).execute();
-    aStarted();
-    await held;
-  });
-  await started;
+  const { releaseA, first } = await holdWriteLock(a);
   const began = performance.now();
   await assert.rejects(b.db.insertInto('events').values(event('evt_b')).execute(), { code: 'SQLITE_BUSY' });
   assert.ok(performance.now() - began >= WRITE_LOCK_TIMEOUT_MS - 60, 'it waited for the timeout');

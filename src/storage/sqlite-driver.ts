@@ -27,7 +27,7 @@ import {
  * every prepare, which costs more than running a point query, and Kysely's SQL for one query shape is
  * always the same (values are parameters).
  */
-export class StatementCache {
+class StatementCache {
   readonly #statements = new Map<string, SqliteDatabase.Statement>();
   constructor(readonly handle: SqliteDatabase.Database) {}
 
@@ -96,10 +96,8 @@ class RoutingConnection implements DatabaseConnection {
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const { writer, reader } = this.driver;
     if (this.release !== null) return run(writer.prepare(query.sql), query.parameters) as QueryResult<R>;
-    if (reader !== null) {
-      const statement = reader.prepare(query.sql);
-      if (statement.readonly) return run(statement, query.parameters) as QueryResult<R>;
-    }
+    const rows = this.driver.readCommitted(query.sql, query.parameters);
+    if (rows !== undefined) return { rows: rows as R[] };
     // A write outside a transaction (or any statement without a reader): the writer, for this one statement.
     const release = await this.driver.writerLock.lock();
     try {
@@ -139,6 +137,16 @@ class RoutingSqliteDriver implements Driver {
     writer.pragma('busy_timeout = 0');
     this.writer = new StatementCache(writer);
     this.reader = reader === null ? null : new StatementCache(reader);
+  }
+
+  /**
+   * Runs a read-only statement on the read-only connection (the last committed state); undefined for
+   * a statement that writes, or when there is no read-only connection.
+   */
+  readCommitted(sql: string, parameters: readonly unknown[]): unknown[] | undefined {
+    if (this.reader === null) return undefined;
+    const statement = this.reader.prepare(sql);
+    return statement.readonly && statement.reader ? statement.all(...parameters) : undefined;
   }
 
   async init(): Promise<void> {}
@@ -196,14 +204,19 @@ export function openReader(path: string): SqliteDatabase.Database | null {
 
 /** The Kysely dialect of the embedded database; `writer` must already be configured (WAL, pragmas). */
 export class RoutingSqliteDialect implements Dialect {
-  constructor(
-    private readonly writer: SqliteDatabase.Database,
-    private readonly reader: SqliteDatabase.Database | null,
-    private readonly path: string,
-  ) {}
+  readonly #driver: RoutingSqliteDriver;
+
+  constructor(writer: SqliteDatabase.Database, reader: SqliteDatabase.Database | null, path: string) {
+    this.#driver = new RoutingSqliteDriver(writer, reader, path);
+  }
+
+  /** Reads outside any transaction, answered at once by the read-only connection (see registerDirectReads). */
+  readCommitted(sql: string, parameters: readonly unknown[]): unknown[] | undefined {
+    return this.#driver.readCommitted(sql, parameters);
+  }
 
   createDriver(): Driver {
-    return new RoutingSqliteDriver(this.writer, this.reader, this.path);
+    return this.#driver;
   }
 
   createQueryCompiler(): QueryCompiler {
