@@ -81,7 +81,6 @@ function openSqlite(options: StorageOptions): Storage {
   const dialect = new RoutingSqliteDialect(handle, reader, options.sqlitePath);
   const db = new Kysely<Database>({ dialect });
   registerDirectReads(db, (query, parameters) => dialect.readCommitted(query, parameters));
-  const dataVersion = reader?.prepare('pragma data_version').pluck();
   const committer = new GroupCommitter(db);
   return {
     db,
@@ -90,7 +89,7 @@ function openSqlite(options: StorageOptions): Storage {
     transact: (work) => committer.run(work),
     commitStats: () => committer.stats,
     // The writer's own commits are "another connection" to the reader, so they change it too.
-    changeMarker: () => (dataVersion === undefined ? null : (dataVersion.get() as number)),
+    changeMarker: () => dialect.dataVersion(),
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
     close: () => db.destroy(),
   };

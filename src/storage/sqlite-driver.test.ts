@@ -3,12 +3,15 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
 import { sql } from 'kysely';
 import { openStorage, type Storage } from './database.js';
 import { migrateToLatest } from './migrate.js';
 import { WRITE_LOCK_TIMEOUT_MS } from './sqlite-driver.js';
+import { PreparedQuery } from './prepared.js';
 
-async function twoConnections(t: import('node:test').TestContext): Promise<[Storage, Storage]> {
+/** Two storages of this process on one fresh database file, and the file's path. */
+async function twoConnections(t: import('node:test').TestContext): Promise<[Storage, Storage, string]> {
   const dir = mkdtempSync(join(tmpdir(), 'cauri-lock-'));
   const options = { databaseUrl: null, sqlitePath: join(dir, 'db.sqlite'), poolSize: 1, sqliteSynchronous: 'NORMAL' as const };
   const a = await openStorage(options);
@@ -19,7 +22,7 @@ async function twoConnections(t: import('node:test').TestContext): Promise<[Stor
     await b.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  return [a, b];
+  return [a, b, options.sqlitePath];
 }
 
 const event = (id: string) => ({ id, client_id: null, type: 'webhook.test', livemode: 0, created_at: 1, data: '{}', subject_ref: null, dispatched_at: null });
@@ -70,4 +73,36 @@ test('a writer gives up with SQLITE_BUSY once the lock has been held past the ti
   await first;
   const rows = await sql<{ id: string }>`select id from events`.execute(b.db);
   assert.deepEqual(rows.rows.map((r) => r.id), ['evt_a'], 'the failed write changed nothing');
+});
+
+const INSERT_EVENT = `insert into events (id, client_id, type, livemode, created_at, data, subject_ref, dispatched_at) values (?, null, 'webhook.test', 0, 1, '{}', null, null)`;
+const eventIds = new PreparedQuery(0, (db) => db.selectFrom('events').select('id').orderBy('id'));
+const ids = async (storage: Storage) => (await eventIds.execute(storage.db)).map((r) => r.id);
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+test('reads of one event-loop turn share a snapshot; another process\'s commit is seen from the next turn', async (t) => {
+  const [a, , path] = await twoConnections(t);
+  // Another process: a plain connection of its own to the same file.
+  const other = new SqliteDatabase(path);
+  t.after(() => other.close());
+  assert.deepEqual(await ids(a), []);
+  const markerBefore = a.changeMarker();
+  other.prepare(INSERT_EVENT).run('evt_x');
+  assert.deepEqual(await ids(a), [], 'same turn: the snapshot taken before the commit');
+  assert.equal(a.changeMarker(), markerBefore, 'the change marker belongs to the same snapshot');
+  await nextTurn();
+  assert.deepEqual(await ids(a), ['evt_x'], 'next turn: a new snapshot');
+  assert.notEqual(a.changeMarker(), markerBefore);
+});
+
+test('a commit through any connection of this process is seen by the very next read', async (t) => {
+  const [a, b] = await twoConnections(t);
+  assert.deepEqual(await ids(a), [], 'a snapshot is open');
+  await a.db.insertInto('events').values(event('evt_a')).execute();
+  assert.deepEqual(await ids(a), ['evt_a'], 'its own write outside a transaction');
+  await a.db.transaction().execute((trx) => trx.insertInto('events').values(event('evt_b')).execute());
+  assert.deepEqual(await ids(a), ['evt_a', 'evt_b'], 'its own transaction');
+  assert.deepEqual(await ids(b), ['evt_a', 'evt_b'], 'the other storage opens its snapshot now');
+  await a.db.insertInto('events').values(event('evt_c')).execute();
+  assert.deepEqual(await ids(b), ['evt_a', 'evt_b', 'evt_c'], "another storage's commit, in the same turn");
 });

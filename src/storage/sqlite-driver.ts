@@ -105,6 +105,7 @@ class RoutingConnection implements DatabaseConnection {
       return (await whenNotBusy(() => run(statement, query.parameters))) as QueryResult<R>;
     } finally {
       release();
+      this.driver.committed();
     }
   }
 
@@ -123,10 +124,20 @@ class RoutingConnection implements DatabaseConnection {
   }
 }
 
+/** Every driver of this process, so that a commit through one ends the read snapshots of all. */
+const DRIVERS = new Set<RoutingSqliteDriver>();
+
 class RoutingSqliteDriver implements Driver {
   readonly writerLock = new Mutex();
   readonly writer: StatementCache;
   readonly reader: StatementCache | null;
+  /** True while the reader holds a read transaction: the snapshot of this turn of the event loop. */
+  #snapshot = false;
+  readonly #endSnapshot = (): void => {
+    if (!this.#snapshot) return;
+    this.#snapshot = false;
+    if (this.reader?.handle.inTransaction === true) this.reader.prepare('commit').run();
+  };
 
   constructor(
     writer: SqliteDatabase.Database,
@@ -137,16 +148,46 @@ class RoutingSqliteDriver implements Driver {
     writer.pragma('busy_timeout = 0');
     this.writer = new StatementCache(writer);
     this.reader = reader === null ? null : new StatementCache(reader);
+    DRIVERS.add(this);
   }
 
   /**
    * Runs a read-only statement on the read-only connection (the last committed state); undefined for
    * a statement that writes, or when there is no read-only connection.
+   *
+   * The reads of one turn of the event loop share one read transaction, opened by the first and
+   * ended when the turn's I/O has been handled (setImmediate) or at once when any connection of this
+   * process commits. Starting a read transaction in WAL mode takes and releases a lock on the shared
+   * index with system calls; sharing it made the authenticated read's two reads (client status and
+   * resource) cost one. A snapshot is opened after the requests it serves arrived (their data was
+   * ready when the loop woke) and ended before any later turn, so every read still sees every
+   * commit acknowledged before its request arrived, another process's included.
    */
   readCommitted(sql: string, parameters: readonly unknown[]): unknown[] | undefined {
     if (this.reader === null) return undefined;
     const statement = this.reader.prepare(sql);
-    return statement.readonly && statement.reader ? statement.all(...parameters) : undefined;
+    if (!statement.readonly || !statement.reader) return undefined;
+    this.#beginSnapshot();
+    return statement.all(...parameters);
+  }
+
+  /** The reader's `data_version`, in the current snapshot; null without a reader. */
+  dataVersion(): number | null {
+    if (this.reader === null) return null;
+    this.#beginSnapshot();
+    return this.reader.prepare('pragma data_version').pluck().get() as number;
+  }
+
+  #beginSnapshot(): void {
+    if (this.#snapshot || this.reader === null) return;
+    this.reader.prepare('begin').run();
+    this.#snapshot = true;
+    setImmediate(this.#endSnapshot);
+  }
+
+  /** Called after every commit through this process's writers: later reads must see it. */
+  committed(): void {
+    for (const driver of DRIVERS) driver.#endSnapshot();
   }
 
   async init(): Promise<void> {}
@@ -172,7 +213,11 @@ class RoutingSqliteDriver implements Driver {
   }
 
   async commitTransaction(): Promise<void> {
-    this.writer.prepare('commit').run();
+    try {
+      this.writer.prepare('commit').run();
+    } finally {
+      this.committed();
+    }
   }
 
   async rollbackTransaction(): Promise<void> {
@@ -189,6 +234,8 @@ class RoutingSqliteDriver implements Driver {
   }
 
   async destroy(): Promise<void> {
+    DRIVERS.delete(this);
+    this.#endSnapshot();
     this.reader?.handle.close();
     this.writer.handle.close();
   }
@@ -213,6 +260,11 @@ export class RoutingSqliteDialect implements Dialect {
   /** Reads outside any transaction, answered at once by the read-only connection (see registerDirectReads). */
   readCommitted(sql: string, parameters: readonly unknown[]): unknown[] | undefined {
     return this.#driver.readCommitted(sql, parameters);
+  }
+
+  /** SQLite's `data_version` as the read-only connection sees it (see Storage.changeMarker); null without one. */
+  dataVersion(): number | null {
+    return this.#driver.dataVersion();
   }
 
   createDriver(): Driver {
