@@ -19,6 +19,18 @@ export async function findClientAttestation(db: Kysely<Database>, clientId: stri
   return clientAttestation.first(db, clientId, id);
 }
 
+const clientAttestationDocument = new PreparedQuery(2, (db, clientId: string, id: string) =>
+  db.selectFrom('attestations').select('document').where('id', '=', id).where('client_id', '=', clientId),
+);
+
+/**
+ * Only the signed document of an attestation of this client (the read endpoint's whole answer):
+ * building a JS object of every column cost more than the SQLite lookup itself.
+ */
+export async function findClientAttestationDocument(db: Kysely<Database>, clientId: string, id: string): Promise<string | undefined> {
+  return (await clientAttestationDocument.first(db, clientId, id))?.document;
+}
+
 const clientAttestationForShare = new PreparedQuery(2, (db, clientId: string, id: string) => attestationOfClient(db, clientId, id).modifyEnd(sql`for share`));
 
 /**

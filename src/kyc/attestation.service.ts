@@ -7,7 +7,7 @@ import type { KeyRing, SigningKey } from '../keys/key-ring.js';
 import { recordEvent } from '../events/event.service.js';
 import { lockForTransaction, type DialectName } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';
-import { findClientAttestation, insertAttestation, markRevoked, maxCrlNumber } from './attestation.repository.js';
+import { findClientAttestation, findClientAttestationDocument, insertAttestation, markRevoked, maxCrlNumber } from './attestation.repository.js';
 import type { AttestationRow, RevocationReason } from './attestation.table.js';
 import type { KycAttestation, KycAttestationRequest } from './kyc.schemas.js';
 import { missingVerifications } from './levels.js';
@@ -155,7 +155,9 @@ export class KycService {
 
   /** The attestation exactly as it was signed and first returned, as JSON text. */
   async document(db: Kysely<Database>, clientId: ClientId, id: string): Promise<string> {
-    return (await this.#find(db, clientId, id)).document;
+    const document = isId('attestation', id) ? await findClientAttestationDocument(db, clientId, id) : undefined;
+    if (document === undefined) throw notFound('Attestation', id);
+    return document;
   }
 
   async status(db: Kysely<Database>, clientId: ClientId, id: string): Promise<AttestationStatus> {

@@ -62,8 +62,9 @@ export const kycRoutes: FastifyPluginAsyncTypebox<KycRouteDeps> = async (app, de
         response: { 200: KycAttestation, ...protectedErrors(404) },
       },
     },
-    // The stored bytes are sent as they are: exactly the object that was signed and first returned.
-    async (request, reply) => (reply as FastifyReply).type('application/json; charset=utf-8').send(Buffer.from(await kyc.document(db, authOf(request).clientId, request.params.id))),
+    // The stored text is sent as it is (a string with its content type set is not serialised again):
+    // exactly the object that was signed and first returned.
+    async (request, reply) => (reply as FastifyReply).type('application/json; charset=utf-8').send(await kyc.document(db, authOf(request).clientId, request.params.id)),
   );
 
   app.get(
