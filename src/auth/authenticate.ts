@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import { ApiError } from '../lib/errors.js';
 import type { RateLimiter } from '../http/rate-limit.js';
@@ -34,16 +34,10 @@ function bearerToken(request: FastifyRequest): string {
 }
 
 /**
- * One hook for every request: a protected route verifies its bearer token, counts the request against
- * the client's rate limit, then checks the scope (401, then 429, then 403). Public API routes and
- * unknown paths are limited per client address. Whether the client is still enabled is read on every
- * request, so disabling one takes effect at once on every process sharing the database.
- */
-/**
  * Client statuses, read from the database and kept only while the storage's change marker is
- * unchanged: on SQLite any commit (a `cauri clients disable` in another process included) clears the
- * cache before the next check, so disabling still takes effect at once. Without a marker
- * (PostgreSQL) every check reads the database.
+ * unchanged: on SQLite any commit (a `cauri clients disable` in another process included) changes
+ * it, so disabling still takes effect at once. Without a marker (PostgreSQL) every check reads the
+ * database.
  */
 class ClientStatusCache {
   #marker: number | null = null;
@@ -53,6 +47,13 @@ class ClientStatusCache {
     private readonly db: Kysely<Database>,
     private readonly changeMarker: () => number | null,
   ) {}
+
+  /** The status if it is known to be current, without reading the database; undefined otherwise. */
+  known(clientId: string): { status: string | undefined } | undefined {
+    const marker = this.changeMarker();
+    if (marker === null || marker !== this.#marker || !this.#statuses.has(clientId)) return undefined;
+    return { status: this.#statuses.get(clientId) };
+  }
 
   async status(clientId: string): Promise<string | undefined> {
     const marker = this.changeMarker();
@@ -70,34 +71,65 @@ class ClientStatusCache {
   }
 }
 
+const BEARER_PREFIX = 'Bearer ';
+
+/**
+ * One hook for every request: a protected route verifies its bearer token, counts the request against
+ * the client's rate limit, then checks the scope (401, then 429, then 403). Public API routes and
+ * unknown paths are limited per client address. Whether the client is still enabled is checked on
+ * every request, so disabling one takes effect at once on every process sharing the database.
+ *
+ * The common case (a token verified before, a client status known to be current, a rate-limit store
+ * in memory) completes synchronously, without a promise; anything else takes the asynchronous path,
+ * which gives the same answers.
+ */
 export function installAuthentication(
   app: FastifyInstance,
   deps: { db: Kysely<Database>; changeMarker: () => number | null; tokens: TokenService; limiter: RateLimiter },
 ): void {
+  const { tokens, limiter } = deps;
   const statuses = new ClientStatusCache(deps.db, deps.changeMarker);
-  app.decorateRequest('auth', null);
-  app.addHook('onRequest', async (request, reply) => {
-    const config = request.routeOptions.config;
-    const scope = config.scope;
-    if (scope === undefined) {
-      if (config.selfRateLimited !== true && isApiPath(request.url)) await deps.limiter.enforce(reply, `ip:${request.ip}`);
-      return;
-    }
-    let grant: AccessToken;
-    try {
-      grant = await deps.tokens.verify(bearerToken(request));
-      if ((await statuses.status(grant.clientId)) !== 'active') throw unauthorized('Client is disabled');
-    } catch (error) {
-      await deps.limiter.enforce(reply, `ip:${request.ip}`);
-      throw error;
-    }
-    await deps.limiter.enforce(reply, `cli:${grant.clientId}`);
+
+  const checkScope = (request: FastifyRequest, grant: AccessToken, scope: Scope): void => {
     if (!grant.scopes.has(scope)) {
       throw new ApiError('forbidden', `Missing scope: ${scope}`, {
         headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"` },
       });
     }
     request.auth = grant;
+  };
+
+  const authenticate = async (request: FastifyRequest, reply: FastifyReply, scope: Scope): Promise<void> => {
+    let grant: AccessToken;
+    try {
+      grant = await tokens.verify(bearerToken(request));
+      if ((await statuses.status(grant.clientId)) !== 'active') throw unauthorized('Client is disabled');
+    } catch (error) {
+      await limiter.enforce(reply, `ip:${request.ip}`);
+      throw error;
+    }
+    await limiter.enforce(reply, `cli:${grant.clientId}`);
+    checkScope(request, grant, scope);
+  };
+
+  app.decorateRequest('auth', null);
+  app.addHook('onRequest', (request, reply, done) => {
+    const config = request.routeOptions.config;
+    const scope = config.scope;
+    if (scope === undefined) {
+      if (config.selfRateLimited !== true && isApiPath(request.url)) limiter.enforce(reply, `ip:${request.ip}`).then(() => done(), done);
+      else done();
+      return;
+    }
+    const header = request.headers.authorization;
+    const grant = header !== undefined && header.startsWith(BEARER_PREFIX) ? tokens.cached(header.slice(BEARER_PREFIX.length)) : undefined;
+    if (grant !== undefined && statuses.known(grant.clientId)?.status === 'active' && limiter.enforceNow(reply, `cli:${grant.clientId}`)) {
+      // A sync throw here (429, 403) is caught by Fastify's hook runner and answered as an error.
+      checkScope(request, grant, scope);
+      done();
+      return;
+    }
+    authenticate(request, reply, scope).then(() => done(), done);
   });
 }
 

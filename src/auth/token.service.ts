@@ -19,6 +19,8 @@ export interface AccessToken {
 }
 
 const CACHE_LIMIT = 10_000;
+/** An Ed25519 signature (64 bytes) in base64url: the last characters of every token of ours. */
+const SIGNATURE_CHARS = 86;
 
 function base64url(value: unknown): string {
   return Buffer.from(JSON.stringify(value)).toString('base64url');
@@ -36,13 +38,14 @@ export function unauthorized(message: string): ApiError {
  * its client is still enabled is checked on every request by the caller.
  */
 export class TokenService {
-  readonly #verified = new Map<string, AccessToken>();
+  /** Verified tokens by their signature's characters (see cached()). */
+  readonly #verified = new Map<string, { token: string; grant: AccessToken }>();
   /**
    * The signing key, re-read from the key ring every few seconds rather than per token: a key rotated
    * by another process is picked up within that time, and tokens signed meanwhile by the previous key
    * still verify (it stays published).
    */
-  #signing: { key: SigningKey; until: number } | null = null;
+  #signing: { key: SigningKey; header: string; until: number } | null = null;
 
   constructor(
     private readonly keys: KeyRing,
@@ -52,14 +55,16 @@ export class TokenService {
 
   async issue(clientId: ClientId, scopes: readonly Scope[]): Promise<string> {
     const now = this.clock.now().getTime();
-    if (this.#signing === null || this.#signing.until <= now) this.#signing = { key: await this.keys.current('token'), until: now + 5000 };
-    const key = this.#signing.key;
+    if (this.#signing === null || this.#signing.until <= now) {
+      const key = await this.keys.current('token');
+      this.#signing = { key, header: base64url({ alg: 'EdDSA', kid: key.id, typ: 'at+jwt' }), until: now + 5000 };
+    }
+    const { key, header } = this.#signing;
     const iat = Math.floor(this.clock.now().getTime() / 1000);
     // The compact JWS (RFC 7515 §7.1) is signed with node:crypto's one-shot sign on the thread pool:
     // jose signs through WebCrypto, whose job setup costs more than the Ed25519 signature itself
     // (measured: the top frame of a token-exchange profile). Verification stays with jose and its
-    // pinned checks.
-    const header = base64url({ alg: 'EdDSA', kid: key.id, typ: 'at+jwt' });
+    // pinned checks. The protected header depends only on the key, so it is encoded once per key.
     const payload = base64url({
       iss: this.options.issuer,
       aud: this.options.audience,
@@ -70,17 +75,31 @@ export class TokenService {
       exp: iat + TOKEN_LIFETIME_SECONDS,
       jti: randomUUID(),
     });
-    const signature = (await signEd25519(Buffer.from(`${header}.${payload}`), key.privateKeyObject)).toString('base64url');
-    return `${header}.${payload}.${signature}`;
+    const signingInput = `${header}.${payload}`;
+    const signature = (await signEd25519(Buffer.from(signingInput), key.privateKeyObject)).toString('base64url');
+    return `${signingInput}.${signature}`;
+  }
+
+  /**
+   * The grant of a token verified earlier and not yet expired, without any asynchronous step;
+   * undefined when it must go through verify(). The cache is keyed by the token's signature (the
+   * hash of a short key is cheaper than that of the whole token, computed anew for every request's
+   * header) and an entry only answers for the exact token it was made from.
+   */
+  cached(token: string): AccessToken | undefined {
+    const entry = this.#verified.get(token.slice(-SIGNATURE_CHARS));
+    if (entry === undefined || entry.token !== token || entry.grant.exp <= this.clock.now().getTime() / 1000) return undefined;
+    return entry.grant;
   }
 
   /** The token's grant, or a 401 `unauthorized` for anything that is not a valid, unexpired token of ours. */
   async verify(token: string): Promise<AccessToken> {
     const nowSeconds = this.clock.now().getTime() / 1000;
-    const cached = this.#verified.get(token);
-    if (cached !== undefined) {
-      if (cached.exp > nowSeconds) return cached;
-      this.#verified.delete(token);
+    const key = token.slice(-SIGNATURE_CHARS);
+    const cached = this.#verified.get(key);
+    if (cached !== undefined && cached.token === token) {
+      if (cached.grant.exp > nowSeconds) return cached.grant;
+      this.#verified.delete(key);
       throw unauthorized('Access token expired');
     }
     let payload: JWTPayload;
@@ -103,7 +122,7 @@ export class TokenService {
     }
     const grant: AccessToken = { clientId: payload.sub as ClientId, scopes: new Set(scopes), livemode: payload.livemode === true, exp: payload.exp };
     if (this.#verified.size >= CACHE_LIMIT) this.#prune(nowSeconds);
-    this.#verified.set(token, grant);
+    this.#verified.set(key, { token, grant });
     return grant;
   }
 
@@ -115,12 +134,12 @@ export class TokenService {
 
   /** Drops expired entries, then the oldest half if still full (Map keeps insertion order). */
   #prune(nowSeconds: number): void {
-    for (const [token, grant] of this.#verified) if (grant.exp <= nowSeconds) this.#verified.delete(token);
+    for (const [key, entry] of this.#verified) if (entry.grant.exp <= nowSeconds) this.#verified.delete(key);
     if (this.#verified.size < CACHE_LIMIT) return;
     let drop = this.#verified.size / 2;
-    for (const token of this.#verified.keys()) {
+    for (const key of this.#verified.keys()) {
       if (drop-- <= 0) break;
-      this.#verified.delete(token);
+      this.#verified.delete(key);
     }
   }
 }

@@ -8,6 +8,7 @@ import { newId } from '../lib/ids.js';
 import { bodyAjv, textAjv } from '../lib/validation.js';
 import { sendError } from './errors.js';
 import type { Metrics } from './metrics.js';
+import { requestLoggerFactory } from './request-logger.js';
 
 export type App = FastifyInstance;
 
@@ -40,6 +41,7 @@ export function fastifyOptions(config: Config, logger?: FastifyBaseLogger): Fast
     genReqId: () => newId('request'),
     requestIdHeader: false,
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    childLoggerFactory: requestLoggerFactory,
     trustProxy: config.trustProxy,
     return503OnClosing: true,
   };
@@ -62,12 +64,15 @@ export async function createHttpApp(config: Config, metrics: Metrics, logger?: F
   // Only JSON is accepted (the token endpoint adds form bodies in its own scope); anything else is 415.
   app.removeContentTypeParser('text/plain');
 
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback-style hooks: they never wait, and an async function would cost a promise per request.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
     metrics.recordRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+    done();
   });
 
   app.setErrorHandler((error, request, reply) => sendError(request, reply, error));

@@ -8,6 +8,8 @@ const WINDOW_MS = 60_000;
 /** Counts hits of a key in one window. Implementations: in memory (one process) and Redis (shared). */
 export interface RateLimitStore {
   increment(key: string, windowStart: number): Promise<number>;
+  /** The same, answered at once by a store that can (in memory); undefined by one that cannot. */
+  incrementNow?(key: string, windowStart: number): number;
   /** Throws when the store cannot be reached (readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -18,6 +20,10 @@ export class MemoryRateLimitStore implements RateLimitStore {
   #counts = new Map<string, number>();
 
   async increment(key: string, windowStart: number): Promise<number> {
+    return this.incrementNow(key, windowStart);
+  }
+
+  incrementNow(key: string, windowStart: number): number {
     if (windowStart !== this.#window) {
       // Fixed windows: when a new one starts every count of the old one is obsolete.
       this.#window = windowStart;
@@ -87,7 +93,10 @@ export class RateLimiter {
   async consume(key: string): Promise<RateLimitState> {
     const now = this.clock.now().getTime();
     const windowStart = now - (now % WINDOW_MS);
-    const count = await this.store.increment(key, windowStart);
+    return this.#state(now, windowStart, await this.store.increment(key, windowStart));
+  }
+
+  #state(now: number, windowStart: number, count: number): RateLimitState {
     const windowEnd = windowStart + WINDOW_MS;
     return {
       limit: this.limit,
@@ -107,6 +116,22 @@ export class RateLimiter {
       this.onStoreError(error);
       return;
     }
+    this.#apply(reply, state);
+  }
+
+  /**
+   * enforce() without waiting, for a store that counts synchronously (in memory): true once done
+   * (headers set, or 429 thrown); false, having counted nothing, when the store needs enforce().
+   */
+  enforceNow(reply: FastifyReply, key: string): boolean {
+    if (this.store.incrementNow === undefined) return false;
+    const now = this.clock.now().getTime();
+    const windowStart = now - (now % WINDOW_MS);
+    this.#apply(reply, this.#state(now, windowStart, this.store.incrementNow(key, windowStart)));
+    return true;
+  }
+
+  #apply(reply: FastifyReply, state: RateLimitState): void {
     reply.header('x-ratelimit-limit', state.limit);
     reply.header('x-ratelimit-remaining', state.remaining);
     reply.header('x-ratelimit-reset', state.reset);

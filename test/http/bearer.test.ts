@@ -59,6 +59,36 @@ for (const database of DATABASES) {
       assert.equal(((await expired.json()) as { message: string }).message, 'Access token expired');
     });
 
+    test('a token verified once is remembered for its exact bytes only; the remembered path answers like the full check', async (t) => {
+      const clock = new ManualClock(new Date());
+      const env = testEnvironment(t, database, {}, { clock });
+      const runtime = await startRuntimeIn(t, env);
+      const base = await listen(runtime);
+      const api = await apiClient(runtime, base, ['kyc:read']);
+      const path = '/v1/kyc/attestations/att_01kdvdna00zzzzzzzzzzzzzzzz';
+      assert.equal((await api.call('GET', path)).status, 404, 'verified, and now remembered');
+      const [h, p, s] = api.token.split('.') as [string, string, string];
+      const payload = JSON.parse(Buffer.from(p, 'base64url').toString());
+      // The same signature (the cache's key) under another payload or header must not ride on it.
+      const forged = [
+        `${h}.${b64({ ...payload, scope: 'kyc:read kyc:write' })}.${s}`,
+        `${h}.${b64({ ...payload, sub: 'cli_01kdvdna00zzzzzzzzzzzzzzzz' })}.${s}`,
+        `${b64({ alg: 'EdDSA', typ: 'at+jwt', kid: 'other' })}.${p}.${s}`,
+        `x${api.token}`,
+      ];
+      for (const token of forged) {
+        const res = await fetch(`${base}/v1/kyc/attestations`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' });
+        assert.equal(res.status, 401, token);
+      }
+      assert.equal((await api.call('GET', path)).status, 404, 'the genuine token still works');
+      const lower = await fetch(`${base}${path}`, { headers: { authorization: `bearer ${api.token}` } });
+      assert.equal(lower.status, 404, 'the scheme is case-insensitive');
+      const forbidden = await api.post('/v1/kyc/attestations', {});
+      assert.equal(forbidden.status, 403, 'a remembered token still lacks the scope it lacks');
+      clock.advance(900_000);
+      assert.equal((await api.call('GET', path)).status, 401, 'and expires on time');
+    });
+
     test('disabling a client stops its tokens at once, also on another process of the deployment', async (t) => {
       const env = testEnvironment(t, database);
       const first = await startRuntimeIn(t, env);
