@@ -37,17 +37,22 @@ export type SigningKeyId = Id<'key'>;
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 const SUFFIX = /^[0-7][0-9a-hjkmnp-tv-z]{25}$/;
 
-/** 128 bits as 26 base32 digits: the 130-bit field has two leading zero bits (TypeID spec). */
+/**
+ * 128 bits as 26 base32 digits: the 130-bit field has two leading zero bits (TypeID spec). Bits are
+ * taken five at a time from an accumulator that never holds more than 12 of them.
+ */
 export function encodeUuid(bytes: Uint8Array): string {
   let out = '';
-  for (let i = 0; i < 26; i++) {
-    let digit = 0;
-    for (let b = 0; b < 5; b++) {
-      const bit = i * 5 + b - 2;
-      const value = bit < 0 ? 0 : ((bytes[bit >> 3] as number) >> (7 - (bit & 7))) & 1;
-      digit = (digit << 1) | value;
+  let acc = 0;
+  let bits = 2;
+  for (let i = 0; i < 16; i++) {
+    acc = (acc << 8) | (bytes[i] as number);
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      out += ALPHABET[(acc >> bits) & 31];
     }
-    out += ALPHABET[digit];
+    acc &= (1 << bits) - 1;
   }
   return out;
 }
@@ -60,14 +65,22 @@ let sequence = 0;
 const POOL_SIZE = 4096;
 let pool = Buffer.alloc(0);
 let poolOffset = 0;
-function random(n: number): Buffer {
+/** Copies `n` random bytes into `into` at `at`. */
+function random(into: Uint8Array, at: number, n: number): void {
   if (poolOffset + n > pool.length) {
     pool = randomBytes(POOL_SIZE);
     poolOffset = 0;
   }
-  const out = Buffer.from(pool.subarray(poolOffset, poolOffset + n));
+  into.set(pool.subarray(poolOffset, poolOffset + n), at);
   poolOffset += n;
-  return out;
+}
+
+function randomSequenceStart(): number {
+  if (poolOffset + 1 > pool.length) {
+    pool = randomBytes(POOL_SIZE);
+    poolOffset = 0;
+  }
+  return (pool[poolOffset++] as number) & 0x7f;
 }
 
 /**
@@ -82,15 +95,24 @@ export function uuidv7Bytes(nowMs: number = Date.now()): Uint8Array {
   } else if (ms === lastMs) {
     // 4096 ids in one millisecond: borrow the next one, as RFC 9562 §6.2 allows.
     ms = lastMs + 1;
-    sequence = (random(1)[0] as number) & 0x7f;
+    sequence = randomSequenceStart();
   } else {
-    sequence = (random(1)[0] as number) & 0x7f;
+    sequence = randomSequenceStart();
   }
   lastMs = ms;
-  const bytes = random(16);
-  bytes.writeUIntBE(ms, 0, 6);
+  const bytes = new Uint8Array(16);
+  // 48-bit big-endian milliseconds: the high 16 bits, then the low 32.
+  const high = Math.floor(ms / 0x1_0000_0000);
+  const low = ms >>> 0;
+  bytes[0] = high >>> 8;
+  bytes[1] = high & 0xff;
+  bytes[2] = low >>> 24;
+  bytes[3] = (low >>> 16) & 0xff;
+  bytes[4] = (low >>> 8) & 0xff;
+  bytes[5] = low & 0xff;
   bytes[6] = 0x70 | (sequence >> 8);
   bytes[7] = sequence & 0xff;
+  random(bytes, 8, 8);
   bytes[8] = 0x80 | ((bytes[8] as number) & 0x3f);
   return bytes;
 }
