@@ -16,7 +16,7 @@ import { KYC1_REQUEST, REFERENCES, SCENARIOS, type BenchContext, type Scenario }
 import { exchangeToken, orderFixture, startPostgresService } from './orders.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const CLI = join(ROOT, 'dist/src/cli/main.js');
+const CLI = join(ROOT, 'dist/src/cli/cauri.cjs');
 const BARE_SERVER = fileURLToPath(new URL('./bare-server.js', import.meta.url));
 const OIDC_PEER = fileURLToPath(new URL('./oidc-peer.js', import.meta.url));
 const RATE_LIMIT = '10000000';

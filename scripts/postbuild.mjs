@@ -4,7 +4,7 @@
 import { chmodSync, existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 
-for (const file of ['dist/src/cli/main.js', 'packages/verifier/dist/cli.js']) {
+for (const file of ['dist/src/cli/cauri.cjs', 'dist/src/cli/main.js', 'packages/verifier/dist/cli.js']) {
   if (existsSync(file)) chmodSync(file, 0o755);
 }
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';

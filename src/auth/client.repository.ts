@@ -33,13 +33,15 @@ const clientBySecret = new PreparedQuery(1, (db, hash: string) =>
   db
     .selectFrom('client_secrets')
     .innerJoin('clients', 'clients.id', 'client_secrets.client_id')
-    .selectAll('clients')
-    .select('client_secrets.expires_at as secret_expires_at')
+    .select(['clients.id', 'clients.status', 'clients.scopes', 'client_secrets.expires_at as secret_expires_at'])
     .where('client_secrets.hash', '=', hash),
 );
 
-/** The client a secret hash belongs to, with the secret's expiry: one indexed join. */
-export async function findClientBySecret(db: Kysely<Database>, hash: string): Promise<(ClientRow & { secret_expires_at: number | null }) | undefined> {
+/** What the token endpoint needs of the client a secret belongs to. */
+export type SecretOwner = Pick<ClientRow, 'id' | 'status' | 'scopes'> & { secret_expires_at: number | null };
+
+/** The client a secret hash belongs to, with the secret's expiry: one indexed join, only the columns the check uses. */
+export async function findClientBySecret(db: Kysely<Database>, hash: string): Promise<SecretOwner | undefined> {
   return clientBySecret.first(db, hash);
 }
 

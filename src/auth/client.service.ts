@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../lib/clock.js';
 import { newId, type ClientId } from '../lib/ids.js';
@@ -19,6 +19,12 @@ export interface Client {
   created_at: string;
 }
 
+/** A client whose secret was just checked: what a token is issued for. */
+export interface AuthenticatedClient {
+  id: ClientId;
+  scopes: Scope[];
+}
+
 export interface IssuedSecret {
   client_id: ClientId;
   client_secret: string;
@@ -36,19 +42,24 @@ function toClient(row: ClientRow): Client {
  * endpoint fast (a password hash would cost milliseconds per exchange for no gain).
  */
 export class ClientService {
+  /** The HMAC key, imported once (an HMAC over a raw key imports it on every call). */
+  readonly #hashKey: KeyObject;
+
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly hashKey: Buffer,
+    hashKey: Buffer,
     private readonly mode: Mode,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.#hashKey = createSecretKey(hashKey);
+  }
 
   get secretPrefix(): string {
     return this.mode === 'production' ? 'sk_live_' : 'sk_test_';
   }
 
   hash(secret: string): string {
-    return createHmac('sha256', this.hashKey).update(secret).digest('base64url');
+    return createHmac('sha256', this.#hashKey).update(secret).digest('base64url');
   }
 
   #newSecret(): string {
@@ -104,11 +115,11 @@ export class ClientService {
    * The active client these credentials belong to, or null. A secret of the other mode, an expired
    * (rotated-out) secret, a disabled client or a secret of another client are all simply wrong.
    */
-  async authenticate(clientId: string, secret: string): Promise<Client | null> {
+  async authenticate(clientId: string, secret: string): Promise<AuthenticatedClient | null> {
     if (!secret.startsWith(this.secretPrefix)) return null;
     const row = await findClientBySecret(this.db, this.hash(secret));
     if (row === undefined || row.id !== clientId || row.status !== 'active') return null;
     if (row.secret_expires_at !== null && row.secret_expires_at <= this.clock.now().getTime()) return null;
-    return toClient(row);
+    return { id: row.id as ClientId, scopes: JSON.parse(row.scopes) as Scope[] };
   }
 }

@@ -16,7 +16,7 @@ import { runCli } from '../support/process.js';
 
 type Json = Record<string, any>;
 const stripe = new Stripe('sk_test_x');
-const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../src/cli/cauri.cjs', import.meta.url));
 
 function configDir(t: TestContext): string {
   const dir = mkdtempSync(join(tmpdir(), 'cauri-cli-'));

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { TestContext } from 'node:test';
 
-const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../src/cli/cauri.cjs', import.meta.url));
 
 /** Runs `cauri serve` as a separate OS process and returns its base URL once it listens. */
 export async function spawnService(t: TestContext, env: Record<string, string>): Promise<{ base: string; pid: number }> {
