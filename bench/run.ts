@@ -229,7 +229,9 @@ async function runScenario(scenario: Scenario, ctx: BenchContext, settings: { co
   for (let round = 0; round < settings.rounds; round++) {
     for (const side of sides) {
       const label = `${scenario.name} / ${side.key} / round ${round + 1}`;
-      runs.get(side.key)?.push(await measure(label, side.target, { connections: settings.connections, duration, warmup: round === 0 ? settings.warmup : 0 }));
+      const measured = await measure(label, side.target, { connections: settings.connections, duration, warmup: round === 0 ? settings.warmup : 0 });
+      log(`    round ${round + 1}, ${side.key}: ${measured.rps.toFixed(0)}/s`);
+      runs.get(side.key)?.push(measured);
       await pause(500);
     }
   }
