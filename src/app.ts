@@ -90,7 +90,7 @@ export function createServices(config: Config, storage: Storage, masterKey: Buff
     clients: new ClientService(db, deriveKey(masterKey, 'client-secrets'), config.mode, clock),
     keys,
     tokens: new TokenService(keys, { issuer: config.publicUrl, audience: `${config.publicUrl}/v1`, livemode: config.livemode }, clock),
-    idempotency: new IdempotencyService(db, storage.transact, clock),
+    idempotency: new IdempotencyService(db, storage.transact, clock, storage.dialect),
     limiter: new RateLimiter(rateLimitStore, config.rateLimitPerMinute, clock, (error) => log.warn({ err: error }, 'rate-limit store unavailable; request let through uncounted')),
     kyc: new KycService(keys, clock, { issuer: config.serviceName, validityDays: config.attestationValidityDays, livemode: config.livemode, dialect }),
     crl: new CrlService(db, keys, clock, config.serviceName),

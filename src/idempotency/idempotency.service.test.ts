@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
 import { canonicalize } from '@cauri/verifier';
 import type { Kysely } from 'kysely';
-import { DATABASES, openTestStorage } from '../../test/support/harness.js';
+import { DATABASES, openTestStorage, testEnvironment } from '../../test/support/harness.js';
+import { openDatabase } from '../app.js';
 import { recordEvent } from '../events/event.service.js';
 import { ManualClock } from '../lib/clock.js';
 import { ApiError } from '../lib/errors.js';
@@ -36,7 +37,7 @@ for (const database of DATABASES) {
       const storage = await openTestStorage(t, database);
       const { db } = storage;
       const clock = new ManualClock();
-      const service = new IdempotencyService(db, storage.transact, clock);
+      const service = new IdempotencyService(db, storage.transact, clock, storage.dialect);
       const thing = createThing(clock);
       const key = randomUUID();
       const first = await service.run({ clientId: 'cli_a', key, fingerprint: { body: { a: 1, b: [1, 2] } } }, serialize, thing.work);
@@ -56,7 +57,7 @@ for (const database of DATABASES) {
       const storage = await openTestStorage(t, database);
       const { db } = storage;
       const clock = new ManualClock();
-      const service = new IdempotencyService(db, storage.transact, clock);
+      const service = new IdempotencyService(db, storage.transact, clock, storage.dialect);
       const thing = createThing(clock);
       const key = randomUUID();
       await service.run({ clientId: 'cli_a', key, fingerprint: { body: { qty: 1 } } }, serialize, thing.work);
@@ -70,7 +71,7 @@ for (const database of DATABASES) {
       const storage = await openTestStorage(t, database);
       const { db } = storage;
       const clock = new ManualClock();
-      const service = new IdempotencyService(db, storage.transact, clock);
+      const service = new IdempotencyService(db, storage.transact, clock, storage.dialect);
       let fail = true;
       const thing = createThing(clock, async () => {
         if (fail) throw new Error('disk full after the insert');
@@ -89,7 +90,7 @@ for (const database of DATABASES) {
       const storage = await openTestStorage(t, database);
       const { db } = storage;
       const clock = new ManualClock();
-      const service = new IdempotencyService(db, storage.transact, clock);
+      const service = new IdempotencyService(db, storage.transact, clock, storage.dialect);
       // A request holding the key (its process may since have died): in flight until its lease lapses.
       const key = randomUUID();
       const now = clock.now().getTime();
@@ -111,7 +112,7 @@ for (const database of DATABASES) {
         const storage = await openTestStorage(t, database);
       const { db } = storage;
         const clock = new ManualClock();
-        const service = new IdempotencyService(db, storage.transact, clock);
+        const service = new IdempotencyService(db, storage.transact, clock, storage.dialect);
         let release!: () => void;
         const gate = new Promise<void>((resolve) => (release = resolve));
         const slow = createThing(clock, () => gate);
@@ -126,11 +127,33 @@ for (const database of DATABASES) {
       });
     }
 
+    test('two processes sharing the database: one request with the key runs, the other answers with its outcome or 409', async (t) => {
+      const env = testEnvironment(t, database, { CAURI_SEED: 'false' });
+      const first = await openDatabase(env.config, env.options);
+      env.closers.push(() => first.close());
+      const second = await openDatabase(env.config, env.options);
+      env.closers.push(() => second.close());
+      const clock = new ManualClock();
+      const a = new IdempotencyService(first.db, first.transact, clock, first.dialect);
+      const b = new IdempotencyService(second.db, second.transact, clock, second.dialect);
+      const thing = createThing(clock, () => new Promise((r) => setTimeout(r, 20)));
+      const key = randomUUID();
+      const results = await Promise.allSettled([a, b, a, b].map((service) => service.run({ clientId: 'cli_a', key, fingerprint: { qty: 5 } }, serialize, thing.work)));
+      const created = results.filter((r) => r.status === 'fulfilled' && !r.value.replayed);
+      assert.equal(created.length, 1, JSON.stringify(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as ApiError).code))));
+      for (const r of results) {
+        if (r.status === 'rejected') assert.equal((r.reason as ApiError).code, 'conflict');
+        else if (r.value.replayed) assert.equal(r.value.body, (created[0] as PromiseFulfilledResult<{ body: string }>).value.body);
+      }
+      assert.equal(thing.runs(), 1);
+      assert.equal(await countEvents(first.db), 1);
+    });
+
     test('after 24 hours a key is forgotten', async (t) => {
       const storage = await openTestStorage(t, database);
       const { db } = storage;
       const clock = new ManualClock();
-      const service = new IdempotencyService(db, storage.transact, clock);
+      const service = new IdempotencyService(db, storage.transact, clock, storage.dialect);
       const thing = createThing(clock);
       const key = randomUUID();
       await service.run({ clientId: 'cli_a', key, fingerprint: {} }, serialize, thing.work);
@@ -145,7 +168,7 @@ for (const database of DATABASES) {
       const storage = await openTestStorage(t, database);
       const { db } = storage;
       const clock = new ManualClock();
-      const service = new IdempotencyService(db, storage.transact, clock);
+      const service = new IdempotencyService(db, storage.transact, clock, storage.dialect);
       const thing = createThing(clock, () => new Promise((r) => setTimeout(r, 5)));
       const key = randomUUID();
       const results = await Promise.allSettled(Array.from({ length: 50 }, () => service.run({ clientId: 'cli_a', key, fingerprint: { qty: 5 } }, serialize, thing.work)));

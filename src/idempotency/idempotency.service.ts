@@ -3,9 +3,10 @@ import type { Kysely } from 'kysely';
 import { canonicalize } from '@cauri/verifier';
 import type { Clock } from '../lib/clock.js';
 import { ApiError, validationError } from '../lib/errors.js';
-import { isUniqueViolation } from '../storage/dialect.js';
+import { isUniqueViolation, type DialectName } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';
 import type { Transact } from '../storage/database.js';
+import type { IdempotencyTable } from './idempotency.table.js';
 import { complete, deleteRecord, findRecord, insertRecord, release, rewriteResponse, takeOver } from './idempotency.repository.js';
 
 /** The specification's idempotency cache: 24 hours. */
@@ -45,10 +46,14 @@ export interface WorkResult {
  * A failure (any error, 4xx or 5xx) stores nothing, so the retry runs again.
  */
 export class IdempotencyService {
+  /** Keys (client and key) of the requests running in this process (the SQLite path). */
+  readonly #inFlight = new Set<string>();
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly transact: Transact,
     private readonly clock: Clock,
+    private readonly dialect: DialectName,
   ) {}
 
   static checkKey(key: string | undefined): string {
@@ -62,6 +67,7 @@ export class IdempotencyService {
   async run(request: IdempotentRequest, serialize: (result: WorkResult) => string, work: (trx: Kysely<Database>) => Promise<WorkResult>): Promise<IdempotentOutcome> {
     const key = IdempotencyService.checkKey(request.key);
     const hash = createHash('sha256').update(canonicalize(request.fingerprint)).digest('hex');
+    if (this.dialect === 'sqlite') return this.#runAsOneUnit(request.clientId, key, hash, serialize, work);
     const replay = await this.#claim(request.clientId, key, hash);
     if (replay !== null) return replay;
     try {
@@ -74,6 +80,47 @@ export class IdempotencyService {
     } catch (error) {
       await this.transact((trx) => release(trx, request.clientId, key));
       throw error;
+    }
+  }
+
+  /**
+   * SQLite: the check of the key, the work and the record in one unit of work, so one commit. Every
+   * writer of a SQLite database (of every process) runs one at a time, so nothing can claim the key
+   * between the check and the insert, and no `in_flight` record is needed for that. A second request
+   * with the key while the first runs in this process gets 409 from the set of keys in flight here;
+   * one in another process sharing the file waits for the write lock and then finds the first's
+   * record, so it replays it. Records left `in_flight` (written by the two-step path) are honoured.
+   */
+  async #runAsOneUnit(clientId: string, key: string, hash: string, serialize: (result: WorkResult) => string, work: (trx: Kysely<Database>) => Promise<WorkResult>): Promise<IdempotentOutcome> {
+    const slot = `${clientId}\u0000${key}`;
+    if (this.#inFlight.has(slot)) throw inFlightConflict();
+    this.#inFlight.add(slot);
+    try {
+      return await this.transact(async (trx) => {
+        const now = this.clock.now().getTime();
+        const existing = await findRecord(trx, clientId, key);
+        if (existing !== undefined) {
+          const replay = decide(existing, hash, now);
+          if (replay !== null) return replay;
+          await deleteRecord(trx, clientId, key);
+        }
+        const result = await work(trx);
+        const body = serialize(result);
+        await insertRecord(trx, {
+          client_id: clientId,
+          key,
+          request_hash: hash,
+          state: 'done',
+          locked_until: now,
+          response_status: result.status,
+          response_body: body,
+          created_at: now,
+          expires_at: now + IDEMPOTENCY_TTL_MS,
+        });
+        return { status: result.status, body, replayed: false, result };
+      });
+    } finally {
+      this.#inFlight.delete(slot);
     }
   }
 
@@ -112,16 +159,33 @@ export class IdempotencyService {
         await this.transact((trx) => deleteRecord(trx, clientId, key));
         continue;
       }
-      if (existing.request_hash !== hash) {
-        throw validationError(
-          [{ field: 'Idempotency-Key', rule: 'idempotency_key_reused', value: key }],
-          'This Idempotency-Key was used with a different request; use a new key for a new request',
-        );
-      }
-      if (existing.state === 'done') return { status: existing.response_status ?? 200, body: existing.response_body ?? '', replayed: true };
-      if (existing.locked_until <= now && (await this.transact((trx) => takeOver(trx, clientId, key, existing.locked_until, now + IDEMPOTENCY_LEASE_MS)))) return null;
-      throw new ApiError('conflict', 'A request with this Idempotency-Key is still being processed; retry shortly', { headers: { 'retry-after': '1' } });
+      const replay = decide(existing, hash, now);
+      if (replay !== null) return replay;
+      if (await this.transact((trx) => takeOver(trx, clientId, key, existing.locked_until, now + IDEMPOTENCY_LEASE_MS))) return null;
+      throw inFlightConflict();
     }
     throw new ApiError('conflict', 'Idempotency-Key is contended; retry shortly', { headers: { 'retry-after': '1' } });
   }
+}
+
+function inFlightConflict(): ApiError {
+  return new ApiError('conflict', 'A request with this Idempotency-Key is still being processed; retry shortly', { headers: { 'retry-after': '1' } });
+}
+
+/**
+ * What an existing record of the key means for a new request: its stored outcome (a replay), or
+ * null when the new request may take the key (the record expired, or its holder's lease lapsed);
+ * throws 422 for another body and 409 while its holder still runs.
+ */
+function decide(existing: IdempotencyTable, hash: string, now: number): IdempotentOutcome | null {
+  if (existing.expires_at <= now) return null;
+  if (existing.request_hash !== hash) {
+    throw validationError(
+      [{ field: 'Idempotency-Key', rule: 'idempotency_key_reused', value: existing.key }],
+      'This Idempotency-Key was used with a different request; use a new key for a new request',
+    );
+  }
+  if (existing.state === 'done') return { status: existing.response_status ?? 200, body: existing.response_body ?? '', replayed: true };
+  if (existing.locked_until > now) throw inFlightConflict();
+  return null;
 }

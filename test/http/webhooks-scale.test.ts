@@ -47,7 +47,7 @@ test('two workers on one PostgreSQL database deliver 10,000 events with no attem
         storage,
         clock: systemClock,
         masterKey,
-        idempotency: new IdempotencyService(storage.db, (work) => storage.db.transaction().execute(work), systemClock),
+        idempotency: new IdempotencyService(storage.db, (work) => storage.db.transaction().execute(work), systemClock, storage.dialect),
         cursors: new CursorCodec(Buffer.alloc(32)),
         log: { error() {}, warn() {}, info() {}, debug() {}, trace() {}, fatal() {}, child() { return this; }, level: 'silent', silent() {} } as never,
         options: { owner: `worker-${name}`, perEndpointConcurrency: 8, maxInFlight: 64, dispatchBatch: 500 },
