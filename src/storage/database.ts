@@ -80,7 +80,7 @@ function openSqlite(options: StorageOptions): Storage {
   const reader = openReader(options.sqlitePath);
   const dialect = new RoutingSqliteDialect(handle, reader, options.sqlitePath);
   const db = new Kysely<Database>({ dialect });
-  registerDirectReads(db, (query, parameters) => dialect.readCommitted(query, parameters));
+  registerDirectReads(db, (query) => dialect.directRead(query));
   const committer = new GroupCommitter(db);
   return {
     db,

@@ -1,18 +1,20 @@
 import { CompiledQuery, type Compilable, type Insertable, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
 
-/** Runs a read-only statement at once on a connection that sees the last committed state. */
-export type DirectRead = (sql: string, parameters: readonly unknown[]) => unknown[] | undefined;
+/** A read-only statement, prepared once, run at once on a connection that sees the last committed state. */
+export type DirectRead = (parameters: readonly unknown[]) => unknown[];
 
-const DIRECT_READS = new WeakMap<object, DirectRead>();
+/** Prepares `sql` as a DirectRead; undefined for a statement that writes, which then takes the normal path. */
+export type DirectReads = (sql: string) => DirectRead | undefined;
+
+const DIRECT_READS = new WeakMap<object, DirectReads>();
 
 /**
  * Lets prepared reads on `db` itself (not on a transaction of it) bypass the query executor: the
- * embedded database answers them synchronously from its read-only connection. `read` returns
- * undefined for a statement it will not run (one that writes), which then takes the normal path.
+ * embedded database answers them synchronously from its read-only connection.
  */
-export function registerDirectReads(db: Kysely<Database>, read: DirectRead): void {
-  DIRECT_READS.set(db, read);
+export function registerDirectReads(db: Kysely<Database>, reads: DirectReads): void {
+  DIRECT_READS.set(db, reads);
 }
 
 class Slot {
@@ -35,6 +37,8 @@ interface Compiled {
  */
 export class PreparedQuery<Args extends unknown[], Row> {
   readonly #compiled = new WeakMap<object, Compiled>();
+  /** Per database handle: its direct read of this query, or null when it has none. */
+  readonly #direct = new WeakMap<object, DirectRead | null>();
 
   constructor(
     private readonly arity: Args['length'],
@@ -59,16 +63,22 @@ export class PreparedQuery<Args extends unknown[], Row> {
   async execute(db: Kysely<Database>, ...args: Args): Promise<Row[]> {
     const { sql, parameters } = this.#compile(db);
     const values = parameters.map((p) => (p instanceof Slot ? args[p.index] : p));
-    const direct = DIRECT_READS.get(db);
-    if (direct !== undefined) {
-      const rows = direct(sql, values);
-      if (rows !== undefined) return rows as Row[];
-    }
+    const direct = this.#directRead(db, sql);
+    if (direct !== null) return direct(values) as Row[];
     return (await db.executeQuery<Row>(CompiledQuery.raw(sql, values))).rows as Row[];
   }
 
   async first(db: Kysely<Database>, ...args: Args): Promise<Row | undefined> {
     return (await this.execute(db, ...args))[0];
+  }
+
+  #directRead(db: Kysely<Database>, sql: string): DirectRead | null {
+    let direct = this.#direct.get(db);
+    if (direct === undefined) {
+      direct = DIRECT_READS.get(db)?.(sql) ?? null;
+      this.#direct.set(db, direct);
+    }
+    return direct;
   }
 }
 

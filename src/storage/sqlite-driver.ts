@@ -164,11 +164,18 @@ class RoutingSqliteDriver implements Driver {
    * commit acknowledged before its request arrived, another process's included.
    */
   readCommitted(sql: string, parameters: readonly unknown[]): unknown[] | undefined {
+    return this.directRead(sql)?.(parameters);
+  }
+
+  /** readCommitted's statement prepared once, for a caller that runs it many times (PreparedQuery). */
+  directRead(sql: string): ((parameters: readonly unknown[]) => unknown[]) | undefined {
     if (this.reader === null) return undefined;
     const statement = this.reader.prepare(sql);
     if (!statement.readonly || !statement.reader) return undefined;
-    this.#beginSnapshot();
-    return statement.all(...parameters);
+    return (parameters) => {
+      this.#beginSnapshot();
+      return statement.all(...parameters);
+    };
   }
 
   /** The reader's `data_version`, in the current snapshot; null without a reader. */
@@ -257,9 +264,9 @@ export class RoutingSqliteDialect implements Dialect {
     this.#driver = new RoutingSqliteDriver(writer, reader, path);
   }
 
-  /** Reads outside any transaction, answered at once by the read-only connection (see registerDirectReads). */
-  readCommitted(sql: string, parameters: readonly unknown[]): unknown[] | undefined {
-    return this.#driver.readCommitted(sql, parameters);
+  /** A read outside any transaction, prepared once (see registerDirectReads); undefined for a write. */
+  directRead(sql: string): ((parameters: readonly unknown[]) => unknown[]) | undefined {
+    return this.#driver.directRead(sql);
   }
 
   /** SQLite's `data_version` as the read-only connection sees it (see Storage.changeMarker); null without one. */
