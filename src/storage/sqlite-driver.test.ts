@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
@@ -106,3 +106,19 @@ test('a commit through any connection of this process is seen by the very next r
   await a.db.insertInto('events').values(event('evt_c')).execute();
   assert.deepEqual(await ids(b), ['evt_a', 'evt_b', 'evt_c'], "another storage's commit, in the same turn");
 });
+
+test('reads made while transactions are open do not keep the WAL from starting over', async (t) => {
+  const [a, , path] = await twoConnections(t);
+  const payload = 'x'.repeat(16_000);
+  // About 3,000 pages written in all, three times SQLite's checkpoint threshold: each transaction
+  // reads through the read-only connection (another request's read, in the same turn) before it commits.
+  for (let i = 0; i < 750; i++) {
+    await a.db.transaction().execute(async (trx) => {
+      await ids(a);
+      await trx.insertInto('events').values({ ...event(`evt_${String(i).padStart(4, '0')}`), data: JSON.stringify({ payload }) }).execute();
+    });
+  }
+  const walBytes = statSync(`${path}-wal`).size;
+  assert.ok(walBytes < 8 * 1024 * 1024, `WAL is ${walBytes} bytes; it starts over once checkpointed (about 4 MB at most)`);
+});
+
