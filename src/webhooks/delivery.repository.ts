@@ -102,8 +102,8 @@ export async function dueCandidatesBounded(
   scan: number,
 ): Promise<{ rows: { id: string; endpoint_id: string }[]; truncated: boolean }> {
   const scanned = await dueScan.execute(db, now, scan);
-  // No row at all: nothing due; fewer than `scan`: the scan saw every due, unleased delivery.
-  const truncated = scanned.length === 0 || scanned.length >= scan;
+  // Fewer rows than `scan` (none included): the scan saw every due, unleased delivery.
+  const truncated = scanned.length >= scan;
   if (scanned.length === 0) return { rows: [], truncated };
   const enabled = new Set(await enabledEndpointIds(db));
   const taken = new Map<string, number>();
@@ -116,8 +116,7 @@ export async function dueCandidatesBounded(
     rows.push(row);
     if (rows.length >= limit) break;
   }
-  // Only deliveries of disabled endpoints in the scan: the caller cannot tell what lies beyond it.
-  return { rows, truncated: truncated || rows.length === 0 };
+  return { rows, truncated };
 }
 
 export async function enabledEndpointIds(db: Kysely<Database>): Promise<string[]> {
