@@ -261,6 +261,12 @@ export class SgiSimulator {
   readonly name: string;
   readonly #epoch: string;
   readonly #orders = new Map<string, SimOrder>();
+  /**
+   * The open orders that may still execute (a resting order never does until it is cancelled), in
+   * submission order: advance() walks these, not every order ever submitted (which made each
+   * submission cost more than the last).
+   */
+  readonly #active = new Set<SimOrder>();
   readonly #unavailableAttempts = new Map<string, number>();
   readonly #log: ExecutionReport[] = [];
   readonly #exchangeSeq = new Map<string, number>();
@@ -315,6 +321,7 @@ export class SgiSimulator {
       status: 'open',
     };
     this.#orders.set(order.order_id, o);
+    if (!o.rests || o.exchangeReject !== null) this.#active.add(o);
     return o.submitResult;
   }
 
@@ -343,6 +350,7 @@ export class SgiSimulator {
         o.nextSeq++;
         o.status = 'cancelled';
         o.cancelReport = report;
+        this.#active.delete(o);
         return { status: 'cancelled', report };
       }
     }
@@ -372,7 +380,11 @@ export class SgiSimulator {
     if (nowMs <= this.#nowMs) return this.#nowMs;
     this.#nowMs = nowMs;
     const due: Pending[] = [];
-    for (const o of this.#orders.values()) if (o.status === 'open') collectDue(o, nowMs, due);
+    for (const o of this.#active) {
+      collectDue(o, nowMs, due);
+      // Its last executions are in `due`; nothing more will come from it.
+      if (o.status !== 'open') this.#active.delete(o);
+    }
     // Each order's events are already in time order; a stable sort keeps them so.
     due.sort((a, b) => a.atMs - b.atMs || a.o.index - b.o.index);
     for (const ev of due) {
