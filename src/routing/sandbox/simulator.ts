@@ -13,6 +13,7 @@ import {
   type ReportBatch,
   type SubmitResult,
 } from '../connector.js';
+import { WakeQueue } from './wake-queue.js';
 
 /**
  * A simulated SGI for sandbox deployments: it takes orders, fills them against a synthetic market
@@ -247,6 +248,8 @@ interface SimOrder {
   /** For a limit order: the next time to test for a crossing of the current tranche. */
   scanFromMs: number;
   cancelReport: CancelledReport | null;
+  /** The time it is queued for in the wake-up queue; null when it is not queued. */
+  wakeAt: number | null;
 }
 
 type Pending =
@@ -262,11 +265,11 @@ export class SgiSimulator {
   readonly #epoch: string;
   readonly #orders = new Map<string, SimOrder>();
   /**
-   * The open orders that may still execute (a resting order never does until it is cancelled), in
-   * submission order: advance() walks these, not every order ever submitted (which made each
-   * submission cost more than the last).
+   * The open orders that may still execute, by the earliest time they can (a resting order never
+   * does until it is cancelled): advance() takes the due ones only, not every order ever submitted
+   * nor every open one (walking those made each submission cost more than the last).
    */
-  readonly #active = new Set<SimOrder>();
+  readonly #wakeups = new WakeQueue<SimOrder>();
   readonly #unavailableAttempts = new Map<string, number>();
   readonly #log: ExecutionReport[] = [];
   readonly #exchangeSeq = new Map<string, number>();
@@ -302,7 +305,7 @@ export class SgiSimulator {
       order.qty === TEST_QTY.SGI_REJECTED ? 'sgi_rejected' : order.qty === TEST_QTY.INSUFFICIENT_FUNDS ? 'insufficient_funds' : null;
     const suspended = order.instrument_status === 'suspended' || order.qty === TEST_QTY.INSTRUMENT_SUSPENDED;
     const index = this.#orders.size;
-    const base = { order, index, nextSeq: 1, cumQty: 0, nextTranche: 0, lastExecMs: now, scanFromMs: Number.NEGATIVE_INFINITY, cancelReport: null };
+    const base = { order, index, nextSeq: 1, cumQty: 0, nextTranche: 0, lastExecMs: now, scanFromMs: Number.NEGATIVE_INFINITY, cancelReport: null, wakeAt: null };
 
     if (reason !== null && !suspended) {
       const report = this.#append<RejectedReport>(base, { type: 'rejected', occurred_at: isoMillis(now), reason });
@@ -321,7 +324,7 @@ export class SgiSimulator {
       status: 'open',
     };
     this.#orders.set(order.order_id, o);
-    if (!o.rests || o.exchangeReject !== null) this.#active.add(o);
+    this.#schedule(o);
     return o.submitResult;
   }
 
@@ -350,7 +353,7 @@ export class SgiSimulator {
         o.nextSeq++;
         o.status = 'cancelled';
         o.cancelReport = report;
-        this.#active.delete(o);
+        o.wakeAt = null;
         return { status: 'cancelled', report };
       }
     }
@@ -380,10 +383,12 @@ export class SgiSimulator {
     if (nowMs <= this.#nowMs) return this.#nowMs;
     this.#nowMs = nowMs;
     const due: Pending[] = [];
-    for (const o of this.#active) {
+    while (this.#wakeups.peekAt() <= nowMs) {
+      const { at, item: o } = this.#wakeups.pop()!;
+      // An entry made stale by a cancel (or by a later schedule) is skipped.
+      if (o.wakeAt !== at) continue;
       collectDue(o, nowMs, due);
-      // Its last executions are in `due`; nothing more will come from it.
-      if (o.status !== 'open') this.#active.delete(o);
+      this.#schedule(o);
     }
     // Each order's events are already in time order; a stable sort keeps them so.
     due.sort((a, b) => a.atMs - b.atMs || a.o.index - b.o.index);
@@ -409,6 +414,12 @@ export class SgiSimulator {
       o.nextSeq++;
     }
     return nowMs;
+  }
+
+  /** Queues `o` for the earliest time it can next execute, if it can. */
+  #schedule(o: SimOrder): void {
+    o.wakeAt = wakeAt(o);
+    if (o.wakeAt !== null) this.#wakeups.push(o.wakeAt, o);
   }
 
   /** Adds a report for `o` with its next `seq` (the caller then increments `o.nextSeq`). */
@@ -488,6 +499,21 @@ export function fillPlan(order: Pick<OrderForPartner, 'order_id' | 'qty'>): read
 }
 
 /** Appends to `out` the events of `o` due at or before `nowMs`, and moves `o` past them. */
+/**
+ * The earliest time `o` can next execute: its exchange rejection, or its next tranche's earliest
+ * time (for a limit order, no sooner than where its price scan stopped); null when it cannot (it is
+ * final, it rests, or its plan is done). collectDue finds nothing before this time.
+ */
+function wakeAt(o: SimOrder): number | null {
+  if (o.status !== 'open') return null;
+  if (o.exchangeReject !== null) return o.exchangeReject.atMs;
+  if (o.rests) return null;
+  const tranche = o.plan[o.nextTranche];
+  if (tranche === undefined) return null;
+  const earliest = o.lastExecMs + tranche.delayMs;
+  return o.order.limit_price_cents === null ? earliest : Math.max(earliest, o.scanFromMs);
+}
+
 function collectDue(o: SimOrder, nowMs: number, out: Pending[]): void {
   if (o.exchangeReject) {
     if (o.exchangeReject.atMs <= nowMs) {
