@@ -168,7 +168,7 @@ export function renderReport(input: {
   out('```');
   out();
   out(
-    '`BENCH_DURATION` is the measured seconds per side of a scenario (default 10), split into `BENCH_ROUNDS` alternating rounds (default 2); ' +
+    '`BENCH_DURATION` is the measured seconds per side of a scenario (default 10), split into `BENCH_ROUNDS` alternating rounds (default 5, of 2 s each: slow spells of the machine last seconds, so short alternating rounds spread them over every side); ' +
       '`BENCH_WARMUP` is the warm-up seconds before the first round (default 2), ' +
       '`BENCH_CONNECTIONS` the concurrent connections (default 50). The harness builds nothing itself: `npm run bench` compiles first.',
   );

@@ -43,7 +43,7 @@ async function main(): Promise<number> {
     connections: positiveInteger('BENCH_CONNECTIONS', 50),
     duration: positiveInteger('BENCH_DURATION', 10),
     warmup: Number(process.env.BENCH_WARMUP ?? '2'),
-    rounds: positiveInteger('BENCH_ROUNDS', 2),
+    rounds: positiveInteger('BENCH_ROUNDS', 5),
   };
   if (!(settings.warmup >= 0)) throw new Error('BENCH_WARMUP must be a number of seconds >= 0');
   const only = (process.env.BENCH_ONLY ?? '')
