@@ -38,8 +38,12 @@ export async function complete(db: Kysely<Database>, clientId: string, key: stri
   await completion.execute(db, clientId, key, status, body);
 }
 
+const responseRewrite = new PreparedQuery(3, (qb, clientId: string, key: string, body: string) =>
+  qb.updateTable('idempotency_keys').set({ response_body: body }).where('client_id', '=', clientId).where('key', '=', key).where('state', '=', 'done'),
+);
+
 export async function rewriteResponse(db: Kysely<Database>, clientId: string, key: string, body: string): Promise<void> {
-  await db.updateTable('idempotency_keys').set({ response_body: body }).where('client_id', '=', clientId).where('key', '=', key).where('state', '=', 'done').execute();
+  await responseRewrite.execute(db, clientId, key, body);
 }
 
 export async function release(db: Kysely<Database>, clientId: string, key: string): Promise<void> {

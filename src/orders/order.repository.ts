@@ -10,14 +10,17 @@ export async function insertOrder(db: Kysely<Database>, row: OrderRow): Promise<
   await orderInsert.run(db, row);
 }
 
+const orderById = (qb: Kysely<Database>, id: string) => qb.selectFrom('orders').selectAll().where('id', '=', id);
+const order = new PreparedQuery(1, orderById);
+const orderForUpdate = new PreparedQuery(1, (qb, id: string) => orderById(qb, id).forUpdate());
+
 export async function findOrder(db: Kysely<Database>, id: string): Promise<OrderRow | undefined> {
-  return db.selectFrom('orders').selectAll().where('id', '=', id).executeTakeFirst();
+  return order.first(db, id);
 }
 
 /** The order with its row locked until the transaction ends (PostgreSQL; SQLite transactions are serial). */
 export async function findOrderForUpdate(db: Kysely<Database>, dialect: DialectName, id: string): Promise<OrderRow | undefined> {
-  const query = db.selectFrom('orders').selectAll().where('id', '=', id);
-  return (dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+  return (dialect === 'postgres' ? orderForUpdate : order).first(db, id);
 }
 
 const clientOrder = new PreparedQuery(2, (qb, clientId: string, id: string) => qb.selectFrom('orders').selectAll().where('id', '=', id).where('client_id', '=', clientId));
@@ -26,12 +29,30 @@ export async function findClientOrder(db: Kysely<Database>, clientId: string, id
   return clientOrder.first(db, clientId, id);
 }
 
+/** One prepared update per set of columns changed (the order paths change a handful of such sets). */
+const orderUpdates = new Map<string, { columns: string[]; query: PreparedQuery<unknown[], unknown> }>();
+
 export async function updateOrder(db: Kysely<Database>, id: string, changes: Partial<OrderRow>): Promise<void> {
-  await db.updateTable('orders').set(changes).where('id', '=', id).execute();
+  const columns = Object.keys(changes).filter((c) => (changes as Record<string, unknown>)[c] !== undefined);
+  const shape = columns.join(',');
+  let update = orderUpdates.get(shape);
+  if (update === undefined) {
+    const query = new PreparedQuery(columns.length + 1, (qb, orderId: unknown, ...values: unknown[]) =>
+      qb
+        .updateTable('orders')
+        .set(Object.fromEntries(columns.map((c, i) => [c, values[i]])) as Partial<OrderRow>)
+        .where('id', '=', orderId as string),
+    );
+    update = { columns, query };
+    orderUpdates.set(shape, update);
+  }
+  await update.query.execute(db, id, ...update.columns.map((c) => (changes as Record<string, unknown>)[c]));
 }
 
+const fillInsert = new PreparedInsert('order_fills');
+
 export async function insertFill(db: Kysely<Database>, row: OrderFillTable): Promise<void> {
-  await db.insertInto('order_fills').values(row).execute();
+  await fillInsert.run(db, row);
 }
 
 /** One subject's orders created in [startMs, endMs): what its monthly cap counts (index-backed). */

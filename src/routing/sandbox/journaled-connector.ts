@@ -5,7 +5,14 @@ import { newId, type OrderId } from '../../lib/ids.js';
 import type { Database } from '../../storage/schema.js';
 import type { Transact } from '../../storage/database.js';
 import { ConnectorUnavailableError, type CancelResult, type OrderForPartner, type PartnerConnector, type ReportBatch, type SubmitResult } from '../connector.js';
+import { PreparedInsert, PreparedQuery } from '../../storage/prepared.js';
 import { SgiSimulator } from './simulator.js';
+
+// The journal's two statements run on every call to a sandbox partner: prepared once.
+const journalInsert = new PreparedInsert('sandbox_journal');
+const journalAfter = new PreparedQuery(2, (qb, connector: string, after: string) =>
+  qb.selectFrom('sandbox_journal').selectAll().where('connector', '=', connector).where('id', '>', after).orderBy('id'),
+);
 
 /**
  * A sandbox partner whose state survives restarts and is shared by every process of a deployment.
@@ -50,21 +57,13 @@ export class JournaledSandboxConnector implements PartnerConnector {
     await this.#catchUp();
     const at = this.clock.now().getTime();
     const id = newId('event', at);
-    await this.transact((trx) =>
-      trx.insertInto('sandbox_journal').values({ id, connector: this.name, kind, order_id: orderId, payload: payload === null ? null : JSON.stringify(payload), at }).execute(),
-    );
+    await this.transact((trx) => journalInsert.run(trx, { id, connector: this.name, kind, order_id: orderId, payload: payload === null ? null : JSON.stringify(payload), at }));
     this.#lastEntry = id;
     return at;
   }
 
   async #catchUp(): Promise<void> {
-    const entries = await this.db
-      .selectFrom('sandbox_journal')
-      .selectAll()
-      .where('connector', '=', this.name)
-      .where('id', '>', this.#lastEntry)
-      .orderBy('id')
-      .execute();
+    const entries = await journalAfter.execute(this.db, this.name, this.#lastEntry);
     for (const entry of entries) {
       try {
         if (entry.kind === 'submit') this.#simulator.submit(JSON.parse(entry.payload ?? '{}') as OrderForPartner, entry.at);
