@@ -48,11 +48,10 @@ class ClientStatusCache {
     private readonly changeMarker: () => number | null,
   ) {}
 
-  /** The status if it is known to be current, without reading the database; undefined otherwise. */
-  known(clientId: string): { status: string | undefined } | undefined {
+  /** True when the client is known to be active now, without reading the database; false when unknown. */
+  knownActive(clientId: string): boolean {
     const marker = this.changeMarker();
-    if (marker === null || marker !== this.#marker || !this.#statuses.has(clientId)) return undefined;
-    return { status: this.#statuses.get(clientId) };
+    return marker !== null && marker === this.#marker && this.#statuses.get(clientId) === 'active';
   }
 
   async status(clientId: string): Promise<string | undefined> {
@@ -123,7 +122,7 @@ export function installAuthentication(
     }
     const header = request.headers.authorization;
     const grant = header !== undefined && header.startsWith(BEARER_PREFIX) ? tokens.cached(header.slice(BEARER_PREFIX.length)) : undefined;
-    if (grant !== undefined && statuses.known(grant.clientId)?.status === 'active' && limiter.enforceNow(reply, `cli:${grant.clientId}`)) {
+    if (grant !== undefined && statuses.knownActive(grant.clientId) && limiter.enforceNow(reply, `cli:${grant.clientId}`)) {
       // A sync throw here (429, 403) is caught by Fastify's hook runner and answered as an error.
       checkScope(request, grant, scope);
       done();

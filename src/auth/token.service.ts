@@ -60,7 +60,7 @@ export class TokenService {
       this.#signing = { key, header: base64url({ alg: 'EdDSA', kid: key.id, typ: 'at+jwt' }), until: now + 5000 };
     }
     const { key, header } = this.#signing;
-    const iat = Math.floor(this.clock.now().getTime() / 1000);
+    const iat = Math.floor(now / 1000);
     // The compact JWS (RFC 7515 §7.1) is signed with node:crypto's one-shot sign on the thread pool:
     // jose signs through WebCrypto, whose job setup costs more than the Ed25519 signature itself
     // (measured: the top frame of a token-exchange profile). Verification stays with jose and its
@@ -87,19 +87,23 @@ export class TokenService {
    * header) and an entry only answers for the exact token it was made from.
    */
   cached(token: string): AccessToken | undefined {
+    const grant = this.#remembered(token);
+    return grant !== undefined && grant.exp > this.clock.now().getTime() / 1000 ? grant : undefined;
+  }
+
+  /** The grant remembered for exactly this token, expired or not. */
+  #remembered(token: string): AccessToken | undefined {
     const entry = this.#verified.get(token.slice(-SIGNATURE_CHARS));
-    if (entry === undefined || entry.token !== token || entry.grant.exp <= this.clock.now().getTime() / 1000) return undefined;
-    return entry.grant;
+    return entry !== undefined && entry.token === token ? entry.grant : undefined;
   }
 
   /** The token's grant, or a 401 `unauthorized` for anything that is not a valid, unexpired token of ours. */
   async verify(token: string): Promise<AccessToken> {
     const nowSeconds = this.clock.now().getTime() / 1000;
-    const key = token.slice(-SIGNATURE_CHARS);
-    const cached = this.#verified.get(key);
-    if (cached !== undefined && cached.token === token) {
-      if (cached.grant.exp > nowSeconds) return cached.grant;
-      this.#verified.delete(key);
+    const remembered = this.#remembered(token);
+    if (remembered !== undefined) {
+      if (remembered.exp > nowSeconds) return remembered;
+      this.#verified.delete(token.slice(-SIGNATURE_CHARS));
       throw unauthorized('Access token expired');
     }
     let payload: JWTPayload;
@@ -122,7 +126,7 @@ export class TokenService {
     }
     const grant: AccessToken = { clientId: payload.sub as ClientId, scopes: new Set(scopes), livemode: payload.livemode === true, exp: payload.exp };
     if (this.#verified.size >= CACHE_LIMIT) this.#prune(nowSeconds);
-    this.#verified.set(key, { token, grant });
+    this.#verified.set(token.slice(-SIGNATURE_CHARS), { token, grant });
     return grant;
   }
 

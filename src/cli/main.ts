@@ -12,8 +12,9 @@ import { CliError } from './output.js';
 
 /**
  * The `cauri` command (installed as cauri.cjs, which sizes the thread pool first and loads this
- * module; this file stays executable on its own for links made by earlier installs). It reads the same configuration as the service (environment and .env), so
- * `CAURI_DATA_DIR=x cauri partners list` acts on the service that runs with `CAURI_DATA_DIR=x`.
+ * module; this file stays executable on its own for links made by earlier installs). It reads the
+ * same configuration as the service (environment and .env), so `CAURI_DATA_DIR=x cauri partners list`
+ * acts on the service that runs with `CAURI_DATA_DIR=x`.
  */
 export function buildProgram(): Command {
   const program = new Command('cauri')

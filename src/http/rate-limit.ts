@@ -5,6 +5,11 @@ import { ApiError } from '../lib/errors.js';
 
 const WINDOW_MS = 60_000;
 
+/** The start of the fixed one-minute window holding `now`. */
+function windowStartOf(now: number): number {
+  return now - (now % WINDOW_MS);
+}
+
 /** Counts hits of a key in one window. Implementations: in memory (one process) and Redis (shared). */
 export interface RateLimitStore {
   increment(key: string, windowStart: number): Promise<number>;
@@ -92,12 +97,11 @@ export class RateLimiter {
 
   async consume(key: string): Promise<RateLimitState> {
     const now = this.clock.now().getTime();
-    const windowStart = now - (now % WINDOW_MS);
-    return this.#state(now, windowStart, await this.store.increment(key, windowStart));
+    return this.#state(now, await this.store.increment(key, windowStartOf(now)));
   }
 
-  #state(now: number, windowStart: number, count: number): RateLimitState {
-    const windowEnd = windowStart + WINDOW_MS;
+  #state(now: number, count: number): RateLimitState {
+    const windowEnd = windowStartOf(now) + WINDOW_MS;
     return {
       limit: this.limit,
       remaining: Math.max(0, this.limit - count),
@@ -126,8 +130,7 @@ export class RateLimiter {
   enforceNow(reply: FastifyReply, key: string): boolean {
     if (this.store.incrementNow === undefined) return false;
     const now = this.clock.now().getTime();
-    const windowStart = now - (now % WINDOW_MS);
-    this.#apply(reply, this.#state(now, windowStart, this.store.incrementNow(key, windowStart)));
+    this.#apply(reply, this.#state(now, this.store.incrementNow(key, windowStartOf(now))));
     return true;
   }
 

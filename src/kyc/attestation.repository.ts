@@ -37,7 +37,6 @@ const clientAttestationForShare = new PreparedQuery(2, (db, clientId: string, id
  * The same, read `FOR SHARE` on PostgreSQL: a revocation (an UPDATE of the row) then waits for the
  * reading transaction, so no order can be accepted under an attestation after its revoke returned.
  */
-
 export async function findClientAttestationShared(db: Kysely<Database>, dialect: DialectName, clientId: string, id: string): Promise<AttestationRow | undefined> {
   return (dialect === 'postgres' ? clientAttestationForShare : clientAttestation).first(db, clientId, id);
 }

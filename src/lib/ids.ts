@@ -65,22 +65,18 @@ let sequence = 0;
 const POOL_SIZE = 4096;
 let pool = Buffer.alloc(0);
 let poolOffset = 0;
-/** Copies `n` random bytes into `into` at `at`. */
-function random(into: Uint8Array, at: number, n: number): void {
+/** The offset in `pool` of `n` random bytes not handed out before. */
+function takeRandom(n: number): number {
   if (poolOffset + n > pool.length) {
     pool = randomBytes(POOL_SIZE);
     poolOffset = 0;
   }
-  into.set(pool.subarray(poolOffset, poolOffset + n), at);
   poolOffset += n;
+  return poolOffset - n;
 }
 
 function randomSequenceStart(): number {
-  if (poolOffset + 1 > pool.length) {
-    pool = randomBytes(POOL_SIZE);
-    poolOffset = 0;
-  }
-  return (pool[poolOffset++] as number) & 0x7f;
+  return (pool[takeRandom(1)] as number) & 0x7f;
 }
 
 /**
@@ -112,7 +108,8 @@ export function uuidv7Bytes(nowMs: number = Date.now()): Uint8Array {
   bytes[5] = low & 0xff;
   bytes[6] = 0x70 | (sequence >> 8);
   bytes[7] = sequence & 0xff;
-  random(bytes, 8, 8);
+  const at = takeRandom(8);
+  bytes.set(pool.subarray(at, at + 8), 8);
   bytes[8] = 0x80 | ((bytes[8] as number) & 0x3f);
   return bytes;
 }

@@ -33,7 +33,8 @@ export async function findClientOrder(db: Kysely<Database>, clientId: string, id
 const orderUpdates = new Map<string, { columns: string[]; query: PreparedQuery<unknown[], unknown> }>();
 
 export async function updateOrder(db: Kysely<Database>, id: string, changes: Partial<OrderRow>): Promise<void> {
-  const columns = Object.keys(changes).filter((c) => (changes as Record<string, unknown>)[c] !== undefined);
+  const values = changes as Record<string, unknown>;
+  const columns = Object.keys(values).filter((c) => values[c] !== undefined);
   const shape = columns.join(',');
   let update = orderUpdates.get(shape);
   if (update === undefined) {
@@ -46,7 +47,7 @@ export async function updateOrder(db: Kysely<Database>, id: string, changes: Par
     update = { columns, query };
     orderUpdates.set(shape, update);
   }
-  await update.query.execute(db, id, ...update.columns.map((c) => (changes as Record<string, unknown>)[c]));
+  await update.query.execute(db, id, ...update.columns.map((c) => values[c]));
 }
 
 const fillInsert = new PreparedInsert('order_fills');

@@ -14,6 +14,7 @@ import {
   type QueryCompiler,
   type QueryResult,
 } from 'kysely';
+import type { DirectRead } from './prepared.js';
 
 /**
  * SQLite with one writer and one reader. In WAL mode a reader never waits for the writer, but a
@@ -94,7 +95,7 @@ class RoutingConnection implements DatabaseConnection {
   constructor(private readonly driver: RoutingSqliteDriver) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    const { writer, reader } = this.driver;
+    const { writer } = this.driver;
     if (this.release !== null) return run(writer.prepare(query.sql), query.parameters) as QueryResult<R>;
     const rows = this.driver.readCommitted(query.sql, query.parameters);
     if (rows !== undefined) return { rows: rows as R[] };
@@ -170,7 +171,7 @@ class RoutingSqliteDriver implements Driver {
   }
 
   /** readCommitted's statement prepared once, for a caller that runs it many times (PreparedQuery). */
-  directRead(sql: string): ((parameters: readonly unknown[]) => unknown[]) | undefined {
+  directRead(sql: string): DirectRead | undefined {
     if (this.reader === null) return undefined;
     const statement = this.reader.prepare(sql);
     if (!statement.readonly || !statement.reader) return undefined;
@@ -270,7 +271,7 @@ export class RoutingSqliteDialect implements Dialect {
   }
 
   /** A read outside any transaction, prepared once (see registerDirectReads); undefined for a write. */
-  directRead(sql: string): ((parameters: readonly unknown[]) => unknown[]) | undefined {
+  directRead(sql: string): DirectRead | undefined {
     return this.#driver.directRead(sql);
   }
 

@@ -11,7 +11,6 @@ import { signatureHeader } from './core/signature.js';
 import {
   dueCandidates,
   dueCandidatesBounded,
-  enabledEndpointIds,
   findMessages,
   hasPendingEvents,
   insertDeliveries,
@@ -183,7 +182,7 @@ export class DeliveryWorker {
     let candidates = bounded.rows;
     if (bounded.truncated) {
       const seen = new Set(candidates.map((c) => c.endpoint_id));
-      const others = (await enabledEndpointIds(this.db)).some((id) => !seen.has(id) && (busy.get(id) ?? 0) < perEndpointConcurrency);
+      const others = [...bounded.enabled].some((id) => !seen.has(id) && (busy.get(id) ?? 0) < perEndpointConcurrency);
       if (others || candidates.length === 0) candidates = await dueCandidates(this.db, now, perEndpointConcurrency, capacity * 2);
     }
     if (candidates.length === 0) return [];

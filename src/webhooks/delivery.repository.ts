@@ -93,6 +93,7 @@ const dueScan = new PreparedQuery(2, (db, now: number, scan: number) =>
  * same order, so each endpoint's earliest deliveries come first in it). The per-endpoint cap and the
  * enabled check are applied here rather than in SQL: a window function over the scan, and a second
  * pass to count it, cost more than the scan itself (measured: 2 ms a claim over 1,024 rows).
+ * `enabled` is the set of enabled endpoints read for it (empty when nothing was due).
  */
 export async function dueCandidatesBounded(
   db: Kysely<Database>,
@@ -100,11 +101,11 @@ export async function dueCandidatesBounded(
   perEndpoint: number,
   limit: number,
   scan: number,
-): Promise<{ rows: { id: string; endpoint_id: string }[]; truncated: boolean }> {
+): Promise<{ rows: { id: string; endpoint_id: string }[]; truncated: boolean; enabled: ReadonlySet<string> }> {
   const scanned = await dueScan.execute(db, now, scan);
   // Fewer rows than `scan` (none included): the scan saw every due, unleased delivery.
   const truncated = scanned.length >= scan;
-  if (scanned.length === 0) return { rows: [], truncated };
+  if (scanned.length === 0) return { rows: [], truncated, enabled: new Set() };
   const enabled = new Set(await enabledEndpointIds(db));
   const taken = new Map<string, number>();
   const rows: { id: string; endpoint_id: string }[] = [];
@@ -116,7 +117,7 @@ export async function dueCandidatesBounded(
     rows.push(row);
     if (rows.length >= limit) break;
   }
-  return { rows, truncated };
+  return { rows, truncated, enabled };
 }
 
 export async function enabledEndpointIds(db: Kysely<Database>): Promise<string[]> {

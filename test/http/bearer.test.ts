@@ -1,24 +1,29 @@
-import { describe, test } from 'node:test';
+import { describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { SignJWT } from 'jose';
-import { DATABASES, listen, startRuntimeIn, testEnvironment } from '../support/harness.js';
+import { DATABASES, listen, startRuntimeIn, testEnvironment, type DatabaseCase } from '../support/harness.js';
 import { apiClient } from '../support/api.js';
 import { ManualClock } from '../../src/lib/clock.js';
 
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
 
+/** A running service with a manual clock and a client of scope kyc:read, its token split in parts. */
+async function withKycReader(t: TestContext, database: DatabaseCase) {
+  const clock = new ManualClock(new Date());
+  const runtime = await startRuntimeIn(t, testEnvironment(t, database, {}, { clock }));
+  const base = await listen(runtime);
+  const api = await apiClient(runtime, base, ['kyc:read']);
+  const path = '/v1/kyc/attestations/att_01kdvdna00zzzzzzzzzzzzzzzz';
+  const [h, p, s] = api.token.split('.') as [string, string, string];
+  const payload = JSON.parse(Buffer.from(p, 'base64url').toString()) as Record<string, unknown>;
+  return { clock, runtime, base, api, path, h, p, s, payload };
+}
+
 for (const database of DATABASES) {
   describe(`bearer check on protected routes, ${database.name}`, () => {
     test('every bad token is 401 unauthorized with WWW-Authenticate; a missing scope is 403', async (t) => {
-      const clock = new ManualClock(new Date());
-      const env = testEnvironment(t, database, {}, { clock });
-      const runtime = await startRuntimeIn(t, env);
-      const base = await listen(runtime);
-      const api = await apiClient(runtime, base, ['kyc:read']);
-      const path = '/v1/kyc/attestations/att_01kdvdna00zzzzzzzzzzzzzzzz';
-      const [h, p, s] = api.token.split('.') as [string, string, string];
-      const payload = JSON.parse(Buffer.from(p, 'base64url').toString());
+      const { clock, runtime, base, api, path, h, p, s, payload } = await withKycReader(t, database);
       const key = await runtime.services.keys.current('token');
       const hs = b64({ alg: 'HS256', typ: 'at+jwt', kid: key.id });
       const wrongAud = await new SignJWT({ ...payload, aud: 'https://other.example' })
@@ -60,15 +65,8 @@ for (const database of DATABASES) {
     });
 
     test('a token verified once is remembered for its exact bytes only; the remembered path answers like the full check', async (t) => {
-      const clock = new ManualClock(new Date());
-      const env = testEnvironment(t, database, {}, { clock });
-      const runtime = await startRuntimeIn(t, env);
-      const base = await listen(runtime);
-      const api = await apiClient(runtime, base, ['kyc:read']);
-      const path = '/v1/kyc/attestations/att_01kdvdna00zzzzzzzzzzzzzzzz';
+      const { clock, base, api, path, h, p, s, payload } = await withKycReader(t, database);
       assert.equal((await api.call('GET', path)).status, 404, 'verified, and now remembered');
-      const [h, p, s] = api.token.split('.') as [string, string, string];
-      const payload = JSON.parse(Buffer.from(p, 'base64url').toString());
       // The same signature (the cache's key) under another payload or header must not ride on it.
       const forged = [
         `${h}.${b64({ ...payload, scope: 'kyc:read kyc:write' })}.${s}`,

@@ -498,7 +498,6 @@ export function fillPlan(order: Pick<OrderForPartner, 'order_id' | 'qty'>): read
   return plan;
 }
 
-/** Appends to `out` the events of `o` due at or before `nowMs`, and moves `o` past them. */
 /**
  * The earliest time `o` can next execute: its exchange rejection, or its next tranche's earliest
  * time (for a limit order, no sooner than where its price scan stopped); null when it cannot (it is
@@ -514,6 +513,7 @@ function wakeAt(o: SimOrder): number | null {
   return o.order.limit_price_cents === null ? earliest : Math.max(earliest, o.scanFromMs);
 }
 
+/** Appends to `out` the events of `o` due at or before `nowMs`, and moves `o` past them. */
 function collectDue(o: SimOrder, nowMs: number, out: Pending[]): void {
   if (o.exchangeReject) {
     if (o.exchangeReject.atMs <= nowMs) {
