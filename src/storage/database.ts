@@ -6,7 +6,7 @@ import pg from 'pg';
 import type { Database } from './schema.js';
 import type { DialectName } from './dialect.js';
 import { GroupCommitter } from './group-commit.js';
-import { registerDirectReads } from './prepared.js';
+import { registerDirectReads, registerDirectStatements } from './prepared.js';
 import { RoutingSqliteDialect, SQLITE_CACHE_KIB, openReader } from './sqlite-driver.js';
 
 export interface StorageOptions {
@@ -86,7 +86,7 @@ function openSqlite(options: StorageOptions): Storage {
   const dialect = new RoutingSqliteDialect(handle, reader, options.sqlitePath);
   const db = new Kysely<Database>({ dialect });
   registerDirectReads(db, (query) => dialect.directRead(query));
-  const committer = new GroupCommitter(db);
+  const committer = new GroupCommitter(db, (trx) => registerDirectStatements(trx, (query) => dialect.directStatement(query)));
   return {
     db,
     dialect: 'sqlite',

@@ -1,7 +1,9 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { runStatement } from './prepared.js';
+import type { Database } from './schema.js';
 
-interface Unit<DB> {
-  work: (trx: Kysely<DB>) => Promise<unknown>;
+interface Unit {
+  work: (trx: Kysely<Database>) => Promise<unknown>;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -20,15 +22,19 @@ const MAX_BATCH = 256;
  * A unit must only use the database handle it is given and must never wait for another request:
  * units of one batch run in sequence on the one connection.
  */
-export class GroupCommitter<DB> {
-  #queue: Unit<DB>[] = [];
+export class GroupCommitter {
+  #queue: Unit[] = [];
   #draining = false;
   /** Figures for /metrics: batches committed and units in them. */
   readonly stats = { batches: 0, units: 0 };
 
-  constructor(private readonly db: Kysely<DB>) {}
+  /** `prepare` is called with each batch's transaction before any unit runs on it. */
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly prepare: (trx: Kysely<Database>) => void = () => {},
+  ) {}
 
-  run<T>(work: (trx: Kysely<DB>) => Promise<T>): Promise<T> {
+  run<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.#queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
       if (!this.#draining) void this.#drain();
@@ -47,15 +53,16 @@ export class GroupCommitter<DB> {
         const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
         try {
           await this.db.transaction().execute(async (trx) => {
+            this.prepare(trx);
             for (const unit of batch) {
-              await sql`savepoint cauri_unit`.execute(trx);
+              await runStatement(trx, 'savepoint cauri_unit');
               try {
                 const value = await unit.work(trx);
-                await sql`release savepoint cauri_unit`.execute(trx);
+                await runStatement(trx, 'release savepoint cauri_unit');
                 outcomes.push({ ok: true, value });
               } catch (error) {
-                await sql`rollback to savepoint cauri_unit`.execute(trx);
-                await sql`release savepoint cauri_unit`.execute(trx);
+                await runStatement(trx, 'rollback to savepoint cauri_unit');
+                await runStatement(trx, 'release savepoint cauri_unit');
                 outcomes.push({ ok: false, error });
               }
             }

@@ -1,20 +1,38 @@
-import { CompiledQuery, type Compilable, type Insertable, type Kysely } from 'kysely';
+import { CompiledQuery, sql as rawSql, type Compilable, type Insertable, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
 
-/** A read-only statement, prepared once, run at once on a connection that sees the last committed state. */
+/** A statement prepared once and run at once, synchronously, on a connection chosen by its handle. */
 export type DirectRead = (parameters: readonly unknown[]) => unknown[];
 
-/** Prepares `sql` as a DirectRead; undefined for a statement that writes, which then takes the normal path. */
+/** Prepares `sql` for direct use; undefined when the statement must take the normal (executor) path. */
 export type DirectReads = (sql: string) => DirectRead | undefined;
 
-const DIRECT_READS = new WeakMap<object, DirectReads>();
+const DIRECT = new WeakMap<object, DirectReads>();
 
 /**
  * Lets prepared reads on `db` itself (not on a transaction of it) bypass the query executor: the
  * embedded database answers them synchronously from its read-only connection.
  */
 export function registerDirectReads(db: Kysely<Database>, reads: DirectReads): void {
-  DIRECT_READS.set(db, reads);
+  DIRECT.set(db, reads);
+}
+
+/**
+ * Lets every prepared statement run on `trx` (a transaction of the embedded database, which owns the
+ * writer connection until it ends) bypass the query executor: better-sqlite3 runs it at once on the
+ * writer. Kysely's executor costs more than the SQLite work of a point query or a one-row insert (its
+ * connection provider, result transformation and several promise hops), and a request on the order
+ * path runs about a dozen statements in its transaction.
+ */
+export function registerDirectStatements(trx: Kysely<Database>, statements: DirectReads): void {
+  DIRECT.set(trx, statements);
+}
+
+/** Runs a statement without arguments (savepoints and the like), directly when `db` allows it. */
+export async function runStatement(db: Kysely<Database>, text: string): Promise<void> {
+  const direct = DIRECT.get(db)?.(text);
+  if (direct !== undefined) direct([]);
+  else await rawSql.raw(text).execute(db);
 }
 
 class Slot {
@@ -37,7 +55,7 @@ interface Compiled {
  */
 export class PreparedQuery<Args extends unknown[], Row> {
   readonly #compiled = new WeakMap<object, Compiled>();
-  /** Per database handle: its direct read of this query, or null when it has none. */
+  /** Per database handle or transaction: its direct statement for this query, or null when it has none. */
   readonly #direct = new WeakMap<object, DirectRead | null>();
 
   constructor(
@@ -75,7 +93,7 @@ export class PreparedQuery<Args extends unknown[], Row> {
   #directRead(db: Kysely<Database>, sql: string): DirectRead | null {
     let direct = this.#direct.get(db);
     if (direct === undefined) {
-      direct = DIRECT_READS.get(db)?.(sql) ?? null;
+      direct = DIRECT.get(db)?.(sql) ?? null;
       this.#direct.set(db, direct);
     }
     return direct;

@@ -181,6 +181,19 @@ class RoutingSqliteDriver implements Driver {
     };
   }
 
+  /**
+   * `sql` prepared once on the writer, to be run only by the transaction that holds it (see
+   * registerDirectStatements): a transaction owns the writer from its BEGIN to its end, and
+   * better-sqlite3 runs the statement at once.
+   */
+  directStatement(sql: string): DirectRead {
+    const statement = this.writer.prepare(sql);
+    return (parameters) => {
+      if (!this.writer.handle.inTransaction) throw new Error(`direct statement outside a transaction: ${sql}`);
+      return run(statement, parameters).rows;
+    };
+  }
+
   /** The reader's `data_version`, in the current snapshot; null without a reader. */
   dataVersion(): number | null {
     if (this.reader === null) return null;
@@ -281,6 +294,11 @@ export class RoutingSqliteDialect implements Dialect {
   /** A read outside any transaction, prepared once (see registerDirectReads); undefined for a write. */
   directRead(sql: string): DirectRead | undefined {
     return this.#driver.directRead(sql);
+  }
+
+  /** A statement for the transaction holding the writer (see registerDirectStatements). */
+  directStatement(sql: string): DirectRead {
+    return this.#driver.directStatement(sql);
   }
 
   /** SQLite's `data_version` as the read-only connection sees it (see Storage.changeMarker); null without one. */
