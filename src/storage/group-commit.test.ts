@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { openStorage } from './database.js';
 import { migrateToLatest } from './migrate.js';
+import { PreparedInsert, PreparedQuery } from './prepared.js';
 
 async function sqliteStorage(t: import('node:test').TestContext) {
   const dir = mkdtempSync(join(tmpdir(), 'cauri-gc-'));
@@ -58,4 +59,31 @@ test('a failing unit rolls back alone; the others of its batch commit', async (t
   const expected = Array.from({ length: 30 }, (_, i) => i).filter((i) => i % 3 === 2).map((i) => `evt_${i}`).sort();
   assert.deepEqual(ids, expected);
   assert.equal(outcomes.filter((o) => o.status === 'fulfilled').length, 10);
+});
+
+const insertEvent = new PreparedInsert('events');
+const eventIds = new PreparedQuery(1, (db, type: string) => db.selectFrom('events').select('id').where('type', '=', type).orderBy('id'));
+
+test('prepared statements run directly in a unit: they see its writes, and a failing unit loses them', async (t) => {
+  const { storage } = await sqliteStorage(t);
+  const outcomes = await Promise.allSettled(
+    Array.from({ length: 20 }, (_, i) =>
+      storage.transact(async (trx) => {
+        await insertEvent.run(trx, event(`evt_${String(i).padStart(2, '0')}`));
+        const seen = (await eventIds.execute(trx, 'webhook.test')).map((r) => r.id);
+        assert.ok(seen.includes(`evt_${String(i).padStart(2, '0')}`), 'the unit reads its own uncommitted insert');
+        if (i % 2 === 0) throw new Error(`unit ${i} fails after writing`);
+        return seen.length;
+      }),
+    ),
+  );
+  const kept = Array.from({ length: 20 }, (_, i) => i).filter((i) => i % 2 === 1);
+  assert.deepEqual(
+    (await eventIds.execute(storage.db, 'webhook.test')).map((r) => r.id),
+    kept.map((i) => `evt_${String(i).padStart(2, '0')}`),
+  );
+  // Each unit saw the committed units before it and itself, never a failed unit's row.
+  const seen = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
+  assert.deepEqual(seen, kept.map((_, k) => k + 1));
+  assert.ok(storage.commitStats().batches < 20, 'the units shared commits');
 });
