@@ -86,7 +86,8 @@ function openSqlite(options: StorageOptions): Storage {
   const dialect = new RoutingSqliteDialect(handle, reader, options.sqlitePath);
   const db = new Kysely<Database>({ dialect });
   registerDirectReads(db, (query) => dialect.directRead(query));
-  const committer = new GroupCommitter(db, (trx) => registerDirectStatements(trx, (query) => dialect.directStatement(query)));
+  registerDirectStatements(db, (query) => dialect.directStatement(query));
+  const committer = new GroupCommitter(db);
   return {
     db,
     dialect: 'sqlite',

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { runStatement } from './prepared.js';
+import { runStatement, transaction } from './prepared.js';
 import type { Database } from './schema.js';
 
 interface Unit {
@@ -28,11 +28,7 @@ export class GroupCommitter {
   /** Figures for /metrics: batches committed and units in them. */
   readonly stats = { batches: 0, units: 0 };
 
-  /** `prepare` is called with each batch's transaction before any unit runs on it. */
-  constructor(
-    private readonly db: Kysely<Database>,
-    private readonly prepare: (trx: Kysely<Database>) => void = () => {},
-  ) {}
+  constructor(private readonly db: Kysely<Database>) {}
 
   run<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -52,8 +48,7 @@ export class GroupCommitter {
         const batch = this.#queue.splice(0, MAX_BATCH);
         const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
         try {
-          await this.db.transaction().execute(async (trx) => {
-            this.prepare(trx);
+          await transaction(this.db, async (trx) => {
             for (const unit of batch) {
               await runStatement(trx, 'savepoint cauri_unit');
               try {

@@ -17,15 +17,27 @@ export function registerDirectReads(db: Kysely<Database>, reads: DirectReads): v
   DIRECT.set(db, reads);
 }
 
+const TRANSACTION_STATEMENTS = new WeakMap<object, DirectReads>();
+
 /**
- * Lets every prepared statement run on `trx` (a transaction of the embedded database, which owns the
- * writer connection until it ends) bypass the query executor: better-sqlite3 runs it at once on the
- * writer. Kysely's executor costs more than the SQLite work of a point query or a one-row insert (its
- * connection provider, result transformation and several promise hops), and a request on the order
- * path runs about a dozen statements in its transaction.
+ * Lets every prepared statement run in a transaction of `db` opened by transaction() bypass the query
+ * executor: on the embedded database a transaction owns the writer connection from its start to its
+ * end, and better-sqlite3 runs the statement at once. Kysely's executor costs more than the SQLite
+ * work of a point query or a one-row insert (its connection provider, result transformation and
+ * several promise hops), and a request on the order path runs about a dozen statements in its
+ * transaction.
  */
-export function registerDirectStatements(trx: Kysely<Database>, statements: DirectReads): void {
-  DIRECT.set(trx, statements);
+export function registerDirectStatements(db: Kysely<Database>, statements: DirectReads): void {
+  TRANSACTION_STATEMENTS.set(db, statements);
+}
+
+/** `db.transaction().execute(work)`, with prepared statements run directly where `db` allows it. */
+export function transaction<T>(db: Kysely<Database>, work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+  const statements = TRANSACTION_STATEMENTS.get(db);
+  return db.transaction().execute((trx) => {
+    if (statements !== undefined) DIRECT.set(trx, statements);
+    return work(trx);
+  });
 }
 
 /** Runs a statement without arguments (savepoints and the like), directly when `db` allows it. */

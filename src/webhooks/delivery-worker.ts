@@ -4,6 +4,7 @@ import { envelopeOf } from '../events/event.service.js';
 import type { EventRow } from '../events/event.table.js';
 import type { Clock } from '../lib/clock.js';
 import type { DialectName } from '../storage/dialect.js';
+import { transaction } from '../storage/prepared.js';
 import type { Database } from '../storage/schema.js';
 import { serializeEnvelope } from './core/payload.js';
 import { nextAttemptAt } from './core/schedule.js';
@@ -274,7 +275,7 @@ export class DeliveryWorker {
         const batch = this.#records.splice(0, RECORD_BATCH);
         let outcomes: boolean[];
         try {
-          outcomes = await this.db.transaction().execute(async (trx) => {
+          outcomes = await transaction(this.db, async (trx) => {
             const out: boolean[] = [];
             for (const r of batch) out.push(await recordAttempt(trx, owner, r.attemptsBefore, r.changes, r.attempt));
             return out;
@@ -282,7 +283,7 @@ export class DeliveryWorker {
         } catch {
           for (const r of batch) {
             try {
-              r.resolve(await this.db.transaction().execute((trx) => recordAttempt(trx, owner, r.attemptsBefore, r.changes, r.attempt)));
+              r.resolve(await transaction(this.db, (trx) => recordAttempt(trx, owner, r.attemptsBefore, r.changes, r.attempt)));
             } catch (error) {
               r.reject(error);
             }

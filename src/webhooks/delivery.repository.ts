@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { EventRow } from '../events/event.table.js';
 import type { DialectName } from '../storage/dialect.js';
-import { PreparedQuery } from '../storage/prepared.js';
+import { PreparedInsert, PreparedQuery } from '../storage/prepared.js';
 import type { Database } from '../storage/schema.js';
 import type { PageRequest } from './endpoint.repository.js';
 import type { DeliveryStatus, WebhookAttemptRow, WebhookDeliveryRow, WebhookMessageTable } from './webhook.table.js';
@@ -179,6 +179,19 @@ export async function findMessages(db: Kysely<Database>, eventIds: readonly stri
  * `attemptsBefore` attempts made. False when it does not (the lease lapsed and another worker took
  * the delivery): then nothing is written.
  */
+const settleLease = new PreparedQuery(
+  8,
+  (db, status: DeliveryStatus, attempts: number, nextAttemptAt: number | null, lastAttemptAt: number | null, updatedAt: number, id: string, owner: string, attemptsBefore: number) =>
+    db
+      .updateTable('webhook_deliveries')
+      .set({ status, attempts, next_attempt_at: nextAttemptAt, last_attempt_at: lastAttemptAt, updated_at: updatedAt, lease_until: null, lease_owner: null })
+      .where('id', '=', id)
+      .where('lease_owner', '=', owner)
+      .where('attempts', '=', attemptsBefore)
+      .returning('id'),
+);
+const insertAttempt = new PreparedInsert('webhook_attempts');
+
 export async function recordAttempt(
   trx: Kysely<Database>,
   owner: string,
@@ -186,15 +199,19 @@ export async function recordAttempt(
   changes: Pick<WebhookDeliveryRow, 'status' | 'attempts' | 'next_attempt_at' | 'last_attempt_at' | 'updated_at'>,
   attempt: WebhookAttemptRow,
 ): Promise<boolean> {
-  const result = await trx
-    .updateTable('webhook_deliveries')
-    .set({ ...changes, lease_until: null, lease_owner: null })
-    .where('id', '=', attempt.delivery_id)
-    .where('lease_owner', '=', owner)
-    .where('attempts', '=', attemptsBefore)
-    .executeTakeFirst();
-  if (Number(result.numUpdatedRows) === 0) return false;
-  await trx.insertInto('webhook_attempts').values(attempt).execute();
+  const settled = await settleLease.execute(
+    trx,
+    changes.status,
+    changes.attempts,
+    changes.next_attempt_at,
+    changes.last_attempt_at,
+    changes.updated_at,
+    attempt.delivery_id,
+    owner,
+    attemptsBefore,
+  );
+  if (settled.length === 0) return false;
+  await insertAttempt.run(trx, attempt);
   return true;
 }
 
