@@ -2,22 +2,22 @@ import { CompiledQuery, sql as rawSql, type Compilable, type Insertable, type Ky
 import type { Database } from './schema.js';
 
 /** A statement prepared once and run at once, synchronously, on a connection chosen by its handle. */
-export type DirectRead = (parameters: readonly unknown[]) => unknown[];
+export type DirectStatement = (parameters: readonly unknown[]) => unknown[];
 
 /** Prepares `sql` for direct use; undefined when the statement must take the normal (executor) path. */
-export type DirectReads = (sql: string) => DirectRead | undefined;
+export type DirectStatements = (sql: string) => DirectStatement | undefined;
 
-const DIRECT = new WeakMap<object, DirectReads>();
+const DIRECT = new WeakMap<object, DirectStatements>();
 
 /**
  * Lets prepared reads on `db` itself (not on a transaction of it) bypass the query executor: the
  * embedded database answers them synchronously from its read-only connection.
  */
-export function registerDirectReads(db: Kysely<Database>, reads: DirectReads): void {
+export function registerDirectReads(db: Kysely<Database>, reads: DirectStatements): void {
   DIRECT.set(db, reads);
 }
 
-const TRANSACTION_STATEMENTS = new WeakMap<object, DirectReads>();
+const TRANSACTION_STATEMENTS = new WeakMap<object, DirectStatements>();
 
 /**
  * Lets every prepared statement run in a transaction of `db` opened by transaction() bypass the query
@@ -27,7 +27,7 @@ const TRANSACTION_STATEMENTS = new WeakMap<object, DirectReads>();
  * several promise hops), and a request on the order path runs about a dozen statements in its
  * transaction.
  */
-export function registerDirectStatements(db: Kysely<Database>, statements: DirectReads): void {
+export function registerDirectStatements(db: Kysely<Database>, statements: DirectStatements): void {
   TRANSACTION_STATEMENTS.set(db, statements);
 }
 
@@ -68,7 +68,7 @@ interface Compiled {
 export class PreparedQuery<Args extends unknown[], Row> {
   readonly #compiled = new WeakMap<object, Compiled>();
   /** Per database handle or transaction: its direct statement for this query, or null when it has none. */
-  readonly #direct = new WeakMap<object, DirectRead | null>();
+  readonly #direct = new WeakMap<object, DirectStatement | null>();
 
   constructor(
     private readonly arity: Args['length'],
@@ -102,7 +102,7 @@ export class PreparedQuery<Args extends unknown[], Row> {
     return (await this.execute(db, ...args))[0];
   }
 
-  #directRead(db: Kysely<Database>, sql: string): DirectRead | null {
+  #directRead(db: Kysely<Database>, sql: string): DirectStatement | null {
     let direct = this.#direct.get(db);
     if (direct === undefined) {
       direct = DIRECT.get(db)?.(sql) ?? null;

@@ -14,7 +14,7 @@ import {
   type QueryCompiler,
   type QueryResult,
 } from 'kysely';
-import type { DirectRead } from './prepared.js';
+import type { DirectStatement } from './prepared.js';
 
 /**
  * SQLite with one writer and one reader. In WAL mode a reader never waits for the writer, but a
@@ -171,7 +171,7 @@ class RoutingSqliteDriver implements Driver {
   }
 
   /** readCommitted's statement prepared once, for a caller that runs it many times (PreparedQuery). */
-  directRead(sql: string): DirectRead | undefined {
+  directRead(sql: string): DirectStatement | undefined {
     if (this.reader === null) return undefined;
     const statement = this.reader.prepare(sql);
     if (!statement.readonly || !statement.reader) return undefined;
@@ -186,7 +186,7 @@ class RoutingSqliteDriver implements Driver {
    * registerDirectStatements): a transaction owns the writer from its BEGIN to its end, and
    * better-sqlite3 runs the statement at once.
    */
-  directStatement(sql: string): DirectRead {
+  directStatement(sql: string): DirectStatement {
     const statement = this.writer.prepare(sql);
     return (parameters) => {
       if (!this.writer.handle.inTransaction) throw new Error(`direct statement outside a transaction: ${sql}`);
@@ -292,12 +292,12 @@ export class RoutingSqliteDialect implements Dialect {
   }
 
   /** A read outside any transaction, prepared once (see registerDirectReads); undefined for a write. */
-  directRead(sql: string): DirectRead | undefined {
+  directRead(sql: string): DirectStatement | undefined {
     return this.#driver.directRead(sql);
   }
 
   /** A statement for the transaction holding the writer (see registerDirectStatements). */
-  directStatement(sql: string): DirectRead {
+  directStatement(sql: string): DirectStatement {
     return this.#driver.directStatement(sql);
   }
 
