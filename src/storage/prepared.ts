@@ -93,7 +93,7 @@ export class PreparedQuery<Args extends unknown[], Row> {
   async execute(db: Kysely<Database>, ...args: Args): Promise<Row[]> {
     const { sql, parameters } = this.#compile(db);
     const values = parameters.map((p) => (p instanceof Slot ? args[p.index] : p));
-    const direct = this.#directRead(db, sql);
+    const direct = this.#directStatement(db, sql);
     if (direct !== null) return direct(values) as Row[];
     return (await db.executeQuery<Row>(CompiledQuery.raw(sql, values))).rows as Row[];
   }
@@ -102,7 +102,7 @@ export class PreparedQuery<Args extends unknown[], Row> {
     return (await this.execute(db, ...args))[0];
   }
 
-  #directRead(db: Kysely<Database>, sql: string): DirectStatement | null {
+  #directStatement(db: Kysely<Database>, sql: string): DirectStatement | null {
     let direct = this.#direct.get(db);
     if (direct === undefined) {
       direct = DIRECT.get(db)?.(sql) ?? null;
