@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import { ApiError } from '../lib/errors.js';
+import { addRouteHook, registeredRoutes } from '../http/app.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import type { Database } from '../storage/schema.js';
 import { clientStatus } from './client.repository.js';
@@ -73,9 +74,10 @@ class ClientStatusCache {
 const BEARER_PREFIX = 'Bearer ';
 
 /**
- * One hook for every request: a protected route verifies its bearer token, counts the request against
+ * A hook on every API route: a protected route verifies its bearer token, counts the request against
  * the client's rate limit, then checks the scope (401, then 429, then 403). Public API routes and
- * unknown paths are limited per client address. Whether the client is still enabled is checked on
+ * unknown paths are limited per client address. It must be installed before the API routes are
+ * registered (it refuses otherwise), since each route gets its hook at registration. Whether the client is still enabled is checked on
  * every request, so disabling one takes effect at once on every process sharing the database.
  *
  * The common case (a token verified before, a client status known to be current, a rate-limit store
@@ -111,24 +113,38 @@ export function installAuthentication(
     checkScope(request, grant, scope);
   };
 
+  if (registeredRoutes(app).some((route) => isApiPath(route.url))) {
+    throw new Error('installAuthentication must run before any API route is registered: each route gets its check when it is registered');
+  }
   app.decorateRequest('auth', null);
-  app.addHook('onRequest', (request, reply, done) => {
-    const config = request.routeOptions.config;
-    const scope = config.scope;
+  // Each route gets its own hook, made when it is registered, with its scope and path known in
+  // advance (reading request.routeOptions builds a new object on every request).
+  app.addHook('onRoute', (route) => {
+    const scope = route.config?.scope;
     if (scope === undefined) {
-      if (config.selfRateLimited !== true && isApiPath(request.url)) limiter.enforce(reply, `ip:${request.ip}`).then(() => done(), done);
-      else done();
+      if (route.config?.selfRateLimited !== true && isApiPath(route.url)) {
+        addRouteHook(route, 'onRequest', (request, reply, done) => {
+          limiter.enforce(reply, `ip:${request.ip}`).then(() => done(), done);
+        });
+      }
       return;
     }
-    const header = request.headers.authorization;
-    const grant = header !== undefined && header.startsWith(BEARER_PREFIX) ? tokens.cached(header.slice(BEARER_PREFIX.length)) : undefined;
-    if (grant !== undefined && statuses.knownActive(grant.clientId) && limiter.enforceNow(reply, `cli:${grant.clientId}`)) {
-      // A sync throw here (429, 403) is caught by Fastify's hook runner and answered as an error.
-      checkScope(request, grant, scope);
-      done();
-      return;
-    }
-    authenticate(request, reply, scope).then(() => done(), done);
+    addRouteHook(route, 'onRequest', (request, reply, done) => {
+      const header = request.headers.authorization;
+      const grant = header !== undefined && header.startsWith(BEARER_PREFIX) ? tokens.cached(header.slice(BEARER_PREFIX.length)) : undefined;
+      if (grant !== undefined && statuses.knownActive(grant.clientId) && limiter.enforceNow(reply, `cli:${grant.clientId}`)) {
+        // A sync throw here (429, 403) is caught by Fastify's hook runner and answered as an error.
+        checkScope(request, grant, scope);
+        done();
+        return;
+      }
+      authenticate(request, reply, scope).then(() => done(), done);
+    });
+  });
+  // Unknown paths have no route of their own; those under the API are limited per client address.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.is404 && isApiPath(request.url)) limiter.enforce(reply, `ip:${request.ip}`).then(() => done(), done);
+    else done();
   });
 }
 

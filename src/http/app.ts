@@ -1,4 +1,12 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyServerOptions,
+  type onRequestHookHandler,
+  type onResponseHookHandler,
+  type RouteOptions,
+} from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -24,6 +32,18 @@ const ROUTES = new WeakMap<object, RouteInfo[]>();
 /** Every route registered on `app` (for the OpenAPI completeness check and the route listing). */
 export function registeredRoutes(app: App): readonly RouteInfo[] {
   return ROUTES.get(app) ?? [];
+}
+
+/**
+ * Appends a hook to one route's own hooks, from an `onRoute` hook. A route's hooks are resolved once,
+ * when it is registered, so the hook can close over what it needs of the route (its template, its
+ * config) instead of reading `request.routeOptions`, which builds a new object on every call.
+ */
+export function addRouteHook(route: RouteOptions, name: 'onRequest', hook: onRequestHookHandler): void;
+export function addRouteHook(route: RouteOptions, name: 'onResponse', hook: onResponseHookHandler): void;
+export function addRouteHook(route: RouteOptions, name: 'onRequest' | 'onResponse', hook: onRequestHookHandler | onResponseHookHandler): void {
+  const existing = route[name] as unknown;
+  (route as unknown as Record<string, unknown>)[name] = existing === undefined ? [hook] : [...[existing].flat(), hook];
 }
 
 export function fastifyOptions(config: Config, logger?: FastifyBaseLogger): FastifyServerOptions {
@@ -58,6 +78,11 @@ export async function createHttpApp(config: Config, metrics: Metrics, logger?: F
   ROUTES.set(app, routes);
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) routes.push({ method, url: route.url });
+    const record = metrics.routeRecorder(route.url);
+    addRouteHook(route, 'onResponse', (request, reply, done) => {
+      record(request.method, reply.statusCode, reply.elapsedTime / 1000);
+      done();
+    });
   });
 
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : textAjv).compile(schema));
@@ -69,9 +94,9 @@ export async function createHttpApp(config: Config, metrics: Metrics, logger?: F
     reply.header('x-request-id', request.id);
     done();
   });
+  // Matched routes are counted by their own hook (above); this one counts the rest.
   app.addHook('onResponse', (request, reply, done) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    metrics.recordRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+    if (request.is404) metrics.recordRequest(request.method, 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
     done();
   });
 

@@ -98,7 +98,14 @@ for (const database of DATABASES) {
       assert.deepEqual(await (await fetch(`${base}/healthz`)).json(), { status: 'ok' });
       assert.deepEqual(await (await fetch(`${base}/readyz`)).json(), { status: 'ready' });
       await fetch(`${base}/v1/sgi/partners?limit=0`);
+      await fetch(`${base}/v1/sgi/partners?limit=0`, { method: 'HEAD' });
+      const unknown = await fetch(`${base}/v1/no-such-thing/42`);
+      assert.equal(unknown.status, 404);
+      assert.ok(unknown.headers.has('x-ratelimit-limit'), 'an unknown API path is limited per client address');
       const text = await (await fetch(`${base}/metrics`)).text();
+      assert.match(text, /cauri_http_requests_total\{method="HEAD",route="\/v1\/sgi\/partners",status="422"\} 1/);
+      assert.match(text, /cauri_http_requests_total\{method="GET",route="unmatched",status="404"\} 1/);
+      assert.doesNotMatch(text, /no-such-thing/, 'unknown paths are not label values');
       assert.match(text, /cauri_http_requests_total\{method="GET",route="\/v1\/sgi\/partners",status="422"\} 1/);
       assert.match(text, /cauri_http_request_duration_seconds_bucket\{le="0.001",method="GET",route="\/v1\/sgi\/partners"\}/);
       assert.match(text, /cauri_db_pool_connections\{state="total"\} \d+/);

@@ -101,3 +101,14 @@ test('a 500 hides its internals', async (t) => {
   assert.equal(body.code, 'internal_error');
   assert.equal(body.request_id, res.headers.get('x-request-id'));
 });
+
+test('authentication refuses to be installed after an API route: that route would have no check', async (t) => {
+  const { installAuthentication } = await import('../../src/auth/authenticate.js');
+  const config = parseConfig({ LOG_LEVEL: 'silent' });
+  const app = await createHttpApp(config, new Metrics({ poolStats: () => ({ total: 1, idle: 1, waiting: 0 }), commitStats: () => ({ batches: 0, units: 0 }), pendingEvents: async () => 0 }));
+  t.after(() => app.close());
+  app.get('/v1/early', async () => ({ ok: true }));
+  await app.after();
+  // The guard runs before any dependency is used.
+  assert.throws(() => installAuthentication(app, {} as Parameters<typeof installAuthentication>[1]), /before any API route is registered/);
+});
