@@ -37,24 +37,49 @@ export type SigningKeyId = Id<'key'>;
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 const SUFFIX = /^[0-7][0-9a-hjkmnp-tv-z]{25}$/;
 
+const ALPHABET_CODES = Array.from(ALPHABET, (c) => c.charCodeAt(0));
+
 /**
- * 128 bits as 26 base32 digits: the 130-bit field has two leading zero bits (TypeID spec). Bits are
- * taken five at a time from an accumulator that never holds more than 12 of them.
+ * 128 bits as 26 base32 digits, written as character codes into `out` from `at`: the 130-bit field
+ * has two leading zero bits (TypeID spec). Bits are taken five at a time from an accumulator that
+ * never holds more than 12 of them.
  */
-export function encodeUuid(bytes: Uint8Array): string {
-  let out = '';
+function encodeUuidInto(bytes: Uint8Array, out: number[], at: number): void {
   let acc = 0;
   let bits = 2;
+  let o = at;
   for (let i = 0; i < 16; i++) {
     acc = (acc << 8) | (bytes[i] as number);
     bits += 8;
     while (bits >= 5) {
       bits -= 5;
-      out += ALPHABET[(acc >> bits) & 31];
+      out[o++] = ALPHABET_CODES[(acc >> bits) & 31] as number;
     }
     acc &= (1 << bits) - 1;
   }
-  return out;
+}
+
+// Identifiers are written as character codes and made into one string at once: appending 26
+// characters one at a time built a chain of 26 string pieces, which every later use (a header
+// check, a hash) had to flatten. Each prefix has its codes array, the prefix and '_' filled in.
+const SUFFIX_CODES: number[] = new Array<number>(26).fill(0);
+const TYPEID_CODES = new Map<string, number[]>();
+
+/** 128 bits as 26 base32 digits (see encodeUuidInto). */
+export function encodeUuid(bytes: Uint8Array): string {
+  encodeUuidInto(bytes, SUFFIX_CODES, 0);
+  return String.fromCharCode.apply(null, SUFFIX_CODES);
+}
+
+/** `<prefix>_<26 digits>`. */
+function typeId(prefix: string, bytes: Uint8Array): string {
+  let codes = TYPEID_CODES.get(prefix);
+  if (codes === undefined) {
+    codes = [...Array.from(prefix, (c) => c.charCodeAt(0)), 0x5f, ...SUFFIX_CODES];
+    TYPEID_CODES.set(prefix, codes);
+  }
+  encodeUuidInto(bytes, codes, prefix.length + 1);
+  return String.fromCharCode.apply(null, codes);
 }
 
 let lastMs = -1;
@@ -85,6 +110,10 @@ function randomSequenceStart(): number {
  * An explicit earlier time (an injected clock) is kept as given rather than clamped.
  */
 export function uuidv7Bytes(nowMs: number = Date.now()): Uint8Array {
+  return uuidv7Into(new Uint8Array(16), nowMs);
+}
+
+function uuidv7Into(bytes: Uint8Array, nowMs: number): Uint8Array {
   let ms = nowMs;
   if (ms === lastMs && sequence < 0xfff) {
     sequence++;
@@ -96,7 +125,6 @@ export function uuidv7Bytes(nowMs: number = Date.now()): Uint8Array {
     sequence = randomSequenceStart();
   }
   lastMs = ms;
-  const bytes = new Uint8Array(16);
   // 48-bit big-endian milliseconds: the high 16 bits, then the low 32.
   const high = Math.floor(ms / 0x1_0000_0000);
   const low = ms >>> 0;
@@ -109,13 +137,15 @@ export function uuidv7Bytes(nowMs: number = Date.now()): Uint8Array {
   bytes[6] = 0x70 | (sequence >> 8);
   bytes[7] = sequence & 0xff;
   const at = takeRandom(8);
-  bytes.set(pool.subarray(at, at + 8), 8);
+  for (let i = 0; i < 8; i++) bytes[8 + i] = pool[at + i] as number;
   bytes[8] = 0x80 | ((bytes[8] as number) & 0x3f);
   return bytes;
 }
 
-export function newId<K extends IdKind>(kind: K, nowMs?: number): Id<(typeof ID_PREFIXES)[K]> {
-  return `${ID_PREFIXES[kind]}_${encodeUuid(uuidv7Bytes(nowMs))}` as Id<(typeof ID_PREFIXES)[K]>;
+const ID_BYTES = new Uint8Array(16);
+
+export function newId<K extends IdKind>(kind: K, nowMs: number = Date.now()): Id<(typeof ID_PREFIXES)[K]> {
+  return typeId(ID_PREFIXES[kind], uuidv7Into(ID_BYTES, nowMs)) as Id<(typeof ID_PREFIXES)[K]>;
 }
 
 /** True when `value` is a well-formed identifier of this kind; used before any lookup. */
@@ -135,5 +165,5 @@ export function deterministicId<K extends IdKind>(kind: K, ms: number, label: st
   bytes.writeUIntBE(ms, 0, 6);
   bytes[6] = 0x70 | ((bytes[6] as number) & 0x0f);
   bytes[8] = 0x80 | ((bytes[8] as number) & 0x3f);
-  return `${ID_PREFIXES[kind]}_${encodeUuid(bytes)}` as Id<(typeof ID_PREFIXES)[K]>;
+  return typeId(ID_PREFIXES[kind], bytes) as Id<(typeof ID_PREFIXES)[K]>;
 }
