@@ -136,9 +136,12 @@ class RoutingSqliteDriver implements Driver {
   readonly reader: StatementCache | null;
   /** True while the reader holds a read transaction: the snapshot of this turn of the event loop. */
   #snapshot = false;
+  /** The reader's `data_version` read in the current snapshot; null until read. */
+  #dataVersion: number | null = null;
   readonly #endSnapshot = (): void => {
     if (!this.#snapshot) return;
     this.#snapshot = false;
+    this.#dataVersion = null;
     if (this.reader?.handle.inTransaction === true) this.reader.prepare('commit').run();
   };
 
@@ -194,11 +197,16 @@ class RoutingSqliteDriver implements Driver {
     };
   }
 
-  /** The reader's `data_version`, in the current snapshot; null without a reader. */
+  /**
+   * The reader's `data_version`, in the current snapshot; null without a reader. It is read once per
+   * snapshot (a turn of the event loop, ended before any commit of this process), so the requests of
+   * one turn share one reading, as they share the snapshot.
+   */
   dataVersion(): number | null {
     if (this.reader === null) return null;
     this.#beginSnapshot();
-    return this.reader.prepare('pragma data_version').pluck().get() as number;
+    this.#dataVersion ??= this.reader.prepare('pragma data_version').pluck().get() as number;
+    return this.#dataVersion;
   }
 
   #beginSnapshot(): void {

@@ -199,6 +199,10 @@ for (const database of DATABASES) {
       assert.equal((await runtime.storage.db.selectFrom('events').selectAll().execute()).length, 0);
 
       const mine = await json(await api.post('/v1/kyc/attestations', KYC2_REQUEST));
+      // The owner reads it first, so that its document is then answered from memory: the owner is
+      // still checked.
+      assert.equal((await api.call('GET', `/v1/kyc/attestations/${mine.id}`)).status, 200);
+      assert.ok(runtime.services.kyc.cachedDocuments >= 1);
       for (const path of [`/v1/kyc/attestations/${mine.id}`, `/v1/kyc/attestations/${mine.id}/status`]) {
         const res = await other.call('GET', path);
         assert.equal(res.status, 404, "another client's attestation is not found");
@@ -208,6 +212,25 @@ for (const database of DATABASES) {
       assert.equal((await api.call('GET', '/v1/kyc/attestations/not-an-id')).status, 404);
       assert.equal((await api.post(`/v1/kyc/attestations/${mine.id}/revoke`, { reason: 'bored' })).status, 422);
       assert.equal((await json(await api.call('GET', `/v1/kyc/attestations/${mine.id}/status`))).status, 'active', 'nothing changed');
+    });
+
+    test('signed documents held in memory: the same bytes as stored, never more than the bound, none from a transaction', async (t) => {
+      const runtime = await startRuntime(t, database);
+      const base = await listen(runtime);
+      const api = await apiClient(runtime, base);
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) ids.push((await json(await api.post('/v1/kyc/attestations', { ...KYC2_REQUEST, subject_id: `inv-cache-${i}` }))).id);
+      const { KycService } = await import('../../src/kyc/attestation.service.js');
+      const kyc = new KycService(runtime.services.keys, runtime.clock, { issuer: 'cauri', validityDays: 365, livemode: false, dialect: runtime.storage.dialect, documentCacheSize: 2 });
+      const clientId = api.clientId as ClientId;
+      const stored = async (id: string) =>
+        (await runtime.storage.db.selectFrom('attestations').select('document').where('id', '=', id).executeTakeFirstOrThrow()).document;
+      await runtime.storage.db.transaction().execute(async (trx) => kyc.document(trx, clientId, ids[0] as string));
+      assert.equal(kyc.cachedDocuments, 0, 'a read inside a transaction is not kept');
+      for (const id of ids) assert.equal(await kyc.document(runtime.storage.db, clientId, id), await stored(id));
+      assert.equal(kyc.cachedDocuments, 2, 'the oldest entry was dropped');
+      for (const id of ids) assert.equal(await kyc.document(runtime.storage.db, clientId, id), await stored(id), 'the same bytes from memory');
+      await assert.rejects(kyc.document(runtime.storage.db, 'cli_01kdvdna00zzzzzzzzzzzzzzzz' as ClientId, ids[2] as string), { code: 'not_found' });
     });
 
     test('idempotency over HTTP: replay with the header, reuse with another body, 50 concurrent requests', async (t) => {
