@@ -87,7 +87,7 @@ export function createServices(config: Config, storage: Storage, masterKey: Buff
     log,
   );
   return {
-    clients: new ClientService(db, deriveKey(masterKey, 'client-secrets'), config.mode, clock),
+    clients: new ClientService(db, deriveKey(masterKey, 'client-secrets'), config.mode, clock, () => storage.changeMarker()),
     keys,
     tokens: new TokenService(keys, { issuer: config.publicUrl, audience: `${config.publicUrl}/v1`, livemode: config.livemode }, clock),
     idempotency: new IdempotencyService(db, storage.transact, clock, storage.dialect),

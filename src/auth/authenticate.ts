@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import { ApiError } from '../lib/errors.js';
 import { addRouteHook, registeredRoutes } from '../http/app.js';
 import type { RateLimiter } from '../http/rate-limit.js';
+import { CommittedCache } from '../storage/committed-cache.js';
 import type { Database } from '../storage/schema.js';
 import { clientStatus } from './client.repository.js';
 import type { Scope } from './scopes.js';
@@ -35,39 +36,27 @@ function bearerToken(request: FastifyRequest): string {
 }
 
 /**
- * Client statuses, read from the database and kept only while the storage's change marker is
- * unchanged: on SQLite any commit (a `cauri clients disable` in another process included) changes
- * it, so disabling still takes effect at once. Without a marker (PostgreSQL) every check reads the
- * database.
+ * Client statuses, kept only while nothing has been committed (see CommittedCache): on SQLite a
+ * `cauri clients disable` in another process changes the marker too, so disabling still takes effect
+ * at once. On PostgreSQL every check reads the database.
  */
 class ClientStatusCache {
-  #marker: number | null = null;
-  #statuses = new Map<string, string | undefined>();
+  readonly #statuses: CommittedCache<string, string | undefined>;
 
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly changeMarker: () => number | null,
-  ) {}
+    changeMarker: () => number | null,
+  ) {
+    this.#statuses = new CommittedCache(changeMarker);
+  }
 
   /** True when the client is known to be active now, without reading the database; false when unknown. */
   knownActive(clientId: string): boolean {
-    const marker = this.changeMarker();
-    return marker !== null && marker === this.#marker && this.#statuses.get(clientId) === 'active';
+    return this.#statuses.peek(clientId) === 'active';
   }
 
   async status(clientId: string): Promise<string | undefined> {
-    const marker = this.changeMarker();
-    if (marker === null) return clientStatus(this.db, clientId);
-    if (marker !== this.#marker) {
-      this.#marker = marker;
-      this.#statuses.clear();
-    } else if (this.#statuses.has(clientId)) {
-      return this.#statuses.get(clientId);
-    }
-    const status = await clientStatus(this.db, clientId);
-    // Stored only if nothing committed while reading; otherwise the next check reads again.
-    if (this.changeMarker() === marker) this.#statuses.set(clientId, status);
-    return status;
+    return this.#statuses.get(clientId, () => clientStatus(this.db, clientId));
   }
 }
 

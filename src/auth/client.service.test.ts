@@ -1,15 +1,18 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { DATABASES, openTestStorage } from '../../test/support/harness.js';
+import { openDatabase } from '../app.js';
+import { DATABASES, openTestStorage, testEnvironment } from '../../test/support/harness.js';
 import { ManualClock } from '../lib/clock.js';
 import { ClientService, SECRET_OVERLAP_MS } from './client.service.js';
 
 for (const database of DATABASES) {
   describe(`client credentials on ${database.name}`, () => {
     test('a created client authenticates with its secret; only a keyed hash is stored', async (t) => {
-      const { db } = await openTestStorage(t, database);
-      const clients = new ClientService(db, randomBytes(32), 'sandbox', new ManualClock());
+      const storage = await openTestStorage(t, database);
+      const { db } = storage;
+      const marker = () => storage.changeMarker();
+      const clients = new ClientService(db, randomBytes(32), 'sandbox', new ManualClock(), marker);
       const issued = await clients.create('acme', ['orders:read', 'orders:write']);
       assert.match(issued.client_secret, /^sk_test_[A-Za-z0-9_-]{43}$/);
       assert.deepEqual((await clients.authenticate(issued.client_id, issued.client_secret))?.scopes, ['orders:read', 'orders:write']);
@@ -22,10 +25,12 @@ for (const database of DATABASES) {
     });
 
     test('a secret of the other mode never authenticates', async (t) => {
-      const { db } = await openTestStorage(t, database);
+      const storage = await openTestStorage(t, database);
+      const { db } = storage;
+      const marker = () => storage.changeMarker();
       const key = randomBytes(32);
-      const sandbox = new ClientService(db, key, 'sandbox', new ManualClock());
-      const production = new ClientService(db, key, 'production', new ManualClock());
+      const sandbox = new ClientService(db, key, 'sandbox', new ManualClock(), marker);
+      const production = new ClientService(db, key, 'production', new ManualClock(), marker);
       const live = await production.create('live');
       assert.match(live.client_secret, /^sk_live_/);
       assert.equal(await sandbox.authenticate(live.client_id, live.client_secret), null);
@@ -34,9 +39,11 @@ for (const database of DATABASES) {
     });
 
     test('after rotation the old secret works for 24 hours, then fails', async (t) => {
-      const { db } = await openTestStorage(t, database);
+      const storage = await openTestStorage(t, database);
+      const { db } = storage;
+      const marker = () => storage.changeMarker();
       const clock = new ManualClock();
-      const clients = new ClientService(db, randomBytes(32), 'sandbox', clock);
+      const clients = new ClientService(db, randomBytes(32), 'sandbox', clock, marker);
       const first = await clients.create('acme');
       const second = await clients.rotateSecret(first.client_id);
       assert.ok(second !== null);
@@ -51,13 +58,32 @@ for (const database of DATABASES) {
     });
 
     test('a disabled client cannot authenticate until enabled again', async (t) => {
-      const { db } = await openTestStorage(t, database);
-      const clients = new ClientService(db, randomBytes(32), 'sandbox', new ManualClock());
+      const storage = await openTestStorage(t, database);
+      const { db } = storage;
+      const marker = () => storage.changeMarker();
+      const clients = new ClientService(db, randomBytes(32), 'sandbox', new ManualClock(), marker);
       const issued = await clients.create('acme');
       assert.equal(await clients.setDisabled(issued.client_id, true), true);
       assert.equal(await clients.authenticate(issued.client_id, issued.client_secret), null);
       await clients.setDisabled(issued.client_id, false);
       assert.notEqual(await clients.authenticate(issued.client_id, issued.client_secret), null);
+    });
+
+    test('a client disabled by another process is refused at once, although its secret was checked before', async (t) => {
+      const e = testEnvironment(t, database, { CAURI_SEED: 'false' });
+      const here = await openDatabase(e.config, e.options);
+      e.closers.push(() => here.close());
+      const elsewhere = await openDatabase(e.config, e.options);
+      e.closers.push(() => elsewhere.close());
+      const key = randomBytes(32);
+      const clients = new ClientService(here.db, key, 'sandbox', new ManualClock(), () => here.changeMarker());
+      const issued = await clients.create('acme');
+      await new Promise((resolve) => setImmediate(resolve));
+      for (let i = 0; i < 2; i++) assert.notEqual(await clients.authenticate(issued.client_id, issued.client_secret), null);
+      // Another process (its own connections, its own service) disables the client.
+      assert.equal(await new ClientService(elsewhere.db, key, 'sandbox', new ManualClock()).setDisabled(issued.client_id, true), true);
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.equal(await clients.authenticate(issued.client_id, issued.client_secret), null);
     });
   });
 }

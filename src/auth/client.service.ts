@@ -2,9 +2,10 @@ import { createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:c
 import type { Kysely } from 'kysely';
 import type { Clock } from '../lib/clock.js';
 import { newId, type ClientId } from '../lib/ids.js';
+import { CommittedCache } from '../storage/committed-cache.js';
 import type { Database } from '../storage/schema.js';
 import type { Mode } from '../config/config.js';
-import { expireOpenSecrets, findClient, findClientBySecret, insertClient, insertSecret, listClients, setClientStatus } from './client.repository.js';
+import { expireOpenSecrets, findClient, findClientBySecret, insertClient, insertSecret, listClients, setClientStatus, type SecretOwner } from './client.repository.js';
 import type { ClientRow } from './client.table.js';
 import { SCOPES, type Scope } from './scopes.js';
 
@@ -44,14 +45,23 @@ function toClient(row: ClientRow): Client {
 export class ClientService {
   /** The HMAC key, imported once (an HMAC over a raw key imports it on every call). */
   readonly #hashKey: KeyObject;
+  /**
+   * The owner of each secret hash checked since the last commit, scopes parsed (see CommittedCache):
+   * a rotation, an expiry set or a client disabled is a commit, so none is missed. Unknown hashes are
+   * not kept.
+   */
+  readonly #owners: CommittedCache<string, { row: SecretOwner; scopes: Scope[] } | undefined>;
 
   constructor(
     private readonly db: Kysely<Database>,
     hashKey: Buffer,
     private readonly mode: Mode,
     private readonly clock: Clock,
+    /** Storage.changeMarker; without it every check reads the database. */
+    changeMarker: () => number | null = () => null,
   ) {
     this.#hashKey = createSecretKey(hashKey);
+    this.#owners = new CommittedCache(changeMarker, 1_000);
   }
 
   get secretPrefix(): string {
@@ -117,9 +127,19 @@ export class ClientService {
    */
   async authenticate(clientId: string, secret: string): Promise<AuthenticatedClient | null> {
     if (!secret.startsWith(this.secretPrefix)) return null;
-    const row = await findClientBySecret(this.db, this.hash(secret));
-    if (row === undefined || row.id !== clientId || row.status !== 'active') return null;
+    const hash = this.hash(secret);
+    const owner = await this.#owners.get(
+      hash,
+      async () => {
+        const row = await findClientBySecret(this.db, hash);
+        return row === undefined ? undefined : { row, scopes: JSON.parse(row.scopes) as Scope[] };
+      },
+      (found) => found !== undefined,
+    );
+    if (owner === undefined) return null;
+    const { row, scopes } = owner;
+    if (row.id !== clientId || row.status !== 'active') return null;
     if (row.secret_expires_at !== null && row.secret_expires_at <= this.clock.now().getTime()) return null;
-    return { id: row.id as ClientId, scopes: JSON.parse(row.scopes) as Scope[] };
+    return { id: row.id as ClientId, scopes: [...scopes] };
   }
 }

@@ -121,7 +121,8 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<TokenRouteDeps> = async (app
       if (clientId === undefined || clientId === '') throw oauthError('validation_error', 'invalid_request', 'client_id is required', [{ field: 'client_id', rule: 'required', value: null }]);
       if (secret === undefined || secret === '') throw oauthError('validation_error', 'invalid_request', 'client_secret is required', [{ field: 'client_secret', rule: 'required', value: null }]);
 
-      await limiter.enforce(reply, `cli:${clientId}`);
+      const limitKey = `cli:${clientId}`;
+      if (!limiter.enforceNow(reply, limitKey)) await limiter.enforce(reply, limitKey);
       const client = await clients.authenticate(clientId, secret);
       if (client === null) {
         throw oauthError('unauthorized', 'invalid_client', 'Invalid client credentials', undefined, basic === null ? undefined : { 'www-authenticate': 'Basic realm="token"' });
