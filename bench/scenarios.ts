@@ -149,7 +149,8 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     kind: 'http',
     name: 'authenticated read',
-    description: '`GET /v1/kyc/attestations/{id}` with a bearer token: token check, client status read, rate limit, SQLite read, JSON',
+    description:
+      '`GET /v1/kyc/attestations/{id}` with a bearer token: token check, client status check, rate limit, the signed document (from SQLite on its first read, then from memory), JSON',
     target: (ctx) => ({ url: `${ctx.service}/v1/kyc/attestations/${ctx.attestation.id}`, headers: { authorization: `Bearer ${ctx.token}` } }),
     references: ['bare-json'],
     goal: { ratio: 0.7, of: 'bare-json' },
