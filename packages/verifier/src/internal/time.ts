@@ -8,17 +8,45 @@ const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 export const DAY_MS = 86_400_000;
 
 function utc(y: string, mo: string, d: string, h = '0', mi = '0', s = '0'): number | null {
-  const year = Number(y), month = Number(mo), day = Number(d);
-  const hour = Number(h), minute = Number(mi), second = Number(s);
+  return utcFields(Number(y), Number(mo), Number(d), Number(h), Number(mi), Number(s));
+}
+
+function utcFields(year: number, month: number, day: number, hour: number, minute: number, second: number): number | null {
   if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return null;
   // Date.UTC would roll 31 April over to 1 May; a calendar-invalid date must not parse.
   if (day > daysInMonth(year, month)) return null;
   return Date.UTC(year, month - 1, day, hour, minute, second);
 }
 
+/** The value of the `n` ASCII digits of `text` from `at`, or -1 when one is not a digit. */
+function digits(text: string, at: number, n: number): number {
+  let value = 0;
+  for (let i = at; i < at + n; i++) {
+    const d = text.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return -1;
+    value = value * 10 + d;
+  }
+  return value;
+}
+
+/**
+ * `YYYY-MM-DDTHH:MM:SSZ` read character by character: the form of every instant in a signed
+ * document, parsed several times per verification (a regular expression and six number
+ * conversions cost more). Undefined when `text` is not exactly of that form.
+ */
+function parseWholeSeconds(text: string): number | null | undefined {
+  if (text.length !== 20 || text[4] !== '-' || text[7] !== '-' || text[10] !== 'T' || text[13] !== ':' || text[16] !== ':' || text[19] !== 'Z') return undefined;
+  const year = digits(text, 0, 4), month = digits(text, 5, 2), day = digits(text, 8, 2);
+  const hour = digits(text, 11, 2), minute = digits(text, 14, 2), second = digits(text, 17, 2);
+  if (year < 0 || month < 0 || day < 0 || hour < 0 || minute < 0 || second < 0) return undefined;
+  return utcFields(year, month, day, hour, minute, second);
+}
+
 /** Milliseconds since the epoch, or null. Fractions beyond milliseconds are truncated. */
 export function parseDateTime(text: unknown, wholeSeconds: boolean): number | null {
   if (typeof text !== 'string') return null;
+  const fast = parseWholeSeconds(text);
+  if (fast !== undefined) return fast;
   const m = (wholeSeconds ? WHOLE_SECONDS : WITH_FRACTION).exec(text);
   if (m === null) return null;
   const ms = utc(m[1]!, m[2]!, m[3]!, m[4], m[5], m[6]);
