@@ -51,6 +51,10 @@ for (const database of DATABASES) {
         assert.equal(body.code, 'unauthorized', name);
       }
 
+      // The HEAD route Fastify adds beside each GET is checked the same way.
+      const head = await fetch(`${base}${path}`, { method: 'HEAD' });
+      assert.equal(head.status, 401, 'HEAD without a token');
+      assert.equal((await fetch(`${base}${path}`, { method: 'HEAD', headers: { authorization: `Bearer ${api.token}` } })).status, 404, 'HEAD with a token reaches the route');
       const ok = await api.call('GET', path);
       assert.equal(ok.status, 404, 'a valid token reaches the route');
       const forbidden = await api.post('/v1/kyc/attestations', {});
