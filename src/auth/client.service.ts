@@ -1,4 +1,5 @@
-import { createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { HmacSha256 } from '../lib/crypto.js';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../lib/clock.js';
 import { newId, type ClientId } from '../lib/ids.js';
@@ -43,8 +44,8 @@ function toClient(row: ClientRow): Client {
  * endpoint fast (a password hash would cost milliseconds per exchange for no gain).
  */
 export class ClientService {
-  /** The HMAC key, imported once (an HMAC over a raw key imports it on every call). */
-  readonly #hashKey: KeyObject;
+  /** HMAC-SHA-256 under the secrets' key (see HmacSha256). */
+  readonly #hmac: HmacSha256;
   /**
    * The owner of each secret hash checked since the last commit, scopes parsed (see CommittedCache):
    * a rotation, an expiry set or a client disabled is a commit, so none is missed. Unknown hashes are
@@ -60,7 +61,7 @@ export class ClientService {
     /** Storage.changeMarker; without it every check reads the database. */
     changeMarker: () => number | null = () => null,
   ) {
-    this.#hashKey = createSecretKey(hashKey);
+    this.#hmac = new HmacSha256(hashKey);
     this.#owners = new CommittedCache(changeMarker, 1_000);
   }
 
@@ -69,7 +70,7 @@ export class ClientService {
   }
 
   hash(secret: string): string {
-    return createHmac('sha256', this.#hashKey).update(secret).digest('base64url');
+    return this.#hmac.digest(secret, 'base64url');
   }
 
   #newSecret(): string {

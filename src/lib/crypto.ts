@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes, sign, type KeyObject } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, createSecretKey, hash, hkdfSync, randomBytes, sign, type KeyObject } from 'node:crypto';
 
 /** A 32-byte key for one purpose, derived from the master key (HKDF-SHA-256, RFC 5869). */
 export function deriveKey(master: Buffer, purpose: string): Buffer {
@@ -35,4 +35,44 @@ export function open(key: Buffer, sealed: string, context: string): Buffer {
  */
 export function signEd25519(data: Buffer, key: KeyObject): Promise<Buffer> {
   return new Promise((resolve, reject) => sign(null, data, key, (error, signature) => (error === null ? resolve(signature) : reject(error))));
+}
+
+const SHA256_BLOCK = 64;
+
+/**
+ * HMAC-SHA-256 (RFC 2104) under one fixed key, for the short messages checked on every request
+ * (client secrets): the two hashes of the definition, H((K ^ opad) || H((K ^ ipad) || m)), each made
+ * by node:crypto's one-shot `hash` into buffers prepared once. `createHmac` builds a stream object
+ * and looks the digest up anew on every call. Longer messages take `createHmac`.
+ */
+export class HmacSha256 {
+  readonly #key: KeyObject;
+  /** The ipad-masked key, then room for the message. */
+  readonly #inner: Buffer;
+  /** The opad-masked key, then the inner digest. */
+  readonly #outer = Buffer.alloc(SHA256_BLOCK + 32);
+
+  constructor(
+    key: Buffer,
+    /** Longest message, in UTF-8 bytes, hashed without createHmac. */
+    readonly maxMessageBytes = 256,
+  ) {
+    this.#key = createSecretKey(key);
+    const k = key.length > SHA256_BLOCK ? createHash('sha256').update(key).digest() : key;
+    this.#inner = Buffer.alloc(SHA256_BLOCK + maxMessageBytes);
+    for (let i = 0; i < SHA256_BLOCK; i++) {
+      const byte = k[i] ?? 0;
+      this.#inner[i] = byte ^ 0x36;
+      this.#outer[i] = byte ^ 0x5c;
+    }
+  }
+
+  digest(message: string, encoding: 'base64url' | 'hex'): string {
+    if (message.length > this.maxMessageBytes || Buffer.byteLength(message) > this.maxMessageBytes) {
+      return createHmac('sha256', this.#key).update(message).digest(encoding);
+    }
+    const n = this.#inner.write(message, SHA256_BLOCK, 'utf8');
+    this.#outer.set(hash('sha256', this.#inner.subarray(0, SHA256_BLOCK + n), 'buffer'), SHA256_BLOCK);
+    return hash('sha256', this.#outer, encoding);
+  }
 }
