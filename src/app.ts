@@ -151,7 +151,12 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
 
   const cursors = new CursorCodec(deriveKey(masterKey, 'cursor'));
   const webhooks = createWebhooks({ config, storage, clock, masterKey, idempotency: services.idempotency, cursors, log, options: { allowPrivateInSandbox: config.webhooksAllowPrivate } });
-  const metrics = new Metrics({ poolStats: () => storage.poolStats(), commitStats: () => storage.commitStats(), pendingEvents: () => countPendingDispatch(db) });
+  const metrics = new Metrics({
+    poolStats: () => storage.poolStats(),
+    commitStats: () => storage.commitStats(),
+    pendingEvents: () => countPendingDispatch(db),
+    cachedDocuments: () => services.kyc.cachedDocuments,
+  });
 
   const app = await createHttpApp(config, metrics, log);
   installAuthentication(app, { db, changeMarker: () => storage.changeMarker(), tokens: services.tokens, limiter: services.limiter });

@@ -66,8 +66,9 @@ const BEARER_PREFIX = 'Bearer ';
  * A hook on every API route: a protected route verifies its bearer token, counts the request against
  * the client's rate limit, then checks the scope (401, then 429, then 403). Public API routes and
  * unknown paths are limited per client address. It must be installed before the API routes are
- * registered (it refuses otherwise), since each route gets its hook at registration. Whether the client is still enabled is checked on
- * every request, so disabling one takes effect at once on every process sharing the database.
+ * registered (it refuses otherwise), since each route gets its hook at registration. Whether the
+ * client is still enabled is checked on every request, so disabling one takes effect at once on
+ * every process sharing the database.
  *
  * The common case (a token verified before, a client status known to be current, a rate-limit store
  * in memory) completes synchronously, without a promise; anything else takes the asynchronous path,

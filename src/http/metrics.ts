@@ -4,6 +4,8 @@ export interface MetricsSources {
   poolStats(): { total: number; idle: number; waiting: number };
   commitStats(): { batches: number; units: number };
   pendingEvents(): Promise<number>;
+  /** Signed attestation documents held in memory by the read endpoint (optional). */
+  cachedDocuments?(): number;
 }
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
@@ -151,6 +153,14 @@ export class Metrics {
         const s = sources.commitStats();
         commits.set({ kind: 'commits' }, s.batches);
         commits.set({ kind: 'units' }, s.units);
+      },
+    });
+    const documents = new Gauge({
+      name: 'cauri_attestation_documents_cached',
+      help: 'Signed attestation documents held in memory by this process (at most 10,000).',
+      registers: [this.registry],
+      collect() {
+        documents.set(sources.cachedDocuments?.() ?? 0);
       },
     });
     const backlog = new Gauge({

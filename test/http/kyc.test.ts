@@ -203,6 +203,7 @@ for (const database of DATABASES) {
       // still checked.
       assert.equal((await api.call('GET', `/v1/kyc/attestations/${mine.id}`)).status, 200);
       assert.ok(runtime.services.kyc.cachedDocuments >= 1);
+      assert.match(await (await fetch(`${base}/metrics`)).text(), /^cauri_attestation_documents_cached [1-9]\d*$/m);
       for (const path of [`/v1/kyc/attestations/${mine.id}`, `/v1/kyc/attestations/${mine.id}/status`]) {
         const res = await other.call('GET', path);
         assert.equal(res.status, 404, "another client's attestation is not found");
