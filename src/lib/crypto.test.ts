@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHmac, randomBytes } from 'node:crypto';
-import { HmacSha256 } from './crypto.js';
+import { createHmac, generateKeyPairSync, randomBytes, verify } from 'node:crypto';
+import { HmacSha256, signEd25519 } from './crypto.js';
 
 test('HmacSha256: the RFC 4231 test cases 1, 2 and 6 (a key longer than a block)', () => {
   assert.equal(new HmacSha256(Buffer.alloc(20, 0x0b)).digest('Hi There', 'hex'), 'b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7');
@@ -23,4 +23,22 @@ test('HmacSha256 equals createHmac for every key length, short and long messages
       }
     }
   }
+});
+
+test('signEd25519: signatures asked for together are each right, and a bad key fails only its own', async () => {
+  const keys = [generateKeyPairSync('ed25519'), generateKeyPairSync('ed25519')];
+  const messages = Array.from({ length: 50 }, (_, i) => Buffer.from(`message ${i}`));
+  const results = await Promise.allSettled([
+    ...messages.map((m, i) => signEd25519(m, (keys[i % 2] as (typeof keys)[number]).privateKey)),
+    signEd25519(Buffer.from('with the public half'), (keys[0] as (typeof keys)[number]).publicKey),
+  ]);
+  messages.forEach((m, i) => {
+    const result = results[i];
+    assert.equal(result?.status, 'fulfilled');
+    const signature = (result as PromiseFulfilledResult<Buffer>).value;
+    assert.equal(signature.length, 64);
+    assert.ok(verify(null, m, (keys[i % 2] as (typeof keys)[number]).publicKey, signature), `signature ${i}`);
+    assert.ok(!verify(null, m, (keys[(i + 1) % 2] as (typeof keys)[number]).publicKey, signature));
+  });
+  assert.equal(results[50]?.status, 'rejected', 'a public key cannot sign');
 });

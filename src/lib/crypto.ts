@@ -27,14 +27,45 @@ export function open(key: Buffer, sealed: string, context: string): Buffer {
   return Buffer.concat([decipher.update(bytes.subarray(0, bytes.length - 16)), decipher.final()]);
 }
 
+interface PendingSignature {
+  data: Buffer;
+  key: KeyObject;
+  resolve: (signature: Buffer) => void;
+  reject: (error: unknown) => void;
+}
+
+let pendingSignatures: PendingSignature[] = [];
+
+/** Hands the signatures asked for during this turn of the event loop to the pool, back to back. */
+function flushSignatures(): void {
+  const batch = pendingSignatures;
+  pendingSignatures = [];
+  for (const p of batch) {
+    try {
+      sign(null, p.data, p.key, (error, signature) => (error === null ? p.resolve(signature) : p.reject(error)));
+    } catch (error) {
+      p.reject(error);
+    }
+  }
+}
+
 /**
  * An Ed25519 signature made on libuv's thread pool rather than on the event loop. A signature costs
  * about 33 µs of CPU; made inline it stops every other request for that long, while on the pool it
  * runs beside them on another core (measured on the token endpoint: 5,600 exchanges a second inline,
  * 9,600 on the pool, on two cores).
+ *
+ * The signatures asked for during one turn of the loop are handed over together once the turn's I/O
+ * has been handled (setImmediate). A job handed to an idle pool wakes a sleeping thread, which cost
+ * the event loop about 18 µs here, against about 5 µs for a job queued behind others; handed over
+ * back to back, only the first jobs of a turn wake a thread. In one A/B run (both orders, 8 rounds)
+ * the token endpoint went from 5,980 to 6,480 exchanges a second.
  */
 export function signEd25519(data: Buffer, key: KeyObject): Promise<Buffer> {
-  return new Promise((resolve, reject) => sign(null, data, key, (error, signature) => (error === null ? resolve(signature) : reject(error))));
+  return new Promise((resolve, reject) => {
+    if (pendingSignatures.length === 0) setImmediate(flushSignatures);
+    pendingSignatures.push({ data, key, resolve, reject });
+  });
 }
 
 const SHA256_BLOCK = 64;
