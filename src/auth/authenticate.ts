@@ -103,6 +103,10 @@ export function installAuthentication(
     checkScope(request, grant, scope);
   };
 
+  const limitByAddress = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void => {
+    limiter.enforce(reply, `ip:${request.ip}`).then(() => done(), done);
+  };
+
   if (registeredRoutes(app).some((route) => isApiPath(route.url))) {
     throw new Error('installAuthentication must run before any API route is registered: each route gets its check when it is registered');
   }
@@ -112,11 +116,7 @@ export function installAuthentication(
   app.addHook('onRoute', (route) => {
     const scope = route.config?.scope;
     if (scope === undefined) {
-      if (route.config?.selfRateLimited !== true && isApiPath(route.url)) {
-        addRouteHook(route, 'onRequest', (request, reply, done) => {
-          limiter.enforce(reply, `ip:${request.ip}`).then(() => done(), done);
-        });
-      }
+      if (route.config?.selfRateLimited !== true && isApiPath(route.url)) addRouteHook(route, 'onRequest', limitByAddress);
       return;
     }
     addRouteHook(route, 'onRequest', (request, reply, done) => {
@@ -133,7 +133,7 @@ export function installAuthentication(
   });
   // Unknown paths have no route of their own; those under the API are limited per client address.
   app.addHook('onRequest', (request, reply, done) => {
-    if (request.is404 && isApiPath(request.url)) limiter.enforce(reply, `ip:${request.ip}`).then(() => done(), done);
+    if (request.is404 && isApiPath(request.url)) limitByAddress(request, reply, done);
     else done();
   });
 }

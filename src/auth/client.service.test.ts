@@ -1,8 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { openDatabase } from '../app.js';
-import { DATABASES, openTestStorage, testEnvironment } from '../../test/support/harness.js';
+import { DATABASES, openSharedStorages, openTestStorage } from '../../test/support/harness.js';
 import { ManualClock } from '../lib/clock.js';
 import { ClientService, SECRET_OVERLAP_MS } from './client.service.js';
 
@@ -70,11 +69,7 @@ for (const database of DATABASES) {
     });
 
     test('a client disabled by another process is refused at once, although its secret was checked before', async (t) => {
-      const e = testEnvironment(t, database, { CAURI_SEED: 'false' });
-      const here = await openDatabase(e.config, e.options);
-      e.closers.push(() => here.close());
-      const elsewhere = await openDatabase(e.config, e.options);
-      e.closers.push(() => elsewhere.close());
+      const [here, elsewhere] = await openSharedStorages(t, database);
       const key = randomBytes(32);
       const clients = new ClientService(here.db, key, 'sandbox', new ManualClock(), () => here.changeMarker());
       const issued = await clients.create('acme');

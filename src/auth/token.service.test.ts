@@ -31,7 +31,7 @@ test('an issued token verifies, carries the claims of decisions.md and expires a
   assert.equal(claims.iat, Math.floor(clock.now().getTime() / 1000));
   assert.deepEqual([claims.iss, claims.aud, claims.sub, claims.scope, claims.livemode], [options.issuer, options.audience, 'cli_a', 'orders:read kyc:read', false]);
   assert.match(claims.jti, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-  // The payload is written as JSON text: values that need escaping still come back exactly.
+  // Values that need escaping in JSON come back exactly.
   const odd = { issuer: 'ca"u\\ri\u2028', audience: 'https://api.example/\u00e9', livemode: true };
   const oddClaims = JSON.parse(Buffer.from((await new TokenService(keys, odd, clock).issue('cli_a' as ClientId, [])).split('.')[1] ?? '', 'base64url').toString());
   assert.deepEqual([oddClaims.iss, oddClaims.aud, oddClaims.livemode, oddClaims.scope], [odd.issuer, odd.audience, true, '']);

@@ -3,8 +3,7 @@ import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
 import { canonicalize } from '@cauri/verifier';
 import type { Kysely } from 'kysely';
-import { DATABASES, openTestStorage, testEnvironment } from '../../test/support/harness.js';
-import { openDatabase } from '../app.js';
+import { DATABASES, openSharedStorages, openTestStorage } from '../../test/support/harness.js';
 import { recordEvent } from '../events/event.service.js';
 import { ManualClock } from '../lib/clock.js';
 import { ApiError } from '../lib/errors.js';
@@ -128,11 +127,7 @@ for (const database of DATABASES) {
     }
 
     test('two processes sharing the database: one request with the key runs, the other answers with its outcome or 409', async (t) => {
-      const env = testEnvironment(t, database, { CAURI_SEED: 'false' });
-      const first = await openDatabase(env.config, env.options);
-      env.closers.push(() => first.close());
-      const second = await openDatabase(env.config, env.options);
-      env.closers.push(() => second.close());
+      const [first, second] = await openSharedStorages(t, database);
       const clock = new ManualClock();
       const a = new IdempotencyService(first.db, first.transact, clock, first.dialect);
       const b = new IdempotencyService(second.db, second.transact, clock, second.dialect);

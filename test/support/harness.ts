@@ -80,6 +80,19 @@ export async function openTestStorage(t: TestContext, db: DatabaseCase, env: Rec
   return storage;
 }
 
+/**
+ * Two storages over one database, as two processes sharing it would have (each its own connections);
+ * both closed after the test.
+ */
+export async function openSharedStorages(t: TestContext, db: DatabaseCase): Promise<[Storage, Storage]> {
+  const e = testEnvironment(t, db, { CAURI_SEED: 'false' });
+  const first = await openDatabase(e.config, e.options);
+  e.closers.push(() => first.close());
+  const second = await openDatabase(e.config, e.options);
+  e.closers.push(() => second.close());
+  return [first, second];
+}
+
 /** Starts the runtime's HTTP server on a loopback port and returns its base URL. */
 export async function listen(runtime: Runtime): Promise<string> {
   return runtime.app.listen({ host: '127.0.0.1', port: 0 });
