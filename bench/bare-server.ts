@@ -1,15 +1,30 @@
 /**
  * The reference server: a bare Fastify 5 app with the same framework defaults the service uses
  * (JSON schema validation with Ajv, response serialisation with fast-json-stringify) and nothing
- * else: no logging, no hooks, no database, no authentication, no rate limiting.
+ * else: no logging, no hooks, no authentication, no rate limiting.
  *
- *   GET  /bare/json       a JSON page of about BARE_JSON_BYTES bytes (the size of the partners page)
- *   POST /bare/validated  validates a small JSON body against a schema, answers 201 with JSON
+ *   GET  /bare/json            a JSON page of about BARE_JSON_BYTES bytes (the size of the partners page)
+ *   POST /bare/validated       validates a small JSON body against a schema, answers 201 with JSON
+ *   POST /bare/durable         the same, after one durable SQLite insert of the answer
+ *   POST /bare/signed-durable  the same, signed (Ed25519 over its RFC 8785 form) before the insert
  *
- * Runs in its own process; prints {"address":"http://..."} on stdout once listening.
+ * The two last are floors: the least a route can do that must make a write durable (and sign it)
+ * before answering, on the same stack and with the same techniques as the service (one SQLite
+ * writer in WAL mode with `synchronous=FULL`, the writes of one turn of the event loop committed
+ * together, the signature made on libuv's thread pool), but without idempotency, events, indexes or
+ * any check. An endpoint with that work to do cannot reach them; they show how much of a gap to the
+ * bare route is the durable write and the signature themselves.
+ *
+ * Runs in its own process; prints {"address":"http://..."} on stdout once listening. The floors'
+ * database is BARE_SQLITE_PATH (a temporary file when unset).
  */
-import { randomUUID } from 'node:crypto';
+import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
 import Fastify from 'fastify';
+import { canonicalize } from '@cauri/verifier';
 
 const targetBytes = Number(process.env.BARE_JSON_BYTES ?? '4000');
 
@@ -86,6 +101,7 @@ const Created = {
     level: { type: 'string' },
     jurisdictions: { type: 'array', items: { type: 'string' } },
     verifications: { type: 'array', items: { type: 'object', additionalProperties: true } },
+    signature: { type: 'string' },
   },
 } as const;
 
@@ -98,6 +114,34 @@ interface Body {
 
 const app = Fastify({ logger: false });
 
+const db = new SqliteDatabase(process.env.BARE_SQLITE_PATH ?? join(mkdtempSync(join(tmpdir(), 'cauri-bare-')), 'floor.db'));
+db.pragma('journal_mode = WAL');
+db.pragma('synchronous = FULL');
+db.exec('create table if not exists documents (id text primary key, document text not null)');
+const insert = db.prepare('insert into documents (id, document) values (?, ?)');
+
+/** Rows queued during this turn of the event loop, written in one transaction and one fsync. */
+let pending: { id: string; document: string; done: () => void }[] = [];
+function commitPending(): void {
+  const batch = pending;
+  pending = [];
+  db.exec('begin immediate');
+  for (const row of batch) insert.run(row.id, row.document);
+  db.exec('commit');
+  for (const row of batch) row.done();
+}
+function durableInsert(id: string, document: string): Promise<void> {
+  return new Promise((resolve) => {
+    if (pending.length === 0) setImmediate(commitPending);
+    pending.push({ id, document, done: resolve });
+  });
+}
+
+const { privateKey } = generateKeyPairSync('ed25519');
+function signOnPool(data: Buffer): Promise<Buffer> {
+  return new Promise((resolve, reject) => sign(null, data, privateKey, (error, signature) => (error === null ? resolve(signature) : reject(error))));
+}
+
 app.get('/bare/json', { schema: { response: { 200: { type: 'object', properties: { data: { type: 'array', items: Item }, has_more: { type: 'boolean' } } } } } }, async () => PAGE);
 
 app.post<{ Body: Body }>('/bare/validated', { schema: { body: ValidatedBody, response: { 201: Created } } }, async (request, reply) => {
@@ -105,12 +149,30 @@ app.post<{ Body: Body }>('/bare/validated', { schema: { body: ValidatedBody, res
   return { id: randomUUID(), received_at: new Date().toISOString(), ...request.body };
 });
 
+app.post<{ Body: Body }>('/bare/durable', { schema: { body: ValidatedBody, response: { 201: Created } } }, async (request, reply) => {
+  const document = { id: randomUUID(), received_at: new Date().toISOString(), ...request.body };
+  await durableInsert(document.id, JSON.stringify(document));
+  reply.code(201);
+  return document;
+});
+
+app.post<{ Body: Body }>('/bare/signed-durable', { schema: { body: ValidatedBody, response: { 201: Created } } }, async (request, reply) => {
+  const unsigned = { id: randomUUID(), received_at: new Date().toISOString(), ...request.body };
+  const document = { ...unsigned, signature: (await signOnPool(Buffer.from(canonicalize(unsigned)))).toString('base64url') };
+  await durableInsert(document.id, JSON.stringify(document));
+  reply.code(201);
+  return document;
+});
+
 const address = await app.listen({ host: '127.0.0.1', port: Number(process.env.PORT ?? '0') });
 process.stdout.write(`${JSON.stringify({ msg: 'bare server listening', address })}\n`);
 
 const shutdown = () => {
   app.close().then(
-    () => process.exit(0),
+    () => {
+      db.close();
+      process.exit(0);
+    },
     () => process.exit(1),
   );
 };

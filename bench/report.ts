@@ -199,6 +199,14 @@ export function renderReport(input: {
       'rate limiting, database or signature. The gap to them is the cost of those features.',
   );
   out(
+    '- The two floors (`POST /bare/durable`, `POST /bare/signed-durable`, same server) answer the same body only after one durable ' +
+      'SQLite insert (WAL, `synchronous=FULL`, the inserts of one turn of the event loop committed together, as the service does), ' +
+      'the second also signing it with Ed25519 over its RFC 8785 form on the thread pool first: one table with its primary key, ' +
+      'no idempotency record, event, index, authentication or check. They are what a route that must sign and write durably ' +
+      'costs at the least on this stack and machine; the goals are ratios to the bare POST, and the floors show how much of the ' +
+      'gap to it the durable write and the signature take on their own.',
+  );
+  out(
     '- Offline verification alternates ours and the reference in 100 ms slices for the same total time each and reports each side\'s ' +
       'overall rate (and µs per verification); its reference is ' +
       'the bare Ed25519 check with the key already imported and the canonical bytes already computed, so the gap is shape checks, key lookup and RFC 8785 canonicalisation.',

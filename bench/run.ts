@@ -6,7 +6,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { measure, type Measurement } from './load.js';
@@ -109,7 +109,13 @@ async function main(): Promise<number> {
     const partnersBytes = (await partnersPage.arrayBuffer()).byteLength;
     if (partnersPage.status !== 200) throw new Error(`GET /v1/sgi/partners answered ${partnersPage.status}`);
 
-    const bare = await spawnServer({ name: 'bare Fastify', script: BARE_SERVER, env: { BARE_JSON_BYTES: String(partnersBytes), PORT: '0' }, ready: { kind: 'address-line' } });
+    const bare = await spawnServer({
+      name: 'bare Fastify',
+      script: BARE_SERVER,
+      // The floors' database beside the service's, and the thread pool sized as the `cauri` command sizes it.
+      env: { BARE_JSON_BYTES: String(partnersBytes), PORT: '0', BARE_SQLITE_PATH: join(dataDir, 'bare-floor.db'), UV_THREADPOOL_SIZE: String(Math.max(2, availableParallelism())) },
+      ready: { kind: 'address-line' },
+    });
     servers.push(bare);
     const peer = await spawnServer({ name: 'oidc-provider peer', script: OIDC_PEER, env: { PORT: '0', DEBUG: '' }, ready: { kind: 'address-line' } });
     servers.push(peer);

@@ -45,7 +45,12 @@ function orderTarget(target: OrderTarget): LoadTarget {
 }
 
 /** The reference servers a scenario is compared against; each is loaded right after the scenario. */
-export type ReferenceName = 'bare-json' | 'bare-post' | 'oidc-peer-token';
+export type ReferenceName = 'bare-json' | 'bare-post' | 'bare-durable' | 'bare-signed-durable' | 'oidc-peer-token';
+
+/** A bare POST of the KYC1 body to one of the bare server's routes. */
+function barePost(ctx: BenchContext, path: string): LoadTarget {
+  return { url: `${ctx.bare}${path}`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(KYC1_REQUEST) };
+}
 
 export const REFERENCES: Record<ReferenceName, { label: string; short: string; target: (ctx: BenchContext) => LoadTarget }> = {
   'bare-json': {
@@ -56,12 +61,17 @@ export const REFERENCES: Record<ReferenceName, { label: string; short: string; t
   'bare-post': {
     label: 'bare Fastify `POST /bare/validated`',
     short: 'bare POST',
-    target: (ctx) => ({
-      url: `${ctx.bare}/bare/validated`,
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(KYC1_REQUEST),
-    }),
+    target: (ctx) => barePost(ctx, '/bare/validated'),
+  },
+  'bare-durable': {
+    label: 'floor: bare `POST /bare/durable` (the same, answered after one durable SQLite insert, writes of a turn committed together)',
+    short: 'durable floor',
+    target: (ctx) => barePost(ctx, '/bare/durable'),
+  },
+  'bare-signed-durable': {
+    label: 'floor: bare `POST /bare/signed-durable` (the same, Ed25519-signed over RFC 8785 on the thread pool before the insert)',
+    short: 'signed durable floor',
+    target: (ctx) => barePost(ctx, '/bare/signed-durable'),
   },
   'oidc-peer-token': {
     label: 'oidc-provider `POST /token` (client credentials, Basic auth, form body)',
@@ -172,7 +182,7 @@ export const SCENARIOS: readonly Scenario[] = [
         },
       ],
     }),
-    references: ['bare-post'],
+    references: ['bare-post', 'bare-signed-durable'],
     goal: { ratio: 0.5, of: 'bare-post' },
   },
   {
@@ -181,7 +191,7 @@ export const SCENARIOS: readonly Scenario[] = [
     description:
       '`POST /v1/orders` end to end on the embedded SQLite with synchronous=FULL: auth, idempotency record, every check (partner, attestation, instrument, cap), durable write with `order.created`, hand-over to the sandbox partner and `order.routed`; the routing worker applies fills meanwhile',
     target: (ctx) => orderTarget(ctx.orders.sqlite),
-    references: ['bare-post'],
+    references: ['bare-post', 'bare-durable'],
     goal: { ratio: 0.3, of: 'bare-post' },
   },
   {
