@@ -16,12 +16,9 @@
  * bare route is the durable write and the signature themselves.
  *
  * Runs in its own process; prints {"address":"http://..."} on stdout once listening. The floors'
- * database is BARE_SQLITE_PATH (a temporary file when unset).
+ * database is the file BARE_SQLITE_PATH (required; the harness puts it in its data folder).
  */
 import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import Fastify from 'fastify';
 import { canonicalize } from '@cauri/verifier';
@@ -114,7 +111,9 @@ interface Body {
 
 const app = Fastify({ logger: false });
 
-const db = new SqliteDatabase(process.env.BARE_SQLITE_PATH ?? join(mkdtempSync(join(tmpdir(), 'cauri-bare-')), 'floor.db'));
+const sqlitePath = process.env.BARE_SQLITE_PATH;
+if (sqlitePath === undefined || sqlitePath === '') throw new Error('BARE_SQLITE_PATH must name the floor routes\' database file');
+const db = new SqliteDatabase(sqlitePath);
 db.pragma('journal_mode = WAL');
 db.pragma('synchronous = FULL');
 db.exec('create table if not exists documents (id text primary key, document text not null)');
@@ -144,20 +143,24 @@ function signOnPool(data: Buffer): Promise<Buffer> {
 
 app.get('/bare/json', { schema: { response: { 200: { type: 'object', properties: { data: { type: 'array', items: Item }, has_more: { type: 'boolean' } } } } } }, async () => PAGE);
 
-app.post<{ Body: Body }>('/bare/validated', { schema: { body: ValidatedBody, response: { 201: Created } } }, async (request, reply) => {
+const postSchema = { schema: { body: ValidatedBody, response: { 201: Created } } };
+/** The answer of every bare POST: the body with an id and the time it was received. */
+const received = (body: Body) => ({ id: randomUUID(), received_at: new Date().toISOString(), ...body });
+
+app.post<{ Body: Body }>('/bare/validated', postSchema, async (request, reply) => {
   reply.code(201);
-  return { id: randomUUID(), received_at: new Date().toISOString(), ...request.body };
+  return received(request.body);
 });
 
-app.post<{ Body: Body }>('/bare/durable', { schema: { body: ValidatedBody, response: { 201: Created } } }, async (request, reply) => {
-  const document = { id: randomUUID(), received_at: new Date().toISOString(), ...request.body };
+app.post<{ Body: Body }>('/bare/durable', postSchema, async (request, reply) => {
+  const document = received(request.body);
   await durableInsert(document.id, JSON.stringify(document));
   reply.code(201);
   return document;
 });
 
-app.post<{ Body: Body }>('/bare/signed-durable', { schema: { body: ValidatedBody, response: { 201: Created } } }, async (request, reply) => {
-  const unsigned = { id: randomUUID(), received_at: new Date().toISOString(), ...request.body };
+app.post<{ Body: Body }>('/bare/signed-durable', postSchema, async (request, reply) => {
+  const unsigned = received(request.body);
   const document = { ...unsigned, signature: (await signOnPool(Buffer.from(canonicalize(unsigned)))).toString('base64url') };
   await durableInsert(document.id, JSON.stringify(document));
   reply.code(201);

@@ -194,7 +194,7 @@ export function renderReport(input: {
   );
   out('- A scenario fails (and `npm run bench` exits non-zero) on any non-2xx answer, connection error or timeout; a missed goal is reported here but does not fail the run.');
   out(
-    '- The bare Fastify routes are the floor of what this stack can do for a comparable answer: same framework, Ajv validation and ' +
+    '- The bare GET and POST (`/bare/json`, `/bare/validated`) are the floor of what this stack can do for a comparable answer: same framework, Ajv validation and ' +
       'schema-based serialisation, a JSON body of about the same size, but no logging, request ids, metrics, authentication, ' +
       'rate limiting, database or signature. The gap to them is the cost of those features.',
   );
