@@ -25,6 +25,8 @@ export interface BareResult {
   concurrency: number;
   elapsedMs: number;
   perSecond: number;
+  /** CPU time of the sender process (every thread, user and system) per post, in µs. */
+  cpuUsPerPost: number;
 }
 
 interface Job {
@@ -59,6 +61,7 @@ async function main(): Promise<BareResult> {
   let next = 0;
   let errors = 0;
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   const lane = async (): Promise<void> => {
     for (;;) {
       const job = jobs[next++];
@@ -80,8 +83,9 @@ async function main(): Promise<BareResult> {
   };
   await Promise.all(Array.from({ length: concurrency }, lane));
   const elapsedMs = performance.now() - started;
+  const cpu = process.cpuUsage(cpuBefore);
   await agent.close();
-  return { posts: jobs.length, errors, concurrency, elapsedMs, perSecond: (jobs.length / elapsedMs) * 1000 };
+  return { posts: jobs.length, errors, concurrency, elapsedMs, perSecond: (jobs.length / elapsedMs) * 1000, cpuUsPerPost: (cpu.user + cpu.system) / jobs.length };
 }
 
 try {

@@ -267,7 +267,7 @@ async function main(): Promise<number> {
       const result = await runStep<BareResult>('bare sender', BARE, [], bareEnv(concurrency), { timeoutMs: 120_000 });
       const seen = await receiverStats(receiver!.base);
       if (seen.requests !== result.posts || result.errors > 0) throw new Error(`bare sender (${when}): ${result.posts} posts, ${result.errors} errors, receiver saw ${seen.requests}`);
-      log(`bare undici (${when}): ${result.posts} posts in ${result.elapsedMs.toFixed(0)} ms, ${result.perSecond.toFixed(0)}/s at ${concurrency} in flight`);
+      log(`bare undici (${when}): ${result.posts} posts in ${result.elapsedMs.toFixed(0)} ms, ${result.perSecond.toFixed(0)}/s at ${concurrency} in flight, ${result.cpuUsPerPost.toFixed(0)} µs CPU a post`);
       bare.push(result);
     };
 
@@ -276,7 +276,7 @@ async function main(): Promise<number> {
     log('delivery worker on the backlog');
     const ours = await runStep<DeliverResult>('deliver', SERVICE, ['deliver'], { ...base, BENCH_DATA_DIR: throughputDir, BENCH_EVENTS: String(events) }, { nodeArgs: profArgs('deliver'), timeoutMs: 170_000 });
     const oursReceived = await receiverStats(receiver.base);
-    log(`ours: ${ours.succeeded} delivered in ${ours.elapsedMs.toFixed(0)} ms, ${ours.perSecond.toFixed(0)}/s; ${ours.attempts} attempts recorded, receiver saw ${oursReceived.requests}`);
+    log(`ours: ${ours.succeeded} delivered in ${ours.elapsedMs.toFixed(0)} ms, ${ours.perSecond.toFixed(0)}/s, ${ours.cpuUsPerDelivery.toFixed(0)} µs CPU a delivery; ${ours.attempts} attempts recorded, receiver saw ${oursReceived.requests}`);
     if (ours.succeeded !== events || ours.attempts !== events || ours.failedAttempts !== 0) {
       throw new Error(`deliver: expected ${events} succeeded deliveries and attempts, got ${ours.succeeded} succeeded, ${ours.attempts} attempts (${ours.failedAttempts} failed)`);
     }

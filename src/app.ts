@@ -156,6 +156,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     commitStats: () => storage.commitStats(),
     pendingEvents: () => countPendingDispatch(db),
     cachedDocuments: () => services.kyc.cachedDocuments,
+    webhookWorker: () => webhooks.worker.stats,
   });
 
   const app = await createHttpApp(config, metrics, log);

@@ -6,7 +6,23 @@ export interface MetricsSources {
   pendingEvents(): Promise<number>;
   /** Signed attestation documents held in memory by the read endpoint (optional). */
   cachedDocuments?(): number;
+  /** The webhook delivery worker of this process (optional; all zero where it does not run). */
+  webhookWorker?(): WebhookWorkerFigures;
 }
+
+/** What the delivery worker reports (its DeliveryWorkerStats), as the metrics read it. */
+export interface WebhookWorkerFigures {
+  fanOut: { units: number; seconds: number };
+  claim: { units: number; seconds: number };
+  record: { units: number; seconds: number };
+  attempts: { succeeded: number; failed: number };
+}
+
+const WORKER_STEPS = [
+  ['fan_out', 'fanOut'],
+  ['claim', 'claim'],
+  ['record', 'record'],
+] as const;
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
@@ -161,6 +177,40 @@ export class Metrics {
       registers: [this.registry],
       collect() {
         documents.set(sources.cachedDocuments?.() ?? 0);
+      },
+    });
+    const attempts = new Counter({
+      name: 'cauri_webhook_attempts_total',
+      help: 'Webhook delivery attempts made by this process, by outcome (succeeded: a 2xx answer; failed: anything else).',
+      labelNames: ['outcome'],
+      registers: [this.registry],
+      collect() {
+        const figures = sources.webhookWorker?.();
+        attempts.reset();
+        attempts.inc({ outcome: 'succeeded' }, figures?.attempts.succeeded ?? 0);
+        attempts.inc({ outcome: 'failed' }, figures?.attempts.failed ?? 0);
+      },
+    });
+    const workerSeconds = new Counter({
+      name: 'cauri_webhook_worker_seconds_total',
+      help: 'Time the webhook delivery worker of this process spent in each database step (transaction and commit included).',
+      labelNames: ['step'],
+      registers: [this.registry],
+      collect() {
+        const figures = sources.webhookWorker?.();
+        workerSeconds.reset();
+        for (const [label, key] of WORKER_STEPS) workerSeconds.inc({ step: label }, figures?.[key].seconds ?? 0);
+      },
+    });
+    const workerUnits = new Counter({
+      name: 'cauri_webhook_worker_units_total',
+      help: 'What each step of the webhook delivery worker handled: events fanned out, deliveries claimed, attempts recorded.',
+      labelNames: ['step'],
+      registers: [this.registry],
+      collect() {
+        const figures = sources.webhookWorker?.();
+        workerUnits.reset();
+        for (const [label, key] of WORKER_STEPS) workerUnits.inc({ step: label }, figures?.[key].units ?? 0);
       },
     });
     const backlog = new Gauge({

@@ -69,6 +69,22 @@ export interface DeliveryWorkerOptions {
   serviceName: string;
 }
 
+/**
+ * What the worker has done since it was created, for /metrics and the benchmark. Each step's time is
+ * the wall time of its database work (the whole transaction, commit included; on PostgreSQL the
+ * round trips too), so seconds divided by units is what one unit of the step costs.
+ */
+export interface DeliveryWorkerStats {
+  /** Events fanned out, and the fan-out transactions' time. */
+  fanOut: { units: number; seconds: number };
+  /** Deliveries leased, and the claims' time: the due scan, the lease transaction, the reads of endpoints and bodies. */
+  claim: { units: number; seconds: number };
+  /** Attempts recorded with their delivery's new state, and the recording transactions' time. */
+  record: { units: number; seconds: number };
+  /** Attempts made, by outcome: a 2xx, or anything else (status, timeout, refusal, network error). */
+  attempts: { succeeded: number; failed: number };
+}
+
 export interface RunReport {
   /** Events fanned out. */
   dispatched: number;
@@ -107,6 +123,12 @@ function brand(serviceName: string): string {
  * and the per-endpoint limit keeps a slow or dead receiver from taking every slot.
  */
 export class DeliveryWorker {
+  readonly stats: DeliveryWorkerStats = {
+    fanOut: { units: 0, seconds: 0 },
+    claim: { units: 0, seconds: 0 },
+    record: { units: 0, seconds: 0 },
+    attempts: { succeeded: 0, failed: 0 },
+  };
   readonly #inflight = new Set<Promise<void>>();
   #records: PendingRecord[] = [];
   #recording = false;
@@ -138,7 +160,8 @@ export class DeliveryWorker {
   async fanOut(): Promise<number> {
     // Most turns find nothing to fan out: a read says so without opening a write transaction.
     if (!(await hasPendingEvents(this.db))) return 0;
-    return this.db.transaction().execute(async (trx) => {
+    const started = performance.now();
+    const n = await this.db.transaction().execute(async (trx) => {
       const events = await lockPendingEvents(trx, this.dialect, this.options.dispatchBatch);
       if (events.length === 0) return 0;
       const now = this.clock.now().getTime();
@@ -160,6 +183,13 @@ export class DeliveryWorker {
       await markEventsDispatched(trx, events.map((e) => e.id), now);
       return events.length;
     });
+    this.#count(this.stats.fanOut, n, started);
+    return n;
+  }
+
+  #count(step: { units: number; seconds: number }, units: number, started: number): void {
+    step.units += units;
+    step.seconds += (performance.now() - started) / 1000;
   }
 
   #body(event: EventRow): string {
@@ -173,6 +203,7 @@ export class DeliveryWorker {
   async #claimAndLaunch(): Promise<Promise<void>[]> {
     const capacity = this.options.maxInFlight - this.#inflight.size;
     if (capacity <= 0) return [];
+    const started = performance.now();
     const now = this.clock.now().getTime();
     const { perEndpointConcurrency } = this.options;
     // The earliest due deliveries first, without reading the whole backlog; the full query only when
@@ -199,6 +230,7 @@ export class DeliveryWorker {
     if (leased.length === 0) return [];
     const endpoints = new Map((await findEndpoints(this.db, [...new Set(leased.map((d) => d.endpoint_id))])).map((e) => [e.id, e]));
     const bodies = await findMessages(this.db, [...new Set(leased.map((d) => d.event_id))]);
+    this.#count(this.stats.claim, leased.length, started);
     return leased.map((delivery) => this.#track(this.#attempt(delivery, endpoints.get(delivery.endpoint_id), bodies.get(delivery.event_id))));
   }
 
@@ -242,6 +274,8 @@ export class DeliveryWorker {
       'user-agent': this.#headers.userAgent,
     };
     const result = await this.sender.send({ url: endpoint.url, headers, body });
+    if (result.error === null) this.stats.attempts.succeeded++;
+    else this.stats.attempts.failed++;
     const next = afterAttempt(delivery, result.error === null, this.options.random);
     const recorded = await this.#record(
       delivery.attempts,
@@ -274,12 +308,14 @@ export class DeliveryWorker {
         await new Promise<void>((resolve) => setImmediate(resolve));
         const batch = this.#records.splice(0, RECORD_BATCH);
         let outcomes: boolean[];
+        const started = performance.now();
         try {
           outcomes = await transaction(this.db, async (trx) => {
             const out: boolean[] = [];
             for (const r of batch) out.push(await recordAttempt(trx, owner, r.attemptsBefore, r.changes, r.attempt));
             return out;
           });
+          this.#count(this.stats.record, batch.length, started);
         } catch {
           for (const r of batch) {
             try {

@@ -221,6 +221,38 @@ for (const database of DATABASES) {
       assert.deepEqual(delivery?.attempts.map((a: Json) => a.status_code), [500, 500, 500, 204]);
       assert.deepEqual(delivery?.attempts.map((a: Json) => a.error), ['HTTP 500', 'HTTP 500', 'HTTP 500', null]);
       for (const a of delivery?.attempts ?? []) assert.ok(Number.isInteger(a.duration_ms) && a.duration_ms >= 0);
+      // The worker's own figures (for /metrics) count the same: one event, four claims and records.
+      const { stats } = c.worker;
+      assert.deepEqual(stats.attempts, { succeeded: 1, failed: 3 });
+      assert.deepEqual([stats.fanOut.units, stats.claim.units, stats.record.units], [1, 4, 4]);
+      for (const step of [stats.fanOut, stats.claim, stats.record]) assert.ok(step.seconds > 0 && step.seconds < 10, String(step.seconds));
+    });
+
+    test('the delivery worker of a process with workers reports its attempts and steps on /metrics', async (t) => {
+      const c = await setup(t, database, { CAURI_WORKERS: 'all' });
+      const ok = await receiver(t, c.clock);
+      const failing = await receiver(t, c.clock, (_req, res) => res.writeHead(503).end());
+      await c.endpoint(ok.url);
+      await c.endpoint(failing.url);
+      await c.emit();
+      await c.emit();
+      const metric = (text: string, series: string) => {
+        const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+        return line === undefined ? undefined : Number(line.slice(series.length + 1));
+      };
+      let text = '';
+      for (const deadline = performance.now() + 10_000; performance.now() < deadline; await new Promise((r) => setTimeout(r, 25))) {
+        text = await (await fetch(`${c.base}/metrics`)).text();
+        // Two events to two endpoints: two successes, and two failures (the 503s, retried at once).
+        if ((metric(text, 'cauri_webhook_attempts_total{outcome="succeeded"}') ?? 0) >= 2 && (metric(text, 'cauri_webhook_attempts_total{outcome="failed"}') ?? 0) >= 2) break;
+      }
+      assert.equal(ok.received.length, 2);
+      assert.equal(metric(text, 'cauri_webhook_attempts_total{outcome="succeeded"}'), 2);
+      assert.ok((metric(text, 'cauri_webhook_attempts_total{outcome="failed"}') ?? 0) >= 2, text);
+      assert.equal(metric(text, 'cauri_webhook_worker_units_total{step="fan_out"}'), 2);
+      assert.ok((metric(text, 'cauri_webhook_worker_units_total{step="claim"}') ?? 0) >= 4);
+      assert.ok((metric(text, 'cauri_webhook_worker_units_total{step="record"}') ?? 0) >= 4);
+      for (const step of ['fan_out', 'claim', 'record']) assert.ok((metric(text, `cauri_webhook_worker_seconds_total{step="${step}"}`) ?? 0) > 0, step);
     });
 
     test('a receiver that hangs past the timeout fails the attempt, and does not hold up other endpoints', async (t) => {
