@@ -1,13 +1,20 @@
 /**
- * The reference of `npm run bench:webhooks`, in its own process: a bare undici sender. It reads the
- * stored events and endpoints of the prepared database (read-only), serialises each event's envelope
- * exactly as the delivery worker does, before the clock starts, then posts every body once to its
- * endpoint's URL with `BENCH_CONCURRENCY` requests in flight, signing each post anew with
+ * The references of `npm run bench:webhooks`, in their own process: a bare undici sender. It reads
+ * the stored events and endpoints of the prepared database (read-only), serialises each event's
+ * envelope exactly as the delivery worker does, before the clock starts, then posts every body once
+ * to its endpoint's URL with `BENCH_CONCURRENCY` requests in flight, signing each post anew with
  * `signatureHeader` and sending the worker's headers. No database, no leases, no records, no address
  * checks, no timeouts: the floor of what delivering these bodies costs. Prints one JSON line.
  *
+ * With BENCH_RECORD_SQLITE (a database file to create), it is the durable floor instead: each post's
+ * outcome (idempotency key, status, duration, time) is inserted into one table of that file (WAL,
+ * synchronous=FULL), the posts that completed in one turn of the event loop committed together, and
+ * a lane takes its next post only once its record is committed, as the worker holds an attempt's
+ * slot until its record is durable. One insert per attempt into a table with its primary key and
+ * nothing else: no delivery rows, no fan-out, no leases, no second index.
+ *
  * Environment: BENCH_SQLITE (the database file), BENCH_ENDPOINTS_FILE (JSON: [{ id, clientId, url,
- * secret }]), BENCH_CONCURRENCY.
+ * secret }]), BENCH_CONCURRENCY, BENCH_RECORD_SQLITE (optional).
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -53,10 +60,43 @@ function loadJobs(): Job[] {
   }
 }
 
+interface AttemptRecord {
+  key: string;
+  status: number | null;
+  durationMs: number;
+  at: number;
+}
+
+/** Durable records of attempts, the records of one event-loop turn committed together; null without a file. */
+function recorder(path: string | undefined): ((record: AttemptRecord) => Promise<void>) | null {
+  if (path === undefined || path === '') return null;
+  const db = new SqliteDatabase(path);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.exec('create table attempts (idempotency_key text primary key, status_code integer, duration_ms integer not null, attempted_at integer not null)');
+  const insert = db.prepare('insert into attempts values (?, ?, ?, ?)');
+  const commit = db.transaction((batch: AttemptRecord[]) => {
+    for (const r of batch) insert.run(r.key, r.status, r.durationMs, r.at);
+  });
+  let queue: { record: AttemptRecord; done: () => void }[] = [];
+  const flush = () => {
+    const batch = queue;
+    queue = [];
+    commit(batch.map((b) => b.record));
+    for (const b of batch) b.done();
+  };
+  return (record) =>
+    new Promise<void>((done) => {
+      if (queue.length === 0) setImmediate(flush);
+      queue.push({ record, done });
+    });
+}
+
 async function main(): Promise<BareResult> {
   const concurrency = Number(process.env.BENCH_CONCURRENCY ?? '');
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error('BENCH_CONCURRENCY must be a whole number >= 1');
   const jobs = loadJobs();
+  const record = recorder(process.env.BENCH_RECORD_SQLITE);
   const agent = new Agent({ keepAliveTimeout: 4_000 });
   let next = 0;
   let errors = 0;
@@ -66,19 +106,24 @@ async function main(): Promise<BareResult> {
     for (;;) {
       const job = jobs[next++];
       if (job === undefined) return;
+      const at = Date.now();
       const headers = {
         'content-type': 'application/json',
-        'x-cauri-signature': signatureHeader([job.secret], Math.floor(Date.now() / 1000), job.body),
+        'x-cauri-signature': signatureHeader([job.secret], Math.floor(at / 1000), job.body),
         'x-cauri-idempotency-key': job.idempotencyKey,
         'user-agent': 'Cauri-Webhooks/1.0',
       };
+      const sent = performance.now();
+      let status: number | null = null;
       try {
         const response = await request(job.url, { dispatcher: agent, method: 'POST', headers, body: job.body });
         await response.body.dump();
+        status = response.statusCode;
         if (response.statusCode < 200 || response.statusCode >= 300) errors++;
       } catch {
         errors++;
       }
+      if (record !== null) await record({ key: job.idempotencyKey, status, durationMs: Math.round(performance.now() - sent), at });
     }
   };
   await Promise.all(Array.from({ length: concurrency }, lane));

@@ -20,6 +20,7 @@ import { recordEvent } from '../src/events/event.service.js';
 import { CursorCodec } from '../src/http/cursor.js';
 import type { ClientId } from '../src/lib/ids.js';
 import { sampleEventData } from '../src/webhooks/core/payload.js';
+import type { DeliveryWorkerStats } from '../src/webhooks/delivery-worker.js';
 import { createWebhooks, defaultWebhookOptions, type WebhookOptions } from '../src/webhooks/index.js';
 
 export interface BenchEndpoint {
@@ -53,6 +54,8 @@ export interface DeliverResult {
   perSecond: number;
   /** CPU time of the service process (every thread, user and system) per delivery, in µs. */
   cpuUsPerDelivery: number;
+  /** The worker's own figures: what each database step handled and its time. */
+  steps: DeliveryWorkerStats;
   worker: WorkerSettings;
 }
 
@@ -209,7 +212,7 @@ async function deliver(): Promise<DeliverResult> {
       await worker.stop();
     }
     const counts = await countDeliveries(runtime);
-    return { events, ...counts, elapsedMs, perSecond: (events / elapsedMs) * 1000, cpuUsPerDelivery: (cpuMs * 1000) / events, worker: workerSettings() };
+    return { events, ...counts, elapsedMs, perSecond: (events / elapsedMs) * 1000, cpuUsPerDelivery: (cpuMs * 1000) / events, steps: worker.stats, worker: workerSettings() };
   } finally {
     await runtime.close();
   }

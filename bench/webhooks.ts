@@ -111,6 +111,8 @@ interface Figures {
   ours: DeliverResult;
   oursReceived: ReceiverStats;
   bare: BareResult[];
+  /** The bare sender with a durable record of each post: the floor of durable delivery. */
+  floor: BareResult[];
   latency: LatencyResult;
   latencyReceived: ReceiverStats;
 }
@@ -119,11 +121,30 @@ const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const secs = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 const pct = (r: number) => `${(r * 100).toFixed(0)} %`;
 
+/** The rows of the step table: each database step of the worker, then the rest of the run. */
+function steps(f: Figures): string[] {
+  const st = f.ours.steps;
+  const n = f.ours.succeeded;
+  const runSeconds = f.ours.elapsedMs / 1000;
+  const rows: [string, string, { units: number; seconds: number }][] = [
+    ['Fan-out', 'events', st.fanOut],
+    ['Claim (due scan, lease, reads)', 'deliveries', st.claim],
+    ['Record (attempt and new state)', 'attempts', st.record],
+  ];
+  const us = (seconds: number, per: number) => (per === 0 ? '—' : `${int((seconds * 1e6) / per)} µs`);
+  const inSteps = rows.reduce((a, [, , s]) => a + s.seconds, 0);
+  return [
+    ...rows.map(([name, unit, s]) => `| ${name} | ${int(s.units)} ${unit} | ${secs(s.seconds * 1000)} | ${us(s.seconds, s.units)} | ${us(s.seconds, n)} | ${pct(s.seconds / runSeconds)} |`),
+    `| Everything else (signing, HTTP, timers, GC) | | ${secs((runSeconds - inSteps) * 1000)} | | ${us(runSeconds - inSteps, n)} | ${pct((runSeconds - inSteps) / runSeconds)} |`,
+  ];
+}
+
 function render(f: Figures): string {
   const cpuList = cpus();
   const w = f.ours.worker;
   const bareMean = f.bare.reduce((a, b) => a + b.perSecond, 0) / f.bare.length;
   const ratio = f.ours.perSecond / bareMean;
+  const floorMean = f.floor.reduce((a, b) => a + b.perSecond, 0) / f.floor.length;
   const lat = f.latencyReceived.latency;
   const p99 = lat?.p99 ?? Number.POSITIVE_INFINITY;
   const throughputMet = ratio >= THROUGHPUT_GOAL;
@@ -149,6 +170,7 @@ function render(f: Figures): string {
     '|---|---:|---:|---:|---|---|',
     `| Deliveries per second, ${int(f.events)} events (backlog) | ${int(f.ours.perSecond)} | ${int(bareMean)} (bare undici) | ${pct(ratio)} | ≥ ${pct(THROUGHPUT_GOAL)} of bare undici | ${throughputMet ? 'yes' : '**no**'} |`,
     `| Event to first attempt at ${int(l.rate)} events/s, p50 / p99 | ${lat === null ? '—' : `${lat.p50} ms / ${lat.p99} ms`} | — | — | p99 < ${P99_GOAL_MS} ms | ${latencyMet ? 'yes' : '**no**'} |`,
+    `| Durable floor (bare undici + one durable insert per post), same run | ${int(f.ours.perSecond)} | ${int(floorMean)} | ${pct(f.ours.perSecond / floorMean)} | (the floor is ${pct(floorMean / bareMean)} of bare undici) | |`,
     '',
     `Goals met: ${(throughputMet ? 1 : 0) + (latencyMet ? 1 : 0)} of 2.`,
     '',
@@ -161,15 +183,33 @@ function render(f: Figures): string {
       'The bare sender posts the same bodies (serialised before its clock starts) with the same headers, signed anew for each post, ' +
       `with ${f.concurrency} requests in flight over one undici Agent (keep-alive), and records nothing; it ran once before and once after ours.`,
     '',
-    '| Sender | In flight | Posts | Time | Per second | Ours ÷ this |',
-    '|---|---:|---:|---:|---:|---:|',
-    `| **cauri delivery worker** | ≤ ${f.concurrency} | ${int(f.ours.succeeded)} | ${secs(f.ours.elapsedMs)} | ${int(f.ours.perSecond)} | — |`,
-    ...f.bare.map((b, i) => `| bare undici, ${i === 0 ? 'before' : 'after'} ours | ${b.concurrency} | ${int(b.posts)} | ${secs(b.elapsedMs)} | ${int(b.perSecond)} | ${pct(f.ours.perSecond / b.perSecond)} |`),
-    `| bare undici, mean | | | | ${int(bareMean)} | **${pct(ratio)}** |`,
+    'The durable floor is the bare sender that also inserts one row per post (idempotency key, status, duration, time) into a table with ' +
+      'its primary key and nothing else (WAL, `synchronous=FULL`), the posts completed in one event-loop turn committed together, each lane ' +
+      'waiting for its record before its next post: the least that "each attempt recorded durably" costs on this stack, without delivery rows, ' +
+      'fan-out or leases.',
+    '',
+    '| Sender | In flight | Posts | Time | Per second | CPU per post | Ours ÷ this |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+    `| **cauri delivery worker** | ≤ ${f.concurrency} | ${int(f.ours.succeeded)} | ${secs(f.ours.elapsedMs)} | ${int(f.ours.perSecond)} | ${int(f.ours.cpuUsPerDelivery)} µs | — |`,
+    ...f.bare.map((b, i) => `| bare undici, ${i === 0 ? 'before' : 'after'} ours | ${b.concurrency} | ${int(b.posts)} | ${secs(b.elapsedMs)} | ${int(b.perSecond)} | ${int(b.cpuUsPerPost)} µs | ${pct(f.ours.perSecond / b.perSecond)} |`),
+    `| bare undici, mean | | | | ${int(bareMean)} | | **${pct(ratio)}** |`,
+    ...f.floor.map((b, i) => `| durable floor, ${i === 0 ? 'before' : 'after'} ours | ${b.concurrency} | ${int(b.posts)} | ${secs(b.elapsedMs)} | ${int(b.perSecond)} | ${int(b.cpuUsPerPost)} µs | ${pct(f.ours.perSecond / b.perSecond)} |`),
+    `| durable floor, mean | | | | ${int(floorMean)} | | **${pct(f.ours.perSecond / floorMean)}** |`,
     '',
     `Checks: ${int(f.ours.attempts)} attempt rows for ${int(f.ours.events)} events (${f.ours.failedAttempts} failed); the receiver saw ` +
       `${int(f.oursReceived.requests)} requests from the worker with ${int(f.oursReceived.distinctKeys)} distinct idempotency keys; ` +
       `the bare sender had ${f.bare.reduce((a, b) => a + b.errors, 0)} errors.`,
+    '',
+    '### Where the worker\'s time goes',
+    '',
+    'The worker\'s own figures for this run (`DeliveryWorker.stats`, also on `/metrics` as `cauri_webhook_worker_seconds_total` and ' +
+      '`cauri_webhook_worker_units_total`): the time of each database step, transaction and commit included. On SQLite these steps run ' +
+      'on the event loop (better-sqlite3 is synchronous), so their time is the loop\'s. The rest is signing, the HTTP exchange, timers and ' +
+      'garbage collection, on the same loop.',
+    '',
+    '| Step | Units | Time | Per unit | Per delivery | Share of the run |',
+    '|---|---:|---:|---:|---:|---:|',
+    ...steps(f),
     '',
     '## Latency',
     '',
@@ -210,6 +250,10 @@ function render(f: Figures): string {
       'the harness share the cores. Absolute rates vary from run to run by far more than the ratio; do not quote them as capacity.',
     '- The bare sender is the floor of sending these bodies from Node: no database, no fan-out, no leases, no attempt records, no address check, ' +
       'no timeout. The gap to it is the cost of durable, exactly-recorded, retryable delivery.',
+    '- The durable floor adds only the durable record of each post. The gap between it and the bare sender is what durability alone costs on ' +
+      'one SQLite file with `synchronous=FULL`; the gap between ours and the floor is the rest of the delivery model (a delivery row per event ' +
+      'and endpoint with its indexes, the fan-out, the lease that keeps several workers from sending one attempt twice, the delivery\'s new ' +
+      'state with each attempt).',
     '- With one endpoint the worker keeps at most ' +
       `${w.perEndpointConcurrency} attempts in flight to it (docs/webhooks.md), so a single receiver sees at most that concurrency; ` +
       `${f.endpoints} endpoints let the worker use its whole in-flight limit.`,
@@ -262,16 +306,20 @@ async function main(): Promise<number> {
     const concurrency = Math.min(endpoints * defaults.perEndpointConcurrency, defaults.maxInFlight);
 
     const bare: BareResult[] = [];
-    const runBare = async (when: string) => {
+    const floor: BareResult[] = [];
+    const runBare = async (when: string, durable: boolean) => {
       await receiverReset(receiver!.base);
-      const result = await runStep<BareResult>('bare sender', BARE, [], bareEnv(concurrency), { timeoutMs: 120_000 });
+      const name = durable ? 'bare undici + durable record' : 'bare undici';
+      const env = durable ? { ...bareEnv(concurrency), BENCH_RECORD_SQLITE: join(root, `floor-${when}.sqlite`) } : bareEnv(concurrency);
+      const result = await runStep<BareResult>(name, BARE, [], env, { timeoutMs: 120_000 });
       const seen = await receiverStats(receiver!.base);
-      if (seen.requests !== result.posts || result.errors > 0) throw new Error(`bare sender (${when}): ${result.posts} posts, ${result.errors} errors, receiver saw ${seen.requests}`);
-      log(`bare undici (${when}): ${result.posts} posts in ${result.elapsedMs.toFixed(0)} ms, ${result.perSecond.toFixed(0)}/s at ${concurrency} in flight, ${result.cpuUsPerPost.toFixed(0)} µs CPU a post`);
-      bare.push(result);
+      if (seen.requests !== result.posts || result.errors > 0) throw new Error(`${name} (${when}): ${result.posts} posts, ${result.errors} errors, receiver saw ${seen.requests}`);
+      log(`${name} (${when}): ${result.posts} posts in ${result.elapsedMs.toFixed(0)} ms, ${result.perSecond.toFixed(0)}/s at ${concurrency} in flight, ${result.cpuUsPerPost.toFixed(0)} µs CPU a post`);
+      (durable ? floor : bare).push(result);
     };
 
-    await runBare('before');
+    await runBare('before', false);
+    await runBare('before', true);
     await receiverReset(receiver.base);
     log('delivery worker on the backlog');
     const ours = await runStep<DeliverResult>('deliver', SERVICE, ['deliver'], { ...base, BENCH_DATA_DIR: throughputDir, BENCH_EVENTS: String(events) }, { nodeArgs: profArgs('deliver'), timeoutMs: 170_000 });
@@ -280,7 +328,8 @@ async function main(): Promise<number> {
     if (ours.succeeded !== events || ours.attempts !== events || ours.failedAttempts !== 0) {
       throw new Error(`deliver: expected ${events} succeeded deliveries and attempts, got ${ours.succeeded} succeeded, ${ours.attempts} attempts (${ours.failedAttempts} failed)`);
     }
-    await runBare('after');
+    await runBare('after', false);
+    await runBare('after', true);
     rmSync(throughputDir, { recursive: true, force: true });
 
     log(`latency: ${rate} events/s for ${warmup} s warm-up + ${seconds} s`);
@@ -299,7 +348,7 @@ async function main(): Promise<number> {
         (latency.dbLatency === null ? '' : `; recorded attempt p50 ${latency.dbLatency.p50} ms, p99 ${latency.dbLatency.p99} ms`),
     );
 
-    const report = render({ started, finished: new Date(), events, endpoints, concurrency, prepare, ours, oursReceived, bare, latency, latencyReceived });
+    const report = render({ started, finished: new Date(), events, endpoints, concurrency, prepare, ours, oursReceived, bare, floor, latency, latencyReceived });
     mkdirSync(dirname(output), { recursive: true });
     writeFileSync(output, report);
     log(`report written to ${output}`);
