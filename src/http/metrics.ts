@@ -191,28 +191,29 @@ export class Metrics {
         attempts.inc({ outcome: 'failed' }, figures?.attempts.failed ?? 0);
       },
     });
-    const workerSeconds = new Counter({
-      name: 'cauri_webhook_worker_seconds_total',
-      help: 'Time the webhook delivery worker of this process spent in each database step (transaction and commit included).',
-      labelNames: ['step'],
-      registers: [this.registry],
-      collect() {
-        const figures = sources.webhookWorker?.();
-        workerSeconds.reset();
-        for (const [label, key] of WORKER_STEPS) workerSeconds.inc({ step: label }, figures?.[key].seconds ?? 0);
-      },
-    });
-    const workerUnits = new Counter({
-      name: 'cauri_webhook_worker_units_total',
-      help: 'What each step of the webhook delivery worker handled: events fanned out, deliveries claimed, attempts recorded.',
-      labelNames: ['step'],
-      registers: [this.registry],
-      collect() {
-        const figures = sources.webhookWorker?.();
-        workerUnits.reset();
-        for (const [label, key] of WORKER_STEPS) workerUnits.inc({ step: label }, figures?.[key].units ?? 0);
-      },
-    });
+    const stepCounter = (name: string, help: string, read: (step: { units: number; seconds: number }) => number) => {
+      const counter = new Counter({
+        name,
+        help,
+        labelNames: ['step'],
+        registers: [this.registry],
+        collect() {
+          const figures = sources.webhookWorker?.();
+          counter.reset();
+          for (const [label, key] of WORKER_STEPS) counter.inc({ step: label }, figures === undefined ? 0 : read(figures[key]));
+        },
+      });
+    };
+    stepCounter(
+      'cauri_webhook_worker_seconds_total',
+      'Time the webhook delivery worker of this process spent in each database step (transaction and commit included).',
+      (step) => step.seconds,
+    );
+    stepCounter(
+      'cauri_webhook_worker_units_total',
+      'What each step of the webhook delivery worker handled: events fanned out, deliveries claimed, attempts recorded.',
+      (step) => step.units,
+    );
     const backlog = new Gauge({
       name: 'cauri_events_pending_dispatch',
       help: 'Recorded events not yet fanned out to webhook endpoints.',
