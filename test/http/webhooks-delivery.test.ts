@@ -240,11 +240,16 @@ for (const database of DATABASES) {
         const line = text.split('\n').find((l) => l.startsWith(`${series} `));
         return line === undefined ? undefined : Number(line.slice(series.length + 1));
       };
+      // Two events to two endpoints: two successes, and at least two failures (the 503s, retried at
+      // once), each attempt counted when it is made and its record once committed.
+      const settled = (text: string) =>
+        (metric(text, 'cauri_webhook_attempts_total{outcome="succeeded"}') ?? 0) >= 2 &&
+        (metric(text, 'cauri_webhook_attempts_total{outcome="failed"}') ?? 0) >= 2 &&
+        (metric(text, 'cauri_webhook_worker_units_total{step="record"}') ?? 0) >= 4;
       let text = '';
       for (const deadline = performance.now() + 10_000; performance.now() < deadline; await new Promise((r) => setTimeout(r, 25))) {
         text = await (await fetch(`${c.base}/metrics`)).text();
-        // Two events to two endpoints: two successes, and two failures (the 503s, retried at once).
-        if ((metric(text, 'cauri_webhook_attempts_total{outcome="succeeded"}') ?? 0) >= 2 && (metric(text, 'cauri_webhook_attempts_total{outcome="failed"}') ?? 0) >= 2) break;
+        if (settled(text)) break;
       }
       assert.equal(ok.received.length, 2);
       assert.equal(metric(text, 'cauri_webhook_attempts_total{outcome="succeeded"}'), 2);
