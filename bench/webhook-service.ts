@@ -201,18 +201,18 @@ async function deliver(): Promise<DeliverResult> {
     const started = performance.now();
     const cpuBefore = process.cpuUsage();
     let elapsedMs = 0;
-    let cpuMs = 0;
+    let cpuUs = 0;
     worker.start();
     try {
       await waitDelivered(runtime, events, 150_000);
       elapsedMs = performance.now() - started;
       const cpu = process.cpuUsage(cpuBefore);
-      cpuMs = (cpu.user + cpu.system) / 1000;
+      cpuUs = cpu.user + cpu.system;
     } finally {
       await worker.stop();
     }
     const counts = await countDeliveries(runtime);
-    return { events, ...counts, elapsedMs, perSecond: (events / elapsedMs) * 1000, cpuUsPerDelivery: (cpuMs * 1000) / events, steps: worker.stats, worker: workerSettings() };
+    return { events, ...counts, elapsedMs, perSecond: (events / elapsedMs) * 1000, cpuUsPerDelivery: cpuUs / events, steps: worker.stats, worker: workerSettings() };
   } finally {
     await runtime.close();
   }

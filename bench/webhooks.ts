@@ -29,6 +29,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { arch, cpus, platform, release, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { StepFigures } from '../src/webhooks/delivery-worker.js';
 import { defaultWebhookOptions } from '../src/webhooks/index.js';
 import { killAllChildren, spawnServer, type ServerProcess } from './processes.js';
 import { packageVersion } from './report.js';
@@ -120,13 +121,22 @@ interface Figures {
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const secs = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 const pct = (r: number) => `${(r * 100).toFixed(0)} %`;
+const meanRate = (runs: readonly BareResult[]) => runs.reduce((a, b) => a + b.perSecond, 0) / runs.length;
+
+/** The rows of one reference in the throughput table: its run before ours, after ours, and their mean. */
+function referenceRows(label: string, runs: readonly BareResult[], ours: number): string[] {
+  return [
+    ...runs.map((b, i) => `| ${label}, ${i === 0 ? 'before' : 'after'} ours | ${b.concurrency} | ${int(b.posts)} | ${secs(b.elapsedMs)} | ${int(b.perSecond)} | ${int(b.cpuUsPerPost)} µs | ${pct(ours / b.perSecond)} |`),
+    `| ${label}, mean | | | | ${int(meanRate(runs))} | | **${pct(ours / meanRate(runs))}** |`,
+  ];
+}
 
 /** The rows of the step table: each database step of the worker, then the rest of the run. */
 function steps(f: Figures): string[] {
   const st = f.ours.steps;
   const n = f.ours.succeeded;
   const runSeconds = f.ours.elapsedMs / 1000;
-  const rows: [string, string, { units: number; seconds: number }][] = [
+  const rows: [string, string, StepFigures][] = [
     ['Fan-out', 'events', st.fanOut],
     ['Claim (due scan, lease, reads)', 'deliveries', st.claim],
     ['Record (attempt and new state)', 'attempts', st.record],
@@ -142,9 +152,9 @@ function steps(f: Figures): string[] {
 function render(f: Figures): string {
   const cpuList = cpus();
   const w = f.ours.worker;
-  const bareMean = f.bare.reduce((a, b) => a + b.perSecond, 0) / f.bare.length;
+  const bareMean = meanRate(f.bare);
   const ratio = f.ours.perSecond / bareMean;
-  const floorMean = f.floor.reduce((a, b) => a + b.perSecond, 0) / f.floor.length;
+  const floorMean = meanRate(f.floor);
   const lat = f.latencyReceived.latency;
   const p99 = lat?.p99 ?? Number.POSITIVE_INFINITY;
   const throughputMet = ratio >= THROUGHPUT_GOAL;
@@ -191,10 +201,8 @@ function render(f: Figures): string {
     '| Sender | In flight | Posts | Time | Per second | CPU per post | Ours ÷ this |',
     '|---|---:|---:|---:|---:|---:|---:|',
     `| **cauri delivery worker** | ≤ ${f.concurrency} | ${int(f.ours.succeeded)} | ${secs(f.ours.elapsedMs)} | ${int(f.ours.perSecond)} | ${int(f.ours.cpuUsPerDelivery)} µs | — |`,
-    ...f.bare.map((b, i) => `| bare undici, ${i === 0 ? 'before' : 'after'} ours | ${b.concurrency} | ${int(b.posts)} | ${secs(b.elapsedMs)} | ${int(b.perSecond)} | ${int(b.cpuUsPerPost)} µs | ${pct(f.ours.perSecond / b.perSecond)} |`),
-    `| bare undici, mean | | | | ${int(bareMean)} | | **${pct(ratio)}** |`,
-    ...f.floor.map((b, i) => `| durable floor, ${i === 0 ? 'before' : 'after'} ours | ${b.concurrency} | ${int(b.posts)} | ${secs(b.elapsedMs)} | ${int(b.perSecond)} | ${int(b.cpuUsPerPost)} µs | ${pct(f.ours.perSecond / b.perSecond)} |`),
-    `| durable floor, mean | | | | ${int(floorMean)} | | **${pct(f.ours.perSecond / floorMean)}** |`,
+    ...referenceRows('bare undici', f.bare, f.ours.perSecond),
+    ...referenceRows('durable floor', f.floor, f.ours.perSecond),
     '',
     `Checks: ${int(f.ours.attempts)} attempt rows for ${int(f.ours.events)} events (${f.ours.failedAttempts} failed); the receiver saw ` +
       `${int(f.oursReceived.requests)} requests from the worker with ${int(f.oursReceived.distinctKeys)} distinct idempotency keys; ` +

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
+import type { DeliveryWorkerStats, StepFigures } from '../webhooks/delivery-worker.js';
 
 export interface MetricsSources {
   poolStats(): { total: number; idle: number; waiting: number };
@@ -7,15 +8,7 @@ export interface MetricsSources {
   /** Signed attestation documents held in memory by the read endpoint (optional). */
   cachedDocuments?(): number;
   /** The webhook delivery worker of this process (optional; all zero where it does not run). */
-  webhookWorker?(): WebhookWorkerFigures;
-}
-
-/** What the delivery worker reports (its DeliveryWorkerStats), as the metrics read it. */
-export interface WebhookWorkerFigures {
-  fanOut: { units: number; seconds: number };
-  claim: { units: number; seconds: number };
-  record: { units: number; seconds: number };
-  attempts: { succeeded: number; failed: number };
+  webhookWorker?(): DeliveryWorkerStats;
 }
 
 const WORKER_STEPS = [
@@ -191,7 +184,7 @@ export class Metrics {
         attempts.inc({ outcome: 'failed' }, figures?.attempts.failed ?? 0);
       },
     });
-    const stepCounter = (name: string, help: string, read: (step: { units: number; seconds: number }) => number) => {
+    const stepCounter = (name: string, help: string, read: (step: StepFigures) => number) => {
       const counter = new Counter({
         name,
         help,

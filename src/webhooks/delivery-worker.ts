@@ -69,6 +69,12 @@ export interface DeliveryWorkerOptions {
   serviceName: string;
 }
 
+/** What one database step of the worker handled (its units) and the wall time it took, in seconds. */
+export interface StepFigures {
+  units: number;
+  seconds: number;
+}
+
 /**
  * What the worker has done since it was created, for /metrics and the benchmark. Each step's time is
  * the wall time of its database work (the whole transaction, commit included; on PostgreSQL the
@@ -76,11 +82,11 @@ export interface DeliveryWorkerOptions {
  */
 export interface DeliveryWorkerStats {
   /** Events fanned out, and the fan-out transactions' time. */
-  fanOut: { units: number; seconds: number };
+  fanOut: StepFigures;
   /** Deliveries leased, and the claims' time: the due scan, the lease transaction, the reads of endpoints and bodies. */
-  claim: { units: number; seconds: number };
+  claim: StepFigures;
   /** Attempts recorded with their delivery's new state, and the recording transactions' time. */
-  record: { units: number; seconds: number };
+  record: StepFigures;
   /** Attempts made, by outcome: a 2xx, or anything else (status, timeout, refusal, network error). */
   attempts: { succeeded: number; failed: number };
 }
@@ -187,7 +193,7 @@ export class DeliveryWorker {
     return n;
   }
 
-  #count(step: { units: number; seconds: number }, units: number, started: number): void {
+  #count(step: StepFigures, units: number, started: number): void {
     step.units += units;
     step.seconds += (performance.now() - started) / 1000;
   }
