@@ -138,8 +138,9 @@ function steps(f: Figures): string[] {
   const runSeconds = f.ours.elapsedMs / 1000;
   const rows: [string, string, StepFigures][] = [
     ['Fan-out', 'events', st.fanOut],
-    ['Claim (due scan, lease, reads)', 'deliveries', st.claim],
+    ['Claim of due deliveries (scan, lease, reads)', 'deliveries', st.claim],
     ['Record (attempt and new state)', 'attempts', st.record],
+    ['Begin and commit (combined transactions)', 'transactions', st.commit],
   ];
   const us = (seconds: number, per: number) => (per === 0 ? '—' : `${int((seconds * 1e6) / per)} µs`);
   const inSteps = rows.reduce((a, [, , s]) => a + s.seconds, 0);

@@ -15,6 +15,7 @@ const WORKER_STEPS = [
   ['fan_out', 'fanOut'],
   ['claim', 'claim'],
   ['record', 'record'],
+  ['commit', 'commit'],
 ] as const;
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
@@ -199,12 +200,12 @@ export class Metrics {
     };
     stepCounter(
       'cauri_webhook_worker_seconds_total',
-      'Time the webhook delivery worker of this process spent in each database step (transaction and commit included).',
+      'Time the webhook delivery worker of this process spent in each database step: fan-out, claim and record (a step run in a transaction of its own includes its commit), and the begin and commit of the running worker\'s combined transactions.',
       (step) => step.seconds,
     );
     stepCounter(
       'cauri_webhook_worker_units_total',
-      'What each step of the webhook delivery worker handled: events fanned out, deliveries claimed, attempts recorded.',
+      'What each step of the webhook delivery worker handled: events fanned out, due deliveries claimed, attempts recorded, combined transactions committed.',
       (step) => step.units,
     );
     const backlog = new Gauge({

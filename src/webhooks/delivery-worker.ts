@@ -13,6 +13,7 @@ import {
   dueCandidates,
   dueCandidatesBounded,
   findMessages,
+  hasDueDeliveries,
   hasPendingEvents,
   insertDeliveries,
   insertMessages,
@@ -40,6 +41,8 @@ const BUSY_WINDOW_MS = 2_000;
  * count of leases, a lease transaction) then fills many slots, rather than one claim per attempt.
  */
 const REFILL_SLOTS = 16;
+/** Fan-out rounds in one combined transaction at most. */
+const FAN_OUT_ROUNDS = 4;
 
 /** An attempt waiting to be recorded with the others that completed meanwhile. */
 interface PendingRecord {
@@ -87,6 +90,11 @@ export interface DeliveryWorkerStats {
   claim: StepFigures;
   /** Attempts recorded with their delivery's new state, and the recording transactions' time. */
   record: StepFigures;
+  /**
+   * The running worker's combined transactions (see DeliveryWorker): how many committed, and the time
+   * of their begin and commit, which the three steps above share there and do not include.
+   */
+  commit: StepFigures;
   /** Attempts made, by outcome: a 2xx, or anything else (status, timeout, refusal, network error). */
   attempts: { succeeded: number; failed: number };
 }
@@ -118,32 +126,56 @@ function brand(serviceName: string): string {
     .join('-');
 }
 
+/** A leased delivery with what its attempt needs, ready to start once its lease has committed. */
+interface Launch {
+  delivery: WebhookDeliveryRow;
+  endpoint: WebhookEndpointRow | undefined;
+  body: string | undefined;
+}
+
+/** Slots a combined transaction may still lease: in this process, and per endpoint across workers. */
+interface Slots {
+  free: number;
+  busy: Map<string, number>;
+}
+
 /**
- * The delivery loop, in two steps that share nothing but the database:
- * 1. fan-out: each stored event not yet dispatched becomes one delivery per subscribed endpoint, with
- *    its body serialised once, in one transaction with marking the event dispatched;
- * 2. sending: due deliveries are leased in a short transaction, then sent without holding it; each
- *    attempt and the delivery's next state are recorded together.
+ * The delivery loop. Each stored event becomes one delivery per subscribed endpoint (its fan-out, with
+ * the body serialised once and the event marked dispatched); due deliveries are leased, sent without
+ * holding any transaction, and each attempt is recorded with the delivery's next state.
+ *
+ * While the worker runs, these steps share one transaction per turn: the attempts that ended since the
+ * last one are recorded, the slots they freed are filled with due deliveries (retries, replays, test
+ * events, deliveries that waited for their endpoint), and what is still free with new events, whose
+ * deliveries are inserted already leased. One durable commit per turn, and a new event is sent with
+ * the endpoint and body the fan-out has in hand. Events are taken only as far as slots are free, so
+ * a backlog stays in the events table, not as a backlog of leasable rows.
+ *
  * Several workers may run against one PostgreSQL database: SKIP LOCKED and leases keep them from
  * fanning out one event twice or sending one attempt twice. No send is awaited before others start,
- * and the per-endpoint limit keeps a slow or dead receiver from taking every slot.
+ * and the per-endpoint limit keeps a slow or dead receiver from taking every slot. `runOnce` runs the
+ * same steps one after the other, each in its own transaction, for tests and the command line.
  */
 export class DeliveryWorker {
   readonly stats: DeliveryWorkerStats = {
     fanOut: { units: 0, seconds: 0 },
     claim: { units: 0, seconds: 0 },
     record: { units: 0, seconds: 0 },
+    commit: { units: 0, seconds: 0 },
     attempts: { succeeded: 0, failed: 0 },
   };
   readonly #inflight = new Set<Promise<void>>();
   #records: PendingRecord[] = [];
-  #recording = false;
+  /** The loop of combined transactions is under way (it also records attempts when the worker is stopped). */
+  #pumping = false;
+  /** Something asked for due deliveries and new events to be looked for (start, the timer, an idle turn). */
+  #claimWanted = false;
   #soon: NodeJS.Timeout | null = null;
   #lastWork = -Infinity;
   readonly #headers: { signature: string; idempotency: string; userAgent: string };
   #timer: NodeJS.Timeout | null = null;
-  #ticking: Promise<void> | null = null;
-  #again = false;
+  /** The loop's current run, while #pumping. */
+  #pumped: Promise<void> = Promise.resolve();
   #running = false;
   #stopped = false;
 
@@ -162,35 +194,60 @@ export class DeliveryWorker {
 
   // ----- Fan-out ----------------------------------------------------------------------------------
 
-  /** Fans out one batch of pending events; returns how many events it took (0: none left). */
+  /** Fans out one batch of pending events in a transaction of its own; returns how many events it took (0: none left). */
   async fanOut(): Promise<number> {
     // Most turns find nothing to fan out: a read says so without opening a write transaction.
     if (!(await hasPendingEvents(this.db))) return 0;
     const started = performance.now();
-    const n = await this.db.transaction().execute(async (trx) => {
-      const events = await lockPendingEvents(trx, this.dialect, this.options.dispatchBatch);
-      if (events.length === 0) return 0;
-      const now = this.clock.now().getTime();
-      const clientIds = [...new Set(events.flatMap((e) => (e.client_id === null ? [] : [e.client_id])))];
-      const allClients = events.some((e) => e.client_id === null);
-      const latest = Math.max(...events.map((e) => e.created_at));
-      const endpoints = (await subscribableEndpoints(trx, clientIds, allClients, latest)).map((e) => ({ ...e, types: new Set(JSON.parse(e.events) as string[]) }));
-      const messages: WebhookMessageTable[] = [];
-      const deliveries: WebhookDeliveryRow[] = [];
-      for (const event of events) {
-        // An endpoint receives the events created after it, not the backlog from before it existed.
-        const targets = endpoints.filter((e) => (event.client_id === null || e.client_id === event.client_id) && e.types.has(event.type) && e.created_at <= event.created_at);
-        if (targets.length === 0) continue;
-        messages.push({ event_id: event.id, body: this.#body(event), created_at: now });
-        for (const endpoint of targets) deliveries.push(newDeliveryRow(event, endpoint, now));
+    const { events } = await transaction(this.db, (trx) => this.#fanOutIn(trx, this.options.dispatchBatch, this.clock.now().getTime(), null));
+    this.#count(this.stats.fanOut, events, started);
+    return events;
+  }
+
+  /**
+   * Fans out up to `limit` pending events in `trx`. With `slots`, each delivery that fits in them is
+   * inserted already leased to this worker and returned to be launched after the commit, and events
+   * are taken only while slots are free; without, every delivery is inserted due and unleased.
+   */
+  async #fanOutIn(trx: Kysely<Database>, limit: number, now: number, slots: Slots | null): Promise<{ events: number; launches: Launch[] }> {
+    const locked = await lockPendingEvents(trx, this.dialect, limit);
+    if (locked.length === 0) return { events: 0, launches: [] };
+    const clientIds = [...new Set(locked.flatMap((e) => (e.client_id === null ? [] : [e.client_id])))];
+    const allClients = locked.some((e) => e.client_id === null);
+    const latest = Math.max(...locked.map((e) => e.created_at));
+    const endpoints = (await subscribableEndpoints(trx, clientIds, allClients, latest)).map((e) => ({ row: e, types: new Set(JSON.parse(e.events) as string[]) }));
+    const { perEndpointConcurrency, leaseMs, owner } = this.options;
+    const messages: WebhookMessageTable[] = [];
+    const deliveries: WebhookDeliveryRow[] = [];
+    const launches: Launch[] = [];
+    const taken: string[] = [];
+    for (const event of locked) {
+      // Events wait in order for free slots; locked ones left here are released at the commit.
+      if (slots !== null && slots.free <= 0) break;
+      taken.push(event.id);
+      // An endpoint receives the events created after it, not the backlog from before it existed.
+      const targets = endpoints.filter(({ row, types }) => (event.client_id === null || row.client_id === event.client_id) && types.has(event.type) && row.created_at <= event.created_at);
+      if (targets.length === 0) continue;
+      const body = this.#body(event);
+      messages.push({ event_id: event.id, body, created_at: now });
+      for (const { row: endpoint } of targets) {
+        const delivery = newDeliveryRow(event, endpoint, now);
+        const busy = slots?.busy.get(endpoint.id) ?? 0;
+        if (slots !== null && slots.free > 0 && busy < perEndpointConcurrency) {
+          // Leased as it is created: nothing else can see it before the commit, so no lease step.
+          delivery.lease_until = now + leaseMs;
+          delivery.lease_owner = owner;
+          slots.free--;
+          slots.busy.set(endpoint.id, busy + 1);
+          launches.push({ delivery, endpoint, body });
+        }
+        deliveries.push(delivery);
       }
-      await insertMessages(trx, messages);
-      await insertDeliveries(trx, deliveries);
-      await markEventsDispatched(trx, events.map((e) => e.id), now);
-      return events.length;
-    });
-    this.#count(this.stats.fanOut, n, started);
-    return n;
+    }
+    await insertMessages(trx, messages);
+    await insertDeliveries(trx, deliveries);
+    await markEventsDispatched(trx, taken, now);
+    return { events: taken.length, launches };
   }
 
   #count(step: StepFigures, units: number, started: number): void {
@@ -203,41 +260,45 @@ export class DeliveryWorker {
     return serializeEnvelope({ ...envelope, data: envelope.data });
   }
 
-  // ----- Sending ----------------------------------------------------------------------------------
+  // ----- Claiming ---------------------------------------------------------------------------------
 
-  /** Leases due deliveries within this process's free slots and starts their attempts; returns them. */
-  async #claimAndLaunch(): Promise<Promise<void>[]> {
-    const capacity = this.options.maxInFlight - this.#inflight.size;
+  /** Leases due deliveries within `slots` (updating them) in `trx`, with their endpoints and bodies. */
+  async #claimIn(trx: Kysely<Database>, slots: Slots, now: number): Promise<Launch[]> {
+    const capacity = slots.free;
     if (capacity <= 0) return [];
-    const started = performance.now();
-    const now = this.clock.now().getTime();
     const { perEndpointConcurrency } = this.options;
+    const { busy } = slots;
     // The earliest due deliveries first, without reading the whole backlog; the full query only when
     // an endpoint with free slots may have due deliveries beyond that scan (so none waits behind
     // another endpoint's backlog).
-    const bounded = await dueCandidatesBounded(this.db, now, perEndpointConcurrency, capacity * 2, Math.max(256, capacity * 16));
-    const busy = await leasedPerEndpoint(this.db, now);
+    const bounded = await dueCandidatesBounded(trx, now, perEndpointConcurrency, capacity * 2, Math.max(256, capacity * 16));
     let candidates = bounded.rows;
     if (bounded.truncated) {
       const seen = new Set(candidates.map((c) => c.endpoint_id));
       const others = [...bounded.enabled].some((id) => !seen.has(id) && (busy.get(id) ?? 0) < perEndpointConcurrency);
-      if (others || candidates.length === 0) candidates = await dueCandidates(this.db, now, perEndpointConcurrency, capacity * 2);
+      if (others || candidates.length === 0) candidates = await dueCandidates(trx, now, perEndpointConcurrency, capacity * 2);
     }
     if (candidates.length === 0) return [];
     const chosen: string[] = [];
+    const planned = new Map<string, number>();
     for (const candidate of candidates) {
-      const n = busy.get(candidate.endpoint_id) ?? 0;
+      const n = (busy.get(candidate.endpoint_id) ?? 0) + (planned.get(candidate.endpoint_id) ?? 0);
       if (n >= perEndpointConcurrency) continue;
-      busy.set(candidate.endpoint_id, n + 1);
+      planned.set(candidate.endpoint_id, (planned.get(candidate.endpoint_id) ?? 0) + 1);
       chosen.push(candidate.id);
       if (chosen.length >= capacity) break;
     }
-    const leased = await leaseDeliveries(this.db, this.dialect, chosen, now, this.options.leaseMs, this.options.owner);
+    const leased = await leaseDeliveries(trx, this.dialect, chosen, now, this.options.leaseMs, this.options.owner);
     if (leased.length === 0) return [];
-    const endpoints = new Map((await findEndpoints(this.db, [...new Set(leased.map((d) => d.endpoint_id))])).map((e) => [e.id, e]));
-    const bodies = await findMessages(this.db, [...new Set(leased.map((d) => d.event_id))]);
-    this.#count(this.stats.claim, leased.length, started);
-    return leased.map((delivery) => this.#track(this.#attempt(delivery, endpoints.get(delivery.endpoint_id), bodies.get(delivery.event_id))));
+    for (const delivery of leased) busy.set(delivery.endpoint_id, (busy.get(delivery.endpoint_id) ?? 0) + 1);
+    slots.free -= leased.length;
+    const endpoints = new Map((await findEndpoints(trx, [...new Set(leased.map((d) => d.endpoint_id))])).map((e) => [e.id, e]));
+    const bodies = await findMessages(trx, [...new Set(leased.map((d) => d.event_id))]);
+    return leased.map((delivery) => ({ delivery, endpoint: endpoints.get(delivery.endpoint_id), body: bodies.get(delivery.event_id) }));
+  }
+
+  #launch(launches: readonly Launch[]): Promise<void>[] {
+    return launches.map(({ delivery, endpoint, body }) => this.#track(this.#attempt(delivery, endpoint, body)));
   }
 
   #track(work: Promise<void>): Promise<void> {
@@ -245,14 +306,15 @@ export class DeliveryWorker {
       .catch((error: unknown) => this.log.error({ err: error }, 'webhook attempt failed to complete'))
       .finally(() => {
         this.#inflight.delete(tracked);
-        // Freed slots, or an immediate retry that is now due: look again without waiting a period,
-        // once enough slots are free for the claim to be worth it (or nothing else is in flight).
-        const free = this.options.maxInFlight - this.#inflight.size;
-        if (this.#running && (free >= Math.min(REFILL_SLOTS, this.options.maxInFlight) || this.#inflight.size === 0)) this.#kick();
+        // The last attempt in flight has ended (an attempt that is recorded was counted by the turn
+        // that recorded it): look for more now rather than at the next period.
+        if (this.#running && this.#inflight.size === 0) this.#kick();
       });
     this.#inflight.add(tracked);
     return tracked;
   }
+
+  // ----- Sending ----------------------------------------------------------------------------------
 
   async #attempt(delivery: WebhookDeliveryRow, endpoint: WebhookEndpointRow | undefined, body: string | undefined): Promise<void> {
     const { owner } = this.options;
@@ -292,51 +354,121 @@ export class DeliveryWorker {
   }
 
   /**
-   * Records an attempt and the delivery's new state; resolves once committed (false: the lease had
-   * lapsed, nothing written). Attempts that complete while a commit is under way are recorded
-   * together in the next transaction, so that a durable commit (an fsync on SQLite) is shared by
-   * many attempts rather than paid by each. If that transaction fails, each is recorded alone, so
-   * that one bad record does not take the others with it.
+   * Queues an attempt and the delivery's new state for the next turn's transaction; resolves once
+   * committed (false: the lease had lapsed, nothing written). Attempts that complete while a commit
+   * is under way are recorded together, so that a durable commit (an fsync on SQLite) is shared by
+   * many attempts rather than paid by each.
    */
   #record(attemptsBefore: number, changes: PendingRecord['changes'], attempt: WebhookAttemptRow): Promise<boolean> {
     return new Promise<boolean>((resolve, reject) => {
       this.#records.push({ attemptsBefore, changes, attempt, resolve, reject });
-      if (!this.#recording) void this.#drainRecords();
+      this.#startPump();
     });
   }
 
-  async #drainRecords(): Promise<void> {
-    this.#recording = true;
+  async #recordIn(trx: Kysely<Database>, batch: readonly PendingRecord[]): Promise<boolean[]> {
     const { owner } = this.options;
+    const out: boolean[] = [];
+    for (const r of batch) out.push(await recordAttempt(trx, owner, r.attemptsBefore, r.changes, r.attempt));
+    return out;
+  }
+
+  /** Each record of a batch whose transaction failed, alone, so that one bad record does not take the others with it. */
+  async #recordAlone(batch: readonly PendingRecord[]): Promise<void> {
+    const { owner } = this.options;
+    for (const r of batch) {
+      try {
+        r.resolve(await transaction(this.db, (trx) => recordAttempt(trx, owner, r.attemptsBefore, r.changes, r.attempt)));
+      } catch (error) {
+        r.reject(error);
+      }
+    }
+  }
+
+  /**
+   * The loop of combined transactions: while attempts wait to be recorded or a claim is wanted, one
+   * transaction per turn of the event loop records the attempts and, if the worker runs and enough
+   * slots are free, leases due deliveries and fans out new events into the rest. The attempts it
+   * leased start once it has committed.
+   */
+  async #pump(): Promise<void> {
+    const { maxInFlight } = this.options;
     try {
-      while (this.#records.length > 0) {
-        // One turn of the event loop, so that the attempts completing in it join this batch.
+      while (this.#records.length > 0 || (this.#claimWanted && this.#running)) {
+        // One turn of the event loop, so that the attempts completing in it join this transaction.
         await new Promise<void>((resolve) => setImmediate(resolve));
         const batch = this.#records.splice(0, RECORD_BATCH);
-        let outcomes: boolean[];
+        // The batch's attempts leave their slots when this transaction commits.
+        const free = maxInFlight - this.#inflight.size + batch.length;
+        const claim = this.#running && free > 0 && (this.#claimWanted || free >= Math.min(REFILL_SLOTS, maxInFlight));
+        this.#claimWanted = false;
+        const now = this.clock.now().getTime();
+        // Nothing to record: open a write transaction only if a read says there is work.
+        if (batch.length === 0 && !(claim && ((await hasDueDeliveries(this.db, now)) || (await hasPendingEvents(this.db))))) continue;
+        let result: { recorded: boolean[]; launches: Launch[]; dispatched: number; more: boolean };
+        let begun = 0;
+        let ended = 0;
         const started = performance.now();
         try {
-          outcomes = await transaction(this.db, async (trx) => {
-            const out: boolean[] = [];
-            for (const r of batch) out.push(await recordAttempt(trx, owner, r.attemptsBefore, r.changes, r.attempt));
-            return out;
-          });
-          this.#count(this.stats.record, batch.length, started);
-        } catch {
-          for (const r of batch) {
-            try {
-              r.resolve(await transaction(this.db, (trx) => recordAttempt(trx, owner, r.attemptsBefore, r.changes, r.attempt)));
-            } catch (error) {
-              r.reject(error);
+          result = await transaction(this.db, async (trx) => {
+            begun = performance.now();
+            const recorded = await this.#recordIn(trx, batch);
+            const claimed = performance.now();
+            this.#count(this.stats.record, batch.length, begun);
+            let launches: Launch[] = [];
+            let dispatched = 0;
+            let more = false;
+            if (claim) {
+              const slots: Slots = { free, busy: await leasedPerEndpoint(trx, now) };
+              launches = await this.#claimIn(trx, slots, now);
+              this.#count(this.stats.claim, launches.length, claimed);
+              const fanning = performance.now();
+              // A few rounds at most (events without a subscribed endpoint take no slot), so that one
+              // transaction stays short; `more` asks for another turn at once.
+              for (let round = 0; slots.free > 0; round++) {
+                if (round === FAN_OUT_ROUNDS) {
+                  more = true;
+                  break;
+                }
+                const limit = Math.min(this.options.dispatchBatch, Math.max(slots.free, REFILL_SLOTS));
+                const fanned = await this.#fanOutIn(trx, limit, now, slots);
+                dispatched += fanned.events;
+                launches = launches.concat(fanned.launches);
+                if (fanned.events < limit) break;
+              }
+              this.#count(this.stats.fanOut, dispatched, fanning);
             }
-          }
+            ended = performance.now();
+            return { recorded, launches, dispatched, more };
+          });
+        } catch (error) {
+          this.log.error({ err: error }, 'webhook delivery transaction failed');
+          await this.#recordAlone(batch);
           continue;
         }
-        batch.forEach((r, i) => r.resolve(outcomes[i] === true));
+        // Begin and commit: the transaction's time outside the steps.
+        this.stats.commit.units++;
+        this.stats.commit.seconds += (begun - started + performance.now() - ended) / 1000;
+        batch.forEach((r, i) => r.resolve(result.recorded[i] === true));
+        if (result.launches.length > 0 || result.dispatched > 0) this.#lastWork = performance.now();
+        this.#launch(result.launches);
+        if (result.more) this.#claimWanted = true;
       }
     } finally {
-      this.#recording = false;
+      this.#pumping = false;
     }
+    this.#pollSoon();
+  }
+
+  /** Leases due deliveries within this process's free slots, in a transaction of its own, and starts their attempts. */
+  async #claimAndLaunch(): Promise<Promise<void>[]> {
+    const free = this.options.maxInFlight - this.#inflight.size;
+    if (free <= 0) return [];
+    const started = performance.now();
+    const now = this.clock.now().getTime();
+    const launches = await transaction(this.db, async (trx) => this.#claimIn(trx, { free, busy: await leasedPerEndpoint(trx, now) }, now));
+    this.#count(this.stats.claim, launches.length, started);
+    return this.#launch(launches);
   }
 
   // ----- Loop -------------------------------------------------------------------------------------
@@ -357,22 +489,10 @@ export class DeliveryWorker {
     return { dispatched, attempted: started.length };
   }
 
-  /** One background step: a few fan-out batches, then start what is due; attempts are not awaited. */
-  async #tick(): Promise<void> {
-    let dispatched = 0;
-    for (let i = 0; i < 4; i++) {
-      const n = await this.fanOut();
-      dispatched += n;
-      if (n < this.options.dispatchBatch) break;
-    }
-    const launched = await this.#claimAndLaunch();
-    if (dispatched > 0 || launched.length > 0) this.#lastWork = performance.now();
-  }
-
   /**
-   * After a tick with nothing left to start: while events have been coming in, look again shortly,
-   * not a whole poll period later, so that an event recorded just after a tick does not wait for
-   * the period (attempts in flight kick the loop themselves when they end).
+   * After a loop with nothing left to start: while events have been coming in, look again shortly,
+   * not a whole poll period later, so that an event recorded just after a turn does not wait for the
+   * period (attempts in flight keep the loop going themselves when they end).
    */
   #pollSoon(): void {
     if (!this.#running || this.#soon !== null || this.#inflight.size > 0) return;
@@ -385,21 +505,14 @@ export class DeliveryWorker {
   }
 
   #kick(): void {
-    if (this.#ticking !== null) {
-      this.#again = true;
-      return;
-    }
-    this.#ticking = this.#tick()
-      .catch((error: unknown) => this.log.error({ err: error }, 'webhook delivery tick failed'))
-      .finally(() => {
-        this.#ticking = null;
-        if (this.#again && this.#running) {
-          this.#again = false;
-          setImmediate(() => this.#kick());
-        } else {
-          this.#pollSoon();
-        }
-      });
+    this.#claimWanted = true;
+    this.#startPump();
+  }
+
+  #startPump(): void {
+    if (this.#pumping) return;
+    this.#pumping = true;
+    this.#pumped = this.#pump().catch((error: unknown) => this.log.error({ err: error }, 'webhook delivery loop failed'));
   }
 
   start(): void {
@@ -410,7 +523,7 @@ export class DeliveryWorker {
     this.#kick();
   }
 
-  /** Stops the loop, waits for attempts in flight (each bounded by the timeout) and closes the sender. */
+  /** Stops the loop, waits for attempts in flight (each bounded by the timeout) and their records, and closes the sender. */
   async stop(): Promise<void> {
     if (this.#stopped) return;
     this.#stopped = true;
@@ -419,8 +532,8 @@ export class DeliveryWorker {
     this.#timer = null;
     if (this.#soon !== null) clearTimeout(this.#soon);
     this.#soon = null;
-    while (this.#ticking !== null) await this.#ticking;
     while (this.#inflight.size > 0) await Promise.all([...this.#inflight]);
+    await this.#pumped;
     await this.sender.close();
   }
 }

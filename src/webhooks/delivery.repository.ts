@@ -11,14 +11,18 @@ const INSERT_CHUNK = 400;
 
 // ----- Fan-out ------------------------------------------------------------------------------------
 
+const pendingEvents = new PreparedQuery(1, (db, limit: number) => db.selectFrom('events').selectAll().where('dispatched_at', 'is', null).orderBy('id').limit(limit));
+const pendingEventsLocked = new PreparedQuery(1, (db, limit: number) =>
+  db.selectFrom('events').selectAll().where('dispatched_at', 'is', null).orderBy('id').limit(limit).forUpdate().skipLocked(),
+);
+
 /**
  * The oldest events not yet fanned out, in id order. On PostgreSQL they are locked until the
  * caller's transaction ends and rows another worker holds are skipped, so two workers never fan out
  * the same event; on SQLite the write transaction already excludes every other writer.
  */
 export async function lockPendingEvents(trx: Kysely<Database>, dialect: DialectName, limit: number): Promise<EventRow[]> {
-  const query = trx.selectFrom('events').selectAll().where('dispatched_at', 'is', null).orderBy('id').limit(limit);
-  return (dialect === 'postgres' ? query.forUpdate().skipLocked() : query).execute();
+  return (dialect === 'postgres' ? pendingEventsLocked : pendingEvents).execute(trx, limit);
 }
 
 const pendingEvent = new PreparedQuery(0, (db) => db.selectFrom('events').select('id').where('dispatched_at', 'is', null).limit(1));
@@ -85,6 +89,11 @@ const dueScan = new PreparedQuery(2, (db, now: number, scan: number) =>
     .limit(scan),
 );
 
+/** Whether any delivery is due and unleased at `now` (one probe of the due index). */
+export async function hasDueDeliveries(db: Kysely<Database>, now: number): Promise<boolean> {
+  return (await dueScan.first(db, now, 1)) !== undefined;
+}
+
 /**
  * `dueCandidates` over the `scan` earliest due, unleased deliveries only: it walks the due index in
  * order and stops, so its cost does not grow with the backlog. `truncated` tells that the scan was
@@ -138,12 +147,13 @@ export async function leasedPerEndpoint(db: Kysely<Database>, now: number): Prom
 }
 
 /**
- * Leases those of `ids` that are still due and unleased to `owner` until `now + leaseMs`, in one short
- * transaction, before anything is sent. PostgreSQL: FOR UPDATE SKIP LOCKED, so a row another worker is
- * leasing at this moment is skipped, and one it has just leased fails the re-checked conditions.
+ * Leases those of `ids` that are still due and unleased to `owner` until `now + leaseMs`, in the
+ * caller's transaction, before anything is sent. PostgreSQL: FOR UPDATE SKIP LOCKED, so a row another
+ * worker is leasing at this moment is skipped, and one it has just leased fails the re-checked
+ * conditions.
  */
 export async function leaseDeliveries(
-  db: Kysely<Database>,
+  trx: Kysely<Database>,
   dialect: DialectName,
   ids: readonly string[],
   now: number,
@@ -151,21 +161,19 @@ export async function leaseDeliveries(
   owner: string,
 ): Promise<WebhookDeliveryRow[]> {
   if (ids.length === 0) return [];
-  return db.transaction().execute(async (trx) => {
-    // Selected by id alone, and re-checked here: given the conditions too, SQLite's planner walks the
-    // due index over the whole backlog instead of looking the ids up.
-    const query = trx.selectFrom('webhook_deliveries').selectAll().where('id', 'in', ids);
-    const rows = (await (dialect === 'postgres' ? query.forUpdate().skipLocked() : query).execute()).filter(
-      (r) => r.status === 'pending' && r.next_attempt_at !== null && r.next_attempt_at <= now && (r.lease_until === null || r.lease_until <= now),
-    );
-    if (rows.length === 0) return [];
-    await trx
-      .updateTable('webhook_deliveries')
-      .set({ lease_until: now + leaseMs, lease_owner: owner })
-      .where('id', 'in', rows.map((r) => r.id))
-      .execute();
-    return rows.map((r) => ({ ...r, lease_until: now + leaseMs, lease_owner: owner }));
-  });
+  // Selected by id alone, and re-checked here: given the conditions too, SQLite's planner walks the
+  // due index over the whole backlog instead of looking the ids up.
+  const query = trx.selectFrom('webhook_deliveries').selectAll().where('id', 'in', ids);
+  const rows = (await (dialect === 'postgres' ? query.forUpdate().skipLocked() : query).execute()).filter(
+    (r) => r.status === 'pending' && r.next_attempt_at !== null && r.next_attempt_at <= now && (r.lease_until === null || r.lease_until <= now),
+  );
+  if (rows.length === 0) return [];
+  await trx
+    .updateTable('webhook_deliveries')
+    .set({ lease_until: now + leaseMs, lease_owner: owner })
+    .where('id', 'in', rows.map((r) => r.id))
+    .execute();
+  return rows.map((r) => ({ ...r, lease_until: now + leaseMs, lease_owner: owner }));
 }
 
 export async function findMessages(db: Kysely<Database>, eventIds: readonly string[]): Promise<Map<string, string>> {

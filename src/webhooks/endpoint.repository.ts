@@ -42,18 +42,19 @@ export async function listClientEndpoints(db: Kysely<Database>, clientId: string
 
 /**
  * Enabled endpoints that may receive events of these clients (every client's when `allClients`),
- * created no later than `createdBy`: the candidates of one fan-out batch.
+ * created no later than `createdBy`: the candidates of one fan-out batch, whole, since the worker
+ * may send to them at once.
  */
 export async function subscribableEndpoints(
   db: Kysely<Database>,
   clientIds: readonly string[],
   allClients: boolean,
   createdBy: number,
-): Promise<Pick<WebhookEndpointRow, 'id' | 'client_id' | 'events' | 'created_at'>[]> {
+): Promise<WebhookEndpointRow[]> {
   if (!allClients && clientIds.length === 0) return [];
   let query = db
     .selectFrom('webhook_endpoints')
-    .select(['id', 'client_id', 'events', 'created_at'])
+    .selectAll()
     .where('deleted_at', 'is', null)
     .where('disabled', '=', 0)
     .where('created_at', '<=', createdBy);

@@ -15,94 +15,110 @@ const EVENTS = 10_000;
 const CLIENTS = 10;
 const postgres = DATABASES.find((d) => d.name === 'postgres');
 
-test('two workers on one PostgreSQL database deliver 10,000 events with no attempt sent twice', { skip: postgres === undefined ? 'TEST_DATABASE_URL is not set' : false, timeout: 60_000 }, async (t) => {
-  const e = testEnvironment(t, postgres!, { CAURI_WORKERS: 'none', CAURI_SEED: 'false' });
-  const seen = new Map<string, number>();
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      const key = req.headers['x-cauri-idempotency-key'] as string;
-      seen.set(key, (seen.get(key) ?? 0) + 1);
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => {
-    server.closeAllConnections();
-    return new Promise<void>((resolve) => server.close(() => resolve()));
-  });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
-
-  // Two "processes": each its own connection pool and its own worker identity.
-  const masterKey = resolveMasterKey(e.config);
-  const instances = [];
-  // Opened one after the other: each open runs the (idempotent) migrations.
-  for (const name of ['a', 'b']) {
-    instances.push(
-      await (async () => {
-      const storage = await openDatabase(e.config, e.options);
-      t.after(() => storage.close());
-      const webhooks = createWebhooks({
-        config: e.config,
-        storage,
-        clock: systemClock,
-        masterKey,
-        idempotency: new IdempotencyService(storage.db, (work) => storage.db.transaction().execute(work), systemClock, storage.dialect),
-        cursors: new CursorCodec(Buffer.alloc(32)),
-        log: { error() {}, warn() {}, info() {}, debug() {}, trace() {}, fatal() {}, child() { return this; }, level: 'silent', silent() {} } as never,
-        options: { owner: `worker-${name}`, perEndpointConcurrency: 8, maxInFlight: 64, dispatchBatch: 500 },
+// Both ways a worker runs: step by step (runOnce: fan-out, claim and record each in a transaction of
+// its own), and started (one combined transaction per turn, first attempts leased at fan-out).
+for (const mode of ['step by step', 'started'] as const) {
+  test(`two workers on one PostgreSQL database, ${mode}, deliver 10,000 events with no attempt sent twice`, { skip: postgres === undefined ? 'TEST_DATABASE_URL is not set' : false, timeout: 60_000 }, async (t) => {
+    const e = testEnvironment(t, postgres!, { CAURI_WORKERS: 'none', CAURI_SEED: 'false' });
+    const seen = new Map<string, number>();
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        const key = req.headers['x-cauri-idempotency-key'] as string;
+        seen.set(key, (seen.get(key) ?? 0) + 1);
+        res.writeHead(204).end();
       });
-      t.after(() => webhooks.worker.stop());
-      return { name, storage, webhooks };
-      })(),
-    );
-  }
-  const { db } = instances[0]!.storage;
-  const endpoints = instances[0]!.webhooks.service.endpoints;
-  const clients = Array.from({ length: CLIENTS }, () => newId('client'));
-  for (const clientId of clients) await db.transaction().execute((trx) => endpoints.create(trx, clientId as ClientId, { url, events: ['order.created'] }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    t.after(() => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    });
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
 
-  const now = Date.now();
-  const rows = Array.from({ length: EVENTS }, (_, i) => ({
-    id: newId('event', now),
-    client_id: clients[i % CLIENTS] as string,
-    type: 'order.created',
-    livemode: 0,
-    created_at: now + 1,
-    data: JSON.stringify({ n: i }),
-    subject_ref: null,
-    dispatched_at: null,
-  }));
-  for (let i = 0; i < rows.length; i += 1000) await db.insertInto('events').values(rows.slice(i, i + 1000)).execute();
+    // Two "processes": each its own connection pool and its own worker identity.
+    const masterKey = resolveMasterKey(e.config);
+    const instances: { name: string; storage: Awaited<ReturnType<typeof openDatabase>>; webhooks: ReturnType<typeof createWebhooks> }[] = [];
+    // Opened one after the other: each open runs the (idempotent) migrations.
+    for (const name of ['a', 'b']) {
+      instances.push(
+        await (async () => {
+        const storage = await openDatabase(e.config, e.options);
+        t.after(() => storage.close());
+        const webhooks = createWebhooks({
+          config: e.config,
+          storage,
+          clock: systemClock,
+          masterKey,
+          idempotency: new IdempotencyService(storage.db, (work) => storage.db.transaction().execute(work), systemClock, storage.dialect),
+          cursors: new CursorCodec(Buffer.alloc(32)),
+          log: { error() {}, warn() {}, info() {}, debug() {}, trace() {}, fatal() {}, child() { return this; }, level: 'silent', silent() {} } as never,
+          options: { owner: `worker-${name}`, perEndpointConcurrency: 8, maxInFlight: 64, dispatchBatch: 500 },
+        });
+        t.after(() => webhooks.worker.stop());
+        return { name, storage, webhooks };
+        })(),
+      );
+    }
+    const { db } = instances[0]!.storage;
+    const endpoints = instances[0]!.webhooks.service.endpoints;
+    const clients = Array.from({ length: CLIENTS }, () => newId('client'));
+    for (const clientId of clients) await db.transaction().execute((trx) => endpoints.create(trx, clientId as ClientId, { url, events: ['order.created'] }));
 
-  const started = performance.now();
-  const attempted = new Map<string, number>();
-  await Promise.all(
-    instances.map(async ({ name, webhooks }) => {
-      let idle = 0;
-      while (idle < 3 && performance.now() - started < 50_000) {
-        const report = await webhooks.worker.runOnce();
-        attempted.set(name, (attempted.get(name) ?? 0) + report.attempted);
-        idle = report.attempted === 0 && report.dispatched === 0 ? idle + 1 : 0;
-        if (idle > 0) await new Promise((r) => setTimeout(r, 20));
+    const now = Date.now();
+    const rows = Array.from({ length: EVENTS }, (_, i) => ({
+      id: newId('event', now),
+      client_id: clients[i % CLIENTS] as string,
+      type: 'order.created',
+      livemode: 0,
+      created_at: now + 1,
+      data: JSON.stringify({ n: i }),
+      subject_ref: null,
+      dispatched_at: null,
+    }));
+    for (let i = 0; i < rows.length; i += 1000) await db.insertInto('events').values(rows.slice(i, i + 1000)).execute();
+
+    const started = performance.now();
+    const attempted = new Map<string, number>();
+    if (mode === 'step by step') {
+      await Promise.all(
+        instances.map(async ({ name, webhooks }) => {
+          let idle = 0;
+          while (idle < 3 && performance.now() - started < 50_000) {
+            const report = await webhooks.worker.runOnce();
+            attempted.set(name, (attempted.get(name) ?? 0) + report.attempted);
+            idle = report.attempted === 0 && report.dispatched === 0 ? idle + 1 : 0;
+            if (idle > 0) await new Promise((r) => setTimeout(r, 20));
+          }
+        }),
+      );
+    } else {
+      for (const { webhooks } of instances) webhooks.worker.start();
+      const total = () => instances.reduce((n, { webhooks }) => n + webhooks.worker.stats.record.units, 0);
+      while (total() < EVENTS && performance.now() - started < 50_000) await new Promise((r) => setTimeout(r, 50));
+      // Anything sent twice would have been recorded by now or show as a second arrival.
+      await new Promise((r) => setTimeout(r, 200));
+      for (const { name, webhooks } of instances) {
+        await webhooks.worker.stop();
+        attempted.set(name, webhooks.worker.stats.attempts.succeeded + webhooks.worker.stats.attempts.failed);
       }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  t.diagnostic(`${EVENTS} deliveries in ${seconds.toFixed(1)} s; attempts per worker: ${JSON.stringify(Object.fromEntries(attempted))}`);
+    }
+    const seconds = (performance.now() - started) / 1000;
+    t.diagnostic(`${EVENTS} deliveries in ${seconds.toFixed(1)} s; attempts per worker: ${JSON.stringify(Object.fromEntries(attempted))}`);
 
-  assert.equal(seen.size, EVENTS, 'every event delivered');
-  assert.deepEqual([...new Set(seen.values())], [1], 'no attempt sent twice');
-  assert.equal((attempted.get('a') ?? 0) + (attempted.get('b') ?? 0), EVENTS);
-  assert.ok((attempted.get('a') ?? 0) > 0 && (attempted.get('b') ?? 0) > 0, 'both workers took part');
-  const counts = await db
-    .selectFrom('webhook_deliveries')
-    .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
-    .groupBy('status')
-    .execute();
-  assert.deepEqual(counts.map((c) => [c.status, Number(c.n)]), [['succeeded', EVENTS]]);
-  const attempts = await db.selectFrom('webhook_attempts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-  assert.equal(Number(attempts.n), EVENTS);
-  const pending = await db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).where('dispatched_at', 'is', null).executeTakeFirstOrThrow();
-  assert.equal(Number(pending.n), 0);
-});
+    assert.equal(seen.size, EVENTS, 'every event delivered');
+    assert.deepEqual([...new Set(seen.values())], [1], 'no attempt sent twice');
+    assert.equal((attempted.get('a') ?? 0) + (attempted.get('b') ?? 0), EVENTS);
+    assert.ok((attempted.get('a') ?? 0) > 0 && (attempted.get('b') ?? 0) > 0, 'both workers took part');
+    const counts = await db
+      .selectFrom('webhook_deliveries')
+      .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+      .groupBy('status')
+      .execute();
+    assert.deepEqual(counts.map((c) => [c.status, Number(c.n)]), [['succeeded', EVENTS]]);
+    const attempts = await db.selectFrom('webhook_attempts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    assert.equal(Number(attempts.n), EVENTS);
+    const pending = await db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).where('dispatched_at', 'is', null).executeTakeFirstOrThrow();
+    assert.equal(Number(pending.n), 0);
+  });
+}
