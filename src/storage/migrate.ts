@@ -6,6 +6,7 @@ import * as orders from './migrations/2026-11-22T08-00-orders.js';
 import * as webhooks from './migrations/2026-11-22T09-00-webhooks.js';
 import * as audit from './migrations/2026-11-22T10-00-audit.js';
 import * as webhookIndexes from './migrations/2026-11-22T11-00-webhook-indexes.js';
+import * as webhookQueueIndexes from './migrations/2026-11-24T09-00-webhook-queue-indexes.js';
 
 /**
  * The migrations, listed explicitly rather than read from a folder, so that bundlers and tools see
@@ -19,6 +20,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-22T09-00-webhooks': webhooks,
   '2026-11-22T10-00-audit': audit,
   '2026-11-22T11-00-webhook-indexes': webhookIndexes,
+  '2026-11-24T09-00-webhook-queue-indexes': webhookQueueIndexes,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

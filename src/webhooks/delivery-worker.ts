@@ -423,14 +423,15 @@ export class DeliveryWorker {
               launches = await this.#claimIn(trx, slots, now);
               this.#count(this.stats.claim, launches.length, claimed);
               const fanning = performance.now();
-              // A few rounds at most (events without a subscribed endpoint take no slot), so that one
-              // transaction stays short; `more` asks for another turn at once.
+              // The first round reads about as many events as there are free slots; the next ones, if
+              // slots are left (the events had no subscribed endpoint), a whole batch. A few rounds at
+              // most, so that one transaction stays short; `more` asks for another turn at once.
               for (let round = 0; slots.free > 0; round++) {
                 if (round === FAN_OUT_ROUNDS) {
                   more = true;
                   break;
                 }
-                const limit = Math.min(this.options.dispatchBatch, Math.max(slots.free, REFILL_SLOTS));
+                const limit = round === 0 ? Math.min(this.options.dispatchBatch, Math.max(slots.free, REFILL_SLOTS)) : this.options.dispatchBatch;
                 const fanned = await this.#fanOutIn(trx, limit, now, slots);
                 dispatched += fanned.events;
                 launches = launches.concat(fanned.launches);

@@ -228,6 +228,26 @@ for (const database of DATABASES) {
       for (const step of [stats.fanOut, stats.claim, stats.record]) assert.ok(step.seconds > 0 && step.seconds < 10, String(step.seconds));
     });
 
+    test('a delivery whose worker died mid-attempt is sent by another once the lease lapses, and not before', async (t) => {
+      const c = await setup(t, database);
+      const r = await receiver(t, c.clock);
+      await c.endpoint(r.url);
+      await c.emit();
+      assert.equal(await c.worker.fanOut(), 1);
+      // What a worker leaves behind when it dies after leasing a delivery and before recording its attempt.
+      const start = c.clock.now().getTime();
+      await c.runtime.storage.db.updateTable('webhook_deliveries').set({ lease_owner: 'a-dead-worker', lease_until: start + 60_000 }).execute();
+      assert.deepEqual(await at(c, start, 59_999), { dispatched: 0, attempted: 0 });
+      assert.equal(r.received.length, 0);
+      assert.deepEqual(await at(c, start, 60_000), { dispatched: 0, attempted: 1 });
+      assert.equal(r.received.length, 1);
+      const [delivery] = await c.deliveries();
+      assert.equal(delivery?.status, 'succeeded');
+      assert.deepEqual(delivery?.attempts.map((a: Json) => a.status_code), [200]);
+      assert.deepEqual(await at(c, start, 120_000), { dispatched: 0, attempted: 0 });
+      assert.equal(r.received.length, 1);
+    });
+
     test('the delivery worker of a process with workers reports its attempts and steps on /metrics', async (t) => {
       const c = await setup(t, database, { CAURI_WORKERS: 'all' });
       const ok = await receiver(t, c.clock);
