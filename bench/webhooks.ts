@@ -190,7 +190,8 @@ function render(f: Figures): string {
     `${int(f.events)} \`order.created\` events (the realistic sample order as \`data\`) were stored first, ` +
       `round-robin over the ${f.endpoints} clients (${secs(f.prepare.recordMs)} to record them, not counted). ` +
       'Ours is the time from starting the delivery worker to the moment every delivery is recorded as succeeded: fan-out (serialising ' +
-      'each body once, one delivery row per event), leasing, signing, the POST, and recording each attempt with the delivery\'s new state. ' +
+      'each body once, one delivery row per event, inserted already leased when a slot is free), signing, the POST, and recording each ' +
+      'attempt with the delivery\'s new state, in one durable transaction per turn of the event loop with the next fan-out. ' +
       'The bare sender posts the same bodies (serialised before its clock starts) with the same headers, signed anew for each post, ' +
       `with ${f.concurrency} requests in flight over one undici Agent (keep-alive), and records nothing; it ran once before and once after ours.`,
     '',
@@ -212,9 +213,11 @@ function render(f: Figures): string {
     '### Where the worker\'s time goes',
     '',
     'The worker\'s own figures for this run (`DeliveryWorker.stats`, also on `/metrics` as `cauri_webhook_worker_seconds_total` and ' +
-      '`cauri_webhook_worker_units_total`): the time of each database step, transaction and commit included. On SQLite these steps run ' +
-      'on the event loop (better-sqlite3 is synchronous), so their time is the loop\'s. The rest is signing, the HTTP exchange, timers and ' +
-      'garbage collection, on the same loop.',
+      '`cauri_webhook_worker_units_total`). The running worker does its steps in one transaction per turn: the records of the attempts that ' +
+      'ended, a claim of due deliveries (retries, and deliveries that waited for their endpoint\'s limit), the fan-out of new events into the ' +
+      'free slots; each step\'s time is its statements, and the begin and commit of the shared transaction are counted apart. On SQLite all ' +
+      'of it runs on the event loop (better-sqlite3 is synchronous), so its time is the loop\'s. The rest is signing, the HTTP exchange, ' +
+      'timers and garbage collection, on the same loop.',
     '',
     '| Step | Units | Time | Per unit | Per delivery | Share of the run |',
     '|---|---:|---:|---:|---:|---:|',
@@ -262,7 +265,7 @@ function render(f: Figures): string {
     '- The durable floor adds only the durable record of each post. The gap between it and the bare sender is what durability alone costs on ' +
       'one SQLite file with `synchronous=FULL`; the gap between ours and the floor is the rest of the delivery model (a delivery row per event ' +
       'and endpoint with its indexes, the fan-out, the lease that keeps several workers from sending one attempt twice, the delivery\'s new ' +
-      'state with each attempt).',
+      'state with each attempt, the message body kept for retries).',
     '- With one endpoint the worker keeps at most ' +
       `${w.perEndpointConcurrency} attempts in flight to it (docs/webhooks.md), so a single receiver sees at most that concurrency; ` +
       `${f.endpoints} endpoints let the worker use its whole in-flight limit.`,

@@ -423,19 +423,26 @@ export class DeliveryWorker {
               launches = await this.#claimIn(trx, slots, now);
               this.#count(this.stats.claim, launches.length, claimed);
               const fanning = performance.now();
-              // The first round reads about as many events as there are free slots; the next ones, if
-              // slots are left (the events had no subscribed endpoint), a whole batch. A few rounds at
-              // most, so that one transaction stays short; `more` asks for another turn at once.
+              // The first round reads about as many events as there are free slots. If it took all it
+              // read and slots are left (some events had no subscribed endpoint, or one at its limit),
+              // the next reads as many as the slots left would take at the same ratio of events to
+              // slots, a whole batch when none took a slot: a backlog stays in the events table
+              // rather than becoming deliveries that wait, and every event read is taken. A few
+              // rounds at most, so that one transaction stays short; `more` asks for another turn.
+              const { dispatchBatch } = this.options;
+              let limit = Math.min(dispatchBatch, Math.max(slots.free, REFILL_SLOTS));
               for (let round = 0; slots.free > 0; round++) {
                 if (round === FAN_OUT_ROUNDS) {
                   more = true;
                   break;
                 }
-                const limit = round === 0 ? Math.min(this.options.dispatchBatch, Math.max(slots.free, REFILL_SLOTS)) : this.options.dispatchBatch;
+                const before = slots.free;
                 const fanned = await this.#fanOutIn(trx, limit, now, slots);
                 dispatched += fanned.events;
                 launches = launches.concat(fanned.launches);
                 if (fanned.events < limit) break;
+                const used = before - slots.free;
+                limit = used === 0 ? dispatchBatch : Math.min(dispatchBatch, Math.max(REFILL_SLOTS, Math.ceil((slots.free * fanned.events) / used)));
               }
               this.#count(this.stats.fanOut, dispatched, fanning);
             }
