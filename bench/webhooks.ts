@@ -265,7 +265,7 @@ function render(f: Figures): string {
     '- The durable floor adds only the durable record of each post. The gap between it and the bare sender is what durability alone costs on ' +
       'one SQLite file with `synchronous=FULL`; the gap between ours and the floor is the rest of the delivery model (a delivery row per event ' +
       'and endpoint with its indexes, the fan-out, the lease that keeps several workers from sending one attempt twice, the delivery\'s new ' +
-      'state with each attempt, the message body kept for retries).',
+      'state with each attempt, the body stored when an attempt fails).',
     '- With one endpoint the worker keeps at most ' +
       `${w.perEndpointConcurrency} attempts in flight to it (docs/webhooks.md), so a single receiver sees at most that concurrency; ` +
       `${f.endpoints} endpoints let the worker use its whole in-flight limit.`,

@@ -12,6 +12,7 @@ import { signatureHeader } from './core/signature.js';
 import {
   dueCandidates,
   dueCandidatesBounded,
+  findEvents,
   findMessages,
   hasDueDeliveries,
   hasPendingEvents,
@@ -49,6 +50,8 @@ interface PendingRecord {
   attemptsBefore: number;
   changes: Pick<WebhookDeliveryRow, 'status' | 'attempts' | 'next_attempt_at' | 'last_attempt_at' | 'updated_at'>;
   attempt: WebhookAttemptRow;
+  /** The body, to be stored with the record: the attempt failed and its body was not stored yet. */
+  message: WebhookMessageTable | null;
   resolve: (recorded: boolean) => void;
   reject: (error: unknown) => void;
 }
@@ -131,6 +134,8 @@ interface Launch {
   delivery: WebhookDeliveryRow;
   endpoint: WebhookEndpointRow | undefined;
   body: string | undefined;
+  /** Whether the body is stored (webhook_messages); if not, a failed attempt stores it with its record. */
+  stored: boolean;
 }
 
 /** Slots a combined transaction may still lease: in this process, and per endpoint across workers. */
@@ -229,7 +234,7 @@ export class DeliveryWorker {
       const targets = endpoints.filter(({ row, types }) => (event.client_id === null || row.client_id === event.client_id) && types.has(event.type) && row.created_at <= event.created_at);
       if (targets.length === 0) continue;
       const body = this.#body(event);
-      messages.push({ event_id: event.id, body, created_at: now });
+      const leased: Launch[] = [];
       for (const { row: endpoint } of targets) {
         const delivery = newDeliveryRow(event, endpoint, now);
         const busy = slots?.busy.get(endpoint.id) ?? 0;
@@ -239,10 +244,17 @@ export class DeliveryWorker {
           delivery.lease_owner = owner;
           slots.free--;
           slots.busy.set(endpoint.id, busy + 1);
-          launches.push({ delivery, endpoint, body });
+          leased.push({ delivery, endpoint, body, stored: false });
         }
         deliveries.push(delivery);
       }
+      // The body is stored for the deliveries that wait to be claimed; one whose first attempt starts
+      // at once carries it in memory, and stores it only if that attempt fails (most succeed).
+      if (leased.length < targets.length) {
+        messages.push({ event_id: event.id, body, created_at: now });
+        for (const launch of leased) launch.stored = true;
+      }
+      for (const launch of leased) launches.push(launch);
     }
     await insertMessages(trx, messages);
     await insertDeliveries(trx, deliveries);
@@ -293,12 +305,21 @@ export class DeliveryWorker {
     for (const delivery of leased) busy.set(delivery.endpoint_id, (busy.get(delivery.endpoint_id) ?? 0) + 1);
     slots.free -= leased.length;
     const endpoints = new Map((await findEndpoints(trx, [...new Set(leased.map((d) => d.endpoint_id))])).map((e) => [e.id, e]));
-    const bodies = await findMessages(trx, [...new Set(leased.map((d) => d.event_id))]);
-    return leased.map((delivery) => ({ delivery, endpoint: endpoints.get(delivery.endpoint_id), body: bodies.get(delivery.event_id) }));
+    const eventIds = [...new Set(leased.map((d) => d.event_id))];
+    const bodies = await findMessages(trx, eventIds);
+    const missing = eventIds.filter((id) => !bodies.has(id));
+    if (missing.length > 0) {
+      // A first attempt whose worker died before recording it: its body was never stored. It is
+      // made again from the event, exactly as at fan-out, and stored for every attempt after this one.
+      const rebuilt = (await findEvents(trx, missing)).map((event) => ({ event_id: event.id, body: this.#body(event), created_at: now }));
+      await insertMessages(trx, rebuilt);
+      for (const m of rebuilt) bodies.set(m.event_id, m.body);
+    }
+    return leased.map((delivery) => ({ delivery, endpoint: endpoints.get(delivery.endpoint_id), body: bodies.get(delivery.event_id), stored: true }));
   }
 
   #launch(launches: readonly Launch[]): Promise<void>[] {
-    return launches.map(({ delivery, endpoint, body }) => this.#track(this.#attempt(delivery, endpoint, body)));
+    return launches.map(({ delivery, endpoint, body, stored }) => this.#track(this.#attempt(delivery, endpoint, body, stored)));
   }
 
   #track(work: Promise<void>): Promise<void> {
@@ -316,7 +337,7 @@ export class DeliveryWorker {
 
   // ----- Sending ----------------------------------------------------------------------------------
 
-  async #attempt(delivery: WebhookDeliveryRow, endpoint: WebhookEndpointRow | undefined, body: string | undefined): Promise<void> {
+  async #attempt(delivery: WebhookDeliveryRow, endpoint: WebhookEndpointRow | undefined, body: string | undefined, stored: boolean): Promise<void> {
     const { owner } = this.options;
     if (endpoint === undefined || endpoint.deleted_at !== null) {
       const now = this.clock.now().getTime();
@@ -345,10 +366,13 @@ export class DeliveryWorker {
     if (result.error === null) this.stats.attempts.succeeded++;
     else this.stats.attempts.failed++;
     const next = afterAttempt(delivery, result.error === null, this.options.random);
+    const now = this.clock.now().getTime();
     const recorded = await this.#record(
       delivery.attempts,
-      { ...next, last_attempt_at: attemptedAt, updated_at: this.clock.now().getTime() },
+      { ...next, last_attempt_at: attemptedAt, updated_at: now },
       { delivery_id: delivery.id, seq: next.attempts, attempted_at: attemptedAt, status_code: result.statusCode, duration_ms: result.durationMs, error: result.error },
+      // A retry, or a replay of the dead letter, sends these very bytes again.
+      stored || next.status === 'succeeded' ? null : { event_id: delivery.event_id, body, created_at: now },
     );
     if (!recorded) this.log.warn({ delivery: delivery.id }, 'webhook lease lapsed before the attempt was recorded');
   }
@@ -359,9 +383,9 @@ export class DeliveryWorker {
    * is under way are recorded together, so that a durable commit (an fsync on SQLite) is shared by
    * many attempts rather than paid by each.
    */
-  #record(attemptsBefore: number, changes: PendingRecord['changes'], attempt: WebhookAttemptRow): Promise<boolean> {
+  #record(attemptsBefore: number, changes: PendingRecord['changes'], attempt: WebhookAttemptRow, message: WebhookMessageTable | null): Promise<boolean> {
     return new Promise<boolean>((resolve, reject) => {
-      this.#records.push({ attemptsBefore, changes, attempt, resolve, reject });
+      this.#records.push({ attemptsBefore, changes, attempt, message, resolve, reject });
       this.#startPump();
     });
   }
@@ -369,7 +393,7 @@ export class DeliveryWorker {
   async #recordIn(trx: Kysely<Database>, batch: readonly PendingRecord[]): Promise<boolean[]> {
     const { owner } = this.options;
     const out: boolean[] = [];
-    for (const r of batch) out.push(await recordAttempt(trx, owner, r.attemptsBefore, r.changes, r.attempt));
+    for (const r of batch) out.push(await recordAttempt(trx, owner, r.attemptsBefore, r.changes, r.attempt, r.message));
     return out;
   }
 
@@ -378,7 +402,7 @@ export class DeliveryWorker {
     const { owner } = this.options;
     for (const r of batch) {
       try {
-        r.resolve(await transaction(this.db, (trx) => recordAttempt(trx, owner, r.attemptsBefore, r.changes, r.attempt)));
+        r.resolve(await transaction(this.db, (trx) => recordAttempt(trx, owner, r.attemptsBefore, r.changes, r.attempt, r.message)));
       } catch (error) {
         r.reject(error);
       }

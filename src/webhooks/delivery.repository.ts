@@ -194,6 +194,12 @@ export async function leaseDeliveries(
   return rows.map((r) => ({ ...r, lease_until: now + leaseMs, lease_owner: owner }));
 }
 
+/** Events by id, for the bodies of deliveries whose first attempt was never recorded. */
+export async function findEvents(db: Kysely<Database>, ids: readonly string[]): Promise<EventRow[]> {
+  if (ids.length === 0) return [];
+  return db.selectFrom('events').selectAll().where('id', 'in', ids).execute();
+}
+
 export async function findMessages(db: Kysely<Database>, eventIds: readonly string[]): Promise<Map<string, string>> {
   if (eventIds.length === 0) return new Map();
   const rows = await db.selectFrom('webhook_messages').select(['event_id', 'body']).where('event_id', 'in', eventIds).execute();
@@ -202,8 +208,9 @@ export async function findMessages(db: Kysely<Database>, eventIds: readonly stri
 
 /**
  * Records an attempt and the delivery's new state, if `owner` still holds the lease it took with
- * `attemptsBefore` attempts made. False when it does not (the lease lapsed and another worker took
- * the delivery): then nothing is written.
+ * `attemptsBefore` attempts made, and `message` (the body sent, when not stored yet; another
+ * delivery of the event may have stored it already). False when the lease is not held (it lapsed and
+ * another worker took the delivery): then nothing is written.
  */
 const settleLease = new PreparedQuery(
   8,
@@ -217,6 +224,12 @@ const settleLease = new PreparedQuery(
       .returning('id'),
 );
 const insertAttempt = new PreparedInsert('webhook_attempts');
+const insertMessage = new PreparedQuery(3, (db, eventId: string, body: string, createdAt: number) =>
+  db
+    .insertInto('webhook_messages')
+    .values({ event_id: eventId, body, created_at: createdAt })
+    .onConflict((oc) => oc.column('event_id').doNothing()),
+);
 
 export async function recordAttempt(
   trx: Kysely<Database>,
@@ -224,6 +237,7 @@ export async function recordAttempt(
   attemptsBefore: number,
   changes: Pick<WebhookDeliveryRow, 'status' | 'attempts' | 'next_attempt_at' | 'last_attempt_at' | 'updated_at'>,
   attempt: WebhookAttemptRow,
+  message: WebhookMessageTable | null = null,
 ): Promise<boolean> {
   const settled = await settleLease.execute(
     trx,
@@ -238,6 +252,7 @@ export async function recordAttempt(
   );
   if (settled.length === 0) return false;
   await insertAttempt.run(trx, attempt);
+  if (message !== null) await insertMessage.execute(trx, message.event_id, message.body, message.created_at);
   return true;
 }
 

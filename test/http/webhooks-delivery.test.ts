@@ -248,6 +248,55 @@ for (const database of DATABASES) {
       assert.equal(r.received.length, 1);
     });
 
+    test('a first attempt whose worker died before recording it is sent again with the same bytes and key, its body made again from the event', async (t) => {
+      const c = await setup(t, database);
+      // The first request is never answered: its worker "dies" with the attempt in flight.
+      const r = await receiver(t, c.clock, (_req, res, n) => {
+        if (n > 1) res.writeHead(200).end('ok');
+      });
+      await c.endpoint(r.url);
+      const eventId = await c.emit();
+      const db = c.runtime.storage.db;
+      const a = c.newWorker({ owner: 'worker-a', timeoutMs: 1500, pollIntervalMs: 3_600_000 });
+      a.start();
+      for (const deadline = performance.now() + 5000; r.received.length === 0 && performance.now() < deadline; ) await new Promise((x) => setTimeout(x, 10));
+      assert.equal(r.received.length, 1);
+      // Leased as it was fanned out and sent with the body in hand: nothing stored yet.
+      assert.equal((await db.selectFrom('webhook_messages').selectAll().where('event_id', '=', eventId).execute()).length, 0);
+      // Worker A's lease lapses; another worker takes the delivery.
+      c.clock.set(c.clock.now().getTime() + 60_001);
+      const b = c.newWorker({ owner: 'worker-b' });
+      assert.deepEqual(await b.runOnce(), { dispatched: 0, attempted: 1 });
+      assert.equal(r.received.length, 2);
+      const [first, second] = r.received as [Received, Received];
+      assert.equal(second.body, first.body, 'the same bytes');
+      assert.equal(second.headers['x-cauri-idempotency-key'], first.headers['x-cauri-idempotency-key']);
+      const stored = await db.selectFrom('webhook_messages').select('body').where('event_id', '=', eventId).execute();
+      assert.deepEqual(stored.map((m) => m.body), [first.body]);
+      const [delivery] = await c.deliveries();
+      assert.equal(delivery?.status, 'succeeded');
+      assert.deepEqual(delivery?.attempts.map((x: Json) => x.status_code), [200], 'the attempt that was never recorded stays unrecorded');
+      await a.stop();
+      assert.equal(r.received.length, 2, 'worker A, its attempt timed out, sent nothing more');
+    });
+
+    test('the retry of a failed first attempt sends the same bytes, and the body is kept for the attempts after it', async (t) => {
+      const c = await setup(t, database);
+      const r = await receiver(t, c.clock, (_req, res, n) => res.writeHead(n === 1 ? 503 : 200).end());
+      await c.endpoint(r.url);
+      const eventId = await c.emit();
+      const a = c.newWorker({ owner: 'worker-a', pollIntervalMs: 50 });
+      a.start();
+      for (const deadline = performance.now() + 5000; r.received.length < 2 && performance.now() < deadline; ) await new Promise((x) => setTimeout(x, 10));
+      await a.stop();
+      assert.equal(r.received.length, 2);
+      assert.equal(r.received[1]?.body, r.received[0]?.body);
+      const stored = await c.runtime.storage.db.selectFrom('webhook_messages').select('body').where('event_id', '=', eventId).execute();
+      assert.deepEqual(stored.map((m) => m.body), [r.received[0]?.body]);
+      const [delivery] = await c.deliveries();
+      assert.deepEqual(delivery?.attempts.map((x: Json) => x.status_code), [503, 200]);
+    });
+
     test('the delivery worker of a process with workers reports its attempts and steps on /metrics', async (t) => {
       const c = await setup(t, database, { CAURI_WORKERS: 'all' });
       const ok = await receiver(t, c.clock);

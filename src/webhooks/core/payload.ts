@@ -6,9 +6,12 @@ import type { EventType } from '../../events/event.types.js';
 /**
  * The body of a delivery, and sample `data` for every event type.
  *
- * The body is produced once, when a delivery is first prepared, and stored as text; every attempt
- * then signs and sends those identical bytes (decisions.md, Webhooks). Nothing downstream may parse
- * and re-serialise it, because a receiver verifies the HMAC over the bytes it received.
+ * The body is produced once, when an event is fanned out, and stored as text before any attempt
+ * that needs it from storage (a retry, a replay, a delivery that waited); every attempt then signs
+ * and sends those identical bytes (decisions.md, Webhooks). Nothing downstream may parse and
+ * re-serialise it, because a receiver verifies the HMAC over the bytes it received. A first attempt
+ * whose worker died before storing its body gets it made again from the stored event by this same
+ * function, which gives the same bytes for the same event.
  */
 
 /** The spec's envelope (Events): the same members for every event type. */
