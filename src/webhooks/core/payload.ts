@@ -29,7 +29,8 @@ export interface Envelope {
  * The exact body bytes (as a string, to be sent as UTF-8): compact JSON with the envelope members in
  * the fixed order `id, type, created_at, data, livemode`, whatever order the caller's object has, so
  * that the same event always looks the same to receivers and in logs. Members of `data` keep their
- * own insertion order; determinism across calls is not needed because the result is stored once.
+ * own insertion order, so an event's stored data (parsed by JSON.parse, which keeps that order) gives
+ * the same bytes every time it is serialised.
  * Throws a TypeError when `data` is not a plain JSON object, since the spec's envelope requires one
  * and `JSON.stringify` would silently drop an `undefined` member.
  */
