@@ -4,17 +4,19 @@ import type { Database } from '../storage/schema.js';
 import type { EventRow } from './event.table.js';
 
 const eventInsert = new PreparedInsert('events');
+const queueInsert = new PreparedInsert('event_queue');
 
+/** Stores an event and queues it for the webhook fan-out, in the caller's transaction. */
 export async function insertEvent(db: Kysely<Database>, row: EventRow): Promise<void> {
   await eventInsert.run(db, row);
+  await queueInsert.run(db, { event_id: row.id });
 }
 
 /** Events not yet fanned out to webhook endpoints: the delivery backlog. */
 export async function countPendingDispatch(db: Kysely<Database>): Promise<number> {
   const row = await db
-    .selectFrom('events')
+    .selectFrom('event_queue')
     .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('dispatched_at', 'is', null)
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }

@@ -21,7 +21,6 @@ export async function recordEvent<T>(trx: Kysely<Database>, event: NewEvent<T>):
     created_at: event.at.getTime(),
     data: JSON.stringify(event.data),
     subject_ref: event.subjectRef ?? null,
-    dispatched_at: null,
   });
   return { id, type: event.type, created_at: isoMillis(event.at), data: event.data, livemode: event.livemode };
 }

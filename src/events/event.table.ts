@@ -9,8 +9,11 @@ export interface EventTable {
   data: string;
   /** The resource the event is about (an order or attestation id), to list an object's history. */
   subject_ref: string | null;
-  /** When the delivery worker fanned the event out to endpoints; null while pending. */
-  dispatched_at: number | null;
+}
+
+/** An event waiting to be fanned out to webhook endpoints: queued when it is recorded, taken off by the fan-out. */
+export interface EventQueueTable {
+  event_id: string;
 }
 
 export type EventRow = EventTable;

@@ -5,7 +5,7 @@ import { isId, type ClientId } from '../lib/ids.js';
 import type { DialectName } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';
 import { serializeEnvelope } from '../webhooks/core/payload.js';
-import { findMessages, insertDeliveries, insertMessages, listClientDeliveries } from '../webhooks/delivery.repository.js';
+import { findMessages, insertDeliveries, insertMessages, isQueued, listClientDeliveries } from '../webhooks/delivery.repository.js';
 import type { DeliveryService } from '../webhooks/delivery.service.js';
 import { findClientEndpoint, listClientEndpoints } from '../webhooks/endpoint.repository.js';
 import { newDeliveryRow } from '../webhooks/endpoint.service.js';
@@ -54,7 +54,7 @@ export class EventResendService {
     }
     // Until the fan-out has run it may still create this event's deliveries itself, and a second
     // delivery of the same pair would make it fail; it runs within a poll period.
-    if (event.dispatched_at === null) {
+    if (await isQueued(trx, event.id)) {
       throw new ApiError('conflict', `Event ${event.id} is still being fanned out to endpoints; retry in a moment`, { headers: { 'retry-after': '1' } });
     }
 

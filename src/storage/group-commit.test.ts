@@ -20,7 +20,7 @@ async function sqliteStorage(t: import('node:test').TestContext) {
   return { storage, path };
 }
 
-const event = (id: string) => ({ id, client_id: null, type: 'webhook.test', livemode: 0, created_at: 1, data: '{}', subject_ref: null, dispatched_at: null });
+const event = (id: string) => ({ id, client_id: null, type: 'webhook.test', livemode: 0, created_at: 1, data: '{}', subject_ref: null });
 
 test('concurrent units share commits, and each is durable when it resolves', async (t) => {
   const { storage, path } = await sqliteStorage(t);

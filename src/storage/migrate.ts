@@ -7,6 +7,7 @@ import * as webhooks from './migrations/2026-11-22T09-00-webhooks.js';
 import * as audit from './migrations/2026-11-22T10-00-audit.js';
 import * as webhookIndexes from './migrations/2026-11-22T11-00-webhook-indexes.js';
 import * as webhookQueueIndexes from './migrations/2026-11-24T09-00-webhook-queue-indexes.js';
+import * as eventQueue from './migrations/2026-11-24T10-00-event-queue.js';
 
 /**
  * The migrations, listed explicitly rather than read from a folder, so that bundlers and tools see
@@ -21,6 +22,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-22T10-00-audit': audit,
   '2026-11-22T11-00-webhook-indexes': webhookIndexes,
   '2026-11-24T09-00-webhook-queue-indexes': webhookQueueIndexes,
+  '2026-11-24T10-00-event-queue': eventQueue,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
@@ -35,11 +37,20 @@ export interface MigrationReport {
  * test run) sharing a database with another schema would see the other's bookkeeping.
  */
 export async function migrateToLatest(db: Kysely<any>, schema?: string): Promise<MigrationReport> {
+  return migrateUpTo(db, undefined, schema);
+}
+
+/**
+ * Applies the pending migrations up to and including `name` (all of them when undefined): an upgrade
+ * test starts from the schema an older version left, with its data, and migrates the rest.
+ */
+export async function migrateUpTo(db: Kysely<any>, name: string | undefined, schema?: string): Promise<MigrationReport> {
+  if (name !== undefined && !(name in MIGRATIONS)) throw new Error(`unknown migration ${name}`);
   // On PostgreSQL the migrator runs in a transaction under an advisory lock. On SQLite it runs
   // without either, so processes starting together on one file would each apply the same migration;
   // here the whole run is one transaction, which takes SQLite's write lock before it reads the state.
-  if (!db.getExecutor().adapter.supportsTransactionalDdl) return db.transaction().execute((trx) => migrate(asConnection(trx), schema));
-  return migrate(db, schema);
+  if (!db.getExecutor().adapter.supportsTransactionalDdl) return db.transaction().execute((trx) => migrate(asConnection(trx), schema, name));
+  return migrate(db, schema, name);
 }
 
 /**
@@ -56,9 +67,11 @@ function asConnection(trx: Transaction<any>): Kysely<any> {
   });
 }
 
-async function migrate(db: Kysely<any>, schema: string | undefined): Promise<MigrationReport> {
+async function migrate(db: Kysely<any>, schema: string | undefined, name: string | undefined): Promise<MigrationReport> {
   const migrator = new Migrator({ db, provider, ...(schema === undefined ? {} : { migrationTableSchema: schema }) });
-  const { error, results } = await migrator.migrateToLatest();
+  if (name !== undefined && (await migrator.getMigrations()).some((m) => m.name === name && m.executedAt !== undefined)) return { applied: [] };
+  // Only ever forwards: migrateTo would also undo the migrations after `name`, which is refused above.
+  const { error, results } = name === undefined ? await migrator.migrateToLatest() : await migrator.migrateTo(name);
   if (error !== undefined) throw error instanceof Error ? error : new Error(String(error));
   return { applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) };
 }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { DATABASES, openTestStorage } from '../../test/support/harness.js';
 import { PreparedQuery } from './prepared.js';
 
-const event = (id: string, type: string, createdAt: number) => ({ id, client_id: null, type, livemode: 0, created_at: createdAt, data: '{}', subject_ref: null, dispatched_at: null });
+const event = (id: string, type: string, createdAt: number) => ({ id, client_id: null, type, livemode: 0, created_at: createdAt, data: '{}', subject_ref: null });
 
 const byType = new PreparedQuery(2, (db, type: string, after: number) =>
   db.selectFrom('events').select(['id', 'created_at']).where('type', '=', type).where('created_at', '>', after).where('livemode', '=', 0).orderBy('id').limit(10),

@@ -5,7 +5,7 @@ import type { AttestationTable } from '../kyc/attestation.table.js';
 import type { AuditChunkTable, AuditSnapshotTable } from '../audit/audit.table.js';
 import type { OrderFillTable, OrderTable } from '../orders/order.table.js';
 import type { ConnectorPositionTable, SandboxJournalTable } from '../routing/routing.table.js';
-import type { EventTable } from '../events/event.table.js';
+import type { EventQueueTable, EventTable } from '../events/event.table.js';
 import type { InstrumentTable } from '../partners/instrument.table.js';
 import type { PartnerTable } from '../partners/partner.table.js';
 import type { WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable, WebhookMessageTable } from '../webhooks/webhook.table.js';
@@ -15,6 +15,7 @@ export interface Database {
   partners: PartnerTable;
   instruments: InstrumentTable;
   events: EventTable;
+  event_queue: EventQueueTable;
   clients: ClientTable;
   client_secrets: ClientSecretTable;
   signing_keys: SigningKeyTable;

@@ -25,7 +25,7 @@ async function twoConnections(t: import('node:test').TestContext): Promise<[Stor
   return [a, b, options.sqlitePath];
 }
 
-const event = (id: string) => ({ id, client_id: null, type: 'webhook.test', livemode: 0, created_at: 1, data: '{}', subject_ref: null, dispatched_at: null });
+const event = (id: string) => ({ id, client_id: null, type: 'webhook.test', livemode: 0, created_at: 1, data: '{}', subject_ref: null });
 
 /**
  * Has `a` write a row and keep its transaction (and SQLite's write lock) open across real timer
@@ -75,7 +75,7 @@ test('a writer gives up with SQLITE_BUSY once the lock has been held past the ti
   assert.deepEqual(rows.rows.map((r) => r.id), ['evt_a'], 'the failed write changed nothing');
 });
 
-const INSERT_EVENT = `insert into events (id, client_id, type, livemode, created_at, data, subject_ref, dispatched_at) values (?, null, 'webhook.test', 0, 1, '{}', null, null)`;
+const INSERT_EVENT = `insert into events (id, client_id, type, livemode, created_at, data, subject_ref) values (?, null, 'webhook.test', 0, 1, '{}', null)`;
 const eventIds = new PreparedQuery(0, (db) => db.selectFrom('events').select('id').orderBy('id'));
 const ids = async (storage: Storage) => (await eventIds.execute(storage.db)).map((r) => r.id);
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));

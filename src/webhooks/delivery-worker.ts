@@ -10,6 +10,7 @@ import { serializeEnvelope } from './core/payload.js';
 import { nextAttemptAt } from './core/schedule.js';
 import { signatureHeader } from './core/signature.js';
 import {
+  dequeueEvents,
   dueCandidates,
   dueCandidatesBounded,
   findEvents,
@@ -21,7 +22,6 @@ import {
   leaseDeliveries,
   leasedPerEndpoint,
   lockPendingEvents,
-  markEventsDispatched,
   recordAttempt,
   settleWithoutAttempt,
 } from './delivery.repository.js';
@@ -258,7 +258,7 @@ export class DeliveryWorker {
     }
     await insertMessages(trx, messages);
     await insertDeliveries(trx, deliveries);
-    await markEventsDispatched(trx, taken, now);
+    await dequeueEvents(trx, taken);
     return { events: taken.length, launches };
   }
 

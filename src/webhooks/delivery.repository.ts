@@ -11,21 +11,23 @@ const INSERT_CHUNK = 400;
 
 // ----- Fan-out ------------------------------------------------------------------------------------
 
-const pendingEvents = new PreparedQuery(1, (db, limit: number) => db.selectFrom('events').selectAll().where('dispatched_at', 'is', null).orderBy('id').limit(limit));
-const pendingEventsLocked = new PreparedQuery(1, (db, limit: number) =>
-  db.selectFrom('events').selectAll().where('dispatched_at', 'is', null).orderBy('id').limit(limit).forUpdate().skipLocked(),
-);
+const queuedEvents = (db: Kysely<Database>, limit: number) =>
+  db.selectFrom('event_queue as q').innerJoin('events as e', 'e.id', 'q.event_id').selectAll('e').orderBy('q.event_id').limit(limit);
+const pendingEvents = new PreparedQuery(1, (db, limit: number) => queuedEvents(db, limit));
+const pendingEventsLocked = new PreparedQuery(1, (db, limit: number) => queuedEvents(db, limit).forUpdate('q').skipLocked());
 
 /**
- * The oldest events not yet fanned out, in id order. On PostgreSQL they are locked until the
- * caller's transaction ends and rows another worker holds are skipped, so two workers never fan out
- * the same event; on SQLite the write transaction already excludes every other writer.
+ * The oldest events not yet fanned out (on the queue), in id order. On PostgreSQL their queue rows
+ * are locked until the caller's transaction ends and rows another worker holds are skipped, so two
+ * workers never fan out the same event; on SQLite the write transaction already excludes every other
+ * writer.
  */
 export async function lockPendingEvents(trx: Kysely<Database>, dialect: DialectName, limit: number): Promise<EventRow[]> {
   return (dialect === 'postgres' ? pendingEventsLocked : pendingEvents).execute(trx, limit);
 }
 
-const pendingEvent = new PreparedQuery(0, (db) => db.selectFrom('events').select('id').where('dispatched_at', 'is', null).limit(1));
+const pendingEvent = new PreparedQuery(0, (db) => db.selectFrom('event_queue').select('event_id').limit(1));
+const queuedEvent = new PreparedQuery(1, (db, id: string) => db.selectFrom('event_queue').select('event_id').where('event_id', '=', id));
 
 /**
  * Whether any event awaits fan-out, read without a transaction (on SQLite from the read connection):
@@ -35,9 +37,14 @@ export async function hasPendingEvents(db: Kysely<Database>): Promise<boolean> {
   return (await pendingEvent.first(db)) !== undefined;
 }
 
-export async function markEventsDispatched(trx: Kysely<Database>, ids: readonly string[], now: number): Promise<void> {
-  if (ids.length === 0) return;
-  await trx.updateTable('events').set({ dispatched_at: now }).where('id', 'in', ids).execute();
+/** Whether the event still waits for its fan-out. */
+export async function isQueued(db: Kysely<Database>, eventId: string): Promise<boolean> {
+  return (await queuedEvent.first(db, eventId)) !== undefined;
+}
+
+/** Takes fanned-out events off the queue. */
+export async function dequeueEvents(trx: Kysely<Database>, ids: readonly string[]): Promise<void> {
+  for (let i = 0; i < ids.length; i += INSERT_CHUNK) await trx.deleteFrom('event_queue').where('event_id', 'in', ids.slice(i, i + INSERT_CHUNK)).execute();
 }
 
 export async function insertMessages(trx: Kysely<Database>, rows: readonly WebhookMessageTable[]): Promise<void> {
@@ -102,6 +109,14 @@ const dueScan = new PreparedQuery(2, (db, now: number, scan: number) =>
 const lapsedScan = new PreparedQuery(2, (db, now: number, scan: number) =>
   db.selectFrom('webhook_deliveries').select(['id', 'endpoint_id']).where(LEASED).where('lease_until', '<=', now).orderBy('lease_until').limit(scan),
 );
+
+const anyUnleased = new PreparedQuery(0, (db) => db.selectFrom('webhook_deliveries').select('id').where(UNLEASED).limit(1));
+const anyLeased = new PreparedQuery(0, (db) => db.selectFrom('webhook_deliveries').select('id').where(LEASED).limit(1));
+
+/** Whether any delivery is pending, due or not, leased or not (a probe of each queue index). */
+export async function hasPendingDeliveries(db: Kysely<Database>): Promise<boolean> {
+  return (await anyUnleased.first(db)) !== undefined || (await anyLeased.first(db)) !== undefined;
+}
 
 /** Whether any delivery is due and held by no worker at `now` (a probe of each queue index). */
 export async function hasDueDeliveries(db: Kysely<Database>, now: number): Promise<boolean> {

@@ -11,7 +11,7 @@ import type { Database } from '../storage/schema.js';
 import { checkEndpointUrl } from './core/address.js';
 import { sampleEventData, serializeEnvelope } from './core/payload.js';
 import { generateEndpointSecret } from './core/signature.js';
-import { cancelPending, insertDeliveries, insertMessages, markEventsDispatched } from './delivery.repository.js';
+import { cancelPending, dequeueEvents, insertDeliveries, insertMessages } from './delivery.repository.js';
 import { countClientEndpoints, findClientEndpoint, insertEndpoint, listClientEndpoints, updateEndpoint, type PageRequest } from './endpoint.repository.js';
 import { pageOf, toDelivery, toEndpoint, type Page } from './mapping.js';
 import type { EndpointSecrets } from './secrets.js';
@@ -161,8 +161,8 @@ export class EndpointService {
 
   /**
    * Stores a sample event of the chosen type, like any other event, and a delivery of it to this
-   * endpoint only: the event is marked as fanned out in the same transaction, so the worker never
-   * sends it to the client's other endpoints.
+   * endpoint only: the event is taken off the fan-out queue in the same transaction, so the worker
+   * never sends it to the client's other endpoints.
    */
   async sendTest(trx: Kysely<Database>, clientId: ClientId, id: string, request: TestEventRequest): Promise<TestEventResponse> {
     const endpoint = await this.#find(trx, clientId, id);
@@ -174,7 +174,7 @@ export class EndpointService {
     const delivery = newDeliveryRow(event, endpoint, now);
     await insertMessages(trx, [{ event_id: event.id, body: serializeEnvelope(event), created_at: now }]);
     await insertDeliveries(trx, [delivery]);
-    await markEventsDispatched(trx, [event.id], now);
+    await dequeueEvents(trx, [event.id]);
     return { event: { ...event, data: data as unknown as Record<string, unknown> }, delivery: toDelivery(delivery, []) };
   }
 }
