@@ -5,12 +5,15 @@
  * service with its delivery worker (bench/webhook-service.ts, one process per step) and a bare
  * undici sender (bench/webhook-bare-sender.ts). In one run:
  *
- * 1. throughput: N events are stored for E clients with one endpoint each at the receiver; the
- *    delivery worker (default options) is started on that backlog and timed until every delivery is
- *    recorded as succeeded (each attempt in webhook_attempts, committed with synchronous=FULL). The
- *    bare sender posts the same bodies, signed anew each time, to the same receiver with the
- *    worker's effective concurrency, min(E x per-endpoint limit, in-flight limit), once before and
- *    once after the worker's run; the reference is the mean of the two.
+ * 1. throughput, in R rounds: N events are stored for E clients with one endpoint each at the
+ *    receiver; the bare sender posts the same bodies, signed anew each time, to the same receiver with
+ *    the worker's effective concurrency, min(E x per-endpoint limit, in-flight limit), then the durable
+ *    floor does, then the delivery worker (default options) is started on that backlog and timed until
+ *    every delivery is recorded as succeeded (each attempt in webhook_attempts, committed with
+ *    synchronous=FULL). The bare sender and the floor run once more after the last round, so each of
+ *    ours has a reference run on either side; the references are the means of their runs, ours the
+ *    rate over all its rounds. Alternating keeps a slow spell of the shared machine from falling on
+ *    one side only.
  * 2. latency: on a fresh database, with the worker running, events are recorded at a steady rate
  *    (default 1,000 a second, for 10 s after a 2 s warm-up); the receiver measures each envelope's
  *    `created_at` to its arrival.
@@ -19,6 +22,7 @@
  * 1,000 events a second. A missed goal is reported, not an error; a failed step exits 1.
  *
  * Environment: BENCH_WEBHOOK_EVENTS (N, default 20000), BENCH_WEBHOOK_ENDPOINTS (E, default 16),
+ * BENCH_WEBHOOK_ROUNDS (R, default 3),
  * BENCH_WEBHOOK_RATE (default 1000), BENCH_WEBHOOK_SECONDS (default 10), BENCH_WEBHOOK_WARMUP
  * (default 2), BENCH_OUTPUT (default docs/benchmarks-webhooks.md), BENCH_CPU_PROF (a folder: CPU
  * profiles of the service's deliver and latency steps).
@@ -109,8 +113,11 @@ interface Figures {
   endpoints: number;
   concurrency: number;
   prepare: PrepareResult;
+  /** Every round of ours, and their sum (perSecond and CPU over all of them). */
+  rounds: DeliverResult[];
   ours: DeliverResult;
-  oursReceived: ReceiverStats;
+  /** What the receiver saw from ours, over every round. */
+  oursReceived: { requests: number; distinctKeys: number };
   bare: BareResult[];
   /** The bare sender with a durable record of each post: the floor of durable delivery. */
   floor: BareResult[];
@@ -123,12 +130,39 @@ const secs = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 const pct = (r: number) => `${(r * 100).toFixed(0)} %`;
 const meanRate = (runs: readonly BareResult[]) => runs.reduce((a, b) => a + b.perSecond, 0) / runs.length;
 
-/** The rows of one reference in the throughput table: its run before ours, after ours, and their mean. */
+/** The rows of one reference in the throughput table: each of its runs (before round i, then after the last), and their mean. */
 function referenceRows(label: string, runs: readonly BareResult[], ours: number): string[] {
   return [
-    ...runs.map((b, i) => `| ${label}, ${i === 0 ? 'before' : 'after'} ours | ${b.concurrency} | ${int(b.posts)} | ${secs(b.elapsedMs)} | ${int(b.perSecond)} | ${int(b.cpuUsPerPost)} µs | ${pct(ours / b.perSecond)} |`),
+    ...runs.map((b, i) => `| ${label}, ${i < runs.length - 1 ? `before round ${i + 1}` : 'after the last round'} | ${b.concurrency} | ${int(b.posts)} | ${secs(b.elapsedMs)} | ${int(b.perSecond)} | ${int(b.cpuUsPerPost)} µs | ${pct(ours / b.perSecond)} |`),
     `| ${label}, mean | | | | ${int(meanRate(runs))} | | **${pct(ours / meanRate(runs))}** |`,
   ];
+}
+
+/** The rounds of ours as one run: counts, time and the worker's figures added, rate and CPU over the whole. */
+function together(rounds: readonly DeliverResult[]): DeliverResult {
+  const first = rounds[0];
+  if (first === undefined) throw new Error('no rounds');
+  const sum = (pick: (r: DeliverResult) => number) => rounds.reduce((a, r) => a + pick(r), 0);
+  const step = (key: 'fanOut' | 'claim' | 'record' | 'commit') => ({ units: sum((r) => r.steps[key].units), seconds: sum((r) => r.steps[key].seconds) });
+  const events = sum((r) => r.events);
+  const elapsedMs = sum((r) => r.elapsedMs);
+  return {
+    events,
+    succeeded: sum((r) => r.succeeded),
+    attempts: sum((r) => r.attempts),
+    failedAttempts: sum((r) => r.failedAttempts),
+    elapsedMs,
+    perSecond: (events / elapsedMs) * 1000,
+    cpuUsPerDelivery: sum((r) => r.cpuUsPerDelivery * r.events) / events,
+    steps: {
+      fanOut: step('fanOut'),
+      claim: step('claim'),
+      record: step('record'),
+      commit: step('commit'),
+      attempts: { succeeded: sum((r) => r.steps.attempts.succeeded), failed: sum((r) => r.steps.attempts.failed) },
+    },
+    worker: first.worker,
+  };
 }
 
 /** The rows of the step table: each database step of the worker, then the rest of the run. */
@@ -179,7 +213,7 @@ function render(f: Figures): string {
     '',
     '| Measure | Ours | Reference | Ratio | Goal | Met |',
     '|---|---:|---:|---:|---|---|',
-    `| Deliveries per second, ${int(f.events)} events (backlog) | ${int(f.ours.perSecond)} | ${int(bareMean)} (bare undici) | ${pct(ratio)} | ≥ ${pct(THROUGHPUT_GOAL)} of bare undici | ${throughputMet ? 'yes' : '**no**'} |`,
+    `| Deliveries per second, ${int(f.events / f.rounds.length)} events (backlog) × ${f.rounds.length} rounds | ${int(f.ours.perSecond)} | ${int(bareMean)} (bare undici) | ${pct(ratio)} | ≥ ${pct(THROUGHPUT_GOAL)} of bare undici | ${throughputMet ? 'yes' : '**no**'} |`,
     `| Event to first attempt at ${int(l.rate)} events/s, p50 / p99 | ${lat === null ? '—' : `${lat.p50} ms / ${lat.p99} ms`} | — | — | p99 < ${P99_GOAL_MS} ms | ${latencyMet ? 'yes' : '**no**'} |`,
     `| Durable floor (bare undici + one durable insert per post), same run | ${int(f.ours.perSecond)} | ${int(floorMean)} | ${pct(f.ours.perSecond / floorMean)} | (the floor is ${pct(floorMean / bareMean)} of bare undici) | |`,
     '',
@@ -187,13 +221,15 @@ function render(f: Figures): string {
     '',
     '## Throughput',
     '',
-    `${int(f.events)} \`order.created\` events (the realistic sample order as \`data\`) were stored first, ` +
-      `round-robin over the ${f.endpoints} clients (${secs(f.prepare.recordMs)} to record them, not counted). ` +
+    `In each of ${f.rounds.length} rounds, ${int(f.events / f.rounds.length)} \`order.created\` events (the realistic sample order as \`data\`) were stored first, ` +
+      `round-robin over the ${f.endpoints} clients (${secs(f.prepare.recordMs)} to record them in the first round, not counted), on a fresh database. ` +
       'Ours is the time from starting the delivery worker to the moment every delivery is recorded as succeeded: fan-out (serialising ' +
       'each body once, one delivery row per event, inserted already leased when a slot is free), signing, the POST, and recording each ' +
       'attempt with the delivery\'s new state, in one durable transaction per turn of the event loop with the next fan-out. ' +
       'The bare sender posts the same bodies (serialised before its clock starts) with the same headers, signed anew for each post, ' +
-      `with ${f.concurrency} requests in flight over one undici Agent (keep-alive), and records nothing; it ran once before and once after ours.`,
+      `with ${f.concurrency} requests in flight over one undici Agent (keep-alive), and records nothing. Each round ran the bare sender, the durable floor, then ours; the bare sender and the floor ran once more after the last ` +
+      'round, so that every run of ours has reference runs on either side (a slow spell of the shared machine then weighs on both sides). ' +
+      'Ours is the rate over all its rounds; each reference, the mean of its runs.',
     '',
     'The durable floor is the bare sender that also inserts one row per post (idempotency key, status, duration, time) into a table with ' +
       'its primary key and nothing else (WAL, `synchronous=FULL`), the posts completed in one event-loop turn committed together, each lane ' +
@@ -202,7 +238,8 @@ function render(f: Figures): string {
     '',
     '| Sender | In flight | Posts | Time | Per second | CPU per post | Ours ÷ this |',
     '|---|---:|---:|---:|---:|---:|---:|',
-    `| **cauri delivery worker** | ≤ ${f.concurrency} | ${int(f.ours.succeeded)} | ${secs(f.ours.elapsedMs)} | ${int(f.ours.perSecond)} | ${int(f.ours.cpuUsPerDelivery)} µs | — |`,
+    ...f.rounds.map((r, i) => `| cauri delivery worker, round ${i + 1} | ≤ ${f.concurrency} | ${int(r.succeeded)} | ${secs(r.elapsedMs)} | ${int(r.perSecond)} | ${int(r.cpuUsPerDelivery)} µs | ${pct(r.perSecond / meanRate(f.bare.slice(i, i + 2)))} of the bare runs either side |`),
+    `| **cauri delivery worker**, ${f.rounds.length} rounds | ≤ ${f.concurrency} | ${int(f.ours.succeeded)} | ${secs(f.ours.elapsedMs)} | ${int(f.ours.perSecond)} | ${int(f.ours.cpuUsPerDelivery)} µs | — |`,
     ...referenceRows('bare undici', f.bare, f.ours.perSecond),
     ...referenceRows('durable floor', f.floor, f.ours.perSecond),
     '',
@@ -250,7 +287,8 @@ function render(f: Figures): string {
     'node dist/bench/profile-summary.js /tmp/prof/<file>.cpuprofile',
     '```',
     '',
-    '`BENCH_WEBHOOK_EVENTS` (default 20000) is the backlog; `BENCH_WEBHOOK_ENDPOINTS` (default 16) the clients with one endpoint each; ' +
+    '`BENCH_WEBHOOK_EVENTS` (default 20000) is the backlog of each round; `BENCH_WEBHOOK_ROUNDS` (default 3) the rounds; ' +
+      '`BENCH_WEBHOOK_ENDPOINTS` (default 16) the clients with one endpoint each; ' +
       '`BENCH_WEBHOOK_RATE` (default 1000), `BENCH_WEBHOOK_SECONDS` (default 10) and `BENCH_WEBHOOK_WARMUP` (default 2) shape the latency step. ' +
       'Every side is its own process, started by the harness (bench/webhooks.ts): the receiver bench/webhook-receiver.ts (`node:http`, 204 at once), ' +
       'the service steps bench/webhook-service.ts (the runtime `cauri serve` builds, `CAURI_WORKERS=none`, plus the delivery worker started by the step) ' +
@@ -279,6 +317,7 @@ function render(f: Figures): string {
 async function main(): Promise<number> {
   const events = positiveInteger('BENCH_WEBHOOK_EVENTS', 20_000);
   const endpoints = positiveInteger('BENCH_WEBHOOK_ENDPOINTS', 16);
+  const roundsWanted = positiveInteger('BENCH_WEBHOOK_ROUNDS', 3);
   if (endpoints > 1000) throw new Error('BENCH_WEBHOOK_ENDPOINTS: at most 1000');
   const rate = positiveInteger('BENCH_WEBHOOK_RATE', 1000);
   const seconds = positiveInteger('BENCH_WEBHOOK_SECONDS', 10);
@@ -304,45 +343,58 @@ async function main(): Promise<number> {
   try {
     receiver = await spawnServer({ name: 'webhook receiver', script: RECEIVER, env: { PORT: '0' }, ready: { kind: 'address-line' } });
     log(`receiver at ${receiver.base} (pid ${receiver.pid}); data in ${root}`);
-    const throughputDir = join(root, 'throughput');
     const base = { BENCH_MASTER_KEY: randomBytes(32).toString('hex'), BENCH_RECEIVER: receiver.base, BENCH_ENDPOINTS: String(endpoints) };
-
-    log(`preparing ${events} events for ${endpoints} endpoints`);
-    const prepare = await runStep<PrepareResult>('prepare', SERVICE, ['prepare'], { ...base, BENCH_DATA_DIR: throughputDir, BENCH_EVENTS: String(events) }, { timeoutMs: 120_000 });
-    const endpointsFile = join(root, 'endpoints.json');
-    writeFileSync(endpointsFile, JSON.stringify(prepare.endpoints));
-    const bareEnv = (concurrency: number) => ({ BENCH_SQLITE: join(throughputDir, 'cauri.sqlite'), BENCH_ENDPOINTS_FILE: endpointsFile, BENCH_CONCURRENCY: String(concurrency) });
 
     // The worker's effective concurrency against these endpoints, from its own defaults.
     const defaults = defaultWebhookOptions();
     const concurrency = Math.min(endpoints * defaults.perEndpointConcurrency, defaults.maxInFlight);
-
     const bare: BareResult[] = [];
     const floor: BareResult[] = [];
-    const runBare = async (when: string, durable: boolean) => {
-      await receiverReset(receiver!.base);
-      const name = durable ? 'bare undici + durable record' : 'bare undici';
-      const env = durable ? { ...bareEnv(concurrency), BENCH_RECORD_SQLITE: join(root, `floor-${when}.sqlite`) } : bareEnv(concurrency);
-      const result = await runStep<BareResult>(name, BARE, [], env, { timeoutMs: 120_000 });
-      const seen = await receiverStats(receiver!.base);
-      if (seen.requests !== result.posts || result.errors > 0) throw new Error(`${name} (${when}): ${result.posts} posts, ${result.errors} errors, receiver saw ${seen.requests}`);
-      log(`${name} (${when}): ${result.posts} posts in ${result.elapsedMs.toFixed(0)} ms, ${result.perSecond.toFixed(0)}/s at ${concurrency} in flight, ${result.cpuUsPerPost.toFixed(0)} µs CPU a post`);
-      (durable ? floor : bare).push(result);
-    };
-
-    await runBare('before', false);
-    await runBare('before', true);
-    await receiverReset(receiver.base);
-    log('delivery worker on the backlog');
-    const ours = await runStep<DeliverResult>('deliver', SERVICE, ['deliver'], { ...base, BENCH_DATA_DIR: throughputDir, BENCH_EVENTS: String(events) }, { nodeArgs: profArgs('deliver'), timeoutMs: 170_000 });
-    const oursReceived = await receiverStats(receiver.base);
-    log(`ours: ${ours.succeeded} delivered in ${ours.elapsedMs.toFixed(0)} ms, ${ours.perSecond.toFixed(0)}/s, ${ours.cpuUsPerDelivery.toFixed(0)} µs CPU a delivery; ${ours.attempts} attempts recorded, receiver saw ${oursReceived.requests}`);
-    if (ours.succeeded !== events || ours.attempts !== events || ours.failedAttempts !== 0) {
-      throw new Error(`deliver: expected ${events} succeeded deliveries and attempts, got ${ours.succeeded} succeeded, ${ours.attempts} attempts (${ours.failedAttempts} failed)`);
+    const rounds: DeliverResult[] = [];
+    const oursReceived = { requests: 0, distinctKeys: 0 };
+    let firstPrepare: PrepareResult | null = null;
+    let previousDir: string | null = null;
+    let runBare: (when: string, durable: boolean) => Promise<void> = async () => undefined;
+    for (let round = 1; round <= roundsWanted; round++) {
+      const throughputDir = join(root, `throughput-${round}`);
+      log(`round ${round} of ${roundsWanted}: preparing ${events} events for ${endpoints} endpoints`);
+      const prepare = await runStep<PrepareResult>('prepare', SERVICE, ['prepare'], { ...base, BENCH_DATA_DIR: throughputDir, BENCH_EVENTS: String(events) }, { timeoutMs: 120_000 });
+      firstPrepare ??= prepare;
+      if (previousDir !== null) rmSync(previousDir, { recursive: true, force: true });
+      previousDir = throughputDir;
+      const endpointsFile = join(root, `endpoints-${round}.json`);
+      writeFileSync(endpointsFile, JSON.stringify(prepare.endpoints));
+      const bareEnv = { BENCH_SQLITE: join(throughputDir, 'cauri.sqlite'), BENCH_ENDPOINTS_FILE: endpointsFile, BENCH_CONCURRENCY: String(concurrency) };
+      runBare = async (when: string, durable: boolean) => {
+        await receiverReset(receiver!.base);
+        const name = durable ? 'bare undici + durable record' : 'bare undici';
+        const env = durable ? { ...bareEnv, BENCH_RECORD_SQLITE: join(root, `floor-${when.replace(/\W+/g, '-')}.sqlite`) } : bareEnv;
+        const result = await runStep<BareResult>(name, BARE, [], env, { timeoutMs: 120_000 });
+        const seen = await receiverStats(receiver!.base);
+        if (seen.requests !== result.posts || result.errors > 0) throw new Error(`${name} (${when}): ${result.posts} posts, ${result.errors} errors, receiver saw ${seen.requests}`);
+        log(`${name} (${when}): ${result.posts} posts in ${result.elapsedMs.toFixed(0)} ms, ${result.perSecond.toFixed(0)}/s at ${concurrency} in flight, ${result.cpuUsPerPost.toFixed(0)} µs CPU a post`);
+        (durable ? floor : bare).push(result);
+      };
+      await runBare(`before round ${round}`, false);
+      await runBare(`before round ${round}`, true);
+      await receiverReset(receiver.base);
+      log(`round ${round}: delivery worker on the backlog`);
+      const ours = await runStep<DeliverResult>('deliver', SERVICE, ['deliver'], { ...base, BENCH_DATA_DIR: throughputDir, BENCH_EVENTS: String(events) }, { nodeArgs: profArgs(`deliver-${round}`), timeoutMs: 170_000 });
+      const seen = await receiverStats(receiver.base);
+      log(`ours: ${ours.succeeded} delivered in ${ours.elapsedMs.toFixed(0)} ms, ${ours.perSecond.toFixed(0)}/s, ${ours.cpuUsPerDelivery.toFixed(0)} µs CPU a delivery; ${ours.attempts} attempts recorded, receiver saw ${seen.requests}`);
+      if (ours.succeeded !== events || ours.attempts !== events || ours.failedAttempts !== 0) {
+        throw new Error(`deliver: expected ${events} succeeded deliveries and attempts, got ${ours.succeeded} succeeded, ${ours.attempts} attempts (${ours.failedAttempts} failed)`);
+      }
+      rounds.push(ours);
+      oursReceived.requests += seen.requests;
+      oursReceived.distinctKeys += seen.distinctKeys;
     }
-    await runBare('after', false);
-    await runBare('after', true);
-    rmSync(throughputDir, { recursive: true, force: true });
+    // The last round's bodies once more, after it.
+    await runBare('after the last round', false);
+    await runBare('after the last round', true);
+    if (previousDir !== null) rmSync(previousDir, { recursive: true, force: true });
+    const prepare = firstPrepare!;
+    const ours = together(rounds);
 
     log(`latency: ${rate} events/s for ${warmup} s warm-up + ${seconds} s`);
     await receiverReset(receiver.base);
@@ -360,7 +412,7 @@ async function main(): Promise<number> {
         (latency.dbLatency === null ? '' : `; recorded attempt p50 ${latency.dbLatency.p50} ms, p99 ${latency.dbLatency.p99} ms`),
     );
 
-    const report = render({ started, finished: new Date(), events, endpoints, concurrency, prepare, ours, oursReceived, bare, floor, latency, latencyReceived });
+    const report = render({ started, finished: new Date(), events: events * roundsWanted, endpoints, concurrency, prepare, rounds, ours, oursReceived, bare, floor, latency, latencyReceived });
     mkdirSync(dirname(output), { recursive: true });
     writeFileSync(output, report);
     log(`report written to ${output}`);
