@@ -22,7 +22,7 @@
  * 1,000 events a second. A missed goal is reported, not an error; a failed step exits 1.
  *
  * Environment: BENCH_WEBHOOK_EVENTS (N, default 20000), BENCH_WEBHOOK_ENDPOINTS (E, default 16),
- * BENCH_WEBHOOK_ROUNDS (R, default 3),
+ * BENCH_WEBHOOK_ROUNDS (R, default 5),
  * BENCH_WEBHOOK_RATE (default 1000), BENCH_WEBHOOK_SECONDS (default 10), BENCH_WEBHOOK_WARMUP
  * (default 2), BENCH_OUTPUT (default docs/benchmarks-webhooks.md), BENCH_CPU_PROF (a folder: CPU
  * profiles of the service's deliver and latency steps).
@@ -287,7 +287,7 @@ function render(f: Figures): string {
     'node dist/bench/profile-summary.js /tmp/prof/<file>.cpuprofile',
     '```',
     '',
-    '`BENCH_WEBHOOK_EVENTS` (default 20000) is the backlog of each round; `BENCH_WEBHOOK_ROUNDS` (default 3) the rounds; ' +
+    '`BENCH_WEBHOOK_EVENTS` (default 20000) is the backlog of each round; `BENCH_WEBHOOK_ROUNDS` (default 5) the rounds; ' +
       '`BENCH_WEBHOOK_ENDPOINTS` (default 16) the clients with one endpoint each; ' +
       '`BENCH_WEBHOOK_RATE` (default 1000), `BENCH_WEBHOOK_SECONDS` (default 10) and `BENCH_WEBHOOK_WARMUP` (default 2) shape the latency step. ' +
       'Every side is its own process, started by the harness (bench/webhooks.ts): the receiver bench/webhook-receiver.ts (`node:http`, 204 at once), ' +
@@ -317,7 +317,7 @@ function render(f: Figures): string {
 async function main(): Promise<number> {
   const events = positiveInteger('BENCH_WEBHOOK_EVENTS', 20_000);
   const endpoints = positiveInteger('BENCH_WEBHOOK_ENDPOINTS', 16);
-  const roundsWanted = positiveInteger('BENCH_WEBHOOK_ROUNDS', 3);
+  const roundsWanted = positiveInteger('BENCH_WEBHOOK_ROUNDS', 5);
   if (endpoints > 1000) throw new Error('BENCH_WEBHOOK_ENDPOINTS: at most 1000');
   const rate = positiveInteger('BENCH_WEBHOOK_RATE', 1000);
   const seconds = positiveInteger('BENCH_WEBHOOK_SECONDS', 10);
