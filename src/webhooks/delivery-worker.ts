@@ -146,7 +146,7 @@ interface Slots {
 
 /**
  * The delivery loop. Each stored event becomes one delivery per subscribed endpoint (its fan-out, with
- * the body serialised once and the event marked dispatched); due deliveries are leased, sent without
+ * the body serialised once and the event taken off the fan-out queue); due deliveries are leased, sent without
  * holding any transaction, and each attempt is recorded with the delivery's next state.
  *
  * While the worker runs, these steps share one transaction per turn: the attempts that ended since the
@@ -154,7 +154,7 @@ interface Slots {
  * events, deliveries that waited for their endpoint), and what is still free with new events, whose
  * deliveries are inserted already leased. One durable commit per turn, and a new event is sent with
  * the endpoint and body the fan-out has in hand. Events are taken only as far as slots are free, so
- * a backlog stays in the events table, not as a backlog of leasable rows.
+ * a backlog stays in the event queue, not as a backlog of leasable rows.
  *
  * Several workers may run against one PostgreSQL database: SKIP LOCKED and leases keep them from
  * fanning out one event twice or sending one attempt twice. No send is awaited before others start,
@@ -450,7 +450,7 @@ export class DeliveryWorker {
               // The first round reads about as many events as there are free slots. If it took all it
               // read and slots are left (some events had no subscribed endpoint, or one at its limit),
               // the next reads as many as the slots left would take at the same ratio of events to
-              // slots, a whole batch when none took a slot: a backlog stays in the events table
+              // slots, a whole batch when none took a slot: a backlog stays in the event queue
               // rather than becoming deliveries that wait, and every event read is taken. A few
               // rounds at most, so that one transaction stays short; `more` asks for another turn.
               const { dispatchBatch } = this.options;
