@@ -354,7 +354,18 @@ async function main(): Promise<number> {
     const oursReceived = { requests: 0, distinctKeys: 0 };
     let firstPrepare: PrepareResult | null = null;
     let previousDir: string | null = null;
-    let runBare: (when: string, durable: boolean) => Promise<void> = async () => undefined;
+    /** The bare sender's environment for the bodies of the latest round. */
+    let bareEnv: Record<string, string> = {};
+    const runBare = async (when: string, durable: boolean) => {
+      await receiverReset(receiver!.base);
+      const name = durable ? 'bare undici + durable record' : 'bare undici';
+      const env = durable ? { ...bareEnv, BENCH_RECORD_SQLITE: join(root, `floor-${when.replace(/\W+/g, '-')}.sqlite`) } : bareEnv;
+      const result = await runStep<BareResult>(name, BARE, [], env, { timeoutMs: 120_000 });
+      const seen = await receiverStats(receiver!.base);
+      if (seen.requests !== result.posts || result.errors > 0) throw new Error(`${name} (${when}): ${result.posts} posts, ${result.errors} errors, receiver saw ${seen.requests}`);
+      log(`${name} (${when}): ${result.posts} posts in ${result.elapsedMs.toFixed(0)} ms, ${result.perSecond.toFixed(0)}/s at ${concurrency} in flight, ${result.cpuUsPerPost.toFixed(0)} µs CPU a post`);
+      (durable ? floor : bare).push(result);
+    };
     for (let round = 1; round <= roundsWanted; round++) {
       const throughputDir = join(root, `throughput-${round}`);
       log(`round ${round} of ${roundsWanted}: preparing ${events} events for ${endpoints} endpoints`);
@@ -364,17 +375,7 @@ async function main(): Promise<number> {
       previousDir = throughputDir;
       const endpointsFile = join(root, `endpoints-${round}.json`);
       writeFileSync(endpointsFile, JSON.stringify(prepare.endpoints));
-      const bareEnv = { BENCH_SQLITE: join(throughputDir, 'cauri.sqlite'), BENCH_ENDPOINTS_FILE: endpointsFile, BENCH_CONCURRENCY: String(concurrency) };
-      runBare = async (when: string, durable: boolean) => {
-        await receiverReset(receiver!.base);
-        const name = durable ? 'bare undici + durable record' : 'bare undici';
-        const env = durable ? { ...bareEnv, BENCH_RECORD_SQLITE: join(root, `floor-${when.replace(/\W+/g, '-')}.sqlite`) } : bareEnv;
-        const result = await runStep<BareResult>(name, BARE, [], env, { timeoutMs: 120_000 });
-        const seen = await receiverStats(receiver!.base);
-        if (seen.requests !== result.posts || result.errors > 0) throw new Error(`${name} (${when}): ${result.posts} posts, ${result.errors} errors, receiver saw ${seen.requests}`);
-        log(`${name} (${when}): ${result.posts} posts in ${result.elapsedMs.toFixed(0)} ms, ${result.perSecond.toFixed(0)}/s at ${concurrency} in flight, ${result.cpuUsPerPost.toFixed(0)} µs CPU a post`);
-        (durable ? floor : bare).push(result);
-      };
+      bareEnv = { BENCH_SQLITE: join(throughputDir, 'cauri.sqlite'), BENCH_ENDPOINTS_FILE: endpointsFile, BENCH_CONCURRENCY: String(concurrency) };
       await runBare(`before round ${round}`, false);
       await runBare(`before round ${round}`, true);
       await receiverReset(receiver.base);

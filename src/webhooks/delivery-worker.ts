@@ -262,14 +262,41 @@ export class DeliveryWorker {
     return { events: taken.length, launches };
   }
 
+  /**
+   * Fans out new events into the free `slots`, in a few rounds. The first reads about as many events
+   * as there are free slots. If it took all it read and slots are left (some events had no subscribed
+   * endpoint, or one at its limit), the next reads as many as the slots left would take at the same
+   * ratio of events to slots, a whole batch when none took a slot: a backlog stays in the event queue
+   * rather than becoming deliveries that wait, and every event read is taken. `more`: the rounds ran
+   * out with slots and events left, so that one transaction stays short; another turn should follow.
+   */
+  async #fanOutIntoSlots(trx: Kysely<Database>, slots: Slots, now: number): Promise<{ events: number; launches: Launch[]; more: boolean }> {
+    const { dispatchBatch } = this.options;
+    const out = { events: 0, launches: [] as Launch[], more: false };
+    let limit = Math.min(dispatchBatch, Math.max(slots.free, REFILL_SLOTS));
+    for (let round = 0; slots.free > 0; round++) {
+      if (round === FAN_OUT_ROUNDS) {
+        out.more = true;
+        break;
+      }
+      const before = slots.free;
+      const fanned = await this.#fanOutIn(trx, limit, now, slots);
+      out.events += fanned.events;
+      out.launches.push(...fanned.launches);
+      if (fanned.events < limit) break;
+      const used = before - slots.free;
+      limit = used === 0 ? dispatchBatch : Math.min(dispatchBatch, Math.max(REFILL_SLOTS, Math.ceil((slots.free * fanned.events) / used)));
+    }
+    return out;
+  }
+
   #count(step: StepFigures, units: number, started: number): void {
     step.units += units;
     step.seconds += (performance.now() - started) / 1000;
   }
 
   #body(event: EventRow): string {
-    const envelope = envelopeOf(event);
-    return serializeEnvelope({ ...envelope, data: envelope.data });
+    return serializeEnvelope(envelopeOf(event));
   }
 
   // ----- Claiming ---------------------------------------------------------------------------------
@@ -440,38 +467,17 @@ export class DeliveryWorker {
             const claimed = performance.now();
             this.#count(this.stats.record, batch.length, begun);
             let launches: Launch[] = [];
-            let dispatched = 0;
-            let more = false;
+            let fanned = { events: 0, launches: [] as Launch[], more: false };
             if (claim) {
               const slots: Slots = { free, busy: await leasedPerEndpoint(trx, now) };
               launches = await this.#claimIn(trx, slots, now);
               this.#count(this.stats.claim, launches.length, claimed);
               const fanning = performance.now();
-              // The first round reads about as many events as there are free slots. If it took all it
-              // read and slots are left (some events had no subscribed endpoint, or one at its limit),
-              // the next reads as many as the slots left would take at the same ratio of events to
-              // slots, a whole batch when none took a slot: a backlog stays in the event queue
-              // rather than becoming deliveries that wait, and every event read is taken. A few
-              // rounds at most, so that one transaction stays short; `more` asks for another turn.
-              const { dispatchBatch } = this.options;
-              let limit = Math.min(dispatchBatch, Math.max(slots.free, REFILL_SLOTS));
-              for (let round = 0; slots.free > 0; round++) {
-                if (round === FAN_OUT_ROUNDS) {
-                  more = true;
-                  break;
-                }
-                const before = slots.free;
-                const fanned = await this.#fanOutIn(trx, limit, now, slots);
-                dispatched += fanned.events;
-                launches = launches.concat(fanned.launches);
-                if (fanned.events < limit) break;
-                const used = before - slots.free;
-                limit = used === 0 ? dispatchBatch : Math.min(dispatchBatch, Math.max(REFILL_SLOTS, Math.ceil((slots.free * fanned.events) / used)));
-              }
-              this.#count(this.stats.fanOut, dispatched, fanning);
+              fanned = await this.#fanOutIntoSlots(trx, slots, now);
+              this.#count(this.stats.fanOut, fanned.events, fanning);
             }
             ended = performance.now();
-            return { recorded, launches, dispatched, more };
+            return { recorded, launches: launches.concat(fanned.launches), dispatched: fanned.events, more: fanned.more };
           });
         } catch (error) {
           this.log.error({ err: error }, 'webhook delivery transaction failed');
