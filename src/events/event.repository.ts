@@ -6,10 +6,10 @@ import type { EventRow } from './event.table.js';
 const eventInsert = new PreparedInsert('events');
 const queueInsert = new PreparedInsert('event_queue');
 
-/** Stores an event and queues it for the webhook fan-out, in the caller's transaction. */
-export async function insertEvent(db: Kysely<Database>, row: EventRow): Promise<void> {
+/** Stores an event and, unless `queue` is false, queues it for the webhook fan-out, in the caller's transaction. */
+export async function insertEvent(db: Kysely<Database>, row: EventRow, queue: boolean): Promise<void> {
   await eventInsert.run(db, row);
-  await queueInsert.run(db, { event_id: row.id });
+  if (queue) await queueInsert.run(db, { event_id: row.id });
 }
 
 /** Events not yet fanned out to webhook endpoints: the delivery backlog. */

@@ -13,7 +13,7 @@ import type { EventId } from '../lib/ids.js';
  */
 export async function recordEvent<T>(trx: Kysely<Database>, event: NewEvent<T>): Promise<EventEnvelope<T>> {
   const id = newId('event', event.at.getTime());
-  await insertEvent(trx, {
+  const row = {
     id,
     client_id: event.clientId,
     type: event.type,
@@ -21,7 +21,8 @@ export async function recordEvent<T>(trx: Kysely<Database>, event: NewEvent<T>):
     created_at: event.at.getTime(),
     data: JSON.stringify(event.data),
     subject_ref: event.subjectRef ?? null,
-  });
+  };
+  await insertEvent(trx, row, event.fanOut ?? true);
   return { id, type: event.type, created_at: isoMillis(event.at), data: event.data, livemode: event.livemode };
 }
 

@@ -30,4 +30,9 @@ export interface NewEvent<T = unknown> {
   at: Date;
   /** The order or attestation the event is about, to list one object's history. */
   subjectRef?: string;
+  /**
+   * Whether the webhook fan-out takes the event (default true); false when the caller creates its
+   * deliveries itself in the same transaction (a test event, sent to one endpoint only).
+   */
+  fanOut?: boolean;
 }

@@ -11,7 +11,7 @@ import type { Database } from '../storage/schema.js';
 import { checkEndpointUrl } from './core/address.js';
 import { sampleEventData, serializeEnvelope } from './core/payload.js';
 import { generateEndpointSecret } from './core/signature.js';
-import { cancelPending, dequeueEvents, insertDeliveries, insertMessages } from './delivery.repository.js';
+import { cancelPending, insertDeliveries, insertMessages } from './delivery.repository.js';
 import { countClientEndpoints, findClientEndpoint, insertEndpoint, listClientEndpoints, updateEndpoint, type PageRequest } from './endpoint.repository.js';
 import { pageOf, toDelivery, toEndpoint, type Page } from './mapping.js';
 import type { EndpointSecrets } from './secrets.js';
@@ -161,20 +161,19 @@ export class EndpointService {
 
   /**
    * Stores a sample event of the chosen type, like any other event, and a delivery of it to this
-   * endpoint only: the event is taken off the fan-out queue in the same transaction, so the worker
-   * never sends it to the client's other endpoints.
+   * endpoint only: the event is never queued for the fan-out, so the worker never sends it to the
+   * client's other endpoints.
    */
   async sendTest(trx: Kysely<Database>, clientId: ClientId, id: string, request: TestEventRequest): Promise<TestEventResponse> {
     const endpoint = await this.#find(trx, clientId, id);
     const at = this.clock.now();
     const type = request.type ?? 'webhook.test';
     const data = sampleEventData(type, { at, endpointId: endpoint.id, issuer: this.options.serviceName });
-    const event = await recordEvent(trx, { clientId, type, data, livemode: request.livemode ?? this.options.livemode, at, subjectRef: endpoint.id });
+    const event = await recordEvent(trx, { clientId, type, data, livemode: request.livemode ?? this.options.livemode, at, subjectRef: endpoint.id, fanOut: false });
     const now = at.getTime();
     const delivery = newDeliveryRow(event, endpoint, now);
     await insertMessages(trx, [{ event_id: event.id, body: serializeEnvelope(event), created_at: now }]);
     await insertDeliveries(trx, [delivery]);
-    await dequeueEvents(trx, [event.id]);
     return { event: { ...event, data: data as unknown as Record<string, unknown> }, delivery: toDelivery(delivery, []) };
   }
 }
