@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, SelectQueryBuilder } from 'kysely';
 import { PreparedInsert, PreparedQuery } from '../storage/prepared.js';
 import type { Database } from '../storage/schema.js';
 import type { EventRow } from './event.table.js';
@@ -19,4 +19,43 @@ export async function countPendingDispatch(db: Kysely<Database>): Promise<number
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+/** A query of the events table, to which `clientEvents` adds the client's condition, the order and the limit. */
+export type EventQuery = SelectQueryBuilder<Database, 'events', EventRow>;
+
+/**
+ * The events a client sees, its own and those addressed to every client (client_id null), that
+ * `refine` keeps, in id order, at most `limit`. Each of the two sets is a range of
+ * `events_client_id (client_id, id)`, read in order and cut at `limit`; their union is then sorted
+ * and cut again, so a page costs the same whatever the client's history. A single
+ * `client_id = ? or client_id is null` made both engines read every matching event and sort them all
+ * for each page (on SQLite a multi-index OR and a temporary b-tree for the ORDER BY).
+ */
+export function clientEventsQuery(
+  db: Kysely<Database>,
+  clientId: string,
+  direction: 'asc' | 'desc',
+  limit: number,
+  refine: (query: EventQuery) => EventQuery = (query) => query,
+) {
+  const own = refine(db.selectFrom('events').selectAll().where('client_id', '=', clientId)).orderBy('id', direction).limit(limit);
+  const everyone = refine(db.selectFrom('events').selectAll().where('client_id', 'is', null)).orderBy('id', direction).limit(limit);
+  return db
+    .selectFrom(own.as('own'))
+    .selectAll()
+    .unionAll(db.selectFrom(everyone.as('everyone')).selectAll())
+    .orderBy('id', direction)
+    .limit(limit);
+}
+
+/** `clientEventsQuery`, run. */
+export async function clientEvents(
+  db: Kysely<Database>,
+  clientId: string,
+  direction: 'asc' | 'desc',
+  limit: number,
+  refine?: (query: EventQuery) => EventQuery,
+): Promise<EventRow[]> {
+  return clientEventsQuery(db, clientId, direction, limit, refine).execute();
 }

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { clientEvents, type EventQuery } from '../events/event.repository.js';
 import type { EventRow } from '../events/event.table.js';
 import type { DialectName } from '../storage/dialect.js';
 import { PreparedInsert, PreparedQuery } from '../storage/prepared.js';
@@ -328,16 +329,15 @@ export async function cancelPending(db: Kysely<Database>, endpointId: string, no
 
 // ----- Events, as the client sees them ----------------------------------------------------------
 
-/** Events of this client and those addressed to every client (client_id null). */
+/** Events of this client and those addressed to every client (client_id null), a page of them. */
 export async function listClientEvents(db: Kysely<Database>, clientId: string, type: string | undefined, page: PageRequest): Promise<EventRow[]> {
-  let query = db
-    .selectFrom('events')
-    .selectAll()
-    .where((eb) => eb.or([eb('client_id', '=', clientId), eb('client_id', 'is', null)]));
-  if (type !== undefined) query = query.where('type', '=', type);
-  if (page.after !== undefined) return query.where('id', '>', page.after).orderBy('id', 'asc').limit(page.limit + 1).execute();
-  if (page.before !== undefined) query = query.where('id', '<', page.before);
-  return query.orderBy('id', 'desc').limit(page.limit + 1).execute();
+  const ofType = (query: EventQuery) => (type === undefined ? query : query.where('type', '=', type));
+  if (page.after !== undefined) {
+    const after = page.after;
+    return clientEvents(db, clientId, 'asc', page.limit + 1, (query) => ofType(query).where('id', '>', after));
+  }
+  const before = page.before;
+  return clientEvents(db, clientId, 'desc', page.limit + 1, (query) => (before === undefined ? ofType(query) : ofType(query).where('id', '<', before)));
 }
 
 export async function findClientEvent(db: Kysely<Database>, clientId: string, id: string): Promise<EventRow | undefined> {
