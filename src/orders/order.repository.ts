@@ -131,7 +131,15 @@ export async function claimDueOrders(trx: Kysely<Database>, dialect: DialectName
   }
 }
 
-/** Partners with orders still open at the partner: the report logs the router must read. */
+/**
+ * Partners with orders still open at the partner: the report logs the router must read. The condition
+ * is that of the partial index `orders_open_partner` word for word, literals included: SQLite uses a
+ * partial index only for a query that repeats its condition.
+ */
 export async function partnersWithOpenOrders(db: Kysely<Database>): Promise<{ rcpt_to: string; connector: string }[]> {
-  return db.selectFrom('orders').select(['rcpt_to', 'connector']).distinct().where('status', 'in', ['routed', 'partially_filled']).execute();
+  return openPartnersQuery(db).execute();
+}
+
+export function openPartnersQuery(db: Kysely<Database>) {
+  return db.selectFrom('orders').select(['rcpt_to', 'connector']).distinct().where(sql<boolean>`status in ('routed', 'partially_filled')`);
 }

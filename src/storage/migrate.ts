@@ -8,6 +8,7 @@ import * as audit from './migrations/2026-11-22T10-00-audit.js';
 import * as webhookIndexes from './migrations/2026-11-22T11-00-webhook-indexes.js';
 import * as webhookQueueIndexes from './migrations/2026-11-24T09-00-webhook-queue-indexes.js';
 import * as eventQueue from './migrations/2026-11-24T10-00-event-queue.js';
+import * as openOrdersIndex from './migrations/2026-11-24T11-00-open-orders-index.js';
 
 /**
  * The migrations, listed explicitly rather than read from a folder, so that bundlers and tools see
@@ -23,6 +24,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-22T11-00-webhook-indexes': webhookIndexes,
   '2026-11-24T09-00-webhook-queue-indexes': webhookQueueIndexes,
   '2026-11-24T10-00-event-queue': eventQueue,
+  '2026-11-24T11-00-open-orders-index': openOrdersIndex,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

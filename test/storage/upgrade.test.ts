@@ -1,8 +1,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import { openStorage } from '../../src/storage/database.js';
+import { openPartnersQuery, partnersWithOpenOrders } from '../../src/orders/order.repository.js';
 import { migrateToLatest, migrateUpTo } from '../../src/storage/migrate.js';
 import { DATABASES, testEnvironment } from '../support/harness.js';
 
@@ -38,6 +39,49 @@ for (const database of DATABASES) {
       // Asking again for a migration already applied changes nothing (and never migrates down).
       assert.deepEqual(await migrateUpTo(db, '2026-11-24T09-00-webhook-queue-indexes', storage.schema), { applied: [] });
       assert.equal((await db.selectFrom('event_queue').select('event_id').execute()).length, 2);
+    });
+
+    test('the index of open orders: the router finds the partners of routed and partially filled orders, and no others', async (t) => {
+      const e = testEnvironment(t, database, { CAURI_SEED: 'false' });
+      const storage = await openStorage({
+        databaseUrl: e.config.databaseUrl,
+        sqlitePath: join(e.config.dataDir, 'cauri.sqlite'),
+        poolSize: 2,
+        sqliteSynchronous: 'NORMAL',
+        ...(e.options.pgSchema === undefined ? {} : { pgSchema: e.options.pgSchema }),
+      });
+      e.closers.push(() => storage.close());
+      const { db } = storage;
+      await migrateUpTo(db, '2026-11-24T10-00-event-queue', storage.schema);
+      const insert = (id: string, status: string, partner: string) =>
+        sql`insert into orders (id, client_id, status, rcpt_to, kyc_attestation_id, kyc_attestation_sha256, subject_id, kyc_level,
+              instrument, side, qty, limit_price_cents, reference_price_cents, filled_qty, fill_notional_cents, failure_reason,
+              client_metadata, connector, last_report_seq, route_attempts, next_route_at, route_lease_until, cancel_requested_at,
+              created_at, updated_at)
+            values (${id}, 'cli_a', ${status}, ${partner}, 'att_a', 'aa', 'inv-1', 'KYC3', 'KOLA.BRVM', 'buy', 10, null, 1000, 0, '0',
+              null, null, ${`sandbox-${partner}`}, 0, 0, null, null, null, 1, 1)`.execute(db);
+      await insert('ord_1', 'routed', 'sgi_a');
+      await insert('ord_2', 'filled', 'sgi_b');
+      await insert('ord_3', 'created', 'sgi_c');
+      const report = await migrateToLatest(db, storage.schema);
+      assert.ok(report.applied.includes('2026-11-24T11-00-open-orders-index'), JSON.stringify(report));
+      await insert('ord_4', 'partially_filled', 'sgi_d');
+      await insert('ord_5', 'routed', 'sgi_a');
+      await insert('ord_6', 'cancelled', 'sgi_e');
+      const open = async () => (await partnersWithOpenOrders(db)).map((p) => `${p.rcpt_to} ${p.connector}`).sort();
+      assert.deepEqual(await open(), ['sgi_a sandbox-sgi_a', 'sgi_d sandbox-sgi_d']);
+      // An order leaves the index when it is no longer open, and enters it when it is routed.
+      await db.updateTable('orders').set({ status: 'filled' }).where('id', '=', 'ord_4').execute();
+      await db.updateTable('orders').set({ status: 'routed' }).where('id', '=', 'ord_3').execute();
+      assert.deepEqual(await open(), ['sgi_a sandbox-sgi_a', 'sgi_c sandbox-sgi_c']);
+      if (database.name === 'sqlite') {
+        const query = openPartnersQuery(db).compile();
+        const plan = await db.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${query.sql}`, [...query.parameters]));
+        assert.ok(
+          plan.rows.some((r) => r.detail.includes('orders_open_partner')),
+          plan.rows.map((r) => r.detail).join('\n'),
+        );
+      }
     });
   });
 }
