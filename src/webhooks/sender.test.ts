@@ -86,3 +86,50 @@ test('non-2xx statuses are failures, with the status recorded', async (t) => {
   assert.equal(result.statusCode, 500);
   assert.equal(result.error, 'HTTP 500');
 });
+
+test('each attempt ends at its own deadline: a response that never comes, a 2xx whose body stalls, and quick attempts in between', async (t) => {
+  const server: Server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      if (req.url === '/quick') res.writeHead(204).end();
+      else if (req.url === '/stall') {
+        // A 2xx at once, then a body that never ends: the receiver has accepted the event, and the
+        // deadline ends the read of the rest (only read to keep the connection reusable).
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.write('partial');
+      }
+      // '/hang': no answer at all.
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => {
+    server.closeAllConnections();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const sender = new UndiciSender({ timeoutMs: 300, publicOnly: false });
+  t.after(() => sender.close());
+  const started = performance.now();
+  const ended: Record<string, number> = {};
+  const timed = (name: string, url: string) =>
+    sender.send(request(url)).then((result) => {
+      ended[name] = performance.now() - started;
+      return result;
+    });
+  const first = timed('first', `${base}/hang`);
+  await new Promise((resolve) => setTimeout(resolve, 150));
+  const second = timed('second', `${base}/stall`);
+  const quick = await Promise.all(Array.from({ length: 20 }, () => sender.send(request(`${base}/quick`))));
+  const [a, b] = await Promise.all([first, second]);
+  assert.ok(quick.every((r) => r.statusCode === 204 && r.error === null));
+  assert.equal(a.statusCode, null);
+  assert.equal(a.error, 'timed out after 300 ms');
+  assert.equal(b.statusCode, 200);
+  assert.equal(b.error, null);
+  // Each at its own deadline, 300 ms after it started: not earlier, and the second not at the first's.
+  // (The upper bounds only say that a deadline ends its attempt; a loaded machine may fire late.)
+  assert.ok((ended.first as number) >= 295 && (ended.first as number) < 2_000, `first ended after ${ended.first} ms`);
+  assert.ok((ended.second as number) >= 445 && (ended.second as number) < 2_150, `second ended after ${ended.second} ms`);
+  // The sender still works after its deadlines fired.
+  assert.equal((await sender.send(request(`${base}/quick`))).statusCode, 204);
+});

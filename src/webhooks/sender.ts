@@ -1,4 +1,5 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
+import { EventEmitter } from 'node:events';
 import { isIP, type LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
@@ -102,12 +103,99 @@ function describe(error: unknown, timeoutMs: number): string {
   return String(error);
 }
 
+/** The reason an attempt is aborted when its time is up. */
+class AttemptTimeoutError extends Error {
+  override readonly name = 'TimeoutError';
+}
+
+/**
+ * One attempt's abort signal. undici takes an EventEmitter as `signal` (documented beside
+ * AbortSignal): it listens for `abort` once and reads `reason`.
+ */
+class AttemptSignal extends EventEmitter {
+  aborted = false;
+  reason: Error | undefined = undefined;
+  /** The attempt has ended; its deadline is skipped. */
+  ended = false;
+
+  abort(reason: Error): void {
+    if (this.aborted || this.ended) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.emit('abort');
+  }
+}
+
+/**
+ * The deadlines of the attempts in flight. Every attempt has the same timeout, so deadlines fall due
+ * in the order the attempts started: a queue with one timer, armed for its oldest deadline. Ended
+ * attempts are dropped from the head as they end (most end in the order they started). An
+ * `AbortSignal.timeout` per attempt, with undici's listener on it, cost about 10 µs of the event
+ * loop an attempt (an EventTarget, a timer of its own), this a fraction of a microsecond.
+ */
+class Deadlines {
+  readonly #queue: { at: number; signal: AttemptSignal }[] = [];
+  #head = 0;
+  #timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly timeoutMs: number) {}
+
+  start(): AttemptSignal {
+    const signal = new AttemptSignal();
+    this.#queue.push({ at: performance.now() + this.timeoutMs, signal });
+    if (this.#timer === null) this.#arm();
+    return signal;
+  }
+
+  end(signal: AttemptSignal): void {
+    signal.ended = true;
+    this.#dropEnded();
+  }
+
+  close(): void {
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = null;
+  }
+
+  #dropEnded(): void {
+    while (this.#head < this.#queue.length && (this.#queue[this.#head] as { signal: AttemptSignal }).signal.ended) this.#head++;
+    if (this.#head === this.#queue.length) {
+      this.#queue.length = 0;
+      this.#head = 0;
+    } else if (this.#head >= 1024 && this.#head * 2 >= this.#queue.length) {
+      this.#queue.splice(0, this.#head);
+      this.#head = 0;
+    }
+  }
+
+  #arm(): void {
+    const next = this.#queue[this.#head];
+    if (next === undefined) return;
+    this.#timer = setTimeout(() => this.#expire(), Math.max(0, Math.ceil(next.at - performance.now())));
+    // The attempt's socket keeps the process alive while the attempt lasts; the timer need not.
+    this.#timer.unref();
+  }
+
+  #expire(): void {
+    this.#timer = null;
+    const now = performance.now();
+    for (let entry = this.#queue[this.#head]; entry !== undefined && (entry.signal.ended || entry.at <= now); entry = this.#queue[this.#head]) {
+      this.#head++;
+      entry.signal.abort(new AttemptTimeoutError(`attempt timed out after ${this.timeoutMs} ms`));
+    }
+    this.#dropEnded();
+    this.#arm();
+  }
+}
+
 export class UndiciSender implements WebhookSender {
   readonly #agent: Agent;
   readonly #options: SenderOptions;
+  readonly #deadlines: Deadlines;
 
   constructor(options: SenderOptions) {
     this.#options = options;
+    this.#deadlines = new Deadlines(options.timeoutMs);
     this.#agent = new Agent({
       connect: { lookup: guardedLookup(options.resolve ?? systemResolver, options.publicOnly), timeout: options.timeoutMs },
       headersTimeout: options.timeoutMs,
@@ -131,15 +219,10 @@ export class UndiciSender implements WebhookSender {
     if (publicOnly && isIP(host) !== 0 && !isPublicAddress(host)) {
       return done(null, `address refused: ${host} is not a public address`);
     }
+    const signal = this.#deadlines.start();
     try {
       // undici's request() follows no redirect: a 3xx is returned as is and counts as a failure.
-      const response = await request(url, {
-        dispatcher: this.#agent,
-        method: 'POST',
-        headers: webhook.headers,
-        body: webhook.body,
-        signal: AbortSignal.timeout(timeoutMs),
-      });
+      const response = await request(url, { dispatcher: this.#agent, method: 'POST', headers: webhook.headers, body: webhook.body, signal });
       await response.body.dump({ limit: MAX_RESPONSE_BYTES }).catch(() => undefined);
       const status = response.statusCode;
       if (status >= 200 && status < 300) return done(status, null);
@@ -150,10 +233,13 @@ export class UndiciSender implements WebhookSender {
       return done(status, `HTTP ${status}`);
     } catch (error) {
       return done(null, describe(error, timeoutMs));
+    } finally {
+      this.#deadlines.end(signal);
     }
   }
 
   async close(): Promise<void> {
+    this.#deadlines.close();
     await this.#agent.close();
   }
 }
