@@ -115,6 +115,7 @@ export async function openDatabase(config: Config, options: RuntimeOptions = {})
     databaseUrl: config.databaseUrl,
     sqlitePath: join(config.dataDir, 'cauri.sqlite'),
     poolSize: config.databasePoolSize,
+    pgPreparedStatements: config.pgPreparedStatements,
     sqliteSynchronous: config.sqliteSynchronous,
     ...(options.pgSchema === undefined ? {} : { pgSchema: options.pgSchema }),
   });

@@ -13,7 +13,13 @@ test('defaults: sandbox on SQLite at 127.0.0.1:8080 with 1000 requests a minute'
   assert.equal(c.rateLimitPerMinute, 1000);
   assert.equal(c.serviceName, 'cauri');
   assert.equal(c.seedSandboxData, true);
+  assert.equal(c.pgPreparedStatements, true);
   assert.ok(Object.isFrozen(c));
+});
+
+test('PostgreSQL prepared statements can be turned off (a pooler that cannot keep them)', () => {
+  assert.equal(parseConfig({ CAURI_PG_PREPARED_STATEMENTS: 'false' }).pgPreparedStatements, false);
+  assert.equal(parseConfig({ CAURI_PG_PREPARED_STATEMENTS: 'true' }).pgPreparedStatements, true);
 });
 
 test('production needs a master key and a public URL, and uses the production rate', () => {
@@ -46,6 +52,7 @@ test('every wrong value names its variable', () => {
     [{ CAURI_RATE_LIMIT_SANDBOX: '0' }, 'CAURI_RATE_LIMIT_SANDBOX'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ CAURI_SEED: 'maybe' }, 'CAURI_SEED'],
+    [{ CAURI_PG_PREPARED_STATEMENTS: 'sometimes' }, 'CAURI_PG_PREPARED_STATEMENTS'],
   ];
   for (const [env, variable] of cases) {
     assert.throws(() => parseConfig(env), (e: unknown) => e instanceof ConfigError && e.variable === variable && e.message.startsWith(variable), variable);

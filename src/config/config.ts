@@ -18,6 +18,8 @@ export interface Config {
   /** A `postgres://` URL selects PostgreSQL; otherwise SQLite at `<dataDir>/cauri.sqlite`. */
   readonly databaseUrl: string | null;
   readonly databasePoolSize: number;
+  /** PostgreSQL: run statements as named prepared statements (off behind a pooler that cannot keep them). */
+  readonly pgPreparedStatements: boolean;
   /** `FULL` fsyncs every commit (no acknowledged write is lost on power failure). */
   readonly sqliteSynchronous: 'FULL' | 'NORMAL';
   readonly redisUrl: string | null;
@@ -120,6 +122,7 @@ export function parseConfig(env: Env): Config {
     dataDir,
     databaseUrl,
     databasePoolSize: integer(env, 'CAURI_DB_POOL_SIZE', 10, 1, 1000),
+    pgPreparedStatements: boolean(env, 'CAURI_PG_PREPARED_STATEMENTS', true),
     sqliteSynchronous: oneOf(env, 'CAURI_SQLITE_SYNCHRONOUS', ['FULL', 'NORMAL'] as const, 'FULL'),
     redisUrl,
     masterKey,

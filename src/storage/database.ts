@@ -6,6 +6,7 @@ import pg from 'pg';
 import type { Database } from './schema.js';
 import type { DialectName } from './dialect.js';
 import { GroupCommitter } from './group-commit.js';
+import { PreparingPool } from './pg-prepared.js';
 import { registerDirectReads, registerDirectStatements } from './prepared.js';
 import { RoutingSqliteDialect, SQLITE_CACHE_KIB, openReader } from './sqlite-driver.js';
 
@@ -14,6 +15,8 @@ export interface StorageOptions {
   databaseUrl: string | null;
   sqlitePath: string;
   poolSize: number;
+  /** PostgreSQL: named prepared statements (PreparingPool); true unless set to false. */
+  pgPreparedStatements?: boolean;
   sqliteSynchronous: 'FULL' | 'NORMAL';
   /** PostgreSQL schema to use (tests give each run its own); created when missing. */
   pgSchema?: string;
@@ -119,7 +122,7 @@ async function openPostgres(url: string, options: StorageOptions): Promise<Stora
     types: pgTypes,
     ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
   });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: options.pgPreparedStatements === false ? pool : new PreparingPool(pool) }) });
   const pgCommits = { batches: 0, units: 0 };
   await sql`select 1`.execute(db);
   return {
