@@ -17,37 +17,12 @@ export async function findRecord(db: Kysely<Database>, clientId: string, key: st
   return recordOfKey.first(db, clientId, key);
 }
 
-/** Takes over an in-flight record whose lease lapsed; false when another request took it first. */
-export async function takeOver(db: Kysely<Database>, clientId: string, key: string, previousLease: number, lease: number): Promise<boolean> {
-  const result = await db
-    .updateTable('idempotency_keys')
-    .set({ locked_until: lease })
-    .where('client_id', '=', clientId)
-    .where('key', '=', key)
-    .where('state', '=', 'in_flight')
-    .where('locked_until', '=', previousLease)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
-}
-
-const completion = new PreparedQuery(4, (qb, clientId: string, key: string, status: number, body: string) =>
-  qb.updateTable('idempotency_keys').set({ state: 'done', response_status: status, response_body: body }).where('client_id', '=', clientId).where('key', '=', key),
-);
-
-export async function complete(db: Kysely<Database>, clientId: string, key: string, status: number, body: string): Promise<void> {
-  await completion.execute(db, clientId, key, status, body);
-}
-
 const responseRewrite = new PreparedQuery(3, (qb, clientId: string, key: string, body: string) =>
   qb.updateTable('idempotency_keys').set({ response_body: body }).where('client_id', '=', clientId).where('key', '=', key).where('state', '=', 'done'),
 );
 
 export async function rewriteResponse(db: Kysely<Database>, clientId: string, key: string, body: string): Promise<void> {
   await responseRewrite.execute(db, clientId, key, body);
-}
-
-export async function release(db: Kysely<Database>, clientId: string, key: string): Promise<void> {
-  await db.deleteFrom('idempotency_keys').where('client_id', '=', clientId).where('key', '=', key).where('state', '=', 'in_flight').execute();
 }
 
 export async function deleteRecord(db: Kysely<Database>, clientId: string, key: string): Promise<void> {

@@ -3,15 +3,18 @@ import type { Kysely } from 'kysely';
 import { canonicalize } from '@cauri/verifier';
 import type { Clock } from '../lib/clock.js';
 import { ApiError, validationError } from '../lib/errors.js';
-import { isUniqueViolation, type DialectName } from '../storage/dialect.js';
+import { tryLockForTransaction, type DialectName } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';
 import type { Transact } from '../storage/database.js';
 import type { IdempotencyTable } from './idempotency.table.js';
-import { complete, deleteRecord, findRecord, insertRecord, release, rewriteResponse, takeOver } from './idempotency.repository.js';
+import { deleteRecord, findRecord, insertRecord, rewriteResponse } from './idempotency.repository.js';
 
 /** The specification's idempotency cache: 24 hours. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
-/** How long a request may hold its key before a retry may take it over (a crashed process's lease). */
+/**
+ * How long an `in_flight` record holds its key (earlier builds claimed a key with one, in a
+ * transaction of its own, before the work): a retry may take the key over once it has lapsed.
+ */
 export const IDEMPOTENCY_LEASE_MS = 60_000;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -46,7 +49,7 @@ export interface WorkResult {
  * A failure (any error, 4xx or 5xx) stores nothing, so the retry runs again.
  */
 export class IdempotencyService {
-  /** Keys (client and key) of the requests running in this process (the SQLite path). */
+  /** Keys (client and key) of the requests running in this process. */
   readonly #inFlight = new Set<string>();
 
   constructor(
@@ -64,39 +67,26 @@ export class IdempotencyService {
     return key.toLowerCase();
   }
 
+  /**
+   * The check of the key, the work and the record in one transaction, so one commit. A second
+   * request with the key while the first runs gets 409: in this process from the set of keys in
+   * flight here; in another process sharing the database, on PostgreSQL from a transaction-scoped
+   * advisory lock on the key, taken without waiting and released when the first request's
+   * transaction ends (its record is then visible, so a retry replays it), and on SQLite because
+   * every writer of the database (of every process) runs one at a time, so the second waits for
+   * the write lock and then finds the first's record. Nothing is stored before the work succeeds.
+   * Records left `in_flight` by earlier builds are honoured until their lease lapses.
+   */
   async run(request: IdempotentRequest, serialize: (result: WorkResult) => string, work: (trx: Kysely<Database>) => Promise<WorkResult>): Promise<IdempotentOutcome> {
     const key = IdempotencyService.checkKey(request.key);
     const hash = createHash('sha256').update(canonicalize(request.fingerprint)).digest('hex');
-    if (this.dialect === 'sqlite') return this.#runAsOneUnit(request.clientId, key, hash, serialize, work);
-    const replay = await this.#claim(request.clientId, key, hash);
-    if (replay !== null) return replay;
-    try {
-      return await this.transact(async (trx) => {
-        const result = await work(trx);
-        const body = serialize(result);
-        await complete(trx, request.clientId, key, result.status, body);
-        return { status: result.status, body, replayed: false, result };
-      });
-    } catch (error) {
-      await this.transact((trx) => release(trx, request.clientId, key));
-      throw error;
-    }
-  }
-
-  /**
-   * SQLite: the check of the key, the work and the record in one unit of work, so one commit. Every
-   * writer of a SQLite database (of every process) runs one at a time, so nothing can claim the key
-   * between the check and the insert, and no `in_flight` record is needed for that. A second request
-   * with the key while the first runs in this process gets 409 from the set of keys in flight here;
-   * one in another process sharing the file waits for the write lock and then finds the first's
-   * record, so it replays it. Records left `in_flight` (written by the two-step path) are honoured.
-   */
-  async #runAsOneUnit(clientId: string, key: string, hash: string, serialize: (result: WorkResult) => string, work: (trx: Kysely<Database>) => Promise<WorkResult>): Promise<IdempotentOutcome> {
+    const { clientId } = request;
     const slot = `${clientId}\u0000${key}`;
     if (this.#inFlight.has(slot)) throw inFlightConflict();
     this.#inFlight.add(slot);
     try {
       return await this.transact(async (trx) => {
+        if (!(await tryLockForTransaction(trx, this.dialect, `idempotency:${clientId}:${key}`))) throw inFlightConflict();
         const now = this.clock.now().getTime();
         const existing = await findRecord(trx, clientId, key);
         if (existing !== undefined) {
@@ -131,40 +121,6 @@ export class IdempotencyService {
    */
   async rewrite(trx: Kysely<Database>, clientId: string, key: string, body: string): Promise<void> {
     await rewriteResponse(trx, clientId, key.toLowerCase(), body);
-  }
-
-  /** Claims the key (null: go ahead) or returns the stored outcome; throws 409 / 422 as decisions.md says. */
-  async #claim(clientId: string, key: string, hash: string): Promise<IdempotentOutcome | null> {
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const now = this.clock.now().getTime();
-      try {
-        await this.transact((trx) => insertRecord(trx, {
-          client_id: clientId,
-          key,
-          request_hash: hash,
-          state: 'in_flight',
-          locked_until: now + IDEMPOTENCY_LEASE_MS,
-          response_status: null,
-          response_body: null,
-          created_at: now,
-          expires_at: now + IDEMPOTENCY_TTL_MS,
-        }));
-        return null;
-      } catch (error) {
-        if (!isUniqueViolation(error)) throw error;
-      }
-      const existing = await findRecord(this.db, clientId, key);
-      if (existing === undefined) continue;
-      if (existing.expires_at <= now) {
-        await this.transact((trx) => deleteRecord(trx, clientId, key));
-        continue;
-      }
-      const replay = decide(existing, hash, now);
-      if (replay !== null) return replay;
-      if (await this.transact((trx) => takeOver(trx, clientId, key, existing.locked_until, now + IDEMPOTENCY_LEASE_MS))) return null;
-      throw inFlightConflict();
-    }
-    throw new ApiError('conflict', 'Idempotency-Key is contended; retry shortly', { headers: { 'retry-after': '1' } });
   }
 }
 
