@@ -9,6 +9,7 @@ import * as webhookIndexes from './migrations/2026-11-22T11-00-webhook-indexes.j
 import * as webhookQueueIndexes from './migrations/2026-11-24T09-00-webhook-queue-indexes.js';
 import * as eventQueue from './migrations/2026-11-24T10-00-event-queue.js';
 import * as openOrdersIndex from './migrations/2026-11-24T11-00-open-orders-index.js';
+import * as deadLettersByClient from './migrations/2026-11-24T12-00-dead-letters-by-client.js';
 
 /**
  * The migrations, listed explicitly rather than read from a folder, so that bundlers and tools see
@@ -25,6 +26,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-24T09-00-webhook-queue-indexes': webhookQueueIndexes,
   '2026-11-24T10-00-event-queue': eventQueue,
   '2026-11-24T11-00-open-orders-index': openOrdersIndex,
+  '2026-11-24T12-00-dead-letters-by-client': deadLettersByClient,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -286,14 +286,23 @@ export interface DeliveryFilter {
 }
 
 export async function listClientDeliveries(db: Kysely<Database>, clientId: string, filter: DeliveryFilter, page: PageRequest): Promise<WebhookDeliveryRow[]> {
+  return clientDeliveriesQuery(db, clientId, filter, page).execute();
+}
+
+/**
+ * A page of the client's deliveries (one more than asked, to tell whether more follow). The status
+ * is a literal, so that a listing of dead letters uses their partial indexes: by client
+ * (`webhook_deliveries_dead_client`) or by endpoint (`webhook_deliveries_dead`), and reads only dead
+ * letters rather than every delivery of the client.
+ */
+export function clientDeliveriesQuery(db: Kysely<Database>, clientId: string, filter: DeliveryFilter, page: PageRequest) {
   let query = db.selectFrom('webhook_deliveries').selectAll().where('client_id', '=', clientId);
   if (filter.endpointId !== undefined) query = query.where('endpoint_id', '=', filter.endpointId);
   if (filter.eventId !== undefined) query = query.where('event_id', '=', filter.eventId);
-  // A literal, so that a listing of dead letters can use their partial index.
   if (filter.status !== undefined) query = query.where('status', '=', sql.lit(filter.status));
-  if (page.after !== undefined) return query.where('id', '>', page.after).orderBy('id', 'asc').limit(page.limit + 1).execute();
+  if (page.after !== undefined) return query.where('id', '>', page.after).orderBy('id', 'asc').limit(page.limit + 1);
   if (page.before !== undefined) query = query.where('id', '<', page.before);
-  return query.orderBy('id', 'desc').limit(page.limit + 1).execute();
+  return query.orderBy('id', 'desc').limit(page.limit + 1);
 }
 
 export async function findClientDelivery(db: Kysely<Database>, clientId: string, id: string): Promise<WebhookDeliveryRow | undefined> {
