@@ -7,7 +7,7 @@ export interface EventTable {
   created_at: number;
   /** The envelope's `data`, as JSON text. */
   data: string;
-  /** The resource the event is about (an order or attestation id), to list an object's history. */
+  /** The resource the event is about (an order, attestation or endpoint id); kept in the row, not indexed. */
   subject_ref: string | null;
 }
 

@@ -10,6 +10,7 @@ import * as webhookQueueIndexes from './migrations/2026-11-24T09-00-webhook-queu
 import * as eventQueue from './migrations/2026-11-24T10-00-event-queue.js';
 import * as openOrdersIndex from './migrations/2026-11-24T11-00-open-orders-index.js';
 import * as deadLettersByClient from './migrations/2026-11-24T12-00-dead-letters-by-client.js';
+import * as unreadIndexes from './migrations/2026-11-24T13-00-unread-indexes.js';
 
 /**
  * The migrations, listed explicitly rather than read from a folder, so that bundlers and tools see
@@ -27,6 +28,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-24T10-00-event-queue': eventQueue,
   '2026-11-24T11-00-open-orders-index': openOrdersIndex,
   '2026-11-24T12-00-dead-letters-by-client': deadLettersByClient,
+  '2026-11-24T13-00-unread-indexes': unreadIndexes,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
