@@ -1,25 +1,15 @@
 import { describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { DATABASES, testEnvironment } from '../../test/support/harness.js';
-import { openStorage, type Storage } from './database.js';
+import { DATABASES, openUnmigratedStorage } from '../../test/support/harness.js';
+import type { Storage } from './database.js';
 
 const postgres = DATABASES.find((d) => d.name === 'postgres');
 
 /** A storage on a fresh schema with one pooled connection, so that every statement runs on the same session. */
 async function open(t: TestContext, prepared: boolean): Promise<Storage> {
-  const e = testEnvironment(t, postgres!, { CAURI_SEED: 'false' });
-  const storage = await openStorage({
-    databaseUrl: e.config.databaseUrl,
-    sqlitePath: join(e.config.dataDir, 'cauri.sqlite'),
-    poolSize: 1,
-    pgPreparedStatements: prepared,
-    sqliteSynchronous: 'NORMAL',
-    pgSchema: e.options.pgSchema as string,
-  });
-  e.closers.push(() => storage.close());
+  const storage = await openUnmigratedStorage(t, postgres!, { poolSize: 1, pgPreparedStatements: prepared });
   await sql`create table things (id integer primary key, name text not null)`.execute(storage.db);
   await sql`insert into things (id, name) values (1, 'one'), (2, 'two')`.execute(storage.db);
   return storage;

@@ -417,19 +417,21 @@ export class DeliveryWorker {
     });
   }
 
+  #recordOne(trx: Kysely<Database>, r: PendingRecord): Promise<boolean> {
+    return recordAttempt(trx, this.options.owner, r.attemptsBefore, r.changes, r.attempt, r.message);
+  }
+
   async #recordIn(trx: Kysely<Database>, batch: readonly PendingRecord[]): Promise<boolean[]> {
-    const { owner } = this.options;
     const out: boolean[] = [];
-    for (const r of batch) out.push(await recordAttempt(trx, owner, r.attemptsBefore, r.changes, r.attempt, r.message));
+    for (const r of batch) out.push(await this.#recordOne(trx, r));
     return out;
   }
 
   /** Each record of a batch whose transaction failed, alone, so that one bad record does not take the others with it. */
   async #recordAlone(batch: readonly PendingRecord[]): Promise<void> {
-    const { owner } = this.options;
     for (const r of batch) {
       try {
-        r.resolve(await transaction(this.db, (trx) => recordAttempt(trx, owner, r.attemptsBefore, r.changes, r.attempt, r.message)));
+        r.resolve(await transaction(this.db, (trx) => this.#recordOne(trx, r)));
       } catch (error) {
         r.reject(error);
       }

@@ -158,7 +158,7 @@ class Deadlines {
   }
 
   #dropEnded(): void {
-    while (this.#head < this.#queue.length && (this.#queue[this.#head] as { signal: AttemptSignal }).signal.ended) this.#head++;
+    while (this.#queue[this.#head]?.signal.ended === true) this.#head++;
     if (this.#head === this.#queue.length) {
       this.#queue.length = 0;
       this.#head = 0;

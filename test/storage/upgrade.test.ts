@@ -1,31 +1,15 @@
-import { describe, test, type TestContext } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { CompiledQuery, sql } from 'kysely';
-import { openStorage, type Storage } from '../../src/storage/database.js';
 import { openPartnersQuery, partnersWithOpenOrders } from '../../src/orders/order.repository.js';
 import { migrateToLatest, migrateUpTo } from '../../src/storage/migrate.js';
-import { DATABASES, testEnvironment, type DatabaseCase } from '../support/harness.js';
-
-/** A storage whose database has no migration applied yet (openTestStorage applies them all). */
-async function unmigrated(t: TestContext, database: DatabaseCase): Promise<Storage> {
-  const e = testEnvironment(t, database, { CAURI_SEED: 'false' });
-  const storage = await openStorage({
-    databaseUrl: e.config.databaseUrl,
-    sqlitePath: join(e.config.dataDir, 'cauri.sqlite'),
-    poolSize: 2,
-    sqliteSynchronous: 'NORMAL',
-    ...(e.options.pgSchema === undefined ? {} : { pgSchema: e.options.pgSchema }),
-  });
-  e.closers.push(() => storage.close());
-  return storage;
-}
+import { DATABASES, openUnmigratedStorage } from '../support/harness.js';
 
 // Upgrades from a schema an older version left, with its data, to the latest.
 for (const database of DATABASES) {
   describe(`upgrades on ${database.name}`, () => {
     test('the event queue: events not yet fanned out are queued, fanned-out ones are not, and dispatched_at is gone', async (t) => {
-      const storage = await unmigrated(t, database);
+      const storage = await openUnmigratedStorage(t, database);
       const { db } = storage;
       await migrateUpTo(db, '2026-11-24T09-00-webhook-queue-indexes', storage.schema);
       const insert = (id: string, dispatchedAt: number | null) =>
@@ -48,7 +32,7 @@ for (const database of DATABASES) {
     });
 
     test('the index of open orders: the router finds the partners of routed and partially filled orders, and no others', async (t) => {
-      const storage = await unmigrated(t, database);
+      const storage = await openUnmigratedStorage(t, database);
       const { db } = storage;
       await migrateUpTo(db, '2026-11-24T10-00-event-queue', storage.schema);
       const insert = (id: string, status: string, partner: string) =>

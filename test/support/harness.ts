@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { TestContext } from 'node:test';
 import { parseConfig, type Config } from '../../src/config/config.js';
 import { createRuntime, openDatabase, type Runtime, type RuntimeOptions } from '../../src/app.js';
-import type { Storage } from '../../src/storage/database.js';
+import { openStorage, type Storage, type StorageOptions } from '../../src/storage/database.js';
 
 export interface DatabaseCase {
   name: 'sqlite' | 'postgres';
@@ -71,6 +71,28 @@ export async function startRuntimeIn(t: TestContext, e: TestEnvironment): Promis
       await close();
     },
   });
+}
+
+/**
+ * A storage whose database has no migration applied (openTestStorage applies them all): for upgrade
+ * tests and tests of the storage layer itself. `options` overrides the pool's settings.
+ */
+export async function openUnmigratedStorage(
+  t: TestContext,
+  db: DatabaseCase,
+  options: Partial<Pick<StorageOptions, 'poolSize' | 'pgPreparedStatements'>> = {},
+): Promise<Storage> {
+  const e = testEnvironment(t, db, { CAURI_SEED: 'false' });
+  const storage = await openStorage({
+    databaseUrl: e.config.databaseUrl,
+    sqlitePath: join(e.config.dataDir, 'cauri.sqlite'),
+    poolSize: 2,
+    sqliteSynchronous: 'NORMAL',
+    ...(e.options.pgSchema === undefined ? {} : { pgSchema: e.options.pgSchema }),
+    ...options,
+  });
+  e.closers.push(() => storage.close());
+  return storage;
 }
 
 export async function openTestStorage(t: TestContext, db: DatabaseCase, env: Record<string, string> = {}): Promise<Storage> {
