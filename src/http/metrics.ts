@@ -1,9 +1,10 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
 import type { DeliveryWorkerStats, StepFigures } from '../webhooks/delivery-worker.js';
+import type { CommitStats } from '../storage/database.js';
 
 export interface MetricsSources {
   poolStats(): { total: number; idle: number; waiting: number };
-  commitStats(): { batches: number; units: number };
+  commitStats(): CommitStats;
   pendingEvents(): Promise<number>;
   /** Signed attestation documents held in memory by the read endpoint (optional). */
   cachedDocuments?(): number;
@@ -163,6 +164,18 @@ export class Metrics {
         const s = sources.commitStats();
         commits.set({ kind: 'commits' }, s.batches);
         commits.set({ kind: 'units' }, s.units);
+      },
+    });
+    const writer = new Counter({
+      name: 'cauri_db_writer_seconds_total',
+      help: 'SQLite: time the one writer connection spent on group commits, running their units of work (phase="work") and in COMMIT (phase="commit": WAL writes, fsync, checkpoints). Its rate is the share of time the writer is busy. Not reported on PostgreSQL.',
+      labelNames: ['phase'],
+      registers: [this.registry],
+      collect() {
+        const s = sources.commitStats();
+        writer.reset();
+        if (s.workSeconds !== undefined) writer.inc({ phase: 'work' }, s.workSeconds);
+        if (s.commitSeconds !== undefined) writer.inc({ phase: 'commit' }, s.commitSeconds);
       },
     });
     const documents = new Gauge({

@@ -39,8 +39,11 @@ export interface Storage {
   transact<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
   /** Pool figures for /metrics (PostgreSQL); SQLite has one connection. */
   poolStats(): { total: number; idle: number; waiting: number };
-  /** Commits and the units of work they carried (SQLite group commit; on PostgreSQL one unit each). */
-  commitStats(): { batches: number; units: number };
+  /**
+   * Commits and the units of work they carried (SQLite group commit; on PostgreSQL one unit each), and
+   * on SQLite the time its one writer spent running units and committing (see GroupCommitter.stats).
+   */
+  commitStats(): CommitStats;
   /**
    * A number that changes whenever anything has been committed since it was last read, by this
    * process or another (SQLite's data_version); null where there is no such signal (PostgreSQL).
@@ -66,6 +69,14 @@ const pgTypes = {
     return pg.types.getTypeParser(oid, format as 'text');
   },
 };
+
+export interface CommitStats {
+  batches: number;
+  units: number;
+  /** SQLite only: seconds the writer spent running units of work, and in COMMIT. */
+  workSeconds?: number;
+  commitSeconds?: number;
+}
 
 export async function openStorage(options: StorageOptions): Promise<Storage> {
   if (options.databaseUrl !== null) return openPostgres(options.databaseUrl, options);

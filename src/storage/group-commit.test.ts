@@ -40,6 +40,10 @@ test('concurrent units share commits, and each is durable when it resolves', asy
   assert.equal(count(), 200);
   const before = await storage.transact(async () => 'x');
   assert.equal(before, 'x');
+  const stats = storage.commitStats();
+  assert.equal(stats.units, 201);
+  // Every batch spent time running its units and in its durable COMMIT (an fsync each).
+  assert.ok((stats.workSeconds ?? 0) > 0 && (stats.commitSeconds ?? 0) > 0, JSON.stringify(stats));
 });
 
 test('a failing unit rolls back alone; the others of its batch commit', async (t) => {

@@ -25,8 +25,15 @@ const MAX_BATCH = 256;
 export class GroupCommitter {
   #queue: Unit[] = [];
   #draining = false;
-  /** Figures for /metrics: batches committed and units in them. */
-  readonly stats = { batches: 0, units: 0 };
+  /**
+   * Figures for /metrics: batches committed and the units in them, and the time the writer connection
+   * spent on them, from BEGIN to the end of the last unit (`workSeconds`: the units' statements and
+   * savepoints) and in COMMIT (`commitSeconds`: writing the batch's pages to the WAL, the fsync, and
+   * SQLite's automatic checkpoint when it falls due). Batches run one at a time, so the two together
+   * over a span of time are the share of it the writer was busy; better-sqlite3 runs every statement
+   * on the event loop, so that is also event-loop time.
+   */
+  readonly stats = { batches: 0, units: 0, workSeconds: 0, commitSeconds: 0 };
 
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -47,8 +54,12 @@ export class GroupCommitter {
         await new Promise<void>((resolve) => setImmediate(resolve));
         const batch = this.#queue.splice(0, MAX_BATCH);
         const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+        // Set once BEGIN has taken the write lock (a wait for another process's lock is not counted).
+        let begun: number | undefined;
+        let worked: number | undefined;
         try {
           await transaction(this.db, async (trx) => {
+            begun = performance.now();
             for (const unit of batch) {
               await runStatement(trx, 'savepoint cauri_unit');
               try {
@@ -61,11 +72,14 @@ export class GroupCommitter {
                 outcomes.push({ ok: false, error });
               }
             }
+            worked = performance.now();
           });
         } catch (error) {
+          this.#time(begun, worked);
           for (const unit of batch) unit.reject(error);
           continue;
         }
+        this.#time(begun, worked);
         this.stats.batches++;
         this.stats.units += batch.length;
         batch.forEach((unit, i) => {
@@ -77,5 +91,14 @@ export class GroupCommitter {
     } finally {
       this.#draining = false;
     }
+  }
+
+  /** Adds a batch's time: `begun` to `worked` running its units, then to now in COMMIT (or ROLLBACK). */
+  #time(begun: number | undefined, worked: number | undefined): void {
+    if (begun === undefined) return;
+    const ended = performance.now();
+    const end = worked ?? ended;
+    this.stats.workSeconds += (end - begun) / 1000;
+    this.stats.commitSeconds += (ended - end) / 1000;
   }
 }

@@ -94,8 +94,10 @@ for (const database of DATABASES) {
     });
 
     test('health, readiness and metrics', async (t) => {
-      const base = await listen(await startRuntime(t, database));
+      const runtime = await startRuntime(t, database);
+      const base = await listen(runtime);
       assert.deepEqual(await (await fetch(`${base}/healthz`)).json(), { status: 'ok' });
+      await runtime.storage.transact(async () => undefined);
       assert.deepEqual(await (await fetch(`${base}/readyz`)).json(), { status: 'ready' });
       await fetch(`${base}/v1/sgi/partners?limit=0`);
       await fetch(`${base}/v1/sgi/partners?limit=0`, { method: 'HEAD' });
@@ -110,6 +112,14 @@ for (const database of DATABASES) {
       assert.match(text, /cauri_http_request_duration_seconds_bucket\{le="0.001",method="GET",route="\/v1\/sgi\/partners"\}/);
       assert.match(text, /cauri_db_pool_connections\{state="total"\} \d+/);
       assert.match(text, /cauri_events_pending_dispatch 0/);
+      // The SQLite writer's busy time: the (empty) unit above took a BEGIN, a savepoint and a COMMIT.
+      const writerSeconds = (phase: string) => text.match(new RegExp(`cauri_db_writer_seconds_total\\{phase="${phase}"\\} ([0-9.e-]+)`))?.[1];
+      if (database.name === 'sqlite') {
+        assert.ok(Number(writerSeconds('work')) > 0, text);
+        assert.ok(Number(writerSeconds('commit')) > 0, text);
+      } else {
+        assert.equal(writerSeconds('work'), undefined, 'PostgreSQL has no single writer to report');
+      }
     });
   });
 }
