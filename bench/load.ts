@@ -27,15 +27,23 @@ function check(label: string, result: AutocannonResult): void {
   if (problems.length > 0) throw new ScenarioError(`${label}: ${problems.join('; ')}`);
 }
 
+/** Called right before and right after the measured run (not the warm-up), e.g. to read counters. */
+export interface Probe {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
 /**
  * A short warm-up run (JIT, connection pools, caches), then the measured run. Any non-2xx answer,
  * connection error or timeout in either fails the scenario.
  */
-export async function measure(label: string, target: LoadTarget, settings: { connections: number; duration: number; warmup: number }): Promise<Measurement> {
+export async function measure(label: string, target: LoadTarget, settings: { connections: number; duration: number; warmup: number }, probe?: Probe): Promise<Measurement> {
   if (settings.warmup > 0) {
     check(`${label} (warm-up)`, await autocannon({ ...target, connections: settings.connections, duration: settings.warmup }));
   }
+  await probe?.start();
   const result = await autocannon({ ...target, connections: settings.connections, duration: settings.duration });
+  await probe?.stop();
   check(label, result);
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, ok: result['2xx'], seconds: result.duration };
 }

@@ -207,6 +207,15 @@ export function renderReport(input: {
       'gap to it the durable write and the signature take on their own.',
   );
   out(
+    '- Under the SQLite write scenarios, a paragraph gives what limits them, read from the service\'s `/metrics` right before and after ' +
+      'each measured run of ours (not the warm-up, not the references): the share of time the single SQLite writer was busy, its ' +
+      'time per request running units of work and in `COMMIT` (`cauri_db_writer_seconds_total`), and the service process\'s CPU per ' +
+      'request (`cauri_process_cpu_seconds_total`, every thread). better-sqlite3 runs on the event loop, so the writer\'s time is ' +
+      'event-loop time; the paragraph sets it against what the goal allows a request, and against the rate it would cap the ' +
+      'scenario at even on a thread of its own. Work the service does in the background while it is loaded (the routing worker ' +
+      'applying fills, the hand-overs) is counted in it: it is part of what each order costs.',
+  );
+  out(
     '- Offline verification alternates ours and the reference in 100 ms slices for the same total time each and reports each side\'s ' +
       'overall rate (and µs per verification); its reference is ' +
       'the bare Ed25519 check with the key already imported and the canonical bytes already computed, so the gap is shape checks, key lookup and RFC 8785 canonicalisation.',

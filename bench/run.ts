@@ -14,6 +14,7 @@ import { freePort, killAllChildren, runNode, spawnServer, type ServerProcess } f
 import { renderReport, type Row, type ScenarioFailure, type ScenarioResult, type Settings } from './report.js';
 import { KYC1_REQUEST, REFERENCES, SCENARIOS, type BenchContext, type Scenario } from './scenarios.js';
 import { exchangeToken, orderFixture, startPostgresService } from './orders.js';
+import { WriterProbe } from './writer.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = join(ROOT, 'dist/src/cli/cauri.cjs');
@@ -232,10 +233,12 @@ async function runScenario(scenario: Scenario, ctx: BenchContext, settings: { co
   ];
   const runs = new Map<string, Measurement[]>(sides.map((s) => [s.key, []]));
   const duration = Math.max(1, Math.round(settings.duration / settings.rounds));
+  const writer = scenario.writer === undefined ? undefined : new WriterProbe(scenario.writer(ctx));
   for (let round = 0; round < settings.rounds; round++) {
     for (const side of sides) {
       const label = `${scenario.name} / ${side.key} / round ${round + 1}`;
-      const measured = await measure(label, side.target, { connections: settings.connections, duration, warmup: round === 0 ? settings.warmup : 0 });
+      const probe = side.key === 'ours' ? writer : undefined;
+      const measured = await measure(label, side.target, { connections: settings.connections, duration, warmup: round === 0 ? settings.warmup : 0 }, probe);
       log(`    round ${round + 1}, ${side.key}: ${measured.rps.toFixed(0)}/s`);
       runs.get(side.key)?.push(measured);
       await pause(500);
@@ -253,11 +256,17 @@ async function runScenario(scenario: Scenario, ctx: BenchContext, settings: { co
     return { key: side.key, row, ratio: ours.rps / row.rps };
   });
   const goalRef = scenario.goal === undefined ? undefined : references.find((r) => r.key === scenario.goal?.of);
+  const answered = (runs.get('ours') ?? []).reduce((a, m) => a + m.ok, 0);
+  const note =
+    writer === undefined
+      ? undefined
+      : writer.note(answered, scenario.goal === undefined || goalRef === undefined ? undefined : { ratio: scenario.goal.ratio, referenceRps: goalRef.row.rps, referenceLabel: REFERENCES[goalRef.key as keyof typeof REFERENCES].short });
   return {
     name: scenario.name,
     description: scenario.description,
     ours,
     references,
+    ...(note === undefined ? {} : { note }),
     ...(scenario.goal === undefined || goalRef === undefined
       ? {}
       : { goal: { ...scenario.goal, label: goalRef.row.label, actual: goalRef.ratio, met: goalRef.ratio >= scenario.goal.ratio } }),

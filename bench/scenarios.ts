@@ -104,6 +104,11 @@ export interface HttpScenario {
   /** The first reference is the main one; the ratio to each is reported. */
   references: readonly ReferenceName[];
   goal?: Goal;
+  /**
+   * The service whose SQLite writer does this scenario's writes: its /metrics are read around each of
+   * our measured runs, and the report gives the writer's time and the process's CPU per request.
+   */
+  writer?: (ctx: BenchContext) => string;
   /** False when the run lacks what the scenario needs (it is then reported as not measured). */
   available?: (ctx: BenchContext) => boolean;
 }
@@ -184,6 +189,7 @@ export const SCENARIOS: readonly Scenario[] = [
     }),
     references: ['bare-post', 'bare-signed-durable'],
     goal: { ratio: 0.5, of: 'bare-post' },
+    writer: (ctx) => ctx.service,
   },
   {
     kind: 'http',
@@ -193,6 +199,7 @@ export const SCENARIOS: readonly Scenario[] = [
     target: (ctx) => orderTarget(ctx.orders.sqlite),
     references: ['bare-post', 'bare-durable'],
     goal: { ratio: 0.3, of: 'bare-post' },
+    writer: (ctx) => ctx.orders.sqlite.service,
   },
   {
     kind: 'http',
