@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
 import { recordEvent } from '../events/event.service.js';
 import { isoSeconds, type Clock } from '../lib/clock.js';
 import { ApiError, notFound, validationError } from '../lib/errors.js';
-import { isId, type ClientId } from '../lib/ids.js';
+import { ID_TIME_MARGIN_MS, isId, type ClientId } from '../lib/ids.js';
 import type { KeyRing } from '../keys/key-ring.js';
 import { signDocument } from '../kyc/signing.js';
 import { findClientOrder } from '../orders/order.repository.js';
@@ -60,7 +60,7 @@ export type BuildOutcome =
 /** Chunks written per transaction while a build streams (16 x 1024 leaves = 512 KiB). */
 const CHUNKS_PER_WRITE = 16;
 /** The id bounds of a day are widened by this much on each side (see orderIdFloor). */
-const ID_MARGIN_MS = 60_000;
+const ID_MARGIN_MS = ID_TIME_MARGIN_MS;
 
 /**
  * The daily audit snapshots (decisions.md, "Audit snapshots"): builds a day's Merkle tree from its

@@ -167,3 +167,23 @@ export function deterministicId<K extends IdKind>(kind: K, ms: number, label: st
   bytes[8] = 0x80 | ((bytes[8] as number) & 0x3f);
   return typeId(ID_PREFIXES[kind], bytes) as Id<(typeof ID_PREFIXES)[K]>;
 }
+
+/**
+ * The lowest identifier of `kind` at millisecond `ms` (every other bit zero): at or below every id
+ * whose UUIDv7 time is `ms` or later, and above every id of an earlier time. TypeID text sorts like
+ * the UUID bytes, so a range of times is a range of ids, which an index on the id serves. `ms` is
+ * clamped to the 48 bits a UUIDv7 holds.
+ */
+/**
+ * How far an id's UUIDv7 time may run ahead of the time it was made for, as a margin for id bounds
+ * computed from times: an id takes the next millisecond only when 4096 share one (see uuidv7Into),
+ * so a minute is far more than any process reaches. Bounds widened by it are for index scans; the
+ * stored time stays the condition that decides.
+ */
+export const ID_TIME_MARGIN_MS = 60_000;
+
+export function idFloorAt<K extends IdKind>(kind: K, ms: number): Id<(typeof ID_PREFIXES)[K]> {
+  const bytes = Buffer.alloc(16);
+  bytes.writeUIntBE(Math.min(Math.max(Math.floor(ms), 0), 2 ** 48 - 1), 0, 6);
+  return typeId(ID_PREFIXES[kind], bytes) as Id<(typeof ID_PREFIXES)[K]>;
+}

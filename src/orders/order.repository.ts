@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { ID_TIME_MARGIN_MS, idFloorAt } from '../lib/ids.js';
 import type { DialectName } from '../storage/dialect.js';
 import { PreparedInsert, PreparedQuery } from '../storage/prepared.js';
 import type { Database } from '../storage/schema.js';
@@ -56,26 +57,38 @@ export async function insertFill(db: Kysely<Database>, row: OrderFillTable): Pro
   await fillInsert.run(db, row);
 }
 
-/** One subject's orders created in [startMs, endMs): what its monthly cap counts (index-backed). */
-const ordersInWindow = new PreparedQuery(4, (qb, clientId: string, subjectId: string, startMs: number, endMs: number) =>
+/**
+ * One subject's orders created in [startMs, endMs): what its monthly cap counts. Read from the index
+ * (client_id, subject_id, id) by id range: ids sort by creation time, and the range is widened by
+ * ID_TIME_MARGIN_MS at its end (an id's time may run ahead of its created_at); created_at decides.
+ */
+const ordersInWindowQuery = (qb: Kysely<Database>, clientId: string, subjectId: string, idFrom: string, idTo: string, startMs: number, endMs: number) =>
   qb
     .selectFrom('orders')
     .select(['side', 'status', 'qty', 'limit_price_cents', 'reference_price_cents', 'fill_notional_cents'])
     .where('client_id', '=', clientId)
     .where('subject_id', '=', subjectId)
+    .where('id', '>=', idFrom)
+    .where('id', '<', idTo)
     .where('created_at', '>=', startMs)
-    .where('created_at', '<', endMs),
-);
+    .where('created_at', '<', endMs);
+const ordersInWindow = new PreparedQuery(6, ordersInWindowQuery);
 
 export async function subjectOrdersInWindow(db: Kysely<Database>, clientId: string, subjectId: string, startMs: number, endMs: number) {
-  return ordersInWindow.execute(db, clientId, subjectId, startMs, endMs);
+  return ordersInWindow.execute(db, clientId, subjectId, idFloorAt('order', startMs), idFloorAt('order', endMs + ID_TIME_MARGIN_MS), startMs, endMs);
 }
+
+// The condition of the partial index orders_client_status, word for word (SQLite uses a partial
+// index only for a query that repeats it).
+const NOT_FILLED = sql<boolean>`status <> 'filled'`;
 
 export interface OrderFilter {
   status?: string;
   rcpt_to?: string;
   instrument?: string;
   kyc_attestation_id?: string;
+  /** The subject of `kyc_attestation_id` (its orders are read from the subject's index). */
+  subjectId?: string;
   createdGte?: number;
   createdLt?: number;
 }
@@ -83,6 +96,12 @@ export interface OrderFilter {
 /**
  * A page of a client's orders, newest first. `before` continues towards older orders (next page);
  * `after` goes back towards newer ones (previous page) and is returned newest first as well.
+ *
+ * Each page is read in id order from an index that holds the client's orders: all of them
+ * (client_id, id), one subject's (client_id, subject_id, id) when filtered by attestation, or one
+ * status's (client_id, status, id) when filtered by a status other than `filled`. A creation-time
+ * range bounds the ids read (ids sort by creation time). `rcpt_to` and `instrument` narrow what that
+ * index yields: their cost grows with the orders they skip.
  */
 export async function listClientOrders(
   db: Kysely<Database>,
@@ -90,19 +109,30 @@ export async function listClientOrders(
   filter: OrderFilter,
   page: { limit: number; before?: string; after?: string },
 ): Promise<OrderRow[]> {
+  return clientOrdersQuery(db, clientId, filter, page).execute();
+}
+
+/** The query of listClientOrders (see there), to run or to explain. */
+export function clientOrdersQuery(db: Kysely<Database>, clientId: string, filter: OrderFilter, page: { limit: number; before?: string; after?: string }) {
   let query = db.selectFrom('orders').selectAll().where('client_id', '=', clientId);
-  if (filter.status !== undefined) query = query.where('status', '=', filter.status as OrderRow['status']);
+  if (filter.subjectId !== undefined) query = query.where('subject_id', '=', filter.subjectId);
+  if (filter.status !== undefined) {
+    query = query.where('status', '=', filter.status as OrderRow['status']);
+    if (filter.status !== 'filled') query = query.where(NOT_FILLED);
+  }
   if (filter.rcpt_to !== undefined) query = query.where('rcpt_to', '=', filter.rcpt_to);
   if (filter.instrument !== undefined) query = query.where('instrument', '=', filter.instrument);
   if (filter.kyc_attestation_id !== undefined) query = query.where('kyc_attestation_id', '=', filter.kyc_attestation_id);
-  if (filter.createdGte !== undefined) query = query.where('created_at', '>=', filter.createdGte);
-  if (filter.createdLt !== undefined) query = query.where('created_at', '<', filter.createdLt);
-  if (page.after !== undefined) {
-    const rows = await query.where('id', '>', page.after).orderBy('id', 'asc').limit(page.limit + 1).execute();
-    return rows;
-  }
+  if (filter.createdGte !== undefined) query = query.where('created_at', '>=', filter.createdGte).where('id', '>=', idFloorAt('order', filter.createdGte));
+  if (filter.createdLt !== undefined) query = query.where('created_at', '<', filter.createdLt).where('id', '<', idFloorAt('order', filter.createdLt + ID_TIME_MARGIN_MS));
+  if (page.after !== undefined) return query.where('id', '>', page.after).orderBy('id', 'asc').limit(page.limit + 1);
   if (page.before !== undefined) query = query.where('id', '<', page.before);
-  return query.orderBy('id', 'desc').limit(page.limit + 1).execute();
+  return query.orderBy('id', 'desc').limit(page.limit + 1);
+}
+
+/** The monthly cap's query (see subjectOrdersInWindow), to explain. */
+export function subjectOrdersInWindowQuery(db: Kysely<Database>, clientId: string, subjectId: string, startMs: number, endMs: number) {
+  return ordersInWindowQuery(db, clientId, subjectId, idFloorAt('order', startMs), idFloorAt('order', endMs + ID_TIME_MARGIN_MS), startMs, endMs);
 }
 
 /**

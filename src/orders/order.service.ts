@@ -4,7 +4,7 @@ import { isoMillis } from '../lib/clock.js';
 import { ApiError, notFound, validationError, type ErrorDetail } from '../lib/errors.js';
 import { isId, newId, type ClientId } from '../lib/ids.js';
 import { recordEvent } from '../events/event.service.js';
-import { findClientAttestationShared } from '../kyc/attestation.repository.js';
+import { findClientAttestation, findClientAttestationShared } from '../kyc/attestation.repository.js';
 import type { KycLevel } from '../kyc/levels.js';
 import { findInstrument } from '../partners/instrument.repository.js';
 import { JURISDICTION_OF_EXCHANGE, type Exchange } from '../partners/markets.js';
@@ -181,7 +181,15 @@ export class OrderService {
   }
 
   async list(db: Kysely<Database>, clientId: ClientId, filter: OrderFilter, page: { limit: number; before?: string; after?: string }): Promise<OrderPage> {
-    const rows = await listClientOrders(db, clientId, filter, page);
+    let subjectId: string | undefined;
+    if (filter.kyc_attestation_id !== undefined) {
+      // Orders of one attestation are read among its subject's (an index); an attestation this client
+      // was not issued has no orders of the client.
+      const attestation = isId('attestation', filter.kyc_attestation_id) ? await findClientAttestation(db, clientId, filter.kyc_attestation_id) : undefined;
+      if (attestation === undefined) return { items: [], older: null, newer: null };
+      subjectId = attestation.subject_id;
+    }
+    const rows = await listClientOrders(db, clientId, { ...filter, ...(subjectId === undefined ? {} : { subjectId }) }, page);
     const more = rows.length > page.limit;
     const slice = rows.slice(0, page.limit);
     if (page.after !== undefined) {

@@ -11,6 +11,7 @@ import * as eventQueue from './migrations/2026-11-24T10-00-event-queue.js';
 import * as openOrdersIndex from './migrations/2026-11-24T11-00-open-orders-index.js';
 import * as deadLettersByClient from './migrations/2026-11-24T12-00-dead-letters-by-client.js';
 import * as unreadIndexes from './migrations/2026-11-24T13-00-unread-indexes.js';
+import * as orderListingIndexes from './migrations/2026-11-24T14-00-order-listing-indexes.js';
 
 /**
  * The migrations, listed explicitly rather than read from a folder, so that bundlers and tools see
@@ -29,6 +30,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-24T11-00-open-orders-index': openOrdersIndex,
   '2026-11-24T12-00-dead-letters-by-client': deadLettersByClient,
   '2026-11-24T13-00-unread-indexes': unreadIndexes,
+  '2026-11-24T14-00-order-listing-indexes': orderListingIndexes,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

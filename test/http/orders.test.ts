@@ -323,6 +323,19 @@ for (const database of DATABASES) {
       assert.equal(cimsn.data.length, 3);
       const window = (await (await c.api.call('GET', `/v1/orders?created_gte=${encodeURIComponent((await c.get(ids[2] ?? '')).created_at)}&created_lt=${encodeURIComponent((await c.get(ids[5] ?? '')).created_at)}`)).json()) as Json;
       assert.deepEqual(window.data.map((o: Json) => o.id), [ids[4], ids[3], ids[2]]);
+      // By attestation: its subject's orders are read, then the attestation's among them. A second
+      // attestation of the same subject has none yet; one never issued to this client lists none.
+      const sameSubject = await c.attestation();
+      const other = await c.attestation({ ...KYC3, subject_id: 'qualified-2' });
+      c.clock.advance(10);
+      const theirs = (await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: other, instrument: 'KOLA.BRVM', side: 'buy', qty: 1 })).body.id;
+      const byAtt = async (id: string) => ((await (await c.api.call('GET', `/v1/orders?kyc_attestation_id=${id}`)).json()) as Json).data.map((o: Json) => o.id);
+      assert.deepEqual(await byAtt(att), newestFirst);
+      assert.deepEqual(await byAtt(other), [theirs]);
+      assert.deepEqual(await byAtt(sameSubject), []);
+      assert.deepEqual(await byAtt('att_01jd0000000000000000000000'), []);
+      const failedOfAtt = (await (await c.api.call('GET', `/v1/orders?kyc_attestation_id=${att}&status=failed`)).json()) as Json;
+      assert.deepEqual(failedOfAtt.data.map((o: Json) => o.id), [ids[3]]);
       const badCursor = await c.api.call('GET', `/v1/orders?status=failed&cursor=${encodeURIComponent(page1.headers.get('x-cursor-next') ?? '')}`);
       assert.equal(badCursor.status, 422, 'a cursor is bound to its filters');
       assert.equal((await c.api.call('GET', '/v1/orders?status=lost')).status, 422);

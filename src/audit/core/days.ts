@@ -1,5 +1,5 @@
 import { isSnapshotDate } from '../anchors/anchor.js';
-import { encodeUuid } from '../../lib/ids.js';
+import { idFloorAt } from '../../lib/ids.js';
 
 /** A UTC calendar day, YYYY-MM-DD. Only isSnapshotDate-valid strings are passed to these helpers. */
 export const DAY_MS = 86_400_000;
@@ -42,7 +42,5 @@ export function isClosed(date: string, now: number, settleMs: number): boolean {
  * range-scan the day in id order; `created_at` stays the filter that decides membership.
  */
 export function orderIdFloor(ms: number): string {
-  const bytes = new Uint8Array(16);
-  Buffer.from(bytes.buffer).writeUIntBE(Math.max(0, ms), 0, 6);
-  return `ord_${encodeUuid(bytes)}`;
+  return idFloorAt('order', ms);
 }
