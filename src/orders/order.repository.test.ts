@@ -2,6 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
 import { DATABASES, openTestStorage } from '../../test/support/harness.js';
+import { orderRow } from '../../test/support/orders.js';
 import { encodeUuid, newId } from '../lib/ids.js';
 import type { Database } from '../storage/schema.js';
 import { clientOrdersQuery, insertOrder, listClientOrders, subjectOrdersInWindow, subjectOrdersInWindowQuery } from './order.repository.js';
@@ -11,33 +12,14 @@ const START = Date.UTC(2026, 10, 24, 9);
 const STATUSES = ['filled', 'filled', 'filled', 'routed', 'filled', 'failed', 'filled', 'cancelled'] as const;
 
 function order(id: string, at: number, i: number, clientId = 'cli_a'): OrderRow {
-  return {
+  return orderRow({
     id,
     client_id: clientId,
-    status: STATUSES[i % STATUSES.length] as OrderRow['status'],
-    rcpt_to: 'sgi_x',
-    kyc_attestation_id: `att_${i % 4}`,
-    kyc_attestation_sha256: 'x',
-    subject_id: `sub_${i % 4}`,
-    kyc_level: 'KYC1',
-    instrument: 'SNTS.BRVM',
-    side: 'buy',
-    qty: 1,
-    limit_price_cents: null,
-    reference_price_cents: 100,
-    filled_qty: 0,
-    fill_notional_cents: '0',
-    failure_reason: null,
-    client_metadata: null,
-    connector: 'sandbox',
-    last_report_seq: 0,
-    route_attempts: 0,
-    next_route_at: null,
-    route_lease_until: null,
-    cancel_requested_at: null,
     created_at: at,
-    updated_at: at,
-  };
+    status: STATUSES[i % STATUSES.length] as OrderRow['status'],
+    kyc_attestation_id: `att_${i % 4}`,
+    subject_id: `sub_${i % 4}`,
+  });
 }
 
 /** An order id whose UUIDv7 time is `ms` (as newId makes when 4096 ids share the millisecond before). */

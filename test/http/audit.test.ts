@@ -4,6 +4,7 @@ import { emptyRoot, rootFromLeafHashes, verifySnapshot, verifySnapshotChain, ver
 import { newId } from '../../src/lib/ids.js';
 import { isoMillis } from '../../src/lib/clock.js';
 import { apiClient } from '../support/api.js';
+import { orderRow } from '../support/orders.js';
 import { BAOBAB, DATABASES, KYC3, auditSetup, clientLeaf, json, leafHashOf, postOrders, smallChunkService, startRuntimeIn, type AuditCtx, type Json } from './audit-support.js';
 import { SnapshotWorker } from '../../src/audit/snapshot-worker.js';
 
@@ -157,33 +158,20 @@ for (const database of DATABASES) {
       const rows = (date: string, n: number) =>
         Array.from({ length: n }, (_, i) => {
           const created = Date.parse(`${date}T00:00:00.000Z`) + Math.floor((i * 86_399_999) / Math.max(1, n - 1));
-          return {
+          return orderRow({
             id: newId('order', created),
             client_id: c.api.clientId,
-            status: 'routed' as const,
+            created_at: created,
             rcpt_to: BAOBAB,
             kyc_attestation_id: attestationId,
             kyc_attestation_sha256: att.document_sha256,
             subject_id: KYC3.subject_id,
-            kyc_level: 'KYC3',
-            instrument: 'KOLA.BRVM',
             side: (i % 2 ? 'buy' : 'sell') as 'buy' | 'sell',
             qty: 1 + (i % 97),
             limit_price_cents: i % 5 ? 1_500_000 + i : null,
             reference_price_cents: 1_550_000,
-            filled_qty: 0,
-            fill_notional_cents: '0',
-            failure_reason: null,
-            client_metadata: null,
-            connector: 'sandbox',
-            last_report_seq: 0,
             route_attempts: 1,
-            next_route_at: null,
-            route_lease_until: null,
-            cancel_requested_at: null,
-            created_at: created,
-            updated_at: created,
-          };
+          });
         });
       const days: [string, number][] = [['2026-11-24', 1000], ['2026-11-25', 333]];
       const inserted = new Map(days.map(([d, n]) => [d, rows(d, n)]));
