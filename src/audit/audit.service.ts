@@ -59,8 +59,6 @@ export type BuildOutcome =
 
 /** Chunks written per transaction while a build streams (16 x 1024 leaves = 512 KiB). */
 const CHUNKS_PER_WRITE = 16;
-/** The id bounds of a day are widened by this much on each side (see orderIdFloor). */
-const ID_MARGIN_MS = ID_TIME_MARGIN_MS;
 
 /**
  * The daily audit snapshots (decisions.md, "Audit snapshots"): builds a day's Merkle tree from its
@@ -241,7 +239,7 @@ export class AuditService {
   #bounds(date: string): { start: number; end: number; idFrom: string; idTo: string } {
     const start = dayStart(date);
     const end = start + DAY_MS;
-    return { start, end, idFrom: orderIdFloor(start - ID_MARGIN_MS), idTo: orderIdFloor(end + ID_MARGIN_MS) };
+    return { start, end, idFrom: orderIdFloor(start - ID_TIME_MARGIN_MS), idTo: orderIdFloor(end + ID_TIME_MARGIN_MS) };
   }
 
   /** The day's orders in id order, a page at a time (keyset pagination): memory is one page. */

@@ -169,12 +169,6 @@ export function deterministicId<K extends IdKind>(kind: K, ms: number, label: st
 }
 
 /**
- * The lowest identifier of `kind` at millisecond `ms` (every other bit zero): at or below every id
- * whose UUIDv7 time is `ms` or later, and above every id of an earlier time. TypeID text sorts like
- * the UUID bytes, so a range of times is a range of ids, which an index on the id serves. `ms` is
- * clamped to the 48 bits a UUIDv7 holds.
- */
-/**
  * How far an id's UUIDv7 time may run ahead of the time it was made for, as a margin for id bounds
  * computed from times: an id takes the next millisecond only when 4096 share one (see uuidv7Into),
  * so a minute is far more than any process reaches. Bounds widened by it are for index scans; the
@@ -182,6 +176,12 @@ export function deterministicId<K extends IdKind>(kind: K, ms: number, label: st
  */
 export const ID_TIME_MARGIN_MS = 60_000;
 
+/**
+ * The lowest identifier of `kind` at millisecond `ms` (every other bit zero): at or below every id
+ * whose UUIDv7 time is `ms` or later, and above every id of an earlier time. TypeID text sorts like
+ * the UUID bytes, so a range of times is a range of ids, which an index on the id serves. `ms` is
+ * clamped to the 48 bits a UUIDv7 holds.
+ */
 export function idFloorAt<K extends IdKind>(kind: K, ms: number): Id<(typeof ID_PREFIXES)[K]> {
   const bytes = Buffer.alloc(16);
   bytes.writeUIntBE(Math.min(Math.max(Math.floor(ms), 0), 2 ** 48 - 1), 0, 6);

@@ -58,24 +58,31 @@ export async function insertFill(db: Kysely<Database>, row: OrderFillTable): Pro
 }
 
 /**
- * One subject's orders created in [startMs, endMs): what its monthly cap counts. Read from the index
- * (client_id, subject_id, id) by id range: ids sort by creation time, and the range is widened by
- * ID_TIME_MARGIN_MS at its end (an id's time may run ahead of its created_at); created_at decides.
+ * Bounds of the ids of orders created from `ms` on (`idFrom`) and before `ms` (`idBefore`): ids sort by
+ * creation time, and an id's time may run ahead of its created_at, never behind, so only the upper
+ * bound is widened (ID_TIME_MARGIN_MS). They steer an index scan; created_at decides.
  */
-const ordersInWindowQuery = (qb: Kysely<Database>, clientId: string, subjectId: string, idFrom: string, idTo: string, startMs: number, endMs: number) =>
+const idFrom = (ms: number) => idFloorAt('order', ms);
+const idBefore = (ms: number) => idFloorAt('order', ms + ID_TIME_MARGIN_MS);
+
+/**
+ * One subject's orders created in [startMs, endMs): what its monthly cap counts. Read from the index
+ * (client_id, subject_id, id) by id range (idFrom, idBefore).
+ */
+const ordersInWindowQuery = (qb: Kysely<Database>, clientId: string, subjectId: string, firstId: string, beforeId: string, startMs: number, endMs: number) =>
   qb
     .selectFrom('orders')
     .select(['side', 'status', 'qty', 'limit_price_cents', 'reference_price_cents', 'fill_notional_cents'])
     .where('client_id', '=', clientId)
     .where('subject_id', '=', subjectId)
-    .where('id', '>=', idFrom)
-    .where('id', '<', idTo)
+    .where('id', '>=', firstId)
+    .where('id', '<', beforeId)
     .where('created_at', '>=', startMs)
     .where('created_at', '<', endMs);
 const ordersInWindow = new PreparedQuery(6, ordersInWindowQuery);
 
 export async function subjectOrdersInWindow(db: Kysely<Database>, clientId: string, subjectId: string, startMs: number, endMs: number) {
-  return ordersInWindow.execute(db, clientId, subjectId, idFloorAt('order', startMs), idFloorAt('order', endMs + ID_TIME_MARGIN_MS), startMs, endMs);
+  return ordersInWindow.execute(db, clientId, subjectId, idFrom(startMs), idBefore(endMs), startMs, endMs);
 }
 
 // The condition of the partial index orders_client_status, word for word (SQLite uses a partial
@@ -123,8 +130,8 @@ export function clientOrdersQuery(db: Kysely<Database>, clientId: string, filter
   if (filter.rcpt_to !== undefined) query = query.where('rcpt_to', '=', filter.rcpt_to);
   if (filter.instrument !== undefined) query = query.where('instrument', '=', filter.instrument);
   if (filter.kyc_attestation_id !== undefined) query = query.where('kyc_attestation_id', '=', filter.kyc_attestation_id);
-  if (filter.createdGte !== undefined) query = query.where('created_at', '>=', filter.createdGte).where('id', '>=', idFloorAt('order', filter.createdGte));
-  if (filter.createdLt !== undefined) query = query.where('created_at', '<', filter.createdLt).where('id', '<', idFloorAt('order', filter.createdLt + ID_TIME_MARGIN_MS));
+  if (filter.createdGte !== undefined) query = query.where('created_at', '>=', filter.createdGte).where('id', '>=', idFrom(filter.createdGte));
+  if (filter.createdLt !== undefined) query = query.where('created_at', '<', filter.createdLt).where('id', '<', idBefore(filter.createdLt));
   if (page.after !== undefined) return query.where('id', '>', page.after).orderBy('id', 'asc').limit(page.limit + 1);
   if (page.before !== undefined) query = query.where('id', '<', page.before);
   return query.orderBy('id', 'desc').limit(page.limit + 1);
@@ -132,7 +139,7 @@ export function clientOrdersQuery(db: Kysely<Database>, clientId: string, filter
 
 /** The monthly cap's query (see subjectOrdersInWindow), to explain. */
 export function subjectOrdersInWindowQuery(db: Kysely<Database>, clientId: string, subjectId: string, startMs: number, endMs: number) {
-  return ordersInWindowQuery(db, clientId, subjectId, idFloorAt('order', startMs), idFloorAt('order', endMs + ID_TIME_MARGIN_MS), startMs, endMs);
+  return ordersInWindowQuery(db, clientId, subjectId, idFrom(startMs), idBefore(endMs), startMs, endMs);
 }
 
 /**

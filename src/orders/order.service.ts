@@ -181,15 +181,15 @@ export class OrderService {
   }
 
   async list(db: Kysely<Database>, clientId: ClientId, filter: OrderFilter, page: { limit: number; before?: string; after?: string }): Promise<OrderPage> {
-    let subjectId: string | undefined;
+    let query = filter;
     if (filter.kyc_attestation_id !== undefined) {
       // Orders of one attestation are read among its subject's (an index); an attestation this client
       // was not issued has no orders of the client.
       const attestation = isId('attestation', filter.kyc_attestation_id) ? await findClientAttestation(db, clientId, filter.kyc_attestation_id) : undefined;
       if (attestation === undefined) return { items: [], older: null, newer: null };
-      subjectId = attestation.subject_id;
+      query = { ...filter, subjectId: attestation.subject_id };
     }
-    const rows = await listClientOrders(db, clientId, { ...filter, ...(subjectId === undefined ? {} : { subjectId }) }, page);
+    const rows = await listClientOrders(db, clientId, query, page);
     const more = rows.length > page.limit;
     const slice = rows.slice(0, page.limit);
     if (page.after !== undefined) {
