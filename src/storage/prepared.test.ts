@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DATABASES, openTestStorage } from '../../test/support/harness.js';
-import { PreparedQuery } from './prepared.js';
+import { PreparedInsert, PreparedQuery } from './prepared.js';
 
 const event = (id: string, type: string, createdAt: number) => ({ id, client_id: null, type, livemode: 0, created_at: createdAt, data: '{}', subject_ref: null });
 
@@ -42,6 +42,25 @@ for (const database of DATABASES) {
         /roll back/,
       );
       assert.deepEqual(await byType.execute(db, 'tx.only', 0), [], 'rolled back, and the read outside saw only committed state');
+    });
+
+    test('runMany inserts rows of any count, several to a statement and across chunks, nulls included; a missing column is refused', async (t) => {
+      const storage = await openTestStorage(t, database);
+      const { db } = storage;
+      const insert = new PreparedInsert('events', 4);
+      const rows = Array.from({ length: 11 }, (_, i) => ({ ...event(`evt_m${String(i).padStart(2, '0')}`, 'many.x', i), subject_ref: i % 2 === 0 ? null : `ref_${i}` }));
+      for (const count of [1, 3, 7]) {
+        const batch = rows.splice(0, count);
+        await storage.transact((trx) => insert.runMany(trx, batch));
+      }
+      await storage.transact((trx) => insert.runMany(trx, []));
+      const stored = await db.selectFrom('events').select(['id', 'created_at', 'subject_ref']).where('type', '=', 'many.x').orderBy('id').execute();
+      assert.deepEqual(
+        stored,
+        Array.from({ length: 11 }, (_, i) => ({ id: `evt_m${String(i).padStart(2, '0')}`, created_at: i, subject_ref: i % 2 === 0 ? null : `ref_${i}` })),
+      );
+      const { subject_ref: _omitted, ...incomplete } = event('evt_bad', 'many.x', 99);
+      await assert.rejects(storage.transact((trx) => insert.runMany(trx, [incomplete as never])), /column subject_ref has no value/);
     });
 
     test('a query that does not use each of its arguments is refused', async (t) => {

@@ -115,28 +115,54 @@ export class PreparedQuery<Args extends unknown[], Row> {
 /**
  * An insert of whole rows into one table, prepared like PreparedQuery. The columns are those of the
  * first row inserted; every row type given here lists all its columns (nullable ones as null), so
- * each row binds the same columns.
+ * each row binds the same columns. `runMany` inserts several rows per statement, prepared once for
+ * each number of rows it meets (at most `chunk`): building a multi-row INSERT with Kysely costs
+ * several microseconds a row, more than SQLite takes to insert it.
  */
 export class PreparedInsert<T extends keyof Database & string> {
-  #prepared: { columns: readonly string[]; query: PreparedQuery<unknown[], unknown> } | null = null;
+  #columns: readonly string[] | null = null;
+  /** By number of rows. */
+  readonly #queries = new Map<number, PreparedQuery<unknown[], unknown>>();
 
-  constructor(private readonly table: T) {}
+  /** `chunk`: rows per statement at most, within both engines' limits on bound parameters. */
+  constructor(
+    private readonly table: T,
+    private readonly chunk = 1,
+  ) {}
 
   async run(db: Kysely<Database>, row: Insertable<Database[T]>): Promise<void> {
-    const values = row as Record<string, unknown>;
-    if (this.#prepared === null) {
-      const columns = Object.keys(values);
-      const query = new PreparedQuery(columns.length, (qb, ...args: unknown[]) =>
-        qb.insertInto(this.table).values(Object.fromEntries(columns.map((c, i) => [c, args[i]])) as Insertable<Database[T]>),
-      );
-      this.#prepared = { columns, query };
+    await this.runMany(db, [row]);
+  }
+
+  async runMany(db: Kysely<Database>, rows: readonly Insertable<Database[T]>[]): Promise<void> {
+    if (rows.length === 0) return;
+    const columns = (this.#columns ??= Object.keys(rows[0] as object));
+    for (let from = 0; from < rows.length; from += this.chunk) {
+      const n = Math.min(this.chunk, rows.length - from);
+      const args: unknown[] = [];
+      for (let r = from; r < from + n; r++) {
+        const values = rows[r] as Record<string, unknown>;
+        for (const c of columns) {
+          const value = values[c];
+          if (value === undefined) throw new Error(`insert into ${this.table}: column ${c} has no value`);
+          args.push(value);
+        }
+      }
+      await this.#query(columns, n).execute(db, ...args);
     }
-    const { columns, query } = this.#prepared;
-    const args = columns.map((c) => {
-      const value = values[c];
-      if (value === undefined) throw new Error(`insert into ${this.table}: column ${c} has no value`);
-      return value;
-    });
-    await query.execute(db, ...args);
+  }
+
+  #query(columns: readonly string[], n: number): PreparedQuery<unknown[], unknown> {
+    let query = this.#queries.get(n);
+    if (query === undefined) {
+      const width = columns.length;
+      query = new PreparedQuery(width * n, (qb, ...args: unknown[]) =>
+        qb
+          .insertInto(this.table)
+          .values(Array.from({ length: n }, (_, r) => Object.fromEntries(columns.map((c, i) => [c, args[r * width + i]])) as Insertable<Database[T]>)),
+      );
+      this.#queries.set(n, query);
+    }
+    return query;
   }
 }

@@ -48,12 +48,15 @@ export async function dequeueEvents(trx: Kysely<Database>, ids: readonly string[
   for (let i = 0; i < ids.length; i += INSERT_CHUNK) await trx.deleteFrom('event_queue').where('event_id', 'in', ids.slice(i, i + INSERT_CHUNK)).execute();
 }
 
+const messagesInsert = new PreparedInsert('webhook_messages', INSERT_CHUNK);
+const deliveriesInsert = new PreparedInsert('webhook_deliveries', INSERT_CHUNK);
+
 export async function insertMessages(trx: Kysely<Database>, rows: readonly WebhookMessageTable[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += INSERT_CHUNK) await trx.insertInto('webhook_messages').values(rows.slice(i, i + INSERT_CHUNK)).execute();
+  await messagesInsert.runMany(trx, rows);
 }
 
 export async function insertDeliveries(trx: Kysely<Database>, rows: readonly WebhookDeliveryRow[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += INSERT_CHUNK) await trx.insertInto('webhook_deliveries').values(rows.slice(i, i + INSERT_CHUNK)).execute();
+  await deliveriesInsert.runMany(trx, rows);
 }
 
 // ----- Claiming and recording attempts ------------------------------------------------------------
