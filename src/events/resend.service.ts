@@ -4,14 +4,13 @@ import { ApiError, notFound } from '../lib/errors.js';
 import { isId, type ClientId } from '../lib/ids.js';
 import type { DialectName } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';
-import { serializeEnvelope } from '../webhooks/core/payload.js';
+import { storedEnvelopeBody } from '../webhooks/core/payload.js';
 import { findMessages, insertDeliveries, insertMessages, isQueued, listClientDeliveries } from '../webhooks/delivery.repository.js';
 import type { DeliveryService } from '../webhooks/delivery.service.js';
 import { findClientEndpoint, listClientEndpoints } from '../webhooks/endpoint.repository.js';
 import { newDeliveryRow } from '../webhooks/endpoint.service.js';
 import type { Delivery } from '../webhooks/webhook.schemas.js';
 import type { WebhookEndpointRow } from '../webhooks/webhook.table.js';
-import { envelopeOf } from './event.service.js';
 import { lockClientEvent, requeueSettled } from './resend.repository.js';
 
 /** More than the per-client endpoint limit (16): one read returns them all. */
@@ -63,7 +62,7 @@ export class EventResendService {
     const fresh = targets.filter((e) => !existing.has(e.id)).map((e) => newDeliveryRow(event, e, now));
     if (fresh.length > 0 && !(await findMessages(trx, [event.id])).has(event.id)) {
       // Events that matched no endpoint at fan-out have no stored body yet; it is serialised now, once.
-      await insertMessages(trx, [{ event_id: event.id, body: serializeEnvelope(envelopeOf(event)), created_at: now }]);
+      await insertMessages(trx, [{ event_id: event.id, body: storedEnvelopeBody(event), created_at: now }]);
     }
     await insertDeliveries(trx, fresh);
     const ids: string[] = [];

@@ -1,12 +1,11 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
-import { envelopeOf } from '../events/event.service.js';
 import type { EventRow } from '../events/event.table.js';
 import type { Clock } from '../lib/clock.js';
 import type { DialectName } from '../storage/dialect.js';
 import { transaction } from '../storage/prepared.js';
 import type { Database } from '../storage/schema.js';
-import { serializeEnvelope } from './core/payload.js';
+import { storedEnvelopeBody } from './core/payload.js';
 import { nextAttemptAt } from './core/schedule.js';
 import { signatureHeader } from './core/signature.js';
 import {
@@ -296,7 +295,7 @@ export class DeliveryWorker {
   }
 
   #body(event: EventRow): string {
-    return serializeEnvelope(envelopeOf(event));
+    return storedEnvelopeBody(event);
   }
 
   // ----- Claiming ---------------------------------------------------------------------------------

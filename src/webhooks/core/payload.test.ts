@@ -4,7 +4,7 @@ import { envelopeOf } from '../../events/event.service.js';
 import { EVENT_TYPES } from '../../events/event.types.js';
 import { isId, newId, type IdKind } from '../../lib/ids.js';
 import { INSTRUMENT_CODE_PATTERN } from '../../partners/markets.js';
-import { sampleEventData, serializeEnvelope, type SampleContext } from './payload.js';
+import { sampleEventData, serializeEnvelope, storedEnvelopeBody, type SampleContext } from './payload.js';
 import { signatureHeader, verifySignatureHeader } from './signature.js';
 
 const AT = new Date('2026-11-22T10:00:00.123Z');
@@ -45,6 +45,28 @@ test('serializeEnvelope: extra members on the input are not sent', () => {
 test('serializeEnvelope: data must be a JSON object', () => {
   for (const data of [undefined, null, [], 'x', 1, true]) {
     assert.throws(() => serializeEnvelope({ id: 'evt_x', type: 'webhook.test', created_at: AT.toISOString(), data, livemode: false }), TypeError);
+  }
+});
+
+test('storedEnvelopeBody: the bytes of serializeEnvelope over the parsed event, for every kind of data the service stores', () => {
+  const datas: unknown[] = [
+    {},
+    { b: 1, a: [1, 'é'] },
+    // Integer-like keys come first in ascending order in any object, so JSON.stringify wrote them so.
+    { z: 1, 10: 'ten', 2: 'two', '-1': 'minus one', 1.5: 'x' },
+    { ['__proto__']: { polluted: true }, constructor: 'c' },
+    { text: 'quote " backslash \\ slash / tab \t newline \n nul \u0000 line sep \u2028 emoji 😀 lone \ud800 end' },
+    { numbers: [0, -0, 1e21, 1e-7, 123.456, -5e-324, 1.7976931348623157e308, 2 ** 53 + 2], nested: { deep: [{ a: null, b: true, c: false }] } },
+    { date: new Date(Date.UTC(2026, 10, 22, 10)), undefinedMember: undefined, fn: () => 1 },
+    ...EVENT_TYPES.map((type) => sampleEventData(type, context)),
+  ];
+  for (const [i, data] of datas.entries()) {
+    const row = { id: newId('event'), client_id: null, type: 'order.created', livemode: i % 2, created_at: AT.getTime() + i, data: JSON.stringify(data), subject_ref: null };
+    assert.equal(storedEnvelopeBody(row), serializeEnvelope(envelopeOf(row)), row.data);
+  }
+  // Stored text that is not an object is refused, as serializeEnvelope refuses such data.
+  for (const data of ['[]', 'null', '"x"', '1']) {
+    assert.throws(() => storedEnvelopeBody({ id: 'evt_x', type: 'webhook.test', created_at: AT.getTime(), data, livemode: 0 }), TypeError);
   }
 });
 
