@@ -43,6 +43,7 @@ export interface WorkerSettings {
   maxInFlight: number;
   pollIntervalMs: number;
   dispatchBatch: number;
+  listBatch: number;
   timeoutMs: number;
 }
 
@@ -117,7 +118,7 @@ function webhooksOf(runtime: Runtime) {
 
 function workerSettings(): WorkerSettings {
   const o: WebhookOptions = defaultWebhookOptions();
-  return { perEndpointConcurrency: o.perEndpointConcurrency, maxInFlight: o.maxInFlight, pollIntervalMs: o.pollIntervalMs, dispatchBatch: o.dispatchBatch, timeoutMs: o.timeoutMs };
+  return { perEndpointConcurrency: o.perEndpointConcurrency, maxInFlight: o.maxInFlight, pollIntervalMs: o.pollIntervalMs, dispatchBatch: o.dispatchBatch, listBatch: o.listBatch, timeoutMs: o.timeoutMs };
 }
 
 /** One client per endpoint (a client may have 16), each endpoint at its own path of the receiver. */

@@ -143,7 +143,7 @@ function together(rounds: readonly DeliverResult[]): DeliverResult {
   const first = rounds[0];
   if (first === undefined) throw new Error('no rounds');
   const sum = (pick: (r: DeliverResult) => number) => rounds.reduce((a, r) => a + pick(r), 0);
-  const step = (key: 'fanOut' | 'claim' | 'record' | 'commit') => ({ units: sum((r) => r.steps[key].units), seconds: sum((r) => r.steps[key].seconds) });
+  const step = (key: 'fanOut' | 'claim' | 'record' | 'list' | 'commit') => ({ units: sum((r) => r.steps[key].units), seconds: sum((r) => r.steps[key].seconds) });
   const events = sum((r) => r.events);
   const elapsedMs = sum((r) => r.elapsedMs);
   return {
@@ -158,6 +158,7 @@ function together(rounds: readonly DeliverResult[]): DeliverResult {
       fanOut: step('fanOut'),
       claim: step('claim'),
       record: step('record'),
+      list: step('list'),
       commit: step('commit'),
       attempts: { succeeded: sum((r) => r.steps.attempts.succeeded), failed: sum((r) => r.steps.attempts.failed) },
     },
@@ -174,6 +175,7 @@ function steps(f: Figures): string[] {
     ['Fan-out', 'events', st.fanOut],
     ['Claim of due deliveries (scan, lease, reads)', 'deliveries', st.claim],
     ['Record (attempt and new state)', 'attempts', st.record],
+    ["Listing (deliveries added to their client's index, in batches)", 'deliveries', st.list],
     ['Begin and commit (combined transactions)', 'transactions', st.commit],
   ];
   const us = (seconds: number, per: number) => (per === 0 ? '—' : `${int((seconds * 1e6) / per)} µs`);
@@ -206,7 +208,7 @@ function render(f: Figures): string {
     `- **Node.js**: ${process.version}; ${versions}`,
     `- **Settings**: sandbox, SQLite \`synchronous=FULL\` (every attempt is committed durably before the next state is acted on), \`LOG_LEVEL=warn\`, ` +
       `${f.endpoints} clients with one endpoint each, all at one local receiver; delivery worker with its default options: ` +
-      `${w.perEndpointConcurrency} attempts in flight per endpoint, ${w.maxInFlight} per process, poll every ${w.pollIntervalMs} ms, fan-out batches of ${w.dispatchBatch}, ` +
+      `${w.perEndpointConcurrency} attempts in flight per endpoint, ${w.maxInFlight} per process, poll every ${w.pollIntervalMs} ms, fan-out batches of ${w.dispatchBatch}, deliveries added to their client's listing index ${w.listBatch} at a time, ` +
       `attempt timeout ${w.timeoutMs / 1000} s. Effective concurrency min(${f.endpoints} × ${w.perEndpointConcurrency}, ${w.maxInFlight}) = **${f.concurrency}**.`,
     '',
     '## Summary',

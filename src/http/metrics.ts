@@ -16,6 +16,7 @@ const WORKER_STEPS = [
   ['fan_out', 'fanOut'],
   ['claim', 'claim'],
   ['record', 'record'],
+  ['list', 'list'],
   ['commit', 'commit'],
 ] as const;
 

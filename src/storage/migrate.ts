@@ -12,6 +12,7 @@ import * as openOrdersIndex from './migrations/2026-11-24T11-00-open-orders-inde
 import * as deadLettersByClient from './migrations/2026-11-24T12-00-dead-letters-by-client.js';
 import * as unreadIndexes from './migrations/2026-11-24T13-00-unread-indexes.js';
 import * as orderListingIndexes from './migrations/2026-11-24T14-00-order-listing-indexes.js';
+import * as deferredDeliveryListing from './migrations/2026-11-24T15-00-deferred-delivery-listing.js';
 
 /**
  * The migrations, listed explicitly rather than read from a folder, so that bundlers and tools see
@@ -31,6 +32,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-24T12-00-dead-letters-by-client': deadLettersByClient,
   '2026-11-24T13-00-unread-indexes': unreadIndexes,
   '2026-11-24T14-00-order-listing-indexes': orderListingIndexes,
+  '2026-11-24T15-00-deferred-delivery-listing': deferredDeliveryListing,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -9,6 +9,7 @@ import { storedEnvelopeBody } from './core/payload.js';
 import { nextAttemptAt } from './core/schedule.js';
 import { signatureHeader } from './core/signature.js';
 import {
+  countUnlisted,
   dequeueEvents,
   dueCandidates,
   dueCandidatesBounded,
@@ -21,6 +22,7 @@ import {
   leaseDeliveries,
   leasedPerEndpoint,
   lockPendingEvents,
+  markListed,
   recordAttempt,
   settleWithoutAttempt,
 } from './delivery.repository.js';
@@ -68,6 +70,11 @@ export interface DeliveryWorkerOptions {
   pollIntervalMs: number;
   /** Events fanned out per transaction. */
   dispatchBatch: number;
+  /**
+   * SQLite: deliveries added to their clients' listing index in one transaction, when this many
+   * wait (and whatever waits once the worker is idle); see #batchListing.
+   */
+  listBatch: number;
   /** Source of the schedule's jitter (Math.random; a constant in tests). */
   random: () => number;
   /** Header brand: `cauri` gives X-Cauri-Signature and Cauri-Webhooks/1.0. */
@@ -92,6 +99,8 @@ export interface DeliveryWorkerStats {
   claim: StepFigures;
   /** Attempts recorded with their delivery's new state, and the recording transactions' time. */
   record: StepFigures;
+  /** Deliveries added to their clients' listing index in batches (SQLite), and the time it took. */
+  list: StepFigures;
   /**
    * The running worker's combined transactions (see DeliveryWorker): how many committed, and the time
    * of their begin and commit, which the three steps above share there and do not include.
@@ -165,6 +174,7 @@ export class DeliveryWorker {
     fanOut: { units: 0, seconds: 0 },
     claim: { units: 0, seconds: 0 },
     record: { units: 0, seconds: 0 },
+    list: { units: 0, seconds: 0 },
     commit: { units: 0, seconds: 0 },
     attempts: { succeeded: 0, failed: 0 },
   };
@@ -182,6 +192,15 @@ export class DeliveryWorker {
   #pumped: Promise<void> = Promise.resolve();
   #running = false;
   #stopped = false;
+  /**
+   * On SQLite the running worker creates its deliveries unlisted and adds them to their clients'
+   * listing index in batches (migration 2026-11-24T15-00): that index has a page per client, which
+   * every commit would otherwise write again. PostgreSQL writes index entries, not pages, to its log,
+   * and several workers share it, so there every delivery is created listed.
+   */
+  readonly #batchListing: boolean;
+  /** Deliveries waiting to be listed, as far as this worker knows; null until counted. */
+  #unlisted: number | null = null;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -192,6 +211,7 @@ export class DeliveryWorker {
     private readonly options: DeliveryWorkerOptions,
     private readonly log: FastifyBaseLogger,
   ) {
+    this.#batchListing = dialect === 'sqlite';
     const b = brand(options.serviceName);
     this.#headers = { signature: `x-${options.serviceName}-signature`, idempotency: `x-${options.serviceName}-idempotency-key`, userAgent: `${b}-Webhooks/1.0` };
   }
@@ -212,10 +232,13 @@ export class DeliveryWorker {
    * Fans out up to `limit` pending events in `trx`. With `slots`, each delivery that fits in them is
    * inserted already leased to this worker and returned to be launched after the commit, and events
    * are taken only while slots are free; without, every delivery is inserted due and unleased.
+   * `unlisted`: deliveries inserted without their listing entry (see #batchListing).
    */
-  async #fanOutIn(trx: Kysely<Database>, limit: number, now: number, slots: Slots | null): Promise<{ events: number; launches: Launch[] }> {
+  async #fanOutIn(trx: Kysely<Database>, limit: number, now: number, slots: Slots | null): Promise<{ events: number; launches: Launch[]; unlisted: number }> {
     const locked = await lockPendingEvents(trx, this.dialect, limit);
-    if (locked.length === 0) return { events: 0, launches: [] };
+    if (locked.length === 0) return { events: 0, launches: [], unlisted: 0 };
+    // Only the running worker (with slots) lists its deliveries later, in its combined transactions.
+    const unlisted = slots !== null && this.#batchListing;
     const clientIds = [...new Set(locked.flatMap((e) => (e.client_id === null ? [] : [e.client_id])))];
     const allClients = locked.some((e) => e.client_id === null);
     const latest = Math.max(...locked.map((e) => e.created_at));
@@ -236,6 +259,7 @@ export class DeliveryWorker {
       const leased: Launch[] = [];
       for (const { row: endpoint } of targets) {
         const delivery = newDeliveryRow(event, endpoint, now);
+        if (unlisted) delivery.listed = 0;
         const busy = slots?.busy.get(endpoint.id) ?? 0;
         if (slots !== null && slots.free > 0 && busy < perEndpointConcurrency) {
           // Leased as it is created: nothing else can see it before the commit, so no lease step.
@@ -258,7 +282,7 @@ export class DeliveryWorker {
     await insertMessages(trx, messages);
     await insertDeliveries(trx, deliveries);
     await dequeueEvents(trx, taken);
-    return { events: taken.length, launches };
+    return { events: taken.length, launches, unlisted: unlisted ? deliveries.length : 0 };
   }
 
   /**
@@ -269,9 +293,9 @@ export class DeliveryWorker {
    * rather than becoming deliveries that wait, and every event read is taken. `more`: the rounds ran
    * out with slots and events left, so that one transaction stays short; another turn should follow.
    */
-  async #fanOutIntoSlots(trx: Kysely<Database>, slots: Slots, now: number): Promise<{ events: number; launches: Launch[]; more: boolean }> {
+  async #fanOutIntoSlots(trx: Kysely<Database>, slots: Slots, now: number): Promise<{ events: number; launches: Launch[]; unlisted: number; more: boolean }> {
     const { dispatchBatch } = this.options;
-    const out = { events: 0, launches: [] as Launch[], more: false };
+    const out = { events: 0, launches: [] as Launch[], unlisted: 0, more: false };
     let limit = Math.min(dispatchBatch, Math.max(slots.free, REFILL_SLOTS));
     for (let round = 0; slots.free > 0; round++) {
       if (round === FAN_OUT_ROUNDS) {
@@ -281,6 +305,7 @@ export class DeliveryWorker {
       const before = slots.free;
       const fanned = await this.#fanOutIn(trx, limit, now, slots);
       out.events += fanned.events;
+      out.unlisted += fanned.unlisted;
       out.launches.push(...fanned.launches);
       if (fanned.events < limit) break;
       const used = before - slots.free;
@@ -437,66 +462,106 @@ export class DeliveryWorker {
     }
   }
 
-  /**
-   * The loop of combined transactions: while attempts wait to be recorded or a claim is wanted, one
-   * transaction per turn of the event loop records the attempts and, if the worker runs and enough
-   * slots are free, leases due deliveries and fans out new events into the rest. The attempts it
-   * leased start once it has committed.
-   */
+  /** The loop of combined transactions (#drain), and the listing of deliveries once idle. */
   async #pump(): Promise<void> {
-    const { maxInFlight } = this.options;
     try {
-      while (this.#records.length > 0 || (this.#claimWanted && this.#running)) {
-        // One turn of the event loop, so that the attempts completing in it join this transaction.
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        const batch = this.#records.splice(0, RECORD_BATCH);
-        // The batch's attempts leave their slots when this transaction commits.
-        const free = maxInFlight - this.#inflight.size + batch.length;
-        const claim = this.#running && free > 0 && (this.#claimWanted || free >= Math.min(REFILL_SLOTS, maxInFlight));
-        this.#claimWanted = false;
-        const now = this.clock.now().getTime();
-        // Nothing to record: open a write transaction only if a read says there is work.
-        if (batch.length === 0 && !(claim && ((await hasDueDeliveries(this.db, now)) || (await hasPendingEvents(this.db))))) continue;
-        let result: { recorded: boolean[]; launches: Launch[]; dispatched: number; more: boolean };
-        let begun = 0;
-        let ended = 0;
-        const started = performance.now();
-        try {
-          result = await transaction(this.db, async (trx) => {
-            begun = performance.now();
-            const recorded = await this.#recordIn(trx, batch);
-            const claimed = performance.now();
-            this.#count(this.stats.record, batch.length, begun);
-            let launches: Launch[] = [];
-            let fanned = { events: 0, launches: [] as Launch[], more: false };
-            if (claim) {
-              const slots: Slots = { free, busy: await leasedPerEndpoint(trx, now) };
-              launches = await this.#claimIn(trx, slots, now);
-              this.#count(this.stats.claim, launches.length, claimed);
-              const fanning = performance.now();
-              fanned = await this.#fanOutIntoSlots(trx, slots, now);
-              this.#count(this.stats.fanOut, fanned.events, fanning);
-            }
-            ended = performance.now();
-            return { recorded, launches: launches.concat(fanned.launches), dispatched: fanned.events, more: fanned.more };
-          });
-        } catch (error) {
-          this.log.error({ err: error }, 'webhook delivery transaction failed');
-          await this.#recordAlone(batch);
-          continue;
-        }
-        // Begin and commit: the transaction's time outside the steps.
-        this.stats.commit.units++;
-        this.stats.commit.seconds += (begun - started + performance.now() - ended) / 1000;
-        batch.forEach((r, i) => r.resolve(result.recorded[i] === true));
-        if (result.launches.length > 0 || result.dispatched > 0) this.#lastWork = performance.now();
-        this.#launch(result.launches);
-        if (result.more) this.#claimWanted = true;
-      }
+      // Once nothing is left to record or claim, the deliveries still unlisted; then look again.
+      do await this.#drain();
+      while (await this.#listWhenIdle());
     } finally {
       this.#pumping = false;
     }
     this.#pollSoon();
+  }
+
+  /**
+   * The combined transactions: while attempts wait to be recorded or a claim is wanted, one
+   * transaction per turn of the event loop records the attempts and, if the worker runs and enough
+   * slots are free, leases due deliveries and fans out new events into the rest, and lists a batch of
+   * deliveries when a batch waits. The attempts it leased start once it has committed.
+   */
+  async #drain(): Promise<void> {
+    const { maxInFlight } = this.options;
+    while (this.#records.length > 0 || (this.#claimWanted && this.#running)) {
+      // One turn of the event loop, so that the attempts completing in it join this transaction.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      const batch = this.#records.splice(0, RECORD_BATCH);
+      // The batch's attempts leave their slots when this transaction commits.
+      const free = maxInFlight - this.#inflight.size + batch.length;
+      const claim = this.#running && free > 0 && (this.#claimWanted || free >= Math.min(REFILL_SLOTS, maxInFlight));
+      this.#claimWanted = false;
+      const now = this.clock.now().getTime();
+      // Nothing to record: open a write transaction only if a read says there is work.
+      if (batch.length === 0 && !(claim && ((await hasDueDeliveries(this.db, now)) || (await hasPendingEvents(this.db))))) continue;
+      let result: { recorded: boolean[]; launches: Launch[]; dispatched: number; unlisted: number; more: boolean };
+      let begun = 0;
+      let ended = 0;
+      const started = performance.now();
+      try {
+        result = await transaction(this.db, async (trx) => {
+          begun = performance.now();
+          if (this.#batchListing) this.#unlisted ??= await countUnlisted(trx);
+          const recorded = await this.#recordIn(trx, batch);
+          const claimed = performance.now();
+          this.#count(this.stats.record, batch.length, begun);
+          let launches: Launch[] = [];
+          let fanned = { events: 0, launches: [] as Launch[], unlisted: 0, more: false };
+          if (claim) {
+            const slots: Slots = { free, busy: await leasedPerEndpoint(trx, now) };
+            launches = await this.#claimIn(trx, slots, now);
+            this.#count(this.stats.claim, launches.length, claimed);
+            const fanning = performance.now();
+            fanned = await this.#fanOutIntoSlots(trx, slots, now);
+            this.#count(this.stats.fanOut, fanned.events, fanning);
+          }
+          let unlisted = (this.#unlisted ?? 0) + fanned.unlisted;
+          if (unlisted >= this.options.listBatch) unlisted = await this.#listIn(trx, unlisted);
+          ended = performance.now();
+          return { recorded, launches: launches.concat(fanned.launches), dispatched: fanned.events, unlisted, more: fanned.more };
+        });
+      } catch (error) {
+        this.log.error({ err: error }, 'webhook delivery transaction failed');
+        await this.#recordAlone(batch);
+        continue;
+      }
+      // Begin and commit: the transaction's time outside the steps.
+      this.stats.commit.units++;
+      this.stats.commit.seconds += (begun - started + performance.now() - ended) / 1000;
+      if (this.#batchListing) this.#unlisted = result.unlisted;
+      batch.forEach((r, i) => r.resolve(result.recorded[i] === true));
+      if (result.launches.length > 0 || result.dispatched > 0) this.#lastWork = performance.now();
+      this.#launch(result.launches);
+      if (result.more) this.#claimWanted = true;
+    }
+  }
+
+  /**
+   * Adds a batch of unlisted deliveries to their clients' listing index in `trx`; returns how many
+   * remain unlisted, of `unlisted` (none when the batch was not full: nothing else waits).
+   */
+  async #listIn(trx: Kysely<Database>, unlisted: number): Promise<number> {
+    const started = performance.now();
+    const { listBatch } = this.options;
+    const listed = await markListed(trx, listBatch);
+    this.#count(this.stats.list, listed, started);
+    return listed < listBatch ? 0 : Math.max(0, unlisted - listed);
+  }
+
+  /**
+   * With no attempt in flight and nothing to record, lists the deliveries still waiting, a batch per
+   * transaction; false when there was nothing to do. Waiting deliveries are counted first if this
+   * worker has not counted them yet (those a previous run left).
+   */
+  async #listWhenIdle(): Promise<boolean> {
+    if (!this.#batchListing || this.#inflight.size > 0 || this.#records.length > 0 || this.#unlisted === 0) return false;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    try {
+      this.#unlisted = await transaction(this.db, async (trx) => this.#listIn(trx, this.#unlisted ?? (await countUnlisted(trx))));
+    } catch (error) {
+      this.log.error({ err: error }, 'webhook delivery listing failed');
+      return false;
+    }
+    return true;
   }
 
   /** Leases due deliveries within this process's free slots, in a transaction of its own, and starts their attempts. */

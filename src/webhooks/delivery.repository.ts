@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { clientEvents, type EventQuery } from '../events/event.repository.js';
 import type { EventRow } from '../events/event.table.js';
 import type { DialectName } from '../storage/dialect.js';
@@ -292,20 +292,59 @@ export async function listClientDeliveries(db: Kysely<Database>, clientId: strin
   return clientDeliveriesQuery(db, clientId, filter, page).execute();
 }
 
+// The two halves of a client's deliveries (migration 2026-11-24T15-00): those in the client's
+// listing index, and those the delivery worker has yet to add there, in a partial index by id.
+const LISTED = sql<boolean>`listed = 1`;
+const UNLISTED = sql<boolean>`listed = 0`;
+
 /**
- * A page of the client's deliveries (one more than asked, to tell whether more follow). The status
- * is a literal, so that a listing of dead letters uses their partial indexes: by client
- * (`webhook_deliveries_dead_client`) or by endpoint (`webhook_deliveries_dead`), and reads only dead
- * letters rather than every delivery of the client.
+ * A page of the client's deliveries (one more than asked, to tell whether more follow), newest first
+ * or, after a position, oldest first. The status is a literal, so that a listing of dead letters uses
+ * their partial indexes, by client (`webhook_deliveries_dead_client`) or by endpoint
+ * (`webhook_deliveries_dead`), and reads only dead letters rather than every delivery of the client;
+ * those indexes, like the one by event, hold every delivery, listed or not. Any other listing reads
+ * the client's listing index and the deliveries not yet in it, each range in order and cut at the
+ * page's size, then merges the two.
  */
 export function clientDeliveriesQuery(db: Kysely<Database>, clientId: string, filter: DeliveryFilter, page: PageRequest) {
-  let query = db.selectFrom('webhook_deliveries').selectAll().where('client_id', '=', clientId);
-  if (filter.endpointId !== undefined) query = query.where('endpoint_id', '=', filter.endpointId);
-  if (filter.eventId !== undefined) query = query.where('event_id', '=', filter.eventId);
-  if (filter.status !== undefined) query = query.where('status', '=', sql.lit(filter.status));
-  if (page.after !== undefined) return query.where('id', '>', page.after).orderBy('id', 'asc').limit(page.limit + 1);
-  if (page.before !== undefined) query = query.where('id', '<', page.before);
-  return query.orderBy('id', 'desc').limit(page.limit + 1);
+  const direction = page.after === undefined ? 'desc' : 'asc';
+  const range = (listed: RawBuilder<boolean> | null) => {
+    let query = db.selectFrom('webhook_deliveries').selectAll().where('client_id', '=', clientId);
+    if (listed !== null) query = query.where(listed);
+    if (filter.endpointId !== undefined) query = query.where('endpoint_id', '=', filter.endpointId);
+    if (filter.eventId !== undefined) query = query.where('event_id', '=', filter.eventId);
+    if (filter.status !== undefined) query = query.where('status', '=', sql.lit(filter.status));
+    if (page.after !== undefined) query = query.where('id', '>', page.after);
+    if (page.before !== undefined) query = query.where('id', '<', page.before);
+    return query.orderBy('id', direction).limit(page.limit + 1);
+  };
+  if (filter.status === 'dead' || filter.eventId !== undefined) return range(null);
+  return db
+    .selectFrom(range(LISTED).as('listed'))
+    .selectAll()
+    .unionAll(db.selectFrom(range(UNLISTED).as('unlisted')).selectAll())
+    .orderBy('id', direction)
+    .limit(page.limit + 1);
+}
+
+/** How many deliveries wait to be added to their clients' listing index. */
+export async function countUnlisted(db: Kysely<Database>): Promise<number> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where(UNLISTED)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Adds up to `limit` deliveries, oldest first, to their clients' listing index; returns how many it added. */
+export async function markListed(trx: Kysely<Database>, limit: number): Promise<number> {
+  const result = await trx
+    .updateTable('webhook_deliveries')
+    .set({ listed: 1 })
+    .where('id', 'in', (eb) => eb.selectFrom('webhook_deliveries').select('id').where(UNLISTED).orderBy('id').limit(limit))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
 }
 
 export async function findClientDelivery(db: Kysely<Database>, clientId: string, id: string): Promise<WebhookDeliveryRow | undefined> {

@@ -55,6 +55,7 @@ export function newDeliveryRow(event: { id: string; type: string }, endpoint: Pi
     last_attempt_at: null,
     created_at: now,
     updated_at: now,
+    listed: 1,
   };
 }
 

@@ -65,6 +65,7 @@ export function defaultWebhookOptions(): WebhookOptions {
     maxInFlight: 64,
     pollIntervalMs: 500,
     dispatchBatch: 200,
+    listBatch: 1_000,
     random: Math.random,
   };
 }

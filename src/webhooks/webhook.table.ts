@@ -52,6 +52,12 @@ export interface WebhookDeliveryTable {
   last_attempt_at: number | null;
   created_at: number;
   updated_at: number;
+  /**
+   * 1 once the delivery is in its client's listing index; 0 while it waits to be added there in a
+   * batch (the delivery worker's own deliveries on SQLite; migration 2026-11-24T15-00). Listings read
+   * both, so the flag changes how a delivery is found, never whether.
+   */
+  listed: number;
 }
 
 /** One HTTP attempt of a delivery. */
