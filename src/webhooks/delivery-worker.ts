@@ -184,6 +184,14 @@ export class DeliveryWorker {
   #pumping = false;
   /** Something asked for due deliveries and new events to be looked for (start, the timer, an idle turn). */
   #claimWanted = false;
+  /**
+   * Due deliveries may be waiting: the last claim left some (their endpoints were at their limit, or
+   * the scan was cut short), or this worker has since made some (a failed attempt's retry, a delivery
+   * inserted without a slot). A turn scans for due deliveries only then, or when a claim is wanted:
+   * the timer's period bounds how late one made due by another process (a replay, a test event, a
+   * lapsed lease of a worker that died) is seen while this worker is busy.
+   */
+  #mayBeDue = true;
   #soon: NodeJS.Timeout | null = null;
   #lastWork = -Infinity;
   readonly #headers: { signature: string; idempotency: string; userAgent: string };
@@ -268,6 +276,9 @@ export class DeliveryWorker {
           slots.free--;
           slots.busy.set(endpoint.id, busy + 1);
           leased.push({ delivery, endpoint, body, stored: false });
+        } else if (slots !== null) {
+          // Its endpoint is at its limit: it waits, due, for a claim.
+          this.#mayBeDue = true;
         }
         deliveries.push(delivery);
       }
@@ -341,6 +352,8 @@ export class DeliveryWorker {
       const others = [...bounded.enabled].some((id) => !seen.has(id) && (busy.get(id) ?? 0) < perEndpointConcurrency);
       if (others || candidates.length === 0) candidates = await dueCandidates(trx, now, perEndpointConcurrency, capacity * 2);
     }
+    // Whatever this claim does not lease waits for the next one.
+    this.#mayBeDue = bounded.truncated || candidates.length > 0;
     if (candidates.length === 0) return [];
     const chosen: string[] = [];
     const planned = new Map<string, number>();
@@ -352,6 +365,7 @@ export class DeliveryWorker {
       if (chosen.length >= capacity) break;
     }
     const leased = await leaseDeliveries(trx, this.dialect, chosen, now, this.options.leaseMs, this.options.owner);
+    this.#mayBeDue = bounded.truncated || leased.length < candidates.length;
     if (leased.length === 0) return [];
     for (const delivery of leased) busy.set(delivery.endpoint_id, (busy.get(delivery.endpoint_id) ?? 0) + 1);
     slots.free -= leased.length;
@@ -417,6 +431,8 @@ export class DeliveryWorker {
     if (result.error === null) this.stats.attempts.succeeded++;
     else this.stats.attempts.failed++;
     const next = afterAttempt(delivery, result.error === null, this.options.random);
+    // Its retry (at once after a first failure) is claimed by the turn that records this attempt, or later.
+    if (next.status === 'pending') this.#mayBeDue = true;
     const now = this.clock.now().getTime();
     const recorded = await this.#record(
       delivery.attempts,
@@ -488,11 +504,13 @@ export class DeliveryWorker {
       const batch = this.#records.splice(0, RECORD_BATCH);
       // The batch's attempts leave their slots when this transaction commits.
       const free = maxInFlight - this.#inflight.size + batch.length;
-      const claim = this.#running && free > 0 && (this.#claimWanted || free >= Math.min(REFILL_SLOTS, maxInFlight));
+      const wanted = this.#claimWanted;
       this.#claimWanted = false;
+      const claim = this.#running && free > 0 && (wanted || free >= Math.min(REFILL_SLOTS, maxInFlight));
+      const scanDue = claim && (wanted || this.#mayBeDue);
       const now = this.clock.now().getTime();
       // Nothing to record: open a write transaction only if a read says there is work.
-      if (batch.length === 0 && !(claim && ((await hasDueDeliveries(this.db, now)) || (await hasPendingEvents(this.db))))) continue;
+      if (batch.length === 0 && !(claim && ((scanDue && (await hasDueDeliveries(this.db, now))) || (await hasPendingEvents(this.db))))) continue;
       let result: { recorded: boolean[]; launches: Launch[]; dispatched: number; unlisted: number; more: boolean };
       let begun = 0;
       let ended = 0;
@@ -508,7 +526,7 @@ export class DeliveryWorker {
           let fanned = { events: 0, launches: [] as Launch[], unlisted: 0, more: false };
           if (claim) {
             const slots: Slots = { free, busy: await leasedPerEndpoint(trx, now) };
-            launches = await this.#claimIn(trx, slots, now);
+            if (scanDue) launches = await this.#claimIn(trx, slots, now);
             this.#count(this.stats.claim, launches.length, claimed);
             const fanning = performance.now();
             fanned = await this.#fanOutIntoSlots(trx, slots, now);
@@ -521,6 +539,7 @@ export class DeliveryWorker {
         });
       } catch (error) {
         this.log.error({ err: error }, 'webhook delivery transaction failed');
+        this.#mayBeDue = true;
         await this.#recordAlone(batch);
         continue;
       }
