@@ -133,3 +133,92 @@ test('each attempt ends at its own deadline: a response that never comes, a 2xx 
   // The sender still works after its deadlines fired.
   assert.equal((await sender.send(request(`${base}/quick`))).statusCode, 204);
 });
+
+test('the request carries the method, path with its query, headers and exact body; the response is read to its end and connections are reused', async (t) => {
+  const seen: { method?: string; url?: string; headers: Record<string, unknown>; body: string; socket: unknown }[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      seen.push({ method: req.method, url: req.url, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), socket: req.socket });
+      res.writeHead(202, { 'content-type': 'text/plain' }).end('x'.repeat(10_000));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => {
+    server.closeAllConnections();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  const sender = new UndiciSender({ timeoutMs: 1000, publicOnly: false });
+  t.after(() => sender.close());
+  const body = '{"id":"evt_1","data":{"note":"é – ✓"}}';
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks/7?tenant=a&x=%20y#fragment`;
+  for (let i = 0; i < 3; i++) {
+    const result = await sender.send({ url, headers: { 'content-type': 'application/json', 'x-cauri-signature': `t=1,v1=${i}` }, body });
+    assert.deepEqual({ statusCode: result.statusCode, error: result.error }, { statusCode: 202, error: null });
+    assert.ok(result.durationMs >= 0);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  assert.equal(seen.length, 3);
+  for (const [i, r] of seen.entries()) {
+    assert.equal(r.method, 'POST');
+    assert.equal(r.url, '/hooks/7?tenant=a&x=%20y');
+    assert.equal(r.body, body);
+    assert.equal(r.headers['x-cauri-signature'], `t=1,v1=${i}`);
+    assert.equal(r.headers['content-length'], String(Buffer.byteLength(body)));
+  }
+  // One keep-alive connection served the three attempts (each sent once the previous one's
+  // connection was free again: undici opens another for an attempt dispatched the moment one ends).
+  assert.equal(new Set(seen.map((r) => r.socket)).size, 1);
+});
+
+test('a response body over the read limit is not read to its end: the status stands, and the connection is not reused', async (t) => {
+  const sockets = new Set<unknown>();
+  const server: Server = createServer((req, res) => {
+    sockets.add(req.socket);
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      // 1 MiB, far over the 64 KiB an attempt reads.
+      res.end(Buffer.alloc(1024 * 1024, 1));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => {
+    server.closeAllConnections();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  const sender = new UndiciSender({ timeoutMs: 2000, publicOnly: false });
+  t.after(() => sender.close());
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  const first = await sender.send(request(url));
+  // Long enough for a reusable connection to be free again (see the test above).
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  const second = await sender.send(request(url));
+  assert.deepEqual([first.statusCode, first.error, second.statusCode, second.error], [200, null, 200, null]);
+  assert.equal(sockets.size, 2);
+});
+
+test('no response: a refused connection and a socket closed before the status are failures without a status, each in words', async (t) => {
+  const closing: Server = createServer((req) => {
+    req.resume();
+    req.on('end', () => req.socket.destroy());
+  });
+  await new Promise<void>((resolve) => closing.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise<void>((resolve) => closing.close(() => resolve())));
+  // A port with no listener: bound, then closed.
+  const vacant: Server = createServer();
+  await new Promise<void>((resolve) => vacant.listen(0, '127.0.0.1', resolve));
+  const vacantPort = (vacant.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => vacant.close(() => resolve()));
+  const sender = new UndiciSender({ timeoutMs: 1000, publicOnly: false });
+  t.after(() => sender.close());
+  const refused = await sender.send(request(`http://127.0.0.1:${vacantPort}/`));
+  assert.equal(refused.statusCode, null);
+  assert.match(refused.error ?? '', /ECONNREFUSED/);
+  const closed = await sender.send(request(`http://127.0.0.1:${(closing.address() as AddressInfo).port}/`));
+  assert.equal(closed.statusCode, null);
+  assert.match(closed.error ?? '', /closed|socket|reset|other side/i);
+  // A URL that does not parse is refused without a request.
+  assert.deepEqual(await sender.send(request('not a url')).then((r) => [r.statusCode, r.error]), [null, 'invalid url']);
+});
