@@ -13,13 +13,18 @@
  * slot until its record is durable. One insert per attempt into a table with its primary key and
  * nothing else: no delivery rows, no fan-out, no leases, no second index.
  *
+ * With BENCH_BARE_API=dispatch it posts through undici's low-level `dispatch()` with a handler that
+ * keeps the status and drops the body, as the worker's sender does, instead of `request()` (a promise
+ * and a readable stream for each response body, which `dump()` then drains).
+ *
  * Environment: BENCH_SQLITE (the database file), BENCH_ENDPOINTS_FILE (JSON: [{ id, clientId, url,
- * secret }]), BENCH_CONCURRENCY, BENCH_RECORD_SQLITE (optional).
+ * secret }]), BENCH_CONCURRENCY, BENCH_RECORD_SQLITE (optional), BENCH_BARE_API (`request`, the
+ * default, or `dispatch`).
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import SqliteDatabase from 'better-sqlite3';
-import { Agent, request } from 'undici';
+import { Agent, request, type Dispatcher } from 'undici';
 import { envelopeOf } from '../src/events/event.service.js';
 import type { EventRow } from '../src/events/event.table.js';
 import { serializeEnvelope } from '../src/webhooks/core/payload.js';
@@ -60,6 +65,26 @@ function loadJobs(): Job[] {
   }
 }
 
+/** One POST through `dispatch()`: the status once the response has ended (the body is dropped). */
+function dispatchPost(agent: Agent, url: URL, headers: Record<string, string>, body: string): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    let status = 0;
+    agent.dispatch(
+      { origin: url.origin, path: url.pathname, method: 'POST', headers, body },
+      {
+        // undici takes a handler without onRequestStart for one of its older interface.
+        onRequestStart: () => undefined,
+        onResponseStart: (_controller, statusCode) => {
+          status = statusCode;
+        },
+        onResponseData: () => undefined,
+        onResponseEnd: () => resolve(status),
+        onResponseError: (_controller, error) => reject(error),
+      } satisfies Dispatcher.DispatchHandler,
+    );
+  });
+}
+
 interface AttemptRecord {
   key: string;
   status: number | null;
@@ -96,6 +121,10 @@ async function main(): Promise<BareResult> {
   const concurrency = Number(process.env.BENCH_CONCURRENCY ?? '');
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error('BENCH_CONCURRENCY must be a whole number >= 1');
   const jobs = loadJobs();
+  const api = process.env.BENCH_BARE_API ?? 'request';
+  if (api !== 'request' && api !== 'dispatch') throw new Error('BENCH_BARE_API must be request or dispatch');
+  // Parsed before the clock starts, as the worker parses each endpoint's URL once.
+  const urls = new Map(jobs.map((job) => [job.url, new URL(job.url)]));
   const record = recorder(process.env.BENCH_RECORD_SQLITE);
   const agent = new Agent({ keepAliveTimeout: 4_000 });
   let next = 0;
@@ -116,10 +145,14 @@ async function main(): Promise<BareResult> {
       const sent = performance.now();
       let status: number | null = null;
       try {
-        const response = await request(job.url, { dispatcher: agent, method: 'POST', headers, body: job.body });
-        await response.body.dump();
-        status = response.statusCode;
-        if (response.statusCode < 200 || response.statusCode >= 300) errors++;
+        if (api === 'dispatch') {
+          status = await dispatchPost(agent, urls.get(job.url) as URL, headers, job.body);
+        } else {
+          const response = await request(job.url, { dispatcher: agent, method: 'POST', headers, body: job.body });
+          await response.body.dump();
+          status = response.statusCode;
+        }
+        if (status < 200 || status >= 300) errors++;
       } catch {
         errors++;
       }
