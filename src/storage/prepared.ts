@@ -131,7 +131,8 @@ export class PreparedInsert<T extends keyof Database & string> {
   ) {}
 
   async run(db: Kysely<Database>, row: Insertable<Database[T]>): Promise<void> {
-    await this.runMany(db, [row]);
+    const columns = (this.#columns ??= Object.keys(row as object));
+    await this.#query(columns, 1).execute(db, ...this.#values(row, columns, []));
   }
 
   async runMany(db: Kysely<Database>, rows: readonly Insertable<Database[T]>[]): Promise<void> {
@@ -140,16 +141,20 @@ export class PreparedInsert<T extends keyof Database & string> {
     for (let from = 0; from < rows.length; from += this.chunk) {
       const n = Math.min(this.chunk, rows.length - from);
       const args: unknown[] = [];
-      for (let r = from; r < from + n; r++) {
-        const values = rows[r] as Record<string, unknown>;
-        for (const c of columns) {
-          const value = values[c];
-          if (value === undefined) throw new Error(`insert into ${this.table}: column ${c} has no value`);
-          args.push(value);
-        }
-      }
+      for (let r = from; r < from + n; r++) this.#values(rows[r] as Insertable<Database[T]>, columns, args);
       await this.#query(columns, n).execute(db, ...args);
     }
+  }
+
+  /** Appends the row's values to `out`, in the order of `columns`. */
+  #values(row: Insertable<Database[T]>, columns: readonly string[], out: unknown[]): unknown[] {
+    const values = row as Record<string, unknown>;
+    for (const c of columns) {
+      const value = values[c];
+      if (value === undefined) throw new Error(`insert into ${this.table}: column ${c} has no value`);
+      out.push(value);
+    }
+    return out;
   }
 
   #query(columns: readonly string[], n: number): PreparedQuery<unknown[], unknown> {

@@ -18,6 +18,17 @@ async function listening(t: import('node:test').TestContext, status = 200): Prom
 
 const request = (url: string) => ({ url, headers: { 'content-type': 'application/json' }, body: '{}' });
 
+/** A loopback HTTP server for one test, closed (with its connections) after it; its base URL. */
+async function serve(t: import('node:test').TestContext, handler: Parameters<typeof createServer>[1]): Promise<string> {
+  const server: Server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => {
+    server.closeAllConnections();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
 test('public-only: literal private, loopback and link-local addresses are refused without a connection', async (t) => {
   const receiver = await listening(t);
   const sender = new UndiciSender({ timeoutMs: 1000, publicOnly: true });
@@ -88,7 +99,7 @@ test('non-2xx statuses are failures, with the status recorded', async (t) => {
 });
 
 test('each attempt ends at its own deadline: a response that never comes, a 2xx whose body stalls, and quick attempts in between', async (t) => {
-  const server: Server = createServer((req, res) => {
+  const base = await serve(t, (req, res) => {
     req.resume();
     req.on('end', () => {
       if (req.url === '/quick') res.writeHead(204).end();
@@ -101,12 +112,6 @@ test('each attempt ends at its own deadline: a response that never comes, a 2xx 
       // '/hang': no answer at all.
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => {
-    server.closeAllConnections();
-    return new Promise<void>((resolve) => server.close(() => resolve()));
-  });
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const sender = new UndiciSender({ timeoutMs: 300, publicOnly: false });
   t.after(() => sender.close());
   const started = performance.now();
@@ -136,7 +141,7 @@ test('each attempt ends at its own deadline: a response that never comes, a 2xx 
 
 test('the request carries the method, path with its query, headers and exact body; the response is read to its end and connections are reused', async (t) => {
   const seen: { method?: string; url?: string; headers: Record<string, unknown>; body: string; socket: unknown }[] = [];
-  const server: Server = createServer((req, res) => {
+  const base = await serve(t, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -144,15 +149,10 @@ test('the request carries the method, path with its query, headers and exact bod
       res.writeHead(202, { 'content-type': 'text/plain' }).end('x'.repeat(10_000));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => {
-    server.closeAllConnections();
-    return new Promise<void>((resolve) => server.close(() => resolve()));
-  });
   const sender = new UndiciSender({ timeoutMs: 1000, publicOnly: false });
   t.after(() => sender.close());
   const body = '{"id":"evt_1","data":{"note":"é – ✓"}}';
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks/7?tenant=a&x=%20y#fragment`;
+  const url = `${base}/hooks/7?tenant=a&x=%20y#fragment`;
   for (let i = 0; i < 3; i++) {
     const result = await sender.send({ url, headers: { 'content-type': 'application/json', 'x-cauri-signature': `t=1,v1=${i}` }, body });
     assert.deepEqual({ statusCode: result.statusCode, error: result.error }, { statusCode: 202, error: null });
@@ -174,7 +174,7 @@ test('the request carries the method, path with its query, headers and exact bod
 
 test('a response body over the read limit is not read to its end: the status stands, and the connection is not reused', async (t) => {
   const sockets = new Set<unknown>();
-  const server: Server = createServer((req, res) => {
+  const base = await serve(t, (req, res) => {
     sockets.add(req.socket);
     req.resume();
     req.on('end', () => {
@@ -183,14 +183,9 @@ test('a response body over the read limit is not read to its end: the status sta
       res.end(Buffer.alloc(1024 * 1024, 1));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => {
-    server.closeAllConnections();
-    return new Promise<void>((resolve) => server.close(() => resolve()));
-  });
   const sender = new UndiciSender({ timeoutMs: 2000, publicOnly: false });
   t.after(() => sender.close());
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  const url = `${base}/`;
   const first = await sender.send(request(url));
   // Long enough for a reusable connection to be free again (see the test above).
   await new Promise((resolve) => setTimeout(resolve, 20));
@@ -200,12 +195,10 @@ test('a response body over the read limit is not read to its end: the status sta
 });
 
 test('no response: a refused connection and a socket closed before the status are failures without a status, each in words', async (t) => {
-  const closing: Server = createServer((req) => {
+  const closing = await serve(t, (req) => {
     req.resume();
     req.on('end', () => req.socket.destroy());
   });
-  await new Promise<void>((resolve) => closing.listen(0, '127.0.0.1', resolve));
-  t.after(() => new Promise<void>((resolve) => closing.close(() => resolve())));
   // A port with no listener: bound, then closed.
   const vacant: Server = createServer();
   await new Promise<void>((resolve) => vacant.listen(0, '127.0.0.1', resolve));
@@ -216,7 +209,7 @@ test('no response: a refused connection and a socket closed before the status ar
   const refused = await sender.send(request(`http://127.0.0.1:${vacantPort}/`));
   assert.equal(refused.statusCode, null);
   assert.match(refused.error ?? '', /ECONNREFUSED/);
-  const closed = await sender.send(request(`http://127.0.0.1:${(closing.address() as AddressInfo).port}/`));
+  const closed = await sender.send(request(`${closing}/`));
   assert.equal(closed.statusCode, null);
   assert.match(closed.error ?? '', /closed|socket|reset|other side/i);
   // A URL that does not parse is refused without a request.
