@@ -103,7 +103,7 @@ export interface DeliveryWorkerStats {
   list: StepFigures;
   /**
    * The running worker's combined transactions (see DeliveryWorker): how many committed, and the time
-   * of their begin and commit, which the three steps above share there and do not include.
+   * of their begin and commit, which the steps above share there and do not include.
    */
   commit: StepFigures;
   /** Attempts made, by outcome: a 2xx, or anything else (status, timeout, refusal, network error). */
