@@ -246,7 +246,7 @@ export class DeliveryWorker {
     const locked = await lockPendingEvents(trx, this.dialect, limit);
     if (locked.length === 0) return { events: 0, launches: [], unlisted: 0 };
     // Only the running worker (with slots) lists its deliveries later, in its combined transactions.
-    const unlisted = slots !== null && this.#batchListing;
+    const deferListing = slots !== null && this.#batchListing;
     const clientIds = [...new Set(locked.flatMap((e) => (e.client_id === null ? [] : [e.client_id])))];
     const allClients = locked.some((e) => e.client_id === null);
     const latest = Math.max(...locked.map((e) => e.created_at));
@@ -267,7 +267,7 @@ export class DeliveryWorker {
       const leased: Launch[] = [];
       for (const { row: endpoint } of targets) {
         const delivery = newDeliveryRow(event, endpoint, now);
-        if (unlisted) delivery.listed = 0;
+        if (deferListing) delivery.listed = 0;
         const busy = slots?.busy.get(endpoint.id) ?? 0;
         if (slots !== null && slots.free > 0 && busy < perEndpointConcurrency) {
           // Leased as it is created: nothing else can see it before the commit, so no lease step.
@@ -293,7 +293,7 @@ export class DeliveryWorker {
     await insertMessages(trx, messages);
     await insertDeliveries(trx, deliveries);
     await dequeueEvents(trx, taken);
-    return { events: taken.length, launches, unlisted: unlisted ? deliveries.length : 0 };
+    return { events: taken.length, launches, unlisted: deferListing ? deliveries.length : 0 };
   }
 
   /**

@@ -117,7 +117,8 @@ class ResponseTooLargeError extends Error {}
  * aborted. Once the status has come, the attempt's outcome is that status whatever happens to the
  * rest of the body (a receiver that accepted the event with a 2xx and then stalled has accepted it).
  * undici's `request()` wraps the same dispatch in a promise and a readable stream for the body, which
- * a sender that discards the body does not need: about 5 µs of the event loop an attempt, measured.
+ * a sender that discards the body does not need: the worker's CPU a delivery went from about 150 to
+ * 131 µs without them (the webhook benchmark, alternating runs).
  */
 class Attempt implements Dispatcher.DispatchHandler {
   /** When the attempt's time is up (performance.now()); set by Deadlines. */
