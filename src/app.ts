@@ -31,6 +31,7 @@ import { systemClock, type Clock } from './lib/clock.js';
 import { deriveKey } from './lib/crypto.js';
 import { orderRoutes } from './orders/order.routes.js';
 import { OrderService } from './orders/order.service.js';
+import { INTERIM_SETTLEMENT_DAYS, WeekdayCalendar } from './orders/weekday-calendar.js';
 import { directoryRoutes } from './partners/partner.routes.js';
 import { seedSandboxDirectory } from './partners/sandbox-seed.js';
 import { ConnectorRegistry, type ConnectorFactory } from './routing/registry.js';
@@ -39,6 +40,7 @@ import { JournaledSandboxConnector } from './routing/sandbox/journaled-connector
 import { openStorage, type Storage } from './storage/database.js';
 import { migrateToLatest } from './storage/migrate.js';
 import { createWebhooks } from './webhooks/index.js';
+import { ExpiryWorker } from './workers/expiry-worker.js';
 import { MaintenanceWorker } from './workers/maintenance.js';
 import { RoutingWorker } from './workers/routing-worker.js';
 
@@ -95,7 +97,12 @@ export function createServices(config: Config, storage: Storage, masterKey: Buff
     kyc: new KycService(keys, clock, { issuer: config.serviceName, validityDays: config.attestationValidityDays, livemode: config.livemode, dialect }),
     crl: new CrlService(db, keys, clock, config.serviceName),
     connectors,
-    orders: new OrderService(connectors, clock, { livemode: config.livemode, dialect, firstHandOverGraceMs: 5000 }),
+    orders: new OrderService(connectors, clock, new WeekdayCalendar(), {
+      livemode: config.livemode,
+      dialect,
+      firstHandOverGraceMs: 5000,
+      settlementDays: (exchange) => INTERIM_SETTLEMENT_DAYS[exchange] ?? 3,
+    }),
     router,
     audit: new AuditService(db, storage.transact, keys, anchorFromConfig(config.anchor, clock), clock, { livemode: config.livemode, dialect }, log),
   };
@@ -185,10 +192,12 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
 
   const maintenance = new MaintenanceWorker(db, services.keys, clock, log);
   const routing = new RoutingWorker(services.router, log);
+  const expiry = new ExpiryWorker(services.router, log);
   const snapshots = new SnapshotWorker(services.audit, clock, log);
   if (config.workers === 'all') {
     maintenance.start();
     routing.start();
+    expiry.start();
     snapshots.start();
     webhooks.worker.start();
   }
@@ -202,6 +211,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     async close() {
       await maintenance.stop();
       await routing.stop();
+      await expiry.stop();
       await snapshots.stop();
       await webhooks.worker.stop();
       await app.close();

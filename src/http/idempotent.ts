@@ -4,8 +4,11 @@ import { authOf } from '../auth/authenticate.js';
 import type { IdempotencyService, WorkResult } from '../idempotency/idempotency.service.js';
 import type { Database } from '../storage/schema.js';
 
-/** Replaces the stored response, inside the transaction that made the new response true. */
-export type Rewrite = (trx: Kysely<Database>, body: unknown) => Promise<void>;
+/**
+ * Replaces the stored response, inside the transaction that made the new response true; `status`
+ * replaces the first status too (a cancel answered by the partner within the request is 200, not 202).
+ */
+export type Rewrite = (trx: Kysely<Database>, body: unknown, status?: number) => Promise<void>;
 
 /**
  * Runs a mutating POST under its Idempotency-Key and sends the response. The body is serialised by the
@@ -36,16 +39,17 @@ export async function replyIdempotently(
     work,
   );
   let body = outcome.body;
+  let status = outcome.status;
   if (outcome.replayed) {
     reply.header('idempotent-replayed', 'true');
   } else if (afterCommit !== undefined && outcome.result !== undefined) {
-    const status = outcome.result.status;
-    let rewritten: string | null = null;
-    await afterCommit(outcome.result, async (trx, newBody) => {
-      rewritten = serialize({ status, body: newBody });
-      await idempotency.rewrite(trx, clientId, key ?? '', rewritten);
+    const first = outcome.result.status;
+    let rewritten: { status: number; body: string } | null = null;
+    await afterCommit(outcome.result, async (trx, newBody, newStatus = first) => {
+      rewritten = { status: newStatus, body: serialize({ status: newStatus, body: newBody }) };
+      await idempotency.rewrite(trx, clientId, key ?? '', rewritten.body, newStatus);
     });
-    if (rewritten !== null) body = rewritten;
+    if (rewritten !== null) ({ status, body } = rewritten);
   }
-  return reply.code(outcome.status).type('application/json; charset=utf-8').send(Buffer.from(body));
+  return reply.code(status).type('application/json; charset=utf-8').send(Buffer.from(body));
 }

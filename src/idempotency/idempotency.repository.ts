@@ -17,12 +17,12 @@ export async function findRecord(db: Kysely<Database>, clientId: string, key: st
   return recordOfKey.first(db, clientId, key);
 }
 
-const responseRewrite = new PreparedQuery(3, (qb, clientId: string, key: string, body: string) =>
-  qb.updateTable('idempotency_keys').set({ response_body: body }).where('client_id', '=', clientId).where('key', '=', key).where('state', '=', 'done'),
+const responseRewrite = new PreparedQuery(4, (qb, clientId: string, key: string, body: string, status: number) =>
+  qb.updateTable('idempotency_keys').set({ response_body: body, response_status: status }).where('client_id', '=', clientId).where('key', '=', key).where('state', '=', 'done'),
 );
 
-export async function rewriteResponse(db: Kysely<Database>, clientId: string, key: string, body: string): Promise<void> {
-  await responseRewrite.execute(db, clientId, key, body);
+export async function rewriteResponse(db: Kysely<Database>, clientId: string, key: string, body: string, status: number): Promise<void> {
+  await responseRewrite.execute(db, clientId, key, body, status);
 }
 
 export async function deleteRecord(db: Kysely<Database>, clientId: string, key: string): Promise<void> {

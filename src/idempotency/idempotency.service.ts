@@ -119,8 +119,8 @@ export class IdempotencyService {
    * the new response true (an order handed over within its request answers `routed`, not `created`):
    * a replay then returns what the first request actually answered.
    */
-  async rewrite(trx: Kysely<Database>, clientId: string, key: string, body: string): Promise<void> {
-    await rewriteResponse(trx, clientId, key.toLowerCase(), body);
+  async rewrite(trx: Kysely<Database>, clientId: string, key: string, body: string, status: number): Promise<void> {
+    await rewriteResponse(trx, clientId, key.toLowerCase(), body, status);
   }
 }
 

@@ -7,16 +7,21 @@ import { recordEvent } from '../events/event.service.js';
 import { findClientAttestation, findClientAttestationShared } from '../kyc/attestation.repository.js';
 import type { KycLevel } from '../kyc/levels.js';
 import { findInstrument } from '../partners/instrument.repository.js';
-import { JURISDICTION_OF_EXCHANGE, type Exchange } from '../partners/markets.js';
+import { JURISDICTION_OF_EXCHANGE, exchangeOfInstrument, type Exchange } from '../partners/markets.js';
 import { findPartner } from '../partners/partner.repository.js';
 import type { ConnectorRegistry } from '../routing/registry.js';
 import { lockForTransaction, type DialectName } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';
-import { checkCap, monthWindow, orderNotionalCents, sumCommitted } from './core/caps.js';
+import { refusalOf } from '../routing/report-effect.js';
+import { amendConflict, capIncreaseCents, checkAmendValues, sumHeld } from './core/amend.js';
+import { checkCap, monthWindow, orderNotionalCents } from './core/caps.js';
 import { averageFillPrice } from './core/fills.js';
+import { checkExpireDate, expiryInstant } from './core/lifecycle.js';
 import { isFinal } from './core/state-machine.js';
-import { findClientOrder, insertOrder, listClientOrders, subjectOrdersInWindow, updateOrder, type OrderFilter } from './order.repository.js';
-import type { Order, OrderRequest } from './order.schemas.js';
+import type { TradingDays } from './core/trading-days.js';
+import { fillOf } from './fill.js';
+import { findClientOrder, insertOrder, listClientOrders, listFills, subjectOrdersInWindow, updateOrder, type OrderFilter } from './order.repository.js';
+import type { AmendRequest, Fill, Order, OrderRequest } from './order.schemas.js';
 import type { OrderRow } from './order.table.js';
 
 export const METADATA_MAX_BYTES = 8 * 1024;
@@ -39,6 +44,13 @@ export function toOrder(row: OrderRow): Order {
     client_metadata: row.client_metadata === null ? null : (JSON.parse(row.client_metadata) as Order['client_metadata']),
     created_at: isoMillis(row.created_at),
     updated_at: isoMillis(row.updated_at),
+    time_in_force: row.time_in_force,
+    expire_date: row.expire_date,
+    expires_at: row.expires_at === null ? null : isoMillis(row.expires_at),
+    cancel_reason: row.cancel_reason,
+    pending_request: row.pending_request,
+    pending_changes: row.pending_request === 'pending_amend' ? { qty: row.amend_qty ?? row.qty, limit_price_cents: row.amend_limit_price_cents ?? row.limit_price_cents ?? 0 } : null,
+    last_refusal: refusalOf(row.last_refusal),
   };
 }
 
@@ -71,11 +83,21 @@ export interface OrderPage {
  * Accepts orders after every check of decisions.md, and serves them back. Routing to the partner
  * happens after the order is stored (see routing/router.ts).
  */
+export interface OrderServiceOptions {
+  livemode: boolean;
+  dialect: DialectName;
+  firstHandOverGraceMs: number;
+  /** Open days from trade date to settlement, per exchange. */
+  settlementDays: (exchange: string) => number;
+}
+
 export class OrderService {
   constructor(
     private readonly connectors: ConnectorRegistry,
     private readonly clock: Clock,
-    private readonly options: { livemode: boolean; dialect: DialectName; firstHandOverGraceMs: number },
+    /** The exchanges' calendars: when day and gtd orders expire, and settlement dates. */
+    private readonly calendar: TradingDays,
+    private readonly options: OrderServiceOptions,
   ) {}
 
   /**
@@ -99,6 +121,10 @@ export class OrderService {
       details.push({ field: 'kyc_attestation_id', rule: 'jurisdiction', value: partner.jurisdiction, message: `attestation does not cover ${partner.jurisdiction}, the partner's jurisdiction` });
     }
 
+    const timeInForce = request.time_in_force ?? 'day';
+    const expireDate = checkExpireDate(timeInForce, request.expire_date, now);
+    if (expireDate !== null) details.push(expireDate);
+
     const instrument = await findInstrument(trx, request.instrument);
     if (instrument === undefined) details.push({ field: 'instrument', rule: 'exists', value: request.instrument, message: 'no such instrument in the catalogue' });
     else if (partner !== undefined) {
@@ -119,7 +145,7 @@ export class OrderService {
       await lockForTransaction(trx, this.options.dialect, `cap:${clientId}:${attestation.subject_id}`);
       const window = monthWindow(new Date(now));
       const rows = await subjectOrdersInWindow(trx, clientId, attestation.subject_id, window.startMs, window.endMs);
-      const used = sumCommitted(rows.map((r) => ({ ...r, fill_notional_cents: BigInt(r.fill_notional_cents) })));
+      const used = sumHeld(rows.map((r) => ({ ...r, fill_notional_cents: BigInt(r.fill_notional_cents) })));
       const check = checkCap(level, used, newCents);
       if (!check.ok) {
         throw validationError([
@@ -136,6 +162,7 @@ export class OrderService {
       }
     }
 
+    const expiresAt = expiryInstant(this.calendar, instrument.exchange, timeInForce, request.expire_date ?? null, now);
     const row: OrderRow = {
       id: newId('order', now),
       client_id: clientId,
@@ -163,6 +190,18 @@ export class OrderService {
       cancel_requested_at: null,
       created_at: now,
       updated_at: now,
+      time_in_force: timeInForce,
+      expire_date: request.expire_date ?? null,
+      expires_at: expiresAt,
+      expiry_due_at: expiresAt,
+      cancel_reason: null,
+      pending_request: null,
+      pending_request_id: null,
+      cancel_request_reason: null,
+      amend_qty: null,
+      amend_limit_price_cents: null,
+      requests_made: 0,
+      last_refusal: null,
     };
     await insertOrder(trx, row);
     const order = toOrder(row);
@@ -202,13 +241,93 @@ export class OrderService {
 
   /**
    * Records a cancel request in the caller's transaction: a final order is 409 `conflict`; otherwise
-   * the router is asked to cancel at the partner at once (or locally, if the partner never got it).
+   * the order shows `pending_request: pending_cancel` (replacing an amend still waiting) until the
+   * router has the partner's answer. Asking again while a cancel waits changes nothing.
    */
   async requestCancel(trx: Kysely<Database>, clientId: ClientId, id: string): Promise<Order> {
     const row = await this.#find(trx, clientId, id);
     if (isFinal(row.status)) throw new ApiError('conflict', `Order ${id} is ${row.status}; only an open order can be cancelled`);
+    if (row.pending_request === 'pending_cancel') return toOrder(row);
     const now = this.clock.now().getTime();
-    if (row.cancel_requested_at === null) await updateOrder(trx, id, { cancel_requested_at: now, next_route_at: now, route_lease_until: null });
-    return toOrder({ ...row, cancel_requested_at: row.cancel_requested_at ?? now });
+    const changes: Partial<OrderRow> = {
+      ...newRequest(row),
+      pending_request: 'pending_cancel',
+      cancel_request_reason: 'requested',
+      amend_qty: null,
+      amend_limit_price_cents: null,
+      cancel_requested_at: now,
+      next_route_at: now,
+      route_lease_until: null,
+      updated_at: now,
+    };
+    await updateOrder(trx, row.id, changes);
+    return toOrder({ ...row, ...changes });
   }
+
+  /**
+   * Records an amend request in the caller's transaction. 409 `conflict` unless the order is a limit
+   * order, routed or partially filled, with no other request waiting; 422 when the new values change
+   * nothing, do not stay above the filled quantity (`above_filled`), or take the subject over its
+   * monthly cap (`monthly_cap`: the increase counts, under the same per-subject lock as a new
+   * order). The order then shows `pending_request: pending_amend` and the values asked for.
+   */
+  async requestAmend(trx: Kysely<Database>, clientId: ClientId, id: string, change: AmendRequest): Promise<Order> {
+    const row = await this.#find(trx, clientId, id);
+    const conflict = amendConflict(row);
+    if (conflict !== null) throw new ApiError('conflict', `Order ${id} cannot be amended: ${conflict}`);
+    const details = checkAmendValues(row, change);
+    if (details.length > 0) throw validationError(details);
+
+    const increase = capIncreaseCents(row, change);
+    const level = row.kyc_level as KycLevel;
+    if (increase > 0n && level !== 'KYC3') {
+      await lockForTransaction(trx, this.options.dialect, `cap:${clientId}:${row.subject_id}`);
+      // The order counts in the month it was placed in, like every order.
+      const window = monthWindow(new Date(row.created_at));
+      const rows = await subjectOrdersInWindow(trx, clientId, row.subject_id, window.startMs, window.endMs);
+      const check = checkCap(level, sumHeld(rows.map((r) => ({ ...r, fill_notional_cents: BigInt(r.fill_notional_cents) }))), increase);
+      if (!check.ok) {
+        const field = change.qty === undefined ? 'limit_price_cents' : 'qty';
+        throw validationError([
+          {
+            field,
+            rule: 'monthly_cap',
+            value: change[field],
+            message: `the amend adds ${increase} cents, over the ${level} monthly cap; ${check.remaining_cents} cents remain this month`,
+            order_cents: Number(increase),
+            remaining_cents: Number(check.remaining_cents),
+            cap_cents: Number(check.cap_cents),
+          },
+        ]);
+      }
+    }
+
+    const now = this.clock.now().getTime();
+    const changes: Partial<OrderRow> = {
+      ...newRequest(row),
+      pending_request: 'pending_amend',
+      cancel_request_reason: null,
+      amend_qty: change.qty ?? row.qty,
+      amend_limit_price_cents: change.limit_price_cents ?? row.limit_price_cents,
+      next_route_at: now,
+      route_lease_until: null,
+      updated_at: now,
+    };
+    await updateOrder(trx, row.id, changes);
+    return toOrder({ ...row, ...changes });
+  }
+
+  /** The order's fills, oldest first, with their amounts and settlement dates. */
+  async fills(db: Kysely<Database>, clientId: ClientId, id: string): Promise<Fill[]> {
+    const row = await this.#find(db, clientId, id);
+    const exchange = exchangeOfInstrument(row.instrument);
+    const days = this.options.settlementDays(exchange);
+    return (await listFills(db, row.id)).map((fill) => fillOf(fill, row.side, (tradeDate) => this.calendar.addOpenDays(exchange, tradeDate, days)));
+  }
+}
+
+/** The id of the order's next cancel or amend request: `<order id>.<n>`. */
+function newRequest(row: OrderRow): Pick<OrderRow, 'pending_request_id' | 'requests_made'> {
+  const n = row.requests_made + 1;
+  return { pending_request_id: `${row.id}.${n}`, requests_made: n };
 }

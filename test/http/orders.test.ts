@@ -79,7 +79,30 @@ for (const database of DATABASES) {
       const { res, body } = await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'buy', qty: 10, client_metadata: { ref: 'A-1' }, submitted_at: '2026-11-22T10:00:00Z' });
       assert.equal(res.status, 201);
       assert.equal(body.status, 'routed');
-      assert.deepEqual(Object.keys(body).sort(), ['average_fill_price_cents', 'client_metadata', 'created_at', 'failure_reason', 'filled_qty', 'id', 'instrument', 'kyc_attestation_id', 'limit_price_cents', 'qty', 'rcpt_to', 'side', 'status', 'updated_at']);
+      assert.deepEqual(Object.keys(body).sort(), [
+        'average_fill_price_cents',
+        'cancel_reason',
+        'client_metadata',
+        'created_at',
+        'expire_date',
+        'expires_at',
+        'failure_reason',
+        'filled_qty',
+        'id',
+        'instrument',
+        'kyc_attestation_id',
+        'last_refusal',
+        'limit_price_cents',
+        'pending_changes',
+        'pending_request',
+        'qty',
+        'rcpt_to',
+        'side',
+        'status',
+        'time_in_force',
+        'updated_at',
+      ]);
+      assert.equal(body.time_in_force, 'day', 'the default');
       assert.equal(body.limit_price_cents, null);
       assert.equal(body.average_fill_price_cents, null);
       assert.deepEqual(body.client_metadata, { ref: 'A-1' });

@@ -28,6 +28,18 @@ export function orderRow(overrides: Partial<OrderRow> & Pick<OrderRow, 'id' | 'c
     route_lease_until: null,
     cancel_requested_at: null,
     updated_at: overrides.created_at,
+    time_in_force: 'gtc',
+    expire_date: null,
+    expires_at: null,
+    expiry_due_at: null,
+    cancel_reason: null,
+    pending_request: null,
+    pending_request_id: null,
+    cancel_request_reason: null,
+    amend_qty: null,
+    amend_limit_price_cents: null,
+    requests_made: 0,
+    last_refusal: null,
     ...overrides,
   };
 }

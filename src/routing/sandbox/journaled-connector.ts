@@ -3,8 +3,19 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../../lib/clock.js';
 import { newId, type OrderId } from '../../lib/ids.js';
 import type { Database } from '../../storage/schema.js';
+import type { SandboxJournalTable } from '../routing.table.js';
 import type { Transact } from '../../storage/database.js';
-import { ConnectorUnavailableError, type CancelResult, type OrderForPartner, type PartnerConnector, type ReportBatch, type SubmitResult } from '../connector.js';
+import {
+  ConnectorUnavailableError,
+  type AmendRequest,
+  type AmendResult,
+  type CancelRequest,
+  type CancelResult,
+  type OrderForPartner,
+  type PartnerConnector,
+  type ReportBatch,
+  type SubmitResult,
+} from '../connector.js';
 import { PreparedInsert, PreparedQuery } from '../../storage/prepared.js';
 import { SgiSimulator } from './simulator.js';
 
@@ -42,9 +53,14 @@ export class JournaledSandboxConnector implements PartnerConnector {
     return this.#simulator.submit(order, at);
   }
 
-  async cancel(orderId: OrderId): Promise<CancelResult> {
-    const at = await this.#record('cancel', orderId, null);
-    return this.#simulator.cancel(orderId, at);
+  async cancel(orderId: OrderId, request: CancelRequest): Promise<CancelResult> {
+    const at = await this.#record('cancel', orderId, request);
+    return this.#simulator.cancel(orderId, request, at);
+  }
+
+  async amend(orderId: OrderId, request: AmendRequest): Promise<AmendResult> {
+    const at = await this.#record('amend', orderId, request);
+    return this.#simulator.amend(orderId, request, at);
   }
 
   async reports(since: string | null, options?: { limit?: number }): Promise<ReportBatch> {
@@ -53,11 +69,11 @@ export class JournaledSandboxConnector implements PartnerConnector {
   }
 
   /** Journals a call (before making it, so that a failed attempt also counts) and returns its time. */
-  async #record(kind: 'submit' | 'cancel', orderId: string, payload: OrderForPartner | null): Promise<number> {
+  async #record(kind: SandboxJournalTable['kind'], orderId: string, payload: OrderForPartner | CancelRequest | AmendRequest): Promise<number> {
     await this.#catchUp();
     const at = this.clock.now().getTime();
     const id = newId('event', at);
-    await this.transact((trx) => journalInsert.run(trx, { id, connector: this.name, kind, order_id: orderId, payload: payload === null ? null : JSON.stringify(payload), at }));
+    await this.transact((trx) => journalInsert.run(trx, { id, connector: this.name, kind, order_id: orderId, payload: JSON.stringify(payload), at }));
     this.#lastEntry = id;
     return at;
   }
@@ -66,13 +82,33 @@ export class JournaledSandboxConnector implements PartnerConnector {
     const entries = await journalAfter.execute(this.db, this.name, this.#lastEntry);
     for (const entry of entries) {
       try {
-        if (entry.kind === 'submit') this.#simulator.submit(JSON.parse(entry.payload ?? '{}') as OrderForPartner, entry.at);
-        else this.#simulator.cancel(entry.order_id as OrderId, entry.at);
+        replay(this.#simulator, entry);
       } catch (error) {
         // A replayed attempt that failed then (the partner was unavailable) fails again: expected.
         if (!(error instanceof ConnectorUnavailableError)) throw error;
       }
       this.#lastEntry = entry.id;
     }
+  }
+}
+
+/**
+ * Makes a journaled call again. Entries written before time in force and request ids existed (a
+ * submit without `time_in_force`, a cancel without a payload) are read as a `gtc` order and a
+ * requested cancel, which is how those calls behaved.
+ */
+function replay(simulator: SgiSimulator, entry: SandboxJournalTable): void {
+  const orderId = entry.order_id as OrderId;
+  const payload = entry.payload === null ? null : (JSON.parse(entry.payload) as Record<string, unknown>);
+  switch (entry.kind) {
+    case 'submit':
+      simulator.submit({ time_in_force: 'gtc', expire_date: null, ...payload } as unknown as OrderForPartner, entry.at);
+      return;
+    case 'cancel':
+      simulator.cancel(orderId, (payload ?? { request_id: `${orderId}.cancel`, reason: 'requested' }) as unknown as CancelRequest, entry.at);
+      return;
+    case 'amend':
+      simulator.amend(orderId, payload as unknown as AmendRequest, entry.at);
+      return;
   }
 }

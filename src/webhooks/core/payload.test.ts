@@ -94,6 +94,13 @@ const ORDER_MEMBERS = [
   'updated_at',
   'failure_reason',
   'client_metadata',
+  'time_in_force',
+  'expire_date',
+  'expires_at',
+  'cancel_reason',
+  'pending_request',
+  'pending_changes',
+  'last_refusal',
 ];
 
 for (const [type, status] of [
@@ -122,6 +129,23 @@ for (const [type, status] of [
     assert.equal(typeof order.client_metadata, 'object');
   });
 }
+
+test('samples order.cancelled, order.amended, order.request_refused: Orders that show what happened', () => {
+  const cancelled = sampleEventData('order.cancelled', context);
+  const amended = sampleEventData('order.amended', context);
+  const refused = sampleEventData('order.request_refused', context);
+  for (const order of [cancelled, amended, refused]) {
+    assert.deepEqual(Object.keys(order).sort(), [...ORDER_MEMBERS].sort());
+    assert.ok(order.filled_qty < order.qty);
+    assert.match(order.expires_at ?? '', DATE_TIME_MS);
+  }
+  assert.equal(cancelled.status, 'cancelled');
+  assert.equal(cancelled.cancel_reason, 'requested');
+  assert.equal(amended.status, 'partially_filled');
+  assert.equal(amended.qty, 150);
+  assert.equal(refused.last_refusal?.request, 'cancel');
+  assert.equal(refused.cancel_reason, null);
+});
 
 test('sample order.executed: the spec fields plus fill_qty, fill_price_cents, status, consistent', () => {
   const data = sampleEventData('order.executed', context);
