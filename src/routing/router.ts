@@ -145,7 +145,7 @@ export class Router {
     }
     try {
       const result = await withTimeout(connector.cancel(row.id as OrderId, { request_id: requestId, reason: row.cancel_request_reason ?? 'requested' }), this.options.handOverTimeoutMs);
-      if (result.status === 'cancelled') await this.apply(result.report);
+      if (result.status === 'cancelled') await this.#applyAnswer(connector, row, result.report);
       else if (result.status === 'pending') await this.#markSent(row.id, requestId);
       else if (result.reason === 'unknown_order' && row.status === 'created') await this.#cancelLocally(row.id, requestId);
       else await this.#refused(connector, row, 'cancel', result.reason);
@@ -174,7 +174,7 @@ export class Router {
     };
     try {
       const result = await withTimeout(connector.amend(row.id as OrderId, { request_id: requestId, ...changes }), this.options.handOverTimeoutMs);
-      if (result.status === 'replaced') await this.apply(result.report);
+      if (result.status === 'replaced') await this.#applyAnswer(connector, row, result.report);
       else if (result.status === 'pending') await this.#markSent(row.id, requestId);
       else await this.#refused(connector, row, 'amend', result.reason);
     } catch (error) {
@@ -184,6 +184,11 @@ export class Router {
       return 'retry';
     }
     return this.#settle(row.id, requestId, after);
+  }
+
+  /** Applies the report that answers a request; when earlier reports of the order are still unread, reads the log first. */
+  async #applyAnswer(connector: PartnerConnector, row: OrderRow, report: ExecutionReport): Promise<void> {
+    if ((await this.apply(report)) === 'gap') await this.pollConnector(`${row.connector}:${row.rcpt_to}`, connector);
   }
 
   async #nothingToSend(row: OrderRow | undefined): Promise<'skipped'> {

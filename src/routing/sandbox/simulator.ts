@@ -1,7 +1,6 @@
 import { isoMillis } from '../../lib/clock.js';
 import type { OrderId } from '../../lib/ids.js';
-import type { CancelReason, RequestRefusal } from '../../orders/core/lifecycle.js';
-import { INSTRUMENT_CODE_PATTERN, exchangeOfInstrument } from '../../partners/markets.js';
+import { exchangeOfInstrument } from '../../partners/markets.js';
 import {
   ConnectorUnavailableError,
   type AcceptedReport,
@@ -16,21 +15,26 @@ import {
   type RejectedReport,
   type ReplacedReport,
   type ReportBatch,
-  type RequestRefusedReport,
   type SubmitResult,
 } from '../connector.js';
-import { FIRST_FILL_DELAY_MS, PRICE_TICK_MS, crosses, executionPriceCents, priceBand, tranchesFor, type Tranche } from './market.js';
+import { crosses, executionPriceCents } from './market.js';
 import {
-  AMEND_REFUSED_QTY,
-  DEFERRED_ANSWER_MS,
-  EXCHANGE_REJECT_DELAY_MS,
-  NEVER_FILL_BUY_LIMIT_CENTS,
-  NEVER_FILL_SELL_LIMIT_CENTS,
-  PARTIAL_THEN_REST_FILL_QTY,
-  PARTNER_CANCEL_DELAY_MS,
-  TEST_QTY,
-  UNAVAILABLE_ATTEMPTS,
-} from './test-values.js';
+  amendAnswer,
+  applyReplace,
+  assertOrder,
+  cancelledBody,
+  collectDue,
+  endedRefusal,
+  executionBody,
+  fillPlan,
+  neverFills,
+  wakeAt,
+  type Deferred,
+  type Due,
+  type ReportBody,
+  type SimOrder,
+} from './sim-order.js';
+import { DEFERRED_ANSWER_MS, EXCHANGE_REJECT_DELAY_MS, PARTNER_CANCEL_DELAY_MS, TEST_QTY, UNAVAILABLE_ATTEMPTS } from './test-values.js';
 import { WakeQueue } from './wake-queue.js';
 
 /**
@@ -56,54 +60,7 @@ export interface SimulatorOptions {
   readonly epoch?: string;
 }
 
-type SimStatus = 'open' | 'filled' | 'rejected' | 'cancelled';
-
-/** A request the partner took as pending (test value 202), answered at `atMs`. */
-type Deferred = { readonly atMs: number; readonly kind: 'cancel'; readonly request: CancelRequest } | { readonly atMs: number; readonly kind: 'amend'; readonly request: AmendRequest };
-
-interface SimOrder {
-  /** The order's current terms: an amend changes `qty` and `limit_price_cents`. */
-  order: OrderForPartner;
-  readonly index: number;
-  plan: readonly Tranche[];
-  /** Nothing executes until the order is cancelled (a limit that can never be crossed, qty 410, 504). */
-  rests: boolean;
-  readonly exchangeReject: { readonly atMs: number } | null;
-  /** The partner's own cancel (qty 410) or the exchange's expiry (qty 504). */
-  readonly partnerCancel: { readonly atMs: number; readonly reason: CancelReason } | null;
-  /** Whether cancels and amends are answered later (qty 202). */
-  readonly answersLater: boolean;
-  /** The test value 7777: one partial execution, then the rest rests, also after an amend. */
-  readonly partialThenRest: boolean;
-  /** Requests taken as pending, in the order made (so by answer time). */
-  deferred: Deferred[];
-  /** The report each amend was answered with in the log (a repeated request gets it again). */
-  readonly answered: Map<string, ReplacedReport | RequestRefusedReport>;
-  readonly submitResult: SubmitResult;
-  status: SimStatus;
-  nextSeq: number;
-  cumQty: number;
-  nextTranche: number;
-  /** Acceptance, the last execution or the last amend: the next tranche's delay runs from it. */
-  lastMoveMs: number;
-  /** For a limit order: the next time to test for a crossing of the current tranche. */
-  scanFromMs: number;
-  cancelReport: CancelledReport | null;
-  /** The time it is queued for in the wake-up queue; null when it is not queued. */
-  wakeAt: number | null;
-}
-
-type ReportBody = DistributiveOmit<ExecutionReport, 'report_id' | 'order_id' | 'seq'>;
-/** A report due at `atMs`, computed by collectDue and appended to the log in time order. */
-interface Due {
-  readonly atMs: number;
-  readonly o: SimOrder;
-  readonly body: ReportBody;
-}
-
 const DEFAULT_BATCH = 500;
-const MAX_QTY = 1_000_000_000;
-const MAX_PRICE = 1_000_000_000_000;
 
 export class SgiSimulator {
   readonly name: string;
@@ -355,172 +312,3 @@ export class SgiSimulator {
   }
 }
 
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
-
-function assertOrder(order: OrderForPartner): void {
-  const int = (n: unknown, max: number) => typeof n === 'number' && Number.isSafeInteger(n) && n >= 1 && n <= max;
-  const problems: string[] = [];
-  if (!new RegExp(INSTRUMENT_CODE_PATTERN).test(order.instrument)) problems.push('instrument');
-  if (order.side !== 'buy' && order.side !== 'sell') problems.push('side');
-  if (!int(order.qty, MAX_QTY)) problems.push('qty');
-  if (order.limit_price_cents !== null && !int(order.limit_price_cents, MAX_PRICE)) problems.push('limit_price_cents');
-  if (!int(order.reference_price_cents, MAX_PRICE)) problems.push('reference_price_cents');
-  if (order.instrument_status !== 'active' && order.instrument_status !== 'suspended') problems.push('instrument_status');
-  if (!['day', 'gtc', 'gtd', 'ioc', 'fok'].includes(order.time_in_force)) problems.push('time_in_force');
-  if (problems.length > 0) throw new TypeError(`malformed order ${order.order_id}: ${problems.join(', ')}`);
-}
-
-/** A limit the synthetic price can never cross (it stays within +-1% of the reference). */
-function neverFills(order: OrderForPartner): boolean {
-  const limit = order.limit_price_cents;
-  if (limit === null) return false;
-  const { lo, hi } = priceBand(order.reference_price_cents);
-  if (order.side === 'buy') return limit === NEVER_FILL_BUY_LIMIT_CENTS || limit < lo;
-  return limit === NEVER_FILL_SELL_LIMIT_CENTS || limit > hi;
-}
-
-/** How an accepted order executes: `tranchesFor` its quantity, or one execution of 1111 then nothing for the test value 7777. */
-export function fillPlan(order: Pick<OrderForPartner, 'order_id' | 'qty'>): readonly Tranche[] {
-  if (order.qty === TEST_QTY.PARTIAL_THEN_REST) return [{ qty: PARTIAL_THEN_REST_FILL_QTY, delayMs: FIRST_FILL_DELAY_MS }];
-  return tranchesFor(order.order_id, order.qty);
-}
-
-function endedRefusal(status: SimStatus): RequestRefusal | null {
-  switch (status) {
-    case 'filled':
-      return 'already_filled';
-    case 'rejected':
-      return 'already_rejected';
-    case 'cancelled':
-      return 'already_cancelled';
-    case 'open':
-      return null;
-  }
-}
-
-function cancelledBody(o: SimOrder, atMs: number, reason: CancelReason, requestId: string | null): ReportBody {
-  return { type: 'cancelled', occurred_at: isoMillis(atMs), cancelled_qty: o.order.qty - o.cumQty, cum_qty: o.cumQty, reason, request_id: requestId };
-}
-
-function executionBody(o: SimOrder, qty: number, priceCents: number, atMs: number, exchangeRef: string): ReportBody {
-  const cum = o.cumQty + qty;
-  const at = isoMillis(atMs);
-  return { type: cum === o.order.qty ? 'fill' : 'partial_fill', occurred_at: at, fill_qty: qty, fill_price_cents: priceCents, cum_qty: cum, leaves_qty: o.order.qty - cum, exchange_ref: exchangeRef, executed_at: at };
-}
-
-/** The partner's answer to an amend of an open order at `atMs`: the replaced report, or a refusal. */
-function amendAnswer(o: SimOrder, request: AmendRequest, atMs: number): ReportBody & ({ type: 'replaced' } | { type: 'request_refused'; reason: RequestRefusal }) {
-  const qty = request.qty ?? o.order.qty;
-  const refuse = (reason: RequestRefusal) => ({ type: 'request_refused' as const, occurred_at: isoMillis(atMs), request_id: request.request_id, request: 'amend' as const, reason });
-  if (qty <= o.cumQty) return refuse('below_filled');
-  if (request.qty === AMEND_REFUSED_QTY) return refuse('partner_refused');
-  return {
-    type: 'replaced',
-    occurred_at: isoMillis(atMs),
-    request_id: request.request_id,
-    qty,
-    limit_price_cents: request.limit_price_cents ?? o.order.limit_price_cents,
-    cum_qty: o.cumQty,
-    leaves_qty: qty - o.cumQty,
-  };
-}
-
-/**
- * The order's new terms take effect at `atMs`: the tranches not yet executed are replanned for the
- * new remaining quantity (a qty 7777 order keeps its one partial execution, capped to what remains),
- * and the next one comes no sooner than a first execution would after acceptance.
- */
-function applyReplace(o: SimOrder, report: ReplacedReport, atMs: number): void {
-  o.order = { ...o.order, qty: report.qty, limit_price_cents: report.limit_price_cents };
-  const remaining = report.qty - o.cumQty;
-  const done = o.plan.slice(0, o.nextTranche);
-  const rest = o.plan.slice(o.nextTranche);
-  o.plan = o.partialThenRest ? [...done, ...rest.map((t) => ({ ...t, qty: Math.min(t.qty, remaining) }))] : [...done, ...tranchesFor(o.order.order_id, remaining)];
-  o.rests = o.exchangeReject !== null || o.partnerCancel !== null || neverFills(o.order);
-  o.lastMoveMs = atMs;
-  o.scanFromMs = Number.NEGATIVE_INFINITY;
-}
-
-/** The next time the order's plan lets it execute (a limit order: no sooner than its scan), or null. */
-function nextFillAt(o: SimOrder): number | null {
-  if (o.rests) return null;
-  const tranche = o.plan[o.nextTranche];
-  if (tranche === undefined) return null;
-  const earliest = o.lastMoveMs + tranche.delayMs;
-  return o.order.limit_price_cents === null ? earliest : Math.max(earliest, o.scanFromMs);
-}
-
-/** The time of the order's next event that is not an execution (rejection, partner cancel, answer). */
-function nextControlAt(o: SimOrder): number | null {
-  const times = [o.exchangeReject?.atMs, o.partnerCancel?.atMs, o.deferred[0]?.atMs].filter((t): t is number => t !== undefined);
-  return times.length === 0 ? null : Math.min(...times);
-}
-
-/** The earliest time `o` can next move, or null when it cannot. collectDue finds nothing before it. */
-function wakeAt(o: SimOrder): number | null {
-  if (o.status !== 'open') return null;
-  const fill = nextFillAt(o);
-  const control = nextControlAt(o);
-  if (fill === null) return control;
-  return control === null ? fill : Math.min(fill, control);
-}
-
-/**
- * Appends to `out` the reports of `o` due at or before `nowMs`, in time order, and moves `o` past
- * them. An execution and another event at the same time: the execution comes first.
- */
-function collectDue(o: SimOrder, nowMs: number, out: Due[]): void {
-  while (o.status === 'open') {
-    const control = nextControlAt(o);
-    const until = control === null ? nowMs : Math.min(nowMs, control);
-    const fill = findFill(o, until);
-    if (fill !== null) {
-      const tranche = o.plan[o.nextTranche] as Tranche;
-      out.push({ atMs: fill, o, body: executionBody(o, tranche.qty, executionPriceCents(o.order, o.nextTranche, fill), fill, '') });
-      o.cumQty += tranche.qty;
-      o.lastMoveMs = fill;
-      o.scanFromMs = Number.NEGATIVE_INFINITY;
-      o.nextTranche++;
-      if (o.cumQty === o.order.qty) o.status = 'filled';
-      continue;
-    }
-    if (control === null || control > nowMs) return;
-    controlEvent(o, control, out);
-  }
-}
-
-/** The time of the next execution at or before `until`, or null; for a limit order, remembers where the scan stopped. */
-function findFill(o: SimOrder, until: number): number | null {
-  const earliest = nextFillAt(o);
-  if (earliest === null) return null;
-  if (o.order.limit_price_cents === null) return earliest <= until ? earliest : null;
-  // Test the price once per tick from `earliest`; resume where the last call stopped.
-  let t = earliest;
-  for (; t <= until; t += PRICE_TICK_MS) if (crosses(o.order, t)) return t;
-  o.scanFromMs = t;
-  return null;
-}
-
-/** Applies the non-execution event of `o` due at `at` (see nextControlAt). */
-function controlEvent(o: SimOrder, at: number, out: Due[]): void {
-  const occurred_at = isoMillis(at);
-  if (o.exchangeReject !== null && o.exchangeReject.atMs === at) {
-    out.push({ atMs: at, o, body: { type: 'rejected', occurred_at, reason: 'instrument_suspended' } });
-    o.status = 'rejected';
-    return;
-  }
-  if (o.partnerCancel !== null && o.partnerCancel.atMs === at) {
-    out.push({ atMs: at, o, body: cancelledBody(o, at, o.partnerCancel.reason, null) });
-    o.status = 'cancelled';
-    return;
-  }
-  const next = o.deferred.shift() as Deferred;
-  if (next.kind === 'cancel') {
-    out.push({ atMs: at, o, body: cancelledBody(o, at, next.request.reason, next.request.request_id) });
-    o.status = 'cancelled';
-    return;
-  }
-  const answer = amendAnswer(o, next.request, at);
-  out.push({ atMs: at, o, body: answer });
-  if (answer.type === 'replaced') applyReplace(o, { ...answer, report_id: '', order_id: o.order.order_id, seq: 0 }, at);
-}
