@@ -3,12 +3,14 @@ import { CauriApiError, CauriNetworkError, type CauriErrorDetail } from './error
 import { cursorFrom, Paginator, type Page } from './pagination.js';
 import { DEFAULT_RETRY_POLICY, isRetryableStatus, nextDelay, parseRetryAfter, type RetryPolicy } from './retry.js';
 import type {
+  AmendRequest,
   ApiPath,
   Attestation,
   AttestationRequest,
   AttestationStatus,
   AuditSnapshot,
   Event,
+  Fill,
   Instrument,
   IssuerKeyDocument,
   ListItem,
@@ -261,7 +263,20 @@ export class CauriClient {
     get: (id: string, options?: CallOptions): Promise<Order> => this.request('get', '/v1/orders/{id}', { path: { id }, ...options }),
     /** Newest first. */
     list: (query?: ListQuery<'/v1/orders'>): Paginator<Order> => this.paginate('/v1/orders', query),
+    /**
+     * The order as the partner left it when it answered within the request (`cancelled`, or with
+     * `last_refusal`); otherwise with `pending_request: 'pending_cancel'`, and `order.cancelled`
+     * follows. A final order is a 409.
+     */
     cancel: (id: string, options?: CallOptions): Promise<Order> => this.request('post', '/v1/orders/{id}/cancel', { path: { id }, ...options }),
+    /**
+     * A new `qty`, `limit_price_cents` or both for an open limit order. The order with its new values
+     * (or with `last_refusal`) when the partner answered within the request; otherwise with
+     * `pending_request: 'pending_amend'` and `pending_changes`, and `order.amended` follows.
+     */
+    amend: (id: string, body: AmendRequest, options?: CallOptions): Promise<Order> => this.request('post', '/v1/orders/{id}/amend', { path: { id }, body, ...options }),
+    /** The order's executions, oldest first. */
+    fills: async (id: string, options?: CallOptions): Promise<Fill[]> => (await this.request('get', '/v1/orders/{id}/fills', { path: { id }, ...options })).data,
   };
 
   readonly webhooks = {

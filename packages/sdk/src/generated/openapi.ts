@@ -2125,6 +2125,39 @@ export interface paths {
                                 created_at: string;
                                 /** Format: date-time */
                                 updated_at: string;
+                                /** @enum {string} */
+                                time_in_force: "day" | "gtc" | "gtd" | "ioc" | "fok";
+                                /** @description YYYY-MM-DD for `gtd`; null otherwise. */
+                                expire_date: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When a `day` or `gtd` order expires (its exchange's close); null for the others.
+                                 */
+                                expires_at: string | null;
+                                /**
+                                 * @description Why a cancelled order was cancelled: `requested` (by the client), `expired` (its time in force ran out), `unfilled` (the rest of an ioc or fok order), `partner` (by the SGI); null unless cancelled.
+                                 * @enum {string|null}
+                                 */
+                                cancel_reason: "requested" | "expired" | "unfilled" | "partner" | null;
+                                /**
+                                 * @description A cancel or amend sent to the partner and not yet answered; null when none.
+                                 * @enum {string|null}
+                                 */
+                                pending_request: "pending_cancel" | "pending_amend" | null;
+                                /** @description The quantity and limit a pending amend asks for; null unless `pending_request` is `pending_amend`. */
+                                pending_changes: {
+                                    qty: number;
+                                    limit_price_cents: number;
+                                } | null;
+                                /** @description The partner's latest refusal of a cancel or amend of this order; null when none. */
+                                last_refusal: {
+                                    /** @enum {string} */
+                                    request: "cancel" | "amend";
+                                    /** @enum {string} */
+                                    reason: "already_filled" | "already_rejected" | "already_cancelled" | "below_filled" | "unknown_order" | "partner_refused";
+                                    /** Format: date-time */
+                                    refused_at: string;
+                                } | null;
                             }[];
                         };
                     };
@@ -2285,6 +2318,16 @@ export interface paths {
                             [key: string]: unknown;
                         };
                         /**
+                         * @description How long the order stays open: `day` (default: until the close of the exchange's session), `gtc` (until cancelled), `gtd` (until the close of `expire_date`), `ioc` (what executes at once, the rest cancelled), `fok` (all at once or nothing).
+                         * @enum {string}
+                         */
+                        time_in_force?: "day" | "gtc" | "gtd" | "ioc" | "fok";
+                        /**
+                         * @description YYYY-MM-DD, from today (UTC) to a year ahead; required with `gtd` and only with it (422 `expire_date` otherwise).
+                         * @example 2026-12-31
+                         */
+                        expire_date?: string;
+                        /**
                          * Format: date-time
                          * @description Accepted and ignored (it appears in the specification's example)
                          */
@@ -2324,6 +2367,39 @@ export interface paths {
                             created_at: string;
                             /** Format: date-time */
                             updated_at: string;
+                            /** @enum {string} */
+                            time_in_force: "day" | "gtc" | "gtd" | "ioc" | "fok";
+                            /** @description YYYY-MM-DD for `gtd`; null otherwise. */
+                            expire_date: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When a `day` or `gtd` order expires (its exchange's close); null for the others.
+                             */
+                            expires_at: string | null;
+                            /**
+                             * @description Why a cancelled order was cancelled: `requested` (by the client), `expired` (its time in force ran out), `unfilled` (the rest of an ioc or fok order), `partner` (by the SGI); null unless cancelled.
+                             * @enum {string|null}
+                             */
+                            cancel_reason: "requested" | "expired" | "unfilled" | "partner" | null;
+                            /**
+                             * @description A cancel or amend sent to the partner and not yet answered; null when none.
+                             * @enum {string|null}
+                             */
+                            pending_request: "pending_cancel" | "pending_amend" | null;
+                            /** @description The quantity and limit a pending amend asks for; null unless `pending_request` is `pending_amend`. */
+                            pending_changes: {
+                                qty: number;
+                                limit_price_cents: number;
+                            } | null;
+                            /** @description The partner's latest refusal of a cancel or amend of this order; null when none. */
+                            last_refusal: {
+                                /** @enum {string} */
+                                request: "cancel" | "amend";
+                                /** @enum {string} */
+                                reason: "already_filled" | "already_rejected" | "already_cancelled" | "below_filled" | "unknown_order" | "partner_refused";
+                                /** Format: date-time */
+                                refused_at: string;
+                            } | null;
                         };
                     };
                 };
@@ -2535,6 +2611,39 @@ export interface paths {
                             created_at: string;
                             /** Format: date-time */
                             updated_at: string;
+                            /** @enum {string} */
+                            time_in_force: "day" | "gtc" | "gtd" | "ioc" | "fok";
+                            /** @description YYYY-MM-DD for `gtd`; null otherwise. */
+                            expire_date: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When a `day` or `gtd` order expires (its exchange's close); null for the others.
+                             */
+                            expires_at: string | null;
+                            /**
+                             * @description Why a cancelled order was cancelled: `requested` (by the client), `expired` (its time in force ran out), `unfilled` (the rest of an ioc or fok order), `partner` (by the SGI); null unless cancelled.
+                             * @enum {string|null}
+                             */
+                            cancel_reason: "requested" | "expired" | "unfilled" | "partner" | null;
+                            /**
+                             * @description A cancel or amend sent to the partner and not yet answered; null when none.
+                             * @enum {string|null}
+                             */
+                            pending_request: "pending_cancel" | "pending_amend" | null;
+                            /** @description The quantity and limit a pending amend asks for; null unless `pending_request` is `pending_amend`. */
+                            pending_changes: {
+                                qty: number;
+                                limit_price_cents: number;
+                            } | null;
+                            /** @description The partner's latest refusal of a cancel or amend of this order; null when none. */
+                            last_refusal: {
+                                /** @enum {string} */
+                                request: "cancel" | "amend";
+                                /** @enum {string} */
+                                reason: "already_filled" | "already_rejected" | "already_cancelled" | "below_filled" | "unknown_order" | "partner_refused";
+                                /** Format: date-time */
+                                refused_at: string;
+                            } | null;
                         };
                     };
                 };
@@ -2679,7 +2788,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel an open order (a final order is 409)
-         * @description Returns the order as it stands after asking the partner: `cancelled`, or unchanged while an unreachable partner is asked again in the background.
+         * @description Asks the partner to cancel what remains. 200 when the partner answered within the request: the order is `cancelled` (`cancel_reason: requested`), or, if the partner refused (the order filled meanwhile), as the partner reports it with `last_refusal`. 202 when the answer comes later: the order shows `pending_request: pending_cancel`, and `order.cancelled` (or `order.request_refused`) follows.
          */
         post: {
             parameters: {
@@ -2726,6 +2835,106 @@ export interface paths {
                             created_at: string;
                             /** Format: date-time */
                             updated_at: string;
+                            /** @enum {string} */
+                            time_in_force: "day" | "gtc" | "gtd" | "ioc" | "fok";
+                            /** @description YYYY-MM-DD for `gtd`; null otherwise. */
+                            expire_date: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When a `day` or `gtd` order expires (its exchange's close); null for the others.
+                             */
+                            expires_at: string | null;
+                            /**
+                             * @description Why a cancelled order was cancelled: `requested` (by the client), `expired` (its time in force ran out), `unfilled` (the rest of an ioc or fok order), `partner` (by the SGI); null unless cancelled.
+                             * @enum {string|null}
+                             */
+                            cancel_reason: "requested" | "expired" | "unfilled" | "partner" | null;
+                            /**
+                             * @description A cancel or amend sent to the partner and not yet answered; null when none.
+                             * @enum {string|null}
+                             */
+                            pending_request: "pending_cancel" | "pending_amend" | null;
+                            /** @description The quantity and limit a pending amend asks for; null unless `pending_request` is `pending_amend`. */
+                            pending_changes: {
+                                qty: number;
+                                limit_price_cents: number;
+                            } | null;
+                            /** @description The partner's latest refusal of a cancel or amend of this order; null when none. */
+                            last_refusal: {
+                                /** @enum {string} */
+                                request: "cancel" | "amend";
+                                /** @enum {string} */
+                                reason: "already_filled" | "already_rejected" | "already_cancelled" | "below_filled" | "unknown_order" | "partner_refused";
+                                /** Format: date-time */
+                                refused_at: string;
+                            } | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** @enum {string} */
+                            status: "created" | "routed" | "partially_filled" | "filled" | "failed" | "cancelled";
+                            rcpt_to: string;
+                            kyc_attestation_id: string;
+                            instrument: string;
+                            /** @enum {string} */
+                            side: "buy" | "sell";
+                            qty: number;
+                            limit_price_cents: number | null;
+                            filled_qty: number;
+                            average_fill_price_cents: number | null;
+                            /** @enum {string|null} */
+                            failure_reason: "sgi_rejected" | "insufficient_funds" | "instrument_suspended" | null;
+                            client_metadata: {
+                                [key: string]: unknown;
+                            } | null;
+                            /**
+                             * Format: date-time
+                             * @description Creation time, with milliseconds
+                             */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            /** @enum {string} */
+                            time_in_force: "day" | "gtc" | "gtd" | "ioc" | "fok";
+                            /** @description YYYY-MM-DD for `gtd`; null otherwise. */
+                            expire_date: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When a `day` or `gtd` order expires (its exchange's close); null for the others.
+                             */
+                            expires_at: string | null;
+                            /**
+                             * @description Why a cancelled order was cancelled: `requested` (by the client), `expired` (its time in force ran out), `unfilled` (the rest of an ioc or fok order), `partner` (by the SGI); null unless cancelled.
+                             * @enum {string|null}
+                             */
+                            cancel_reason: "requested" | "expired" | "unfilled" | "partner" | null;
+                            /**
+                             * @description A cancel or amend sent to the partner and not yet answered; null when none.
+                             * @enum {string|null}
+                             */
+                            pending_request: "pending_cancel" | "pending_amend" | null;
+                            /** @description The quantity and limit a pending amend asks for; null unless `pending_request` is `pending_amend`. */
+                            pending_changes: {
+                                qty: number;
+                                limit_price_cents: number;
+                            } | null;
+                            /** @description The partner's latest refusal of a cancel or amend of this order; null when none. */
+                            last_refusal: {
+                                /** @enum {string} */
+                                request: "cancel" | "amend";
+                                /** @enum {string} */
+                                reason: "already_filled" | "already_rejected" | "already_cancelled" | "below_filled" | "unknown_order" | "partner_refused";
+                                /** Format: date-time */
+                                refused_at: string;
+                            } | null;
                         };
                     };
                 };
@@ -2911,6 +3120,547 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orders/{id}/amend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the quantity or the limit price of an open limit order
+         * @description Only a limit order that is `routed` or `partially_filled`, with no other request waiting, can be amended (else 409). The new values pass the checks of a new order (the monthly cap counts the increase) and the new `qty` must be above `filled_qty` (422 `above_filled`). 200 when the partner answered within the request (the order with its new values and `order.amended`, or unchanged with `last_refusal`); 202 with `pending_request: pending_amend` and `pending_changes` when the answer comes later.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description UUID; required. A retry with the same key and body within 24 hours returns the first response. */
+                    "idempotency-key"?: string;
+                };
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The new total quantity; above what has already filled. */
+                        qty?: number;
+                        /** @description The new limit price. */
+                        limit_price_cents?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** @enum {string} */
+                            status: "created" | "routed" | "partially_filled" | "filled" | "failed" | "cancelled";
+                            rcpt_to: string;
+                            kyc_attestation_id: string;
+                            instrument: string;
+                            /** @enum {string} */
+                            side: "buy" | "sell";
+                            qty: number;
+                            limit_price_cents: number | null;
+                            filled_qty: number;
+                            average_fill_price_cents: number | null;
+                            /** @enum {string|null} */
+                            failure_reason: "sgi_rejected" | "insufficient_funds" | "instrument_suspended" | null;
+                            client_metadata: {
+                                [key: string]: unknown;
+                            } | null;
+                            /**
+                             * Format: date-time
+                             * @description Creation time, with milliseconds
+                             */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            /** @enum {string} */
+                            time_in_force: "day" | "gtc" | "gtd" | "ioc" | "fok";
+                            /** @description YYYY-MM-DD for `gtd`; null otherwise. */
+                            expire_date: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When a `day` or `gtd` order expires (its exchange's close); null for the others.
+                             */
+                            expires_at: string | null;
+                            /**
+                             * @description Why a cancelled order was cancelled: `requested` (by the client), `expired` (its time in force ran out), `unfilled` (the rest of an ioc or fok order), `partner` (by the SGI); null unless cancelled.
+                             * @enum {string|null}
+                             */
+                            cancel_reason: "requested" | "expired" | "unfilled" | "partner" | null;
+                            /**
+                             * @description A cancel or amend sent to the partner and not yet answered; null when none.
+                             * @enum {string|null}
+                             */
+                            pending_request: "pending_cancel" | "pending_amend" | null;
+                            /** @description The quantity and limit a pending amend asks for; null unless `pending_request` is `pending_amend`. */
+                            pending_changes: {
+                                qty: number;
+                                limit_price_cents: number;
+                            } | null;
+                            /** @description The partner's latest refusal of a cancel or amend of this order; null when none. */
+                            last_refusal: {
+                                /** @enum {string} */
+                                request: "cancel" | "amend";
+                                /** @enum {string} */
+                                reason: "already_filled" | "already_rejected" | "already_cancelled" | "below_filled" | "unknown_order" | "partner_refused";
+                                /** Format: date-time */
+                                refused_at: string;
+                            } | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** @enum {string} */
+                            status: "created" | "routed" | "partially_filled" | "filled" | "failed" | "cancelled";
+                            rcpt_to: string;
+                            kyc_attestation_id: string;
+                            instrument: string;
+                            /** @enum {string} */
+                            side: "buy" | "sell";
+                            qty: number;
+                            limit_price_cents: number | null;
+                            filled_qty: number;
+                            average_fill_price_cents: number | null;
+                            /** @enum {string|null} */
+                            failure_reason: "sgi_rejected" | "insufficient_funds" | "instrument_suspended" | null;
+                            client_metadata: {
+                                [key: string]: unknown;
+                            } | null;
+                            /**
+                             * Format: date-time
+                             * @description Creation time, with milliseconds
+                             */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            /** @enum {string} */
+                            time_in_force: "day" | "gtc" | "gtd" | "ioc" | "fok";
+                            /** @description YYYY-MM-DD for `gtd`; null otherwise. */
+                            expire_date: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When a `day` or `gtd` order expires (its exchange's close); null for the others.
+                             */
+                            expires_at: string | null;
+                            /**
+                             * @description Why a cancelled order was cancelled: `requested` (by the client), `expired` (its time in force ran out), `unfilled` (the rest of an ioc or fok order), `partner` (by the SGI); null unless cancelled.
+                             * @enum {string|null}
+                             */
+                            cancel_reason: "requested" | "expired" | "unfilled" | "partner" | null;
+                            /**
+                             * @description A cancel or amend sent to the partner and not yet answered; null when none.
+                             * @enum {string|null}
+                             */
+                            pending_request: "pending_cancel" | "pending_amend" | null;
+                            /** @description The quantity and limit a pending amend asks for; null unless `pending_request` is `pending_amend`. */
+                            pending_changes: {
+                                qty: number;
+                                limit_price_cents: number;
+                            } | null;
+                            /** @description The partner's latest refusal of a cancel or amend of this order; null when none. */
+                            last_refusal: {
+                                /** @enum {string} */
+                                request: "cancel" | "amend";
+                                /** @enum {string} */
+                                reason: "already_filled" | "already_rejected" | "already_cancelled" | "below_filled" | "unknown_order" | "partner_refused";
+                                /** Format: date-time */
+                                refused_at: string;
+                            } | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orders/{id}/fills": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The order's executions, oldest first, with amounts and settlement dates */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                id: string;
+                                order_id: string;
+                                qty: number;
+                                price_cents: number;
+                                /**
+                                 * Format: date-time
+                                 * @description When the trade executed on the exchange
+                                 */
+                                executed_at: string;
+                                /** @description The exchange's trade reference */
+                                exchange_ref: string;
+                                /** @description `qty` times `price_cents` */
+                                gross_cents: number;
+                                /** @description Fees and taxes charged on the execution; empty until fee schedules are configured. */
+                                fees: {
+                                    type: string;
+                                    amount_cents: number;
+                                }[];
+                                /** @description A buy: gross plus fees; a sell: gross minus fees */
+                                net_cents: number;
+                                /** @description YYYY-MM-DD: the trade date plus the exchange's settlement days, in open days of its calendar */
+                                settlement_date: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3386,7 +4136,7 @@ export interface paths {
                                 /** @description Endpoint identifier (we_...) */
                                 id: string;
                                 url: string;
-                                events: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
+                                events: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
                                 description?: string;
                                 disabled: boolean;
                                 /**
@@ -3540,7 +4290,7 @@ export interface paths {
                         /** @description Absolute http(s) URL of the receiver (https only in production). */
                         url: string;
                         /** @description Event types the endpoint subscribes to; at least one, no repeats. */
-                        events: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
+                        events: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
                         description?: string;
                     };
                 };
@@ -3556,7 +4306,7 @@ export interface paths {
                             /** @description Endpoint identifier (we_...) */
                             id: string;
                             url: string;
-                            events: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
+                            events: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
                             description?: string;
                             disabled: boolean;
                             /**
@@ -3758,7 +4508,7 @@ export interface paths {
                             /** @description Endpoint identifier (we_...) */
                             id: string;
                             url: string;
-                            events: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
+                            events: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
                             description?: string;
                             disabled: boolean;
                             /**
@@ -4054,7 +4804,7 @@ export interface paths {
                         /** @description Absolute http(s) URL of the receiver (https only in production). */
                         url?: string;
                         /** @description Event types the endpoint subscribes to; at least one, no repeats. */
-                        events?: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
+                        events?: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
                         description?: string | null;
                         /** @description A disabled endpoint gets no new deliveries; its pending ones wait until it is enabled again. */
                         disabled?: boolean;
@@ -4072,7 +4822,7 @@ export interface paths {
                             /** @description Endpoint identifier (we_...) */
                             id: string;
                             url: string;
-                            events: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
+                            events: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
                             description?: string;
                             disabled: boolean;
                             /**
@@ -4278,7 +5028,7 @@ export interface paths {
                             /** @description Endpoint identifier (we_...) */
                             id: string;
                             url: string;
-                            events: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
+                            events: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
                             description?: string;
                             disabled: boolean;
                             /**
@@ -4518,7 +5268,7 @@ export interface paths {
                          * @description Event type of the sample; default webhook.test.
                          * @enum {string}
                          */
-                        type?: "order.created" | "order.routed" | "order.executed" | "order.failed" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
+                        type?: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
                         /** @description livemode of the sample event; default the deployment's. */
                         livemode?: boolean;
                     };
@@ -4540,7 +5290,7 @@ export interface paths {
                                  * @description An event type of the specification's Events section.
                                  * @enum {string}
                                  */
-                                type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
+                                type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
                                 /**
                                  * Format: date-time
                                  * @description With milliseconds
@@ -4560,7 +5310,7 @@ export interface paths {
                                  * @description An event type of the specification's Events section.
                                  * @enum {string}
                                  */
-                                event_type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
+                                event_type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
                                 endpoint_id: string;
                                 /**
                                  * Format: uuid
@@ -5056,7 +5806,7 @@ export interface paths {
                                  * @description An event type of the specification's Events section.
                                  * @enum {string}
                                  */
-                                event_type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
+                                event_type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
                                 endpoint_id: string;
                                 /**
                                  * Format: uuid
@@ -5253,7 +6003,7 @@ export interface paths {
                              * @description An event type of the specification's Events section.
                              * @enum {string}
                              */
-                            event_type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
+                            event_type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
                             endpoint_id: string;
                             /**
                              * Format: uuid
@@ -5459,7 +6209,7 @@ export interface paths {
                              * @description An event type of the specification's Events section.
                              * @enum {string}
                              */
-                            event_type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
+                            event_type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
                             endpoint_id: string;
                             /**
                              * Format: uuid
@@ -5696,7 +6446,7 @@ export interface paths {
                     /** @description Page size, 1 to 200. */
                     limit?: number;
                     /** @description An event type of the specification's Events section. */
-                    type?: "order.created" | "order.routed" | "order.executed" | "order.failed" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
+                    type?: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
                 };
                 header?: never;
                 path?: never;
@@ -5722,7 +6472,7 @@ export interface paths {
                                  * @description An event type of the specification's Events section.
                                  * @enum {string}
                                  */
-                                type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
+                                type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
                                 /**
                                  * Format: date-time
                                  * @description With milliseconds
@@ -5898,7 +6648,7 @@ export interface paths {
                              * @description An event type of the specification's Events section.
                              * @enum {string}
                              */
-                            type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
+                            type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
                             /**
                              * Format: date-time
                              * @description With milliseconds
@@ -6256,7 +7006,7 @@ export interface paths {
                                  * @description An event type of the specification's Events section.
                                  * @enum {string}
                                  */
-                                event_type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
+                                event_type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
                                 endpoint_id: string;
                                 /**
                                  * Format: uuid
