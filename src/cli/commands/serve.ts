@@ -35,7 +35,7 @@ export function registerServe(program: Command): void {
 
   program
     .command('worker')
-    .description('Run only the background workers (routing, webhook delivery, daily snapshot, maintenance), without HTTP')
+    .description('Run only the background workers (routing, order expiry, webhook delivery, daily snapshot, maintenance), without HTTP')
     .action(async () => {
       // A worker process is the same runtime with its workers on and no listening socket; API
       // processes then run with CAURI_WORKERS=none. They coordinate through the database.
