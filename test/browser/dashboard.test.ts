@@ -136,8 +136,11 @@ test('a developer signs in and manages orders, attestations, webhook endpoints, 
   const order = (instrument: string, qty: number, limit?: number) =>
     api('POST', '/v1/orders', { rcpt_to: BAOBAB, kyc_attestation_id: att.body.id, instrument, side: 'buy', qty, ...(limit === undefined ? {} : { limit_price_cents: limit }) });
   // One millisecond apart, so that "newest first" has one answer.
+  let resting: Json = {};
   for (let i = 0; i < 21; i++) {
-    assert.equal((await order('HUILB.BRVM', 1, 1)).status, 201);
+    const placed = await order('HUILB.BRVM', 1, 1);
+    assert.equal(placed.status, 201);
+    resting = placed.body;
     clock.advance(1);
   }
   const rejected = await order('CIMSN.BRVM', 13);
@@ -213,6 +216,27 @@ test('a developer signs in and manages orders, attestations, webhook endpoints, 
     assert.match(await page.getByTestId('average-price').innerText(), /XOF$/);
     await page.getByRole('cell', { name: 'order.executed' }).waitFor();
     await page.getByRole('cell', { name: 'order.created' }).waitFor();
+    const fills = page.locator('section.card', { has: page.getByRole('heading', { name: 'Fills' }) }).locator('table.grid tbody tr');
+    assert.equal(await fills.count(), 1);
+    assert.match(await fills.first().innerText(), /fil_\w{26}[\s\S]*BRVM-\d{8}-\d{6}/);
+    assert.equal(await page.getByRole('button', { name: 'Cancel order' }).count(), 0, 'a filled order offers no cancel');
+  });
+
+  await t.test('an open limit order is amended, then cancelled, from its page', async () => {
+    await page.evaluate(`location.hash = ${JSON.stringify(`#/orders/${resting.id}`)}`);
+    await heading(`Order ${resting.id}`).waitFor();
+    assert.equal(await page.getByTestId('pending-request').innerText(), 'none');
+    await page.getByLabel('New quantity').fill('3');
+    await page.getByRole('button', { name: 'Amend' }).click();
+    await until(async () => (await page.getByTestId('order-qty').innerText()) === '3', 'the amended quantity');
+    await page.getByRole('cell', { name: 'order.amended' }).waitFor();
+    await page.getByRole('button', { name: 'Cancel order' }).click();
+    await until(async () => (await page.getByTestId('order-status').innerText()) === 'cancelled', 'the cancelled status');
+    assert.equal(await page.getByTestId('order-reason').innerText(), ' (requested)');
+    assert.equal(await page.getByRole('button', { name: 'Amend' }).count(), 0);
+    await page.getByRole('cell', { name: 'order.cancelled' }).waitFor();
+    // Fanned out now, to no endpoint, like the events of the orders above.
+    await worker.runOnce();
   });
 
   await t.test('an attestation is opened by id and revoked with a reason', async () => {
