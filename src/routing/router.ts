@@ -218,12 +218,13 @@ export class Router {
   }
 
   /**
-   * A refusal. When it says the order already ended, the final reports are read from the log first,
-   * so that the order shows its end (which refuses the request by itself); otherwise, or when the
-   * log could not be read now, the refusal is recorded on the order.
+   * A refusal. When it comes from executions the router may not have read yet (the order ended, or
+   * filled beyond an amend's quantity), the log is read first, so that the order shows them (an end
+   * refuses the request by itself); otherwise, or when the log could not be read now, the refusal is
+   * recorded on the order.
    */
   async #refused(connector: PartnerConnector, row: OrderRow, request: 'cancel' | 'amend', reason: RequestRefusal): Promise<void> {
-    if (reason === 'already_filled' || reason === 'already_rejected' || reason === 'already_cancelled') await this.pollConnector(`${row.connector}:${row.rcpt_to}`, connector);
+    if (reason !== 'partner_refused' && reason !== 'unknown_order') await this.pollConnector(`${row.connector}:${row.rcpt_to}`, connector);
     await this.transact(async (trx) => {
       const current = await findOrderForUpdate(trx, this.options.dialect, row.id);
       if (current === undefined || current.pending_request_id !== row.pending_request_id || current.pending_request === null) return;

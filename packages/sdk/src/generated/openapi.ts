@@ -2788,7 +2788,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel an open order (a final order is 409)
-         * @description Asks the partner to cancel what remains. 200 when the partner answered within the request: the order is `cancelled` (`cancel_reason: requested`), or, if the partner refused (the order filled meanwhile), as the partner reports it with `last_refusal`. 202 when the answer comes later: the order shows `pending_request: pending_cancel`, and `order.cancelled` (or `order.request_refused`) follows.
+         * @description Asks the partner to cancel what remains. 200 when the partner answered within the request: the order is `cancelled` (`cancel_reason` says why), or, if the partner refused (the order filled meanwhile), as the partner reports it with `last_refusal`. 202 when the answer comes later: the order shows `pending_request: pending_cancel`, and `order.cancelled` (or `order.request_refused`) follows.
          */
         post: {
             parameters: {
