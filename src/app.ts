@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
-import { Redis } from 'ioredis';
 import pino from 'pino';
 import { anchorFromConfig } from './audit/anchor-from-config.js';
 import { auditRoutes } from './audit/audit.routes.js';
@@ -9,6 +8,7 @@ import { AuditService } from './audit/audit.service.js';
 import { SnapshotWorker } from './audit/snapshot-worker.js';
 import { installAuthentication } from './auth/authenticate.js';
 import { ClientService } from './auth/client.service.js';
+import { CredentialGuard } from './auth/credential-guard.js';
 import { selfServiceRoutes } from './auth/self-service.routes.js';
 import { tokenRoutes } from './auth/token.routes.js';
 import { TokenService } from './auth/token.service.js';
@@ -21,7 +21,8 @@ import { CursorCodec } from './http/cursor.js';
 import { dashboardRoutes } from './http/dashboard.routes.js';
 import { Metrics } from './http/metrics.js';
 import { opsRoutes } from './http/ops.routes.js';
-import { MemoryRateLimitStore, RateLimiter, RedisRateLimitStore, type RateLimitStore } from './http/rate-limit.js';
+import { MemoryRateLimitStore, RateLimiter, type RateLimitStore } from './http/rate-limit.js';
+import { openRedisRateLimitStore } from './http/rate-limit-redis.js';
 import { IdempotencyService } from './idempotency/idempotency.service.js';
 import { KeyRing } from './keys/key-ring.js';
 import { KycService } from './kyc/attestation.service.js';
@@ -54,6 +55,8 @@ export interface Services {
   readonly tokens: TokenService;
   readonly idempotency: IdempotencyService;
   readonly limiter: RateLimiter;
+  /** Failed client authentications at the token endpoint, in buckets apart from the limiter's. */
+  readonly credentials: CredentialGuard;
   readonly kyc: KycService;
   readonly crl: CrlService;
   readonly connectors: ConnectorRegistry;
@@ -91,7 +94,8 @@ export function createServices(config: Config, storage: Storage, masterKey: Buff
     keys,
     tokens: new TokenService(keys, { issuer: config.publicUrl, audience: `${config.publicUrl}/v1`, livemode: config.livemode }, clock),
     idempotency: new IdempotencyService(db, storage.transact, clock, storage.dialect),
-    limiter: new RateLimiter(rateLimitStore, config.rateLimitPerMinute, clock, (error) => log.warn({ err: error }, 'rate-limit store unavailable; request let through uncounted')),
+    limiter: new RateLimiter(rateLimitStore, config.rateLimitPerMinute, clock),
+    credentials: new CredentialGuard(rateLimitStore, { failuresPerAddress: config.authFailuresPerAddress, failuresPerClient: config.authFailuresPerClient }, clock),
     kyc: new KycService(keys, clock, { issuer: config.serviceName, validityDays: config.attestationValidityDays, livemode: config.livemode, dialect }),
     crl: new CrlService(db, keys, clock, config.serviceName),
     connectors,
@@ -101,12 +105,8 @@ export function createServices(config: Config, storage: Storage, masterKey: Buff
   };
 }
 
-function createRateLimitStore(config: Config, log: FastifyBaseLogger): RateLimitStore {
-  if (config.redisUrl === null) return new MemoryRateLimitStore();
-  const redis = new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true });
-  // Without a listener ioredis prints connection errors itself, outside the JSON logs.
-  redis.on('error', (error: unknown) => log.warn({ err: error }, 'redis connection error'));
-  return new RedisRateLimitStore(redis);
+async function createRateLimitStore(config: Config, log: FastifyBaseLogger): Promise<RateLimitStore> {
+  return config.redisUrl === null ? new MemoryRateLimitStore() : openRedisRateLimitStore(config.redisUrl, config.redisTimeoutMs, log);
 }
 
 /** Opens the database, applies migrations and, in sandbox, seeds the synthetic directory. */
@@ -144,7 +144,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     base: { service: config.serviceName, mode: config.mode, pid: process.pid },
     redact: ['req.headers.authorization', 'req.headers.cookie'],
   });
-  const rateLimitStore = createRateLimitStore(config, log);
+  const rateLimitStore = await createRateLimitStore(config, log);
   const services = createServices(config, storage, masterKey, clock, rateLimitStore, log);
   // A current key of each purpose exists before the first request (created on first start).
   await services.keys.current('token');
@@ -158,12 +158,15 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     pendingEvents: () => countPendingDispatch(db),
     cachedDocuments: () => services.kyc.cachedDocuments,
     webhookWorker: () => webhooks.worker.stats,
+    rateLimitStore: () => rateLimitStore.health?.() ?? { degraded: false, outages: 0 },
+    credentialChecks: () => services.credentials.stats,
   });
 
   const app = await createHttpApp(config, metrics, log);
   installAuthentication(app, { db, changeMarker: () => storage.changeMarker(), tokens: services.tokens, limiter: services.limiter });
-  await app.register(opsRoutes, { db, metrics, checks: config.redisUrl === null ? {} : { redis: () => rateLimitStore.ping() } });
-  await app.register(tokenRoutes, { clients: services.clients, tokens: services.tokens, keys: services.keys, limiter: services.limiter });
+  const redisEffect = 'rate limits are counted by each process on its own until it answers';
+  await app.register(opsRoutes, { db, metrics, degradable: config.redisUrl === null ? {} : { redis: { check: () => rateLimitStore.ping(), effect: redisEffect } } });
+  await app.register(tokenRoutes, { clients: services.clients, tokens: services.tokens, keys: services.keys, limiter: services.limiter, guard: services.credentials });
   await app.register(selfServiceRoutes, { clients: services.clients, tokens: services.tokens, limiter: services.limiter });
   await app.register(directoryRoutes, { db, cursors });
   await app.register(kycRoutes, {

@@ -52,7 +52,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: the database (and Redis, when configured) answer */
+        /** Readiness: the database answers (and Redis, when configured: without it the service is degraded, still ready) */
         get: {
             parameters: {
                 query?: never;
@@ -69,8 +69,9 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @enum {string} */
-                            status: "ready";
+                            status: "ready" | "degraded";
+                            /** @description When degraded: what is unreachable and what that changes */
+                            reason?: string;
                         };
                     };
                 };
