@@ -31,6 +31,7 @@ import { systemClock, type Clock } from './lib/clock.js';
 import { deriveKey } from './lib/crypto.js';
 import { CalendarCache } from './markets/calendar-cache.js';
 import { applyShippedCalendars } from './markets/calendar.service.js';
+import { marketRoutes } from './markets/market.routes.js';
 import { orderRoutes } from './orders/order.routes.js';
 import { OrderService } from './orders/order.service.js';
 import { directoryRoutes } from './partners/partner.routes.js';
@@ -177,6 +178,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   await app.register(tokenRoutes, { clients: services.clients, tokens: services.tokens, keys: services.keys, limiter: services.limiter });
   await app.register(selfServiceRoutes, { clients: services.clients, tokens: services.tokens, limiter: services.limiter });
   await app.register(directoryRoutes, { db, cursors });
+  await app.register(marketRoutes, { calendars: services.calendars, clock });
   await app.register(kycRoutes, {
     db,
     kyc: services.kyc,
