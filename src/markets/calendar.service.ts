@@ -50,7 +50,7 @@ export async function importCalendars(trx: Kysely<Database>, input: unknown, opt
   const seen = new Map<string, number>();
   return runImport<CalendarEntry, CalendarYear[]>(
     entries,
-    'calendar entries',
+    'calendar entries (or one entry)',
     {},
     (value) => {
       const details = validateCalendarEntry(value);
