@@ -30,6 +30,9 @@ import { CrlService } from './kyc/crl.service.js';
 import { kycRoutes } from './kyc/kyc.routes.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { deriveKey } from './lib/crypto.js';
+import { CalendarCache } from './markets/calendar-cache.js';
+import { applyShippedCalendars } from './markets/calendar.service.js';
+import { marketRoutes } from './markets/market.routes.js';
 import { orderRoutes } from './orders/order.routes.js';
 import { OrderService } from './orders/order.service.js';
 import { directoryRoutes } from './partners/partner.routes.js';
@@ -63,6 +66,8 @@ export interface Services {
   readonly orders: OrderService;
   readonly router: Router;
   readonly audit: AuditService;
+  /** The exchanges' trading calendars, held in memory (reload() after an import). */
+  readonly calendars: CalendarCache;
 }
 
 export interface Runtime {
@@ -102,6 +107,7 @@ export function createServices(config: Config, storage: Storage, masterKey: Buff
     orders: new OrderService(connectors, clock, { livemode: config.livemode, dialect, firstHandOverGraceMs: 5000 }),
     router,
     audit: new AuditService(db, storage.transact, keys, anchorFromConfig(config.anchor, clock), clock, { livemode: config.livemode, dialect }, log),
+    calendars: new CalendarCache(db, clock, log),
   };
 }
 
@@ -109,7 +115,10 @@ async function createRateLimitStore(config: Config, log: FastifyBaseLogger): Pro
   return config.redisUrl === null ? new MemoryRateLimitStore() : openRedisRateLimitStore(config.redisUrl, config.redisTimeoutMs, log);
 }
 
-/** Opens the database, applies migrations and, in sandbox, seeds the synthetic directory. */
+/**
+ * Opens the database, applies migrations and the shipped exchange calendars (in every mode) and, in
+ * sandbox, seeds the synthetic directory.
+ */
 export async function openDatabase(config: Config, options: RuntimeOptions = {}): Promise<Storage> {
   const storage = await openStorage({
     databaseUrl: config.databaseUrl,
@@ -121,7 +130,9 @@ export async function openDatabase(config: Config, options: RuntimeOptions = {})
   });
   try {
     await migrateToLatest(storage.db, storage.schema);
-    if (config.seedSandboxData) await seedSandboxDirectory(storage.db, (options.clock ?? systemClock).now());
+    const now = (options.clock ?? systemClock).now();
+    await applyShippedCalendars(storage.db, now);
+    if (config.seedSandboxData) await seedSandboxDirectory(storage.db, now);
   } catch (error) {
     await storage.close();
     throw error;
@@ -149,6 +160,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   // A current key of each purpose exists before the first request (created on first start).
   await services.keys.current('token');
   await services.keys.current('attestation');
+  await services.calendars.reload();
 
   const cursors = new CursorCodec(deriveKey(masterKey, 'cursor'));
   const webhooks = createWebhooks({ config, storage, clock, masterKey, idempotency: services.idempotency, cursors, log, options: { allowPrivateInSandbox: config.webhooksAllowPrivate } });
@@ -169,6 +181,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   await app.register(tokenRoutes, { clients: services.clients, tokens: services.tokens, keys: services.keys, limiter: services.limiter, guard: services.credentials });
   await app.register(selfServiceRoutes, { clients: services.clients, tokens: services.tokens, limiter: services.limiter });
   await app.register(directoryRoutes, { db, cursors });
+  await app.register(marketRoutes, { calendars: services.calendars, clock });
   await app.register(kycRoutes, {
     db,
     kyc: services.kyc,
@@ -189,6 +202,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const maintenance = new MaintenanceWorker(db, services.keys, clock, log);
   const routing = new RoutingWorker(services.router, log);
   const snapshots = new SnapshotWorker(services.audit, clock, log);
+  // Every process, API or worker, sees another process's calendar import within the refresh period.
+  services.calendars.start();
   if (config.workers === 'all') {
     maintenance.start();
     routing.start();
@@ -203,6 +218,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     services,
     app,
     async close() {
+      services.calendars.stop();
       await maintenance.stop();
       await routing.stop();
       await snapshots.stop();

@@ -7,6 +7,7 @@ import type { OrderFillTable, OrderTable } from '../orders/order.table.js';
 import type { ConnectorPositionTable, SandboxJournalTable } from '../routing/routing.table.js';
 import type { EventQueueTable, EventTable } from '../events/event.table.js';
 import type { InstrumentTable } from '../partners/instrument.table.js';
+import type { MarketCalendarTable } from '../markets/calendar.table.js';
 import type { PartnerTable } from '../partners/partner.table.js';
 import type { WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable, WebhookMessageTable } from '../webhooks/webhook.table.js';
 
@@ -31,4 +32,5 @@ export interface Database {
   webhook_attempts: WebhookAttemptTable;
   audit_snapshots: AuditSnapshotTable;
   audit_chunks: AuditChunkTable;
+  market_calendars: MarketCalendarTable;
 }

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/config.js';
 import { openDatabase } from '../../app.js';
@@ -6,21 +5,8 @@ import { listInstruments } from '../../partners/instrument.repository.js';
 import { importInstruments, toInstrument } from '../../partners/instrument.service.js';
 import { listPartners } from '../../partners/partner.repository.js';
 import { importPartners, type ImportReport } from '../../partners/partner.service.js';
-import { CliError, printJson, printTable } from '../output.js';
-
-function readJsonFile(path: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new CliError(`cannot read ${path}: ${(error as Error).message}`);
-  }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (error) {
-    throw new CliError(`${path} is not valid JSON: ${(error as Error).message}`);
-  }
-}
+import { readJsonFile } from '../json-file.js';
+import { printJson, printTable } from '../output.js';
 
 function printReport(report: ImportReport, json: boolean): void {
   if (json) {

@@ -1001,6 +1001,376 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/exchanges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the exchanges the service routes to */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @enum {string} */
+                                code: "BRVM" | "BVMAC" | "GSE";
+                                name: string;
+                                /**
+                                 * @description UEMOA, CEMAC or GHANA.
+                                 * @enum {string}
+                                 */
+                                jurisdiction: "UEMOA" | "CEMAC" | "GHANA";
+                                /**
+                                 * @description ISO 4217 code of the currency instruments trade in.
+                                 * @enum {string}
+                                 */
+                                currency: "XOF" | "XAF" | "GHS";
+                                /** @description Open days of the calendar between trade date and settlement (T+n). */
+                                settlement_days: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exchanges/{code}/calendar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An exchange's trading days and phases between two dates (at most 366 days)
+         * @description Each day from `from` to `to` (both included), open or closed, with its phases in UTC. An auction held at an instant has `start` equal to `end`. Holidays and shortened days come from the calendars the operator imported.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description First day (YYYY-MM-DD); default today (UTC). */
+                    from?: string;
+                    /** @description Last day, included; default 30 days after from. At most 366 days in all. */
+                    to?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description BRVM, BVMAC or GSE. */
+                    code: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** Format: date */
+                                date: string;
+                                /** @description Whether the exchange trades that day; a closed day has no phases. */
+                                open: boolean;
+                                /** @description In order; empty when closed. */
+                                phases: {
+                                    /**
+                                     * @description A trading phase.
+                                     * @enum {string}
+                                     */
+                                    name: "pre_open" | "opening_auction" | "continuous" | "pre_close" | "closing_auction" | "trading_at_last";
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, whole seconds.
+                                     */
+                                    start: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, whole seconds; equal to start for an auction held at an instant.
+                                     */
+                                    end: string;
+                                }[];
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exchanges/{code}/clock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An exchange's phase now, whether it is open, and its next open and close */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description BRVM, BVMAC or GSE. */
+                    code: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            exchange: "BRVM" | "BVMAC" | "GSE";
+                            /**
+                             * Format: date-time
+                             * @description The instant the clock was read (UTC, milliseconds).
+                             */
+                            timestamp: string;
+                            /**
+                             * @description `closed` outside every phase (and between sessions).
+                             * @enum {string}
+                             */
+                            phase: "pre_open" | "opening_auction" | "continuous" | "pre_close" | "closing_auction" | "trading_at_last" | "closed";
+                            /** @description True in any phase, pre-open included: the exchange is in session and takes orders into its book. */
+                            is_open: boolean;
+                            /**
+                             * Format: date-time
+                             * @description Start of the next session, after the current one when open; null if none within 400 days.
+                             */
+                            next_open: string | null;
+                            /**
+                             * Format: date-time
+                             * @description End of the current session when open, else of the next one; null if none within 400 days.
+                             */
+                            next_close: string | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/kyc/attestations": {
         parameters: {
             query?: never;
