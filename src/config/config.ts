@@ -33,6 +33,8 @@ export interface Config {
   readonly workers: WorkerSet;
   /** Seed synthetic partners and instruments on first start (sandbox default). */
   readonly seedSandboxData: boolean;
+  /** How old each process's copy of partners, instruments and reference rates may grow before it is read again. */
+  readonly referenceRefreshSeconds: number;
   /** Trust X-Forwarded-For for the client address (behind a reverse proxy). */
   readonly trustProxy: boolean;
   /** Where daily audit roots are anchored: the local sandbox anchor, or an EVM chain over JSON-RPC. */
@@ -135,6 +137,7 @@ export function parseConfig(env: Env): Config {
     attestationValidityDays: integer(env, 'CAURI_ATTESTATION_VALIDITY_DAYS', 365, 1, 3650),
     workers: oneOf(env, 'CAURI_WORKERS', ['all', 'none'] as const, 'all'),
     seedSandboxData: boolean(env, 'CAURI_SEED', mode === 'sandbox'),
+    referenceRefreshSeconds: integer(env, 'CAURI_REFERENCE_REFRESH_SECONDS', 10, 1, 3600),
     trustProxy: boolean(env, 'CAURI_TRUST_PROXY', false),
     anchor: anchorConfig(env, mode),
     webhooksAllowPrivate: mode === 'sandbox' && boolean(env, 'CAURI_WEBHOOKS_ALLOW_PRIVATE', true),
