@@ -157,6 +157,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   // A current key of each purpose exists before the first request (created on first start).
   await services.keys.current('token');
   await services.keys.current('attestation');
+  // Partners, instruments and rates are read once now rather than by the first order.
+  await services.reference.current();
 
   const cursors = new CursorCodec(deriveKey(masterKey, 'cursor'));
   const webhooks = createWebhooks({ config, storage, clock, masterKey, idempotency: services.idempotency, cursors, log, options: { allowPrivateInSandbox: config.webhooksAllowPrivate } });

@@ -81,9 +81,9 @@ function fxRateMissing(instrument: string, currency: string, day: string, whose:
 }
 
 /**
- * Accepts orders after every check of decisions.md, and serves them back. Routing to the partner
- * happens after the order is stored (see routing/router.ts). Partners, instruments and rates come
- * from the process's reference data (no read per order).
+ * Accepts orders after every check of docs/concepts.md ("Checks"), and serves them back. Routing to
+ * the partner happens after the order is stored (see routing/router.ts). Partners, instruments and
+ * rates come from the process's reference data (no read per order).
  */
 export class OrderService {
   constructor(
@@ -167,7 +167,7 @@ export class OrderService {
   }
 
   /**
-   * The monthly cap (decisions.md): the buy orders of the subject's calendar month (UTC) that are not
+   * The monthly cap: the buy orders of the subject's calendar month (UTC) that are not
    * failed, each counted in FCFA at its currency's rate of the day it was placed, plus this one, may
    * not exceed the level's cap. A market buy counts at its worst case, the band's upper limit. Read
    * under a per-subject lock, so that two concurrent orders cannot each see room for both.

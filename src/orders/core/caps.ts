@@ -3,7 +3,7 @@ import type { Rational } from '../../partners/core/decimal-rate.js';
 import type { OrderStatus } from './state-machine.js';
 
 /**
- * Monthly buy caps per KYC level (spec, "KYC level meaning"; decisions.md, "Orders"), in cents of
+ * Monthly buy caps per KYC level (docs/concepts.md, "KYC levels and monthly caps"), in cents of
  * FCFA: 1 FCFA = 100 cents. Amounts are bigint because `qty` (to 1e9) times a price (to 1e12 cents)
  * does not fit a safe integer.
  */
