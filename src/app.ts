@@ -36,6 +36,7 @@ import { marketRoutes } from './markets/market.routes.js';
 import { orderRoutes } from './orders/order.routes.js';
 import { OrderService } from './orders/order.service.js';
 import { directoryRoutes } from './partners/partner.routes.js';
+import { ReferenceData } from './partners/reference-data.js';
 import { seedSandboxDirectory } from './partners/sandbox-seed.js';
 import { ConnectorRegistry, type ConnectorFactory } from './routing/registry.js';
 import { Router } from './routing/router.js';
@@ -63,6 +64,8 @@ export interface Services {
   readonly kyc: KycService;
   readonly crl: CrlService;
   readonly connectors: ConnectorRegistry;
+  /** Partners, instruments and reference rates as this process holds them; invalidate() after an import. */
+  readonly reference: ReferenceData;
   readonly orders: OrderService;
   readonly router: Router;
   readonly audit: AuditService;
@@ -86,6 +89,10 @@ export function createServices(config: Config, storage: Storage, masterKey: Buff
   // Sandbox deployments reach simulated partners; production registers the connectors of real SGIs.
   const factories: Record<string, ConnectorFactory> = config.mode === 'sandbox' ? { sandbox: (partnerId) => new JournaledSandboxConnector(partnerId, db, storage.transact, clock) } : {};
   const connectors = new ConnectorRegistry(factories);
+  const reference = new ReferenceData(db, clock, {
+    refreshMs: config.referenceRefreshSeconds * 1000,
+    onRefreshError: (error) => log.warn({ err: error }, 'reference data refresh failed; the previous copy keeps serving'),
+  });
   const router = new Router(
     db,
     storage.transact,
@@ -104,7 +111,8 @@ export function createServices(config: Config, storage: Storage, masterKey: Buff
     kyc: new KycService(keys, clock, { issuer: config.serviceName, validityDays: config.attestationValidityDays, livemode: config.livemode, dialect }),
     crl: new CrlService(db, keys, clock, config.serviceName),
     connectors,
-    orders: new OrderService(connectors, clock, { livemode: config.livemode, dialect, firstHandOverGraceMs: 5000 }),
+    reference,
+    orders: new OrderService(connectors, reference, clock, { livemode: config.livemode, dialect, firstHandOverGraceMs: 5000 }),
     router,
     audit: new AuditService(db, storage.transact, keys, anchorFromConfig(config.anchor, clock), clock, { livemode: config.livemode, dialect }, log),
     calendars: new CalendarCache(db, clock, log),
@@ -161,6 +169,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   await services.keys.current('token');
   await services.keys.current('attestation');
   await services.calendars.reload();
+  // Partners, instruments and rates are read once now rather than by the first order.
+  await services.reference.current();
 
   const cursors = new CursorCodec(deriveKey(masterKey, 'cursor'));
   const webhooks = createWebhooks({ config, storage, clock, masterKey, idempotency: services.idempotency, cursors, log, options: { allowPrivateInSandbox: config.webhooksAllowPrivate } });

@@ -40,6 +40,8 @@ export interface Config {
   readonly workers: WorkerSet;
   /** Seed synthetic partners and instruments on first start (sandbox default). */
   readonly seedSandboxData: boolean;
+  /** How old each process's copy of partners, instruments and reference rates may grow before it is read again. */
+  readonly referenceRefreshSeconds: number;
   /**
    * Where the client address comes from: the connection (false), X-Forwarded-For's first entry (true:
    * every hop trusted), or its last entry not added by one of these comma-separated proxy addresses or
@@ -149,6 +151,7 @@ export function parseConfig(env: Env): Config {
     attestationValidityDays: integer(env, 'CAURI_ATTESTATION_VALIDITY_DAYS', 365, 1, 3650),
     workers: oneOf(env, 'CAURI_WORKERS', ['all', 'none'] as const, 'all'),
     seedSandboxData: boolean(env, 'CAURI_SEED', mode === 'sandbox'),
+    referenceRefreshSeconds: integer(env, 'CAURI_REFERENCE_REFRESH_SECONDS', 10, 1, 3600),
     trustProxy: trustProxy(env),
     anchor: anchorConfig(env, mode),
     webhooksAllowPrivate: mode === 'sandbox' && boolean(env, 'CAURI_WEBHOOKS_ALLOW_PRIVATE', true),

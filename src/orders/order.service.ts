@@ -1,19 +1,19 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../lib/clock.js';
-import { isoMillis } from '../lib/clock.js';
+import { isoMillis, utcDay } from '../lib/clock.js';
 import { ApiError, notFound, validationError, type ErrorDetail } from '../lib/errors.js';
 import { isId, newId, type ClientId } from '../lib/ids.js';
 import { recordEvent } from '../events/event.service.js';
 import { findClientAttestation, findClientAttestationShared } from '../kyc/attestation.repository.js';
 import type { KycLevel } from '../kyc/levels.js';
-import { findInstrument } from '../partners/instrument.repository.js';
-import { JURISDICTION_OF_EXCHANGE, type Exchange } from '../partners/markets.js';
-import { findPartner } from '../partners/partner.repository.js';
+import { JURISDICTION_OF_EXCHANGE, currencyOfInstrument } from '../partners/markets.js';
+import type { ReferenceData, ReferenceInstrument, ReferenceSnapshot } from '../partners/reference-data.js';
 import type { ConnectorRegistry } from '../routing/registry.js';
 import { lockForTransaction, type DialectName } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';
-import { checkCap, monthWindow, orderNotionalCents, sumCommitted } from './core/caps.js';
+import { capCents, checkCap, committedNotional, monthWindow, orderNotionalCents, sumCommitted, toFcfaCents, type CommittedOrderInput } from './core/caps.js';
 import { averageFillPrice } from './core/fills.js';
+import { checkTradingRules, marketWorstPriceCents } from './core/price-rules.js';
 import { isFinal } from './core/state-machine.js';
 import { findClientOrder, insertOrder, listClientOrders, subjectOrdersInWindow, updateOrder, type OrderFilter } from './order.repository.js';
 import type { Order, OrderRequest } from './order.schemas.js';
@@ -30,6 +30,7 @@ export function toOrder(row: OrderRow): Order {
     rcpt_to: row.rcpt_to,
     kyc_attestation_id: row.kyc_attestation_id,
     instrument: row.instrument,
+    currency: currencyOfInstrument(row.instrument),
     side: row.side,
     qty: row.qty,
     limit_price_cents: row.limit_price_cents,
@@ -67,13 +68,27 @@ export interface OrderPage {
   newer: string | null;
 }
 
+/** The detail of a 422 `fx_rate`: an amount in `currency` on `day` cannot be counted in FCFA. */
+function fxRateMissing(instrument: string, currency: string, day: string, whose: string): ErrorDetail {
+  return {
+    field: 'instrument',
+    rule: 'fx_rate',
+    value: instrument,
+    message: `no ${currency} reference rate for ${day} (${whose}): the monthly cap counts in FCFA; the operator imports rates with cauri fx import`,
+    currency,
+    date: day,
+  };
+}
+
 /**
- * Accepts orders after every check of decisions.md, and serves them back. Routing to the partner
- * happens after the order is stored (see routing/router.ts).
+ * Accepts orders after every check of docs/concepts.md ("Checks"), and serves them back. Routing to
+ * the partner happens after the order is stored (see routing/router.ts). Partners, instruments and
+ * rates come from the process's reference data (no read per order).
  */
 export class OrderService {
   constructor(
     private readonly connectors: ConnectorRegistry,
+    private readonly reference: ReferenceData,
     private readonly clock: Clock,
     private readonly options: { livemode: boolean; dialect: DialectName; firstHandOverGraceMs: number },
   ) {}
@@ -85,7 +100,8 @@ export class OrderService {
    */
   async create(trx: Kysely<Database>, clientId: ClientId, request: OrderRequest): Promise<Order> {
     const details = checkMetadata(request.client_metadata);
-    const partner = isId('partner', request.rcpt_to) ? await findPartner(trx, request.rcpt_to) : undefined;
+    const reference = await this.reference.current();
+    const partner = isId('partner', request.rcpt_to) ? reference.partner(request.rcpt_to) : undefined;
     if (partner === undefined) details.push({ field: 'rcpt_to', rule: 'exists', value: request.rcpt_to, message: 'no such SGI partner' });
     else if (partner.status !== 'approved') details.push({ field: 'rcpt_to', rule: 'approved', value: request.rcpt_to, message: `partner is ${partner.status}, not approved` });
     else if (!this.connectors.has(partner.connector)) details.push({ field: 'rcpt_to', rule: 'connector', value: request.rcpt_to, message: `partner's connector ${partner.connector} is not available here` });
@@ -99,42 +115,22 @@ export class OrderService {
       details.push({ field: 'kyc_attestation_id', rule: 'jurisdiction', value: partner.jurisdiction, message: `attestation does not cover ${partner.jurisdiction}, the partner's jurisdiction` });
     }
 
-    const instrument = await findInstrument(trx, request.instrument);
+    const instrument = reference.instrument(request.instrument);
     if (instrument === undefined) details.push({ field: 'instrument', rule: 'exists', value: request.instrument, message: 'no such instrument in the catalogue' });
-    else if (partner !== undefined) {
-      const capabilities = JSON.parse(partner.capabilities) as string[];
-      if (JURISDICTION_OF_EXCHANGE[instrument.exchange as Exchange] !== partner.jurisdiction) {
-        details.push({ field: 'instrument', rule: 'partner_jurisdiction', value: request.instrument, message: `${instrument.exchange} is outside the partner's jurisdiction ${partner.jurisdiction}` });
-      } else if (!capabilities.includes(instrument.class)) {
-        details.push({ field: 'instrument', rule: 'partner_capability', value: request.instrument, message: `the partner does not trade ${instrument.class}` });
+    else {
+      if (partner !== undefined) {
+        if (JURISDICTION_OF_EXCHANGE[instrument.exchange] !== partner.jurisdiction) {
+          details.push({ field: 'instrument', rule: 'partner_jurisdiction', value: request.instrument, message: `${instrument.exchange} is outside the partner's jurisdiction ${partner.jurisdiction}` });
+        } else if (!partner.capabilities.includes(instrument.class)) {
+          details.push({ field: 'instrument', rule: 'partner_capability', value: request.instrument, message: `the partner does not trade ${instrument.class}` });
+        }
       }
+      details.push(...checkTradingRules(instrument, request));
     }
     if (details.length > 0 || partner === undefined || attestation === undefined || instrument === undefined) throw validationError(details);
 
-    // Monthly cap (decisions.md): the sum over the subject's buy orders of the month that are not
-    // failed, under a lock, so that two concurrent orders cannot each see room for both.
     const level = attestation.level as KycLevel;
-    const newCents = orderNotionalCents({ side: request.side, qty: request.qty, limit_price_cents: request.limit_price_cents ?? null, reference_price_cents: instrument.reference_price_cents });
-    if (newCents > 0n && level !== 'KYC3') {
-      await lockForTransaction(trx, this.options.dialect, `cap:${clientId}:${attestation.subject_id}`);
-      const window = monthWindow(new Date(now));
-      const rows = await subjectOrdersInWindow(trx, clientId, attestation.subject_id, window.startMs, window.endMs);
-      const used = sumCommitted(rows.map((r) => ({ ...r, fill_notional_cents: BigInt(r.fill_notional_cents) })));
-      const check = checkCap(level, used, newCents);
-      if (!check.ok) {
-        throw validationError([
-          {
-            field: 'qty',
-            rule: 'monthly_cap',
-            value: request.qty,
-            message: `the order (${newCents} cents) exceeds the ${level} monthly cap; ${check.remaining_cents} cents remain this month`,
-            order_cents: Number(newCents),
-            remaining_cents: Number(check.remaining_cents),
-            cap_cents: Number(check.cap_cents),
-          },
-        ]);
-      }
-    }
+    if (request.side === 'buy' && capCents(level) !== null) await this.#checkCap(trx, { clientId, subjectId: attestation.subject_id, level, request, instrument, reference, now });
 
     const row: OrderRow = {
       id: newId('order', now),
@@ -168,6 +164,68 @@ export class OrderService {
     const order = toOrder(row);
     await recordEvent(trx, { clientId, type: 'order.created', data: order, livemode: this.options.livemode, at: new Date(now), subjectRef: order.id });
     return order;
+  }
+
+  /**
+   * The monthly cap: the buy orders of the subject's calendar month (UTC) that are not
+   * failed, each counted in FCFA at its currency's rate of the day it was placed, plus this one, may
+   * not exceed the level's cap. A market buy counts at its worst case, the band's upper limit. Read
+   * under a per-subject lock, so that two concurrent orders cannot each see room for both.
+   */
+  async #checkCap(
+    trx: Kysely<Database>,
+    c: { clientId: ClientId; subjectId: string; level: KycLevel; request: OrderRequest; instrument: ReferenceInstrument; reference: ReferenceSnapshot; now: number },
+  ): Promise<void> {
+    const { request, instrument, reference } = c;
+    const today = utcDay(c.now);
+    const rate = reference.fcfaRate(instrument.currency, today);
+    if (rate === undefined) throw validationError([fxRateMissing(request.instrument, instrument.currency, today, 'the day of this order')]);
+    const worst = marketWorstPriceCents(instrument);
+    if (request.limit_price_cents === undefined && worst === null) {
+      throw validationError([
+        {
+          field: 'limit_price_cents',
+          rule: 'required',
+          value: null,
+          message: `${request.instrument} has no price band, so a market buy has no worst price to count against the ${c.level} monthly cap: give a limit price`,
+        },
+      ]);
+    }
+    const newCents = toFcfaCents(orderNotionalCents({ side: 'buy', qty: request.qty, limit_price_cents: request.limit_price_cents ?? null, market_price_cents: worst ?? 0 }), rate);
+
+    await lockForTransaction(trx, this.options.dialect, `cap:${c.clientId}:${c.subjectId}`);
+    const window = monthWindow(new Date(c.now));
+    const committed: CommittedOrderInput[] = [];
+    for (const r of await subjectOrdersInWindow(trx, c.clientId, c.subjectId, window.startMs, window.endMs)) {
+      // Each order of the month counts at the worst price of its band around the reference price it
+      // was placed at (an instrument since removed, or without a band: that reference price).
+      const rules = reference.instrument(r.instrument);
+      const order = {
+        ...r,
+        fill_notional_cents: BigInt(r.fill_notional_cents),
+        market_price_cents: (rules === undefined ? null : marketWorstPriceCents({ ...rules, reference_price_cents: r.reference_price_cents })) ?? r.reference_price_cents,
+      };
+      if (committedNotional(order) === 0n) continue;
+      const currency = currencyOfInstrument(r.instrument);
+      const day = utcDay(r.created_at);
+      const orderRate = reference.fcfaRate(currency, day);
+      if (orderRate === undefined) throw validationError([fxRateMissing(request.instrument, currency, day, 'the day of an earlier order of this month')]);
+      committed.push({ ...order, fcfa_rate: orderRate });
+    }
+    const check = checkCap(c.level, sumCommitted(committed), newCents);
+    if (!check.ok) {
+      throw validationError([
+        {
+          field: 'qty',
+          rule: 'monthly_cap',
+          value: request.qty,
+          message: `the order (${newCents} cents of FCFA) exceeds the ${c.level} monthly cap; ${check.remaining_cents} cents of FCFA remain this month`,
+          order_cents: Number(newCents),
+          remaining_cents: Number(check.remaining_cents),
+          cap_cents: Number(check.cap_cents),
+        },
+      ]);
+    }
   }
 
   async #find(db: Kysely<Database>, clientId: ClientId, id: string): Promise<OrderRow> {

@@ -66,6 +66,10 @@ export interface OrderForPartner {
   readonly limit_price_cents: number | null;
   /** The instrument's reference price when the order was placed. */
   readonly reference_price_cents: number;
+  /** The instrument's tick: every price is a multiple of it. Absent (orders handed over by an older version): 1. */
+  readonly tick_size_cents?: number;
+  /** The instrument's price band around the reference price, limits included; null or absent: no band. */
+  readonly price_limits?: { readonly low_cents: number; readonly high_cents: number } | null;
 }
 
 /** The `failure_reason` of a failed order (decisions.md, "Orders"). */

@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../lib/clock.js';
 import { isoMillis } from '../lib/clock.js';
 import { recordEvent } from '../events/event.service.js';
+import { priceLimits } from '../orders/core/price-rules.js';
 import { findInstrument } from '../partners/instrument.repository.js';
 import { applyFill, FillError } from '../orders/core/fills.js';
 import { canTransition, isFinal, type OrderStatus } from '../orders/core/state-machine.js';
@@ -78,6 +79,8 @@ export class Router {
       qty: row.qty,
       limit_price_cents: row.limit_price_cents,
       reference_price_cents: row.reference_price_cents,
+      tick_size_cents: instrument?.tick_size_cents ?? 1,
+      price_limits: instrument === undefined ? null : priceLimits({ ...instrument, reference_price_cents: row.reference_price_cents }),
     };
   }
 

@@ -14,6 +14,7 @@ import * as unreadIndexes from './migrations/2026-11-24T13-00-unread-indexes.js'
 import * as orderListingIndexes from './migrations/2026-11-24T14-00-order-listing-indexes.js';
 import * as deferredDeliveryListing from './migrations/2026-11-24T15-00-deferred-delivery-listing.js';
 import * as calendars from './migrations/2026-11-25T00-00-calendars.js';
+import * as instrumentRules from './migrations/2026-11-25T01-00-instrument-rules.js';
 
 /**
  * The migrations, listed explicitly rather than read from a folder, so that bundlers and tools see
@@ -35,6 +36,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-24T14-00-order-listing-indexes': orderListingIndexes,
   '2026-11-24T15-00-deferred-delivery-listing': deferredDeliveryListing,
   '2026-11-25T00-00-calendars': calendars,
+  '2026-11-25T01-00-instrument-rules': instrumentRules,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -131,14 +131,14 @@ export const SANDBOX_TEST_VALUES: readonly SandboxTestValue[] = Object.freeze([
     value: `${NEVER_FILL_BUY_LIMIT_CENTS} (buy)`,
     outcome: 'routed, resting until cancelled',
     reports: 'accepted; cancelled on cancel',
-    description: 'A buy limit of 1 cent never fills.',
+    description: 'A buy limit of 1 cent never fills. The order must pass the price checks: only an instrument without a price band and with a 1-cent tick takes it (the synthetic funds and money-market bills).',
   },
   {
     trigger: 'limit_price_cents',
     value: `${NEVER_FILL_SELL_LIMIT_CENTS} (sell)`,
     outcome: 'routed, resting until cancelled',
     reports: 'accepted; cancelled on cancel',
-    description: 'A sell at the largest allowed limit never fills.',
+    description: 'A sell at the largest allowed limit never fills. Like the 1-cent buy, only on an instrument without a price band.',
   },
 ]);
 
@@ -187,9 +187,40 @@ export function priceBand(referenceCents: number): { lo: number; hi: number } {
   return { lo: Math.max(1, referenceCents - d), hi: referenceCents + d };
 }
 
-function priceAtBp(referenceCents: number, bp: number): number {
+/** What the instrument allows a price to be: a multiple of the tick, inside the exchange's band. */
+export interface PriceGrid {
+  readonly tick_size_cents: number;
+  readonly price_limits: { readonly low_cents: number; readonly high_cents: number } | null;
+}
+
+/** Any price in cents, no band: the grid of an order handed over without one. */
+export const ANY_PRICE: PriceGrid = Object.freeze({ tick_size_cents: 1, price_limits: null });
+
+export function gridOf(order: Pick<OrderForPartner, 'tick_size_cents' | 'price_limits'>): PriceGrid {
+  return { tick_size_cents: order.tick_size_cents ?? 1, price_limits: order.price_limits ?? null };
+}
+
+/**
+ * The prices the synthetic market takes: within +-1% of the reference, inside the exchange's band,
+ * on the tick grid (both ends rounded inwards). When no multiple of the tick lies in that range, the
+ * one price is the grid's nearest to the reference inside the band.
+ */
+export function priceRange(referenceCents: number, grid: PriceGrid): { lo: number; hi: number } {
+  const tick = grid.tick_size_cents;
+  const band = grid.price_limits;
   const { lo, hi } = priceBand(referenceCents);
-  const p = referenceCents + Math.round((referenceCents * bp) / 10_000);
+  const low = Math.ceil(Math.max(lo, band?.low_cents ?? 1, tick) / tick) * tick;
+  const high = Math.floor(Math.min(hi, band?.high_cents ?? hi) / tick) * tick;
+  if (low <= high) return { lo: low, hi: high };
+  let p = Math.max(tick, Math.round(referenceCents / tick) * tick);
+  if (band !== null) p = Math.min(band.high_cents, Math.max(band.low_cents, p));
+  return { lo: p, hi: p };
+}
+
+function priceAtBp(referenceCents: number, bp: number, grid: PriceGrid): number {
+  const { lo, hi } = priceRange(referenceCents, grid);
+  const tick = grid.tick_size_cents;
+  const p = Math.round((referenceCents + Math.round((referenceCents * bp) / 10_000)) / tick) * tick;
   return Math.min(hi, Math.max(lo, p));
 }
 
@@ -207,11 +238,12 @@ function marketBp(instrument: string, atMs: number): number {
 /**
  * The simulated market price of an instrument at a time, in cents: the reference price moved by a
  * 10-minute triangle wave of +-0.8% and a per-second noise of +-0.2%, kept within +-1% of the
- * reference. Limit orders fill when this price crosses their limit. Exported so that tests and the
- * documentation can say when a given limit will fill.
+ * reference and within the instrument's band, on its tick grid (`priceRange`). Limit orders fill when
+ * this price crosses their limit. Exported so that tests and the documentation can say when a given
+ * limit will fill.
  */
-export function simulatedPriceCents(instrument: string, referenceCents: number, atMs: number): number {
-  return priceAtBp(referenceCents, marketBp(instrument, atMs));
+export function simulatedPriceCents(instrument: string, referenceCents: number, atMs: number, grid: PriceGrid = ANY_PRICE): number {
+  return priceAtBp(referenceCents, marketBp(instrument, atMs), grid);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -465,14 +497,17 @@ function assertOrder(order: OrderForPartner): void {
   if (order.limit_price_cents !== null && !int(order.limit_price_cents, MAX_PRICE)) problems.push('limit_price_cents');
   if (!int(order.reference_price_cents, MAX_PRICE)) problems.push('reference_price_cents');
   if (order.instrument_status !== 'active' && order.instrument_status !== 'suspended') problems.push('instrument_status');
+  if (order.tick_size_cents !== undefined && !int(order.tick_size_cents, MAX_PRICE)) problems.push('tick_size_cents');
+  const band = order.price_limits;
+  if (band !== undefined && band !== null && !(int(band.low_cents, 2 * MAX_PRICE) && int(band.high_cents, 2 * MAX_PRICE) && band.low_cents <= band.high_cents)) problems.push('price_limits');
   if (problems.length > 0) throw new TypeError(`malformed order ${order.order_id}: ${problems.join(', ')}`);
 }
 
-/** A limit the synthetic price can never cross (it stays within +-1% of the reference). */
+/** A limit the synthetic price can never cross (it stays in `priceRange`). */
 function neverFills(order: OrderForPartner): boolean {
   const limit = order.limit_price_cents;
   if (limit === null) return false;
-  const { lo, hi } = priceBand(order.reference_price_cents);
+  const { lo, hi } = priceRange(order.reference_price_cents, gridOf(order));
   if (order.side === 'buy') return limit === NEVER_FILL_BUY_LIMIT_CENTS || limit < lo;
   return limit === NEVER_FILL_SELL_LIMIT_CENTS || limit > hi;
 }
@@ -525,6 +560,7 @@ function collectDue(o: SimOrder, nowMs: number, out: Pending[]): void {
   if (o.rests) return;
   const { order } = o;
   const seed = seedOf(order.order_id);
+  const grid = gridOf(order);
   let cum = o.cumQty;
   while (o.nextTranche < o.plan.length) {
     const tranche = o.plan[o.nextTranche] as Tranche;
@@ -536,7 +572,7 @@ function collectDue(o: SimOrder, nowMs: number, out: Pending[]): void {
       // Test the price once per tick from `earliest`; resume where the last call stopped.
       let t = Math.max(earliest, o.scanFromMs);
       for (; t <= nowMs; t += PRICE_TICK_MS) {
-        const market = simulatedPriceCents(order.instrument, order.reference_price_cents, t);
+        const market = simulatedPriceCents(order.instrument, order.reference_price_cents, t, grid);
         if (order.side === 'buy' ? market <= order.limit_price_cents : market >= order.limit_price_cents) {
           at = t;
           break;
@@ -547,7 +583,7 @@ function collectDue(o: SimOrder, nowMs: number, out: Pending[]): void {
     if (at === null) break;
     // The order's own jitter (seeded by its id) on top of the market, inside the band and the limit.
     const bp = Math.max(-BAND_BP, Math.min(BAND_BP, marketBp(order.instrument, at) + spread(hashAt(seed, 300 + o.nextTranche), JITTER_BP)));
-    let price = priceAtBp(order.reference_price_cents, bp);
+    let price = priceAtBp(order.reference_price_cents, bp, grid);
     if (order.limit_price_cents !== null) {
       price = order.side === 'buy' ? Math.min(price, order.limit_price_cents) : Math.max(price, order.limit_price_cents);
     }

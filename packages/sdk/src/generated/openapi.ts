@@ -813,8 +813,21 @@ export interface paths {
                                 /** @enum {string} */
                                 class: "equities" | "bonds" | "opcvm" | "reit" | "money_market" | "junior_board";
                                 name: string;
-                                /** @description Reference price in cents of XOF. */
+                                /**
+                                 * @description ISO 4217: XOF (BRVM), XAF (BVMAC), GHS (GSE). Every amount ending in _cents is in hundredths of it.
+                                 * @enum {string}
+                                 */
+                                currency: "XOF" | "XAF" | "GHS";
+                                /** @description ISO 6166 identifier, or null when not known. */
+                                isin: string | null;
+                                /** @description An order's qty is a whole multiple of it. */
+                                lot_size: number;
+                                /** @description A limit price is a whole multiple of it, in cents of the currency. */
+                                tick_size_cents: number;
+                                /** @description The previous close, in cents of the currency. */
                                 reference_price_cents: number;
+                                /** @description Limit prices must lie within this many basis points either side of the reference price, the limits rounded inwards to the tick: low = ceil(reference x (1 - bps/10000) / tick) x tick (at least one tick), high = floor(reference x (1 + bps/10000) / tick) x tick. A market buy counts against a monthly cap at qty x high. null: no band. */
+                                price_band_bps: number | null;
                                 /** @enum {string} */
                                 status: "active" | "suspended";
                             }[];
@@ -924,8 +937,21 @@ export interface paths {
                             /** @enum {string} */
                             class: "equities" | "bonds" | "opcvm" | "reit" | "money_market" | "junior_board";
                             name: string;
-                            /** @description Reference price in cents of XOF. */
+                            /**
+                             * @description ISO 4217: XOF (BRVM), XAF (BVMAC), GHS (GSE). Every amount ending in _cents is in hundredths of it.
+                             * @enum {string}
+                             */
+                            currency: "XOF" | "XAF" | "GHS";
+                            /** @description ISO 6166 identifier, or null when not known. */
+                            isin: string | null;
+                            /** @description An order's qty is a whole multiple of it. */
+                            lot_size: number;
+                            /** @description A limit price is a whole multiple of it, in cents of the currency. */
+                            tick_size_cents: number;
+                            /** @description The previous close, in cents of the currency. */
                             reference_price_cents: number;
+                            /** @description Limit prices must lie within this many basis points either side of the reference price, the limits rounded inwards to the tick: low = ceil(reference x (1 - bps/10000) / tick) x tick (at least one tick), high = floor(reference x (1 + bps/10000) / tick) x tick. A market buy counts against a monthly cap at qty x high. null: no band. */
+                            price_band_bps: number | null;
                             /** @enum {string} */
                             status: "active" | "suspended";
                         };
@@ -2478,6 +2504,11 @@ export interface paths {
                                 rcpt_to: string;
                                 kyc_attestation_id: string;
                                 instrument: string;
+                                /**
+                                 * @description ISO 4217: XOF (BRVM), XAF (BVMAC), GHS (GSE). Every amount ending in _cents is in hundredths of it.
+                                 * @enum {string}
+                                 */
+                                currency: "XOF" | "XAF" | "GHS";
                                 /** @enum {string} */
                                 side: "buy" | "sell";
                                 qty: number;
@@ -2644,12 +2675,13 @@ export interface paths {
                         rcpt_to: string;
                         /** @description Attestation of the investor, issued to this client */
                         kyc_attestation_id: string;
-                        /** @description <TICKER>.<EXCHANGE>, for example KOLA.BRVM */
+                        /** @description <TICKER>.<EXCHANGE>, for example SNTS.BRVM */
                         instrument: string;
                         /** @enum {string} */
                         side: "buy" | "sell";
+                        /** @description A multiple of the instrument's lot_size */
                         qty: number;
-                        /** @description Omitted: a market order */
+                        /** @description Omitted: a market order. In cents of the instrument's currency; a multiple of its tick_size_cents and within its price band. */
                         limit_price_cents?: number;
                         /** @description Free-form; at most 8 KiB serialised, 50 members, depth 5. Echoed back. */
                         client_metadata?: {
@@ -2677,6 +2709,11 @@ export interface paths {
                             rcpt_to: string;
                             kyc_attestation_id: string;
                             instrument: string;
+                            /**
+                             * @description ISO 4217: XOF (BRVM), XAF (BVMAC), GHS (GSE). Every amount ending in _cents is in hundredths of it.
+                             * @enum {string}
+                             */
+                            currency: "XOF" | "XAF" | "GHS";
                             /** @enum {string} */
                             side: "buy" | "sell";
                             qty: number;
@@ -2888,6 +2925,11 @@ export interface paths {
                             rcpt_to: string;
                             kyc_attestation_id: string;
                             instrument: string;
+                            /**
+                             * @description ISO 4217: XOF (BRVM), XAF (BVMAC), GHS (GSE). Every amount ending in _cents is in hundredths of it.
+                             * @enum {string}
+                             */
+                            currency: "XOF" | "XAF" | "GHS";
                             /** @enum {string} */
                             side: "buy" | "sell";
                             qty: number;
@@ -3079,6 +3121,11 @@ export interface paths {
                             rcpt_to: string;
                             kyc_attestation_id: string;
                             instrument: string;
+                            /**
+                             * @description ISO 4217: XOF (BRVM), XAF (BVMAC), GHS (GSE). Every amount ending in _cents is in hundredths of it.
+                             * @enum {string}
+                             */
+                            currency: "XOF" | "XAF" | "GHS";
                             /** @enum {string} */
                             side: "buy" | "sell";
                             qty: number;
