@@ -8,7 +8,7 @@ import { importFxRates } from '../../partners/fx-rate.service.js';
 import { listPartners } from '../../partners/partner.repository.js';
 import { importPartners, type ImportReport } from '../../partners/partner.service.js';
 import { readJsonFile } from '../json-file.js';
-import { printJson, printTable } from '../output.js';
+import { CliError, printJson, printTable } from '../output.js';
 
 function printReport(report: ImportReport, json: boolean, refreshSeconds: number): void {
   if (json) {
