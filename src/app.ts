@@ -19,6 +19,7 @@ import { eventStreamRoutes } from './events/stream.routes.js';
 import { createHttpApp, type App } from './http/app.js';
 import { CursorCodec } from './http/cursor.js';
 import { dashboardRoutes } from './http/dashboard.routes.js';
+import { guardIdempotentRoutes } from './http/idempotent.js';
 import { Metrics } from './http/metrics.js';
 import { opsRoutes } from './http/ops.routes.js';
 import { MemoryRateLimitStore, RateLimiter, RedisRateLimitStore, type RateLimitStore } from './http/rate-limit.js';
@@ -90,7 +91,7 @@ export function createServices(config: Config, storage: Storage, masterKey: Buff
     clients: new ClientService(db, deriveKey(masterKey, 'client-secrets'), config.mode, clock, () => storage.changeMarker()),
     keys,
     tokens: new TokenService(keys, { issuer: config.publicUrl, audience: `${config.publicUrl}/v1`, livemode: config.livemode }, clock),
-    idempotency: new IdempotencyService(db, storage.transact, clock, storage.dialect),
+    idempotency: new IdempotencyService(db, storage.transact, clock, storage.dialect, deriveKey(masterKey, 'idempotency-responses')),
     limiter: new RateLimiter(rateLimitStore, config.rateLimitPerMinute, clock, (error) => log.warn({ err: error }, 'rate-limit store unavailable; request let through uncounted')),
     kyc: new KycService(keys, clock, { issuer: config.serviceName, validityDays: config.attestationValidityDays, livemode: config.livemode, dialect }),
     crl: new CrlService(db, keys, clock, config.serviceName),
@@ -162,6 +163,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
 
   const app = await createHttpApp(config, metrics, log);
   installAuthentication(app, { db, changeMarker: () => storage.changeMarker(), tokens: services.tokens, limiter: services.limiter });
+  guardIdempotentRoutes(app);
   await app.register(opsRoutes, { db, metrics, checks: config.redisUrl === null ? {} : { redis: () => rateLimitStore.ping() } });
   await app.register(tokenRoutes, { clients: services.clients, tokens: services.tokens, keys: services.keys, limiter: services.limiter });
   await app.register(selfServiceRoutes, { clients: services.clients, tokens: services.tokens, limiter: services.limiter });
