@@ -64,9 +64,11 @@ function postTo(base: string, api: ApiClient, path: string, body: unknown, key: 
 }
 
 async function assertInFlight(res: Response): Promise<void> {
-  assert.equal(res.status, 409);
+  // Read first: an unread body would hold its connection open, and the server's close with it.
+  const body = (await res.json()) as Json;
+  assert.equal(res.status, 409, JSON.stringify(body));
   assert.equal(res.headers.get('retry-after'), '1');
-  assert.equal(((await res.json()) as Json).code, 'conflict');
+  assert.equal(body.code, 'conflict');
 }
 
 for (const database of DATABASES) {
@@ -76,21 +78,29 @@ for (const database of DATABASES) {
       const partner = slowPartner(s.runtime);
       const key = randomUUID();
       const pending = s.api.post('/v1/orders', s.order, key);
-      await partner.reached;
-      // The order is committed and being handed over: in this process and in another one, 409.
-      await assertInFlight(await s.api.post('/v1/orders', s.order, key));
-      await assertInFlight(await postTo(s.other.base, s.api, '/v1/orders', s.order, key));
-      partner.release();
-      const first = await pending;
-      const text = await first.text();
-      assert.equal(first.status, 201);
-      assert.equal(JSON.parse(text).status, 'routed');
-      for (const res of [await s.api.post('/v1/orders', s.order, key), await postTo(s.other.base, s.api, '/v1/orders', s.order, key)]) {
-        assert.equal(res.status, 201);
-        assert.equal(res.headers.get('idempotent-replayed'), 'true');
-        assert.equal(await res.text(), text, 'byte for byte the first answer');
+      try {
+        await partner.reached;
+        // The order is committed and being handed over: in this process and in another one, 409.
+        await assertInFlight(await s.api.post('/v1/orders', s.order, key));
+        await assertInFlight(await postTo(s.other.base, s.api, '/v1/orders', s.order, key));
+        partner.release();
+        const first = await pending;
+        const text = await first.text();
+        assert.equal(first.status, 201);
+        assert.equal(JSON.parse(text).status, 'routed');
+        for (const res of [await s.api.post('/v1/orders', s.order, key), await postTo(s.other.base, s.api, '/v1/orders', s.order, key)]) {
+          assert.equal(res.status, 201);
+          assert.equal(res.headers.get('idempotent-replayed'), 'true');
+          assert.equal(await res.text(), text, 'byte for byte the first answer');
+        }
+        assert.equal((await s.runtime.storage.db.selectFrom('orders').select('id').execute()).length, 1);
+      } finally {
+        // After a failed assertion too: the request must not stay with the partner, nor its answer
+        // unread (either would hold the server's close).
+        partner.release();
+        const res = await pending;
+        if (!res.bodyUsed) await res.body?.cancel();
       }
-      assert.equal((await s.runtime.storage.db.selectFrom('orders').select('id').execute()).length, 1);
     });
 
     test('a request stuck past its lease: another process settles its committed answer, and the late request answers the same', async (t) => {
@@ -98,24 +108,32 @@ for (const database of DATABASES) {
       const partner = slowPartner(s.runtime);
       const key = randomUUID();
       const pending = s.api.post('/v1/orders', s.order, key);
-      await partner.reached;
-      s.clock.advance(IDEMPOTENCY_LEASE_MS - 1);
-      await assertInFlight(await postTo(s.other.base, s.api, '/v1/orders', s.order, key));
-      s.clock.advance(1);
-      // For the other process the holder may have died: the order as committed is the answer.
-      const settled = await postTo(s.other.base, s.api, '/v1/orders', s.order, key);
-      const text = await settled.text();
-      assert.equal(settled.status, 201);
-      assert.equal(settled.headers.get('idempotent-replayed'), 'true');
-      assert.equal(JSON.parse(text).status, 'created');
-      // The holder's own process knows it is alive.
-      await assertInFlight(await s.api.post('/v1/orders', s.order, key));
-      partner.release();
-      const late = await pending;
-      assert.equal(late.status, 201);
-      assert.equal(await late.text(), text, 'the late request answers what was settled');
-      assert.equal(await (await s.api.post('/v1/orders', s.order, key)).text(), text);
-      assert.equal((await s.runtime.storage.db.selectFrom('orders').select('id').execute()).length, 1);
+      try {
+        await partner.reached;
+        s.clock.advance(IDEMPOTENCY_LEASE_MS - 1);
+        await assertInFlight(await postTo(s.other.base, s.api, '/v1/orders', s.order, key));
+        s.clock.advance(1);
+        // For the other process the holder may have died: the order as committed is the answer.
+        const settled = await postTo(s.other.base, s.api, '/v1/orders', s.order, key);
+        const text = await settled.text();
+        assert.equal(settled.status, 201);
+        assert.equal(settled.headers.get('idempotent-replayed'), 'true');
+        assert.equal(JSON.parse(text).status, 'created');
+        // The holder's own process knows it is alive.
+        await assertInFlight(await s.api.post('/v1/orders', s.order, key));
+        partner.release();
+        const late = await pending;
+        assert.equal(late.status, 201);
+        assert.equal(await late.text(), text, 'the late request answers what was settled');
+        assert.equal(await (await s.api.post('/v1/orders', s.order, key)).text(), text);
+        assert.equal((await s.runtime.storage.db.selectFrom('orders').select('id').execute()).length, 1);
+      } finally {
+        // After a failed assertion too: the request must not stay with the partner, nor its answer
+        // unread (either would hold the server's close).
+        partner.release();
+        const res = await pending;
+        if (!res.bodyUsed) await res.body?.cancel();
+      }
     });
 
     test('a lone surrogate in any text of an idempotent POST is 422 unicode naming the field, on every retry; the key stays free', async (t) => {
