@@ -32,11 +32,12 @@ export async function replyIdempotently(
   options: IdempotentReplyOptions = {},
 ): Promise<FastifyReply> {
   const header = request.headers['idempotency-key'];
+  const key = Array.isArray(header) ? header[0] : header;
   const { afterCommit } = options;
   const outcome = await idempotency.run(
     {
       clientId: authOf(request).clientId,
-      key: Array.isArray(header) ? header[0] : header,
+      key,
       // Fastify's params object has a null prototype; a plain copy is what the canonical form takes.
       fingerprint: { method: request.method, route: request.routeOptions.url, params: { ...(request.params as object) }, body: request.body ?? null },
       sealResponse: options.carriesSecret === true,
@@ -46,6 +47,9 @@ export async function replyIdempotently(
     afterCommit === undefined ? undefined : async (result, rewrite) => void (await afterCommit(result, rewrite)),
   );
   if (outcome.replayed) reply.header('idempotent-replayed', 'true');
+  if (outcome.settled === true) {
+    request.log.warn({ idempotency_key: key }, 'the request holding this Idempotency-Key outlived its lease; the response it committed is now final');
+  }
   if (outcome.followUpError !== undefined) {
     request.log.error({ err: outcome.followUpError }, 'work after the commit failed; the response committed with the request is sent');
   }

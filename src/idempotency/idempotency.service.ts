@@ -39,6 +39,8 @@ export interface IdempotentOutcome {
   replayed: boolean;
   /** The follow-up's error, when it failed after the work committed (the response is then the committed one). */
   followUpError?: unknown;
+  /** This replay made final the committed response of a request that outlived its lease (its process may have died). */
+  settled?: boolean;
 }
 
 /** Which status and body the work produced; `serialize` turns it into the bytes that are sent. */
@@ -122,7 +124,7 @@ export class IdempotencyService {
         if (existing !== undefined) {
           const decision = decide(existing, hash, now);
           if (decision === 'replay') return this.#replay(existing);
-          if (decision === 'settle') return this.#replay(await this.#settleAbandoned(trx, existing));
+          if (decision === 'settle') return { ...this.#replay(await this.#settleAbandoned(trx, existing)), settled: true };
           await deleteRecord(trx, clientId, key);
         }
         result = await work(trx);
