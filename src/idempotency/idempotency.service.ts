@@ -60,7 +60,7 @@ export type Rewrite = (trx: Kysely<Database>, body: unknown) => Promise<void>;
 export type FollowUp = (result: WorkResult, rewrite: Rewrite) => Promise<void>;
 
 /**
- * Idempotency for every mutating POST (decisions.md): keys are per client; a retry with the same key
+ * Idempotency for every mutating POST: keys are per client; a retry with the same key
  * and the same body within 24 hours gets the first response and creates nothing; another body is 422
  * `idempotency_key_reused`; the same key while the first request runs is 409. The work runs in one
  * transaction with the record, so the resource, its events and the stored response commit together.
