@@ -19,6 +19,7 @@ import { eventStreamRoutes } from './events/stream.routes.js';
 import { createHttpApp, type App } from './http/app.js';
 import { CursorCodec } from './http/cursor.js';
 import { dashboardRoutes } from './http/dashboard.routes.js';
+import { guardIdempotentRoutes } from './http/idempotent.js';
 import { Metrics } from './http/metrics.js';
 import { opsRoutes } from './http/ops.routes.js';
 import { MemoryRateLimitStore, RateLimiter, type RateLimitStore } from './http/rate-limit.js';
@@ -105,7 +106,7 @@ export function createServices(config: Config, storage: Storage, masterKey: Buff
     clients: new ClientService(db, deriveKey(masterKey, 'client-secrets'), config.mode, clock, () => storage.changeMarker()),
     keys,
     tokens: new TokenService(keys, { issuer: config.publicUrl, audience: `${config.publicUrl}/v1`, livemode: config.livemode }, clock),
-    idempotency: new IdempotencyService(db, storage.transact, clock, storage.dialect),
+    idempotency: new IdempotencyService(db, storage.transact, clock, storage.dialect, deriveKey(masterKey, 'idempotency-responses')),
     limiter: new RateLimiter(rateLimitStore, config.rateLimitPerMinute, clock),
     credentials: new CredentialGuard(rateLimitStore, { failuresPerAddress: config.authFailuresPerAddress, failuresPerClient: config.authFailuresPerClient }, clock),
     kyc: new KycService(keys, clock, { issuer: config.serviceName, validityDays: config.attestationValidityDays, livemode: config.livemode, dialect }),
@@ -187,6 +188,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const app = await createHttpApp(config, metrics, log);
   installAuthentication(app, { db, changeMarker: () => storage.changeMarker(), tokens: services.tokens, limiter: services.limiter });
   const redisEffect = 'rate limits are counted by each process on its own until it answers';
+  guardIdempotentRoutes(app);
   await app.register(opsRoutes, { db, metrics, degradable: config.redisUrl === null ? {} : { redis: { check: () => rateLimitStore.ping(), effect: redisEffect } } });
   await app.register(tokenRoutes, { clients: services.clients, tokens: services.tokens, keys: services.keys, limiter: services.limiter, guard: services.credentials });
   await app.register(selfServiceRoutes, { clients: services.clients, tokens: services.tokens, limiter: services.limiter });

@@ -43,8 +43,9 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRouteDeps> = async (app
         request,
         reply,
         async (trx) => ({ status: 201, body: await orders.create(trx, authOf(request).clientId, request.body) }),
-        // The hand-over happens after the order is committed, never inside its transaction.
-        async (result, rewrite) => router.handOver((result.body as Order).id, (trx, order) => rewrite(trx, order)),
+        // The hand-over happens after the order is committed, never inside its transaction; a replay
+        // meanwhile gets 409, then the answer this request gave.
+        { afterCommit: async (result, rewrite) => router.handOver((result.body as Order).id, (trx, order) => rewrite(trx, order)) },
       ),
   );
 
@@ -118,7 +119,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRouteDeps> = async (app
         request,
         reply,
         async (trx) => ({ status: 200, body: await orders.requestCancel(trx, authOf(request).clientId, request.params.id) }),
-        async (result, rewrite) => router.cancel((result.body as Order).id, (trx, order) => rewrite(trx, order)),
+        { afterCommit: async (result, rewrite) => router.cancel((result.body as Order).id, (trx, order) => rewrite(trx, order)) },
       ),
   );
 };
