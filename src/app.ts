@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
-import { Redis } from 'ioredis';
 import pino from 'pino';
 import { anchorFromConfig } from './audit/anchor-from-config.js';
 import { auditRoutes } from './audit/audit.routes.js';
@@ -9,6 +8,7 @@ import { AuditService } from './audit/audit.service.js';
 import { SnapshotWorker } from './audit/snapshot-worker.js';
 import { installAuthentication } from './auth/authenticate.js';
 import { ClientService } from './auth/client.service.js';
+import { CredentialGuard } from './auth/credential-guard.js';
 import { selfServiceRoutes } from './auth/self-service.routes.js';
 import { tokenRoutes } from './auth/token.routes.js';
 import { TokenService } from './auth/token.service.js';
@@ -19,9 +19,11 @@ import { eventStreamRoutes } from './events/stream.routes.js';
 import { createHttpApp, type App } from './http/app.js';
 import { CursorCodec } from './http/cursor.js';
 import { dashboardRoutes } from './http/dashboard.routes.js';
+import { guardIdempotentRoutes } from './http/idempotent.js';
 import { Metrics } from './http/metrics.js';
 import { opsRoutes } from './http/ops.routes.js';
-import { MemoryRateLimitStore, RateLimiter, RedisRateLimitStore, type RateLimitStore } from './http/rate-limit.js';
+import { MemoryRateLimitStore, RateLimiter, type RateLimitStore } from './http/rate-limit.js';
+import { openRedisRateLimitStore } from './http/rate-limit-redis.js';
 import { IdempotencyService } from './idempotency/idempotency.service.js';
 import { KeyRing } from './keys/key-ring.js';
 import { KycService } from './kyc/attestation.service.js';
@@ -29,10 +31,14 @@ import { CrlService } from './kyc/crl.service.js';
 import { kycRoutes } from './kyc/kyc.routes.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { deriveKey } from './lib/crypto.js';
+import { CalendarCache } from './markets/calendar-cache.js';
+import { applyShippedCalendars } from './markets/calendar.service.js';
+import { EXCHANGE_INFO } from './markets/exchanges.js';
+import { marketRoutes } from './markets/market.routes.js';
 import { orderRoutes } from './orders/order.routes.js';
 import { OrderService } from './orders/order.service.js';
-import { INTERIM_SETTLEMENT_DAYS, WeekdayCalendar } from './orders/weekday-calendar.js';
 import { directoryRoutes } from './partners/partner.routes.js';
+import { ReferenceData } from './partners/reference-data.js';
 import { seedSandboxDirectory } from './partners/sandbox-seed.js';
 import { ConnectorRegistry, type ConnectorFactory } from './routing/registry.js';
 import { Router } from './routing/router.js';
@@ -56,12 +62,18 @@ export interface Services {
   readonly tokens: TokenService;
   readonly idempotency: IdempotencyService;
   readonly limiter: RateLimiter;
+  /** Failed client authentications at the token endpoint, in buckets apart from the limiter's. */
+  readonly credentials: CredentialGuard;
   readonly kyc: KycService;
   readonly crl: CrlService;
   readonly connectors: ConnectorRegistry;
+  /** Partners, instruments and reference rates as this process holds them; invalidate() after an import. */
+  readonly reference: ReferenceData;
   readonly orders: OrderService;
   readonly router: Router;
   readonly audit: AuditService;
+  /** The exchanges' trading calendars, held in memory (reload() after an import). */
+  readonly calendars: CalendarCache;
 }
 
 export interface Runtime {
@@ -80,6 +92,12 @@ export function createServices(config: Config, storage: Storage, masterKey: Buff
   // Sandbox deployments reach simulated partners; production registers the connectors of real SGIs.
   const factories: Record<string, ConnectorFactory> = config.mode === 'sandbox' ? { sandbox: (partnerId) => new JournaledSandboxConnector(partnerId, db, storage.transact, clock) } : {};
   const connectors = new ConnectorRegistry(factories);
+  const reference = new ReferenceData(db, clock, {
+    refreshMs: config.referenceRefreshSeconds * 1000,
+    onRefreshError: (error) => log.warn({ err: error }, 'reference data refresh failed; the previous copy keeps serving'),
+  });
+  // The exchanges' calendars, in memory: orders read their expiry and settlement dates from them.
+  const calendars = new CalendarCache(db, clock, log);
   const router = new Router(
     db,
     storage.transact,
@@ -92,31 +110,33 @@ export function createServices(config: Config, storage: Storage, masterKey: Buff
     clients: new ClientService(db, deriveKey(masterKey, 'client-secrets'), config.mode, clock, () => storage.changeMarker()),
     keys,
     tokens: new TokenService(keys, { issuer: config.publicUrl, audience: `${config.publicUrl}/v1`, livemode: config.livemode }, clock),
-    idempotency: new IdempotencyService(db, storage.transact, clock, storage.dialect),
-    limiter: new RateLimiter(rateLimitStore, config.rateLimitPerMinute, clock, (error) => log.warn({ err: error }, 'rate-limit store unavailable; request let through uncounted')),
+    idempotency: new IdempotencyService(db, storage.transact, clock, storage.dialect, deriveKey(masterKey, 'idempotency-responses')),
+    limiter: new RateLimiter(rateLimitStore, config.rateLimitPerMinute, clock),
+    credentials: new CredentialGuard(rateLimitStore, { failuresPerAddress: config.authFailuresPerAddress, failuresPerClient: config.authFailuresPerClient }, clock),
     kyc: new KycService(keys, clock, { issuer: config.serviceName, validityDays: config.attestationValidityDays, livemode: config.livemode, dialect }),
     crl: new CrlService(db, keys, clock, config.serviceName),
     connectors,
-    orders: new OrderService(connectors, clock, new WeekdayCalendar(), {
+    reference,
+    orders: new OrderService(connectors, reference, clock, calendars, {
       livemode: config.livemode,
       dialect,
       firstHandOverGraceMs: 5000,
-      settlementDays: (exchange) => INTERIM_SETTLEMENT_DAYS[exchange] ?? 3,
+      settlementDays: (exchange) => EXCHANGE_INFO[exchange].settlement_days,
     }),
     router,
     audit: new AuditService(db, storage.transact, keys, anchorFromConfig(config.anchor, clock), clock, { livemode: config.livemode, dialect }, log),
+    calendars,
   };
 }
 
-function createRateLimitStore(config: Config, log: FastifyBaseLogger): RateLimitStore {
-  if (config.redisUrl === null) return new MemoryRateLimitStore();
-  const redis = new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true });
-  // Without a listener ioredis prints connection errors itself, outside the JSON logs.
-  redis.on('error', (error: unknown) => log.warn({ err: error }, 'redis connection error'));
-  return new RedisRateLimitStore(redis);
+async function createRateLimitStore(config: Config, log: FastifyBaseLogger): Promise<RateLimitStore> {
+  return config.redisUrl === null ? new MemoryRateLimitStore() : openRedisRateLimitStore(config.redisUrl, config.redisTimeoutMs, log);
 }
 
-/** Opens the database, applies migrations and, in sandbox, seeds the synthetic directory. */
+/**
+ * Opens the database, applies migrations and the shipped exchange calendars (in every mode) and, in
+ * sandbox, seeds the synthetic directory.
+ */
 export async function openDatabase(config: Config, options: RuntimeOptions = {}): Promise<Storage> {
   const storage = await openStorage({
     databaseUrl: config.databaseUrl,
@@ -128,7 +148,9 @@ export async function openDatabase(config: Config, options: RuntimeOptions = {})
   });
   try {
     await migrateToLatest(storage.db, storage.schema);
-    if (config.seedSandboxData) await seedSandboxDirectory(storage.db, (options.clock ?? systemClock).now());
+    const now = (options.clock ?? systemClock).now();
+    await applyShippedCalendars(storage.db, now);
+    if (config.seedSandboxData) await seedSandboxDirectory(storage.db, now);
   } catch (error) {
     await storage.close();
     throw error;
@@ -151,11 +173,14 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     base: { service: config.serviceName, mode: config.mode, pid: process.pid },
     redact: ['req.headers.authorization', 'req.headers.cookie'],
   });
-  const rateLimitStore = createRateLimitStore(config, log);
+  const rateLimitStore = await createRateLimitStore(config, log);
   const services = createServices(config, storage, masterKey, clock, rateLimitStore, log);
   // A current key of each purpose exists before the first request (created on first start).
   await services.keys.current('token');
   await services.keys.current('attestation');
+  await services.calendars.reload();
+  // Partners, instruments and rates are read once now rather than by the first order.
+  await services.reference.current();
 
   const cursors = new CursorCodec(deriveKey(masterKey, 'cursor'));
   const webhooks = createWebhooks({ config, storage, clock, masterKey, idempotency: services.idempotency, cursors, log, options: { allowPrivateInSandbox: config.webhooksAllowPrivate } });
@@ -165,14 +190,19 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     pendingEvents: () => countPendingDispatch(db),
     cachedDocuments: () => services.kyc.cachedDocuments,
     webhookWorker: () => webhooks.worker.stats,
+    rateLimitStore: () => rateLimitStore.health?.() ?? { degraded: false, outages: 0 },
+    credentialChecks: () => services.credentials.stats,
   });
 
   const app = await createHttpApp(config, metrics, log);
   installAuthentication(app, { db, changeMarker: () => storage.changeMarker(), tokens: services.tokens, limiter: services.limiter });
-  await app.register(opsRoutes, { db, metrics, checks: config.redisUrl === null ? {} : { redis: () => rateLimitStore.ping() } });
-  await app.register(tokenRoutes, { clients: services.clients, tokens: services.tokens, keys: services.keys, limiter: services.limiter });
+  const redisEffect = 'rate limits are counted by each process on its own until it answers';
+  guardIdempotentRoutes(app);
+  await app.register(opsRoutes, { db, metrics, degradable: config.redisUrl === null ? {} : { redis: { check: () => rateLimitStore.ping(), effect: redisEffect } } });
+  await app.register(tokenRoutes, { clients: services.clients, tokens: services.tokens, keys: services.keys, limiter: services.limiter, guard: services.credentials });
   await app.register(selfServiceRoutes, { clients: services.clients, tokens: services.tokens, limiter: services.limiter });
   await app.register(directoryRoutes, { db, cursors });
+  await app.register(marketRoutes, { calendars: services.calendars, clock });
   await app.register(kycRoutes, {
     db,
     kyc: services.kyc,
@@ -194,6 +224,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const routing = new RoutingWorker(services.router, log);
   const expiry = new ExpiryWorker(services.router, log);
   const snapshots = new SnapshotWorker(services.audit, clock, log);
+  // Every process, API or worker, sees another process's calendar import within the refresh period.
+  services.calendars.start();
   if (config.workers === 'all') {
     maintenance.start();
     routing.start();
@@ -209,6 +241,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     services,
     app,
     async close() {
+      services.calendars.stop();
       await maintenance.stop();
       await routing.stop();
       await expiry.stop();

@@ -143,6 +143,8 @@ export interface Order {
   rcpt_to: string;
   kyc_attestation_id?: string;
   instrument: string;
+  /** XOF, XAF or GHS: the currency of every `_cents` amount of the order. */
+  currency?: string;
   side: string;
   qty: number;
   limit_price_cents?: number | null;

@@ -13,8 +13,6 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The scope a route requires; routes without it are public. */
     scope?: Scope;
-    /** The token endpoint limits per client id itself, after reading the body. */
-    selfRateLimited?: boolean;
   }
   interface FastifyRequest {
     /** The verified access token of a protected route; null on public routes. */
@@ -116,7 +114,7 @@ export function installAuthentication(
   app.addHook('onRoute', (route) => {
     const scope = route.config?.scope;
     if (scope === undefined) {
-      if (route.config?.selfRateLimited !== true && isApiPath(route.url)) addRouteHook(route, 'onRequest', limitByAddress);
+      if (isApiPath(route.url)) addRouteHook(route, 'onRequest', limitByAddress);
       return;
     }
     addRouteHook(route, 'onRequest', (request, reply, done) => {

@@ -1,5 +1,7 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
+import type { CredentialCheckStats } from '../auth/credential-guard.js';
 import type { DeliveryWorkerStats, StepFigures } from '../webhooks/delivery-worker.js';
+import type { RateLimitStoreHealth } from './rate-limit.js';
 import type { CommitStats } from '../storage/database.js';
 
 export interface MetricsSources {
@@ -10,6 +12,10 @@ export interface MetricsSources {
   cachedDocuments?(): number;
   /** The webhook delivery worker of this process (optional; all zero where it does not run). */
   webhookWorker?(): DeliveryWorkerStats;
+  /** The rate-limit store: whether it counts in memory because Redis does not answer (optional). */
+  rateLimitStore?(): RateLimitStoreHealth;
+  /** Token requests refused for their credentials (optional). */
+  credentialChecks?(): CredentialCheckStats;
 }
 
 const WORKER_STEPS = [
@@ -222,6 +228,36 @@ export class Metrics {
       'What each step of the webhook delivery worker handled: events fanned out, due deliveries claimed, attempts recorded, combined transactions committed.',
       (step) => step.units,
     );
+    const degraded = new Gauge({
+      name: 'cauri_rate_limit_store_degraded',
+      help: 'Whether this process counts rate limits in its own memory because Redis does not answer (1) or shares them through Redis or needs no Redis (0).',
+      registers: [this.registry],
+      collect() {
+        degraded.set(sources.rateLimitStore?.().degraded === true ? 1 : 0);
+      },
+    });
+    const outages = new Counter({
+      name: 'cauri_rate_limit_store_outages_total',
+      help: 'Times this process found Redis unreachable and began counting rate limits in memory.',
+      registers: [this.registry],
+      collect() {
+        outages.reset();
+        outages.inc(sources.rateLimitStore?.().outages ?? 0);
+      },
+    });
+    const authFailures = new Counter({
+      name: 'cauri_auth_failures_total',
+      help: 'Token requests refused for their client credentials, by outcome: rejected (401 at once), delayed (401 after the brute-force delay), blocked (429: the address had used up its failed checks; nothing was checked).',
+      labelNames: ['outcome'],
+      registers: [this.registry],
+      collect() {
+        const s = sources.credentialChecks?.();
+        authFailures.reset();
+        authFailures.inc({ outcome: 'rejected' }, s?.rejected ?? 0);
+        authFailures.inc({ outcome: 'delayed' }, s?.delayed ?? 0);
+        authFailures.inc({ outcome: 'blocked' }, s?.blocked ?? 0);
+      },
+    });
     const backlog = new Gauge({
       name: 'cauri_events_pending_dispatch',
       help: 'Recorded events not yet fanned out to webhook endpoints.',

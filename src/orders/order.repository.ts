@@ -79,7 +79,7 @@ const idBefore = (ms: number) => idFloorAt('order', ms + ID_TIME_MARGIN_MS);
 const ordersInWindowQuery = (qb: Kysely<Database>, clientId: string, subjectId: string, firstId: string, beforeId: string, startMs: number, endMs: number) =>
   qb
     .selectFrom('orders')
-    .select(['side', 'status', 'qty', 'limit_price_cents', 'reference_price_cents', 'fill_notional_cents', 'pending_request', 'amend_qty', 'amend_limit_price_cents'])
+    .select(['instrument', 'side', 'status', 'qty', 'limit_price_cents', 'reference_price_cents', 'fill_notional_cents', 'created_at', 'pending_request', 'amend_qty', 'amend_limit_price_cents'])
     .where('client_id', '=', clientId)
     .where('subject_id', '=', subjectId)
     .where('id', '>=', firstId)

@@ -43,8 +43,9 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRouteDeps> = async (app
         request,
         reply,
         async (trx) => ({ status: 201, body: await orders.create(trx, authOf(request).clientId, request.body) }),
-        // The hand-over happens after the order is committed, never inside its transaction.
-        async (result, rewrite) => router.handOver((result.body as Order).id, (trx, order) => rewrite(trx, order)),
+        // The hand-over happens after the order is committed, never inside its transaction; a replay
+        // meanwhile gets 409, then the answer this request gave.
+        { afterCommit: async (result, rewrite) => router.handOver((result.body as Order).id, (trx, order) => rewrite(trx, order)) },
       ),
   );
 
@@ -99,7 +100,8 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRouteDeps> = async (app
   );
 
   // Cancel and amend answer 202 with the order showing its pending request, and 200 with the order as
-  // the partner left it when the partner answered (confirmed or refused) within the request.
+  // the partner left it when the partner answered (confirmed or refused) within the request. The
+  // partner is asked after the request commits; a replay meanwhile gets 409, then this answer.
   const partnerAnswer = (send: (id: string, after: AfterApply) => Promise<unknown>) => async (result: WorkResult, rewrite: Rewrite) =>
     send((result.body as Order).id, (trx, order) => rewrite(trx, order, 200));
 
@@ -124,7 +126,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRouteDeps> = async (app
         request,
         reply,
         async (trx) => ({ status: 202, body: await orders.requestCancel(trx, authOf(request).clientId, request.params.id) }),
-        partnerAnswer((id, after) => router.cancel(id, after)),
+        { afterCommit: partnerAnswer((id, after) => router.cancel(id, after)) },
       ),
   );
 
@@ -150,7 +152,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRouteDeps> = async (app
         request,
         reply,
         async (trx) => ({ status: 202, body: await orders.requestAmend(trx, authOf(request).clientId, request.params.id, request.body) }),
-        partnerAnswer((id, after) => router.amend(id, after)),
+        { afterCommit: partnerAnswer((id, after) => router.amend(id, after)) },
       ),
   );
 

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, Nullable, PageQuery, QueryObject, StringEnum } from '../http/schemas.js';
 import { INSTRUMENT_CODE_PATTERN } from '../partners/markets.js';
+import { CurrencySchema } from '../partners/partner.schemas.js';
 import { CANCEL_REASONS, PENDING_REQUESTS, REQUEST_REFUSALS, TIME_IN_FORCE } from './core/lifecycle.js';
 import { ORDER_STATUSES } from './core/state-machine.js';
 
@@ -12,10 +13,16 @@ export const OrderRequest = Type.Object(
   {
     rcpt_to: Type.String({ maxLength: 64, description: 'SGI partner id receiving the routed order' }),
     kyc_attestation_id: Type.String({ maxLength: 64, description: 'Attestation of the investor, issued to this client' }),
-    instrument: Type.String({ pattern: INSTRUMENT_CODE_PATTERN, description: '<TICKER>.<EXCHANGE>, for example KOLA.BRVM' }),
+    instrument: Type.String({ pattern: INSTRUMENT_CODE_PATTERN, description: '<TICKER>.<EXCHANGE>, for example SNTS.BRVM' }),
     side: StringEnum(['buy', 'sell']),
-    qty: Type.Integer({ minimum: 1, maximum: MAX_QTY }),
-    limit_price_cents: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT_PRICE_CENTS, description: 'Omitted: a market order' })),
+    qty: Type.Integer({ minimum: 1, maximum: MAX_QTY, description: "A multiple of the instrument's lot_size" }),
+    limit_price_cents: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_LIMIT_PRICE_CENTS,
+        description: "Omitted: a market order. In cents of the instrument's currency; a multiple of its tick_size_cents and within its price band.",
+      }),
+    ),
     client_metadata: Type.Optional(
       Type.Object({}, { additionalProperties: true, maxProperties: 50, description: 'Free-form; at most 8 KiB serialised, 50 members, depth 5. Echoed back.' }),
     ),
@@ -41,6 +48,7 @@ export const Order = Type.Object(
     rcpt_to: Type.String(),
     kyc_attestation_id: Type.String(),
     instrument: Type.String(),
+    currency: CurrencySchema,
     side: StringEnum(['buy', 'sell']),
     qty: Type.Integer(),
     limit_price_cents: Nullable(Type.Integer()),
@@ -82,8 +90,16 @@ export type Order = Static<typeof Order>;
 
 export const AmendRequest = Type.Object(
   {
-    qty: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_QTY, description: 'The new total quantity; above what has already filled.' })),
-    limit_price_cents: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT_PRICE_CENTS, description: 'The new limit price.' })),
+    qty: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: MAX_QTY, description: "The new total quantity; above what has already filled, and a multiple of the instrument's lot_size." }),
+    ),
+    limit_price_cents: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_LIMIT_PRICE_CENTS,
+        description: "The new limit price, in cents of the instrument's currency; a multiple of its tick_size_cents and within its price band.",
+      }),
+    ),
   },
   { additionalProperties: false, minProperties: 1, title: 'AmendRequest' },
 );

@@ -6,21 +6,22 @@ import { isId, newId, type ClientId } from '../lib/ids.js';
 import { recordEvent } from '../events/event.service.js';
 import { findClientAttestation, findClientAttestationShared } from '../kyc/attestation.repository.js';
 import type { KycLevel } from '../kyc/levels.js';
-import { findInstrument } from '../partners/instrument.repository.js';
-import { JURISDICTION_OF_EXCHANGE, exchangeOfInstrument, type Exchange } from '../partners/markets.js';
-import { findPartner } from '../partners/partner.repository.js';
+import { JURISDICTION_OF_EXCHANGE, currencyOfInstrument, exchangeOfInstrument, type Exchange } from '../partners/markets.js';
+import type { ReferenceData, ReferenceInstrument, ReferenceSnapshot } from '../partners/reference-data.js';
 import type { ConnectorRegistry } from '../routing/registry.js';
-import { lockForTransaction, type DialectName } from '../storage/dialect.js';
+import type { DialectName } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';
 import { refusalOf } from '../routing/report-effect.js';
-import { amendConflict, capIncreaseCents, checkAmendValues, sumHeld } from './core/amend.js';
-import { checkCap, monthWindow, orderNotionalCents } from './core/caps.js';
+import { amendConflict, capIncreaseCents, checkAmendValues } from './core/amend.js';
+import { capCents, checkCap, orderNotionalCents, toFcfaCents } from './core/caps.js';
 import { averageFillPrice } from './core/fills.js';
 import { checkExpireDate, expiryInstant } from './core/lifecycle.js';
+import { checkTradingRules, marketWorstPriceCents } from './core/price-rules.js';
 import { isFinal } from './core/state-machine.js';
 import type { TradingDays } from './core/trading-days.js';
 import { fillOf } from './fill.js';
-import { findClientOrder, insertOrder, listClientOrders, listFills, subjectOrdersInWindow, updateOrder, type OrderFilter } from './order.repository.js';
+import { fcfaRateOn, heldThisMonth } from './monthly-cap.js';
+import { findClientOrder, insertOrder, listClientOrders, listFills, updateOrder, type OrderFilter } from './order.repository.js';
 import type { AmendRequest, Fill, Order, OrderRequest } from './order.schemas.js';
 import type { OrderRow } from './order.table.js';
 
@@ -35,6 +36,7 @@ export function toOrder(row: OrderRow): Order {
     rcpt_to: row.rcpt_to,
     kyc_attestation_id: row.kyc_attestation_id,
     instrument: row.instrument,
+    currency: currencyOfInstrument(row.instrument),
     side: row.side,
     qty: row.qty,
     limit_price_cents: row.limit_price_cents,
@@ -79,24 +81,31 @@ export interface OrderPage {
   newer: string | null;
 }
 
-/**
- * Accepts orders after every check of decisions.md, and serves them back. Routing to the partner
- * happens after the order is stored (see routing/router.ts).
- */
 export interface OrderServiceOptions {
   livemode: boolean;
   dialect: DialectName;
   firstHandOverGraceMs: number;
   /** Open days from trade date to settlement, per exchange. */
-  settlementDays: (exchange: string) => number;
+  settlementDays: (exchange: Exchange) => number;
 }
 
+/** The exchanges' calendars as the process holds them now (they are reloaded after an import). */
+export interface CalendarSource {
+  current(): TradingDays;
+}
+
+/**
+ * Accepts orders after every check of docs/concepts.md ("Checks"), and serves them back. Routing to
+ * the partner happens after the order is stored (see routing/router.ts). Partners, instruments and
+ * rates come from the process's reference data, and the calendars from memory (no read per order).
+ */
 export class OrderService {
   constructor(
     private readonly connectors: ConnectorRegistry,
+    private readonly reference: ReferenceData,
     private readonly clock: Clock,
     /** The exchanges' calendars: when day and gtd orders expire, and settlement dates. */
-    private readonly calendar: TradingDays,
+    private readonly calendars: CalendarSource,
     private readonly options: OrderServiceOptions,
   ) {}
 
@@ -107,7 +116,8 @@ export class OrderService {
    */
   async create(trx: Kysely<Database>, clientId: ClientId, request: OrderRequest): Promise<Order> {
     const details = checkMetadata(request.client_metadata);
-    const partner = isId('partner', request.rcpt_to) ? await findPartner(trx, request.rcpt_to) : undefined;
+    const reference = await this.reference.current();
+    const partner = isId('partner', request.rcpt_to) ? reference.partner(request.rcpt_to) : undefined;
     if (partner === undefined) details.push({ field: 'rcpt_to', rule: 'exists', value: request.rcpt_to, message: 'no such SGI partner' });
     else if (partner.status !== 'approved') details.push({ field: 'rcpt_to', rule: 'approved', value: request.rcpt_to, message: `partner is ${partner.status}, not approved` });
     else if (!this.connectors.has(partner.connector)) details.push({ field: 'rcpt_to', rule: 'connector', value: request.rcpt_to, message: `partner's connector ${partner.connector} is not available here` });
@@ -125,44 +135,24 @@ export class OrderService {
     const expireDate = checkExpireDate(timeInForce, request.expire_date, now);
     if (expireDate !== null) details.push(expireDate);
 
-    const instrument = await findInstrument(trx, request.instrument);
+    const instrument = reference.instrument(request.instrument);
     if (instrument === undefined) details.push({ field: 'instrument', rule: 'exists', value: request.instrument, message: 'no such instrument in the catalogue' });
-    else if (partner !== undefined) {
-      const capabilities = JSON.parse(partner.capabilities) as string[];
-      if (JURISDICTION_OF_EXCHANGE[instrument.exchange as Exchange] !== partner.jurisdiction) {
-        details.push({ field: 'instrument', rule: 'partner_jurisdiction', value: request.instrument, message: `${instrument.exchange} is outside the partner's jurisdiction ${partner.jurisdiction}` });
-      } else if (!capabilities.includes(instrument.class)) {
-        details.push({ field: 'instrument', rule: 'partner_capability', value: request.instrument, message: `the partner does not trade ${instrument.class}` });
+    else {
+      if (partner !== undefined) {
+        if (JURISDICTION_OF_EXCHANGE[instrument.exchange] !== partner.jurisdiction) {
+          details.push({ field: 'instrument', rule: 'partner_jurisdiction', value: request.instrument, message: `${instrument.exchange} is outside the partner's jurisdiction ${partner.jurisdiction}` });
+        } else if (!partner.capabilities.includes(instrument.class)) {
+          details.push({ field: 'instrument', rule: 'partner_capability', value: request.instrument, message: `the partner does not trade ${instrument.class}` });
+        }
       }
+      details.push(...checkTradingRules(instrument, request));
     }
     if (details.length > 0 || partner === undefined || attestation === undefined || instrument === undefined) throw validationError(details);
 
-    // Monthly cap (decisions.md): the sum over the subject's buy orders of the month that are not
-    // failed, under a lock, so that two concurrent orders cannot each see room for both.
     const level = attestation.level as KycLevel;
-    const newCents = orderNotionalCents({ side: request.side, qty: request.qty, limit_price_cents: request.limit_price_cents ?? null, reference_price_cents: instrument.reference_price_cents });
-    if (newCents > 0n && level !== 'KYC3') {
-      await lockForTransaction(trx, this.options.dialect, `cap:${clientId}:${attestation.subject_id}`);
-      const window = monthWindow(new Date(now));
-      const rows = await subjectOrdersInWindow(trx, clientId, attestation.subject_id, window.startMs, window.endMs);
-      const used = sumHeld(rows.map((r) => ({ ...r, fill_notional_cents: BigInt(r.fill_notional_cents) })));
-      const check = checkCap(level, used, newCents);
-      if (!check.ok) {
-        throw validationError([
-          {
-            field: 'qty',
-            rule: 'monthly_cap',
-            value: request.qty,
-            message: `the order (${newCents} cents) exceeds the ${level} monthly cap; ${check.remaining_cents} cents remain this month`,
-            order_cents: Number(newCents),
-            remaining_cents: Number(check.remaining_cents),
-            cap_cents: Number(check.cap_cents),
-          },
-        ]);
-      }
-    }
+    if (request.side === 'buy' && capCents(level) !== null) await this.#checkCap(trx, { clientId, subjectId: attestation.subject_id, level, request, instrument, reference, now });
 
-    const expiresAt = expiryInstant(this.calendar, instrument.exchange, timeInForce, request.expire_date ?? null, now);
+    const expiresAt = expiryInstant(this.calendars.current(), instrument.exchange, timeInForce, request.expire_date ?? null, now);
     const row: OrderRow = {
       id: newId('order', now),
       client_id: clientId,
@@ -207,6 +197,48 @@ export class OrderService {
     const order = toOrder(row);
     await recordEvent(trx, { clientId, type: 'order.created', data: order, livemode: this.options.livemode, at: new Date(now), subjectRef: order.id });
     return order;
+  }
+
+  /**
+   * The monthly cap: the buy orders of the subject's calendar month (UTC) that are not
+   * failed, each counted in FCFA at its currency's rate of the day it was placed (`heldThisMonth`,
+   * pending amends at their larger amount), plus this one, may not exceed the level's cap. A market
+   * buy counts at its worst case, the band's upper limit. Read under a per-subject lock, so that two
+   * concurrent orders cannot each see room for both.
+   */
+  async #checkCap(
+    trx: Kysely<Database>,
+    c: { clientId: ClientId; subjectId: string; level: KycLevel; request: OrderRequest; instrument: ReferenceInstrument; reference: ReferenceSnapshot; now: number },
+  ): Promise<void> {
+    const { request, instrument, reference } = c;
+    const rate = fcfaRateOn(reference, instrument.currency, c.now, request.instrument, 'the day of this order');
+    const worst = marketWorstPriceCents(instrument);
+    if (request.limit_price_cents === undefined && worst === null) {
+      throw validationError([
+        {
+          field: 'limit_price_cents',
+          rule: 'required',
+          value: null,
+          message: `${request.instrument} has no price band, so a market buy has no worst price to count against the ${c.level} monthly cap: give a limit price`,
+        },
+      ]);
+    }
+    const newCents = toFcfaCents(orderNotionalCents({ side: 'buy', qty: request.qty, limit_price_cents: request.limit_price_cents ?? null, market_price_cents: worst ?? 0 }), rate);
+    const used = await heldThisMonth(trx, this.options.dialect, reference, { clientId: c.clientId, subjectId: c.subjectId, monthOf: c.now, instrument: request.instrument });
+    const check = checkCap(c.level, used, newCents);
+    if (!check.ok) {
+      throw validationError([
+        {
+          field: 'qty',
+          rule: 'monthly_cap',
+          value: request.qty,
+          message: `the order (${newCents} cents of FCFA) exceeds the ${c.level} monthly cap; ${check.remaining_cents} cents of FCFA remain this month`,
+          order_cents: Number(newCents),
+          remaining_cents: Number(check.remaining_cents),
+          cap_cents: Number(check.cap_cents),
+        },
+      ]);
+    }
   }
 
   async #find(db: Kysely<Database>, clientId: ClientId, id: string): Promise<OrderRow> {
@@ -267,25 +299,28 @@ export class OrderService {
   /**
    * Records an amend request in the caller's transaction. 409 `conflict` unless the order is a limit
    * order, routed or partially filled, with no other request waiting; 422 when the new values change
-   * nothing, do not stay above the filled quantity (`above_filled`), or take the subject over its
-   * monthly cap (`monthly_cap`: the increase counts, under the same per-subject lock as a new
-   * order). The order then shows `pending_request: pending_amend` and the values asked for.
+   * nothing, do not stay above the filled quantity (`above_filled`), break the instrument's rules as
+   * a new order's would (`lot_size`, `tick_size`, `price_band`: the values the amend sends, against
+   * the instrument's rules and reference price now), or take the subject over its monthly cap
+   * (`monthly_cap`: the increase counts, in FCFA at the order's rate of the day it was placed, in the
+   * month it was placed, under the same per-subject lock as a new order; `fx_rate` without that
+   * rate). The order then shows `pending_request: pending_amend` and the values asked for.
    */
   async requestAmend(trx: Kysely<Database>, clientId: ClientId, id: string, change: AmendRequest): Promise<Order> {
     const row = await this.#find(trx, clientId, id);
     const conflict = amendConflict(row);
     if (conflict !== null) throw new ApiError('conflict', `Order ${id} cannot be amended: ${conflict}`);
-    const details = checkAmendValues(row, change);
+    const reference = await this.reference.current();
+    const details = [...checkAmendValues(row, change), ...amendedTradingRules(reference, row, change)];
     if (details.length > 0) throw validationError(details);
 
-    const increase = capIncreaseCents(row, change);
     const level = row.kyc_level as KycLevel;
-    if (increase > 0n && level !== 'KYC3') {
-      await lockForTransaction(trx, this.options.dialect, `cap:${clientId}:${row.subject_id}`);
-      // The order counts in the month it was placed in, like every order.
-      const window = monthWindow(new Date(row.created_at));
-      const rows = await subjectOrdersInWindow(trx, clientId, row.subject_id, window.startMs, window.endMs);
-      const check = checkCap(level, sumHeld(rows.map((r) => ({ ...r, fill_notional_cents: BigInt(r.fill_notional_cents) }))), increase);
+    if (capIncreaseCents(row, change) > 0n && capCents(level) !== null) {
+      // The order counts in the month it was placed in, at that day's rate, like every order.
+      const rate = fcfaRateOn(reference, currencyOfInstrument(row.instrument), row.created_at, row.instrument, 'the day the order was placed');
+      const increase = capIncreaseCents(row, change, rate);
+      const used = await heldThisMonth(trx, this.options.dialect, reference, { clientId, subjectId: row.subject_id, monthOf: row.created_at, instrument: row.instrument });
+      const check = checkCap(level, used, increase);
       if (!check.ok) {
         const field = change.qty === undefined ? 'limit_price_cents' : 'qty';
         throw validationError([
@@ -293,7 +328,7 @@ export class OrderService {
             field,
             rule: 'monthly_cap',
             value: change[field],
-            message: `the amend adds ${increase} cents, over the ${level} monthly cap; ${check.remaining_cents} cents remain this month`,
+            message: `the amend adds ${increase} cents of FCFA, over the ${level} monthly cap; ${check.remaining_cents} cents of FCFA remain this month`,
             order_cents: Number(increase),
             remaining_cents: Number(check.remaining_cents),
             cap_cents: Number(check.cap_cents),
@@ -322,8 +357,22 @@ export class OrderService {
     const row = await this.#find(db, clientId, id);
     const exchange = exchangeOfInstrument(row.instrument);
     const days = this.options.settlementDays(exchange);
-    return (await listFills(db, row.id)).map((fill) => fillOf(fill, row.side, (tradeDate) => this.calendar.addOpenDays(exchange, tradeDate, days)));
+    const calendar = this.calendars.current();
+    return (await listFills(db, row.id)).map((fill) => fillOf(fill, row.side, (tradeDate) => calendar.addOpenDays(exchange, tradeDate, days)));
   }
+}
+
+/**
+ * The instrument's rules (lot, tick, band) that the values an amend sends break, checked as a new
+ * order's are: against the instrument's rules and reference price now. A value the amend leaves as
+ * it is was checked when the order was placed. An instrument no longer in the catalogue has no rules
+ * to check, as the router hands such an order over without any.
+ */
+function amendedTradingRules(reference: ReferenceSnapshot, row: OrderRow, change: AmendRequest): ErrorDetail[] {
+  const instrument: ReferenceInstrument | undefined = reference.instrument(row.instrument);
+  if (instrument === undefined) return [];
+  const sent = new Set(Object.keys(change));
+  return checkTradingRules(instrument, { qty: change.qty ?? row.qty, limit_price_cents: change.limit_price_cents ?? null }).filter((d) => sent.has(d.field));
 }
 
 /** The id of the order's next cancel or amend request: `<order id>.<n>`. */

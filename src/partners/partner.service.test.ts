@@ -25,6 +25,15 @@ for (const database of DATABASES) {
       assert.deepEqual(new Set(catalogue.items.map((i) => i.exchange)), new Set(['BRVM', 'BVMAC', 'GSE']));
       assert.ok(catalogue.items.some((i) => i.status === 'suspended'));
       assert.equal(catalogue.items.length, SANDBOX_INSTRUMENTS.length);
+
+      // A directory seeded by an older version gets the instruments it lacks, and keeps its own.
+      await db.deleteFrom('instruments').where('code', '=', 'SNTS.BRVM').execute();
+      await db.updateTable('instruments').set({ reference_price_cents: 1_000 }).where('code', '=', 'KOLA.BRVM').execute();
+      assert.equal(await seedSandboxDirectory(db, now), true);
+      assert.equal((await listCatalogue(db, { afterCode: null, limit: 200 })).items.length, SANDBOX_INSTRUMENTS.length);
+      const kola = await db.selectFrom('instruments').select('reference_price_cents').where('code', '=', 'KOLA.BRVM').executeTakeFirstOrThrow();
+      assert.equal(kola.reference_price_cents, 1_000, 'an existing instrument is not changed');
+      assert.equal(await seedSandboxDirectory(db, now), false);
     });
 
     test('listing pages by id with filters and never shows unapproved partners', async (t) => {
@@ -102,7 +111,9 @@ for (const database of DATABASES) {
         [3, 'reference_price_cents', 'minimum'],
       ]);
       const page = await listCatalogue(db, { afterCode: null, limit: 10 });
-      assert.deepEqual(page.items, [{ code: 'ABC.BRVM', exchange: 'BRVM', class: 'equities', name: 'Abc', reference_price_cents: 1000, status: 'active' }]);
+      assert.deepEqual(page.items, [
+        { code: 'ABC.BRVM', exchange: 'BRVM', class: 'equities', name: 'Abc', currency: 'XOF', isin: null, lot_size: 1, tick_size_cents: 1, reference_price_cents: 1000, price_band_bps: 750, status: 'active' },
+      ]);
     });
   });
 }

@@ -89,6 +89,10 @@ export interface OrderForPartner {
   readonly time_in_force: TimeInForce;
   /** `YYYY-MM-DD` for `gtd`, else null. */
   readonly expire_date: string | null;
+  /** The instrument's tick: every price is a multiple of it. Absent (orders handed over by an older version): 1. */
+  readonly tick_size_cents?: number;
+  /** The instrument's price band around the reference price, limits included; null or absent: no band. */
+  readonly price_limits?: { readonly low_cents: number; readonly high_cents: number } | null;
 }
 
 /** A cancel request; `request_id` is unique per request of the service (`<order id>.<n>`). */

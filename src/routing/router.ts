@@ -4,6 +4,7 @@ import type { Clock } from '../lib/clock.js';
 import { isoMillis } from '../lib/clock.js';
 import { newId, type ClientId, type OrderId } from '../lib/ids.js';
 import { recordEvent } from '../events/event.service.js';
+import { priceLimits } from '../orders/core/price-rules.js';
 import { findInstrument } from '../partners/instrument.repository.js';
 import type { RequestRefusal } from '../orders/core/lifecycle.js';
 import { isFinal } from '../orders/core/state-machine.js';
@@ -92,6 +93,8 @@ export class Router {
       reference_price_cents: row.reference_price_cents,
       time_in_force: row.time_in_force,
       expire_date: row.expire_date,
+      tick_size_cents: instrument?.tick_size_cents ?? 1,
+      price_limits: instrument === undefined ? null : priceLimits({ ...instrument, reference_price_cents: row.reference_price_cents }),
     };
   }
 

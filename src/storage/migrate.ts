@@ -13,6 +13,8 @@ import * as deadLettersByClient from './migrations/2026-11-24T12-00-dead-letters
 import * as unreadIndexes from './migrations/2026-11-24T13-00-unread-indexes.js';
 import * as orderListingIndexes from './migrations/2026-11-24T14-00-order-listing-indexes.js';
 import * as deferredDeliveryListing from './migrations/2026-11-24T15-00-deferred-delivery-listing.js';
+import * as calendars from './migrations/2026-11-25T00-00-calendars.js';
+import * as instrumentRules from './migrations/2026-11-25T01-00-instrument-rules.js';
 import * as orderLifecycle from './migrations/2026-11-25T02-00-order-lifecycle.js';
 
 /**
@@ -34,6 +36,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-24T13-00-unread-indexes': unreadIndexes,
   '2026-11-24T14-00-order-listing-indexes': orderListingIndexes,
   '2026-11-24T15-00-deferred-delivery-listing': deferredDeliveryListing,
+  '2026-11-25T00-00-calendars': calendars,
+  '2026-11-25T01-00-instrument-rules': instrumentRules,
   '2026-11-25T02-00-order-lifecycle': orderLifecycle,
 };
 

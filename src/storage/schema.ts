@@ -6,7 +6,8 @@ import type { AuditChunkTable, AuditSnapshotTable } from '../audit/audit.table.j
 import type { OrderFillTable, OrderTable } from '../orders/order.table.js';
 import type { ConnectorPositionTable, SandboxJournalTable } from '../routing/routing.table.js';
 import type { EventQueueTable, EventTable } from '../events/event.table.js';
-import type { InstrumentTable } from '../partners/instrument.table.js';
+import type { MarketCalendarTable } from '../markets/calendar.table.js';
+import type { FxRateTable, InstrumentTable } from '../partners/instrument.table.js';
 import type { PartnerTable } from '../partners/partner.table.js';
 import type { WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable, WebhookMessageTable } from '../webhooks/webhook.table.js';
 
@@ -14,6 +15,7 @@ import type { WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable, W
 export interface Database {
   partners: PartnerTable;
   instruments: InstrumentTable;
+  fx_rates: FxRateTable;
   events: EventTable;
   event_queue: EventQueueTable;
   clients: ClientTable;
@@ -31,4 +33,5 @@ export interface Database {
   webhook_attempts: WebhookAttemptTable;
   audit_snapshots: AuditSnapshotTable;
   audit_chunks: AuditChunkTable;
+  market_calendars: MarketCalendarTable;
 }

@@ -138,7 +138,8 @@ test('a developer signs in and manages orders, attestations, webhook endpoints, 
   // One millisecond apart, so that "newest first" has one answer.
   let resting: Json = {};
   for (let i = 0; i < 21; i++) {
-    const placed = await order('HUILB.BRVM', 1, 1);
+    // The band's lower limit (3,145 XOF, -7.5 %): the simulated price never comes down to it.
+    const placed = await order('HUILB.BRVM', 1, 314_500);
     assert.equal(placed.status, 201);
     resting = placed.body;
     clock.advance(1);
@@ -371,6 +372,19 @@ test('a developer signs in and manages orders, attestations, webhook endpoints, 
     assert.match(await page.locator('article.delivery').first().innerText(), /9 attempts/);
   });
 
+  await t.test("the markets page shows each exchange's clock and its next seven days", async () => {
+    await nav('Markets').click();
+    await heading('Markets').waitFor();
+    for (const code of ['BRVM', 'BVMAC', 'GSE']) {
+      const clockNow = (await api('GET', `/v1/exchanges/${code}/clock`)).body;
+      assert.equal(await page.getByTestId(`phase-${code}`).innerText(), `${clockNow.phase.replace(/_/g, ' ')}${clockNow.is_open ? ' open' : ''}`);
+    }
+    const week = page.locator('table.grid').nth(1).locator('tbody tr');
+    assert.equal(await week.count(), 7);
+    assert.match(await week.first().innerText(), /^\d{4}-\d{2}-\d{2}\s+(\d{2}:\d{2}–\d{2}:\d{2}|closed)/);
+    await shot(page, 'markets');
+  });
+
   await t.test('the client rotates its own secret; the new one works', async () => {
     await nav('Account').click();
     await heading('Account').waitFor();
@@ -392,6 +406,7 @@ test('a developer signs in and manages orders, attestations, webhook endpoints, 
       [`#/endpoints/${okEndpoint}`, `Endpoint ${okEndpoint}`],
       ['#/deliveries', 'Deliveries'],
       ['#/dead', 'Dead letters'],
+      ['#/markets', 'Markets'],
       ['#/account', 'Account'],
     ] as const) {
       await page.evaluate(`location.hash = ${JSON.stringify(hash)}`);

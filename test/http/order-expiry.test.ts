@@ -3,18 +3,19 @@ import assert from 'node:assert/strict';
 import { claimExpiredOrders } from '../../src/orders/order.repository.js';
 import { ExpiryWorker } from '../../src/workers/expiry-worker.js';
 import { DATABASES, startRuntimeIn } from '../support/harness.js';
-import { orderContext, sandboxPartner, type Json } from '../support/order-context.js';
+import { KOLA_RESTING, orderContext, sandboxPartner, type Json } from '../support/order-context.js';
 
 const BAOBAB = sandboxPartner('baobab');
 
 // Time in force and expiry, over HTTP, on both databases. The clock starts on Monday 2026-11-23 at
-// 10:00 UTC; the sandbox calendar closes every exchange at 15:00 UTC, Monday to Friday.
+// 10:00 UTC; the BRVM's calendar (the one the repository ships) closes at 15:00 UTC on an ordinary
+// day, and has no holiday from 23 to 30 November 2026.
 for (const database of DATABASES) {
   describe(`time in force and expiry on ${database.name}`, () => {
     test('each time in force is echoed with its expiry; expire_date is checked', async (t) => {
       const c = await orderContext(t, database);
       const att = await c.attestation();
-      const resting = { rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'buy', qty: 5, limit_price_cents: 1 };
+      const resting = { rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'buy', qty: 5, limit_price_cents: KOLA_RESTING };
       const cases: [Json, string | null][] = [
         [{}, '2026-11-23T15:00:00.000Z'],
         [{ time_in_force: 'day' }, '2026-11-23T15:00:00.000Z'],
@@ -62,7 +63,7 @@ for (const database of DATABASES) {
       const iocFull = await c.order({ ...base, qty: 10, time_in_force: 'ioc' });
       const fokKilled = await c.order({ ...base, qty: 3000, time_in_force: 'fok' });
       const fokFilled = await c.order({ ...base, qty: 10, time_in_force: 'fok', limit_price_cents: 1_565_500 });
-      const iocNothing = await c.order({ ...base, qty: 10, time_in_force: 'ioc', limit_price_cents: 1 });
+      const iocNothing = await c.order({ ...base, qty: 10, time_in_force: 'ioc', limit_price_cents: KOLA_RESTING });
       for (const o of [iocPartial, iocFull, fokKilled, fokFilled, iocNothing]) {
         assert.equal(o.res.status, 201, JSON.stringify(o.body));
         assert.equal(o.body.expires_at, null);
@@ -89,7 +90,7 @@ for (const database of DATABASES) {
     test('a day order expires at the close, a gtd one at the close of its date, a gtc one never; each once', async (t) => {
       const c = await orderContext(t, database);
       const att = await c.attestation();
-      const resting = { rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'buy', qty: 5, limit_price_cents: 1 };
+      const resting = { rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'buy', qty: 5, limit_price_cents: KOLA_RESTING };
       const day = (await c.order(resting)).body;
       const partial = (await c.order({ ...resting, qty: 7777, limit_price_cents: undefined })).body;
       const gtd = (await c.order({ ...resting, time_in_force: 'gtd', expire_date: '2026-11-25' })).body;
@@ -127,7 +128,7 @@ for (const database of DATABASES) {
     test('placed after the close or on a weekend, a day order waits for the next session and expires at its close', async (t) => {
       const c = await orderContext(t, database, '2026-11-28T11:00:00.000Z');
       const att = await c.attestation();
-      const { body } = await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'buy', qty: 5, limit_price_cents: 1 });
+      const { body } = await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'buy', qty: 5, limit_price_cents: KOLA_RESTING });
       assert.equal(body.expires_at, '2026-11-30T15:00:00.000Z', 'Saturday: Monday');
       c.clock.set('2026-11-30T14:00:00.000Z');
       assert.equal(await c.runtime.services.router.expireDue(), 0);
@@ -135,6 +136,32 @@ for (const database of DATABASES) {
       // The worker's pass, as its loop runs it.
       await new ExpiryWorker(c.runtime.services.router, c.runtime.app.log).tick();
       assert.deepEqual([(await c.get(body.id)).status, (await c.get(body.id)).cancel_reason], ['cancelled', 'expired']);
+    });
+
+    test('on the eve of a holiday a day order expires at the early close (12:00 UTC); after it, at the next open day\'s close', async (t) => {
+      // Thursday 24 December 2026: the BRVM closes at 12:00 UTC; Christmas and a weekend follow.
+      const c = await orderContext(t, database, '2026-12-24T10:00:00.000Z');
+      const att = await c.attestation();
+      const resting = { rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'buy', qty: 5, limit_price_cents: KOLA_RESTING };
+      const morning = (await c.order(resting)).body;
+      assert.equal(morning.expires_at, '2026-12-24T12:00:00.000Z');
+      const christmas = (await c.order({ ...resting, time_in_force: 'gtd', expire_date: '2026-12-25' })).body;
+      assert.equal(christmas.expires_at, '2026-12-26T00:00:00.000Z', 'a holiday: the end of the day');
+      c.clock.set('2026-12-24T11:59:59.999Z');
+      assert.equal(await c.runtime.services.router.expireDue(), 0, 'not before the early close');
+      c.clock.set('2026-12-24T12:00:00.000Z');
+      assert.equal(await c.runtime.services.router.expireDue(), 1);
+      assert.deepEqual([(await c.get(morning.id)).status, (await c.get(morning.id)).cancel_reason], ['cancelled', 'expired']);
+
+      c.clock.set('2026-12-24T12:30:00.000Z');
+      const afternoon = (await c.order(resting)).body;
+      assert.equal(afternoon.expires_at, '2026-12-28T15:00:00.000Z', 'Monday 28, past Christmas and the weekend');
+      c.clock.set('2026-12-26T00:00:00.000Z');
+      assert.equal(await c.runtime.services.router.expireDue(), 1, 'the gtd order only');
+      assert.equal((await c.get(afternoon.id)).status, 'routed');
+      c.clock.set('2026-12-28T15:00:00.000Z');
+      assert.equal(await c.runtime.services.router.expireDue(), 1);
+      assert.deepEqual([(await c.get(afternoon.id)).status, (await c.get(afternoon.id)).cancel_reason], ['cancelled', 'expired']);
     });
 
     test('a partner that reports the expiry itself gives the same result, once; a cancel waiting keeps its reason', async (t) => {
@@ -151,7 +178,7 @@ for (const database of DATABASES) {
 
       // A cancel the partner answers later is waiting when the session closes: it goes on, as requested.
       c.clock.set('2026-11-24T14:59:59.000Z');
-      const later = (await c.order({ ...base, qty: 202, limit_price_cents: 1 })).body;
+      const later = (await c.order({ ...base, qty: 202, limit_price_cents: KOLA_RESTING })).body;
       assert.equal((await c.post(`/v1/orders/${later.id}/cancel`, {})).status, 202);
       await c.tick(1000);
       assert.equal(await c.runtime.services.router.expireDue(), 0);
@@ -165,7 +192,7 @@ for (const database of DATABASES) {
       const c = await orderContext(t, database);
       const att = await c.attestation();
       const ids: string[] = [];
-      for (let i = 0; i < 4; i++) ids.push((await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'buy', qty: 5 + i, limit_price_cents: 1 })).body.id);
+      for (let i = 0; i < 4; i++) ids.push((await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'buy', qty: 5 + i, limit_price_cents: KOLA_RESTING })).body.id);
       c.clock.set('2026-11-23T15:00:01.000Z');
       // The first process claims the expiries and stops before sending a cancel (a crash).
       const { storage } = c.runtime;
@@ -198,7 +225,7 @@ for (const database of DATABASES) {
       const c = await orderContext(t, database);
       const att = await c.attestation();
       const ids: string[] = [];
-      for (let i = 0; i < 24; i++) ids.push((await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'buy', qty: 100 + i, limit_price_cents: 1 })).body.id);
+      for (let i = 0; i < 24; i++) ids.push((await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'buy', qty: 100 + i, limit_price_cents: KOLA_RESTING })).body.id);
       const other = await startRuntimeIn(t, c.env);
       c.clock.set('2026-11-23T15:00:00.000Z');
       const [a, b] = [c.runtime.services.router, other.services.router];

@@ -3,11 +3,13 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { apiClient } from '../support/api.js';
 import { DATABASES } from '../support/harness.js';
-import { orderContext, sandboxPartner, type Json, type OrderContext } from '../support/order-context.js';
+import { KOLA_RESTING, orderContext, sandboxPartner, type Json, type OrderContext } from '../support/order-context.js';
 
 const BAOBAB = sandboxPartner('baobab');
-/** A KOLA.BRVM buy limit that the simulated price crosses at once (the band's top, 1% over 15,500 XOF). */
+/** A KOLA.BRVM buy limit that the simulated price crosses at once (the top of its range, 1% over 15,500 XOF). */
 const MARKETABLE = 1_565_500;
+/** Another resting limit, inside the band: a resting order's amend can move it there and stay resting. */
+const KOLA_RESTING_2 = KOLA_RESTING + 250;
 
 /** The stored order row and its events, to check that a refusal changed nothing. */
 async function snapshot(c: OrderContext, id: string): Promise<string> {
@@ -23,7 +25,7 @@ for (const database of DATABASES) {
     test('cancel: 200 when the partner answers at once, 202 with pending_cancel when it answers later; order.cancelled once', async (t) => {
       const c = await orderContext(t, database);
       const att = await c.attestation();
-      const base = { rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'buy', limit_price_cents: 1 };
+      const base = { rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'buy', limit_price_cents: KOLA_RESTING };
       const now = (await c.order({ ...base, qty: 5 })).body;
       const answered = await c.post(`/v1/orders/${now.id}/cancel`, {});
       assert.equal(answered.status, 200);
@@ -82,12 +84,12 @@ for (const database of DATABASES) {
     test('amend: new values in the request (200, order.amended), a refusal (200, last_refusal), an answer later (202, pending_amend)', async (t) => {
       const c = await orderContext(t, database);
       const att = await c.attestation();
-      const base = { rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'buy', limit_price_cents: 1 };
+      const base = { rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'buy', limit_price_cents: KOLA_RESTING };
       const o = (await c.order({ ...base, qty: 10 })).body;
       const key = randomUUID();
       const bigger = await c.post(`/v1/orders/${o.id}/amend`, { qty: 20 }, key);
       assert.equal(bigger.status, 200, JSON.stringify(bigger.body));
-      assert.deepEqual([bigger.body.qty, bigger.body.limit_price_cents, bigger.body.pending_request, bigger.body.status], [20, 1, null, 'routed']);
+      assert.deepEqual([bigger.body.qty, bigger.body.limit_price_cents, bigger.body.pending_request, bigger.body.status], [20, KOLA_RESTING, null, 'routed']);
       const replay = await c.post(`/v1/orders/${o.id}/amend`, { qty: 20 }, key);
       assert.deepEqual([replay.status, replay.replayed, replay.body], [200, true, bigger.body]);
       const amended = await c.events('order.amended', o.id);
@@ -106,13 +108,13 @@ for (const database of DATABASES) {
       assert.equal((await c.events('order.amended', o.id)).length, 2);
 
       const later = (await c.order({ ...base, qty: 202 })).body;
-      const pending = await c.post(`/v1/orders/${later.id}/amend`, { qty: 300, limit_price_cents: 2 });
+      const pending = await c.post(`/v1/orders/${later.id}/amend`, { qty: 300, limit_price_cents: KOLA_RESTING_2 });
       assert.equal(pending.status, 202);
-      assert.deepEqual([pending.body.qty, pending.body.pending_request, pending.body.pending_changes], [202, 'pending_amend', { qty: 300, limit_price_cents: 2 }]);
+      assert.deepEqual([pending.body.qty, pending.body.pending_request, pending.body.pending_changes], [202, 'pending_amend', { qty: 300, limit_price_cents: KOLA_RESTING_2 }]);
       assert.equal((await c.post(`/v1/orders/${later.id}/amend`, { qty: 400 })).status, 409, 'one request at a time');
       await c.tick(3000);
       const done = await c.get(later.id);
-      assert.deepEqual([done.qty, done.limit_price_cents, done.pending_request, done.pending_changes], [300, 2, null, null]);
+      assert.deepEqual([done.qty, done.limit_price_cents, done.pending_request, done.pending_changes], [300, KOLA_RESTING_2, null, null]);
       assert.equal((await c.events('order.amended', later.id)).length, 1);
     });
 
@@ -144,12 +146,12 @@ for (const database of DATABASES) {
       const c = await orderContext(t, database);
       const att = await c.attestation();
       const base = { rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'buy' };
-      const resting = (await c.order({ ...base, qty: 10, limit_price_cents: 1 })).body;
+      const resting = (await c.order({ ...base, qty: 10, limit_price_cents: KOLA_RESTING })).body;
       const market = (await c.order({ ...base, qty: 5202 })).body;
       const partial = (await c.order({ ...base, qty: 7777, limit_price_cents: MARKETABLE })).body;
-      const cancelled = (await c.order({ ...base, qty: 10, limit_price_cents: 1 })).body;
+      const cancelled = (await c.order({ ...base, qty: 10, limit_price_cents: KOLA_RESTING })).body;
       await c.post(`/v1/orders/${cancelled.id}/cancel`, {});
-      const waiting = (await c.order({ ...base, qty: 202, limit_price_cents: 1 })).body;
+      const waiting = (await c.order({ ...base, qty: 202, limit_price_cents: KOLA_RESTING })).body;
       await c.post(`/v1/orders/${waiting.id}/cancel`, {});
       await c.tick(1500);
       assert.equal((await c.get(partial.id)).filled_qty, 1111);
@@ -159,7 +161,8 @@ for (const database of DATABASES) {
         ['unknown member', resting.id, { qty: 20, side: 'sell' }, 422, ['side', 'additionalProperties']],
         ['qty 0', resting.id, { qty: 0 }, 422, ['qty', 'minimum']],
         ['limit as text', resting.id, { limit_price_cents: '5' }, 422, ['limit_price_cents', 'type']],
-        ['nothing changes', resting.id, { qty: 10, limit_price_cents: 1 }, 422, ['qty', 'unchanged']],
+        ['nothing changes', resting.id, { qty: 10, limit_price_cents: KOLA_RESTING }, 422, ['qty', 'unchanged']],
+        ['below the band', resting.id, { limit_price_cents: 1 }, 422, ['limit_price_cents', 'price_band']],
         ['not above filled', partial.id, { qty: 1111 }, 422, ['qty', 'above_filled']],
         ['a market order', market.id, { qty: 6000 }, 409, null],
         ['a cancelled order', cancelled.id, { qty: 20 }, 409, null],
@@ -187,7 +190,9 @@ for (const database of DATABASES) {
       const c = await orderContext(t, database);
       // KYC1: 10,000,000 cents a month.
       const lite = await c.attestation({ subject_id: 'lite-1', level: 'KYC1', jurisdictions: ['UEMOA'], verifications: [{ type: 'id_doc', verified_at: '2026-11-20T09:00:00Z' }, { type: 'selfie', verified_at: '2026-11-20T09:01:00Z' }] });
-      const base = { rcpt_to: BAOBAB, kyc_attestation_id: lite, instrument: 'KOLA.BRVM', side: 'buy' };
+      // A fund (11,560 XOF) has no price band, so the limits below move the amounts freely; each of
+      // them is under the fund's price, so the orders rest.
+      const base = { rcpt_to: BAOBAB, kyc_attestation_id: lite, instrument: 'FCPEPA.BRVM', side: 'buy' };
       const o = (await c.order({ ...base, qty: 2, limit_price_cents: 1_000_000 })).body; // 2,000,000 held
       const waiting = (await c.order({ ...base, qty: 202, limit_price_cents: 1 })).body; // 202 held
       const before = await snapshot(c, o.id);
@@ -212,7 +217,7 @@ for (const database of DATABASES) {
       const att = await c.attestation();
       const buy = (await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'CIMSN.BRVM', side: 'buy', qty: 3000 })).body;
       const sell = (await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'sell', qty: 4 })).body;
-      const none = (await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'buy', qty: 4, limit_price_cents: 1 })).body;
+      const none = (await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'buy', qty: 4, limit_price_cents: KOLA_RESTING })).body;
       for (let i = 0; i < 20; i++) await c.tick(1000);
       const res = await c.api.call('GET', `/v1/orders/${buy.id}/fills`);
       assert.equal(res.status, 200);
@@ -240,6 +245,21 @@ for (const database of DATABASES) {
       const stranger = await apiClient(c.runtime, base, undefined, 'stranger');
       assert.equal((await stranger.call('GET', `/v1/orders/${buy.id}/fills`)).status, 404);
       assert.equal((await c.api.call('GET', '/v1/orders/ord_nope/fills')).status, 404);
+    });
+
+    test('settlement dates follow the exchange\'s calendar: holidays and weekends are skipped, an eve counts', async (t) => {
+      // Wednesday 23 December 2026 on the BRVM: the 24th closes early, the 25th is Christmas.
+      const c = await orderContext(t, database, '2026-12-23T10:00:00.000Z');
+      const att = await c.attestation();
+      const buy = { rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'buy', qty: 4 };
+      const wednesday = (await c.order(buy)).body;
+      await c.tick(1500);
+      c.clock.set('2026-12-24T10:00:00.000Z');
+      const eve = (await c.order(buy)).body;
+      await c.tick(1500);
+      const settles = async (id: string) => ((await (await c.api.call('GET', `/v1/orders/${id}/fills`)).json()) as { data: Json[] }).data.map((f) => f.settlement_date);
+      assert.deepEqual(await settles(wednesday.id), ['2026-12-29'], 'T+3: the 24th, the 28th, the 29th');
+      assert.deepEqual(await settles(eve.id), ['2026-12-30']);
     });
 
     test('the partner cancels on its own: cancel_reason partner; the new event types can be subscribed to', async (t) => {

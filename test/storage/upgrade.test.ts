@@ -34,6 +34,31 @@ for (const database of DATABASES) {
       assert.equal((await db.selectFrom('event_queue').select('event_id').execute()).length, 2);
     });
 
+    test('instrument rules: rows from before get lots and ticks of 1, no ISIN, and their exchange\'s band (none for funds and bills)', async (t) => {
+      const storage = await openUnmigratedStorage(t, database);
+      const { db } = storage;
+      await migrateUpTo(db, '2026-11-24T15-00-deferred-delivery-listing', storage.schema);
+      const insert = (code: string, exchange: string, cls: string, price: number) =>
+        sql`insert into instruments (code, exchange, class, name, reference_price_cents, status, created_at, updated_at)
+            values (${code}, ${exchange}, ${cls}, ${code}, ${price}, 'active', 1, 1)`.execute(db);
+      await insert('KOLA.BRVM', 'BRVM', 'equities', 1_550_001);
+      await insert('FCP.BRVM', 'BRVM', 'opcvm', 1_156_000);
+      await insert('BILL.BVMAC', 'BVMAC', 'money_market', 989_000);
+      await insert('BOND.BVMAC', 'BVMAC', 'bonds', 1_000_000);
+      await insert('GOLDF.GSE', 'GSE', 'equities', 260_000);
+      const report = await migrateToLatest(db, storage.schema);
+      assert.ok(report.applied.includes('2026-11-25T01-00-instrument-rules'), JSON.stringify(report));
+      const rows = await db.selectFrom('instruments').select(['code', 'isin', 'lot_size', 'tick_size_cents', 'price_band_bps', 'reference_price_cents']).orderBy('code').execute();
+      assert.deepEqual(rows, [
+        { code: 'BILL.BVMAC', isin: null, lot_size: 1, tick_size_cents: 1, price_band_bps: null, reference_price_cents: 989_000 },
+        { code: 'BOND.BVMAC', isin: null, lot_size: 1, tick_size_cents: 1, price_band_bps: 1000, reference_price_cents: 1_000_000 },
+        { code: 'FCP.BRVM', isin: null, lot_size: 1, tick_size_cents: 1, price_band_bps: null, reference_price_cents: 1_156_000 },
+        { code: 'GOLDF.GSE', isin: null, lot_size: 1, tick_size_cents: 1, price_band_bps: 1000, reference_price_cents: 260_000 },
+        { code: 'KOLA.BRVM', isin: null, lot_size: 1, tick_size_cents: 1, price_band_bps: 750, reference_price_cents: 1_550_001 },
+      ]);
+      assert.deepEqual(await db.selectFrom('fx_rates').selectAll().execute(), []);
+    });
+
     test('the index of open orders: the router finds the partners of routed and partially filled orders, and no others', async (t) => {
       const storage = await openUnmigratedStorage(t, database);
       const { db } = storage;

@@ -26,6 +26,12 @@ export const KYC3_REQUEST = {
 /** Monday 23 November 2026, 10:00 UTC: the BRVM's session is open and closes at 15:00. */
 export const MONDAY_10H = '2026-11-23T10:00:00.000Z';
 
+/**
+ * A KOLA.BRVM buy limit that rests until cancelled: the lower limit of its price band (15,500 XOF,
+ * -7.5 %), which the simulated price (within 1 % of the reference) never comes down to.
+ */
+export const KOLA_RESTING = 1_433_750;
+
 /** One deployment with its workers off, driven by a manual clock, and a client of it over HTTP. */
 export interface OrderContext {
   runtime: Runtime;

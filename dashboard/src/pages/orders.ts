@@ -37,7 +37,7 @@ export async function ordersPage(view: HTMLElement, route: Route): Promise<void>
         o.side,
         o.qty,
         o.filled_qty ?? 0,
-        money(o.average_fill_price_cents),
+        money(o.average_fill_price_cents, o.currency),
         badge(o.status),
       ]),
       status !== '' || instrument !== '' ? 'No order matches these filters.' : 'No orders yet.',
@@ -59,7 +59,7 @@ function pendingOf(order: Order): Child {
   const changes = order.pending_changes;
   return [
     badge(order.pending_request),
-    changes ? h('span', { class: 'muted' }, ` (qty ${changes.qty}, limit ${money(changes.limit_price_cents)})`) : null,
+    changes ? h('span', { class: 'muted' }, ` (qty ${changes.qty}, limit ${money(changes.limit_price_cents, order.currency)})`) : null,
   ];
 }
 
@@ -126,7 +126,7 @@ export async function orderPage(view: HTMLElement, route: Route): Promise<void> 
         ['Instrument', order.instrument],
         ['Side', order.side],
         ['Quantity', h('span', { 'data-testid': 'order-qty' }, order.qty)],
-        ['Limit price', order.limit_price_cents === null || order.limit_price_cents === undefined ? 'market order' : money(order.limit_price_cents)],
+        ['Limit price', order.limit_price_cents === null || order.limit_price_cents === undefined ? 'market order' : money(order.limit_price_cents, order.currency)],
         ['Time in force', `${order.time_in_force ?? 'day'}${order.expire_date ? ` until ${order.expire_date}` : ''}`],
         ['Expires', when(order.expires_at)],
         ['Waiting for the partner', h('span', { 'data-testid': 'pending-request' }, pendingOf(order))],
@@ -143,11 +143,11 @@ export async function orderPage(view: HTMLElement, route: Route): Promise<void> 
       h('div', { class: 'progress', role: 'img', 'aria-label': `${filled} of ${order.qty} filled` }, h('progress', { max: order.qty, value: filled })),
       facts([
         ['Filled quantity', h('span', { 'data-testid': 'filled-qty' }, `${filled} of ${order.qty}`)],
-        ['Average fill price', h('span', { 'data-testid': 'average-price' }, money(order.average_fill_price_cents))],
+        ['Average fill price', h('span', { 'data-testid': 'average-price' }, money(order.average_fill_price_cents, order.currency))],
       ]),
       table(
         ['Fill', 'Executed', 'Qty', 'Price', 'Gross', 'Net', 'Settles', 'Exchange ref'],
-        fills.data.map((f) => [h('span', { class: 'mono' }, f.id), when(f.executed_at), f.qty, money(f.price_cents), money(f.gross_cents), money(f.net_cents), f.settlement_date, h('span', { class: 'mono' }, f.exchange_ref)]),
+        fills.data.map((f) => [h('span', { class: 'mono' }, f.id), when(f.executed_at), f.qty, money(f.price_cents, order.currency), money(f.gross_cents, order.currency), money(f.net_cents, order.currency), f.settlement_date, h('span', { class: 'mono' }, f.exchange_ref)]),
         'No execution yet.',
       ),
     ),
@@ -160,7 +160,7 @@ export async function orderPage(view: HTMLElement, route: Route): Promise<void> 
           h('span', { class: 'mono' }, e.id),
           e.type,
           when(e.created_at),
-          e.type === 'order.executed' ? `${String(e.data['fill_qty'] ?? '')} @ ${money(e.data['fill_price_cents'] as number | undefined)}${e.data['exchange_ref'] ? ` (${String(e.data['exchange_ref'])})` : ''}` : '—',
+          e.type === 'order.executed' ? `${String(e.data['fill_qty'] ?? '')} @ ${money(e.data['fill_price_cents'] as number | undefined, order.currency)}${e.data['exchange_ref'] ? ` (${String(e.data['exchange_ref'])})` : ''}` : '—',
         ]),
         'No recent event for this order.',
       ),

@@ -147,7 +147,8 @@ describe('CauriClient against the service (SQLite, loopback HTTP)', () => {
     assert.equal((await client.orders.get(order.id)).id, order.id);
     assert.deepEqual((await client.orders.list({ status: 'routed' }).toArray()).map((o) => o.id), [order.id]);
     assert.deepEqual(await client.orders.list({ status: 'filled' }).toArray(), []);
-    const resting = await client.orders.create({ ...request, qty: 5, limit_price_cents: 1, time_in_force: 'gtc' });
+    // The lower limit of KOLA.BRVM's price band: it rests, the simulated price never coming down to it.
+    const resting = await client.orders.create({ ...request, qty: 5, limit_price_cents: 1_433_750, time_in_force: 'gtc' });
     const amended = await client.orders.amend(resting.id, { qty: 8 });
     assert.deepEqual([amended.qty, amended.pending_request, amended.time_in_force], [8, null, 'gtc']);
     await assert.rejects(client.orders.amend(order.id, { qty: 20 }), (e: unknown) => e instanceof CauriApiError && e.status === 409, 'a market order');

@@ -9,7 +9,12 @@ import type {
   AttestationRequest,
   AttestationStatus,
   AuditSnapshot,
+  CalendarDay,
+  CalendarQuery,
   Event,
+  Exchange,
+  ExchangeClock,
+  ExchangeCode,
   Fill,
   Instrument,
   IssuerKeyDocument,
@@ -243,6 +248,16 @@ export class CauriClient {
   readonly instruments = {
     list: (query?: ListQuery<'/v1/instruments'>): Paginator<Instrument> => this.paginate('/v1/instruments', query, { auth: false }),
     get: (code: string, options?: CallOptions): Promise<Instrument> => this.request('get', '/v1/instruments/{code}', { path: { code }, auth: false, ...options }),
+  };
+
+  readonly exchanges = {
+    /** BRVM, BVMAC and GSE, with their currency and settlement cycle. Public. */
+    list: async (options?: CallOptions): Promise<Exchange[]> => (await this.request('get', '/v1/exchanges', { auth: false, ...options })).data,
+    /** Each day from `from` to `to` (YYYY-MM-DD, both included, at most 366 days), open or not, with its phases. Public. */
+    calendar: async (code: ExchangeCode, query?: CalendarQuery, options?: CallOptions): Promise<CalendarDay[]> =>
+      (await this.request('get', '/v1/exchanges/{code}/calendar', { path: { code }, ...(query === undefined ? {} : { query }), auth: false, ...options })).data,
+    /** The exchange's phase now, whether it is open, and its next open and close. Public. */
+    clock: (code: ExchangeCode, options?: CallOptions): Promise<ExchangeClock> => this.request('get', '/v1/exchanges/{code}/clock', { path: { code }, auth: false, ...options }),
   };
 
   readonly attestations = {

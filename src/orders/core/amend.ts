@@ -1,5 +1,5 @@
 import type { ErrorDetail } from '../../lib/errors.js';
-import { committedNotional, orderNotionalCents, type CommittedOrderInput } from './caps.js';
+import { AT_PAR, committedNotional, toFcfaCents, type CommittedOrderInput, type FcfaRate } from './caps.js';
 import type { PendingRequest } from './lifecycle.js';
 import type { OrderStatus } from './state-machine.js';
 
@@ -11,10 +11,10 @@ export interface CappedOrder extends CommittedOrderInput {
 }
 
 /**
- * What an order holds against its subject's cap: `committedNotional`, or, while an amend is
- * pending, the larger of its amount as it is and as the amend would make it. Holding the larger
- * keeps room for an amend the partner may still confirm, so that orders placed meanwhile cannot
- * together take the subject over the cap.
+ * What an order holds against its subject's cap, in cents of its own currency: `committedNotional`,
+ * or, while an amend is pending, the larger of its amount as it is and as the amend would make it.
+ * Holding the larger keeps room for an amend the partner may still confirm, so that orders placed
+ * meanwhile cannot together take the subject over the cap.
  */
 export function heldAgainstCap(order: CappedOrder): bigint {
   const now = committedNotional(order);
@@ -23,10 +23,13 @@ export function heldAgainstCap(order: CappedOrder): bigint {
   return amended > now ? amended : now;
 }
 
-/** The sum of `heldAgainstCap` over a month's orders: the used amount of the cap functions. */
+/**
+ * The sum of `heldAgainstCap` over a month's orders, each converted to FCFA at its own rate and
+ * rounded up on its own (as `sumCommitted`): the used amount of the cap functions.
+ */
 export function sumHeld(orders: Iterable<CappedOrder>): bigint {
   let sum = 0n;
-  for (const o of orders) sum += heldAgainstCap(o);
+  for (const o of orders) sum += toFcfaCents(heldAgainstCap(o), o.fcfa_rate);
   return sum;
 }
 
@@ -36,7 +39,6 @@ export interface AmendTarget {
   readonly qty: number;
   readonly filled_qty: number;
   readonly limit_price_cents: number | null;
-  readonly reference_price_cents: number;
 }
 
 /** Why an order cannot be amended at all (409), or null when it can. */
@@ -62,9 +64,15 @@ export function checkAmendValues(order: AmendTarget, change: { qty?: number; lim
   return details;
 }
 
-/** How much more an amend counts against the cap than the order does now (0 when not more). */
-export function capIncreaseCents(order: AmendTarget, change: { qty?: number; limit_price_cents?: number }): bigint {
-  const before = orderNotionalCents(order);
-  const after = orderNotionalCents({ ...order, qty: change.qty ?? order.qty, limit_price_cents: change.limit_price_cents ?? order.limit_price_cents });
+/**
+ * How much more an amend counts against the cap than the order does now (0 when not more), in cents
+ * of FCFA at `rate`, the order's rate (AT_PAR: in cents of its own currency). Each amount is
+ * converted and rounded up on its own, as the cap's sum counts it. Sells count nothing, and a market
+ * order is never amended (`amendConflict`), so only a limit buy can add to the cap.
+ */
+export function capIncreaseCents(order: AmendTarget, change: { qty?: number; limit_price_cents?: number }, rate: FcfaRate = AT_PAR): bigint {
+  if (order.side === 'sell' || order.limit_price_cents === null) return 0n;
+  const before = toFcfaCents(BigInt(order.qty) * BigInt(order.limit_price_cents), rate);
+  const after = toFcfaCents(BigInt(change.qty ?? order.qty) * BigInt(change.limit_price_cents ?? order.limit_price_cents), rate);
   return after > before ? after - before : 0n;
 }

@@ -1,4 +1,5 @@
 import type { ErrorDetail } from '../../lib/errors.js';
+import type { Exchange } from '../../partners/markets.js';
 import type { TradingDays } from './trading-days.js';
 
 /**
@@ -77,7 +78,7 @@ export function checkExpireDate(timeInForce: TimeInForce, expireDate: string | u
  * `expire_date` for `gtd` (the end of that day when the exchange is closed then), never for the
  * others (null). An ioc or fok order ends at the partner at once, so it needs no expiry here.
  */
-export function expiryInstant(days: TradingDays, exchange: string, timeInForce: TimeInForce, expireDate: string | null, createdMs: number): number | null {
+export function expiryInstant(days: TradingDays, exchange: Exchange, timeInForce: TimeInForce, expireDate: string | null, createdMs: number): number | null {
   switch (timeInForce) {
     case 'gtc':
     case 'ioc':

@@ -58,9 +58,40 @@ export function priceBand(referenceCents: number): { lo: number; hi: number } {
   return { lo: Math.max(1, referenceCents - d), hi: referenceCents + d };
 }
 
-function priceAtBp(referenceCents: number, bp: number): number {
+/** What the instrument allows a price to be: a multiple of the tick, inside the exchange's band. */
+export interface PriceGrid {
+  readonly tick_size_cents: number;
+  readonly price_limits: { readonly low_cents: number; readonly high_cents: number } | null;
+}
+
+/** Any price in cents, no band: the grid of an order handed over without one. */
+export const ANY_PRICE: PriceGrid = Object.freeze({ tick_size_cents: 1, price_limits: null });
+
+export function gridOf(order: Pick<OrderForPartner, 'tick_size_cents' | 'price_limits'>): PriceGrid {
+  return { tick_size_cents: order.tick_size_cents ?? 1, price_limits: order.price_limits ?? null };
+}
+
+/**
+ * The prices the synthetic market takes: within +-1% of the reference, inside the exchange's band,
+ * on the tick grid (both ends rounded inwards). When no multiple of the tick lies in that range, the
+ * one price is the grid's nearest to the reference inside the band.
+ */
+export function priceRange(referenceCents: number, grid: PriceGrid): { lo: number; hi: number } {
+  const tick = grid.tick_size_cents;
+  const band = grid.price_limits;
   const { lo, hi } = priceBand(referenceCents);
-  const p = referenceCents + Math.round((referenceCents * bp) / 10_000);
+  const low = Math.ceil(Math.max(lo, band?.low_cents ?? 1, tick) / tick) * tick;
+  const high = Math.floor(Math.min(hi, band?.high_cents ?? hi) / tick) * tick;
+  if (low <= high) return { lo: low, hi: high };
+  let p = Math.max(tick, Math.round(referenceCents / tick) * tick);
+  if (band !== null) p = Math.min(band.high_cents, Math.max(band.low_cents, p));
+  return { lo: p, hi: p };
+}
+
+function priceAtBp(referenceCents: number, bp: number, grid: PriceGrid): number {
+  const { lo, hi } = priceRange(referenceCents, grid);
+  const tick = grid.tick_size_cents;
+  const p = Math.round((referenceCents + Math.round((referenceCents * bp) / 10_000)) / tick) * tick;
   return Math.min(hi, Math.max(lo, p));
 }
 
@@ -78,28 +109,31 @@ function marketBp(instrument: string, atMs: number): number {
 /**
  * The simulated market price of an instrument at a time, in cents: the reference price moved by a
  * 10-minute triangle wave of +-0.8% and a per-second noise of +-0.2%, kept within +-1% of the
- * reference. Limit orders fill when this price crosses their limit. Exported so that tests and the
- * documentation can say when a given limit will fill.
+ * reference and within the instrument's band, on its tick grid (`priceRange`). Limit orders fill when
+ * this price crosses their limit. Exported so that tests and the documentation can say when a given
+ * limit will fill.
  */
-export function simulatedPriceCents(instrument: string, referenceCents: number, atMs: number): number {
-  return priceAtBp(referenceCents, marketBp(instrument, atMs));
+export function simulatedPriceCents(instrument: string, referenceCents: number, atMs: number, grid: PriceGrid = ANY_PRICE): number {
+  return priceAtBp(referenceCents, marketBp(instrument, atMs), grid);
 }
 
+type PricedOrder = Pick<OrderForPartner, 'instrument' | 'reference_price_cents' | 'side' | 'limit_price_cents' | 'tick_size_cents' | 'price_limits'>;
+
 /** Whether a limit order can execute against the market at `atMs` (a market order always can). */
-export function crosses(order: Pick<OrderForPartner, 'instrument' | 'reference_price_cents' | 'side' | 'limit_price_cents'>, atMs: number): boolean {
+export function crosses(order: PricedOrder, atMs: number): boolean {
   if (order.limit_price_cents === null) return true;
-  const market = simulatedPriceCents(order.instrument, order.reference_price_cents, atMs);
+  const market = simulatedPriceCents(order.instrument, order.reference_price_cents, atMs, gridOf(order));
   return order.side === 'buy' ? market <= order.limit_price_cents : market >= order.limit_price_cents;
 }
 
 /**
  * The price of the order's execution number `tranche` at `atMs`: the market with the order's own
- * jitter (seeded by its id), inside the band and never worse than the limit.
+ * jitter (seeded by its id), inside the band, on the tick grid and never worse than the limit.
  */
-export function executionPriceCents(order: Pick<OrderForPartner, 'order_id' | 'instrument' | 'reference_price_cents' | 'side' | 'limit_price_cents'>, tranche: number, atMs: number): number {
+export function executionPriceCents(order: PricedOrder & Pick<OrderForPartner, 'order_id'>, tranche: number, atMs: number): number {
   const jitter = spread(hashAt(seedOf(order.order_id), 300 + tranche), JITTER_BP);
   const bp = Math.max(-BAND_BP, Math.min(BAND_BP, marketBp(order.instrument, atMs) + jitter));
-  const price = priceAtBp(order.reference_price_cents, bp);
+  const price = priceAtBp(order.reference_price_cents, bp, gridOf(order));
   if (order.limit_price_cents === null) return price;
   return order.side === 'buy' ? Math.min(price, order.limit_price_cents) : Math.max(price, order.limit_price_cents);
 }

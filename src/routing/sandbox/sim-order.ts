@@ -2,7 +2,7 @@ import { isoMillis } from '../../lib/clock.js';
 import { TIME_IN_FORCE, type CancelReason, type RequestRefusal } from '../../orders/core/lifecycle.js';
 import { INSTRUMENT_CODE_PATTERN } from '../../partners/markets.js';
 import type { AmendRequest, CancelRequest, CancelledReport, ExecutionReport, OrderForPartner, ReplacedReport, RequestRefusedReport, SubmitResult } from '../connector.js';
-import { FIRST_FILL_DELAY_MS, PRICE_TICK_MS, crosses, executionPriceCents, priceBand, tranchesFor, type Tranche } from './market.js';
+import { FIRST_FILL_DELAY_MS, PRICE_TICK_MS, crosses, executionPriceCents, gridOf, priceRange, tranchesFor, type Tranche } from './market.js';
 import { AMEND_REFUSED_QTY, NEVER_FILL_BUY_LIMIT_CENTS, NEVER_FILL_SELL_LIMIT_CENTS, PARTIAL_THEN_REST_FILL_QTY, TEST_QTY } from './test-values.js';
 
 /**
@@ -70,14 +70,17 @@ export function assertOrder(order: OrderForPartner): void {
   if (!int(order.reference_price_cents, MAX_PRICE)) problems.push('reference_price_cents');
   if (order.instrument_status !== 'active' && order.instrument_status !== 'suspended') problems.push('instrument_status');
   if (!(TIME_IN_FORCE as readonly string[]).includes(order.time_in_force)) problems.push('time_in_force');
+  if (order.tick_size_cents !== undefined && !int(order.tick_size_cents, MAX_PRICE)) problems.push('tick_size_cents');
+  const band = order.price_limits;
+  if (band !== undefined && band !== null && !(int(band.low_cents, 2 * MAX_PRICE) && int(band.high_cents, 2 * MAX_PRICE) && band.low_cents <= band.high_cents)) problems.push('price_limits');
   if (problems.length > 0) throw new TypeError(`malformed order ${order.order_id}: ${problems.join(', ')}`);
 }
 
-/** A limit the synthetic price can never cross (it stays within +-1% of the reference). */
+/** A limit the synthetic price can never cross (it stays in `priceRange`). */
 export function neverFills(order: OrderForPartner): boolean {
   const limit = order.limit_price_cents;
   if (limit === null) return false;
-  const { lo, hi } = priceBand(order.reference_price_cents);
+  const { lo, hi } = priceRange(order.reference_price_cents, gridOf(order));
   if (order.side === 'buy') return limit === NEVER_FILL_BUY_LIMIT_CENTS || limit < lo;
   return limit === NEVER_FILL_SELL_LIMIT_CENTS || limit > hi;
 }

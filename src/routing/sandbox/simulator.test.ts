@@ -3,10 +3,12 @@ import assert from 'node:assert/strict';
 import { ManualClock } from '../../lib/clock.js';
 import { deterministicId, type OrderId } from '../../lib/ids.js';
 import { SANDBOX_INSTRUMENTS } from '../../partners/sandbox-seed.js';
+import { instrumentFromImport } from '../../partners/instrument.service.js';
+import { priceLimits } from '../../orders/core/price-rules.js';
 import { averageFillPrice, applyFill, initialFillState, type FillState } from '../../orders/core/fills.js';
 import { assertTransition } from '../../orders/core/state-machine.js';
 import { ConnectorUnavailableError, classifyReport, isFinalReport, type ExecutionReport, type OrderForPartner } from '../connector.js';
-import { FIRST_FILL_DELAY_MS, LARGE_ORDER_QTY, PRICE_PERIOD_MS, priceBand, simulatedPriceCents } from './market.js';
+import { FIRST_FILL_DELAY_MS, LARGE_ORDER_QTY, PRICE_PERIOD_MS, priceBand, priceRange, simulatedPriceCents } from './market.js';
 import { SandboxConnector } from './sandbox-connector.js';
 import { SgiSimulator } from './simulator.js';
 import { EXCHANGE_REJECT_DELAY_MS, PARTIAL_THEN_REST_FILL_QTY, SANDBOX_TEST_VALUES, TEST_QTY, UNAVAILABLE_ATTEMPTS } from './test-values.js';
@@ -222,7 +224,7 @@ test('buy limit 1 and sell limit 1e12 rest until cancelled', async () => {
 test('market orders fill 1 s after acceptance within +-1% of the reference, on every sandbox instrument', async () => {
   const { clock, connector } = setup();
   let n = 0;
-  for (const inst of SANDBOX_INSTRUMENTS.filter((i) => i.status === 'active')) {
+  for (const inst of SANDBOX_INSTRUMENTS.filter((i) => (i.status ?? 'active') === 'active')) {
     for (let k = 0; k < 20; k++) {
       const o = order(`mkt-${inst.code}-${k}`, { instrument: inst.code, reference_price_cents: inst.reference_price_cents, side: k % 2 ? 'sell' : 'buy', qty: 1 + k * 37 });
       const accepted = await connector.submit(o);
@@ -263,6 +265,57 @@ test('the simulated price stays in the +-1% band and sweeps most of it every per
   assert.deepEqual(priceBand(1_550_000), { lo: 1_534_500, hi: 1_565_500 });
   assert.deepEqual(priceBand(1), { lo: 1, hi: 1 });
   assert.equal(simulatedPriceCents('X.BRVM', 1, T0), 1);
+});
+
+test('fills and simulated prices stay inside each instrument\'s band and on its tick grid', async () => {
+  const { clock, connector } = setup();
+  let fills = 0;
+  for (const row of SANDBOX_INSTRUMENTS.filter((i) => (i.status ?? 'active') === 'active')) {
+    const made = instrumentFromImport(row, undefined, T0);
+    assert.ok('row' in made, row.code);
+    const rules = { tick_size_cents: made.row.tick_size_cents, price_limits: priceLimits(made.row) };
+    for (let t = T0; t < T0 + PRICE_PERIOD_MS; t += 7_000) {
+      const p = simulatedPriceCents(row.code, row.reference_price_cents, t, rules);
+      assert.equal(p % rules.tick_size_cents, 0, `${row.code} ${p} off the grid`);
+      if (rules.price_limits !== null) assert.ok(p >= rules.price_limits.low_cents && p <= rules.price_limits.high_cents, `${row.code} ${p}`);
+    }
+    for (let k = 0; k < 5; k++) {
+      const o = order(`grid-${row.code}-${k}`, { instrument: row.code, reference_price_cents: row.reference_price_cents, qty: 1 + k, ...rules });
+      await connector.submit(o);
+      clock.advance(FIRST_FILL_DELAY_MS + 3_001);
+      const fill = (await reportsOf(connector, o.order_id)).find((r) => r.type === 'fill');
+      assert.ok(fill?.type === 'fill', row.code);
+      assert.equal(fill.fill_price_cents % rules.tick_size_cents, 0, `${row.code} fill ${fill.fill_price_cents}`);
+      if (rules.price_limits !== null) assert.ok(fill.fill_price_cents <= rules.price_limits.high_cents && fill.fill_price_cents >= rules.price_limits.low_cents);
+      fills++;
+    }
+  }
+  assert.ok(fills > 400);
+});
+
+test('a band narrower than the market\'s swing: no market fill ever goes past it', async () => {
+  // +-0.5 % around 10,000 XOF on a 5 XOF tick: the synthetic market (+-1 %) would leave it.
+  const ref = 1_000_000;
+  const rules = { tick_size_cents: 500, price_limits: priceLimits({ reference_price_cents: ref, tick_size_cents: 500, price_band_bps: 50 }) };
+  assert.deepEqual(rules.price_limits, { low_cents: 995_000, high_cents: 1_005_000 });
+  assert.deepEqual(priceRange(ref, rules), { lo: 995_000, hi: 1_005_000 });
+  const { clock, connector } = setup();
+  const prices = new Set<number>();
+  for (let k = 0; k < 120; k++) {
+    const o = order(`narrow-${k}`, { reference_price_cents: ref, side: k % 2 ? 'sell' : 'buy', qty: 7, ...rules });
+    await connector.submit(o);
+    clock.advance(FIRST_FILL_DELAY_MS + 4_999);
+    const fill = (await reportsOf(connector, o.order_id)).find((r) => r.type === 'fill');
+    assert.ok(fill?.type === 'fill');
+    assert.ok(fill.fill_price_cents >= 995_000 && fill.fill_price_cents <= 1_005_000, String(fill.fill_price_cents));
+    assert.equal(fill.fill_price_cents % 500, 0);
+    prices.add(fill.fill_price_cents);
+  }
+  assert.ok(prices.has(1_005_000), 'the market presses against the upper limit and stops there');
+  assert.ok(prices.has(995_000), 'and against the lower one');
+  // No multiple of the tick within +-1 %: the one price is the grid's nearest to the reference.
+  assert.deepEqual(priceRange(1_850, { tick_size_cents: 1_000, price_limits: null }), { lo: 2_000, hi: 2_000 });
+  assert.deepEqual(priceRange(1_850, { tick_size_cents: 1_000, price_limits: { low_cents: 1_000, high_cents: 1_000 } }), { lo: 1_000, hi: 1_000 });
 });
 
 test(`large orders (qty >= ${LARGE_ORDER_QTY}) fill in 3 to 5 executions over 2 to 10 s, summing exactly to qty`, async () => {

@@ -131,14 +131,14 @@ export const SANDBOX_TEST_VALUES: readonly SandboxTestValue[] = Object.freeze([
     value: `${NEVER_FILL_BUY_LIMIT_CENTS} (buy)`,
     outcome: 'routed, resting until cancelled',
     reports: 'accepted; cancelled on cancel',
-    description: 'A buy limit of 1 cent never fills.',
+    description: 'A buy limit of 1 cent never fills. The order must pass the price checks: only an instrument without a price band and with a 1-cent tick takes it (the synthetic funds and money-market bills).',
   },
   {
     trigger: 'limit_price_cents',
     value: `${NEVER_FILL_SELL_LIMIT_CENTS} (sell)`,
     outcome: 'routed, resting until cancelled',
     reports: 'accepted; cancelled on cancel',
-    description: 'A sell at the largest allowed limit never fills.',
+    description: 'A sell at the largest allowed limit never fills. Like the 1-cent buy, only on an instrument without a price band.',
   },
   {
     trigger: 'time_in_force',

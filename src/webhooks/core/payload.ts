@@ -89,6 +89,7 @@ export interface SampleOrder {
   rcpt_to: string;
   kyc_attestation_id: string;
   instrument: string;
+  currency: 'XOF' | 'XAF' | 'GHS';
   side: 'buy' | 'sell';
   qty: number;
   limit_price_cents: number | null;
@@ -223,6 +224,7 @@ function sampleOrder(kind: SampleOrderKind, at: Date): SampleOrder {
     rcpt_to: newId('partner'),
     kyc_attestation_id: newId('attestation'),
     instrument: SAMPLE_INSTRUMENT,
+    currency: 'XOF',
     side: 'buy',
     qty: kind === 'amended' ? 150 : 100,
     limit_price_cents: SAMPLE_PRICE_CENTS,

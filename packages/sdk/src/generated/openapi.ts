@@ -52,7 +52,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: the database (and Redis, when configured) answer */
+        /** Readiness: the database answers (and Redis, when configured: without it the service is degraded, still ready) */
         get: {
             parameters: {
                 query?: never;
@@ -69,8 +69,9 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @enum {string} */
-                            status: "ready";
+                            status: "ready" | "degraded";
+                            /** @description When degraded: what is unreachable and what that changes */
+                            reason?: string;
                         };
                     };
                 };
@@ -812,8 +813,21 @@ export interface paths {
                                 /** @enum {string} */
                                 class: "equities" | "bonds" | "opcvm" | "reit" | "money_market" | "junior_board";
                                 name: string;
-                                /** @description Reference price in cents of XOF. */
+                                /**
+                                 * @description ISO 4217: XOF (BRVM), XAF (BVMAC), GHS (GSE). Every amount ending in _cents is in hundredths of it.
+                                 * @enum {string}
+                                 */
+                                currency: "XOF" | "XAF" | "GHS";
+                                /** @description ISO 6166 identifier, or null when not known. */
+                                isin: string | null;
+                                /** @description An order's qty is a whole multiple of it. */
+                                lot_size: number;
+                                /** @description A limit price is a whole multiple of it, in cents of the currency. */
+                                tick_size_cents: number;
+                                /** @description The previous close, in cents of the currency. */
                                 reference_price_cents: number;
+                                /** @description Limit prices must lie within this many basis points either side of the reference price, the limits rounded inwards to the tick: low = ceil(reference x (1 - bps/10000) / tick) x tick (at least one tick), high = floor(reference x (1 + bps/10000) / tick) x tick. A market buy counts against a monthly cap at qty x high. null: no band. */
+                                price_band_bps: number | null;
                                 /** @enum {string} */
                                 status: "active" | "suspended";
                             }[];
@@ -923,10 +937,393 @@ export interface paths {
                             /** @enum {string} */
                             class: "equities" | "bonds" | "opcvm" | "reit" | "money_market" | "junior_board";
                             name: string;
-                            /** @description Reference price in cents of XOF. */
+                            /**
+                             * @description ISO 4217: XOF (BRVM), XAF (BVMAC), GHS (GSE). Every amount ending in _cents is in hundredths of it.
+                             * @enum {string}
+                             */
+                            currency: "XOF" | "XAF" | "GHS";
+                            /** @description ISO 6166 identifier, or null when not known. */
+                            isin: string | null;
+                            /** @description An order's qty is a whole multiple of it. */
+                            lot_size: number;
+                            /** @description A limit price is a whole multiple of it, in cents of the currency. */
+                            tick_size_cents: number;
+                            /** @description The previous close, in cents of the currency. */
                             reference_price_cents: number;
+                            /** @description Limit prices must lie within this many basis points either side of the reference price, the limits rounded inwards to the tick: low = ceil(reference x (1 - bps/10000) / tick) x tick (at least one tick), high = floor(reference x (1 + bps/10000) / tick) x tick. A market buy counts against a monthly cap at qty x high. null: no band. */
+                            price_band_bps: number | null;
                             /** @enum {string} */
                             status: "active" | "suspended";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exchanges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the exchanges the service routes to */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @enum {string} */
+                                code: "BRVM" | "BVMAC" | "GSE";
+                                name: string;
+                                /**
+                                 * @description UEMOA, CEMAC or GHANA.
+                                 * @enum {string}
+                                 */
+                                jurisdiction: "UEMOA" | "CEMAC" | "GHANA";
+                                /**
+                                 * @description ISO 4217 code of the currency instruments trade in.
+                                 * @enum {string}
+                                 */
+                                currency: "XOF" | "XAF" | "GHS";
+                                /** @description Open days of the calendar between trade date and settlement (T+n). */
+                                settlement_days: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exchanges/{code}/calendar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An exchange's trading days and phases between two dates (at most 366 days)
+         * @description Each day from `from` to `to` (both included), open or closed, with its phases in UTC. An auction held at an instant has `start` equal to `end`. Holidays and shortened days come from the calendars the operator imported.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description First day (YYYY-MM-DD); default today (UTC). */
+                    from?: string;
+                    /** @description Last day, included; default 30 days after from. At most 366 days in all. */
+                    to?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description BRVM, BVMAC or GSE. */
+                    code: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** Format: date */
+                                date: string;
+                                /** @description Whether the exchange trades that day; a closed day has no phases. */
+                                open: boolean;
+                                /** @description In order; empty when closed. */
+                                phases: {
+                                    /**
+                                     * @description A trading phase.
+                                     * @enum {string}
+                                     */
+                                    name: "pre_open" | "opening_auction" | "continuous" | "pre_close" | "closing_auction" | "trading_at_last";
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, whole seconds.
+                                     */
+                                    start: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, whole seconds; equal to start for an auction held at an instant.
+                                     */
+                                    end: string;
+                                }[];
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exchanges/{code}/clock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An exchange's phase now, whether it is open, and its next open and close */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description BRVM, BVMAC or GSE. */
+                    code: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            exchange: "BRVM" | "BVMAC" | "GSE";
+                            /**
+                             * Format: date-time
+                             * @description The instant the clock was read (UTC, milliseconds).
+                             */
+                            timestamp: string;
+                            /**
+                             * @description `closed` outside every phase (and between sessions).
+                             * @enum {string}
+                             */
+                            phase: "pre_open" | "opening_auction" | "continuous" | "pre_close" | "closing_auction" | "trading_at_last" | "closed";
+                            /** @description True in any phase, pre-open included: the exchange is in session and takes orders into its book. */
+                            is_open: boolean;
+                            /**
+                             * Format: date-time
+                             * @description Start of the next session, after the current one when open; null if none within 400 days.
+                             */
+                            next_open: string | null;
+                            /**
+                             * Format: date-time
+                             * @description End of the current session when open, else of the next one; null if none within 400 days.
+                             */
+                            next_close: string | null;
                         };
                     };
                 };
@@ -2107,6 +2504,11 @@ export interface paths {
                                 rcpt_to: string;
                                 kyc_attestation_id: string;
                                 instrument: string;
+                                /**
+                                 * @description ISO 4217: XOF (BRVM), XAF (BVMAC), GHS (GSE). Every amount ending in _cents is in hundredths of it.
+                                 * @enum {string}
+                                 */
+                                currency: "XOF" | "XAF" | "GHS";
                                 /** @enum {string} */
                                 side: "buy" | "sell";
                                 qty: number;
@@ -2306,12 +2708,13 @@ export interface paths {
                         rcpt_to: string;
                         /** @description Attestation of the investor, issued to this client */
                         kyc_attestation_id: string;
-                        /** @description <TICKER>.<EXCHANGE>, for example KOLA.BRVM */
+                        /** @description <TICKER>.<EXCHANGE>, for example SNTS.BRVM */
                         instrument: string;
                         /** @enum {string} */
                         side: "buy" | "sell";
+                        /** @description A multiple of the instrument's lot_size */
                         qty: number;
-                        /** @description Omitted: a market order */
+                        /** @description Omitted: a market order. In cents of the instrument's currency; a multiple of its tick_size_cents and within its price band. */
                         limit_price_cents?: number;
                         /** @description Free-form; at most 8 KiB serialised, 50 members, depth 5. Echoed back. */
                         client_metadata?: {
@@ -2349,6 +2752,11 @@ export interface paths {
                             rcpt_to: string;
                             kyc_attestation_id: string;
                             instrument: string;
+                            /**
+                             * @description ISO 4217: XOF (BRVM), XAF (BVMAC), GHS (GSE). Every amount ending in _cents is in hundredths of it.
+                             * @enum {string}
+                             */
+                            currency: "XOF" | "XAF" | "GHS";
                             /** @enum {string} */
                             side: "buy" | "sell";
                             qty: number;
@@ -2593,6 +3001,11 @@ export interface paths {
                             rcpt_to: string;
                             kyc_attestation_id: string;
                             instrument: string;
+                            /**
+                             * @description ISO 4217: XOF (BRVM), XAF (BVMAC), GHS (GSE). Every amount ending in _cents is in hundredths of it.
+                             * @enum {string}
+                             */
+                            currency: "XOF" | "XAF" | "GHS";
                             /** @enum {string} */
                             side: "buy" | "sell";
                             qty: number;
@@ -2817,6 +3230,11 @@ export interface paths {
                             rcpt_to: string;
                             kyc_attestation_id: string;
                             instrument: string;
+                            /**
+                             * @description ISO 4217: XOF (BRVM), XAF (BVMAC), GHS (GSE). Every amount ending in _cents is in hundredths of it.
+                             * @enum {string}
+                             */
+                            currency: "XOF" | "XAF" | "GHS";
                             /** @enum {string} */
                             side: "buy" | "sell";
                             qty: number;
@@ -2884,6 +3302,11 @@ export interface paths {
                             rcpt_to: string;
                             kyc_attestation_id: string;
                             instrument: string;
+                            /**
+                             * @description ISO 4217: XOF (BRVM), XAF (BVMAC), GHS (GSE). Every amount ending in _cents is in hundredths of it.
+                             * @enum {string}
+                             */
+                            currency: "XOF" | "XAF" | "GHS";
                             /** @enum {string} */
                             side: "buy" | "sell";
                             qty: number;
@@ -3154,9 +3577,9 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description The new total quantity; above what has already filled. */
+                        /** @description The new total quantity; above what has already filled, and a multiple of the instrument's lot_size. */
                         qty?: number;
-                        /** @description The new limit price. */
+                        /** @description The new limit price, in cents of the instrument's currency; a multiple of its tick_size_cents and within its price band. */
                         limit_price_cents?: number;
                     };
                 };
@@ -3175,6 +3598,11 @@ export interface paths {
                             rcpt_to: string;
                             kyc_attestation_id: string;
                             instrument: string;
+                            /**
+                             * @description ISO 4217: XOF (BRVM), XAF (BVMAC), GHS (GSE). Every amount ending in _cents is in hundredths of it.
+                             * @enum {string}
+                             */
+                            currency: "XOF" | "XAF" | "GHS";
                             /** @enum {string} */
                             side: "buy" | "sell";
                             qty: number;
@@ -3242,6 +3670,11 @@ export interface paths {
                             rcpt_to: string;
                             kyc_attestation_id: string;
                             instrument: string;
+                            /**
+                             * @description ISO 4217: XOF (BRVM), XAF (BVMAC), GHS (GSE). Every amount ending in _cents is in hundredths of it.
+                             * @enum {string}
+                             */
+                            currency: "XOF" | "XAF" | "GHS";
                             /** @enum {string} */
                             side: "buy" | "sell";
                             qty: number;
