@@ -190,6 +190,26 @@ for (const database of DATABASES) {
       assert.equal(thing.runs(), 1);
     });
 
+    test('a follow-up may replace the status too (202 answered 200 once the partner answered): sent, stored and replayed', async (t) => {
+      const storage = await openTestStorage(t, database);
+      const clock = new ManualClock();
+      const service = new IdempotencyService(storage.db, storage.transact, clock, storage.dialect, randomBytes(32));
+      const key = randomUUID();
+      const work = async () => ({ status: 202, body: { pending: true } });
+      const answered = await service.run({ clientId: 'cli_a', key, fingerprint: {} }, serialize, work, async (_result, rewrite) => {
+        await storage.transact((trx) => rewrite(trx, { pending: false }, 200));
+      });
+      assert.deepEqual([answered.status, JSON.parse(answered.body)], [200, { pending: false }]);
+      assert.deepEqual(await service.run({ clientId: 'cli_a', key, fingerprint: {} }, serialize, work), { status: 200, body: answered.body, replayed: true });
+      // Without a status the first one stays.
+      const other = randomUUID();
+      const kept = await service.run({ clientId: 'cli_a', key: other, fingerprint: {} }, serialize, work, async (_result, rewrite) => {
+        await storage.transact((trx) => rewrite(trx, { pending: 'still' }));
+      });
+      assert.deepEqual([kept.status, JSON.parse(kept.body)], [202, { pending: 'still' }]);
+      assert.deepEqual(await service.run({ clientId: 'cli_a', key: other, fingerprint: {} }, serialize, work), { status: 202, body: kept.body, replayed: true });
+    });
+
     test('a follow-up that fails after the commit: the committed response is sent, stored and replayed', async (t) => {
       const storage = await openTestStorage(t, database);
       const clock = new ManualClock();

@@ -7,6 +7,7 @@ import { ManualClock } from '../../src/lib/clock.js';
 import { SANDBOX_PARTNERS } from '../../src/partners/sandbox-seed.js';
 import type { OrderForPartner } from '../../src/routing/connector.js';
 import { KYC2_REQUEST, apiClient, type ApiClient } from '../support/api.js';
+import { KOLA_RESTING } from '../support/order-context.js';
 import { DATABASES, listen, startRuntimeIn, testEnvironment, type DatabaseCase } from '../support/harness.js';
 
 type Json = Record<string, any>;
@@ -51,6 +52,22 @@ function slowPartner(runtime: Runtime): { reached: Promise<void>; release: () =>
     reach();
     await released;
     return submit(order);
+  };
+  return { reached, release };
+}
+
+/** Holds every cancel or amend sent to the sandbox partner of `runtime` until released. */
+function slowRequests(runtime: Runtime, method: 'cancel' | 'amend'): { reached: Promise<void>; release: () => void } {
+  const connector = runtime.services.connectors.get('sandbox', BAOBAB) ?? assert.fail('no sandbox connector');
+  const send = connector[method].bind(connector) as (...args: unknown[]) => Promise<unknown>;
+  let reach!: () => void;
+  const reached = new Promise<void>((resolve) => (reach = resolve));
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  (connector as unknown as Record<string, unknown>)[method] = async (...args: unknown[]) => {
+    reach();
+    await released;
+    return send(...args);
   };
   return { reached, release };
 }
@@ -130,6 +147,68 @@ for (const database of DATABASES) {
       } finally {
         // After a failed assertion too: the request must not stay with the partner, nor its answer
         // unread (either would hold the server's close).
+        partner.release();
+        const res = await pending;
+        if (!res.bodyUsed) await res.body?.cancel();
+      }
+    });
+
+    for (const [method, body, check] of [
+      ['cancel', {}, (o: Json) => o.status === 'cancelled' && o.cancel_reason === 'requested'],
+      ['amend', { qty: 3 }, (o: Json) => o.status === 'routed' && o.qty === 3],
+    ] as const) {
+      test(`a replay of a ${method} while the partner is asked gets 409, then exactly the first answer, 200 and not 202`, async (t) => {
+        const s = await setup(t, database);
+        const placed = (await (await s.api.post('/v1/orders', { ...s.order, limit_price_cents: KOLA_RESTING })).json()) as Json;
+        assert.equal(placed.status, 'routed', JSON.stringify(placed));
+        const path = `/v1/orders/${placed.id}/${method}`;
+        const partner = slowRequests(s.runtime, method);
+        const key = randomUUID();
+        const pending = s.api.post(path, body, key);
+        try {
+          await partner.reached;
+          // The request is committed (the order shows it pending) and is with the partner: 409 everywhere.
+          await assertInFlight(await s.api.post(path, body, key));
+          await assertInFlight(await postTo(s.other.base, s.api, path, body, key));
+          partner.release();
+          const first = await pending;
+          const text = await first.text();
+          assert.equal(first.status, 200, text);
+          assert.ok(check(JSON.parse(text) as Json), text);
+          for (const res of [await s.api.post(path, body, key), await postTo(s.other.base, s.api, path, body, key)]) {
+            assert.equal(res.status, 200, 'the status the first request answered');
+            assert.equal(res.headers.get('idempotent-replayed'), 'true');
+            assert.equal(await res.text(), text, 'byte for byte the first answer');
+          }
+        } finally {
+          partner.release();
+          const res = await pending;
+          if (!res.bodyUsed) await res.body?.cancel();
+        }
+      });
+    }
+
+    test('a cancel stuck past its lease: another process settles its committed 202, and the late request answers the same', async (t) => {
+      const s = await setup(t, database);
+      const placed = (await (await s.api.post('/v1/orders', { ...s.order, limit_price_cents: KOLA_RESTING })).json()) as Json;
+      const path = `/v1/orders/${placed.id}/cancel`;
+      const partner = slowRequests(s.runtime, 'cancel');
+      const key = randomUUID();
+      const pending = s.api.post(path, {}, key);
+      try {
+        await partner.reached;
+        s.clock.advance(IDEMPOTENCY_LEASE_MS);
+        const settled = await postTo(s.other.base, s.api, path, {}, key);
+        const text = await settled.text();
+        assert.equal(settled.status, 202, text);
+        assert.equal(settled.headers.get('idempotent-replayed'), 'true');
+        assert.equal(JSON.parse(text).pending_request, 'pending_cancel');
+        partner.release();
+        const late = await pending;
+        assert.equal(late.status, 202, 'the settled status, though the partner confirmed the cancel');
+        assert.equal(await late.text(), text);
+        assert.equal((await s.runtime.storage.db.selectFrom('orders').select('status').where('id', '=', placed.id).executeTakeFirstOrThrow()).status, 'cancelled');
+      } finally {
         partner.release();
         const res = await pending;
         if (!res.bodyUsed) await res.body?.cancel();
