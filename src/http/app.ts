@@ -15,6 +15,7 @@ import { ApiError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { bodyAjv, textAjv } from '../lib/validation.js';
 import { sendError } from './errors.js';
+import { documentOptionalBodies, installJsonBodyParser } from './json-body.js';
 import type { Metrics } from './metrics.js';
 import { requestLoggerFactory } from './request-logger.js';
 
@@ -88,6 +89,7 @@ export async function createHttpApp(config: Config, metrics: Metrics, logger?: F
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : textAjv).compile(schema));
   // Only JSON is accepted (the token endpoint adds form bodies in its own scope); anything else is 415.
   app.removeContentTypeParser('text/plain');
+  installJsonBodyParser(app);
 
   // Callback-style hooks: they never wait, and an async function would cost a promise per request.
   app.addHook('onRequest', (request, reply, done) => {
@@ -118,6 +120,7 @@ export async function createHttpApp(config: Config, metrics: Metrics, logger?: F
         securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
       },
     },
+    transformObject: (document) => documentOptionalBodies('openapiObject' in document ? document.openapiObject : document.swaggerObject),
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true }, staticCSP: true });
   return app;
