@@ -2,11 +2,12 @@ import Fastify, {
   LogController,
   type FastifyBaseLogger,
   type FastifyInstance,
-  type FastifyServerOptions,
+  type FastifyHttpOptions,
   type onRequestHookHandler,
   type onResponseHookHandler,
   type RouteOptions,
 } from 'fastify';
+import type { Server } from 'node:http';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -14,6 +15,7 @@ import type { Config } from '../config/config.js';
 import { ApiError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { bodyAjv, textAjv } from '../lib/validation.js';
+import { capConnections, clientErrorHandler, timeoutOptions } from './connections.js';
 import { sendError } from './errors.js';
 import { documentOptionalBodies, installJsonBodyParser } from './json-body.js';
 import type { Metrics } from './metrics.js';
@@ -47,7 +49,7 @@ export function addRouteHook(route: RouteOptions, name: 'onRequest' | 'onRespons
   (route as unknown as Record<string, unknown>)[name] = existing === undefined ? [hook] : [...[existing].flat(), hook];
 }
 
-export function fastifyOptions(config: Config, logger?: FastifyBaseLogger): FastifyServerOptions {
+export function fastifyOptions(config: Config, metrics: Metrics, logger?: FastifyBaseLogger): FastifyHttpOptions<Server> {
   return {
     ...(logger === undefined
       ? {
@@ -65,6 +67,8 @@ export function fastifyOptions(config: Config, logger?: FastifyBaseLogger): Fast
     childLoggerFactory: requestLoggerFactory,
     trustProxy: config.trustProxy,
     return503OnClosing: true,
+    ...timeoutOptions(config.http),
+    clientErrorHandler: clientErrorHandler(config.http, metrics),
   };
 }
 
@@ -73,7 +77,8 @@ export function fastifyOptions(config: Config, logger?: FastifyBaseLogger): Fast
  * Route plugins are registered by the caller (the composition root), each with its dependencies.
  */
 export async function createHttpApp(config: Config, metrics: Metrics, logger?: FastifyBaseLogger): Promise<App> {
-  const app = Fastify(fastifyOptions(config, logger)).withTypeProvider<TypeBoxTypeProvider>();
+  const app = Fastify(fastifyOptions(config, metrics, logger)).withTypeProvider<TypeBoxTypeProvider>();
+  capConnections(app, config.http, metrics);
 
   const routes: RouteInfo[] = [];
   ROUTES.set(app, routes);
