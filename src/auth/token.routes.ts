@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { ErrorObject } from 'ajv';
 import { ApiError, type ErrorDetail } from '../lib/errors.js';
 import { detailsFromAjv } from '../lib/validation.js';
+import { missingBody, sendError, toApiError } from '../http/errors.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import { ErrorBody } from '../http/schemas.js';
 import type { KeyRing } from '../keys/key-ring.js';
@@ -81,6 +82,17 @@ export interface TokenRouteDeps {
   guard: CredentialGuard;
 }
 
+/** A request refused before the handler runs (by a body parser) still gets the OAuth member (RFC 6749 §5.2). */
+function withOAuthMember(error: unknown, request: FastifyRequest): ApiError {
+  const apiError = toApiError(error, request);
+  if (apiError.extra !== undefined || ![413, 415, 422].includes(apiError.status)) return apiError;
+  return new ApiError(apiError.code, apiError.message, {
+    extra: { error: 'invalid_request' },
+    ...(apiError.details === undefined ? {} : { details: apiError.details }),
+    ...(apiError.headers === undefined ? {} : { headers: apiError.headers }),
+  });
+}
+
 /**
  * The token endpoint is a public route: like the others, every request counts against its address
  * (installAuthentication's hook, before the body is read, so 415 and 422 carry the headers too). Failed
@@ -88,6 +100,7 @@ export interface TokenRouteDeps {
  */
 export const tokenRoutes: FastifyPluginAsyncTypebox<TokenRouteDeps> = async (app, { clients, tokens, keys, limiter, guard }) => {
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, parseForm);
+  app.setErrorHandler((error, request, reply) => sendError(request, reply, withOAuthMember(error, request)));
 
   app.post(
     '/v1/auth/token',
@@ -104,6 +117,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<TokenRouteDeps> = async (app
       },
     },
     async (request, reply) => {
+      if (request.body === undefined) throw withOAuthMember(missingBody(), request);
       const isForm = (request.headers['content-type'] ?? '').toLowerCase().startsWith('application/x-www-form-urlencoded');
       const problems = request.validationError === undefined ? [] : detailsFromAjv((request.validationError as { validation: ErrorObject[] }).validation);
       const relevant = isForm ? problems.filter((d) => d.rule !== 'additionalProperties') : problems;

@@ -79,3 +79,12 @@ test('CAURI_TRUST_PROXY: a boolean, or the proxies to trust as addresses, CIDR r
     assert.throws(() => parseConfig({ CAURI_TRUST_PROXY: wrong }), (e: unknown) => e instanceof ConfigError && e.variable === 'CAURI_TRUST_PROXY', wrong);
   }
 });
+
+test('HTTP time-outs and the connection cap: defaults, and a headers time-out longer than the request time-out is refused', () => {
+  assert.deepEqual(parseConfig({}).http, { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 72_000, maxConnections: 4096 });
+  const set = parseConfig({ CAURI_HTTP_HEADERS_TIMEOUT_MS: '500', CAURI_HTTP_REQUEST_TIMEOUT_MS: '500', CAURI_HTTP_KEEP_ALIVE_TIMEOUT_MS: '5000', CAURI_HTTP_MAX_CONNECTIONS: '100' });
+  assert.deepEqual(set.http, { headersTimeoutMs: 500, requestTimeoutMs: 500, keepAliveTimeoutMs: 5000, maxConnections: 100 });
+  assert.throws(() => parseConfig({ CAURI_HTTP_HEADERS_TIMEOUT_MS: '40000' }), (e: unknown) => e instanceof ConfigError && e.variable === 'CAURI_HTTP_HEADERS_TIMEOUT_MS');
+  assert.throws(() => parseConfig({ CAURI_HTTP_MAX_CONNECTIONS: '0' }), (e: unknown) => e instanceof ConfigError && e.variable === 'CAURI_HTTP_MAX_CONNECTIONS');
+  assert.throws(() => parseConfig({ CAURI_HTTP_REQUEST_TIMEOUT_MS: '10s' }), (e: unknown) => e instanceof ConfigError && e.variable === 'CAURI_HTTP_REQUEST_TIMEOUT_MS');
+});

@@ -55,6 +55,19 @@ export interface Config {
    * development) unless set to false; always refused in production.
    */
   readonly webhooksAllowPrivate: boolean;
+  /** Time-outs and the connection cap of the HTTP server, against slow, idle or too many clients. */
+  readonly http: HttpLimits;
+}
+
+export interface HttpLimits {
+  /** Time to receive a request's headers, from the connection or from the first byte of the request. */
+  readonly headersTimeoutMs: number;
+  /** Time to receive a whole request, headers and body; at least headersTimeoutMs. */
+  readonly requestTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open between two requests. */
+  readonly keepAliveTimeoutMs: number;
+  /** Connections open at once on the process; further ones are closed as they arrive. */
+  readonly maxConnections: number;
 }
 
 export type AnchorConfig =
@@ -155,6 +168,7 @@ export function parseConfig(env: Env): Config {
     trustProxy: trustProxy(env),
     anchor: anchorConfig(env, mode),
     webhooksAllowPrivate: mode === 'sandbox' && boolean(env, 'CAURI_WEBHOOKS_ALLOW_PRIVATE', true),
+    http: httpLimits(env),
   };
   return Object.freeze(config);
 }
@@ -185,6 +199,20 @@ function anchorConfig(env: Env, mode: Mode): AnchorConfig {
     confirmations: integer(env, 'CAURI_EVM_CONFIRMATIONS', 12, 1, 1000),
     to,
   };
+}
+
+function httpLimits(env: Env): HttpLimits {
+  const limits: HttpLimits = {
+    headersTimeoutMs: integer(env, 'CAURI_HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+    requestTimeoutMs: integer(env, 'CAURI_HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    keepAliveTimeoutMs: integer(env, 'CAURI_HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 3_600_000),
+    maxConnections: integer(env, 'CAURI_HTTP_MAX_CONNECTIONS', 4096, 1, 1_000_000),
+  };
+  // Node refuses a headers time-out longer than the whole request's.
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    throw new ConfigError('CAURI_HTTP_HEADERS_TIMEOUT_MS', `must not exceed CAURI_HTTP_REQUEST_TIMEOUT_MS (${limits.requestTimeoutMs})`);
+  }
+  return Object.freeze(limits);
 }
 
 function oneOf<T extends string>(env: Env, variable: string, allowed: readonly T[], fallback: T): T {

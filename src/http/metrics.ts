@@ -85,9 +85,17 @@ class HttpStats {
  * The service's Prometheus metrics, in a registry of its own (not prom-client's global one) so that
  * several app instances in one process, as in tests, do not mix their counts.
  */
+export type ConnectionCloseReason = 'request_timeout' | 'malformed_request' | 'max_connections';
+
 export class Metrics {
   readonly registry = new Registry();
   readonly #http = new HttpStats();
+  readonly #connectionsClosed: Counter<'reason'>;
+
+  /** Counts a connection the server closed before any route answered it. */
+  recordConnectionClosed(reason: ConnectionCloseReason): void {
+    this.#connectionsClosed.inc({ reason });
+  }
 
   /** Counts a finished request under its route template and observes its latency. */
   recordRequest(method: string, route: string, status: number, seconds: number): void {
@@ -124,6 +132,12 @@ export class Metrics {
           for (const [status, n] of series.statuses) requests.inc({ ...series.labels, status: String(status) }, n);
         }
       },
+    });
+    this.#connectionsClosed = new Counter({
+      name: 'cauri_http_connections_closed_total',
+      help: 'Connections the HTTP server closed before a route answered: a request not received in time (reason="request_timeout", answered 408), a malformed request (reason="malformed_request"), or a connection over CAURI_HTTP_MAX_CONNECTIONS (reason="max_connections", closed unanswered).',
+      labelNames: ['reason'],
+      registers: [this.registry],
     });
     const latencyName = 'cauri_http_request_duration_seconds';
     const latency = {

@@ -3,7 +3,8 @@ import { Nullable, StringEnum } from '../http/schemas.js';
 import type { ErrorDetail } from '../lib/errors.js';
 import { compileValidator } from '../lib/validation.js';
 import { EXCHANGES } from './exchanges.js';
-import { AUCTION_PHASES, PHASES, WEEKDAYS, isCalendarDate, secondsOfDay, type CalendarYear } from './calendar.js';
+import { isCalendarDate } from '../lib/dates.js';
+import { AUCTION_PHASES, PHASES, WEEKDAYS, secondsOfDay, type CalendarYear } from './calendar.js';
 
 /**
  * The calendar file operators import (`cauri calendars import`) and the repository ships

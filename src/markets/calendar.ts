@@ -1,4 +1,5 @@
 import { isoSeconds } from '../lib/clock.js';
+import { DAY_MS, addDays, dateOf, dayStartMs, isCalendarDate } from '../lib/dates.js';
 import type { Exchange } from '../partners/markets.js';
 
 /**
@@ -61,24 +62,13 @@ export interface CalendarDay {
   phases: { name: Phase; start: string; end: string }[];
 }
 
-export const DAY_MS = 86_400_000;
-
 /**
  * How far the next open, the next close and open-day arithmetic look before giving up: a little over
  * a year, longer than any closure a calendar describes.
  */
 export const MAX_SCAN_DAYS = 400;
 
-const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
 const TIME_PATTERN = /^([01]\d|2[0-3]):([0-5]\d):([0-5]\d)$/;
-
-/** Whether `value` is a real calendar date written YYYY-MM-DD. */
-export function isCalendarDate(value: string): boolean {
-  const m = DATE_PATTERN.exec(value);
-  if (m === null) return false;
-  const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
-  return new Date(ms).toISOString().slice(0, 10) === value;
-}
 
 /** Whether `value` is a time of day `HH:MM:SS` (00:00:00 to 23:59:59). */
 export function isTimeOfDay(value: string): boolean {
@@ -94,25 +84,6 @@ export function secondsOfDay(time: string): number {
 
 function assertDate(date: string): void {
   if (!isCalendarDate(date)) throw new RangeError(`not a date YYYY-MM-DD: ${date}`);
-}
-
-/** Epoch milliseconds of `date` at 00:00:00Z. */
-export function dayStartMs(date: string): number {
-  return Date.parse(`${date}T00:00:00.000Z`);
-}
-
-/** The UTC date of an instant. */
-export function dateOf(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
-}
-
-export function addDays(date: string, days: number): string {
-  return dateOf(dayStartMs(date) + days * DAY_MS);
-}
-
-/** Days from `from` to `to` (negative when `to` is earlier). */
-export function daysBetween(from: string, to: string): number {
-  return Math.round((dayStartMs(to) - dayStartMs(from)) / DAY_MS);
 }
 
 /** A phase in seconds of its day. */

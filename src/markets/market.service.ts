@@ -1,6 +1,7 @@
 import { isoMillis, isoSeconds } from '../lib/clock.js';
 import { notFound, validationError } from '../lib/errors.js';
-import { addDays, daysBetween, type ExchangeCode, type MarketCalendar } from './calendar.js';
+import { addDays, daysBetween } from '../lib/dates.js';
+import type { ExchangeCode, MarketCalendar } from './calendar.js';
 import { EXCHANGES, EXCHANGE_INFO, isExchange, type ExchangeInfo } from './exchanges.js';
 import type { CalendarDay, ExchangeClock } from './market.schemas.js';
 

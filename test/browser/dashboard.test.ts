@@ -394,6 +394,15 @@ test('a developer signs in and manages orders, attestations, webhook endpoints, 
     assert.notEqual(secret, client.client_secret);
     assert.equal((await api('GET', `/v1/orders/${filled.body.id}`, undefined, secret)).status, 200);
     await page.getByText(/Your previous secret keeps working until/).waitFor();
+
+    // A leaked secret: the box ends every previous secret at once.
+    await page.getByLabel(/The previous secret has leaked/).check();
+    await page.getByRole('button', { name: 'Rotate client secret' }).click();
+    await page.getByText(/Your previous secret has stopped working/).waitFor();
+    const replacement = await page.getByTestId('secret').inputValue();
+    assert.notEqual(replacement, secret);
+    assert.equal((await api('GET', `/v1/orders/${filled.body.id}`, undefined, replacement)).status, 200);
+    assert.equal((await api('GET', `/v1/orders/${filled.body.id}`, undefined, secret)).status, 401, 'the previous secret gets no token');
   });
 
   await t.test('on a phone-sized screen nothing scrolls sideways', async () => {

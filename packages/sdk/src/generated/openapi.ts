@@ -374,8 +374,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Rotate the calling client's own secret; the previous one keeps working for 24 hours
-         * @description Authenticated with the client's bearer token, which must carry every scope the client is allowed (a narrowed token cannot mint full credentials). Requires an Idempotency-Key (a UUID). Client secrets are stored only as keyed hashes, so the new secret is never stored in clear and a retry cannot return it again: each request issues a new secret, and every earlier one keeps working for 24 hours, so a lost response loses nothing.
+         * Rotate the calling client's own secret; the previous one keeps working for 24 hours, or stops at once
+         * @description Authenticated with the client's bearer token, which must carry every scope the client is allowed (a narrowed token cannot mint full credentials). Requires an Idempotency-Key (a UUID). Client secrets are stored only as keyed hashes, so the new secret is never stored in clear and a retry cannot return it again: each request issues a new secret, and every earlier one keeps working for 24 hours, so a lost response loses nothing. With `expire_previous: now` every earlier secret fails at once (a secret that leaked); access tokens already issued keep working until they expire (at most 15 minutes), and a lost response is then recovered by rotating again with such a token.
          */
         post: {
             parameters: {
@@ -387,10 +387,16 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            /** @description Optional; when sent, an empty object. */
-            requestBody: {
+            /** @description Optional: no body is the same as `{}`. */
+            requestBody?: {
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": {
+                        /**
+                         * @description `in_24_hours` (default): every older secret keeps working 24 hours. `now`: every older secret fails at once (a secret that leaked).
+                         * @enum {string}
+                         */
+                        expire_previous?: "in_24_hours" | "now";
+                    };
                 };
             };
             responses: {
@@ -407,7 +413,7 @@ export interface paths {
                             client_secret: string;
                             /**
                              * Format: date-time
-                             * @description Every older secret of the client keeps working until then (24 hours), then fails with 401.
+                             * @description Every older secret of the client keeps working until then (24 hours, or now with `expire_previous: now`), then fails with 401.
                              */
                             previous_secret_expires_at: string;
                         };
@@ -2012,7 +2018,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Revoke an attestation (adds it to the revocation list; revoking again returns the same record) */
+        /**
+         * Revoke an attestation (adds it to the revocation list; revoking again returns the same record)
+         * @description The body is optional: none, an empty one and `{}` all revoke with reason `other`.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -2025,7 +2034,8 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            /** @description Optional: no body is the same as `{}`. */
+            requestBody?: {
                 content: {
                     "application/json": {
                         /**
