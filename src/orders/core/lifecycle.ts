@@ -1,3 +1,4 @@
+import { DAY_MS, dateOf, dayStartMs, isCalendarDate } from '../../lib/dates.js';
 import type { ErrorDetail } from '../../lib/errors.js';
 import type { Exchange } from '../../partners/markets.js';
 import type { TradingDays } from './trading-days.js';
@@ -40,15 +41,9 @@ export type PendingRequest = (typeof PENDING_REQUESTS)[number];
 export const REQUEST_REFUSALS = ['already_filled', 'already_rejected', 'already_cancelled', 'below_filled', 'unknown_order', 'partner_refused'] as const;
 export type RequestRefusal = (typeof REQUEST_REFUSALS)[number];
 
-const DAY_MS = 86_400_000;
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-
 /** The instant 00:00 UTC of `date`, or NaN when it is not a real calendar date written YYYY-MM-DD. */
 export function dayStart(date: string): number {
-  if (!DATE.test(date)) return Number.NaN;
-  const ms = Date.parse(`${date}T00:00:00.000Z`);
-  // Date.parse accepts 2026-02-30 and rolls it over; a real date prints back the same.
-  return Number.isFinite(ms) && new Date(ms).toISOString().startsWith(date) ? ms : Number.NaN;
+  return isCalendarDate(date) ? dayStartMs(date) : Number.NaN;
 }
 
 /** The same calendar day a year after `date` (29 February becomes 1 March). */
@@ -67,7 +62,7 @@ export function checkExpireDate(timeInForce: TimeInForce, expireDate: string | u
   if (expireDate === undefined) return fail('expire_date is required with time_in_force gtd');
   const day = dayStart(expireDate);
   if (Number.isNaN(day)) return fail('expire_date must be a date, YYYY-MM-DD');
-  const today = Math.floor(nowMs / DAY_MS) * DAY_MS;
+  const today = dayStartMs(dateOf(nowMs));
   if (day < today) return fail('expire_date is in the past');
   if (day > aYearAfter(today)) return fail('expire_date is more than a year ahead');
   return null;
@@ -89,7 +84,7 @@ export function expiryInstant(days: TradingDays, exchange: Exchange, timeInForce
       return days.closeOf(exchange, expireDate) ?? dayStart(expireDate) + DAY_MS;
     }
     case 'day': {
-      const today = new Date(createdMs).toISOString().slice(0, 10);
+      const today = dateOf(createdMs);
       const close = days.closeOf(exchange, today);
       if (close !== null && close > createdMs) return close;
       const next = days.addOpenDays(exchange, today, 1);
