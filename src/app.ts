@@ -149,8 +149,8 @@ export async function openDatabase(config: Config, options: RuntimeOptions = {})
   try {
     await migrateToLatest(storage.db, storage.schema);
     const now = (options.clock ?? systemClock).now();
-    await applyShippedCalendars(storage.db, now);
-    if (config.seedSandboxData) await seedSandboxDirectory(storage.db, now);
+    await applyShippedCalendars(storage.db, storage.dialect, now);
+    if (config.seedSandboxData) await seedSandboxDirectory(storage.db, storage.dialect, now);
   } catch (error) {
     await storage.close();
     throw error;

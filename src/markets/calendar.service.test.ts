@@ -23,24 +23,24 @@ for (const database of DATABASES) {
   describe(`exchange calendars on ${database.name}`, () => {
     test('a fresh database has the shipped calendars, whatever the mode, and applying them again writes nothing', async (t) => {
       // openTestStorage turns the sandbox seed off: the calendars do not depend on it.
-      const { db } = await openTestStorage(t, database);
+      const { db, dialect } = await openTestStorage(t, database);
       const rows = await listCalendarRows(db);
       assert.deepEqual(
         rows.map((r) => `${r.exchange} ${r.year} ${r.origin}`),
         ['BRVM 2026 shipped', 'BRVM 2027 shipped', 'BVMAC 2026 shipped', 'BVMAC 2027 shipped', 'GSE 2026 shipped', 'GSE 2027 shipped'],
       );
-      assert.deepEqual(await applyShippedCalendars(db, now), []);
+      assert.deepEqual(await applyShippedCalendars(db, dialect, now), []);
       const calendar = await loadMarketCalendar(db);
       assert.equal(calendar.isOpenDay('BRVM', '2026-12-25'), false);
       assert.equal(calendar.closeOf('BRVM', '2026-12-24'), Date.parse('2026-12-24T12:00:00Z'));
     });
 
     test("a newer release's shipped year replaces the older shipped one, never an imported one", async (t) => {
-      const { db } = await openTestStorage(t, database);
+      const { db, dialect } = await openTestStorage(t, database);
       await db.updateTable('market_calendars').set({ days: '[]' }).where('exchange', '=', 'GSE').where('year', '=', 2026).execute();
       const imported = await db.transaction().execute((trx) => importCalendars(trx, brvmWithHoliday('2026-11-26'), { now }));
       assert.equal(imported.committed, true);
-      assert.deepEqual(await applyShippedCalendars(db, now), ['GSE 2026']);
+      assert.deepEqual(await applyShippedCalendars(db, dialect, now), ['GSE 2026']);
       const calendar = await loadMarketCalendar(db);
       assert.equal(calendar.isOpenDay('GSE', '2026-07-01'), false, 'the shipped holidays are back');
       assert.equal(calendar.isOpenDay('BRVM', '2026-11-26'), false, "the operator's import stays");
@@ -49,7 +49,7 @@ for (const database of DATABASES) {
     });
 
     test('an import replaces the years it lists and reports each entry', async (t) => {
-      const { db } = await openTestStorage(t, database);
+      const { db, dialect } = await openTestStorage(t, database);
       const report = await db.transaction().execute((trx) => importCalendars(trx, [brvmWithHoliday('2026-11-26')], { now }));
       assert.deepEqual(report, { applied: [{ index: 0, id: 'BRVM 2026', action: 'updated' }], rejected: [], committed: true });
       const calendar = await loadMarketCalendar(db);
@@ -61,7 +61,7 @@ for (const database of DATABASES) {
     });
 
     test('all or nothing: one bad entry and nothing is written; the refusal names the entry and the member', async (t) => {
-      const { db } = await openTestStorage(t, database);
+      const { db, dialect } = await openTestStorage(t, database);
       const before = await listCalendarRows(db);
       const bad = { ...brvmWithHoliday('2026-11-26'), exchange: 'GSE', days: [{ date: '2026-13-01', name: 'No such day' }] };
       const report = await db.transaction().execute((trx) => importCalendars(trx, [brvmWithHoliday('2026-11-26'), bad], { now }));

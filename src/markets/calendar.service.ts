@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { ErrorDetail } from '../lib/errors.js';
 import { runImport, type ImportReport } from '../partners/import.js';
+import { lockForTransaction, type DialectName } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';
 import { MarketCalendar, type CalendarYear, type ExchangeCode } from './calendar.js';
 import { calendarYears, validateCalendarEntry, type CalendarEntry } from './calendar-file.js';
@@ -88,7 +89,7 @@ function sameContent(a: MarketCalendarRow, b: MarketCalendarRow): boolean {
  * earlier release's files is brought up to date; a year an operator imported is never touched.
  * Returns the `EXCHANGE YEAR` written.
  */
-export async function applyShippedCalendars(db: Kysely<Database>, now: Date, files = readShippedCalendars()): Promise<string[]> {
+export async function applyShippedCalendars(db: Kysely<Database>, dialect: DialectName, now: Date, files = readShippedCalendars()): Promise<string[]> {
   const years: CalendarYear[] = [];
   for (const { file, content } of files) {
     const details = validateCalendarEntry(content);
@@ -106,6 +107,8 @@ export async function applyShippedCalendars(db: Kysely<Database>, now: Date, fil
   // only when there is.
   if ((await pending(db)).length === 0) return [];
   return db.transaction().execute(async (trx) => {
+    // Processes starting together on one PostgreSQL database would each find the same years missing.
+    await lockForTransaction(trx, dialect, 'seed:shipped-calendars');
     const writes = await pending(trx);
     for (const { row, existing } of writes) {
       if (existing === undefined) await insertCalendarRowIfAbsent(trx, row);

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { deterministicId } from '../lib/ids.js';
+import { lockForTransaction, type DialectName } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';
 import { countPartners } from './partner.repository.js';
 import { importInstruments } from './instrument.service.js';
@@ -88,8 +89,10 @@ export const SANDBOX_INSTRUMENTS: readonly InstrumentImportRow[] = [...LISTED_IN
  * version gets the catalogue's instruments it lacks; no instrument that exists is changed. Returns
  * whether it wrote anything.
  */
-export async function seedSandboxDirectory(db: Kysely<Database>, now: Date): Promise<boolean> {
+export async function seedSandboxDirectory(db: Kysely<Database>, dialect: DialectName, now: Date): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
+    // Processes starting together on one PostgreSQL database would each find the directory empty.
+    await lockForTransaction(trx, dialect, 'seed:sandbox-directory');
     let rows = SANDBOX_INSTRUMENTS;
     if ((await countPartners(trx)) > 0) {
       const known = new Set((await trx.selectFrom('instruments').select('code').execute()).map((r) => r.code));

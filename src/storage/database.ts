@@ -123,6 +123,12 @@ async function openPostgres(url: string, options: StorageOptions): Promise<Stora
     await admin.connect();
     try {
       await admin.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    } catch (error) {
+      // IF NOT EXISTS does not guard against a process creating the same schema at the same moment:
+      // the loser fails on the catalog's unique index (23505) or as a duplicate (42P06), and the
+      // schema it wanted is there.
+      const code = (error as { code?: unknown }).code;
+      if (code !== '23505' && code !== '42P06') throw error;
     } finally {
       await admin.end();
     }

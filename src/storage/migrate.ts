@@ -66,7 +66,28 @@ export async function migrateUpTo(db: Kysely<any>, name: string | undefined, sch
   // without either, so processes starting together on one file would each apply the same migration;
   // here the whole run is one transaction, which takes SQLite's write lock before it reads the state.
   if (!db.getExecutor().adapter.supportsTransactionalDdl) return db.transaction().execute((trx) => migrate(asConnection(trx), schema, name));
-  return migrate(db, schema, name);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await migrate(db, schema, name);
+    } catch (error) {
+      if (attempt >= CATALOG_RACE_ATTEMPTS || !isCatalogRace(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20 * attempt + Math.random() * 50));
+    }
+  }
+}
+
+const CATALOG_RACE_ATTEMPTS = 10;
+
+/**
+ * Kysely's migrator looks for its bookkeeping tables (reading the catalog, then creating them if
+ * absent) before it takes its advisory lock. While another process starting at the same moment runs
+ * a migration, that look-up can fail on a table being created or dropped (42P01 undefined_table), and
+ * two creations of the bookkeeping tables can collide (42P07 duplicate_table, or 23505 on the
+ * catalog's unique index of type names). Nothing has been applied then, so the run starts over.
+ */
+function isCatalogRace(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '42P01' || code === '42P07' || code === '23505';
 }
 
 /**

@@ -21,7 +21,7 @@ export function registerMigrate(program: Command): void {
       });
       try {
         const report = await migrateToLatest(storage.db, storage.schema);
-        const calendars = await applyShippedCalendars(storage.db, new Date());
+        const calendars = await applyShippedCalendars(storage.db, storage.dialect, new Date());
         if (options.json === true) {
           printJson({ dialect: storage.dialect, applied: report.applied, calendars });
         } else {
