@@ -43,6 +43,9 @@ import { seedSandboxDirectory } from './partners/sandbox-seed.js';
 import { ConnectorRegistry, type ConnectorFactory } from './routing/registry.js';
 import { Router } from './routing/router.js';
 import { JournaledSandboxConnector } from './routing/sandbox/journaled-connector.js';
+import { calendarSessions } from './routing/sandbox/session.js';
+import { testClockRoutes } from './testclocks/test-clock.routes.js';
+import { TestClockService, clockTime } from './testclocks/test-clock.service.js';
 import { openStorage, type Storage } from './storage/database.js';
 import { migrateToLatest } from './storage/migrate.js';
 import { createWebhooks } from './webhooks/index.js';
@@ -74,6 +77,8 @@ export interface Services {
   readonly audit: AuditService;
   /** The exchanges' trading calendars, held in memory (reload() after an import). */
   readonly calendars: CalendarCache;
+  /** Sandbox test clocks; undefined in production. */
+  readonly testClocks: TestClockService | undefined;
 }
 
 export interface Runtime {
@@ -89,15 +94,20 @@ export interface Runtime {
 export function createServices(config: Config, storage: Storage, masterKey: Buffer, clock: Clock, rateLimitStore: RateLimitStore, log: FastifyBaseLogger): Services {
   const { db, dialect } = storage;
   const keys = new KeyRing(db, dialect, deriveKey(masterKey, 'signing-keys'), clock);
+  // The exchanges' calendars, in memory: orders read their expiry and settlement dates from them.
+  const calendars = new CalendarCache(db, clock, log);
   // Sandbox deployments reach simulated partners; production registers the connectors of real SGIs.
-  const factories: Record<string, ConnectorFactory> = config.mode === 'sandbox' ? { sandbox: (partnerId) => new JournaledSandboxConnector(partnerId, db, storage.transact, clock) } : {};
+  // The orders on a test clock reach an instance of their own, on the clock's time and the exchange's sessions.
+  const sandbox: ConnectorFactory = (partnerId, testClock) =>
+    testClock === undefined
+      ? new JournaledSandboxConnector(partnerId, db, storage.transact, clock)
+      : new JournaledSandboxConnector(partnerId, db, storage.transact, clock, { journal: `${partnerId}@${testClock}`, session: calendarSessions(() => calendars.current()), now: () => clockTime(db, testClock) });
+  const factories: Record<string, ConnectorFactory> = config.mode === 'sandbox' ? { sandbox } : {};
   const connectors = new ConnectorRegistry(factories);
   const reference = new ReferenceData(db, clock, {
     refreshMs: config.referenceRefreshSeconds * 1000,
     onRefreshError: (error) => log.warn({ err: error }, 'reference data refresh failed; the previous copy keeps serving'),
   });
-  // The exchanges' calendars, in memory: orders read their expiry and settlement dates from them.
-  const calendars = new CalendarCache(db, clock, log);
   const router = new Router(
     db,
     storage.transact,
@@ -106,6 +116,7 @@ export function createServices(config: Config, storage: Storage, masterKey: Buff
     { livemode: config.livemode, dialect, handOverTimeoutMs: 2000, leaseMs: 30_000, owner: `${process.pid}-${randomBytes(4).toString('hex')}`, random: Math.random },
     log,
   );
+  const testClocks = config.mode === 'sandbox' ? new TestClockService(db, storage.transact, connectors, router, clock, { dialect, leaseMs: 30_000 }, log) : undefined;
   return {
     clients: new ClientService(db, deriveKey(masterKey, 'client-secrets'), config.mode, clock, () => storage.changeMarker()),
     keys,
@@ -122,7 +133,8 @@ export function createServices(config: Config, storage: Storage, masterKey: Buff
       dialect,
       firstHandOverGraceMs: 5000,
       settlementDays: (exchange) => EXCHANGE_INFO[exchange].settlement_days,
-    }),
+    }, testClocks === undefined ? undefined : (trx, clientId, id) => testClocks.frozenTimeFor(trx, clientId, id)),
+    testClocks,
     router,
     audit: new AuditService(db, storage.transact, keys, anchorFromConfig(config.anchor, clock), clock, { livemode: config.livemode, dialect }, log),
     calendars,
@@ -214,6 +226,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     contact: config.contact,
   });
   await app.register(orderRoutes, { db, orders: services.orders, router: services.router, idempotency: services.idempotency, cursors });
+  if (services.testClocks !== undefined) await app.register(testClockRoutes, { db, testClocks: services.testClocks, idempotency: services.idempotency });
   await app.register(auditRoutes, { db, audit: services.audit });
   await app.register(webhooks.routes);
   await app.register(eventStreamRoutes, { db, dialect: storage.dialect, clock, idempotency: services.idempotency, deliveries: webhooks.service.deliveries });

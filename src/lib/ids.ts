@@ -16,6 +16,7 @@ export const ID_PREFIXES = {
   delivery: 'del',
   signingKey: 'key',
   fill: 'fil',
+  testClock: 'clk',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;
@@ -35,6 +36,7 @@ export type RequestId = Id<'req'>;
 export type DeliveryId = Id<'del'>;
 export type SigningKeyId = Id<'key'>;
 export type FillId = Id<'fil'>;
+export type TestClockId = Id<'clk'>;
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 const SUFFIX = /^[0-7][0-9a-hjkmnp-tv-z]{25}$/;

@@ -196,11 +196,16 @@ export function openPartnersQuery(db: Kysely<Database>) {
  * claiming together take different orders; on SQLite transactions run one at a time, and the update
  * is conditional on the order still being in the queue. Returns the ids claimed.
  */
-export async function claimExpiredOrders(trx: Kysely<Database>, dialect: DialectName, now: number, leaseMs: number, limit: number): Promise<string[]> {
+/**
+ * Claims due expiries. Without `testClock`, the orders on real time due at `now` (orders on a test
+ * clock are left to their clock); with it, that clock's orders due at its time `testClock.at`.
+ */
+export async function claimExpiredOrders(trx: Kysely<Database>, dialect: DialectName, now: number, leaseMs: number, limit: number, testClock?: { id: string; at: number }): Promise<string[]> {
   let query = trx
     .selectFrom('orders')
     .select(['id', 'pending_request', 'requests_made'])
-    .where('expiry_due_at', '<=', now)
+    .where('expiry_due_at', '<=', testClock?.at ?? now)
+    .where('test_clock_id', testClock === undefined ? 'is' : '=', testClock?.id ?? null)
     .orderBy('expiry_due_at')
     .limit(limit);
   if (dialect === 'postgres') query = query.modifyEnd(sql`for update skip locked`);

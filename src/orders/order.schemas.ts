@@ -36,6 +36,9 @@ export const OrderRequest = Type.Object(
       Type.String({ description: 'YYYY-MM-DD, from today (UTC) to a year ahead; required with `gtd` and only with it (422 `expire_date` otherwise).', examples: ['2026-12-31'] }),
     ),
     submitted_at: Type.Optional(DateTime('Accepted and ignored (it appears in the specification\'s example)')),
+    test_clock: Type.Optional(
+      Type.String({ maxLength: 64, description: 'Sandbox only: a test clock of this client (`clk_...`); the order lives on its time (422 `sandbox_only` in production, `exists` for an unknown clock).' }),
+    ),
   },
   { additionalProperties: false, title: 'OrderRequest' },
 );
@@ -61,6 +64,7 @@ export const Order = Type.Object(
     time_in_force: StringEnum(TIME_IN_FORCE),
     expire_date: Nullable(Type.String({ description: 'YYYY-MM-DD for `gtd`; null otherwise.' })),
     expires_at: Nullable(DateTime('When a `day` or `gtd` order expires (its exchange\'s close); null for the others.')),
+    test_clock: Type.Optional(Type.String({ description: 'Sandbox: the test clock the order lives on; absent for an order on real time.' })),
     cancel_reason: Nullable(
       StringEnum(CANCEL_REASONS, {
         description: 'Why a cancelled order was cancelled: `requested` (by the client), `expired` (its time in force ran out), `unfilled` (the rest of an ioc or fok order), `partner` (by the SGI); null unless cancelled.',

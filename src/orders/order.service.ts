@@ -53,6 +53,7 @@ export function toOrder(row: OrderRow): Order {
     pending_request: row.pending_request,
     pending_changes: row.pending_request === 'pending_amend' ? { qty: row.amend_qty ?? row.qty, limit_price_cents: row.amend_limit_price_cents ?? row.limit_price_cents ?? 0 } : null,
     last_refusal: refusalOf(row.last_refusal),
+    ...(row.test_clock_id === null || row.test_clock_id === undefined ? {} : { test_clock: row.test_clock_id }),
   };
 }
 
@@ -89,6 +90,9 @@ export interface OrderServiceOptions {
   settlementDays: (exchange: Exchange) => number;
 }
 
+/** The time of a client's sandbox test clock (see testclocks/); undefined when the client has no such clock. */
+export type TestClockTime = (db: Kysely<Database>, clientId: ClientId, id: string) => Promise<number | undefined>;
+
 /** The exchanges' calendars as the process holds them now (they are reloaded after an import). */
 export interface CalendarSource {
   current(): TradingDays;
@@ -107,6 +111,8 @@ export class OrderService {
     /** The exchanges' calendars: when day and gtd orders expire, and settlement dates. */
     private readonly calendars: CalendarSource,
     private readonly options: OrderServiceOptions,
+    /** Sandbox only: test clocks, which orders may live on. */
+    private readonly testClockTime?: TestClockTime,
   ) {}
 
   /**
@@ -131,8 +137,11 @@ export class OrderService {
       details.push({ field: 'kyc_attestation_id', rule: 'jurisdiction', value: partner.jurisdiction, message: `attestation does not cover ${partner.jurisdiction}, the partner's jurisdiction` });
     }
 
+    // An order on a test clock takes the clock's time for its session and expiry; real time for the rest.
+    const clockTime = await this.#testClock(trx, clientId, request.test_clock, details);
+    const marketNow = clockTime ?? now;
     const timeInForce = request.time_in_force ?? 'day';
-    const expireDate = checkExpireDate(timeInForce, request.expire_date, now);
+    const expireDate = checkExpireDate(timeInForce, request.expire_date, marketNow);
     if (expireDate !== null) details.push(expireDate);
 
     const instrument = reference.instrument(request.instrument);
@@ -152,7 +161,7 @@ export class OrderService {
     const level = attestation.level as KycLevel;
     if (request.side === 'buy' && capCents(level) !== null) await this.#checkCap(trx, { clientId, subjectId: attestation.subject_id, level, request, instrument, reference, now });
 
-    const expiresAt = expiryInstant(this.calendars.current(), instrument.exchange, timeInForce, request.expire_date ?? null, now);
+    const expiresAt = expiryInstant(this.calendars.current(), instrument.exchange, timeInForce, request.expire_date ?? null, marketNow);
     const row: OrderRow = {
       id: newId('order', now),
       client_id: clientId,
@@ -171,7 +180,8 @@ export class OrderService {
       fill_notional_cents: '0',
       failure_reason: null,
       client_metadata: request.client_metadata === undefined ? null : JSON.stringify(request.client_metadata),
-      connector: partner.connector,
+      connector: request.test_clock === undefined ? partner.connector : `${partner.connector}@${request.test_clock}`,
+      test_clock_id: request.test_clock ?? null,
       last_report_seq: 0,
       route_attempts: 0,
       // The request hands the order over itself; the router steps in after this grace if it could not.
@@ -197,6 +207,17 @@ export class OrderService {
     const order = toOrder(row);
     await recordEvent(trx, { clientId, type: 'order.created', data: order, livemode: this.options.livemode, at: new Date(now), subjectRef: order.id });
     return order;
+  }
+
+  async #testClock(trx: Kysely<Database>, clientId: ClientId, id: string | undefined, details: ErrorDetail[]): Promise<number | null> {
+    if (id === undefined) return null;
+    if (this.options.livemode || this.testClockTime === undefined) {
+      details.push({ field: 'test_clock', rule: 'sandbox_only', value: id, message: 'test clocks exist in sandbox deployments only' });
+      return null;
+    }
+    const time = await this.testClockTime(trx, clientId, id);
+    if (time === undefined) details.push({ field: 'test_clock', rule: 'exists', value: id, message: 'no such test clock of this client' });
+    return time ?? null;
   }
 
   /**

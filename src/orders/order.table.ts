@@ -23,7 +23,10 @@ export interface OrderTable {
   failure_reason: string | null;
   /** JSON text, or null when the request had none. */
   client_metadata: string | null;
+  /** The partner's connector; `<connector>@<clock id>` for an order on a test clock (its own simulated partner). */
   connector: string;
+  /** The sandbox test clock the order lives on; absent or null: real time. */
+  test_clock_id?: string | null;
   /** The `seq` of the last execution report applied (0: none). */
   last_report_seq: number;
   route_attempts: number;

@@ -4,6 +4,7 @@ import type { SigningKeyTable } from '../keys/signing-key.table.js';
 import type { AttestationTable } from '../kyc/attestation.table.js';
 import type { AuditChunkTable, AuditSnapshotTable } from '../audit/audit.table.js';
 import type { OrderFillTable, OrderTable } from '../orders/order.table.js';
+import type { TestClockTable } from '../testclocks/test-clock.table.js';
 import type { ConnectorPositionTable, SandboxJournalTable } from '../routing/routing.table.js';
 import type { EventQueueTable, EventTable } from '../events/event.table.js';
 import type { MarketCalendarTable } from '../markets/calendar.table.js';
@@ -24,6 +25,7 @@ export interface Database {
   idempotency_keys: IdempotencyTable;
   attestations: AttestationTable;
   orders: OrderTable;
+  test_clocks: TestClockTable;
   order_fills: OrderFillTable;
   connector_positions: ConnectorPositionTable;
   sandbox_journal: SandboxJournalTable;

@@ -40,6 +40,7 @@ export function orderRow(overrides: Partial<OrderRow> & Pick<OrderRow, 'id' | 'c
     amend_limit_price_cents: null,
     requests_made: 0,
     last_refusal: null,
+    test_clock_id: null,
     ...overrides,
   };
 }

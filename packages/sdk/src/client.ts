@@ -23,6 +23,7 @@ import type {
   ListQuery,
   MethodOf,
   Order,
+  TestClock,
   OrderRequest,
   Partner,
   PathParams,
@@ -292,6 +293,18 @@ export class CauriClient {
     amend: (id: string, body: AmendRequest, options?: CallOptions): Promise<Order> => this.request('post', '/v1/orders/{id}/amend', { path: { id }, body, ...options }),
     /** The order's executions, oldest first. */
     fills: async (id: string, options?: CallOptions): Promise<Fill[]> => (await this.request('get', '/v1/orders/{id}/fills', { path: { id }, ...options })).data,
+  };
+
+  /** Sandbox only (404 in production): clocks that orders placed with `test_clock` live on. */
+  readonly testClocks = {
+    create: (body: RequestBody<'/v1/test-clocks', 'post'>, options?: CallOptions): Promise<TestClock> => this.request('post', '/v1/test-clocks', { body, ...options }),
+    get: (id: string, options?: CallOptions): Promise<TestClock> => this.request('get', '/v1/test-clocks/{id}', { path: { id }, ...options }),
+    /** Newest first, the first 100. */
+    list: async (options?: CallOptions): Promise<TestClock[]> => (await this.request('get', '/v1/test-clocks', { query: { limit: 100 }, ...options })).data,
+    delete: (id: string, options?: CallOptions): Promise<{ id: string; deleted: true }> => this.request('delete', '/v1/test-clocks/{id}', { path: { id }, ...options }),
+    /** Forward only; answers once everything due to the clock's orders up to `frozen_time` is applied. */
+    advance: (id: string, frozenTime: string, options?: CallOptions): Promise<TestClock> =>
+      this.request('post', '/v1/test-clocks/{id}/advance', { path: { id }, body: { frozen_time: frozenTime }, ...options }),
   };
 
   readonly webhooks = {

@@ -79,6 +79,7 @@ export type RevocationList = ResponseBody<'/v1/kyc/crl', 'get'>;
 export type IssuerKeyDocument = ResponseBody<'/.well-known/cauri', 'get'>;
 export type OrderRequest = RequestBody<'/v1/orders', 'post'>;
 export type Order = ResponseBody<'/v1/orders/{id}', 'get'>;
+export type TestClock = ResponseBody<'/v1/test-clocks/{id}', 'get'>;
 export type OrderListQuery = ListQuery<'/v1/orders'>;
 export type AmendRequest = RequestBody<'/v1/orders/{id}/amend', 'post'>;
 export type Fill = ListItem<'/v1/orders/{id}/fills'>;

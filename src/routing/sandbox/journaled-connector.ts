@@ -17,7 +17,17 @@ import {
   type SubmitResult,
 } from '../connector.js';
 import { PreparedInsert, PreparedQuery } from '../../storage/prepared.js';
+import type { SessionRule } from './session.js';
 import { SgiSimulator } from './simulator.js';
+
+export interface JournaledOptions {
+  /** The journal's key (default: the name); an instance on a test clock has its own. */
+  journal?: string;
+  /** The exchanges' sessions the simulated market follows (default: always open). */
+  session?: SessionRule;
+  /** The partner's time, when it is not the clock's (the time of a test clock, read from the database). */
+  now?: () => Promise<number>;
+}
 
 // The journal's two statements run on every call to a sandbox partner: prepared once.
 const journalInsert = new PreparedInsert('sandbox_journal');
@@ -36,16 +46,21 @@ const journalAfter = new PreparedQuery(2, (qb, connector: string, after: string)
 export class JournaledSandboxConnector implements PartnerConnector {
   readonly name: string;
   readonly #simulator: SgiSimulator;
+  readonly #journal: string;
+  readonly #now: () => Promise<number>;
   #lastEntry = '';
 
   constructor(
     name: string,
     private readonly db: Kysely<Database>,
     private readonly transact: Transact,
-    private readonly clock: Clock,
+    clock: Clock,
+    options: JournaledOptions = {},
   ) {
     this.name = name;
-    this.#simulator = new SgiSimulator({ name, epoch: randomBytes(6).toString('hex') });
+    this.#journal = options.journal ?? name;
+    this.#now = options.now ?? (async () => clock.now().getTime());
+    this.#simulator = new SgiSimulator({ name, epoch: randomBytes(6).toString('hex'), ...(options.session === undefined ? {} : { session: options.session }) });
   }
 
   async submit(order: OrderForPartner): Promise<SubmitResult> {
@@ -65,21 +80,21 @@ export class JournaledSandboxConnector implements PartnerConnector {
 
   async reports(since: string | null, options?: { limit?: number }): Promise<ReportBatch> {
     await this.#catchUp();
-    return this.#simulator.reports(since, this.clock.now().getTime(), options);
+    return this.#simulator.reports(since, await this.#now(), options);
   }
 
   /** Journals a call (before making it, so that a failed attempt also counts) and returns its time. */
   async #record(kind: SandboxJournalTable['kind'], orderId: string, payload: OrderForPartner | CancelRequest | AmendRequest): Promise<number> {
     await this.#catchUp();
-    const at = this.clock.now().getTime();
+    const at = await this.#now();
     const id = newId('event', at);
-    await this.transact((trx) => journalInsert.run(trx, { id, connector: this.name, kind, order_id: orderId, payload: JSON.stringify(payload), at }));
+    await this.transact((trx) => journalInsert.run(trx, { id, connector: this.#journal, kind, order_id: orderId, payload: JSON.stringify(payload), at }));
     this.#lastEntry = id;
     return at;
   }
 
   async #catchUp(): Promise<void> {
-    const entries = await journalAfter.execute(this.db, this.name, this.#lastEntry);
+    const entries = await journalAfter.execute(this.db, this.#journal, this.#lastEntry);
     for (const entry of entries) {
       try {
         replay(this.#simulator, entry);

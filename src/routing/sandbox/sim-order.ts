@@ -2,7 +2,8 @@ import { isoMillis } from '../../lib/clock.js';
 import { TIME_IN_FORCE, type CancelReason, type RequestRefusal } from '../../orders/core/lifecycle.js';
 import { INSTRUMENT_CODE_PATTERN } from '../../partners/markets.js';
 import type { AmendRequest, CancelRequest, CancelledReport, ExecutionReport, OrderForPartner, ReplacedReport, RequestRefusedReport, SubmitResult } from '../connector.js';
-import { FIRST_FILL_DELAY_MS, PRICE_TICK_MS, crosses, executionPriceCents, gridOf, priceRange, tranchesFor, type Tranche } from './market.js';
+import { FIRST_FILL_DELAY_MS, PRICE_TICK_MS, crosses, executionPriceCents, gridOf, priceRange, simulatedPriceCents, tranchesFor, type Tranche } from './market.js';
+import type { SessionRule } from './session.js';
 import { AMEND_REFUSED_QTY, NEVER_FILL_BUY_LIMIT_CENTS, NEVER_FILL_SELL_LIMIT_CENTS, PARTIAL_THEN_REST_FILL_QTY, TEST_QTY } from './test-values.js';
 
 /**
@@ -45,6 +46,8 @@ export interface SimOrder {
   cancelReport: CancelledReport | null;
   /** The time it is queued for in the wake-up queue; null when it is not queued. */
   wakeAt: number | null;
+  /** The exchange's sessions the order executes in; null: the market never closes. */
+  readonly session: SessionRule | null;
 }
 
 export type ReportBody = DistributiveOmit<ExecutionReport, 'report_id' | 'order_id' | 'seq'>;
@@ -153,7 +156,8 @@ function nextFillAt(o: SimOrder): number | null {
   const tranche = o.plan[o.nextTranche];
   if (tranche === undefined) return null;
   const earliest = o.lastMoveMs + tranche.delayMs;
-  return o.order.limit_price_cents === null ? earliest : Math.max(earliest, o.scanFromMs);
+  if (o.scanFromMs === Number.POSITIVE_INFINITY) return null;
+  return o.order.limit_price_cents === null && o.session === null ? earliest : Math.max(earliest, o.scanFromMs);
 }
 
 /** The time of the order's next event that is not an execution (rejection, partner cancel, answer). */
@@ -182,9 +186,9 @@ export function collectDue(o: SimOrder, nowMs: number, out: Due[]): void {
     const fill = findFill(o, until);
     if (fill !== null) {
       const tranche = o.plan[o.nextTranche] as Tranche;
-      out.push({ atMs: fill, o, body: executionBody(o, tranche.qty, executionPriceCents(o.order, o.nextTranche, fill), fill, '') });
+      out.push({ atMs: fill.at, o, body: executionBody(o, tranche.qty, fill.price, fill.at, '') });
       o.cumQty += tranche.qty;
-      o.lastMoveMs = fill;
+      o.lastMoveMs = fill.at;
       o.scanFromMs = Number.NEGATIVE_INFINITY;
       o.nextTranche++;
       if (o.cumQty === o.order.qty) o.status = 'filled';
@@ -195,16 +199,78 @@ export function collectDue(o: SimOrder, nowMs: number, out: Due[]): void {
   }
 }
 
-/** The time of the next execution at or before `until`, or null; for a limit order, remembers where the scan stopped. */
-function findFill(o: SimOrder, until: number): number | null {
+/** The next execution at or before `until` (its time and price), or null; remembers where the scan stopped. */
+function findFill(o: SimOrder, until: number): { at: number; price: number } | null {
   const earliest = nextFillAt(o);
   if (earliest === null) return null;
-  if (o.order.limit_price_cents === null) return earliest <= until ? earliest : null;
-  // Test the price once per tick from `earliest`; resume where the last call stopped.
-  let t = earliest;
+  if (o.session !== null) return findSessionFill(o, o.session, earliest, until);
+  const at = o.order.limit_price_cents === null ? (earliest <= until ? earliest : null) : scan(o, earliest, until);
+  return at === null ? null : { at, price: executionPriceCents(o.order, o.nextTranche, at) };
+}
+
+/** Tests the price once per tick from `from`; resumes where the last call stopped. */
+function scan(o: SimOrder, from: number, until: number): number | null {
+  let t = from;
   for (; t <= until; t += PRICE_TICK_MS) if (crosses(o.order, t)) return t;
   o.scanFromMs = t;
   return null;
+}
+
+/**
+ * findFill on an exchange with sessions (session.ts): the first window from `from` in which the
+ * order crosses. At an auction or in trading at last the order meets the window's one price; in
+ * continuous trading, the moving price with the order's own jitter.
+ */
+function findSessionFill(o: SimOrder, session: SessionRule, from: number, until: number): { at: number; price: number } | null {
+  let t = from;
+  while (t <= until) {
+    const w = session.next(o.order.instrument, t);
+    if (w === null) {
+      o.scanFromMs = Number.POSITIVE_INFINITY;
+      return null;
+    }
+    if (w.atMs > until) {
+      t = w.atMs;
+      break;
+    }
+    if (w.priceAtMs !== null) {
+      const price = windowPriceCents(o.order, w.priceAtMs);
+      if (meetsLimit(o.order, price)) return { at: w.atMs, price };
+      t = w.untilMs;
+      continue;
+    }
+    const end = Math.min(until, w.untilMs - 1);
+    for (t = w.atMs; t <= end; t += PRICE_TICK_MS) if (crosses(o.order, t)) return { at: t, price: executionPriceCents(o.order, o.nextTranche, t) };
+    if (t < w.untilMs) break;
+  }
+  o.scanFromMs = t;
+  return null;
+}
+
+/** The one price of an auction or of trading at last: the market's at that instant, without an order's jitter. */
+function windowPriceCents(order: OrderForPartner, atMs: number): number {
+  return simulatedPriceCents(order.instrument, order.reference_price_cents, atMs, gridOf(order));
+}
+
+function meetsLimit(order: OrderForPartner, price: number): boolean {
+  const limit = order.limit_price_cents;
+  return limit === null || (order.side === 'buy' ? price <= limit : price >= limit);
+}
+
+/**
+ * The price at which an ioc or fok order executes at once at `atMs`, or null when it cannot: it
+ * rests, or its limit is not crossed, or (on an exchange with sessions) no matching phase is on.
+ */
+export function immediatePriceCents(o: SimOrder, atMs: number): number | null {
+  if (o.rests) return null;
+  if (o.session === null) return crosses(o.order, atMs) ? executionPriceCents(o.order, 0, atMs) : null;
+  const w = o.session.next(o.order.instrument, atMs);
+  if (w === null || w.atMs !== atMs) return null;
+  if (w.priceAtMs !== null) {
+    const price = windowPriceCents(o.order, w.priceAtMs);
+    return meetsLimit(o.order, price) ? price : null;
+  }
+  return crosses(o.order, atMs) ? executionPriceCents(o.order, 0, atMs) : null;
 }
 
 /** Applies the non-execution event of `o` due at `at` (see nextControlAt). */

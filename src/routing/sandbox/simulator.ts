@@ -17,7 +17,6 @@ import {
   type ReportBatch,
   type SubmitResult,
 } from '../connector.js';
-import { crosses, executionPriceCents } from './market.js';
 import {
   amendAnswer,
   applyReplace,
@@ -27,6 +26,7 @@ import {
   endedRefusal,
   executionBody,
   fillPlan,
+  immediatePriceCents,
   neverFills,
   wakeAt,
   type Deferred,
@@ -34,6 +34,7 @@ import {
   type ReportBody,
   type SimOrder,
 } from './sim-order.js';
+import type { SessionRule } from './session.js';
 import { DEFERRED_ANSWER_MS, EXCHANGE_REJECT_DELAY_MS, PARTNER_CANCEL_DELAY_MS, TEST_QTY, UNAVAILABLE_ATTEMPTS } from './test-values.js';
 import { WakeQueue } from './wake-queue.js';
 
@@ -58,6 +59,12 @@ export interface SimulatorOptions {
   readonly name: string;
   /** Distinguishes this instance's log positions from another's (a restart); default `0`. */
   readonly epoch?: string;
+  /**
+   * The exchanges' sessions: orders execute only in the phases where their exchange matches (see
+   * session.ts). Without it the market never closes, which is how the sandbox partners trade on
+   * real time, so that integrations can be tried at any hour.
+   */
+  readonly session?: SessionRule;
 }
 
 const DEFAULT_BATCH = 500;
@@ -65,6 +72,7 @@ const DEFAULT_BATCH = 500;
 export class SgiSimulator {
   readonly name: string;
   readonly #epoch: string;
+  readonly #session: SessionRule | null;
   readonly #orders = new Map<string, SimOrder>();
   /**
    * The open orders that may still move, by the earliest time they can (a resting order with no
@@ -82,6 +90,7 @@ export class SgiSimulator {
     if (options.epoch !== undefined && !/^[A-Za-z0-9]{1,32}$/.test(options.epoch)) throw new TypeError(`invalid epoch ${options.epoch}`);
     this.name = options.name;
     this.#epoch = options.epoch ?? '0';
+    this.#session = options.session ?? null;
   }
 
   /**
@@ -123,6 +132,7 @@ export class SgiSimulator {
       partialThenRest: order.qty === TEST_QTY.PARTIAL_THEN_REST,
       deferred: [],
       answered: new Map(),
+      session: this.#session,
     };
 
     if (reason !== null && !suspended) {
@@ -241,10 +251,11 @@ export class SgiSimulator {
   /** ioc and fok: what can execute now does, and the rest is cancelled (`unfilled`). */
   #settleAtOnce(o: SimOrder, now: number): void {
     const first = o.plan[0];
-    const available = !o.rests && first !== undefined && crosses(o.order, now) ? first.qty : 0;
+    const price = first === undefined ? null : immediatePriceCents(o, now);
+    const available = price !== null && first !== undefined ? first.qty : 0;
     const fills = o.order.time_in_force === 'fok' ? (available === o.order.qty ? available : 0) : available;
-    if (fills > 0) {
-      this.#append(o, executionBody(o, fills, executionPriceCents(o.order, 0, now), now, this.#exchangeRef(o.order.instrument, now)));
+    if (fills > 0 && price !== null) {
+      this.#append(o, executionBody(o, fills, price, now, this.#exchangeRef(o.order.instrument, now)));
       o.cumQty = fills;
       o.nextTranche = 1;
     }

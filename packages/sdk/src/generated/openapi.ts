@@ -2546,6 +2546,8 @@ export interface paths {
                                  * @description When a `day` or `gtd` order expires (its exchange's close); null for the others.
                                  */
                                 expires_at: string | null;
+                                /** @description Sandbox: the test clock the order lives on; absent for an order on real time. */
+                                test_clock?: string;
                                 /**
                                  * @description Why a cancelled order was cancelled: `requested` (by the client), `expired` (its time in force ran out), `unfilled` (the rest of an ioc or fok order), `partner` (by the SGI); null unless cancelled.
                                  * @enum {string|null}
@@ -2745,6 +2747,8 @@ export interface paths {
                          * @description Accepted and ignored (it appears in the specification's example)
                          */
                         submitted_at?: string;
+                        /** @description Sandbox only: a test clock of this client (`clk_...`); the order lives on its time (422 `sandbox_only` in production, `exists` for an unknown clock). */
+                        test_clock?: string;
                     };
                 };
             };
@@ -2794,6 +2798,8 @@ export interface paths {
                              * @description When a `day` or `gtd` order expires (its exchange's close); null for the others.
                              */
                             expires_at: string | null;
+                            /** @description Sandbox: the test clock the order lives on; absent for an order on real time. */
+                            test_clock?: string;
                             /**
                              * @description Why a cancelled order was cancelled: `requested` (by the client), `expired` (its time in force ran out), `unfilled` (the rest of an ioc or fok order), `partner` (by the SGI); null unless cancelled.
                              * @enum {string|null}
@@ -3043,6 +3049,8 @@ export interface paths {
                              * @description When a `day` or `gtd` order expires (its exchange's close); null for the others.
                              */
                             expires_at: string | null;
+                            /** @description Sandbox: the test clock the order lives on; absent for an order on real time. */
+                            test_clock?: string;
                             /**
                              * @description Why a cancelled order was cancelled: `requested` (by the client), `expired` (its time in force ran out), `unfilled` (the rest of an ioc or fok order), `partner` (by the SGI); null unless cancelled.
                              * @enum {string|null}
@@ -3272,6 +3280,8 @@ export interface paths {
                              * @description When a `day` or `gtd` order expires (its exchange's close); null for the others.
                              */
                             expires_at: string | null;
+                            /** @description Sandbox: the test clock the order lives on; absent for an order on real time. */
+                            test_clock?: string;
                             /**
                              * @description Why a cancelled order was cancelled: `requested` (by the client), `expired` (its time in force ran out), `unfilled` (the rest of an ioc or fok order), `partner` (by the SGI); null unless cancelled.
                              * @enum {string|null}
@@ -3344,6 +3354,8 @@ export interface paths {
                              * @description When a `day` or `gtd` order expires (its exchange's close); null for the others.
                              */
                             expires_at: string | null;
+                            /** @description Sandbox: the test clock the order lives on; absent for an order on real time. */
+                            test_clock?: string;
                             /**
                              * @description Why a cancelled order was cancelled: `requested` (by the client), `expired` (its time in force ran out), `unfilled` (the rest of an ioc or fok order), `partner` (by the SGI); null unless cancelled.
                              * @enum {string|null}
@@ -3640,6 +3652,8 @@ export interface paths {
                              * @description When a `day` or `gtd` order expires (its exchange's close); null for the others.
                              */
                             expires_at: string | null;
+                            /** @description Sandbox: the test clock the order lives on; absent for an order on real time. */
+                            test_clock?: string;
                             /**
                              * @description Why a cancelled order was cancelled: `requested` (by the client), `expired` (its time in force ran out), `unfilled` (the rest of an ioc or fok order), `partner` (by the SGI); null unless cancelled.
                              * @enum {string|null}
@@ -3712,6 +3726,8 @@ export interface paths {
                              * @description When a `day` or `gtd` order expires (its exchange's close); null for the others.
                              */
                             expires_at: string | null;
+                            /** @description Sandbox: the test clock the order lives on; absent for an order on real time. */
+                            test_clock?: string;
                             /**
                              * @description Why a cancelled order was cancelled: `requested` (by the client), `expired` (its time in force ran out), `unfilled` (the rest of an ioc or fok order), `partner` (by the SGI); null unless cancelled.
                              * @enum {string|null}
@@ -4104,6 +4120,956 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/test-clocks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the test clocks, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    /** @description A clock id: the clocks created before it. */
+                    starting_after?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description Prefixed `clk_`. */
+                                id: string;
+                                /** @enum {string} */
+                                object: "test_clock";
+                                name: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description The time the orders on this clock see as now.
+                                 */
+                                frozen_time: string;
+                                /** @description `ready` once an advance applied everything due; `advancing` only in the answer to an advance that could not finish (read the clock again to see the time it reached). */
+                                status: "ready" | "advancing";
+                                /** Format: date-time */
+                                created_at: string;
+                            }[];
+                            has_more: boolean;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create a test clock frozen at an instant (sandbox only)
+         * @description Orders placed with `test_clock` live on the clock's time: they execute and expire as the clock is advanced.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description UUID; required. A retry with the same key and body within 24 hours returns the first response. */
+                    "idempotency-key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description The instant the clock starts at (between 2000 and 2099).
+                         */
+                        frozen_time: string;
+                        name?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Prefixed `clk_`. */
+                            id: string;
+                            /** @enum {string} */
+                            object: "test_clock";
+                            name: string | null;
+                            /**
+                             * Format: date-time
+                             * @description The time the orders on this clock see as now.
+                             */
+                            frozen_time: string;
+                            /** @description `ready` once an advance applied everything due; `advancing` only in the answer to an advance that could not finish (read the clock again to see the time it reached). */
+                            status: "ready" | "advancing";
+                            /** Format: date-time */
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/test-clocks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a test clock */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Prefixed `clk_`. */
+                            id: string;
+                            /** @enum {string} */
+                            object: "test_clock";
+                            name: string | null;
+                            /**
+                             * Format: date-time
+                             * @description The time the orders on this clock see as now.
+                             */
+                            frozen_time: string;
+                            /** @description `ready` once an advance applied everything due; `advancing` only in the answer to an advance that could not finish (read the clock again to see the time it reached). */
+                            status: "ready" | "advancing";
+                            /** Format: date-time */
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete a test clock; its open orders stay at its last time and can still be cancelled */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** @enum {string} */
+                            object: "test_clock";
+                            /** @enum {boolean} */
+                            deleted: true;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/test-clocks/{id}/advance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Advance a test clock; answers once everything due to its orders up to the new time is applied
+         * @description Forward only, by at most 2 years. In time order: the executions of the clock's orders in the exchange phases crossed, and each day or gtd expiry at its close (`order.cancelled`, `cancel_reason: expired`).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description UUID; required. A retry with the same key and body within 24 hours returns the first response. */
+                    "idempotency-key"?: string;
+                };
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description The new time: after the current one, at most 2 years after it.
+                         */
+                        frozen_time: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Prefixed `clk_`. */
+                            id: string;
+                            /** @enum {string} */
+                            object: "test_clock";
+                            name: string | null;
+                            /**
+                             * Format: date-time
+                             * @description The time the orders on this clock see as now.
+                             */
+                            frozen_time: string;
+                            /** @description `ready` once an advance applied everything due; `advancing` only in the answer to an advance that could not finish (read the clock again to see the time it reached). */
+                            status: "ready" | "advancing";
+                            /** Format: date-time */
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
