@@ -1,7 +1,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DATABASES } from '../support/harness.js';
-import { KOLA_RESTING, orderContext, sandboxPartner, type Json } from '../support/order-context.js';
+import type { AddressInfo } from 'node:net';
+import { apiClient } from '../support/api.js';
+import { DATABASES, listen, startRuntime } from '../support/harness.js';
+import { KOLA_RESTING, KYC3_REQUEST, orderContext, sandboxPartner, type Json } from '../support/order-context.js';
 
 const BAOBAB = sandboxPartner('baobab');
 // Monday 2026-11-23, an ordinary BRVM day: pre-open 09:00, opening auction 09:45, close 15:00 UTC.
@@ -100,6 +102,37 @@ for (const database of DATABASES) {
       assert.deepEqual(list.data.map((x: Json) => x.id), [clk.id]);
       assert.equal((await c.api.call('DELETE', `/v1/test-clocks/${clk.id}`)).status, 200);
       assert.equal((await c.api.call('GET', `/v1/test-clocks/${clk.id}`)).status, 404);
+    });
+    test("another client's clock is unknown: it cannot be read, advanced or placed on, and nothing is stored", async (t) => {
+      const c = await orderContext(t, database);
+      const clk = (await c.post('/v1/test-clocks', { frozen_time: MON_08H })).body;
+      const { port } = c.runtime.app.server.address() as AddressInfo;
+      const other = await apiClient(c.runtime, `http://127.0.0.1:${port}`, undefined, 'another client');
+      const otherAtt = ((await (await other.post('/v1/kyc/attestations', KYC3_REQUEST)).json()) as Json).id as string;
+      const before = await c.runtime.storage.db.selectFrom('orders').select('id').execute();
+      const res = await other.post('/v1/orders', { rcpt_to: BAOBAB, kyc_attestation_id: otherAtt, instrument: 'KOLA.BRVM', side: 'buy', qty: 5, test_clock: clk.id });
+      assert.equal(res.status, 422);
+      const body = (await res.json()) as Json;
+      assert.deepEqual(body.details.map((d: Json) => [d.field, d.rule, d.value]), [['test_clock', 'exists', clk.id]]);
+      assert.equal((await c.runtime.storage.db.selectFrom('orders').select('id').execute()).length, before.length);
+      assert.equal((await other.call('GET', `/v1/test-clocks/${clk.id}`)).status, 404);
+      assert.equal((await other.post(`/v1/test-clocks/${clk.id}/advance`, { frozen_time: '2026-11-23T16:00:00.000Z' })).status, 404);
+      const mine = (await (await c.api.call('GET', `/v1/test-clocks/${clk.id}`)).json()) as Json;
+      assert.equal(mine.frozen_time, MON_08H, "the owner's clock did not move");
+      assert.deepEqual(((await (await other.call('GET', '/v1/test-clocks')).json()) as Json).data, []);
+    });
+  });
+
+  describe(`test clocks in production on ${database.name}`, () => {
+    test('there are no test clock routes, and an order naming a clock is 422 sandbox_only', async (t) => {
+      const runtime = await startRuntime(t, database, { CAURI_MODE: 'production', CAURI_PUBLIC_URL: 'https://api.example', CAURI_WORKERS: 'none' });
+      const api = await apiClient(runtime, await listen(runtime));
+      assert.equal((await api.post('/v1/test-clocks', { frozen_time: MON_08H })).status, 404);
+      assert.equal((await api.call('GET', '/v1/test-clocks')).status, 404);
+      const res = await api.post('/v1/orders', { rcpt_to: BAOBAB, kyc_attestation_id: 'att_01kdvdna00e5fsxhz2kkrzpb8n', instrument: 'KOLA.BRVM', side: 'buy', qty: 5, test_clock: 'clk_01kdvdna00e5fsxhz2kkrzpb8n' });
+      assert.equal(res.status, 422);
+      const body = (await res.json()) as Json;
+      assert.ok(body.details.some((d: Json) => d.field === 'test_clock' && d.rule === 'sandbox_only'), JSON.stringify(body.details));
     });
   });
 }
