@@ -1,6 +1,5 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../lib/clock.js';
-import { isoMillis } from '../lib/clock.js';
 import { ApiError, notFound, validationError, type ErrorDetail } from '../lib/errors.js';
 import { isId, newId, type ClientId } from '../lib/ids.js';
 import { recordEvent } from '../events/event.service.js';
@@ -11,15 +10,14 @@ import type { ReferenceData, ReferenceInstrument, ReferenceSnapshot } from '../p
 import type { ConnectorRegistry } from '../routing/registry.js';
 import type { DialectName } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';
-import { refusalOf } from '../routing/report-effect.js';
 import { amendConflict, capIncreaseCents, checkAmendValues } from './core/amend.js';
 import { capCents, checkCap, orderNotionalCents, toFcfaCents } from './core/caps.js';
-import { averageFillPrice } from './core/fills.js';
 import { checkExpireDate, expiryInstant } from './core/lifecycle.js';
 import { checkTradingRules, marketWorstPriceCents } from './core/price-rules.js';
 import { isFinal } from './core/state-machine.js';
 import type { TradingDays } from './core/trading-days.js';
 import { fillOf } from './fill.js';
+import { toOrder } from './order.mapping.js';
 import { fcfaRateOn, heldThisMonth } from './monthly-cap.js';
 import { findClientOrder, insertOrder, listClientOrders, listFills, updateOrder, type OrderFilter } from './order.repository.js';
 import type { AmendRequest, Fill, Order, OrderRequest } from './order.schemas.js';
@@ -27,34 +25,6 @@ import type { OrderRow } from './order.table.js';
 
 export const METADATA_MAX_BYTES = 8 * 1024;
 export const METADATA_MAX_DEPTH = 5;
-
-/** The API's view of a stored order. */
-export function toOrder(row: OrderRow): Order {
-  return {
-    id: row.id,
-    status: row.status,
-    rcpt_to: row.rcpt_to,
-    kyc_attestation_id: row.kyc_attestation_id,
-    instrument: row.instrument,
-    currency: currencyOfInstrument(row.instrument),
-    side: row.side,
-    qty: row.qty,
-    limit_price_cents: row.limit_price_cents,
-    filled_qty: row.filled_qty,
-    average_fill_price_cents: averageFillPrice(BigInt(row.fill_notional_cents), row.filled_qty),
-    failure_reason: row.failure_reason as Order['failure_reason'],
-    client_metadata: row.client_metadata === null ? null : (JSON.parse(row.client_metadata) as Order['client_metadata']),
-    created_at: isoMillis(row.created_at),
-    updated_at: isoMillis(row.updated_at),
-    time_in_force: row.time_in_force,
-    expire_date: row.expire_date,
-    expires_at: row.expires_at === null ? null : isoMillis(row.expires_at),
-    cancel_reason: row.cancel_reason,
-    pending_request: row.pending_request,
-    pending_changes: row.pending_request === 'pending_amend' ? { qty: row.amend_qty ?? row.qty, limit_price_cents: row.amend_limit_price_cents ?? row.limit_price_cents ?? 0 } : null,
-    last_refusal: refusalOf(row.last_refusal),
-  };
-}
 
 function depthOf(value: unknown): number {
   if (value === null || typeof value !== 'object') return 0;

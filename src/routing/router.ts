@@ -10,7 +10,7 @@ import type { RequestRefusal } from '../orders/core/lifecycle.js';
 import { isFinal } from '../orders/core/state-machine.js';
 import { claimDueOrders, claimExpiredOrders, findOrder, findOrderForUpdate, insertFill, partnersWithOpenOrders, updateOrder } from '../orders/order.repository.js';
 import type { Order } from '../orders/order.schemas.js';
-import { toOrder } from '../orders/order.service.js';
+import { toOrder } from '../orders/order.mapping.js';
 import type { OrderRow } from '../orders/order.table.js';
 import type { DialectName } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';
