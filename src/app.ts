@@ -213,7 +213,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     publicUrl: config.publicUrl,
     contact: config.contact,
   });
-  await app.register(orderRoutes, { db, orders: services.orders, router: services.router, idempotency: services.idempotency, cursors });
+  const useCases = { transact: storage.transact, idempotency: services.idempotency, orders: services.orders, router: services.router, livemode: config.livemode };
+  await app.register(orderRoutes, { db, orders: services.orders, useCases, cursors });
   await app.register(auditRoutes, { db, audit: services.audit });
   await app.register(webhooks.routes);
   await app.register(eventStreamRoutes, { db, dialect: storage.dialect, clock, idempotency: services.idempotency, deliveries: webhooks.service.deliveries });
