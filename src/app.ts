@@ -225,7 +225,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     publicUrl: config.publicUrl,
     contact: config.contact,
   });
-  await app.register(orderRoutes, { db, orders: services.orders, router: services.router, idempotency: services.idempotency, cursors });
+  const useCases = { transact: storage.transact, idempotency: services.idempotency, orders: services.orders, router: services.router, livemode: config.livemode };
+  await app.register(orderRoutes, { db, orders: services.orders, useCases, cursors });
   if (services.testClocks !== undefined) await app.register(testClockRoutes, { db, testClocks: services.testClocks, idempotency: services.idempotency });
   await app.register(auditRoutes, { db, audit: services.audit });
   await app.register(webhooks.routes);

@@ -8,6 +8,7 @@ import { registerIntegrator } from './commands/integrator.js';
 import { registerKeys } from './commands/keys.js';
 import { registerMarkets } from './commands/markets.js';
 import { registerMigrate } from './commands/migrate.js';
+import { registerOrders } from './commands/orders.js';
 import { registerServe } from './commands/serve.js';
 import { CliError } from './output.js';
 
@@ -30,6 +31,7 @@ export function buildProgram(): Command {
   registerKeys(program);
   registerAudit(program);
   registerIntegrator(program);
+  registerOrders(program);
   return program;
 }
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler, RouteOptions } from 'fastify';
 import type { Kysely } from 'kysely';
 import { authOf } from '../auth/authenticate.js';
-import type { IdempotencyService, Rewrite, WorkResult } from '../idempotency/idempotency.service.js';
+import type { IdempotencyService, IdempotentOutcome, IdempotentRequest, Rewrite, WorkResult } from '../idempotency/idempotency.service.js';
 import { validationError } from '../lib/errors.js';
 import { findLoneSurrogate, loneSurrogateDetail } from '../lib/unicode.js';
 import type { Database } from '../storage/schema.js';
@@ -31,24 +31,38 @@ export async function replyIdempotently(
   work: (trx: Kysely<Database>) => Promise<WorkResult>,
   options: IdempotentReplyOptions = {},
 ): Promise<FastifyReply> {
-  const header = request.headers['idempotency-key'];
-  const key = Array.isArray(header) ? header[0] : header;
   const { afterCommit } = options;
   const outcome = await idempotency.run(
-    {
-      clientId: authOf(request).clientId,
-      key,
-      // Fastify's params object has a null prototype; a plain copy is what the canonical form takes.
-      fingerprint: { method: request.method, route: request.routeOptions.url, params: { ...(request.params as object) }, body: request.body ?? null },
-      sealResponse: options.carriesSecret === true,
-    },
-    (result) => String(reply.code(result.status).serialize(result.body)),
+    idempotentRequestOf(request, options),
+    serializerOf(reply),
     work,
     afterCommit === undefined ? undefined : async (result, rewrite) => void (await afterCommit(result, rewrite)),
   );
+  return sendOutcome(request, reply, outcome);
+}
+
+/** What identifies the request under its key: the client, the key, and the route, params and body. */
+export function idempotentRequestOf(request: FastifyRequest, options: { carriesSecret?: boolean } = {}): IdempotentRequest {
+  const header = request.headers['idempotency-key'];
+  return {
+    clientId: authOf(request).clientId,
+    key: Array.isArray(header) ? header[0] : header,
+    // Fastify's params object has a null prototype; a plain copy is what the canonical form takes.
+    fingerprint: { method: request.method, route: request.routeOptions.url, params: { ...(request.params as object) }, body: request.body ?? null },
+    sealResponse: options.carriesSecret === true,
+  };
+}
+
+/** The route's serialiser for each status of its response schema: the bytes sent are the bytes stored. */
+export function serializerOf(reply: FastifyReply): (result: WorkResult) => string {
+  return (result) => String(reply.code(result.status).serialize(result.body));
+}
+
+/** Sends an idempotent outcome as its stored bytes, logging a settled key or a failed follow-up. */
+export function sendOutcome(request: FastifyRequest, reply: FastifyReply, outcome: IdempotentOutcome): FastifyReply {
   if (outcome.replayed) reply.header('idempotent-replayed', 'true');
   if (outcome.settled === true) {
-    request.log.warn({ idempotency_key: key }, 'the request holding this Idempotency-Key outlived its lease; the response it committed is now final');
+    request.log.warn({ idempotency_key: request.headers['idempotency-key'] }, 'the request holding this Idempotency-Key outlived its lease; the response it committed is now final');
   }
   if (outcome.followUpError !== undefined) {
     request.log.error({ err: outcome.followUpError }, 'work after the commit failed; the response committed with the request is sent');

@@ -56,7 +56,7 @@ export interface WorkResult {
 export type Rewrite = (trx: Kysely<Database>, body: unknown, status?: number) => Promise<void>;
 
 /** A response as sent: its status and the exact bytes of its body. */
-interface SentResponse {
+export interface SentResponse {
   status: number;
   body: string;
 }
@@ -67,6 +67,17 @@ interface SentResponse {
  * it makes, to answer with a newer body (an order that became `routed`) and, if it says so, status.
  */
 export type FollowUp = (result: WorkResult, rewrite: Rewrite) => Promise<void>;
+
+/** A request holding its Idempotency-Key: from IdempotencyService.begin to end. */
+export interface IdempotentCall {
+  readonly clientId: string;
+  readonly key: string;
+  readonly hash: string;
+  readonly sealed: boolean;
+  /** Turns a status and body into the bytes sent and stored (the route's response schema). */
+  readonly serialize: (result: WorkResult) => string;
+  readonly slot: string;
+}
 
 /**
  * Idempotency for every mutating POST: keys are per client; a retry with the same key
@@ -117,74 +128,109 @@ export class IdempotencyService {
     work: (trx: Kysely<Database>) => Promise<WorkResult>,
     followUp?: FollowUp,
   ): Promise<IdempotentOutcome> {
-    const key = IdempotencyService.checkKey(request.key);
-    const hash = fingerprintHash(request.fingerprint);
-    const { clientId } = request;
-    const sealed = request.sealResponse === true;
-    const slot = `${clientId}\u0000${key}`;
-    if (this.#inFlight.has(slot)) throw inFlightConflict();
-    this.#inFlight.add(slot);
+    const call = this.begin(request, serialize);
     try {
       let result: WorkResult | undefined;
       const outcome = await this.transact(async (trx): Promise<IdempotentOutcome> => {
-        if (!(await tryLockForTransaction(trx, this.dialect, `idempotency:${clientId}:${key}`))) throw inFlightConflict();
-        const now = this.clock.now().getTime();
-        const existing = await findRecord(trx, clientId, key);
-        if (existing !== undefined) {
-          const decision = decide(existing, hash, now);
-          if (decision === 'replay') return this.#replay(existing);
-          if (decision === 'settle') return { ...this.#replay(await this.#settleAbandoned(trx, existing)), settled: true };
-          await deleteRecord(trx, clientId, key);
-        }
+        const replay = await this.claim(trx, call);
+        if (replay !== null) return replay;
         result = await work(trx);
-        const body = serialize(result);
-        await insertRecord(trx, {
-          client_id: clientId,
-          key,
-          request_hash: hash,
-          state: followUp === undefined ? 'done' : 'in_flight',
-          locked_until: followUp === undefined ? now : now + IDEMPOTENCY_LEASE_MS,
-          response_status: result.status,
-          response_body: storedForm(this.secretKey, clientId, key, body, sealed),
-          created_at: now,
-          expires_at: now + IDEMPOTENCY_TTL_MS,
-        });
-        return { status: result.status, body, replayed: false };
+        return this.record(trx, call, result, { final: followUp === undefined });
       });
       if (outcome.replayed || followUp === undefined || result === undefined) return outcome;
-      const followed = await this.#follow(clientId, key, sealed, { status: outcome.status, body: outcome.body }, result, serialize, followUp);
+      const followed = await this.#follow(call, { status: outcome.status, body: outcome.body }, result, followUp);
       return { ...outcome, status: followed.status, body: followed.body, ...(followed.error === undefined ? {} : { followUpError: followed.error }) };
     } finally {
-      this.#inFlight.delete(slot);
+      this.end(call);
     }
   }
 
   /**
-   * Runs the follow-up and completes the record; returns the status and body to send, which are the
-   * ones stored.
-   * A failed follow-up is returned with the body, not thrown: the work committed, and its response
-   * is what the request answers.
+   * The steps of `run`, for a use case that takes them itself (an order's: its transaction, then the
+   * partner, then the final answer). `begin` checks the key and holds it in this process (409 while
+   * another request of this process holds it); `end` releases it, in a `finally`.
    */
-  async #follow(
-    clientId: string,
-    key: string,
-    sealed: boolean,
-    committed: SentResponse,
-    result: WorkResult,
-    serialize: (result: WorkResult) => string,
-    followUp: FollowUp,
-  ): Promise<SentResponse & { error?: unknown }> {
-    const rewritten: { response?: SentResponse } = {};
+  begin(request: IdempotentRequest, serialize: (result: WorkResult) => string): IdempotentCall {
+    const key = IdempotencyService.checkKey(request.key);
+    const hash = fingerprintHash(request.fingerprint);
+    const call: IdempotentCall = { clientId: request.clientId, key, hash, sealed: request.sealResponse === true, serialize, slot: `${request.clientId}\u0000${key}` };
+    if (this.#inFlight.has(call.slot)) throw inFlightConflict();
+    this.#inFlight.add(call.slot);
+    return call;
+  }
+
+  end(call: IdempotentCall): void {
+    this.#inFlight.delete(call.slot);
+  }
+
+  /**
+   * First step in the request's transaction: the stored answer to replay (or settle) when the key was
+   * used before, or null when the request is new and its work should run. Throws 409 while another
+   * process holds the key, and 422 for the key reused with another body.
+   */
+  async claim(trx: Kysely<Database>, call: IdempotentCall): Promise<IdempotentOutcome | null> {
+    if (!(await tryLockForTransaction(trx, this.dialect, `idempotency:${call.clientId}:${call.key}`))) throw inFlightConflict();
+    const now = this.clock.now().getTime();
+    const existing = await findRecord(trx, call.clientId, call.key);
+    if (existing === undefined) return null;
+    const decision = decide(existing, call.hash, now);
+    if (decision === 'replay') return this.#replay(existing);
+    if (decision === 'settle') return { ...this.#replay(await this.#settleAbandoned(trx, existing)), settled: true };
+    await deleteRecord(trx, call.clientId, call.key);
+    return null;
+  }
+
+  /**
+   * Last step in the request's transaction: stores the response the work gave. `final: false` keeps
+   * the key in flight (409 to every other request) until `finish` or `finishAsCommitted` stores the
+   * response finally sent.
+   */
+  async record(trx: Kysely<Database>, call: IdempotentCall, result: WorkResult, options: { final: boolean }): Promise<IdempotentOutcome> {
+    const now = this.clock.now().getTime();
+    const body = call.serialize(result);
+    await insertRecord(trx, {
+      client_id: call.clientId,
+      key: call.key,
+      request_hash: call.hash,
+      state: options.final ? 'done' : 'in_flight',
+      locked_until: options.final ? now : now + IDEMPOTENCY_LEASE_MS,
+      response_status: result.status,
+      response_body: storedForm(this.secretKey, call.clientId, call.key, body, call.sealed),
+      created_at: now,
+      expires_at: now + IDEMPOTENCY_TTL_MS,
+    });
+    return { status: result.status, body, replayed: false };
+  }
+
+  /**
+   * Makes `result` the final response of the in-flight key, in the transaction of the change it
+   * reports; returns the response to send (the one stored, see #complete).
+   */
+  async finish(trx: Kysely<Database>, call: IdempotentCall, result: WorkResult): Promise<SentResponse> {
+    return this.#complete(trx, call.clientId, call.key, call.sealed, { status: result.status, body: call.serialize(result) });
+  }
+
+  /** Makes the response committed with the work final (nothing newer to answer), in a transaction of its own. */
+  async finishAsCommitted(call: IdempotentCall, committed: SentResponse): Promise<SentResponse> {
+    return this.transact((trx) => this.#complete(trx, call.clientId, call.key, call.sealed, committed));
+  }
+
+  /**
+   * Runs the follow-up and completes the record; returns the status and body to send, which are the
+   * ones stored. A failed follow-up is returned with the body, not thrown: the work committed, and
+   * its response is what the request answers.
+   */
+  async #follow(call: IdempotentCall, committed: SentResponse, result: WorkResult, followUp: FollowUp): Promise<SentResponse & { error?: unknown }> {
+    let rewritten: SentResponse | undefined;
     try {
       await followUp(result, async (trx, newBody, newStatus = result.status) => {
-        const response = { status: newStatus, body: serialize({ status: newStatus, body: newBody }) };
-        rewritten.response = await this.#complete(trx, clientId, key, sealed, response);
+        rewritten = await this.finish(trx, call, { status: newStatus, body: newBody });
       });
     } catch (error) {
       // The transaction that rewrote the response may not have committed: the stored record decides.
-      return { ...(await this.transact((trx) => this.#complete(trx, clientId, key, sealed, committed))), error };
+      return { ...(await this.finishAsCommitted(call, committed)), error };
     }
-    return rewritten.response ?? (await this.transact((trx) => this.#complete(trx, clientId, key, sealed, committed)));
+    return rewritten ?? (await this.finishAsCommitted(call, committed));
   }
 
   /**

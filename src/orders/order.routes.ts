@@ -2,26 +2,37 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import type { Kysely } from 'kysely';
 import { authOf } from '../auth/authenticate.js';
 import type { CursorCodec } from '../http/cursor.js';
-import { replyIdempotently, type Rewrite } from '../http/idempotent.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { idempotentRequestOf, sendOutcome, serializerOf } from '../http/idempotent.js';
 import { pageHeaders } from '../http/schemas.js';
 import { IdempotencyHeaders, bearerSecurity, protectedErrors } from '../http/schemas-auth.js';
-import type { IdempotencyService, WorkResult } from '../idempotency/idempotency.service.js';
-import type { AfterApply, Router } from '../routing/router.js';
 import type { Database } from '../storage/schema.js';
 import { AmendRequest, Fill, Order, OrderListQuery, OrderRequest } from './order.schemas.js';
 import type { OrderService } from './order.service.js';
+import { amendOrder } from './use-cases/amend-order.js';
+import { cancelOrder } from './use-cases/cancel-order.js';
+import type { IdempotencyContext, OrderUseCaseDeps } from './use-cases/deps.js';
+import { submitOrder } from './use-cases/submit-order.js';
 
 export interface OrderRouteDeps {
   db: Kysely<Database>;
   orders: OrderService;
-  router: Router;
-  idempotency: IdempotencyService;
+  /** Submit, cancel and amend: each one function of orders/use-cases/. */
+  useCases: OrderUseCaseDeps;
   cursors: CursorCodec;
 }
 
 const IdParams = Type.Object({ id: Type.String() });
 
-export const orderRoutes: FastifyPluginAsyncTypebox<OrderRouteDeps> = async (app, { db, orders, router, idempotency, cursors }) => {
+/** The request's Idempotency-Key context, with the route's own serialiser. */
+const idempotencyOf = (request: FastifyRequest, reply: FastifyReply): IdempotencyContext => ({ request: idempotentRequestOf(request), serialize: serializerOf(reply) });
+
+/**
+ * The order routes: each parses its request, calls the service (reads) or its use case (writes), and
+ * serialises the answer. Cancel and amend answer 202 with the order showing its pending request, or
+ * 200 with the order as the partner left it when it answered within the request.
+ */
+export const orderRoutes: FastifyPluginAsyncTypebox<OrderRouteDeps> = async (app, { db, orders, useCases, cursors }) => {
   app.post(
     '/v1/orders',
     {
@@ -37,16 +48,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRouteDeps> = async (app
         response: { 201: Order, ...protectedErrors(409, 422) },
       },
     },
-    async (request, reply) =>
-      replyIdempotently(
-        idempotency,
-        request,
-        reply,
-        async (trx) => ({ status: 201, body: await orders.create(trx, authOf(request).clientId, request.body) }),
-        // The hand-over happens after the order is committed, never inside its transaction; a replay
-        // meanwhile gets 409, then the answer this request gave.
-        { afterCommit: async (result, rewrite) => router.handOver((result.body as Order).id, (trx, order) => rewrite(trx, order)) },
-      ),
+    async (request, reply) => sendOutcome(request, reply, await submitOrder(useCases, idempotencyOf(request, reply), authOf(request).clientId, request.body)),
   );
 
   app.get(
@@ -99,12 +101,6 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRouteDeps> = async (app
     },
   );
 
-  // Cancel and amend answer 202 with the order showing its pending request, and 200 with the order as
-  // the partner left it when the partner answered (confirmed or refused) within the request. The
-  // partner is asked after the request commits; a replay meanwhile gets 409, then this answer.
-  const partnerAnswer = (send: (id: string, after: AfterApply) => Promise<unknown>) => async (result: WorkResult, rewrite: Rewrite) =>
-    send((result.body as Order).id, (trx, order) => rewrite(trx, order, 200));
-
   app.post(
     '/v1/orders/:id/cancel',
     {
@@ -120,14 +116,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRouteDeps> = async (app
         response: { 200: Order, 202: Order, ...protectedErrors(404, 409, 422) },
       },
     },
-    async (request, reply) =>
-      replyIdempotently(
-        idempotency,
-        request,
-        reply,
-        async (trx) => ({ status: 202, body: await orders.requestCancel(trx, authOf(request).clientId, request.params.id) }),
-        { afterCommit: partnerAnswer((id, after) => router.cancel(id, after)) },
-      ),
+    async (request, reply) => sendOutcome(request, reply, await cancelOrder(useCases, idempotencyOf(request, reply), authOf(request).clientId, request.params.id)),
   );
 
   app.post(
@@ -147,13 +136,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRouteDeps> = async (app
       },
     },
     async (request, reply) =>
-      replyIdempotently(
-        idempotency,
-        request,
-        reply,
-        async (trx) => ({ status: 202, body: await orders.requestAmend(trx, authOf(request).clientId, request.params.id, request.body) }),
-        { afterCommit: partnerAnswer((id, after) => router.amend(id, after)) },
-      ),
+      sendOutcome(request, reply, await amendOrder(useCases, idempotencyOf(request, reply), authOf(request).clientId, request.params.id, request.body)),
   );
 
   app.get(

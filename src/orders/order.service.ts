@@ -1,9 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../lib/clock.js';
-import { isoMillis } from '../lib/clock.js';
 import { ApiError, notFound, validationError, type ErrorDetail } from '../lib/errors.js';
 import { isId, newId, type ClientId } from '../lib/ids.js';
-import { recordEvent } from '../events/event.service.js';
 import { findClientAttestation, findClientAttestationShared } from '../kyc/attestation.repository.js';
 import type { KycLevel } from '../kyc/levels.js';
 import { JURISDICTION_OF_EXCHANGE, currencyOfInstrument, exchangeOfInstrument, type Exchange } from '../partners/markets.js';
@@ -11,51 +9,21 @@ import type { ReferenceData, ReferenceInstrument, ReferenceSnapshot } from '../p
 import type { ConnectorRegistry } from '../routing/registry.js';
 import type { DialectName } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';
-import { refusalOf } from '../routing/report-effect.js';
 import { amendConflict, capIncreaseCents, checkAmendValues } from './core/amend.js';
 import { capCents, checkCap, orderNotionalCents, toFcfaCents } from './core/caps.js';
-import { averageFillPrice } from './core/fills.js';
 import { checkExpireDate, expiryInstant } from './core/lifecycle.js';
 import { checkTradingRules, marketWorstPriceCents } from './core/price-rules.js';
 import { isFinal } from './core/state-machine.js';
 import type { TradingDays } from './core/trading-days.js';
 import { fillOf } from './fill.js';
+import { toOrder } from './order.mapping.js';
 import { fcfaRateOn, heldThisMonth } from './monthly-cap.js';
-import { findClientOrder, insertOrder, listClientOrders, listFills, updateOrder, type OrderFilter } from './order.repository.js';
+import { findClientOrder, listClientOrders, listFills, updateOrder, type OrderFilter } from './order.repository.js';
 import type { AmendRequest, Fill, Order, OrderRequest } from './order.schemas.js';
 import type { OrderRow } from './order.table.js';
 
 export const METADATA_MAX_BYTES = 8 * 1024;
 export const METADATA_MAX_DEPTH = 5;
-
-/** The API's view of a stored order. */
-export function toOrder(row: OrderRow): Order {
-  return {
-    id: row.id,
-    status: row.status,
-    rcpt_to: row.rcpt_to,
-    kyc_attestation_id: row.kyc_attestation_id,
-    instrument: row.instrument,
-    currency: currencyOfInstrument(row.instrument),
-    side: row.side,
-    qty: row.qty,
-    limit_price_cents: row.limit_price_cents,
-    filled_qty: row.filled_qty,
-    average_fill_price_cents: averageFillPrice(BigInt(row.fill_notional_cents), row.filled_qty),
-    failure_reason: row.failure_reason as Order['failure_reason'],
-    client_metadata: row.client_metadata === null ? null : (JSON.parse(row.client_metadata) as Order['client_metadata']),
-    created_at: isoMillis(row.created_at),
-    updated_at: isoMillis(row.updated_at),
-    time_in_force: row.time_in_force,
-    expire_date: row.expire_date,
-    expires_at: row.expires_at === null ? null : isoMillis(row.expires_at),
-    cancel_reason: row.cancel_reason,
-    pending_request: row.pending_request,
-    pending_changes: row.pending_request === 'pending_amend' ? { qty: row.amend_qty ?? row.qty, limit_price_cents: row.amend_limit_price_cents ?? row.limit_price_cents ?? 0 } : null,
-    last_refusal: refusalOf(row.last_refusal),
-    ...(row.test_clock_id === null || row.test_clock_id === undefined ? {} : { test_clock: row.test_clock_id }),
-  };
-}
 
 function depthOf(value: unknown): number {
   if (value === null || typeof value !== 'object') return 0;
@@ -82,6 +50,12 @@ export interface OrderPage {
   newer: string | null;
 }
 
+/** An order that passed every check, not yet stored, and the instrument it was checked against. */
+export interface NewOrder {
+  row: OrderRow;
+  instrument: ReferenceInstrument;
+}
+
 export interface OrderServiceOptions {
   livemode: boolean;
   dialect: DialectName;
@@ -99,8 +73,9 @@ export interface CalendarSource {
 }
 
 /**
- * Accepts orders after every check of docs/concepts.md ("Checks"), and serves them back. Routing to
- * the partner happens after the order is stored (see routing/router.ts). Partners, instruments and
+ * Checks orders (every check of docs/concepts.md, "Checks"), records cancel and amend requests, and
+ * serves orders back. The use cases (orders/use-cases/) store what it checked and hand it to the
+ * partner through the router. Partners, instruments and
  * rates come from the process's reference data, and the calendars from memory (no read per order).
  */
 export class OrderService {
@@ -116,11 +91,12 @@ export class OrderService {
   ) {}
 
   /**
-   * Checks and stores an order with status `created` and emits `order.created`, in the caller's
-   * transaction. Each failed check is a 422 naming its field and rule; the cap check runs under a
-   * per-subject lock so that concurrent orders cannot together exceed the cap.
+   * Checks an order request in the caller's transaction and returns the row to store (status
+   * `created`) with the instrument it was checked against. Each failed check is a 422 naming its
+   * field and rule; the cap check runs under a per-subject lock (held until the caller's transaction
+   * ends) so that concurrent orders cannot together exceed the cap. Writes nothing.
    */
-  async create(trx: Kysely<Database>, clientId: ClientId, request: OrderRequest): Promise<Order> {
+  async prepare(trx: Kysely<Database>, clientId: ClientId, request: OrderRequest): Promise<NewOrder> {
     const details = checkMetadata(request.client_metadata);
     const reference = await this.reference.current();
     const partner = isId('partner', request.rcpt_to) ? reference.partner(request.rcpt_to) : undefined;
@@ -203,10 +179,7 @@ export class OrderService {
       requests_made: 0,
       last_refusal: null,
     };
-    await insertOrder(trx, row);
-    const order = toOrder(row);
-    await recordEvent(trx, { clientId, type: 'order.created', data: order, livemode: this.options.livemode, at: new Date(now), subjectRef: order.id });
-    return order;
+    return { row, instrument };
   }
 
   async #testClock(trx: Kysely<Database>, clientId: ClientId, id: string | undefined, details: ErrorDetail[]): Promise<number | null> {
@@ -297,10 +270,10 @@ export class OrderService {
    * the order shows `pending_request: pending_cancel` (replacing an amend still waiting) until the
    * router has the partner's answer. Asking again while a cancel waits changes nothing.
    */
-  async requestCancel(trx: Kysely<Database>, clientId: ClientId, id: string): Promise<Order> {
+  async requestCancel(trx: Kysely<Database>, clientId: ClientId, id: string): Promise<OrderRow> {
     const row = await this.#find(trx, clientId, id);
     if (isFinal(row.status)) throw new ApiError('conflict', `Order ${id} is ${row.status}; only an open order can be cancelled`);
-    if (row.pending_request === 'pending_cancel') return toOrder(row);
+    if (row.pending_request === 'pending_cancel') return row;
     const now = this.clock.now().getTime();
     const changes: Partial<OrderRow> = {
       ...newRequest(row),
@@ -314,7 +287,7 @@ export class OrderService {
       updated_at: now,
     };
     await updateOrder(trx, row.id, changes);
-    return toOrder({ ...row, ...changes });
+    return { ...row, ...changes };
   }
 
   /**
@@ -327,7 +300,7 @@ export class OrderService {
    * month it was placed, under the same per-subject lock as a new order; `fx_rate` without that
    * rate). The order then shows `pending_request: pending_amend` and the values asked for.
    */
-  async requestAmend(trx: Kysely<Database>, clientId: ClientId, id: string, change: AmendRequest): Promise<Order> {
+  async requestAmend(trx: Kysely<Database>, clientId: ClientId, id: string, change: AmendRequest): Promise<OrderRow> {
     const row = await this.#find(trx, clientId, id);
     const conflict = amendConflict(row);
     if (conflict !== null) throw new ApiError('conflict', `Order ${id} cannot be amended: ${conflict}`);
@@ -370,7 +343,7 @@ export class OrderService {
       updated_at: now,
     };
     await updateOrder(trx, row.id, changes);
-    return toOrder({ ...row, ...changes });
+    return { ...row, ...changes };
   }
 
   /** The order's fills, oldest first, with their amounts and settlement dates. */

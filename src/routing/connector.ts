@@ -78,7 +78,11 @@ export interface OrderForPartner {
   readonly order_id: OrderId;
   /** `<TICKER>.<EXCHANGE>`. */
   readonly instrument: string;
-  /** The instrument's catalogue status when the order was placed. */
+  /**
+   * The instrument's catalogue status (with its tick and band below) as the service knows it at the
+   * hand-over: the one the order was just checked against when the request hands it over, the
+   * catalogue's at the time of a retry by the router.
+   */
   readonly instrument_status: 'active' | 'suspended';
   readonly side: 'buy' | 'sell';
   readonly qty: number;

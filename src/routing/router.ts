@@ -10,8 +10,9 @@ import type { RequestRefusal } from '../orders/core/lifecycle.js';
 import { isFinal } from '../orders/core/state-machine.js';
 import { claimDueOrders, claimExpiredOrders, findOrder, findOrderForUpdate, insertFill, partnersWithOpenOrders, updateOrder } from '../orders/order.repository.js';
 import type { Order } from '../orders/order.schemas.js';
-import { toOrder } from '../orders/order.service.js';
+import { toOrder } from '../orders/order.mapping.js';
 import type { OrderRow } from '../orders/order.table.js';
+import type { InstrumentRow } from '../partners/instrument.table.js';
 import type { DialectName } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';
 import type { Transact } from '../storage/database.js';
@@ -81,8 +82,13 @@ export class Router {
     return this.connectors.get(row.connector, row.rcpt_to);
   }
 
-  async #forPartner(row: OrderRow): Promise<OrderForPartner> {
-    const instrument = await findInstrument(this.db, row.instrument);
+  /**
+   * The order as its partner gets it. `checked` is the instrument the order was just checked against
+   * (a request hands over what it wrote, without reading it again); a retry in the background reads
+   * the catalogue as it is now.
+   */
+  async #forPartner(row: OrderRow, checked?: InstrumentRow): Promise<OrderForPartner> {
+    const instrument = checked ?? (await findInstrument(this.db, row.instrument));
     return {
       order_id: row.id as OrderId,
       instrument: row.instrument,
@@ -103,10 +109,10 @@ export class Router {
    * applied at once; when the partner is unavailable (or silent past the time-out) the order stays
    * `created` and the router tries again after a backoff. Submitting twice is safe: connectors answer
    * a repeated submit with the first outcome. An order with a cancel waiting is left to `cancel`.
+   * `row` is the order as its caller just wrote or claimed it (not read again here).
    */
-  async handOver(orderId: string, after?: AfterApply): Promise<Outcome | 'retry' | 'skipped'> {
-    const row = await findOrder(this.db, orderId);
-    if (row === undefined || row.status !== 'created' || row.pending_request !== null) return 'skipped';
+  async handOver(row: OrderRow, after?: AfterApply, instrument?: InstrumentRow): Promise<Outcome | 'retry' | 'skipped'> {
+    if (row.status !== 'created' || row.pending_request !== null) return 'skipped';
     const connector = this.#connectorOf(row);
     if (connector === undefined) {
       this.log.error({ order_id: row.id, connector: row.connector }, 'no connector for the partner of an order');
@@ -114,7 +120,7 @@ export class Router {
       return 'retry';
     }
     try {
-      const result = await withTimeout(connector.submit(await this.#forPartner(row)), this.options.handOverTimeoutMs);
+      const result = await withTimeout(connector.submit(await this.#forPartner(row, instrument)), this.options.handOverTimeoutMs);
       return await this.apply(result.report, after);
     } catch (error) {
       if (!isUnreachable(error)) throw error;
@@ -135,11 +141,11 @@ export class Router {
    * refusal (the order already ended, whose final reports are then read from the log), or `pending`
    * (the answer comes in the log). An order the partner never received is cancelled here. An
    * unreachable partner is asked again after a backoff, with the same request id. `after` runs with
-   * the order once the request is answered (see #settle).
+   * the order once the request is answered (see #settle). `row` is the order as its caller just
+   * wrote or claimed it.
    */
-  async cancel(orderId: string, after?: AfterApply): Promise<RequestProgress> {
-    const row = await findOrder(this.db, orderId);
-    if (row === undefined || row.pending_request !== 'pending_cancel' || row.pending_request_id === null || isFinal(row.status)) return this.#nothingToSend(row);
+  async cancel(row: OrderRow, after?: AfterApply): Promise<RequestProgress> {
+    if (row.pending_request !== 'pending_cancel' || row.pending_request_id === null || isFinal(row.status)) return this.#nothingToSend(row);
     const requestId = row.pending_request_id;
     const connector = this.#connectorOf(row);
     if (connector === undefined) {
@@ -162,9 +168,8 @@ export class Router {
   }
 
   /** Sends the order's pending amend to its partner and applies the answer, as `cancel` does. */
-  async amend(orderId: string, after?: AfterApply): Promise<RequestProgress> {
-    const row = await findOrder(this.db, orderId);
-    if (row === undefined || row.pending_request !== 'pending_amend' || row.pending_request_id === null || isFinal(row.status)) return this.#nothingToSend(row);
+  async amend(row: OrderRow, after?: AfterApply): Promise<RequestProgress> {
+    if (row.pending_request !== 'pending_amend' || row.pending_request_id === null || isFinal(row.status)) return this.#nothingToSend(row);
     const requestId = row.pending_request_id;
     const connector = this.#connectorOf(row);
     if (connector === undefined) {
@@ -194,8 +199,8 @@ export class Router {
     if ((await this.apply(report)) === 'gap') await this.pollConnector(`${row.connector}:${row.rcpt_to}`, connector);
   }
 
-  async #nothingToSend(row: OrderRow | undefined): Promise<'skipped'> {
-    if (row !== undefined && row.next_route_at !== null) await this.transact((trx) => updateOrder(trx, row.id, { next_route_at: null, route_lease_until: null }));
+  async #nothingToSend(row: OrderRow): Promise<'skipped'> {
+    if (row.next_route_at !== null) await this.transact((trx) => updateOrder(trx, row.id, { next_route_at: null, route_lease_until: null }));
     return 'skipped';
   }
 
@@ -325,9 +330,9 @@ export class Router {
     const rows = await this.transact((trx) => claimDueOrders(trx, this.options.dialect, now, this.options.leaseMs, limit));
     for (const row of rows) {
       try {
-        if (row.status === 'created' && row.pending_request === null) await this.handOver(row.id);
-        else if (row.pending_request === 'pending_cancel') await this.cancel(row.id);
-        else if (row.pending_request === 'pending_amend') await this.amend(row.id);
+        if (row.status === 'created' && row.pending_request === null) await this.handOver(row);
+        else if (row.pending_request === 'pending_cancel') await this.cancel(row);
+        else if (row.pending_request === 'pending_amend') await this.amend(row);
         else await this.#nothingToSend(row);
       } catch (error) {
         this.log.error({ order_id: row.id, err: error }, 'routing failed');
@@ -346,14 +351,21 @@ export class Router {
     const now = this.clock.now().getTime();
     const ids = await this.transact((trx) => claimExpiredOrders(trx, this.options.dialect, now, this.options.leaseMs, limit));
     if (ids.length > 0) this.log.info({ count: ids.length }, 'orders expired; cancelling at their partners');
+    await this.cancelClaimedExpiries(ids);
+    return ids.length;
+  }
+
+  /** Asks the partners to cancel orders whose expiry was just claimed (claimExpiredOrders). */
+  async cancelClaimedExpiries(ids: readonly string[]): Promise<void> {
     for (const id of ids) {
       try {
-        await this.cancel(id);
+        // The claim changed the order in the database: read it as it now is.
+        const row = await findOrder(this.db, id);
+        if (row !== undefined) await this.cancel(row);
       } catch (error) {
         this.log.error({ order_id: id, err: error }, 'expiry failed; the router will retry');
       }
     }
-    return ids.length;
   }
 
   /** Reads and applies the report logs of every partner with open orders; returns how many applied. */

@@ -92,7 +92,7 @@ export class TestClockService {
       await this.#readReports(row.id);
       if (expiry === null) break;
       const due = await this.transact((trx) => claimExpiredOrders(trx, this.options.dialect, this.clock.now().getTime(), this.options.leaseMs, 100, { id: row.id, at }));
-      for (const orderId of due) await this.router.cancel(orderId);
+      await this.router.cancelClaimedExpiries(due);
       this.log.info({ test_clock: row.id, at: isoMillis(at), expired: due.length }, 'test clock: orders expired');
     }
     return this.transact(async (trx) => {

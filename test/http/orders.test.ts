@@ -279,7 +279,7 @@ for (const database of DATABASES) {
       const stranger = await apiClient(c.runtime, base, undefined, 'stranger');
       const expiredRes = await later.post('/v1/orders', { ...good, kyc_attestation_id: ((await (await later.post('/v1/kyc/attestations', KYC3)).json()) as Json).id });
       assert.equal(expiredRes.status, 201, 'a fresh attestation works');
-      const stale = (await c.runtime.services.orders.create(c.runtime.storage.db, c.api.clientId as never, { ...good, side: 'buy' } as never).catch((e: unknown) => e)) as Json;
+      const stale = (await c.runtime.services.orders.prepare(c.runtime.storage.db, c.api.clientId as never, { ...good, side: 'buy' } as never).catch((e: unknown) => e)) as Json;
       assert.ok(stale.details.some((d: Json) => d.field === 'kyc_attestation_id' && d.rule === 'not_expired'), JSON.stringify(stale.details));
 
       // Cancel: another client's order is not found; a filled one is 409.

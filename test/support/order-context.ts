@@ -35,6 +35,8 @@ export const KOLA_RESTING = 1_433_750;
 /** One deployment with its workers off, driven by a manual clock, and a client of it over HTTP. */
 export interface OrderContext {
   runtime: Runtime;
+  /** The service's base URL on loopback. */
+  base: string;
   api: ApiClient;
   clock: ManualClock;
   env: TestEnvironment;
@@ -81,9 +83,11 @@ export async function orderContext(t: TestContext, database: DatabaseCase, start
   const clock = new ManualClock(start);
   const env = testEnvironment(t, database, { CAURI_WORKERS: 'none' }, { clock });
   const runtime = await startRuntimeIn(t, env);
-  const api = await renewingClient(runtime, await listen(runtime), clock);
+  const base = await listen(runtime);
+  const api = await renewingClient(runtime, base, clock);
   return {
     runtime,
+    base,
     api,
     clock,
     env,
