@@ -97,11 +97,13 @@ export function createServices(config: Config, storage: Storage, masterKey: Buff
   // The exchanges' calendars, in memory: orders read their expiry and settlement dates from them.
   const calendars = new CalendarCache(db, clock, log);
   // Sandbox deployments reach simulated partners; production registers the connectors of real SGIs.
-  // The orders on a test clock reach an instance of their own, on the clock's time and the exchange's sessions.
+  // The simulated exchange trades in its calendar's phases (unless configured to trade at any hour);
+  // the orders on a test clock reach an instance of their own, on the clock's time.
+  const sessions = calendarSessions(() => calendars.current());
   const sandbox: ConnectorFactory = (partnerId, testClock) =>
     testClock === undefined
-      ? new JournaledSandboxConnector(partnerId, db, storage.transact, clock)
-      : new JournaledSandboxConnector(partnerId, db, storage.transact, clock, { journal: `${partnerId}@${testClock}`, session: calendarSessions(() => calendars.current()), now: () => clockTime(db, testClock) });
+      ? new JournaledSandboxConnector(partnerId, db, storage.transact, clock, config.sandboxMarketHours === 'exchange' ? { session: sessions } : {})
+      : new JournaledSandboxConnector(partnerId, db, storage.transact, clock, { journal: `${partnerId}@${testClock}`, session: sessions, now: () => clockTime(db, testClock) });
   const factories: Record<string, ConnectorFactory> = config.mode === 'sandbox' ? { sandbox } : {};
   const connectors = new ConnectorRegistry(factories);
   const reference = new ReferenceData(db, clock, {
