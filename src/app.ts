@@ -31,10 +31,13 @@ import { systemClock, type Clock } from './lib/clock.js';
 import { deriveKey } from './lib/crypto.js';
 import { orderRoutes } from './orders/order.routes.js';
 import { OrderService } from './orders/order.service.js';
+import { listPartners } from './partners/partner.repository.js';
 import { directoryRoutes } from './partners/partner.routes.js';
 import { seedSandboxDirectory } from './partners/sandbox-seed.js';
 import { ConnectorRegistry, type ConnectorFactory } from './routing/registry.js';
 import { Router } from './routing/router.js';
+import { FixCredentialSealer } from './routing/fix/credentials.js';
+import { FixEngine } from './routing/fix/fix-engine.js';
 import { JournaledSandboxConnector } from './routing/sandbox/journaled-connector.js';
 import { openStorage, type Storage } from './storage/database.js';
 import { migrateToLatest } from './storage/migrate.js';
@@ -57,6 +60,8 @@ export interface Services {
   readonly kyc: KycService;
   readonly crl: CrlService;
   readonly connectors: ConnectorRegistry;
+  /** The FIX partners' connectors and, in processes with workers, their sessions. */
+  readonly fix: FixEngine;
   readonly orders: OrderService;
   readonly router: Router;
   readonly audit: AuditService;
@@ -71,21 +76,37 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-/** The domain services of one deployment; shared by the HTTP app, the workers and the command line. */
-export function createServices(config: Config, storage: Storage, masterKey: Buffer, clock: Clock, rateLimitStore: RateLimitStore, log: FastifyBaseLogger): Services {
+/**
+ * The domain services of one deployment; shared by the HTTP app, the workers and the command line.
+ * `runFixSessions`: this process keeps the FIX partners' sessions up (processes with workers); the
+ * others read the partners' report logs and leave the hand-overs to it.
+ */
+export function createServices(
+  config: Config,
+  storage: Storage,
+  masterKey: Buffer,
+  clock: Clock,
+  rateLimitStore: RateLimitStore,
+  log: FastifyBaseLogger,
+  options: { runFixSessions?: boolean } = {},
+): Services {
   const { db, dialect } = storage;
   const keys = new KeyRing(db, dialect, deriveKey(masterKey, 'signing-keys'), clock);
-  // Sandbox deployments reach simulated partners; production registers the connectors of real SGIs.
-  const factories: Record<string, ConnectorFactory> = config.mode === 'sandbox' ? { sandbox: (partnerId) => new JournaledSandboxConnector(partnerId, db, storage.transact, clock) } : {};
-  const connectors = new ConnectorRegistry(factories);
-  const router = new Router(
+  // This process, as the holder of leases (orders being routed, report logs, FIX sessions).
+  const owner = `${process.pid}-${randomBytes(4).toString('hex')}`;
+  const fix = new FixEngine(
     db,
     storage.transact,
-    connectors,
     clock,
-    { livemode: config.livemode, dialect, handOverTimeoutMs: 2000, leaseMs: 30_000, owner: `${process.pid}-${randomBytes(4).toString('hex')}`, random: Math.random },
+    new FixCredentialSealer(deriveKey(masterKey, 'fix-credentials')),
+    { runSessions: options.runFixSessions === true, plaintextAllowed: config.fixPlaintextAllowed, owner, leaseMs: 30_000, connectTimeoutMs: 10_000, answerTimeoutMs: 10_000, random: Math.random },
     log,
   );
+  // Sandbox deployments also reach simulated partners; SGIs' gateways are reached over FIX in both modes.
+  const factories: Record<string, ConnectorFactory> = { fix: (partnerId) => fix.connector(partnerId) };
+  if (config.mode === 'sandbox') factories.sandbox = (partnerId) => new JournaledSandboxConnector(partnerId, db, storage.transact, clock);
+  const connectors = new ConnectorRegistry(factories);
+  const router = new Router(db, storage.transact, connectors, clock, { livemode: config.livemode, dialect, handOverTimeoutMs: 2000, leaseMs: 30_000, owner, random: Math.random }, log);
   return {
     clients: new ClientService(db, deriveKey(masterKey, 'client-secrets'), config.mode, clock, () => storage.changeMarker()),
     keys,
@@ -95,6 +116,7 @@ export function createServices(config: Config, storage: Storage, masterKey: Buff
     kyc: new KycService(keys, clock, { issuer: config.serviceName, validityDays: config.attestationValidityDays, livemode: config.livemode, dialect }),
     crl: new CrlService(db, keys, clock, config.serviceName),
     connectors,
+    fix,
     orders: new OrderService(connectors, clock, { livemode: config.livemode, dialect, firstHandOverGraceMs: 5000 }),
     router,
     audit: new AuditService(db, storage.transact, keys, anchorFromConfig(config.anchor, clock), clock, { livemode: config.livemode, dialect }, log),
@@ -145,7 +167,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     redact: ['req.headers.authorization', 'req.headers.cookie'],
   });
   const rateLimitStore = createRateLimitStore(config, log);
-  const services = createServices(config, storage, masterKey, clock, rateLimitStore, log);
+  const services = createServices(config, storage, masterKey, clock, rateLimitStore, log, { runFixSessions: config.workers === 'all' });
   // A current key of each purpose exists before the first request (created on first start).
   await services.keys.current('token');
   await services.keys.current('attestation');
@@ -187,6 +209,10 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const routing = new RoutingWorker(services.router, log);
   const snapshots = new SnapshotWorker(services.audit, clock, log);
   if (config.workers === 'all') {
+    // The FIX partners' sessions log on at start, before the first order needs them.
+    for (const partner of await listPartners(db, { afterId: null, limit: 100_000, approvedOnly: false })) {
+      if (partner.connector === 'fix') services.connectors.get('fix', partner.id);
+    }
     maintenance.start();
     routing.start();
     snapshots.start();
@@ -204,6 +230,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       await routing.stop();
       await snapshots.stop();
       await webhooks.worker.stop();
+      await services.fix.close();
       await app.close();
       await rateLimitStore.close();
       await storage.close();

@@ -42,6 +42,11 @@ export interface Config {
    * development) unless set to false; always refused in production.
    */
   readonly webhooksAllowPrivate: boolean;
+  /**
+   * FIX partners with `tls: false`: allowed in sandbox; in production only with
+   * CAURI_FIX_ALLOW_PLAINTEXT=true (the link is a VPN or a leased line).
+   */
+  readonly fixPlaintextAllowed: boolean;
 }
 
 export type AnchorConfig =
@@ -138,6 +143,7 @@ export function parseConfig(env: Env): Config {
     trustProxy: boolean(env, 'CAURI_TRUST_PROXY', false),
     anchor: anchorConfig(env, mode),
     webhooksAllowPrivate: mode === 'sandbox' && boolean(env, 'CAURI_WEBHOOKS_ALLOW_PRIVATE', true),
+    fixPlaintextAllowed: mode === 'sandbox' || boolean(env, 'CAURI_FIX_ALLOW_PLAINTEXT', false),
   };
   return Object.freeze(config);
 }

@@ -132,10 +132,11 @@ export type SubmitResult = { readonly status: 'accepted'; readonly report: Accep
 
 /**
  * Why a cancel did not happen: `unknown_order` (the partner never received it, so the router may
- * cancel it locally), `already_filled`, `already_rejected`. The reports that made the order final
- * are in the log (or already applied).
+ * cancel it locally), `already_filled`, `already_rejected` (the reports that made the order final
+ * are in the log, or already applied), `partner_refused` (the partner refused to cancel an order it
+ * still holds, for instance too late in the trading session: the order stays as its reports say).
  */
-export type CancelRefusal = 'unknown_order' | 'already_filled' | 'already_rejected';
+export type CancelRefusal = 'unknown_order' | 'already_filled' | 'already_rejected' | 'partner_refused';
 export type CancelResult = { readonly status: 'cancelled'; readonly report: CancelledReport } | { readonly status: 'refused'; readonly reason: CancelRefusal };
 
 export interface ReportBatch {

@@ -146,7 +146,8 @@ export class Router {
       } else if (result.reason === 'unknown_order') {
         await this.#cancelLocally(row.id, after);
       } else {
-        // Already filled or rejected at the partner: its final reports are in the log.
+        // Already filled or rejected at the partner (its final reports are in the log), or refused by
+        // the partner: the order stays as its reports say, and the cancel is not asked again.
         await this.pollConnector(`${row.connector}:${row.rcpt_to}`, connector);
         await this.transact((trx) => updateOrder(trx, row.id, { next_route_at: null, route_lease_until: null }));
       }

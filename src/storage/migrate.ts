@@ -13,6 +13,7 @@ import * as deadLettersByClient from './migrations/2026-11-24T12-00-dead-letters
 import * as unreadIndexes from './migrations/2026-11-24T13-00-unread-indexes.js';
 import * as orderListingIndexes from './migrations/2026-11-24T14-00-order-listing-indexes.js';
 import * as deferredDeliveryListing from './migrations/2026-11-24T15-00-deferred-delivery-listing.js';
+import * as fixSessions from './migrations/2026-11-25T03-00-fix-sessions.js';
 
 /**
  * The migrations, listed explicitly rather than read from a folder, so that bundlers and tools see
@@ -33,6 +34,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-24T13-00-unread-indexes': unreadIndexes,
   '2026-11-24T14-00-order-listing-indexes': orderListingIndexes,
   '2026-11-24T15-00-deferred-delivery-listing': deferredDeliveryListing,
+  '2026-11-25T03-00-fix-sessions': fixSessions,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

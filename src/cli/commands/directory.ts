@@ -7,6 +7,7 @@ import { importInstruments, toInstrument } from '../../partners/instrument.servi
 import { listPartners } from '../../partners/partner.repository.js';
 import { importPartners, type ImportReport } from '../../partners/partner.service.js';
 import { CliError, printJson, printTable } from '../output.js';
+import { registerFixCommands } from './fix.js';
 
 function readJsonFile(path: string): unknown {
   let text: string;
@@ -35,7 +36,7 @@ function printReport(report: ImportReport, json: boolean): void {
   if (report.rejected.length > 0) process.exitCode = 1;
 }
 
-type ImportFn = (trx: Parameters<typeof importPartners>[0], input: unknown, options: { now: Date; allowPartial?: boolean }) => Promise<ImportReport>;
+type ImportFn = (trx: Parameters<typeof importPartners>[0], input: unknown, options: { now: Date; allowPartial?: boolean; fixPlaintextAllowed?: boolean }) => Promise<ImportReport>;
 
 function registerImport(parent: Command, what: string, run: ImportFn): void {
   parent
@@ -45,10 +46,11 @@ function registerImport(parent: Command, what: string, run: ImportFn): void {
     .option('--json', 'print the report as JSON')
     .action(async (file: string, options: { allowPartial?: boolean; json?: boolean }) => {
       const input = readJsonFile(file);
-      const storage = await openDatabase(loadConfig());
+      const config = loadConfig();
+      const storage = await openDatabase(config);
       try {
         const now = new Date();
-        const report = await storage.db.transaction().execute((trx) => run(trx, input, { now, allowPartial: options.allowPartial === true }));
+        const report = await storage.db.transaction().execute((trx) => run(trx, input, { now, allowPartial: options.allowPartial === true, fixPlaintextAllowed: config.fixPlaintextAllowed }));
         printReport(report, options.json === true);
       } finally {
         await storage.close();
@@ -59,6 +61,7 @@ function registerImport(parent: Command, what: string, run: ImportFn): void {
 export function registerDirectory(program: Command): void {
   const partners = program.command('partners').description('Manage the SGI partner directory');
   registerImport(partners, 'SGI partners', importPartners);
+  registerFixCommands(partners);
   partners
     .command('list')
     .description('List every partner, approved or not')
