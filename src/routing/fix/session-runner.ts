@@ -111,6 +111,8 @@ export class FixSessionRunner {
     } else {
       await this.#loop;
     }
+    // Another process may take the session over at once rather than when the lease runs out.
+    await this.#deps.transact((trx) => releaseSession(trx, this.#deps.partnerId, this.#deps.options.owner)).catch(() => undefined);
   }
 
   async #run(): Promise<void> {
@@ -201,7 +203,6 @@ export class FixSessionRunner {
       this.#session = null;
       socket.destroy();
       await session.settled();
-      if (this.#stopping) await this.#deps.transact((trx) => releaseSession(trx, partnerId, options.owner)).catch(() => undefined);
     }
     await this.#setState('disconnected', failure === null ? null : failure instanceof Error ? failure.message : String(failure));
     return { kind: 'ended', loggedOn };
