@@ -35,8 +35,8 @@ if (!IN_LOOPBACK_NAMESPACE) {
   }
 
   /** An executor, and a deployment whose partner "Executor Titres" reaches it over FIX (credentials stored). */
-  async function deployment(t: TestContext, database: DatabaseCase): Promise<Deployment> {
-    const executor = await startExecutor(t, nextPort++);
+  async function deployment(t: TestContext, database: DatabaseCase, executorOptions: Parameters<typeof startExecutor>[2] = {}): Promise<Deployment> {
+    const executor = await startExecutor(t, nextPort++, executorOptions);
     const env = testEnvironment(t, database, { CAURI_WORKERS: 'all' });
     const storage = await openDatabase(env.config, env.options);
     let partnerId: string;
@@ -109,7 +109,7 @@ if (!IN_LOOPBACK_NAMESPACE) {
 
   for (const database of DATABASES) {
     describe(`FIX connector and QuickFIX executor on ${database.name}`, () => {
-      test('logs on with its credentials; a limit order is filled once; a market order the executor refuses fails', async (t) => {
+      test('logs on with its credentials; a limit order is filled once; a market order the stock executor refuses fails', async (t) => {
         const d = await deployment(t, database);
         const { runtime, api } = await d.start();
         const logon = received(d.executor, 'A')[0];
@@ -131,7 +131,8 @@ if (!IN_LOOPBACK_NAMESPACE) {
         await new Promise((resolve) => setTimeout(resolve, 600)); // a few more report polls: nothing applies twice
         assert.deepEqual(await eventsOf(runtime, limit.id), ['order.created', 'order.routed', 'order.executed']);
 
-        // The executor fills limit orders only: it refuses a market order with a session-level Reject.
+        // The executor Debian ships fills limit orders only: it refuses a market order with a
+        // session-level Reject of its OrdType (40).
         const market = await placeOrder(api, d.partnerId, {});
         assert.equal(market.status, 'failed');
         assert.equal(market.failure_reason, 'sgi_rejected');
@@ -139,6 +140,23 @@ if (!IN_LOOPBACK_NAMESPACE) {
         const reject = sent(d.executor, '3').find((m) => m.fields.get(45) === refusedSeq);
         assert.equal(reject?.fields.get(371), '40');
         assert.deepEqual(await eventsOf(runtime, market.id), ['order.created', 'order.failed']);
+      });
+
+      test('a market order is filled at the price the executor gives', async (t) => {
+        const d = await deployment(t, database, { kind: 'market-fills', marketPrice: '15500.25' });
+        const { runtime, api } = await d.start();
+        const market = await placeOrder(api, d.partnerId, { side: 'buy', qty: 12 });
+        assert.equal(market.status, 'routed');
+        const filled = await orderWhen(api, market.id, 'filled');
+        assert.equal(filled.filled_qty, 12);
+        assert.equal(filled.average_fill_price_cents, 1_550_025);
+        const order = withClOrdId(received(d.executor, 'D'), market.id)[0];
+        assert.equal(order?.fields.get(40), '1');
+        assert.equal(order?.fields.has(44), false, 'a market order carries no price');
+        assert.equal(order?.fields.get(38), '12');
+        assert.equal((await fillsOf(runtime, market.id)).length, 1);
+        await waitFor('the fill event', async () => (await eventsOf(runtime, market.id)).includes('order.executed'));
+        assert.deepEqual(await eventsOf(runtime, market.id), ['order.created', 'order.routed', 'order.executed']);
       });
 
       test('a cancel of an order the executor already filled is refused', async (t) => {

@@ -1,5 +1,5 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -8,26 +8,56 @@ import type { TestContext } from 'node:test';
 
 /**
  * QuickFIX's `executor` example (Debian's libquickfix-doc, QuickFIX C++ 1.15) as an independent FIX
- * 4.4 counterparty: an acceptor that fills every limit order at once. The test set-up installs
+ * 4.4 counterparty: an acceptor that fills every order it takes at once. The test set-up installs
  * nothing: `.ci/run` installs the Debian packages. QuickFIX acceptors listen on every address, so
  * they only ever run inside a network namespace that has nothing but loopback (loopback.ts).
  */
 
-const SHIPPED = '/usr/share/doc/libquickfix-doc/examples/executor/C++/.libs/executor.gz';
+const EXAMPLE = '/usr/share/doc/libquickfix-doc/examples/executor/C++';
+const SHIPPED = `${EXAMPLE}/.libs/executor.gz`;
 export const FIX44_DICTIONARY = join(dirname(createRequire(import.meta.url).resolve('jspurefix/package.json')), 'data', 'FIX44.xml');
 
-let binary: string | undefined;
+const binaries = new Map<ExecutorKind, string>();
 
-/** The executor binary, extracted once per process into a temporary folder. */
-function executorBinary(): string {
-  if (binary !== undefined) return binary;
-  if (!existsSync(SHIPPED)) throw new Error(`${SHIPPED} is missing: install the Debian packages libquickfix-dev libquickfix-doc (see .ci/run)`);
+/**
+ * `stock`: the binary Debian ships, which fills limit orders and refuses market orders (a
+ * session-level Reject of OrdType). `market-fills`: the same example built from its shipped sources
+ * with one change to its FIX 4.4 handler: a market order is filled too, at the price in the
+ * environment variable EXECUTOR_MARKET_PRICE. Each is made once per process, in a temporary folder.
+ */
+export type ExecutorKind = 'stock' | 'market-fills';
+
+function executorBinary(kind: ExecutorKind): string {
+  const made = binaries.get(kind);
+  if (made !== undefined) return made;
+  if (!existsSync(SHIPPED)) throw new Error(`${SHIPPED} is missing: install the Debian packages libquickfix-dev libquickfix-doc g++ pkg-config (see .ci/run)`);
   const dir = mkdtempSync(join(tmpdir(), 'cauri-quickfix-'));
-  const path = join(dir, 'executor');
-  writeFileSync(path, execFileSync('zcat', [SHIPPED], { maxBuffer: 64 * 1024 * 1024 }), { mode: 0o755 });
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-  binary = path;
+  const path = join(dir, 'executor');
+  if (kind === 'stock') {
+    writeFileSync(path, execFileSync('zcat', [SHIPPED], { maxBuffer: 64 * 1024 * 1024 }), { mode: 0o755 });
+  } else {
+    writeFileSync(join(dir, 'Application.cpp'), withMarketFills(execFileSync('zcat', [`${EXAMPLE}/Application.cpp.gz`], { encoding: 'utf8' })));
+    copyFileSync(`${EXAMPLE}/Application.h`, join(dir, 'Application.h'));
+    copyFileSync(`${EXAMPLE}/executor.cpp`, join(dir, 'executor.cpp'));
+    writeFileSync(join(dir, 'config.h'), '');
+    const flags = (args: string[]) => execFileSync('pkg-config', args, { encoding: 'utf8' }).trim().split(/\s+/).filter((f) => f !== '');
+    execFileSync('g++', ['-std=gnu++14', '-w', '-I.', ...flags(['--cflags', 'quickfix']), '-o', 'executor', 'executor.cpp', 'Application.cpp', ...flags(['--libs', 'quickfix']), '-lpthread'], { cwd: dir, stdio: 'pipe' });
+  }
+  binaries.set(kind, path);
   return path;
+}
+
+/** The example's FIX 4.4 NewOrderSingle handler, taught to fill market orders. */
+function withMarketFills(source: string): string {
+  const start = source.indexOf('void Application::onMessage( const FIX44::NewOrderSingle&');
+  const end = source.indexOf('void Application::onMessage(', start + 1);
+  const handler = source.slice(start, end);
+  const patched = handler
+    .replace('if ( ordType != FIX::OrdType_LIMIT )', 'if ( ordType != FIX::OrdType_LIMIT && ordType != FIX::OrdType_MARKET )')
+    .replace('message.get( price );', 'if ( ordType == FIX::OrdType_MARKET ) price = FIX::Price( atof( getenv( "EXECUTOR_MARKET_PRICE" ) ) ); else message.get( price );');
+  if (start < 0 || end < 0 || patched === handler || patched.split('OrdType_MARKET').length !== 3) throw new Error("the executor example's sources are not the ones this test knows how to change");
+  return `${source.slice(0, start)}${patched}${source.slice(end)}`;
 }
 
 /** Refuses to go on unless the only network interface is loopback. */
@@ -70,10 +100,10 @@ function waitForPort(port: number, deadline: number): Promise<void> {
 }
 
 /**
- * Runs an executor accepting the FIX 4.4 session SenderCompID `EXEC` <- TargetCompID `initiator`
- * on 127.0.0.1:`port`, with its store and log in a temporary folder removed after the test.
+ * Runs an executor accepting the FIX 4.4 session SenderCompID `EXEC` <- TargetCompID `CAURI` on
+ * 127.0.0.1:`port`, with its store in a temporary folder removed after the test.
  */
-export async function startExecutor(t: TestContext, port: number, initiator = 'CAURI'): Promise<Executor> {
+export async function startExecutor(t: TestContext, port: number, options: { kind?: ExecutorKind; marketPrice?: string } = {}): Promise<Executor> {
   assertLoopbackOnly();
   const dir = mkdtempSync(join(tmpdir(), 'cauri-executor-'));
   mkdirSync(join(dir, 'store'));
@@ -92,7 +122,7 @@ export async function startExecutor(t: TestContext, port: number, initiator = 'C
       '[SESSION]',
       'BeginString=FIX.4.4',
       'SenderCompID=EXEC',
-      `TargetCompID=${initiator}`,
+      'TargetCompID=CAURI',
       '',
     ].join('\n'),
   );
@@ -114,7 +144,7 @@ export async function startExecutor(t: TestContext, port: number, initiator = 'C
       return found;
     },
     start: async () => {
-      const started = spawn(executorBinary(), [settings], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] });
+      const started = spawn(executorBinary(options.kind ?? 'stock'), [settings], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, EXECUTOR_MARKET_PRICE: options.marketPrice ?? '0' } });
       started.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('latin1')));
       started.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('latin1')));
       child = started;
