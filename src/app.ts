@@ -180,6 +180,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     pendingEvents: () => countPendingDispatch(db),
     cachedDocuments: () => services.kyc.cachedDocuments,
     webhookWorker: () => webhooks.worker.stats,
+    fixSessions: () => services.fix.sessions(),
   });
 
   const app = await createHttpApp(config, metrics, log);

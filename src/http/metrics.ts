@@ -10,6 +10,8 @@ export interface MetricsSources {
   cachedDocuments?(): number;
   /** The webhook delivery worker of this process (optional; all zero where it does not run). */
   webhookWorker?(): DeliveryWorkerStats;
+  /** The FIX partners' sessions this process keeps up (optional). */
+  fixSessions?(): { partnerId: string; loggedOn: boolean }[];
 }
 
 const WORKER_STEPS = [
@@ -222,6 +224,16 @@ export class Metrics {
       'What each step of the webhook delivery worker handled: events fanned out, due deliveries claimed, attempts recorded, combined transactions committed.',
       (step) => step.units,
     );
+    const fix = new Gauge({
+      name: 'cauri_fix_session_logged_on',
+      help: 'Per FIX partner whose session this process keeps up: 1 while logged on, 0 otherwise.',
+      labelNames: ['partner'],
+      registers: [this.registry],
+      collect() {
+        fix.reset();
+        for (const session of sources.fixSessions?.() ?? []) fix.set({ partner: session.partnerId }, session.loggedOn ? 1 : 0);
+      },
+    });
     const backlog = new Gauge({
       name: 'cauri_events_pending_dispatch',
       help: 'Recorded events not yet fanned out to webhook endpoints.',

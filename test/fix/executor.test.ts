@@ -31,7 +31,7 @@ if (!IN_LOOPBACK_NAMESPACE) {
     env: TestEnvironment;
     partnerId: string;
     executor: Executor;
-    start(): Promise<{ runtime: Runtime; api: ApiClient }>;
+    start(): Promise<{ runtime: Runtime; api: ApiClient; base: string }>;
   }
 
   /** An executor, and a deployment whose partner "Executor Titres" reaches it over FIX (credentials stored). */
@@ -57,9 +57,10 @@ if (!IN_LOOPBACK_NAMESPACE) {
       executor,
       async start() {
         const runtime = await startRuntimeIn(t, env);
-        const api = await apiClient(runtime, await listen(runtime));
+        const base = await listen(runtime);
+        const api = await apiClient(runtime, base);
         await waitFor('the FIX session to log on', () => runtime.services.fix.runner(partnerId)?.session != null);
-        return { runtime, api };
+        return { runtime, api, base };
       },
     };
   }
@@ -111,10 +112,13 @@ if (!IN_LOOPBACK_NAMESPACE) {
     describe(`FIX connector and QuickFIX executor on ${database.name}`, () => {
       test('logs on with its credentials; a limit order is filled once; a market order the stock executor refuses fails', async (t) => {
         const d = await deployment(t, database);
-        const { runtime, api } = await d.start();
+        const { runtime, api, base } = await d.start();
         const logon = received(d.executor, 'A')[0];
         assert.ok(logon !== undefined, 'the executor saw our Logon');
         for (const [tag, value] of [[49, 'CAURI'], [56, 'EXEC'], [34, '1'], [98, '0'], [108, '30'], [141, 'N'], [553, 'cauri-user'], [554, 's3cret']] as const) assert.equal(logon.fields.get(tag), value, `Logon tag ${tag}`);
+
+        const metrics = await (await fetch(`${base}/metrics`)).text();
+        assert.match(metrics, new RegExp(`cauri_fix_session_logged_on\\{partner="${d.partnerId}"\\} 1`));
 
         const limit = await placeOrder(api, d.partnerId, { limit_price_cents: 1_500_050 });
         assert.equal(limit.status, 'routed');

@@ -73,6 +73,11 @@ export class FixEngine {
     return this.#runners.get(partnerId);
   }
 
+  /** The sessions this process keeps up, for metrics. */
+  sessions(): { partnerId: string; loggedOn: boolean }[] {
+    return [...this.#runners.entries()].map(([partnerId, runner]) => ({ partnerId, loggedOn: runner.session !== null }));
+  }
+
   /** Logs every FIX session out and stops reconnecting. */
   async close(): Promise<void> {
     this.#closed = true;

@@ -78,6 +78,8 @@ export class DurableFixSession extends AsciiSession {
   #pumping: Promise<void> | null = null;
   readonly #inbound: InboundSequence;
   #inboundChain: Promise<void> = Promise.resolve();
+  /** Set when applying a message failed: nothing after it is applied, so nothing is committed past it. */
+  #inboundFailed = false;
   #captured: PartnerMessage | null = null;
   #loggedOn = false;
 
@@ -263,7 +265,14 @@ export class DurableFixSession extends AsciiSession {
     this.#captured = null;
     // An application message jspurefix refused was not applied: its number stays owed.
     if (!SESSION_TYPES.has(msgType) && message === null) return;
-    this.#inboundChain = this.#inboundChain.then(() => this.#applyInbound(effect, message)).catch((error: unknown) => this.#fail(error));
+    this.#inboundChain = this.#inboundChain
+      .then(() => (this.#inboundFailed ? undefined : this.#applyInbound(effect, message)))
+      .catch((error: unknown) => {
+        // The next connection starts from the sequence number committed before this message, and
+        // asks the partner for it again.
+        this.#inboundFailed = true;
+        this.#fail(error);
+      });
   }
 
   protected override onSessionMsg(msgType: string, view: MsgView): void {
