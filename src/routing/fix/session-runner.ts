@@ -23,6 +23,7 @@ export interface RunnerOptions {
   readonly owner: string;
   /** A session's lease lasts this long and is renewed at a third of it. */
   readonly leaseMs: number;
+  /** How long a connection, and then the answer to the Logon, may take. */
   readonly connectTimeoutMs: number;
   /** Whether `tls: false` may be used here (sandbox, or CAURI_FIX_ALLOW_PLAINTEXT=true). */
   readonly plaintextAllowed: boolean;
@@ -191,6 +192,8 @@ export class FixSessionRunner {
       );
     }, Math.ceil(options.leaseMs / 3));
     const close = Number.isFinite(window.closes) ? setTimeout(() => session.logout(), Math.max(0, window.closes - now)) : null;
+    // jspurefix waits for the answer to its Logon for ever; a gateway that never gives one is left.
+    const logonDeadline = setTimeout(() => loggedOn || session.drop(`no Logon answer within ${options.connectTimeoutMs} ms`), options.connectTimeoutMs);
     let failure: unknown = null;
     try {
       if (this.#stopping) session.logout();
@@ -199,6 +202,7 @@ export class FixSessionRunner {
       failure = error;
     } finally {
       clearInterval(renew);
+      clearTimeout(logonDeadline);
       if (close !== null) clearTimeout(close);
       this.#session = null;
       socket.destroy();

@@ -1,0 +1,54 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type Socket } from 'node:net';
+import pino from 'pino';
+import { DATABASES, openTestStorage } from '../../../test/support/harness.js';
+import { systemClock } from '../../lib/clock.js';
+import { importPartners } from '../../partners/partner.service.js';
+import { FixCredentialSealer } from './credentials.js';
+import { FixEngine } from './fix-engine.js';
+import { findSession } from './fix.repository.js';
+
+/**
+ * A gateway that answers nonsense: jspurefix fails on it, and the session ends and is tried again,
+ * without the failure reaching the process (an uncaught exception would fail this test run).
+ */
+test('a gateway that answers garbage or hangs up ends the session, never the process; the runner tries again', async (t) => {
+  const storage = await openTestStorage(t, DATABASES[0]!);
+  const connections: number[] = [];
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    connections.push(Date.now());
+    socket.on('error', () => undefined);
+    socket.once('data', () => {
+      // First a reply that is no FIX at all, then a hang-up.
+      if (connections.length % 2 === 1) socket.write('8=FIX.4.4\x019=zz\x0135=A\x01\x01\x01garbage\r\n\x00\xff');
+      else socket.destroy();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => {
+    for (const socket of sockets) socket.destroy();
+    server.close();
+  });
+  const port = (server.address() as { port: number }).port;
+  const report = await storage.transact((trx) =>
+    importPartners(trx, [{ name: 'Garbage Titres', jurisdiction: 'UEMOA', capabilities: ['equities'], connector: 'fix', fix: { host: '127.0.0.1', port, sender_comp_id: 'CAURI', target_comp_id: 'GARBAGE', tls: false } }], {
+      now: new Date(),
+      fixPlaintextAllowed: true,
+    }),
+  );
+  const partnerId = report.applied[0]?.id ?? '';
+  // Reconnection waits drawn at their shortest (0.8 s for the first two).
+  const engine = new FixEngine(storage.db, storage.transact, systemClock, new FixCredentialSealer(Buffer.alloc(32)), { runSessions: true, plaintextAllowed: true, owner: 'test', leaseMs: 30_000, connectTimeoutMs: 2000, answerTimeoutMs: 1000, random: () => 0 }, pino({ level: 'silent' }));
+  t.after(() => engine.close());
+  engine.connector(partnerId);
+  const deadline = Date.now() + 10_000;
+  while (connections.length < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.ok(connections.length >= 3, `connections: ${connections.length}`);
+  const session = await findSession(storage.db, partnerId);
+  assert.equal(session?.next_target_seq, 1, 'nothing from the gateway was taken for a message');
+  assert.ok((session?.next_sender_seq ?? 0) >= 4, 'each attempt committed its Logon before sending it');
+  assert.equal(engine.runner(partnerId)?.session, null);
+});
