@@ -11,7 +11,7 @@ export const IN_LOOPBACK_NAMESPACE = process.env.CAURI_TEST_LOOPBACK_NAMESPACE =
  * loopback is out of reach there, but its Unix socket (a file) is not.
  */
 function databaseUrlInNamespace(url: string | undefined): string | undefined {
-  if (url === undefined || url === '') return url;
+  if (url === undefined || url === '') return undefined;
   const parsed = new URL(url);
   if (!['127.0.0.1', 'localhost', '[::1]'].includes(parsed.hostname)) throw new Error(`TEST_DATABASE_URL must be a loopback server to be reached from the test's network namespace (got ${parsed.hostname})`);
   const port = parsed.port === '' ? '5432' : parsed.port;
@@ -27,7 +27,10 @@ function databaseUrlInNamespace(url: string | undefined): string | undefined {
  * when every test there passes. Nothing started there can listen on a real interface.
  */
 export async function runInLoopbackNamespace(t: TestContext, file: string): Promise<void> {
-  const env: Record<string, string | undefined> = { ...process.env, CAURI_TEST_LOOPBACK_NAMESPACE: '1', TEST_DATABASE_URL: databaseUrlInNamespace(process.env.TEST_DATABASE_URL) };
+  const env: Record<string, string | undefined> = { ...process.env, CAURI_TEST_LOOPBACK_NAMESPACE: '1' };
+  const databaseUrl = databaseUrlInNamespace(process.env.TEST_DATABASE_URL);
+  if (databaseUrl === undefined) delete env.TEST_DATABASE_URL;
+  else env.TEST_DATABASE_URL = databaseUrl;
   // Set by the test runner for the files it runs; the inner run reports to its own output instead.
   delete env.NODE_TEST_CONTEXT;
   const child = spawn('unshare', ['-n', '--', 'sh', '-c', 'ip link set lo up && exec "$0" "$@"', process.execPath, '--enable-source-maps', '--test', '--test-reporter=spec', file], {
