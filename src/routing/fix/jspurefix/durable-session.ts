@@ -152,8 +152,15 @@ export class DurableFixSession extends AsciiSession {
 
   #enqueue(item: Outbound): void {
     this.#outbound.push(item);
-    this.#pumping ??= this.#pump().finally(() => {
+    this.#startPump();
+  }
+
+  #startPump(): void {
+    if (this.#pumping !== null) return;
+    this.#pumping = this.#pump().finally(() => {
       this.#pumping = null;
+      // An item queued after the pump's last look at the queue, before this callback.
+      if (this.#outbound.length > 0) this.#startPump();
     });
   }
 
@@ -209,21 +216,37 @@ export class DurableFixSession extends AsciiSession {
       }
       transmitter.time = new Date(at);
     }
-    await new Promise<void>((resolve) => {
-      super.send(item.msgType, item.body, (error, result) => {
-        transmitter.time = undefined;
-        const sent = result.header?.MsgSeqNum as number | undefined;
-        if (error === null && !possDup && sent !== seq) this.#fail(new Error(`jspurefix sent ${item.msgType} as ${sent}, committed as ${seq}`));
-        item.callback?.(error, result);
-        resolve();
-      });
+    await this.#handOver(item.msgType, item.body, (error, result) => {
+      transmitter.time = undefined;
+      const sent = result.header?.MsgSeqNum as number | undefined;
+      if (error === null && !possDup && sent !== seq) this.#fail(new Error(`jspurefix sent ${item.msgType} as ${sent}, committed as ${seq}`));
+      item.callback?.(error, result);
     });
     item.app?.settle(null, seq);
   }
 
+  /**
+   * Hands a message to jspurefix's encoder and waits until it is encoded and written to the socket.
+   * An encoder that has failed never answers: after 10 s the session ends, rather than the queue
+   * waiting for ever.
+   */
+  #handOver(msgType: string, body: ILooseObject, done: SendCallback = () => undefined): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.#fail(new Error(`jspurefix did not encode ${msgType} within 10 s`));
+        resolve();
+      }, 10_000);
+      super.send(msgType, body, (error, result) => {
+        clearTimeout(timer);
+        done(error, result);
+        resolve();
+      });
+    });
+  }
+
   /** Sends a message outside the sequence (PossDup): nothing to commit. */
   #sendAgain(msgType: string, body: ILooseObject): Promise<void> {
-    return new Promise<void>((resolve) => super.send(msgType, body, () => resolve()));
+    return this.#handOver(msgType, body);
   }
 
   async #resend(begin: number, requestedEnd: number): Promise<void> {
