@@ -2,8 +2,8 @@ import type { OrderId } from '../lib/ids.js';
 
 /**
  * The partner connector: the one I/O seam between the router and an SGI's order gateway. The
- * sandbox implements it with a simulator (sandbox/); a production connector speaks a partner's
- * protocol (FIX, REST) behind the same interface.
+ * sandbox implements it with a simulator (sandbox/); the FIX connector (fix/) speaks FIX 4.4 to an
+ * SGI's gateway behind the same interface.
  *
  * Contract, for every implementation:
  *
