@@ -73,6 +73,8 @@ if (!IN_LOOPBACK_NAMESPACE) {
     }
   }
 
+  /** The executor's log arrives through a pipe, after the messages themselves: wait for what a check reads. */
+  const logged = (check: () => boolean) => waitFor("the executor's log", check, 5000);
   const received = (executor: Executor, msgType: string) => executor.messages().filter((m) => m.direction === 'incoming' && m.fields.get(35) === msgType);
   const sent = (executor: Executor, msgType: string) => executor.messages().filter((m) => m.direction === 'outgoing' && m.fields.get(35) === msgType);
   const withClOrdId = (messages: FixMessage[], id: string) => messages.filter((m) => m.fields.get(11) === id);
@@ -113,6 +115,7 @@ if (!IN_LOOPBACK_NAMESPACE) {
       test('logs on with its credentials; a limit order is filled once; a market order the stock executor refuses fails', async (t) => {
         const d = await deployment(t, database);
         const { runtime, api, base } = await d.start();
+        await logged(() => received(d.executor, 'A').length === 1);
         const logon = received(d.executor, 'A')[0];
         assert.ok(logon !== undefined, 'the executor saw our Logon');
         for (const [tag, value] of [[49, 'CAURI'], [56, 'EXEC'], [34, '1'], [98, '0'], [108, '30'], [141, 'N'], [553, 'cauri-user'], [554, 's3cret']] as const) assert.equal(logon.fields.get(tag), value, `Logon tag ${tag}`);
@@ -125,6 +128,7 @@ if (!IN_LOOPBACK_NAMESPACE) {
         const filled = await orderWhen(api, limit.id, 'filled');
         assert.equal(filled.filled_qty, 10);
         assert.equal(filled.average_fill_price_cents, 1_500_050);
+        await logged(() => withClOrdId(sent(d.executor, '8'), limit.id).length === 1);
         const order = withClOrdId(received(d.executor, 'D'), limit.id)[0];
         assert.ok(order !== undefined);
         for (const [tag, value] of [[1, 'CAURI-TEST'], [55, 'KOLA'], [207, 'BRVM'], [54, '1'], [38, '10'], [40, '2'], [44, '15000.5'], [59, '0']] as const) assert.equal(order.fields.get(tag), value, `NewOrderSingle tag ${tag}`);
@@ -141,6 +145,7 @@ if (!IN_LOOPBACK_NAMESPACE) {
         assert.equal(market.status, 'failed');
         assert.equal(market.failure_reason, 'sgi_rejected');
         const refusedSeq = withClOrdId(received(d.executor, 'D'), market.id)[0]?.fields.get(34);
+        await logged(() => sent(d.executor, '3').some((m) => m.fields.get(45) === refusedSeq));
         const reject = sent(d.executor, '3').find((m) => m.fields.get(45) === refusedSeq);
         assert.equal(reject?.fields.get(371), '40');
         assert.deepEqual(await eventsOf(runtime, market.id), ['order.created', 'order.failed']);
@@ -154,6 +159,7 @@ if (!IN_LOOPBACK_NAMESPACE) {
         const filled = await orderWhen(api, market.id, 'filled');
         assert.equal(filled.filled_qty, 12);
         assert.equal(filled.average_fill_price_cents, 1_550_025);
+        await logged(() => withClOrdId(sent(d.executor, '8'), market.id).length === 1);
         const order = withClOrdId(received(d.executor, 'D'), market.id)[0];
         assert.equal(order?.fields.get(40), '1');
         assert.equal(order?.fields.has(44), false, 'a market order carries no price');
@@ -179,6 +185,7 @@ if (!IN_LOOPBACK_NAMESPACE) {
         socket.resume();
         assert.equal((await submitted).status, 'accepted');
         assert.deepEqual(await cancelled, { status: 'refused', reason: 'already_filled' });
+        await logged(() => sent(d.executor, 'j').length === 1);
         const cancel = received(d.executor, 'F')[0];
         assert.equal(cancel?.fields.get(41), orderId);
         assert.equal(cancel?.fields.get(11), `${orderId}-C1`);
@@ -197,6 +204,7 @@ if (!IN_LOOPBACK_NAMESPACE) {
         await crash(first.runtime, d.partnerId);
 
         const second = await d.start();
+        await logged(() => sent(d.executor, 'A').length === 2);
         const incoming = d.executor.messages().filter((m) => m.direction === 'incoming');
         const logons = incoming.filter((m) => m.fields.get(35) === 'A');
         assert.equal(logons.length, 2);
@@ -204,7 +212,6 @@ if (!IN_LOOPBACK_NAMESPACE) {
         assert.equal(Number(logons[1]?.fields.get(34)), lastBeforeRestart + 1, 'the logon continues the sequence');
         assert.equal(logons[1]?.fields.get(141), 'N');
         assert.equal(sent(d.executor, '5').length, 0, 'the executor logged nobody out');
-        assert.equal(sent(d.executor, 'A').length, 2, 'the executor answered both logons');
         // The crashed process's lease on reading the partner's report log would run out within 30 s;
         // the test does not wait for it.
         await second.runtime.storage.transact((trx) => trx.updateTable('connector_positions').set({ lease_until: 0 }).execute());
@@ -241,6 +248,7 @@ if (!IN_LOOPBACK_NAMESPACE) {
         const second = await d.start();
         const { db } = second.runtime.storage;
         await waitFor('the order to be filled', async () => (await db.selectFrom('orders').select('status').where('id', '=', orderId).executeTakeFirst())?.status === 'filled');
+        await logged(() => withClOrdId(sent(d.executor, '8'), orderId).length === 1);
         const resendRequest = sent(d.executor, '2')[0];
         assert.equal(resendRequest?.fields.get(7), String(seq), 'the executor asked for the message it never got');
         const resent = withClOrdId(received(d.executor, 'D'), orderId);
@@ -258,6 +266,7 @@ if (!IN_LOOPBACK_NAMESPACE) {
         const order = await placeOrder(first.api, d.partnerId, { limit_price_cents: 1_500_000 });
         await orderWhen(first.api, order.id, 'filled');
         await waitFor('the fill event', async () => (await eventsOf(first.runtime, order.id)).includes('order.executed'));
+        await logged(() => withClOrdId(sent(d.executor, '8'), order.id).length === 1);
         const report = withClOrdId(sent(d.executor, '8'), order.id)[0];
         const reportSeq = Number(report?.fields.get(34));
         const reportsBefore = (await first.runtime.services.fix.connector(d.partnerId).reports(null)).reports.length;
