@@ -8,9 +8,8 @@ import type { Database } from '../../storage/schema.js';
 import type { FixCredentials } from './credentials.js';
 import { insertSessionIfMissing, leaseSession, openSession, releaseSession, setSessionState } from './fix.repository.js';
 import type { FixSessionState } from './fix.table.js';
-import { DurableFixSession, type DurableSessionHooks } from './jspurefix/durable-session.js';
-import { BEGIN_STRING, fix44Dictionary, sessionConfig, transportOver } from './jspurefix/library.js';
-import type { FixSettings } from './settings.js';
+import type { DurableFixSession, DurableSessionHooks } from './jspurefix/durable-session.js';
+import { BEGIN_STRING, type FixSettings } from './settings.js';
 import { sessionWindow } from './session-window.js';
 
 export interface PartnerFixConfig {
@@ -162,6 +161,8 @@ export class FixSessionRunner {
 
     const row = await this.#deps.transact((trx) => openSession(trx, key, now));
     await this.#setState('connecting', null);
+    // jspurefix takes about a second of CPU to load: only processes that run a FIX session load it.
+    const [{ DurableFixSession }, { fix44Dictionary, sessionConfig, transportOver }] = await Promise.all([import('./jspurefix/durable-session.js'), import('./jspurefix/library.js')]);
     const socket = await connectSocket(settings, options.connectTimeoutMs);
     const sessionLog = log.child({ partner_id: partnerId });
     const config = sessionConfig(await fix44Dictionary(), { senderCompId: settings.sender_comp_id, targetCompId: settings.target_comp_id, heartbeatS: settings.heartbeat_s, username: credentials?.username ?? null, password: credentials?.password ?? null }, sessionLog);

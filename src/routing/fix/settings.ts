@@ -1,6 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { ErrorDetail } from '../../lib/errors.js';
 
+/** The FIX version of every session (BeginString, 8). */
+export const BEGIN_STRING = 'FIX.4.4';
+
 /** `HH:MM:SS`, UTC. */
 export const UTC_TIME_PATTERN = '^([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$';
 

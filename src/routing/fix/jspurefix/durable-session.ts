@@ -8,7 +8,8 @@ import { commitReceived, commitSent, insertMessage, messagesBetween, resetSequen
 import { InboundSequence } from '../inbound-sequence.js';
 import type { FixBody } from '../mapping.js';
 import type { PartnerMessage } from '../partner-message.js';
-import { BEGIN_STRING, maskSecrets } from './library.js';
+import { BEGIN_STRING } from '../settings.js';
+import { maskSecrets } from './library.js';
 import { readPartnerMessage } from './read-message.js';
 import { DatabaseSessionStore } from './session-store.js';
 

@@ -13,6 +13,7 @@ import {
   type ISessionDescription,
   type JsFixLogFields,
 } from './api.js';
+import { BEGIN_STRING } from '../settings.js';
 
 /**
  * The one place that builds jspurefix's objects: its FIX 4.4 dictionary, a session's configuration
@@ -20,7 +21,6 @@ import {
  * session layer; the connector supplies the socket, the durable store and the application.
  */
 
-export const BEGIN_STRING = 'FIX.4.4';
 const SOH = 1;
 
 let dictionary: Promise<FixDefinitions> | undefined;
