@@ -92,3 +92,33 @@ test('TLS is on by default and the gateway certificate is verified: an untrusted
   assert.equal(secured, 0, 'no TLS session, so no FIX message, was ever established');
   assert.equal(session?.next_sender_seq, 1, 'nothing was committed for sending');
 });
+
+test('stopping while the gateway has not answered the Logon ends at once', async (t) => {
+  const storage = await openTestStorage(t, DATABASES[0]!);
+  let logons = 0;
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+    socket.on('data', () => (logons += 1));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => {
+    for (const socket of sockets) socket.destroy();
+    server.close();
+  });
+  const port = (server.address() as { port: number }).port;
+  const report = await storage.transact((trx) =>
+    importPartners(trx, [{ name: 'Silent Titres', jurisdiction: 'UEMOA', capabilities: ['equities'], connector: 'fix', fix: { host: '127.0.0.1', port, sender_comp_id: 'CAURI', target_comp_id: 'SILENT', tls: false } }], { now: new Date(), fixPlaintextAllowed: true }),
+  );
+  const engine = new FixEngine(storage.db, storage.transact, systemClock, new FixCredentialSealer(Buffer.alloc(32)), { runSessions: true, plaintextAllowed: true, owner: 'test', leaseMs: 30_000, connectTimeoutMs: 60_000, answerTimeoutMs: 1000, random: () => 0 }, pino({ level: 'silent' }));
+  engine.connector(report.applied[0]?.id ?? '');
+  const deadline = Date.now() + 10_000;
+  while (logons === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.equal(logons, 1);
+  const started = Date.now();
+  await engine.close();
+  assert.ok(Date.now() - started < 4000, `closed in ${Date.now() - started} ms`);
+  const session = await findSession(storage.db, report.applied[0]?.id ?? '');
+  assert.equal(session?.lease_owner, null, 'the lease is released');
+});

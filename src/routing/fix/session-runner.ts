@@ -164,10 +164,18 @@ export class FixSessionRunner {
     // jspurefix takes about a second of CPU to load: only processes that run a FIX session load it.
     const [{ DurableFixSession }, { fix44Dictionary, sessionConfig, transportOver }] = await Promise.all([import('./jspurefix/durable-session.js'), import('./jspurefix/library.js')]);
     const socket = await connectSocket(settings, options.connectTimeoutMs);
+    if (this.#stopping) {
+      socket.destroy();
+      return { kind: 'ended', loggedOn: false };
+    }
     const sessionLog = log.child({ partner_id: partnerId });
     const config = sessionConfig(await fix44Dictionary(), { senderCompId: settings.sender_comp_id, targetCompId: settings.target_comp_id, heartbeatS: settings.heartbeat_s, username: credentials?.username ?? null, password: credentials?.password ?? null }, sessionLog);
     const transport = transportOver(config, socket, sessionLog);
     let loggedOn = false;
+    // jspurefix's run() settles on events that may fire before it listens (a stop during its start);
+    // the session's end is also known from onStopped, which every way to Stopped calls.
+    let stopped: (error: Error | undefined) => void = () => undefined;
+    const ended = new Promise<Error | undefined>((resolve) => (stopped = resolve));
     const session = new DurableFixSession(config, {
       partnerId,
       db: this.#deps.db,
@@ -182,7 +190,10 @@ export class FixSessionRunner {
           sessionLog.info({ next_sender_seq: row.next_sender_seq }, 'FIX session logged on');
           this.#setState('logged_on', null, true).catch(() => undefined);
         },
-        onStopped: (error) => sessionLog.info({ err: error }, 'FIX session ended'),
+        onStopped: (error) => {
+          sessionLog.info({ err: error }, 'FIX session ended');
+          stopped(error);
+        },
       },
     });
     this.#session = session;
@@ -197,8 +208,7 @@ export class FixSessionRunner {
     const logonDeadline = setTimeout(() => loggedOn || session.drop(`no Logon answer within ${options.connectTimeoutMs} ms`), options.connectTimeoutMs);
     let failure: unknown = null;
     try {
-      if (this.#stopping) session.logout();
-      await session.run(transport);
+      failure = (await Promise.race([session.run(transport).then(() => undefined), ended])) ?? null;
     } catch (error) {
       failure = error;
     } finally {
