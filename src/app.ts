@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
-import { Redis } from 'ioredis';
 import pino from 'pino';
 import { anchorFromConfig } from './audit/anchor-from-config.js';
 import { auditRoutes } from './audit/audit.routes.js';
@@ -9,6 +8,7 @@ import { AuditService } from './audit/audit.service.js';
 import { SnapshotWorker } from './audit/snapshot-worker.js';
 import { installAuthentication } from './auth/authenticate.js';
 import { ClientService } from './auth/client.service.js';
+import { CredentialGuard } from './auth/credential-guard.js';
 import { selfServiceRoutes } from './auth/self-service.routes.js';
 import { tokenRoutes } from './auth/token.routes.js';
 import { TokenService } from './auth/token.service.js';
@@ -19,9 +19,11 @@ import { eventStreamRoutes } from './events/stream.routes.js';
 import { createHttpApp, type App } from './http/app.js';
 import { CursorCodec } from './http/cursor.js';
 import { dashboardRoutes } from './http/dashboard.routes.js';
+import { guardIdempotentRoutes } from './http/idempotent.js';
 import { Metrics } from './http/metrics.js';
 import { opsRoutes } from './http/ops.routes.js';
-import { MemoryRateLimitStore, RateLimiter, RedisRateLimitStore, type RateLimitStore } from './http/rate-limit.js';
+import { MemoryRateLimitStore, RateLimiter, type RateLimitStore } from './http/rate-limit.js';
+import { openRedisRateLimitStore } from './http/rate-limit-redis.js';
 import { IdempotencyService } from './idempotency/idempotency.service.js';
 import { KeyRing } from './keys/key-ring.js';
 import { KycService } from './kyc/attestation.service.js';
@@ -29,19 +31,28 @@ import { CrlService } from './kyc/crl.service.js';
 import { kycRoutes } from './kyc/kyc.routes.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { deriveKey } from './lib/crypto.js';
+import { CalendarCache } from './markets/calendar-cache.js';
+import { applyShippedCalendars } from './markets/calendar.service.js';
+import { EXCHANGE_INFO } from './markets/exchanges.js';
+import { marketRoutes } from './markets/market.routes.js';
 import { orderRoutes } from './orders/order.routes.js';
 import { OrderService } from './orders/order.service.js';
 import { listPartners } from './partners/partner.repository.js';
 import { directoryRoutes } from './partners/partner.routes.js';
+import { ReferenceData } from './partners/reference-data.js';
 import { seedSandboxDirectory } from './partners/sandbox-seed.js';
 import { ConnectorRegistry, type ConnectorFactory } from './routing/registry.js';
 import { Router } from './routing/router.js';
 import { FixCredentialSealer } from './routing/fix/credentials.js';
 import { FixEngine } from './routing/fix/fix-engine.js';
 import { JournaledSandboxConnector } from './routing/sandbox/journaled-connector.js';
+import { calendarSessions } from './routing/sandbox/session.js';
+import { testClockRoutes } from './testclocks/test-clock.routes.js';
+import { TestClockService, clockTime } from './testclocks/test-clock.service.js';
 import { openStorage, type Storage } from './storage/database.js';
 import { migrateToLatest } from './storage/migrate.js';
 import { createWebhooks } from './webhooks/index.js';
+import { ExpiryWorker } from './workers/expiry-worker.js';
 import { MaintenanceWorker } from './workers/maintenance.js';
 import { RoutingWorker } from './workers/routing-worker.js';
 
@@ -57,14 +68,22 @@ export interface Services {
   readonly tokens: TokenService;
   readonly idempotency: IdempotencyService;
   readonly limiter: RateLimiter;
+  /** Failed client authentications at the token endpoint, in buckets apart from the limiter's. */
+  readonly credentials: CredentialGuard;
   readonly kyc: KycService;
   readonly crl: CrlService;
   readonly connectors: ConnectorRegistry;
   /** The FIX partners' connectors and, in processes with workers, their sessions. */
   readonly fix: FixEngine;
+  /** Partners, instruments and reference rates as this process holds them; invalidate() after an import. */
+  readonly reference: ReferenceData;
   readonly orders: OrderService;
   readonly router: Router;
   readonly audit: AuditService;
+  /** The exchanges' trading calendars, held in memory (reload() after an import). */
+  readonly calendars: CalendarCache;
+  /** Sandbox test clocks; undefined in production. */
+  readonly testClocks: TestClockService | undefined;
 }
 
 export interface Runtime {
@@ -92,6 +111,8 @@ export function createServices(
 ): Services {
   const { db, dialect } = storage;
   const keys = new KeyRing(db, dialect, deriveKey(masterKey, 'signing-keys'), clock);
+  // The exchanges' calendars, in memory: orders read their expiry and settlement dates from them.
+  const calendars = new CalendarCache(db, clock, log);
   // This process, as the holder of leases (orders being routed, report logs, FIX sessions).
   const owner = `${process.pid}-${randomBytes(4).toString('hex')}`;
   const fix = new FixEngine(
@@ -102,36 +123,56 @@ export function createServices(
     { runSessions: options.runFixSessions === true, plaintextAllowed: config.fixPlaintextAllowed, owner, leaseMs: 30_000, connectTimeoutMs: 10_000, answerTimeoutMs: 10_000, random: Math.random },
     log,
   );
-  // Sandbox deployments also reach simulated partners; SGIs' gateways are reached over FIX in both modes.
+  // SGIs' gateways are reached over FIX in both modes; sandbox deployments also reach simulated partners.
+  // The orders on a test clock reach a sandbox instance of their own, on the clock's time and the
+  // exchange's sessions; a FIX partner's gateway keeps its own time, so they share its one connector.
   const factories: Record<string, ConnectorFactory> = { fix: (partnerId) => fix.connector(partnerId) };
-  if (config.mode === 'sandbox') factories.sandbox = (partnerId) => new JournaledSandboxConnector(partnerId, db, storage.transact, clock);
+  if (config.mode === 'sandbox') {
+    factories.sandbox = (partnerId, testClock) =>
+      testClock === undefined
+        ? new JournaledSandboxConnector(partnerId, db, storage.transact, clock)
+        : new JournaledSandboxConnector(partnerId, db, storage.transact, clock, { journal: `${partnerId}@${testClock}`, session: calendarSessions(() => calendars.current()), now: () => clockTime(db, testClock) });
+  }
   const connectors = new ConnectorRegistry(factories);
+  const reference = new ReferenceData(db, clock, {
+    refreshMs: config.referenceRefreshSeconds * 1000,
+    onRefreshError: (error) => log.warn({ err: error }, 'reference data refresh failed; the previous copy keeps serving'),
+  });
   const router = new Router(db, storage.transact, connectors, clock, { livemode: config.livemode, dialect, handOverTimeoutMs: 2000, leaseMs: 30_000, owner, random: Math.random }, log);
+  const testClocks = config.mode === 'sandbox' ? new TestClockService(db, storage.transact, connectors, router, clock, { dialect, leaseMs: 30_000 }, log) : undefined;
   return {
     clients: new ClientService(db, deriveKey(masterKey, 'client-secrets'), config.mode, clock, () => storage.changeMarker()),
     keys,
     tokens: new TokenService(keys, { issuer: config.publicUrl, audience: `${config.publicUrl}/v1`, livemode: config.livemode }, clock),
-    idempotency: new IdempotencyService(db, storage.transact, clock, storage.dialect),
-    limiter: new RateLimiter(rateLimitStore, config.rateLimitPerMinute, clock, (error) => log.warn({ err: error }, 'rate-limit store unavailable; request let through uncounted')),
+    idempotency: new IdempotencyService(db, storage.transact, clock, storage.dialect, deriveKey(masterKey, 'idempotency-responses')),
+    limiter: new RateLimiter(rateLimitStore, config.rateLimitPerMinute, clock),
+    credentials: new CredentialGuard(rateLimitStore, { failuresPerAddress: config.authFailuresPerAddress, failuresPerClient: config.authFailuresPerClient }, clock),
     kyc: new KycService(keys, clock, { issuer: config.serviceName, validityDays: config.attestationValidityDays, livemode: config.livemode, dialect }),
     crl: new CrlService(db, keys, clock, config.serviceName),
     connectors,
     fix,
-    orders: new OrderService(connectors, clock, { livemode: config.livemode, dialect, firstHandOverGraceMs: 5000 }),
+    reference,
+    orders: new OrderService(connectors, reference, clock, calendars, {
+      livemode: config.livemode,
+      dialect,
+      firstHandOverGraceMs: 5000,
+      settlementDays: (exchange) => EXCHANGE_INFO[exchange].settlement_days,
+    }, testClocks === undefined ? undefined : (trx, clientId, id) => testClocks.frozenTimeFor(trx, clientId, id)),
+    testClocks,
     router,
     audit: new AuditService(db, storage.transact, keys, anchorFromConfig(config.anchor, clock), clock, { livemode: config.livemode, dialect }, log),
+    calendars,
   };
 }
 
-function createRateLimitStore(config: Config, log: FastifyBaseLogger): RateLimitStore {
-  if (config.redisUrl === null) return new MemoryRateLimitStore();
-  const redis = new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true });
-  // Without a listener ioredis prints connection errors itself, outside the JSON logs.
-  redis.on('error', (error: unknown) => log.warn({ err: error }, 'redis connection error'));
-  return new RedisRateLimitStore(redis);
+async function createRateLimitStore(config: Config, log: FastifyBaseLogger): Promise<RateLimitStore> {
+  return config.redisUrl === null ? new MemoryRateLimitStore() : openRedisRateLimitStore(config.redisUrl, config.redisTimeoutMs, log);
 }
 
-/** Opens the database, applies migrations and, in sandbox, seeds the synthetic directory. */
+/**
+ * Opens the database, applies migrations and the shipped exchange calendars (in every mode) and, in
+ * sandbox, seeds the synthetic directory.
+ */
 export async function openDatabase(config: Config, options: RuntimeOptions = {}): Promise<Storage> {
   const storage = await openStorage({
     databaseUrl: config.databaseUrl,
@@ -143,7 +184,9 @@ export async function openDatabase(config: Config, options: RuntimeOptions = {})
   });
   try {
     await migrateToLatest(storage.db, storage.schema);
-    if (config.seedSandboxData) await seedSandboxDirectory(storage.db, (options.clock ?? systemClock).now());
+    const now = (options.clock ?? systemClock).now();
+    await applyShippedCalendars(storage.db, storage.dialect, now);
+    if (config.seedSandboxData) await seedSandboxDirectory(storage.db, storage.dialect, now);
   } catch (error) {
     await storage.close();
     throw error;
@@ -166,11 +209,14 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     base: { service: config.serviceName, mode: config.mode, pid: process.pid },
     redact: ['req.headers.authorization', 'req.headers.cookie'],
   });
-  const rateLimitStore = createRateLimitStore(config, log);
+  const rateLimitStore = await createRateLimitStore(config, log);
   const services = createServices(config, storage, masterKey, clock, rateLimitStore, log, { runFixSessions: config.workers === 'all' });
   // A current key of each purpose exists before the first request (created on first start).
   await services.keys.current('token');
   await services.keys.current('attestation');
+  await services.calendars.reload();
+  // Partners, instruments and rates are read once now rather than by the first order.
+  await services.reference.current();
 
   const cursors = new CursorCodec(deriveKey(masterKey, 'cursor'));
   const webhooks = createWebhooks({ config, storage, clock, masterKey, idempotency: services.idempotency, cursors, log, options: { allowPrivateInSandbox: config.webhooksAllowPrivate } });
@@ -181,14 +227,19 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     cachedDocuments: () => services.kyc.cachedDocuments,
     webhookWorker: () => webhooks.worker.stats,
     fixSessions: () => services.fix.sessions(),
+    rateLimitStore: () => rateLimitStore.health?.() ?? { degraded: false, outages: 0 },
+    credentialChecks: () => services.credentials.stats,
   });
 
   const app = await createHttpApp(config, metrics, log);
   installAuthentication(app, { db, changeMarker: () => storage.changeMarker(), tokens: services.tokens, limiter: services.limiter });
-  await app.register(opsRoutes, { db, metrics, checks: config.redisUrl === null ? {} : { redis: () => rateLimitStore.ping() } });
-  await app.register(tokenRoutes, { clients: services.clients, tokens: services.tokens, keys: services.keys, limiter: services.limiter });
+  const redisEffect = 'rate limits are counted by each process on its own until it answers';
+  guardIdempotentRoutes(app);
+  await app.register(opsRoutes, { db, metrics, degradable: config.redisUrl === null ? {} : { redis: { check: () => rateLimitStore.ping(), effect: redisEffect } } });
+  await app.register(tokenRoutes, { clients: services.clients, tokens: services.tokens, keys: services.keys, limiter: services.limiter, guard: services.credentials });
   await app.register(selfServiceRoutes, { clients: services.clients, tokens: services.tokens, limiter: services.limiter });
   await app.register(directoryRoutes, { db, cursors });
+  await app.register(marketRoutes, { calendars: services.calendars, clock });
   await app.register(kycRoutes, {
     db,
     kyc: services.kyc,
@@ -199,7 +250,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     publicUrl: config.publicUrl,
     contact: config.contact,
   });
-  await app.register(orderRoutes, { db, orders: services.orders, router: services.router, idempotency: services.idempotency, cursors });
+  const useCases = { transact: storage.transact, idempotency: services.idempotency, orders: services.orders, router: services.router, livemode: config.livemode };
+  await app.register(orderRoutes, { db, orders: services.orders, useCases, cursors });
+  if (services.testClocks !== undefined) await app.register(testClockRoutes, { db, testClocks: services.testClocks, idempotency: services.idempotency });
   await app.register(auditRoutes, { db, audit: services.audit });
   await app.register(webhooks.routes);
   await app.register(eventStreamRoutes, { db, dialect: storage.dialect, clock, idempotency: services.idempotency, deliveries: webhooks.service.deliveries });
@@ -208,7 +261,10 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
 
   const maintenance = new MaintenanceWorker(db, services.keys, clock, log);
   const routing = new RoutingWorker(services.router, log);
+  const expiry = new ExpiryWorker(services.router, log);
   const snapshots = new SnapshotWorker(services.audit, clock, log);
+  // Every process, API or worker, sees another process's calendar import within the refresh period.
+  services.calendars.start();
   if (config.workers === 'all') {
     // The FIX partners' sessions log on at start, before the first order needs them.
     for (const partner of await listPartners(db, { afterId: null, limit: 100_000, approvedOnly: false })) {
@@ -216,6 +272,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     }
     maintenance.start();
     routing.start();
+    expiry.start();
     snapshots.start();
     webhooks.worker.start();
   }
@@ -227,8 +284,10 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     services,
     app,
     async close() {
+      services.calendars.stop();
       await maintenance.stop();
       await routing.stop();
+      await expiry.stop();
       await snapshots.stop();
       await webhooks.worker.stop();
       await services.fix.close();

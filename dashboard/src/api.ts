@@ -143,6 +143,8 @@ export interface Order {
   rcpt_to: string;
   kyc_attestation_id?: string;
   instrument: string;
+  /** XOF, XAF or GHS: the currency of every `_cents` amount of the order. */
+  currency?: string;
   side: string;
   qty: number;
   limit_price_cents?: number | null;
@@ -152,6 +154,26 @@ export interface Order {
   client_metadata?: Record<string, unknown>;
   created_at: string;
   updated_at?: string;
+  time_in_force?: string;
+  expire_date?: string | null;
+  expires_at?: string | null;
+  cancel_reason?: string | null;
+  pending_request?: 'pending_cancel' | 'pending_amend' | null;
+  pending_changes?: { qty: number; limit_price_cents: number } | null;
+  last_refusal?: { request: string; reason: string; refused_at: string } | null;
+}
+
+export interface Fill {
+  id: string;
+  order_id: string;
+  qty: number;
+  price_cents: number;
+  executed_at: string;
+  exchange_ref: string;
+  gross_cents: number;
+  fees: { type: string; amount_cents: number }[];
+  net_cents: number;
+  settlement_date: string;
 }
 
 export interface EventEnvelope {
@@ -210,6 +232,19 @@ export interface Delivery {
   attempts: Attempt[];
 }
 
-export const EVENT_TYPES = ['order.created', 'order.routed', 'order.executed', 'order.failed', 'kyc.attested', 'kyc.revoked', 'audit.snapshot', 'webhook.test'] as const;
+// The service's event types (src/events/event.types.ts), which the dashboard, built apart, repeats.
+export const EVENT_TYPES = [
+  'order.created',
+  'order.routed',
+  'order.executed',
+  'order.failed',
+  'order.cancelled',
+  'order.amended',
+  'order.request_refused',
+  'kyc.attested',
+  'kyc.revoked',
+  'audit.snapshot',
+  'webhook.test',
+] as const;
 export const ORDER_STATUSES = ['created', 'routed', 'partially_filled', 'filled', 'failed', 'cancelled'] as const;
 export const REVOCATION_REASONS = ['superseded', 'compromised', 'subject_request', 'other'] as const;

@@ -1,8 +1,8 @@
 const grouped = new Intl.NumberFormat('fr-FR', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 
-/** An amount in cents of XOF, as `12 345,67 XOF`; a dash when absent. */
-export function money(cents: number | null | undefined): string {
-  return cents === null || cents === undefined ? '—' : `${grouped.format(cents / 100)} XOF`;
+/** An amount in hundredths of a currency (the order's), as `12 345,67 XOF`; a dash when absent. */
+export function money(cents: number | null | undefined, currency = 'XOF'): string {
+  return cents === null || cents === undefined ? '—' : `${grouped.format(cents / 100)} ${currency}`;
 }
 
 /** A date-time of the API as `2026-11-22 10:00:00 UTC` (the API speaks UTC only). */

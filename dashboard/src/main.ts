@@ -4,6 +4,7 @@ import { accountPage } from './pages/account.js';
 import { attestationPage, attestationsPage } from './pages/attestations.js';
 import { deadLettersPage, deliveriesPage } from './pages/deliveries.js';
 import { endpointPage, endpointsPage } from './pages/endpoints.js';
+import { marketsPage } from './pages/markets.js';
 import { orderPage, ordersPage } from './pages/orders.js';
 import { signInPage } from './pages/signin.js';
 import { errorBox, href, type Page, type Route } from './ui.js';
@@ -21,6 +22,7 @@ const SECTIONS: { path: string; label: string }[] = [
   { path: 'endpoints', label: 'Endpoints' },
   { path: 'deliveries', label: 'Deliveries' },
   { path: 'dead', label: 'Dead letters' },
+  { path: 'markets', label: 'Markets' },
   { path: 'account', label: 'Account' },
 ];
 
@@ -37,6 +39,8 @@ function pageFor(route: Route): Page | null {
       return deliveriesPage;
     case 'dead':
       return deadLettersPage;
+    case 'markets':
+      return marketsPage;
     case 'account':
       return accountPage;
     default:

@@ -32,7 +32,8 @@ import {
 import type { AuditSnapshot, SnapshotProof } from './audit.schemas.js';
 import type { AuditChunkTable, AuditSnapshotRow } from './audit.table.js';
 import { ChunkedTreeBuilder, chunkedInclusionProof, splitHashes } from './core/chunked-tree.js';
-import { DAY_MS, addDays, dayOf, dayStart, isClosed, isSnapshotDate, lastClosedDay, orderIdFloor } from './core/days.js';
+import { DAY_MS, addDays, dateOf, dayStartMs, isCalendarDate } from '../lib/dates.js';
+import { isClosed, lastClosedDay, orderIdFloor } from './core/days.js';
 import { encodeOrderLeaf, leafHashOfText, orderLeaf } from './core/leaf.js';
 import { ANCHOR_POLL_MS, anchorRetryDelay } from './core/retry.js';
 
@@ -106,7 +107,7 @@ export class AuditService {
     const earliest = await earliestSnapshotDate(this.db);
     if (earliest !== undefined) return earliest;
     const first = await firstOrderCreatedAt(this.db);
-    return first === undefined ? undefined : dayOf(first);
+    return first === undefined ? undefined : dateOf(first);
   }
 
   /**
@@ -135,8 +136,8 @@ export class AuditService {
    * chain would have two starts. With no order and no snapshot at all, `date` starts the chain.
    */
   async build(date: string, now = this.clock.now().getTime()): Promise<BuildOutcome[]> {
-    if (!isSnapshotDate(date)) throw new RangeError(`${date} is not a calendar day (YYYY-MM-DD)`);
-    if (!isClosed(date, now, this.#settleMs)) throw new RangeError(`${date} is not over yet; its snapshot can be built from ${new Date(dayStart(date) + DAY_MS + this.#settleMs).toISOString()}`);
+    if (!isCalendarDate(date)) throw new RangeError(`${date} is not a calendar day (YYYY-MM-DD)`);
+    if (!isClosed(date, now, this.#settleMs)) throw new RangeError(`${date} is not over yet; its snapshot can be built from ${new Date(dayStartMs(date) + DAY_MS + this.#settleMs).toISOString()}`);
     const existing = await findSnapshot(this.db, date);
     if (existing !== undefined && existing.state !== 'building') return [{ date, outcome: 'exists', state: existing.state }];
     const start = (await this.chainStart()) ?? date;
@@ -237,7 +238,7 @@ export class AuditService {
   }
 
   #bounds(date: string): { start: number; end: number; idFrom: string; idTo: string } {
-    const start = dayStart(date);
+    const start = dayStartMs(date);
     const end = start + DAY_MS;
     return { start, end, idFrom: orderIdFloor(start - ID_TIME_MARGIN_MS), idTo: orderIdFloor(end + ID_TIME_MARGIN_MS) };
   }
@@ -354,7 +355,7 @@ export class AuditService {
     const row = await this.#served(db, date);
     const order = isId('order', orderId) ? await findClientOrder(db, clientId, orderId) : undefined;
     if (order === undefined) throw notFound('Order', orderId);
-    const day = dayOf(order.created_at);
+    const day = dateOf(order.created_at);
     if (day !== date) throw new ApiError('not_found', `Order ${orderId} is not in the snapshot of ${date}: it was created on ${day}`);
     const chunk = await findChunkFor(db, date, orderId);
     const leaf = encodeAuditLeaf(orderLeaf(order));
@@ -377,7 +378,7 @@ export class AuditService {
 
   /** The row of an anchored snapshot; 422 for a string that is not a calendar day, 404 otherwise. */
   async #served(db: Kysely<Database>, date: string): Promise<AuditSnapshotRow> {
-    if (!isSnapshotDate(date)) throw validationError([{ field: 'date', rule: 'format', value: date }], 'Invalid date: expected a calendar day as YYYY-MM-DD');
+    if (!isCalendarDate(date)) throw validationError([{ field: 'date', rule: 'format', value: date }], 'Invalid date: expected a calendar day as YYYY-MM-DD');
     const row = await findSnapshot(db, date);
     if (row === undefined || row.state !== 'anchored') throw notFound('Snapshot', date);
     return row;

@@ -5,7 +5,8 @@ import { addRouteHook, registeredRoutes } from '../http/app.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import { CommittedCache } from '../storage/committed-cache.js';
 import type { Database } from '../storage/schema.js';
-import { clientStatus } from './client.repository.js';
+import { clientState, type ClientState } from './client.repository.js';
+import { clientAcceptsToken, tokenRefusal } from './client.service.js';
 import type { Scope } from './scopes.js';
 import { unauthorized, type AccessToken, type TokenService } from './token.service.js';
 
@@ -13,8 +14,6 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The scope a route requires; routes without it are public. */
     scope?: Scope;
-    /** The token endpoint limits per client id itself, after reading the body. */
-    selfRateLimited?: boolean;
   }
   interface FastifyRequest {
     /** The verified access token of a protected route; null on public routes. */
@@ -36,27 +35,27 @@ function bearerToken(request: FastifyRequest): string {
 }
 
 /**
- * Client statuses, kept only while nothing has been committed (see CommittedCache): on SQLite a
- * `cauri clients disable` in another process changes the marker too, so disabling still takes effect
- * at once. On PostgreSQL every check reads the database.
+ * Client states (status, last disabling), kept only while nothing has been committed (see
+ * CommittedCache): on SQLite a `cauri clients disable` in another process changes the marker too, so
+ * disabling still takes effect at once. On PostgreSQL every check reads the database.
  */
-class ClientStatusCache {
-  readonly #statuses: CommittedCache<string, string | undefined>;
+class ClientStateCache {
+  readonly #states: CommittedCache<string, ClientState | undefined>;
 
   constructor(
     private readonly db: Kysely<Database>,
     changeMarker: () => number | null,
   ) {
-    this.#statuses = new CommittedCache(changeMarker);
+    this.#states = new CommittedCache(changeMarker);
   }
 
-  /** True when the client is known to be active now, without reading the database; false when unknown. */
-  knownActive(clientId: string): boolean {
-    return this.#statuses.peek(clientId) === 'active';
+  /** True when the grant's client is known to accept it now, without reading the database; false when unknown. */
+  knownToAccept(grant: AccessToken): boolean {
+    return clientAcceptsToken(this.#states.peek(grant.clientId), grant.iat);
   }
 
-  async status(clientId: string): Promise<string | undefined> {
-    return this.#statuses.get(clientId, () => clientStatus(this.db, clientId));
+  async state(clientId: string): Promise<ClientState | undefined> {
+    return this.#states.get(clientId, () => clientState(this.db, clientId));
   }
 }
 
@@ -67,8 +66,8 @@ const BEARER_PREFIX = 'Bearer ';
  * the client's rate limit, then checks the scope (401, then 429, then 403). Public API routes and
  * unknown paths are limited per client address. It must be installed before the API routes are
  * registered (it refuses otherwise), since each route gets its hook at registration. Whether the
- * client is still enabled is checked on every request, so disabling one takes effect at once on
- * every process sharing the database.
+ * client still accepts the token (enabled, and not disabled since the token was issued) is checked on
+ * every request, so disabling one takes effect at once on every process sharing the database.
  *
  * The common case (a token verified before, a client status known to be current, a rate-limit store
  * in memory) completes synchronously, without a promise; anything else takes the asynchronous path,
@@ -79,7 +78,7 @@ export function installAuthentication(
   deps: { db: Kysely<Database>; changeMarker: () => number | null; tokens: TokenService; limiter: RateLimiter },
 ): void {
   const { tokens, limiter } = deps;
-  const statuses = new ClientStatusCache(deps.db, deps.changeMarker);
+  const states = new ClientStateCache(deps.db, deps.changeMarker);
 
   const checkScope = (request: FastifyRequest, grant: AccessToken, scope: Scope): void => {
     if (!grant.scopes.has(scope)) {
@@ -94,7 +93,8 @@ export function installAuthentication(
     let grant: AccessToken;
     try {
       grant = await tokens.verify(bearerToken(request));
-      if ((await statuses.status(grant.clientId)) !== 'active') throw unauthorized('Client is disabled');
+      const refusal = tokenRefusal(await states.state(grant.clientId), grant.iat);
+      if (refusal !== null) throw unauthorized(refusal);
     } catch (error) {
       await limiter.enforce(reply, `ip:${request.ip}`);
       throw error;
@@ -116,13 +116,13 @@ export function installAuthentication(
   app.addHook('onRoute', (route) => {
     const scope = route.config?.scope;
     if (scope === undefined) {
-      if (route.config?.selfRateLimited !== true && isApiPath(route.url)) addRouteHook(route, 'onRequest', limitByAddress);
+      if (isApiPath(route.url)) addRouteHook(route, 'onRequest', limitByAddress);
       return;
     }
     addRouteHook(route, 'onRequest', (request, reply, done) => {
       const header = request.headers.authorization;
       const grant = header !== undefined && header.startsWith(BEARER_PREFIX) ? tokens.cached(header.slice(BEARER_PREFIX.length)) : undefined;
-      if (grant !== undefined && statuses.knownActive(grant.clientId) && limiter.enforceNow(reply, `cli:${grant.clientId}`)) {
+      if (grant !== undefined && states.knownToAccept(grant) && limiter.enforceNow(reply, `cli:${grant.clientId}`)) {
         // A sync throw here (429, 403) is caught by Fastify's hook runner and answered as an error.
         checkScope(request, grant, scope);
         done();

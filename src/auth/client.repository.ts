@@ -15,8 +15,15 @@ export async function listClients(db: Kysely<Database>): Promise<ClientRow[]> {
   return db.selectFrom('clients').selectAll().orderBy('id').execute();
 }
 
-export async function setClientStatus(db: Kysely<Database>, id: string, status: ClientRow['status'], at: number | null): Promise<number> {
-  const result = await db.updateTable('clients').set({ status, disabled_at: at }).where('id', '=', id).executeTakeFirst();
+/** Disables the client as of `at`; the number of clients changed (0 or 1). */
+export async function disableClient(db: Kysely<Database>, id: string, at: number): Promise<number> {
+  const result = await db.updateTable('clients').set({ status: 'disabled', disabled_at: at }).where('id', '=', id).executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** Enables the client; `disabled_at` stays, since tokens issued before it stay refused. */
+export async function enableClient(db: Kysely<Database>, id: string): Promise<number> {
+  const result = await db.updateTable('clients').set({ status: 'active' }).where('id', '=', id).executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
 
@@ -27,6 +34,21 @@ export async function insertSecret(db: Kysely<Database>, row: ClientSecretTable)
 /** Gives every secret of the client that has no expiry yet the expiry `at` (rotation). */
 export async function expireOpenSecrets(db: Kysely<Database>, clientId: string, at: number): Promise<void> {
   await db.updateTable('client_secrets').set({ expires_at: at }).where('client_id', '=', clientId).where('expires_at', 'is', null).execute();
+}
+
+/**
+ * Ends at `at` every secret of the client that still works then: all of them, or only the previous
+ * ones (those given an expiry by a rotation), which leaves the current secret working. Returns how
+ * many it ended.
+ */
+export async function endSecrets(db: Kysely<Database>, clientId: string, at: number, which: 'all' | 'previous'): Promise<number> {
+  const result = await db
+    .updateTable('client_secrets')
+    .set({ expires_at: at })
+    .where('client_id', '=', clientId)
+    .where((eb) => (which === 'all' ? eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', at)]) : eb('expires_at', '>', at)))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
 }
 
 const clientBySecret = new PreparedQuery(1, (db, hash: string) =>
@@ -45,9 +67,12 @@ export async function findClientBySecret(db: Kysely<Database>, hash: string): Pr
   return clientBySecret.first(db, hash);
 }
 
-const statusOfClient = new PreparedQuery(1, (db, id: string) => db.selectFrom('clients').select('status').where('id', '=', id));
+/** What decides whether a client's access token is accepted: its status and when it was last disabled. */
+export type ClientState = Pick<ClientRow, 'status' | 'disabled_at'>;
 
-/** Current client status, read on every authenticated request so that disabling takes effect at once. */
-export async function clientStatus(db: Kysely<Database>, id: string): Promise<ClientRow['status'] | undefined> {
-  return (await statusOfClient.first(db, id))?.status;
+const stateOfClient = new PreparedQuery(1, (db, id: string) => db.selectFrom('clients').select(['status', 'disabled_at']).where('id', '=', id));
+
+/** Current client state, read on every authenticated request so that disabling takes effect at once. */
+export async function clientState(db: Kysely<Database>, id: string): Promise<ClientState | undefined> {
+  return stateOfClient.first(db, id);
 }

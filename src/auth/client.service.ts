@@ -6,12 +6,50 @@ import { newId, type ClientId } from '../lib/ids.js';
 import { CommittedCache } from '../storage/committed-cache.js';
 import type { Database } from '../storage/schema.js';
 import type { Mode } from '../config/config.js';
-import { expireOpenSecrets, findClient, findClientBySecret, insertClient, insertSecret, listClients, setClientStatus, type SecretOwner } from './client.repository.js';
+import {
+  disableClient,
+  enableClient,
+  endSecrets,
+  expireOpenSecrets,
+  findClient,
+  findClientBySecret,
+  insertClient,
+  insertSecret,
+  listClients,
+  clientState,
+  type ClientState,
+  type SecretOwner,
+} from './client.repository.js';
 import type { ClientRow } from './client.table.js';
 import { SCOPES, type Scope } from './scopes.js';
 
 /** How long the previous secret keeps working after a rotation (the specification's 24 hours). */
 export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * When a rotation ends the previous secrets: after the 24-hour overlap (a routine rotation), or at
+ * once (a secret that leaked).
+ */
+export type PreviousSecretExpiry = 'in_24_hours' | 'now';
+export const PREVIOUS_SECRET_EXPIRIES: readonly PreviousSecretExpiry[] = ['in_24_hours', 'now'];
+
+/**
+ * Whether an access token issued at `iatSeconds` (its `iat` claim) is accepted for a client in this
+ * state: the client is active, and the token was issued after the client was last disabled. Tokens
+ * are bound to the client, not to the secret they were exchanged with; disabling the client is what
+ * ends them, for good, even once it is enabled again. `iat` has whole seconds, so a token issued in
+ * the second of the disabling counts as issued before it (enabling waits for that second to pass).
+ */
+export function clientAcceptsToken(client: ClientState | undefined, iatSeconds: number): boolean {
+  if (client === undefined || client.status !== 'active') return false;
+  return client.disabled_at === null || iatSeconds * 1000 > client.disabled_at;
+}
+
+/** Why a client refuses a token issued at `iatSeconds` (the 401's message), or null when it accepts it. */
+export function tokenRefusal(client: ClientState | undefined, iatSeconds: number): string | null {
+  if (clientAcceptsToken(client, iatSeconds)) return null;
+  return client?.status === 'active' ? 'Access token issued before the client was last disabled; get a new one' : 'Client is disabled';
+}
 
 export interface Client {
   id: ClientId;
@@ -88,14 +126,20 @@ export class ClientService {
     return { client_id: id, client_secret: secret, scopes: [...new Set(scopes)] };
   }
 
-  /** Issues a new secret; every older one keeps working for 24 hours, then fails. */
-  async rotateSecret(clientId: string): Promise<(IssuedSecret & { previous_secret_expires_at: string }) | null> {
+  /**
+   * Issues a new secret. Every older one keeps working for 24 hours, then fails; or, with
+   * `expirePrevious: 'now'`, every older one fails from now on, those still in the overlap of an
+   * earlier rotation included.
+   */
+  async rotateSecret(clientId: string, expirePrevious: PreviousSecretExpiry = 'in_24_hours'): Promise<(IssuedSecret & { previous_secret_expires_at: string }) | null> {
     const now = this.clock.now().getTime();
+    const until = expirePrevious === 'now' ? now : now + SECRET_OVERLAP_MS;
     const secret = this.#newSecret();
     const client = await this.db.transaction().execute(async (trx) => {
       const row = await findClient(trx, clientId);
       if (row === undefined) return undefined;
-      await expireOpenSecrets(trx, clientId, now + SECRET_OVERLAP_MS);
+      if (expirePrevious === 'now') await endSecrets(trx, clientId, now, 'all');
+      else await expireOpenSecrets(trx, clientId, until);
       await insertSecret(trx, { hash: this.hash(secret), client_id: clientId, created_at: now, expires_at: null });
       return row;
     });
@@ -104,12 +148,26 @@ export class ClientService {
       client_id: client.id as ClientId,
       client_secret: secret,
       scopes: JSON.parse(client.scopes) as Scope[],
-      previous_secret_expires_at: new Date(now + SECRET_OVERLAP_MS).toISOString(),
+      previous_secret_expires_at: new Date(until).toISOString(),
     };
+  }
+
+  /**
+   * Ends the overlap of the last rotation now: every previous secret of the client fails from now
+   * on; the current one keeps working. The number of secrets ended, or null for an unknown client.
+   */
+  async expirePreviousSecrets(clientId: string): Promise<number | null> {
+    const now = this.clock.now().getTime();
+    return this.db.transaction().execute(async (trx) => ((await findClient(trx, clientId)) === undefined ? null : endSecrets(trx, clientId, now, 'previous')));
   }
 
   async list(): Promise<Client[]> {
     return (await listClients(this.db)).map(toClient);
+  }
+
+  /** Status and last disabling of the client, which decide whether its access tokens are accepted. */
+  async state(id: string): Promise<ClientState | undefined> {
+    return clientState(this.db, id);
   }
 
   async get(id: string): Promise<Client | undefined> {
@@ -117,9 +175,22 @@ export class ClientService {
     return row === undefined ? undefined : toClient(row);
   }
 
+  /**
+   * Disables a client (its secrets and its access tokens stop working at once) or enables it again
+   * (its secrets work again; the tokens issued before the disabling stay refused). False for an
+   * unknown client.
+   */
   async setDisabled(id: string, disabled: boolean): Promise<boolean> {
-    const at = disabled ? this.clock.now().getTime() : null;
-    return (await setClientStatus(this.db, id, disabled ? 'disabled' : 'active', at)) === 1;
+    if (disabled) return (await disableClient(this.db, id, this.clock.now().getTime())) === 1;
+    const row = await findClient(this.db, id);
+    if (row === undefined) return false;
+    if (row.status === 'disabled' && row.disabled_at !== null) {
+      // A token's `iat` has whole seconds: a token issued in the second of the disabling counts as
+      // issued before it. Enabling waits for that second to end, so every later token is accepted.
+      const wait = (Math.floor(row.disabled_at / 1000) + 1) * 1000 - this.clock.now().getTime();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(wait, 1000)));
+    }
+    return (await enableClient(this.db, id)) === 1;
   }
 
   /**

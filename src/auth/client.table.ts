@@ -7,6 +7,10 @@ export interface ClientTable {
   scopes: string;
   status: ClientStatus;
   created_at: number;
+  /**
+   * When the client was last disabled (Unix ms); kept when it is enabled again, because access tokens
+   * issued before that moment stay refused for good.
+   */
   disabled_at: number | null;
 }
 

@@ -2,22 +2,32 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../lib/errors.js';
 import type { RateLimiter } from '../http/rate-limit.js';
-import { DateTime } from '../http/schemas.js';
+import { absentBodyIsEmpty } from '../http/json-body.js';
+import { DateTime, OPTIONAL_BODY, StringEnum } from '../http/schemas.js';
 import { IdempotencyHeaders, bearerSecurity, protectedErrors } from '../http/schemas-auth.js';
 import { IdempotencyService } from '../idempotency/idempotency.service.js';
-import type { ClientService } from './client.service.js';
+import { PREVIOUS_SECRET_EXPIRIES, tokenRefusal, type ClientService } from './client.service.js';
 import { unauthorized, type AccessToken, type TokenService } from './token.service.js';
 
 const ClientSecretRotation = Type.Object(
   {
     client_id: Type.String({ description: 'The client whose secret was rotated (cli_...)' }),
     client_secret: Type.String({ description: 'The new client secret (sk_test_... or sk_live_...). Shown only in this response; never stored in clear.' }),
-    previous_secret_expires_at: DateTime('Every older secret of the client keeps working until then (24 hours), then fails with 401.'),
+    previous_secret_expires_at: DateTime('Every older secret of the client keeps working until then (24 hours, or now with `expire_previous: now`), then fails with 401.'),
   },
   { title: 'ClientSecretRotation' },
 );
 
-const EmptyBody = Type.Object({}, { additionalProperties: false, description: 'Optional; when sent, an empty object.' });
+const ClientSecretRotationRequest = Type.Object(
+  {
+    expire_previous: Type.Optional(
+      StringEnum(PREVIOUS_SECRET_EXPIRIES, {
+        description: '`in_24_hours` (default): every older secret keeps working 24 hours. `now`: every older secret fails at once (a secret that leaked).',
+      }),
+    ),
+  },
+  { additionalProperties: false, title: 'ClientSecretRotationRequest', description: 'Optional: no body is the same as `{}`.', ...OPTIONAL_BODY },
+);
 
 export interface SelfServiceRouteDeps {
   clients: ClientService;
@@ -41,20 +51,20 @@ export const selfServiceRoutes: FastifyPluginAsyncTypebox<SelfServiceRouteDeps> 
   app.post(
     '/v1/auth/rotate-secret',
     {
-      preValidation: async (request) => {
-        if (request.body === undefined || request.body === null) request.body = {};
-      },
+      preValidation: absentBodyIsEmpty,
       schema: {
         tags: ['Authentication'],
-        summary: 'Rotate the calling client\'s own secret; the previous one keeps working for 24 hours',
+        summary: 'Rotate the calling client\'s own secret; the previous one keeps working for 24 hours, or stops at once',
         description:
           'Authenticated with the client\'s bearer token, which must carry every scope the client is allowed (a narrowed token cannot ' +
           'mint full credentials). Requires an Idempotency-Key (a UUID). Client secrets are stored only as keyed hashes, so the new ' +
           'secret is never stored in clear and a retry cannot return it again: each request issues a new secret, and every earlier one ' +
-          'keeps working for 24 hours, so a lost response loses nothing.',
+          'keeps working for 24 hours, so a lost response loses nothing. With `expire_previous: now` every earlier secret fails at ' +
+          'once (a secret that leaked); access tokens already issued keep working until they expire (at most 15 minutes), and a lost ' +
+          'response is then recovered by rotating again with such a token.',
         security: bearerSecurity,
         headers: IdempotencyHeaders,
-        body: EmptyBody,
+        body: ClientSecretRotationRequest,
         response: { 200: ClientSecretRotation, ...protectedErrors(422) },
       },
     },
@@ -65,8 +75,10 @@ export const selfServiceRoutes: FastifyPluginAsyncTypebox<SelfServiceRouteDeps> 
       } catch (error) {
         throw error instanceof ApiError ? error : unauthorized('Invalid access token');
       }
+      const refusal = tokenRefusal(await clients.state(grant.clientId), grant.iat);
+      if (refusal !== null) throw unauthorized(refusal);
       const client = await clients.get(grant.clientId);
-      if (client === undefined || client.status !== 'active') throw unauthorized('Client is disabled');
+      if (client === undefined) throw unauthorized('Client is disabled');
       await limiter.enforce(reply, `cli:${grant.clientId}`);
       const missing = client.scopes.find((s) => !grant.scopes.has(s));
       if (missing !== undefined) {
@@ -77,7 +89,7 @@ export const selfServiceRoutes: FastifyPluginAsyncTypebox<SelfServiceRouteDeps> 
       const header = request.headers['idempotency-key'];
       IdempotencyService.checkKey(Array.isArray(header) ? header[0] : header);
 
-      const rotated = await clients.rotateSecret(grant.clientId);
+      const rotated = await clients.rotateSecret(grant.clientId, request.body.expire_previous);
       if (rotated === null) throw unauthorized('Client is disabled');
       reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
       return { client_id: rotated.client_id, client_secret: rotated.client_secret, previous_secret_expires_at: rotated.previous_secret_expires_at };

@@ -3,10 +3,12 @@ import type { FastifyRequest } from 'fastify';
 import type { ErrorObject } from 'ajv';
 import { ApiError, type ErrorDetail } from '../lib/errors.js';
 import { detailsFromAjv } from '../lib/validation.js';
+import { missingBody, sendError, toApiError } from '../http/errors.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import { ErrorBody } from '../http/schemas.js';
 import type { KeyRing } from '../keys/key-ring.js';
 import type { ClientService } from './client.service.js';
+import type { CredentialGuard } from './credential-guard.js';
 import { isScope, SCOPES, type Scope } from './scopes.js';
 import { TOKEN_LIFETIME_SECONDS, type TokenService } from './token.service.js';
 
@@ -77,15 +79,32 @@ export interface TokenRouteDeps {
   tokens: TokenService;
   keys: KeyRing;
   limiter: RateLimiter;
+  guard: CredentialGuard;
 }
 
-export const tokenRoutes: FastifyPluginAsyncTypebox<TokenRouteDeps> = async (app, { clients, tokens, keys, limiter }) => {
+/** A request refused before the handler runs (by a body parser) still gets the OAuth member (RFC 6749 §5.2). */
+function withOAuthMember(error: unknown, request: FastifyRequest): ApiError {
+  const apiError = toApiError(error, request);
+  if (apiError.extra !== undefined || ![413, 415, 422].includes(apiError.status)) return apiError;
+  return new ApiError(apiError.code, apiError.message, {
+    extra: { error: 'invalid_request' },
+    ...(apiError.details === undefined ? {} : { details: apiError.details }),
+    ...(apiError.headers === undefined ? {} : { headers: apiError.headers }),
+  });
+}
+
+/**
+ * The token endpoint is a public route: like the others, every request counts against its address
+ * (installAuthentication's hook, before the body is read, so 415 and 422 carry the headers too). Failed
+ * credential checks count in the guard's buckets; only a verified secret counts against its client.
+ */
+export const tokenRoutes: FastifyPluginAsyncTypebox<TokenRouteDeps> = async (app, { clients, tokens, keys, limiter, guard }) => {
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, parseForm);
+  app.setErrorHandler((error, request, reply) => sendError(request, reply, withOAuthMember(error, request)));
 
   app.post(
     '/v1/auth/token',
     {
-      config: { selfRateLimited: true },
       attachValidation: true,
       schema: {
         tags: ['Authentication'],
@@ -98,6 +117,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<TokenRouteDeps> = async (app
       },
     },
     async (request, reply) => {
+      if (request.body === undefined) throw withOAuthMember(missingBody(), request);
       const isForm = (request.headers['content-type'] ?? '').toLowerCase().startsWith('application/x-www-form-urlencoded');
       const problems = request.validationError === undefined ? [] : detailsFromAjv((request.validationError as { validation: ErrorObject[] }).validation);
       const relevant = isForm ? problems.filter((d) => d.rule !== 'additionalProperties') : problems;
@@ -121,12 +141,14 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<TokenRouteDeps> = async (app
       if (clientId === undefined || clientId === '') throw oauthError('validation_error', 'invalid_request', 'client_id is required', [{ field: 'client_id', rule: 'required', value: null }]);
       if (secret === undefined || secret === '') throw oauthError('validation_error', 'invalid_request', 'client_secret is required', [{ field: 'client_secret', rule: 'required', value: null }]);
 
-      const limitKey = `cli:${clientId}`;
-      if (!limiter.enforceNow(reply, limitKey)) await limiter.enforce(reply, limitKey);
+      await guard.admit(reply, request.ip);
       const client = await clients.authenticate(clientId, secret);
       if (client === null) {
+        await guard.failed(request.log, request.ip, clientId);
         throw oauthError('unauthorized', 'invalid_client', 'Invalid client credentials', undefined, basic === null ? undefined : { 'www-authenticate': 'Basic realm="token"' });
       }
+
+      await limiter.enforce(reply, `cli:${client.id}`);
 
       let granted: Scope[] = client.scopes;
       if (body.scope !== undefined && body.scope.trim() !== '') {

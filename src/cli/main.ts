@@ -6,7 +6,9 @@ import { registerClients } from './commands/clients.js';
 import { registerDirectory } from './commands/directory.js';
 import { registerIntegrator } from './commands/integrator.js';
 import { registerKeys } from './commands/keys.js';
+import { registerMarkets } from './commands/markets.js';
 import { registerMigrate } from './commands/migrate.js';
+import { registerOrders } from './commands/orders.js';
 import { registerServe } from './commands/serve.js';
 import { CliError } from './output.js';
 
@@ -24,10 +26,12 @@ export function buildProgram(): Command {
   registerServe(program);
   registerMigrate(program);
   registerDirectory(program);
+  registerMarkets(program);
   registerClients(program);
   registerKeys(program);
   registerAudit(program);
   registerIntegrator(program);
+  registerOrders(program);
   return program;
 }
 

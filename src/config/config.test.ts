@@ -66,3 +66,33 @@ test('every wrong value names its variable', () => {
     assert.throws(() => parseConfig(env), (e: unknown) => e instanceof ConfigError && e.variable === variable && e.message.startsWith(variable), variable);
   }
 });
+
+test('limits on failed client authentications and the Redis timeout: defaults, overrides, bounds', () => {
+  const c = parseConfig({});
+  assert.equal(c.authFailuresPerAddress, 20);
+  assert.equal(c.authFailuresPerClient, 10);
+  assert.equal(c.redisTimeoutMs, 100);
+  const set = parseConfig({ CAURI_AUTH_FAILURES_PER_ADDRESS: '50', CAURI_AUTH_FAILURES_PER_CLIENT: '5', CAURI_REDIS_TIMEOUT_MS: '25' });
+  assert.deepEqual([set.authFailuresPerAddress, set.authFailuresPerClient, set.redisTimeoutMs], [50, 5, 25]);
+  for (const variable of ['CAURI_AUTH_FAILURES_PER_ADDRESS', 'CAURI_AUTH_FAILURES_PER_CLIENT', 'CAURI_REDIS_TIMEOUT_MS']) {
+    assert.throws(() => parseConfig({ [variable]: '0' }), (e: unknown) => e instanceof ConfigError && e.variable === variable);
+  }
+});
+
+test('CAURI_TRUST_PROXY: a boolean, or the proxies to trust as addresses, CIDR ranges or names', () => {
+  assert.equal(parseConfig({}).trustProxy, false);
+  assert.equal(parseConfig({ CAURI_TRUST_PROXY: 'true' }).trustProxy, true);
+  assert.equal(parseConfig({ CAURI_TRUST_PROXY: '10.0.0.0/8, 192.168.1.10,fd00::/8,loopback' }).trustProxy, '10.0.0.0/8,192.168.1.10,fd00::/8,loopback');
+  for (const wrong of ['proxy.internal', '10.0.0.0/33', '10.0.0.1/8/1', '10.0.0.1,']) {
+    assert.throws(() => parseConfig({ CAURI_TRUST_PROXY: wrong }), (e: unknown) => e instanceof ConfigError && e.variable === 'CAURI_TRUST_PROXY', wrong);
+  }
+});
+
+test('HTTP time-outs and the connection cap: defaults, and a headers time-out longer than the request time-out is refused', () => {
+  assert.deepEqual(parseConfig({}).http, { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 72_000, maxConnections: 4096 });
+  const set = parseConfig({ CAURI_HTTP_HEADERS_TIMEOUT_MS: '500', CAURI_HTTP_REQUEST_TIMEOUT_MS: '500', CAURI_HTTP_KEEP_ALIVE_TIMEOUT_MS: '5000', CAURI_HTTP_MAX_CONNECTIONS: '100' });
+  assert.deepEqual(set.http, { headersTimeoutMs: 500, requestTimeoutMs: 500, keepAliveTimeoutMs: 5000, maxConnections: 100 });
+  assert.throws(() => parseConfig({ CAURI_HTTP_HEADERS_TIMEOUT_MS: '40000' }), (e: unknown) => e instanceof ConfigError && e.variable === 'CAURI_HTTP_HEADERS_TIMEOUT_MS');
+  assert.throws(() => parseConfig({ CAURI_HTTP_MAX_CONNECTIONS: '0' }), (e: unknown) => e instanceof ConfigError && e.variable === 'CAURI_HTTP_MAX_CONNECTIONS');
+  assert.throws(() => parseConfig({ CAURI_HTTP_REQUEST_TIMEOUT_MS: '10s' }), (e: unknown) => e instanceof ConfigError && e.variable === 'CAURI_HTTP_REQUEST_TIMEOUT_MS');
+});

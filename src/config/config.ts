@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 
@@ -26,6 +27,12 @@ export interface Config {
   /** 32 bytes, or null in sandbox when the key is generated into the data folder. */
   readonly masterKey: Buffer | null;
   readonly rateLimitPerMinute: number;
+  /** Failed client authentications per address per minute; past it the token endpoint refuses the address. */
+  readonly authFailuresPerAddress: number;
+  /** Failed client authentications naming one client id per minute; past it further failures are answered slowly. */
+  readonly authFailuresPerClient: number;
+  /** Longest wait for Redis on a request; past it (or at once when disconnected) rate limits count in memory. */
+  readonly redisTimeoutMs: number;
   readonly logLevel: LogLevel;
   readonly contact: string;
   readonly attestationValidityDays: number;
@@ -33,8 +40,14 @@ export interface Config {
   readonly workers: WorkerSet;
   /** Seed synthetic partners and instruments on first start (sandbox default). */
   readonly seedSandboxData: boolean;
-  /** Trust X-Forwarded-For for the client address (behind a reverse proxy). */
-  readonly trustProxy: boolean;
+  /** How old each process's copy of partners, instruments and reference rates may grow before it is read again. */
+  readonly referenceRefreshSeconds: number;
+  /**
+   * Where the client address comes from: the connection (false), X-Forwarded-For's first entry (true:
+   * every hop trusted), or its last entry not added by one of these comma-separated proxy addresses or
+   * CIDR ranges, which a client cannot forge.
+   */
+  readonly trustProxy: boolean | string;
   /** Where daily audit roots are anchored: the local sandbox anchor, or an EVM chain over JSON-RPC. */
   readonly anchor: AnchorConfig;
   /**
@@ -47,6 +60,19 @@ export interface Config {
    * CAURI_FIX_ALLOW_PLAINTEXT=true (the link is a VPN or a leased line).
    */
   readonly fixPlaintextAllowed: boolean;
+  /** Time-outs and the connection cap of the HTTP server, against slow, idle or too many clients. */
+  readonly http: HttpLimits;
+}
+
+export interface HttpLimits {
+  /** Time to receive a request's headers, from the connection or from the first byte of the request. */
+  readonly headersTimeoutMs: number;
+  /** Time to receive a whole request, headers and body; at least headersTimeoutMs. */
+  readonly requestTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open between two requests. */
+  readonly keepAliveTimeoutMs: number;
+  /** Connections open at once on the process; further ones are closed as they arrive. */
+  readonly maxConnections: number;
 }
 
 export type AnchorConfig =
@@ -135,15 +161,20 @@ export function parseConfig(env: Env): Config {
       mode === 'production'
         ? integer(env, 'CAURI_RATE_LIMIT_PRODUCTION', 10000, 1, 10_000_000)
         : integer(env, 'CAURI_RATE_LIMIT_SANDBOX', 1000, 1, 10_000_000),
+    authFailuresPerAddress: integer(env, 'CAURI_AUTH_FAILURES_PER_ADDRESS', 20, 1, 1_000_000),
+    authFailuresPerClient: integer(env, 'CAURI_AUTH_FAILURES_PER_CLIENT', 10, 1, 1_000_000),
+    redisTimeoutMs: integer(env, 'CAURI_REDIS_TIMEOUT_MS', 100, 1, 10_000),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     contact: get('CAURI_CONTACT') ?? 'security@cauri.example',
     attestationValidityDays: integer(env, 'CAURI_ATTESTATION_VALIDITY_DAYS', 365, 1, 3650),
     workers: oneOf(env, 'CAURI_WORKERS', ['all', 'none'] as const, 'all'),
     seedSandboxData: boolean(env, 'CAURI_SEED', mode === 'sandbox'),
-    trustProxy: boolean(env, 'CAURI_TRUST_PROXY', false),
+    referenceRefreshSeconds: integer(env, 'CAURI_REFERENCE_REFRESH_SECONDS', 10, 1, 3600),
+    trustProxy: trustProxy(env),
     anchor: anchorConfig(env, mode),
     webhooksAllowPrivate: mode === 'sandbox' && boolean(env, 'CAURI_WEBHOOKS_ALLOW_PRIVATE', true),
     fixPlaintextAllowed: mode === 'sandbox' || boolean(env, 'CAURI_FIX_ALLOW_PLAINTEXT', false),
+    http: httpLimits(env),
   };
   return Object.freeze(config);
 }
@@ -176,6 +207,20 @@ function anchorConfig(env: Env, mode: Mode): AnchorConfig {
   };
 }
 
+function httpLimits(env: Env): HttpLimits {
+  const limits: HttpLimits = {
+    headersTimeoutMs: integer(env, 'CAURI_HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+    requestTimeoutMs: integer(env, 'CAURI_HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    keepAliveTimeoutMs: integer(env, 'CAURI_HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 3_600_000),
+    maxConnections: integer(env, 'CAURI_HTTP_MAX_CONNECTIONS', 4096, 1, 1_000_000),
+  };
+  // Node refuses a headers time-out longer than the whole request's.
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    throw new ConfigError('CAURI_HTTP_HEADERS_TIMEOUT_MS', `must not exceed CAURI_HTTP_REQUEST_TIMEOUT_MS (${limits.requestTimeoutMs})`);
+  }
+  return Object.freeze(limits);
+}
+
 function oneOf<T extends string>(env: Env, variable: string, allowed: readonly T[], fallback: T): T {
   const value = env[variable];
   if (value === undefined || value === '') return fallback;
@@ -198,6 +243,23 @@ function boolean(env: Env, variable: string, fallback: boolean): boolean {
   if (['1', 'true', 'yes', 'on'].includes(value)) return true;
   if (['0', 'false', 'no', 'off'].includes(value)) return false;
   throw new ConfigError(variable, `must be true or false (got "${value}")`);
+}
+
+const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+function trustProxy(env: Env): boolean | string {
+  const value = env.CAURI_TRUST_PROXY;
+  if (value === undefined || value === '' || /^(1|0|true|false|yes|no|on|off)$/.test(value)) return boolean(env, 'CAURI_TRUST_PROXY', false);
+  const entries = value.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    const [address = '', bits, ...rest] = entry.split('/');
+    const family = isIP(address);
+    const prefixOk = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32));
+    if (!PROXY_NAMES.includes(entry) && (family === 0 || !prefixOk || rest.length > 0)) {
+      throw new ConfigError('CAURI_TRUST_PROXY', `must be true, false, or proxy addresses or CIDR ranges separated by commas (got "${entry}")`);
+    }
+  }
+  return entries.join(',');
 }
 
 function name(env: Env, variable: string, fallback: string): string {

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import { clientStatus } from '../auth/client.repository.js';
+import { clientState } from '../auth/client.repository.js';
+import { clientAcceptsToken } from '../auth/client.service.js';
 import type { Clock } from '../lib/clock.js';
 import type { Database } from '../storage/schema.js';
 import { serializeEnvelope } from '../webhooks/core/payload.js';
@@ -55,6 +56,8 @@ export class EventFollower {
     private cursor: string,
     /** Unix milliseconds after which the stream ends (the access token's expiry). */
     private readonly endsAt: number,
+    /** The access token's `iat` (Unix seconds): the stream ends if the client was disabled since. */
+    private readonly issuedAt: number,
     private readonly options: FollowOptions,
   ) {}
 
@@ -92,9 +95,10 @@ export class EventFollower {
       }
       if (rows.length === this.options.batch) continue;
       if (Date.now() - this.#lastStatusCheck >= this.options.heartbeatMs) {
-        // Disabling a client stops its tokens at once; an open stream notices within a heartbeat.
+        // Disabling a client stops its tokens for good; an open stream notices within a heartbeat,
+        // also when the client was enabled again meanwhile.
         this.#lastStatusCheck = Date.now();
-        if ((await clientStatus(this.db, this.clientId)) !== 'active') return;
+        if (!clientAcceptsToken(await clientState(this.db, this.clientId), this.issuedAt)) return;
       }
       if (Date.now() - this.#lastWrite >= this.options.heartbeatMs) await this.#write(SSE_PING);
       await this.#sleep(Math.min(this.options.pollIntervalMs, Math.max(0, this.endsAt - now)));

@@ -108,7 +108,7 @@ export const eventStreamRoutes: FastifyPluginAsyncTypebox<EventStreamRouteDeps> 
         'x-accel-buffering': 'no',
       });
       res.write(': connected\n\n');
-      const follower = new EventFollower(db, clock, res, grant.clientId, cursor, grant.exp * 1000, follow);
+      const follower = new EventFollower(db, clock, res, grant.clientId, cursor, grant.exp * 1000, grant.iat, follow);
       open.add(follower);
       const gone = () => void follower.stop();
       res.once('close', gone);

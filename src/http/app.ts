@@ -2,11 +2,12 @@ import Fastify, {
   LogController,
   type FastifyBaseLogger,
   type FastifyInstance,
-  type FastifyServerOptions,
+  type FastifyHttpOptions,
   type onRequestHookHandler,
   type onResponseHookHandler,
   type RouteOptions,
 } from 'fastify';
+import type { Server } from 'node:http';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -14,7 +15,9 @@ import type { Config } from '../config/config.js';
 import { ApiError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { bodyAjv, textAjv } from '../lib/validation.js';
+import { capConnections, clientErrorHandler, timeoutOptions } from './connections.js';
 import { sendError } from './errors.js';
+import { documentOptionalBodies, installJsonBodyParser } from './json-body.js';
 import type { Metrics } from './metrics.js';
 import { requestLoggerFactory } from './request-logger.js';
 
@@ -46,7 +49,7 @@ export function addRouteHook(route: RouteOptions, name: 'onRequest' | 'onRespons
   (route as unknown as Record<string, unknown>)[name] = existing === undefined ? [hook] : [...[existing].flat(), hook];
 }
 
-export function fastifyOptions(config: Config, logger?: FastifyBaseLogger): FastifyServerOptions {
+export function fastifyOptions(config: Config, metrics: Metrics, logger?: FastifyBaseLogger): FastifyHttpOptions<Server> {
   return {
     ...(logger === undefined
       ? {
@@ -64,6 +67,8 @@ export function fastifyOptions(config: Config, logger?: FastifyBaseLogger): Fast
     childLoggerFactory: requestLoggerFactory,
     trustProxy: config.trustProxy,
     return503OnClosing: true,
+    ...timeoutOptions(config.http),
+    clientErrorHandler: clientErrorHandler(config.http, metrics),
   };
 }
 
@@ -72,7 +77,8 @@ export function fastifyOptions(config: Config, logger?: FastifyBaseLogger): Fast
  * Route plugins are registered by the caller (the composition root), each with its dependencies.
  */
 export async function createHttpApp(config: Config, metrics: Metrics, logger?: FastifyBaseLogger): Promise<App> {
-  const app = Fastify(fastifyOptions(config, logger)).withTypeProvider<TypeBoxTypeProvider>();
+  const app = Fastify(fastifyOptions(config, metrics, logger)).withTypeProvider<TypeBoxTypeProvider>();
+  capConnections(app, config.http, metrics);
 
   const routes: RouteInfo[] = [];
   ROUTES.set(app, routes);
@@ -88,6 +94,7 @@ export async function createHttpApp(config: Config, metrics: Metrics, logger?: F
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : textAjv).compile(schema));
   // Only JSON is accepted (the token endpoint adds form bodies in its own scope); anything else is 415.
   app.removeContentTypeParser('text/plain');
+  installJsonBodyParser(app);
 
   // Callback-style hooks: they never wait, and an async function would cost a promise per request.
   app.addHook('onRequest', (request, reply, done) => {
@@ -118,6 +125,7 @@ export async function createHttpApp(config: Config, metrics: Metrics, logger?: F
         securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
       },
     },
+    transformObject: (document) => documentOptionalBodies('openapiObject' in document ? document.openapiObject : document.swaggerObject),
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true }, staticCSP: true });
   return app;

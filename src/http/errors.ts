@@ -6,11 +6,20 @@ import type { ErrorObject } from 'ajv';
 /** Names the part of the request a validation error is about, as the API's `details.field` does. */
 const ROOT_OF_CONTEXT: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
 
-/** Maps anything thrown while handling a request to the one ApiError the client will see. */
-export function toApiError(error: unknown): ApiError {
+/** A route that needs a body got none (or an empty one, which is the same). */
+export function missingBody(): ApiError {
+  return validationError([{ field: 'body', rule: 'required', value: null }], 'Request body is empty; a JSON object is required');
+}
+
+/**
+ * Maps anything thrown while handling a request to the one ApiError the client will see. The request,
+ * when given, tells a body that failed validation from one that was never sent.
+ */
+export function toApiError(error: unknown, request?: FastifyRequest): ApiError {
   if (error instanceof ApiError) return error;
   const e = error as FastifyError & { validation?: ErrorObject[]; validationContext?: string };
   if (Array.isArray(e.validation)) {
+    if (e.validationContext === 'body' && request !== undefined && request.body === undefined) return missingBody();
     return validationError(detailsFromAjv(e.validation, ROOT_OF_CONTEXT[e.validationContext ?? 'body'] ?? 'body'));
   }
   switch (e.code) {
@@ -18,8 +27,6 @@ export function toApiError(error: unknown): ApiError {
       return new ApiError('payload_too_large', 'Request body exceeds 65536 bytes');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new ApiError('unsupported_media_type', 'Content-Type must be application/json');
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return validationError([{ field: 'body', rule: 'required', value: null }], 'Request body is empty; a JSON object is required');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return validationError([{ field: 'body', rule: 'json', value: null }], 'Request body is not valid JSON');
     default:
@@ -35,7 +42,7 @@ export function toApiError(error: unknown): ApiError {
 }
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
-  const apiError = toApiError(error);
+  const apiError = toApiError(error, request);
   if (apiError.code === 'internal_error') {
     request.log.error({ err: apiError.cause ?? error }, 'request failed');
   } else if (apiError.status >= 500) {

@@ -1,51 +1,101 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler, RouteOptions } from 'fastify';
 import type { Kysely } from 'kysely';
 import { authOf } from '../auth/authenticate.js';
-import type { IdempotencyService, WorkResult } from '../idempotency/idempotency.service.js';
+import type { IdempotencyService, IdempotentOutcome, IdempotentRequest, Rewrite, WorkResult } from '../idempotency/idempotency.service.js';
+import { validationError } from '../lib/errors.js';
+import { findLoneSurrogate, loneSurrogateDetail } from '../lib/unicode.js';
 import type { Database } from '../storage/schema.js';
 
-/** Replaces the stored response, inside the transaction that made the new response true. */
-export type Rewrite = (trx: Kysely<Database>, body: unknown) => Promise<void>;
+export type { Rewrite } from '../idempotency/idempotency.service.js';
+
+export interface IdempotentReplyOptions {
+  /**
+   * Work that must not hold the transaction (calling a partner), run once after the first run
+   * commits and before it answers. It may answer with a newer body (and status) by calling `rewrite`
+   * in the transaction of the change that body reports. Replays get 409 until it has finished.
+   */
+  afterCommit?: (result: WorkResult, rewrite: Rewrite) => Promise<unknown>;
+  /** The response shows a secret once (a signing secret): its copy kept for replays is sealed. */
+  carriesSecret?: boolean;
+}
 
 /**
  * Runs a mutating POST under its Idempotency-Key and sends the response. The body is serialised by the
  * route's own response schema, stored, and sent as bytes, so a replay is byte-for-byte the first
- * response (plus `Idempotent-Replayed: true`). `afterCommit` runs once, after the first run commits,
- * for work that must not hold the transaction (calling a partner); it may return a newer body, which
- * it has stored with `rewrite` in the same transaction as the change it reports.
+ * response (plus `Idempotent-Replayed: true`).
  */
 export async function replyIdempotently(
   idempotency: IdempotencyService,
   request: FastifyRequest,
   reply: FastifyReply,
   work: (trx: Kysely<Database>) => Promise<WorkResult>,
-  afterCommit?: (result: WorkResult, rewrite: Rewrite) => Promise<unknown>,
+  options: IdempotentReplyOptions = {},
 ): Promise<FastifyReply> {
-  const header = request.headers['idempotency-key'];
-  const key = Array.isArray(header) ? header[0] : header;
-  const clientId = authOf(request).clientId;
-  const serialize = (result: WorkResult) => String(reply.code(result.status).serialize(result.body));
+  const { afterCommit } = options;
   const outcome = await idempotency.run(
-    {
-      clientId,
-      key,
-      // Fastify's params object has a null prototype; a plain copy is what the canonical form takes.
-      fingerprint: { method: request.method, route: request.routeOptions.url, params: { ...(request.params as object) }, body: request.body ?? null },
-    },
-    serialize,
+    idempotentRequestOf(request, options),
+    serializerOf(reply),
     work,
+    afterCommit === undefined ? undefined : async (result, rewrite) => void (await afterCommit(result, rewrite)),
   );
-  let body = outcome.body;
-  if (outcome.replayed) {
-    reply.header('idempotent-replayed', 'true');
-  } else if (afterCommit !== undefined && outcome.result !== undefined) {
-    const status = outcome.result.status;
-    let rewritten: string | null = null;
-    await afterCommit(outcome.result, async (trx, newBody) => {
-      rewritten = serialize({ status, body: newBody });
-      await idempotency.rewrite(trx, clientId, key ?? '', rewritten);
-    });
-    if (rewritten !== null) body = rewritten;
+  return sendOutcome(request, reply, outcome);
+}
+
+/** What identifies the request under its key: the client, the key, and the route, params and body. */
+export function idempotentRequestOf(request: FastifyRequest, options: { carriesSecret?: boolean } = {}): IdempotentRequest {
+  const header = request.headers['idempotency-key'];
+  return {
+    clientId: authOf(request).clientId,
+    key: Array.isArray(header) ? header[0] : header,
+    // Fastify's params object has a null prototype; a plain copy is what the canonical form takes.
+    fingerprint: { method: request.method, route: request.routeOptions.url, params: { ...(request.params as object) }, body: request.body ?? null },
+    sealResponse: options.carriesSecret === true,
+  };
+}
+
+/** The route's serialiser for each status of its response schema: the bytes sent are the bytes stored. */
+export function serializerOf(reply: FastifyReply): (result: WorkResult) => string {
+  return (result) => String(reply.code(result.status).serialize(result.body));
+}
+
+/** Sends an idempotent outcome as its stored bytes, logging a settled key or a failed follow-up. */
+export function sendOutcome(request: FastifyRequest, reply: FastifyReply, outcome: IdempotentOutcome): FastifyReply {
+  if (outcome.replayed) reply.header('idempotent-replayed', 'true');
+  if (outcome.settled === true) {
+    request.log.warn({ idempotency_key: request.headers['idempotency-key'] }, 'the request holding this Idempotency-Key outlived its lease; the response it committed is now final');
   }
-  return reply.code(outcome.status).type('application/json; charset=utf-8').send(Buffer.from(body));
+  if (outcome.followUpError !== undefined) {
+    request.log.error({ err: outcome.followUpError }, 'work after the commit failed; the response committed with the request is sent');
+  }
+  return reply.code(outcome.status).type('application/json; charset=utf-8').send(Buffer.from(outcome.body));
+}
+
+/**
+ * Refuses a body holding a lone UTF-16 surrogate (JSON allows `"\udfff"`; Unicode text does not) with
+ * 422 rule `unicode`, naming the field. Such a string can be neither fingerprinted nor signed in
+ * RFC 8785 form, stored as sent, nor delivered in a webhook as UTF-8. Nothing has run yet, so
+ * nothing is stored and a retry with the same key gets the same answer.
+ */
+export const refuseLoneSurrogates: preHandlerHookHandler = (request, _reply, done) => {
+  const found = findLoneSurrogate(request.body);
+  if (found === null) return done();
+  const detail = loneSurrogateDetail(found);
+  done(validationError([detail], `Invalid ${detail.field}: text must be valid Unicode (it holds a lone surrogate)`));
+};
+
+function takesIdempotencyKey(route: RouteOptions): boolean {
+  const headers = route.schema?.headers as { properties?: Record<string, unknown> } | undefined;
+  return headers?.properties?.['idempotency-key'] !== undefined;
+}
+
+/**
+ * Installs, on every route registered after this call that takes an Idempotency-Key, the refusal of
+ * lone surrogates before its handler: once for all of them, present and future.
+ */
+export function guardIdempotentRoutes(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    if (!takesIdempotencyKey(route)) return;
+    const existing = route.preHandler as unknown;
+    route.preHandler = [...(existing === undefined ? [] : [existing].flat()), refuseLoneSurrogates] as RouteOptions['preHandler'];
+  });
 }

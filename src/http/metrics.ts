@@ -1,5 +1,7 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
+import type { CredentialCheckStats } from '../auth/credential-guard.js';
 import type { DeliveryWorkerStats, StepFigures } from '../webhooks/delivery-worker.js';
+import type { RateLimitStoreHealth } from './rate-limit.js';
 import type { CommitStats } from '../storage/database.js';
 
 export interface MetricsSources {
@@ -12,6 +14,10 @@ export interface MetricsSources {
   webhookWorker?(): DeliveryWorkerStats;
   /** The FIX partners' sessions this process keeps up (optional). */
   fixSessions?(): { partnerId: string; loggedOn: boolean }[];
+  /** The rate-limit store: whether it counts in memory because Redis does not answer (optional). */
+  rateLimitStore?(): RateLimitStoreHealth;
+  /** Token requests refused for their credentials (optional). */
+  credentialChecks?(): CredentialCheckStats;
 }
 
 const WORKER_STEPS = [
@@ -81,9 +87,17 @@ class HttpStats {
  * The service's Prometheus metrics, in a registry of its own (not prom-client's global one) so that
  * several app instances in one process, as in tests, do not mix their counts.
  */
+export type ConnectionCloseReason = 'request_timeout' | 'malformed_request' | 'max_connections';
+
 export class Metrics {
   readonly registry = new Registry();
   readonly #http = new HttpStats();
+  readonly #connectionsClosed: Counter<'reason'>;
+
+  /** Counts a connection the server closed before any route answered it. */
+  recordConnectionClosed(reason: ConnectionCloseReason): void {
+    this.#connectionsClosed.inc({ reason });
+  }
 
   /** Counts a finished request under its route template and observes its latency. */
   recordRequest(method: string, route: string, status: number, seconds: number): void {
@@ -120,6 +134,12 @@ export class Metrics {
           for (const [status, n] of series.statuses) requests.inc({ ...series.labels, status: String(status) }, n);
         }
       },
+    });
+    this.#connectionsClosed = new Counter({
+      name: 'cauri_http_connections_closed_total',
+      help: 'Connections the HTTP server closed before a route answered: a request not received in time (reason="request_timeout", answered 408), a malformed request (reason="malformed_request"), or a connection over CAURI_HTTP_MAX_CONNECTIONS (reason="max_connections", closed unanswered).',
+      labelNames: ['reason'],
+      registers: [this.registry],
     });
     const latencyName = 'cauri_http_request_duration_seconds';
     const latency = {
@@ -232,6 +252,36 @@ export class Metrics {
       collect() {
         fix.reset();
         for (const session of sources.fixSessions?.() ?? []) fix.set({ partner: session.partnerId }, session.loggedOn ? 1 : 0);
+      },
+    });
+    const degraded = new Gauge({
+      name: 'cauri_rate_limit_store_degraded',
+      help: 'Whether this process counts rate limits in its own memory because Redis does not answer (1) or shares them through Redis or needs no Redis (0).',
+      registers: [this.registry],
+      collect() {
+        degraded.set(sources.rateLimitStore?.().degraded === true ? 1 : 0);
+      },
+    });
+    const outages = new Counter({
+      name: 'cauri_rate_limit_store_outages_total',
+      help: 'Times this process found Redis unreachable and began counting rate limits in memory.',
+      registers: [this.registry],
+      collect() {
+        outages.reset();
+        outages.inc(sources.rateLimitStore?.().outages ?? 0);
+      },
+    });
+    const authFailures = new Counter({
+      name: 'cauri_auth_failures_total',
+      help: 'Token requests refused for their client credentials, by outcome: rejected (401 at once), delayed (401 after the brute-force delay), blocked (429: the address had used up its failed checks; nothing was checked).',
+      labelNames: ['outcome'],
+      registers: [this.registry],
+      collect() {
+        const s = sources.credentialChecks?.();
+        authFailures.reset();
+        authFailures.inc({ outcome: 'rejected' }, s?.rejected ?? 0);
+        authFailures.inc({ outcome: 'delayed' }, s?.delayed ?? 0);
+        authFailures.inc({ outcome: 'blocked' }, s?.blocked ?? 0);
       },
     });
     const backlog = new Gauge({

@@ -6,12 +6,18 @@ import type { Metrics } from './metrics.js';
 export interface OpsRouteDeps {
   db: Kysely<any>;
   metrics: Metrics;
-  /** Other dependencies readiness waits for, by name (Redis when configured). */
+  /** Other dependencies readiness waits for, by name: without one, the process cannot serve (503). */
   checks?: Record<string, () => Promise<void>>;
+  /**
+   * Dependencies whose loss degrades the service without stopping it, by name, with what their loss
+   * means: readiness stays 200 (taking every process out of the load balancer would turn a degraded
+   * service into an outage) and says `degraded`, naming them.
+   */
+  degradable?: Record<string, { check: () => Promise<void>; effect: string }>;
 }
 
 /** Liveness, readiness, metrics and the machine-readable description. */
-export const opsRoutes: FastifyPluginAsyncTypebox<OpsRouteDeps> = async (app, { db, metrics, checks = {} }) => {
+export const opsRoutes: FastifyPluginAsyncTypebox<OpsRouteDeps> = async (app, { db, metrics, checks = {}, degradable = {} }) => {
   app.get(
     '/healthz',
     { schema: { tags: ['Operations'], summary: 'Liveness: the process answers', response: { 200: Type.Object({ status: Type.Literal('ok') }) } } },
@@ -23,9 +29,12 @@ export const opsRoutes: FastifyPluginAsyncTypebox<OpsRouteDeps> = async (app, { 
     {
       schema: {
         tags: ['Operations'],
-        summary: 'Readiness: the database (and Redis, when configured) answer',
+        summary: 'Readiness: the database answers (and Redis, when configured: without it the service is degraded, still ready)',
         response: {
-          200: Type.Object({ status: Type.Literal('ready') }),
+          200: Type.Object({
+            status: Type.Union([Type.Literal('ready'), Type.Literal('degraded')]),
+            reason: Type.Optional(Type.String({ description: 'When degraded: what is unreachable and what that changes' })),
+          }),
           503: Type.Object({ status: Type.Literal('unavailable'), reason: Type.String() }),
         },
       },
@@ -39,7 +48,12 @@ export const opsRoutes: FastifyPluginAsyncTypebox<OpsRouteDeps> = async (app, { 
           return reply.code(503).send({ status: 'unavailable' as const, reason: `${name} unreachable` });
         }
       }
-      return { status: 'ready' as const };
+      const reasons: string[] = [];
+      for (const [name, { check, effect }] of Object.entries(degradable)) {
+        // Not logged here: the dependency reports its own outage, once.
+        await check().catch(() => reasons.push(`${name} unreachable: ${effect}`));
+      }
+      return reasons.length === 0 ? { status: 'ready' as const } : { status: 'degraded' as const, reason: reasons.join('; ') };
     },
   );
 

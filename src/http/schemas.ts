@@ -34,6 +34,12 @@ export const ErrorBody = Type.Object(
 );
 
 /**
+ * The schema option of a body that may be left out (the route pairs it with the `absentBodyIsEmpty`
+ * hook, which makes no body `{}`); the OpenAPI document then marks the body not required.
+ */
+export const OPTIONAL_BODY = { 'x-optional-body': true } as const;
+
+/**
  * The schema of a query string. A parameter with a default is filled in before the handler runs (the
  * query validator applies defaults), so it is typed as present but documented as optional: it is
  * left out of `required`.

@@ -17,12 +17,22 @@ export async function findRecord(db: Kysely<Database>, clientId: string, key: st
   return recordOfKey.first(db, clientId, key);
 }
 
-const responseRewrite = new PreparedQuery(3, (qb, clientId: string, key: string, body: string) =>
-  qb.updateTable('idempotency_keys').set({ response_body: body }).where('client_id', '=', clientId).where('key', '=', key).where('state', '=', 'done'),
+const recordCompletion = new PreparedQuery(4, (qb, status: number, body: string, clientId: string, key: string) =>
+  qb
+    .updateTable('idempotency_keys')
+    .set({ state: 'done', response_status: status, response_body: body })
+    .where('client_id', '=', clientId)
+    .where('key', '=', key)
+    .where('state', '=', 'in_flight')
+    .returning('key'),
 );
 
-export async function rewriteResponse(db: Kysely<Database>, clientId: string, key: string, body: string): Promise<void> {
-  await responseRewrite.execute(db, clientId, key, body);
+/**
+ * Marks an `in_flight` record done with its final response status and body. False when the record
+ * was not in flight any more (another request completed it first): then nothing is written.
+ */
+export async function completeRecord(db: Kysely<Database>, clientId: string, key: string, status: number, body: string): Promise<boolean> {
+  return (await recordCompletion.execute(db, status, body, clientId, key)).length > 0;
 }
 
 export async function deleteRecord(db: Kysely<Database>, clientId: string, key: string): Promise<void> {

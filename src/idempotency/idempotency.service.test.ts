@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { canonicalize } from '@cauri/verifier';
 import type { Kysely } from 'kysely';
 import { DATABASES, openSharedStorages, openTestStorage } from '../../test/support/harness.js';
@@ -36,7 +36,7 @@ for (const database of DATABASES) {
       const storage = await openTestStorage(t, database);
       const { db } = storage;
       const clock = new ManualClock();
-      const service = new IdempotencyService(db, storage.transact, clock, storage.dialect);
+      const service = new IdempotencyService(db, storage.transact, clock, storage.dialect, randomBytes(32));
       const thing = createThing(clock);
       const key = randomUUID();
       const first = await service.run({ clientId: 'cli_a', key, fingerprint: { body: { a: 1, b: [1, 2] } } }, serialize, thing.work);
@@ -56,7 +56,7 @@ for (const database of DATABASES) {
       const storage = await openTestStorage(t, database);
       const { db } = storage;
       const clock = new ManualClock();
-      const service = new IdempotencyService(db, storage.transact, clock, storage.dialect);
+      const service = new IdempotencyService(db, storage.transact, clock, storage.dialect, randomBytes(32));
       const thing = createThing(clock);
       const key = randomUUID();
       await service.run({ clientId: 'cli_a', key, fingerprint: { body: { qty: 1 } } }, serialize, thing.work);
@@ -70,7 +70,7 @@ for (const database of DATABASES) {
       const storage = await openTestStorage(t, database);
       const { db } = storage;
       const clock = new ManualClock();
-      const service = new IdempotencyService(db, storage.transact, clock, storage.dialect);
+      const service = new IdempotencyService(db, storage.transact, clock, storage.dialect, randomBytes(32));
       let fail = true;
       const thing = createThing(clock, async () => {
         if (fail) throw new Error('disk full after the insert');
@@ -89,7 +89,7 @@ for (const database of DATABASES) {
       const storage = await openTestStorage(t, database);
       const { db } = storage;
       const clock = new ManualClock();
-      const service = new IdempotencyService(db, storage.transact, clock, storage.dialect);
+      const service = new IdempotencyService(db, storage.transact, clock, storage.dialect, randomBytes(32));
       // A request holding the key (its process may since have died): in flight until its lease lapses.
       const key = randomUUID();
       const now = clock.now().getTime();
@@ -111,7 +111,7 @@ for (const database of DATABASES) {
         const storage = await openTestStorage(t, database);
       const { db } = storage;
         const clock = new ManualClock();
-        const service = new IdempotencyService(db, storage.transact, clock, storage.dialect);
+        const service = new IdempotencyService(db, storage.transact, clock, storage.dialect, randomBytes(32));
         let release!: () => void;
         const gate = new Promise<void>((resolve) => (release = resolve));
         const slow = createThing(clock, () => gate);
@@ -129,8 +129,8 @@ for (const database of DATABASES) {
     test('two processes sharing the database: one request with the key runs, the other answers with its outcome or 409', async (t) => {
       const [first, second] = await openSharedStorages(t, database);
       const clock = new ManualClock();
-      const a = new IdempotencyService(first.db, first.transact, clock, first.dialect);
-      const b = new IdempotencyService(second.db, second.transact, clock, second.dialect);
+      const a = new IdempotencyService(first.db, first.transact, clock, first.dialect, randomBytes(32));
+      const b = new IdempotencyService(second.db, second.transact, clock, second.dialect, randomBytes(32));
       const thing = createThing(clock, () => new Promise((r) => setTimeout(r, 20)));
       const key = randomUUID();
       const results = await Promise.allSettled([a, b, a, b].map((service) => service.run({ clientId: 'cli_a', key, fingerprint: { qty: 5 } }, serialize, thing.work)));
@@ -148,7 +148,7 @@ for (const database of DATABASES) {
       const storage = await openTestStorage(t, database);
       const { db } = storage;
       const clock = new ManualClock();
-      const service = new IdempotencyService(db, storage.transact, clock, storage.dialect);
+      const service = new IdempotencyService(db, storage.transact, clock, storage.dialect, randomBytes(32));
       const thing = createThing(clock);
       const key = randomUUID();
       await service.run({ clientId: 'cli_a', key, fingerprint: {} }, serialize, thing.work);
@@ -159,11 +159,149 @@ for (const database of DATABASES) {
       assert.equal(thing.runs(), 2);
     });
 
+    test('with a follow-up, the key stays in flight (409) until the final response is stored, and a replay returns exactly it', async (t) => {
+      const [first, second] = await openSharedStorages(t, database);
+      const clock = new ManualClock();
+      const secretKey = randomBytes(32);
+      const a = new IdempotencyService(first.db, first.transact, clock, first.dialect, secretKey);
+      const b = new IdempotencyService(second.db, second.transact, clock, second.dialect, secretKey);
+      const thing = createThing(clock);
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      let entered!: () => void;
+      const inFollowUp = new Promise<void>((resolve) => (entered = resolve));
+      const key = randomUUID();
+      const running = a.run({ clientId: 'cli_a', key, fingerprint: { qty: 1 } }, serialize, thing.work, async (result, rewrite) => {
+        entered();
+        await gate;
+        await first.transact((trx) => rewrite(trx, { ...(result.body as object), status: 'routed' }));
+      });
+      await inFollowUp;
+      // The work has committed; the same process and another one sharing the database both refuse.
+      const conflict = (e: unknown) => e instanceof ApiError && e.code === 'conflict' && e.headers?.['retry-after'] === '1';
+      await assert.rejects(a.run({ clientId: 'cli_a', key, fingerprint: { qty: 1 } }, serialize, thing.work), conflict);
+      await assert.rejects(b.run({ clientId: 'cli_a', key, fingerprint: { qty: 1 } }, serialize, thing.work), conflict);
+      release();
+      const answered = await running;
+      assert.equal(JSON.parse(answered.body).status, 'routed');
+      for (const service of [a, b]) {
+        assert.deepEqual(await service.run({ clientId: 'cli_a', key, fingerprint: { qty: 1 } }, serialize, thing.work), { status: 201, body: answered.body, replayed: true });
+      }
+      assert.equal(thing.runs(), 1);
+    });
+
+    test('a follow-up may replace the status too (202 answered 200 once the partner answered): sent, stored and replayed', async (t) => {
+      const storage = await openTestStorage(t, database);
+      const clock = new ManualClock();
+      const service = new IdempotencyService(storage.db, storage.transact, clock, storage.dialect, randomBytes(32));
+      const key = randomUUID();
+      const work = async () => ({ status: 202, body: { pending: true } });
+      const answered = await service.run({ clientId: 'cli_a', key, fingerprint: {} }, serialize, work, async (_result, rewrite) => {
+        await storage.transact((trx) => rewrite(trx, { pending: false }, 200));
+      });
+      assert.deepEqual([answered.status, JSON.parse(answered.body)], [200, { pending: false }]);
+      assert.deepEqual(await service.run({ clientId: 'cli_a', key, fingerprint: {} }, serialize, work), { status: 200, body: answered.body, replayed: true });
+      // Without a status the first one stays.
+      const other = randomUUID();
+      const kept = await service.run({ clientId: 'cli_a', key: other, fingerprint: {} }, serialize, work, async (_result, rewrite) => {
+        await storage.transact((trx) => rewrite(trx, { pending: 'still' }));
+      });
+      assert.deepEqual([kept.status, JSON.parse(kept.body)], [202, { pending: 'still' }]);
+      assert.deepEqual(await service.run({ clientId: 'cli_a', key: other, fingerprint: {} }, serialize, work), { status: 202, body: kept.body, replayed: true });
+    });
+
+    test('a follow-up that fails after the commit: the committed response is sent, stored and replayed', async (t) => {
+      const storage = await openTestStorage(t, database);
+      const clock = new ManualClock();
+      const service = new IdempotencyService(storage.db, storage.transact, clock, storage.dialect, randomBytes(32));
+      const thing = createThing(clock);
+      const key = randomUUID();
+      const answered = await service.run({ clientId: 'cli_a', key, fingerprint: {} }, serialize, thing.work, async (_result, rewrite) => {
+        // The rewrite's transaction rolls back: its body must not be what is answered.
+        await storage.transact(async (trx) => {
+          await rewrite(trx, { rewritten: true });
+          throw new Error('partner answer could not be applied');
+        });
+      });
+      assert.match(String(answered.followUpError), /could not be applied/);
+      assert.deepEqual(JSON.parse(answered.body), { id: JSON.parse(answered.body).id, n: 1 });
+      const replay = await service.run({ clientId: 'cli_a', key, fingerprint: {} }, serialize, thing.work);
+      assert.deepEqual(replay, { status: 201, body: answered.body, replayed: true });
+      const row = await storage.db.selectFrom('idempotency_keys').selectAll().executeTakeFirstOrThrow();
+      assert.equal(row.state, 'done');
+    });
+
+    test('a holder that died after its commit releases the key when its lease lapses; its late finish answers the same', async (t) => {
+      const [first, second] = await openSharedStorages(t, database);
+      const clock = new ManualClock();
+      const secretKey = randomBytes(32);
+      const a = new IdempotencyService(first.db, first.transact, clock, first.dialect, secretKey);
+      const b = new IdempotencyService(second.db, second.transact, clock, second.dialect, secretKey);
+      const thing = createThing(clock);
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      let entered!: () => void;
+      const inFollowUp = new Promise<void>((resolve) => (entered = resolve));
+      const key = randomUUID();
+      // Stuck past its lease, as a process that died would be (from the other process's view).
+      const stuck = a.run({ clientId: 'cli_a', key, fingerprint: {} }, serialize, thing.work, async (result, rewrite) => {
+        entered();
+        await gate;
+        await first.transact((trx) => rewrite(trx, { ...(result.body as object), late: true }));
+      });
+      await inFollowUp;
+      clock.advance(IDEMPOTENCY_LEASE_MS - 1);
+      await assert.rejects(b.run({ clientId: 'cli_a', key, fingerprint: {} }, serialize, thing.work), (e: unknown) => e instanceof ApiError && e.code === 'conflict');
+      clock.advance(1);
+      const settled = await b.run({ clientId: 'cli_a', key, fingerprint: {} }, serialize, thing.work);
+      assert.equal(settled.replayed, true);
+      assert.equal(JSON.parse(settled.body).late, undefined, 'the response committed with the work');
+      release();
+      assert.equal((await stuck).body, settled.body, 'the late holder answers what was settled');
+      assert.equal(thing.runs(), 1);
+    });
+
+    test('a response that carries a secret is stored sealed, bound to its client and key, and replayed in clear', async (t) => {
+      const storage = await openTestStorage(t, database);
+      const { db } = storage;
+      const clock = new ManualClock();
+      const service = new IdempotencyService(db, storage.transact, clock, storage.dialect, randomBytes(32));
+      const secret = `whsec_${randomBytes(32).toString('base64url')}`;
+      const work = async () => ({ status: 201, body: { id: 'we_1', secret } });
+      const key = randomUUID();
+      const first = await service.run({ clientId: 'cli_a', key, fingerprint: {}, sealResponse: true }, serialize, work);
+      assert.equal(JSON.parse(first.body).secret, secret);
+      const row = await db.selectFrom('idempotency_keys').selectAll().executeTakeFirstOrThrow();
+      assert.doesNotMatch(JSON.stringify(row), new RegExp(secret));
+      assert.match(row.response_body ?? '', /^v1\./);
+      assert.deepEqual(await service.run({ clientId: 'cli_a', key, fingerprint: {}, sealResponse: true }, serialize, work), { ...first, replayed: true });
+      // Copied onto another client's record, the sealed body does not open.
+      const other = randomUUID();
+      await insertRecord(db, { ...row, client_id: 'cli_b', key: other });
+      await assert.rejects(service.run({ clientId: 'cli_b', key: other, fingerprint: {} }, serialize, work), /unable to authenticate|auth/i);
+    });
+
+    test('a fingerprint holding a lone surrogate is a 422 naming it, never an unhandled error; nothing is stored', async (t) => {
+      const storage = await openTestStorage(t, database);
+      const clock = new ManualClock();
+      const service = new IdempotencyService(storage.db, storage.transact, clock, storage.dialect, randomBytes(32));
+      const thing = createThing(clock);
+      const key = randomUUID();
+      for (let i = 0; i < 2; i++) {
+        await assert.rejects(
+          service.run({ clientId: 'cli_a', key, fingerprint: { body: { note: 'x\udfff' } } }, serialize, thing.work),
+          (e: unknown) => e instanceof ApiError && e.code === 'validation_error' && e.details?.[0]?.rule === 'unicode' && e.details[0].field === 'body.note',
+        );
+      }
+      assert.equal(thing.runs(), 0);
+      assert.equal((await storage.db.selectFrom('idempotency_keys').selectAll().execute()).length, 0);
+    });
+
     test('50 concurrent identical requests with one key create exactly one resource', async (t) => {
       const storage = await openTestStorage(t, database);
       const { db } = storage;
       const clock = new ManualClock();
-      const service = new IdempotencyService(db, storage.transact, clock, storage.dialect);
+      const service = new IdempotencyService(db, storage.transact, clock, storage.dialect, randomBytes(32));
       const thing = createThing(clock, () => new Promise((r) => setTimeout(r, 5)));
       const key = randomUUID();
       const results = await Promise.allSettled(Array.from({ length: 50 }, () => service.run({ clientId: 'cli_a', key, fingerprint: { qty: 5 } }, serialize, thing.work)));

@@ -1,21 +1,25 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { canonicalize } from '@cauri/verifier';
+import { canonicalize, JcsError } from '@cauri/verifier';
 import type { Clock } from '../lib/clock.js';
 import { ApiError, validationError } from '../lib/errors.js';
+import { findLoneSurrogate, loneSurrogateDetail } from '../lib/unicode.js';
 import { tryLockForTransaction, type DialectName } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';
 import type { Transact } from '../storage/database.js';
 import type { IdempotencyTable } from './idempotency.table.js';
-import { deleteRecord, findRecord, insertRecord, rewriteResponse } from './idempotency.repository.js';
+import { completeRecord, deleteRecord, findRecord, insertRecord } from './idempotency.repository.js';
+import { sentForm, storedForm } from './stored-response.js';
 
 /** The specification's idempotency cache: 24 hours. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /**
- * How long an `in_flight` record holds its key (earlier builds claimed a key with one, in a
- * transaction of its own, before the work): a retry may take the key over once it has lapsed.
+ * How long a request that has committed its work but is still finishing (an order being handed to
+ * its partner: at most the 2 s hand-over time-out, then the transaction applying the answer) holds
+ * its key. Far longer than such a finish takes, so a live request is never taken over; when its
+ * process died, a retry after this long gets the response committed with the work.
  */
-export const IDEMPOTENCY_LEASE_MS = 60_000;
+export const IDEMPOTENCY_LEASE_MS = 10_000;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -24,6 +28,8 @@ export interface IdempotentRequest {
   key: string | undefined;
   /** What makes two requests the same: the route and the body, compared in RFC 8785 canonical form. */
   fingerprint: unknown;
+  /** The response carries a secret shown once: its copy kept for replays is sealed. */
+  sealResponse?: boolean;
 }
 
 export interface IdempotentOutcome {
@@ -31,8 +37,10 @@ export interface IdempotentOutcome {
   /** The exact response body bytes, sent again on a replay. */
   body: string;
   replayed: boolean;
-  /** The work's result (first run only). */
-  result?: WorkResult;
+  /** The follow-up's error, when it failed after the work committed (the response is then the committed one). */
+  followUpError?: unknown;
+  /** This replay made final the committed response of a request that outlived its lease (its process may have died). */
+  settled?: boolean;
 }
 
 /** Which status and body the work produced; `serialize` turns it into the bytes that are sent. */
@@ -42,14 +50,44 @@ export interface WorkResult {
 }
 
 /**
- * Idempotency for every mutating POST (decisions.md): keys are per client; a retry with the same key
+ * Replaces the response to send, inside the transaction of the change that makes it true; `status`
+ * replaces the first status too (a cancel the partner answered within the request is 200, not 202).
+ */
+export type Rewrite = (trx: Kysely<Database>, body: unknown, status?: number) => Promise<void>;
+
+/** A response as sent: its status and the exact bytes of its body. */
+export interface SentResponse {
+  status: number;
+  body: string;
+}
+
+/**
+ * Work that runs after the request's transaction committed and before it answers (calling a
+ * partner must not hold a transaction). It may call `rewrite` once, in the transaction of a change
+ * it makes, to answer with a newer body (an order that became `routed`) and, if it says so, status.
+ */
+export type FollowUp = (result: WorkResult, rewrite: Rewrite) => Promise<void>;
+
+/** A request holding its Idempotency-Key: from IdempotencyService.begin to end. */
+export interface IdempotentCall {
+  readonly clientId: string;
+  readonly key: string;
+  readonly hash: string;
+  readonly sealed: boolean;
+  /** Turns a status and body into the bytes sent and stored (the route's response schema). */
+  readonly serialize: (result: WorkResult) => string;
+  readonly slot: string;
+}
+
+/**
+ * Idempotency for every mutating POST: keys are per client; a retry with the same key
  * and the same body within 24 hours gets the first response and creates nothing; another body is 422
  * `idempotency_key_reused`; the same key while the first request runs is 409. The work runs in one
  * transaction with the record, so the resource, its events and the stored response commit together.
  * A failure (any error, 4xx or 5xx) stores nothing, so the retry runs again.
  */
 export class IdempotencyService {
-  /** Keys (client and key) of the requests running in this process. */
+  /** Keys (client and key) of the requests running in this process, follow-ups included. */
   readonly #inFlight = new Set<string>();
 
   constructor(
@@ -57,6 +95,8 @@ export class IdempotencyService {
     private readonly transact: Transact,
     private readonly clock: Clock,
     private readonly dialect: DialectName,
+    /** 32 bytes, derived from the master key for this purpose only: seals responses that carry a secret. */
+    private readonly secretKey: Buffer,
   ) {}
 
   static checkKey(key: string | undefined): string {
@@ -75,53 +115,163 @@ export class IdempotencyService {
    * transaction ends (its record is then visible, so a retry replays it), and on SQLite because
    * every writer of the database (of every process) runs one at a time, so the second waits for
    * the write lock and then finds the first's record. Nothing is stored before the work succeeds.
-   * Records left `in_flight` by earlier builds are honoured until their lease lapses.
+   *
+   * With a `followUp`, the record is committed `in_flight` (holding the response the work gave) and
+   * becomes `done` with the response finally sent, once the follow-up has finished: until then every
+   * other request with the key gets 409, so a replay never sees a response the first request did not
+   * give. If the follow-up fails, the response committed with the work is the one sent and stored,
+   * and the error is returned in `followUpError`.
    */
-  async run(request: IdempotentRequest, serialize: (result: WorkResult) => string, work: (trx: Kysely<Database>) => Promise<WorkResult>): Promise<IdempotentOutcome> {
-    const key = IdempotencyService.checkKey(request.key);
-    const hash = createHash('sha256').update(canonicalize(request.fingerprint)).digest('hex');
-    const { clientId } = request;
-    const slot = `${clientId}\u0000${key}`;
-    if (this.#inFlight.has(slot)) throw inFlightConflict();
-    this.#inFlight.add(slot);
+  async run(
+    request: IdempotentRequest,
+    serialize: (result: WorkResult) => string,
+    work: (trx: Kysely<Database>) => Promise<WorkResult>,
+    followUp?: FollowUp,
+  ): Promise<IdempotentOutcome> {
+    const call = this.begin(request, serialize);
     try {
-      return await this.transact(async (trx) => {
-        if (!(await tryLockForTransaction(trx, this.dialect, `idempotency:${clientId}:${key}`))) throw inFlightConflict();
-        const now = this.clock.now().getTime();
-        const existing = await findRecord(trx, clientId, key);
-        if (existing !== undefined) {
-          const replay = decide(existing, hash, now);
-          if (replay !== null) return replay;
-          await deleteRecord(trx, clientId, key);
-        }
-        const result = await work(trx);
-        const body = serialize(result);
-        await insertRecord(trx, {
-          client_id: clientId,
-          key,
-          request_hash: hash,
-          state: 'done',
-          locked_until: now,
-          response_status: result.status,
-          response_body: body,
-          created_at: now,
-          expires_at: now + IDEMPOTENCY_TTL_MS,
-        });
-        return { status: result.status, body, replayed: false, result };
+      let result: WorkResult | undefined;
+      const outcome = await this.transact(async (trx): Promise<IdempotentOutcome> => {
+        const replay = await this.claim(trx, call);
+        if (replay !== null) return replay;
+        result = await work(trx);
+        return this.record(trx, call, result, { final: followUp === undefined });
       });
+      if (outcome.replayed || followUp === undefined || result === undefined) return outcome;
+      const followed = await this.#follow(call, { status: outcome.status, body: outcome.body }, result, followUp);
+      return { ...outcome, status: followed.status, body: followed.body, ...(followed.error === undefined ? {} : { followUpError: followed.error }) };
     } finally {
-      this.#inFlight.delete(slot);
+      this.end(call);
     }
   }
 
   /**
-   * Replaces the stored response of a completed request, in the transaction of the change that makes
-   * the new response true (an order handed over within its request answers `routed`, not `created`):
-   * a replay then returns what the first request actually answered.
+   * The steps of `run`, for a use case that takes them itself (an order's: its transaction, then the
+   * partner, then the final answer). `begin` checks the key and holds it in this process (409 while
+   * another request of this process holds it); `end` releases it, in a `finally`.
    */
-  async rewrite(trx: Kysely<Database>, clientId: string, key: string, body: string): Promise<void> {
-    await rewriteResponse(trx, clientId, key.toLowerCase(), body);
+  begin(request: IdempotentRequest, serialize: (result: WorkResult) => string): IdempotentCall {
+    const key = IdempotencyService.checkKey(request.key);
+    const hash = fingerprintHash(request.fingerprint);
+    const call: IdempotentCall = { clientId: request.clientId, key, hash, sealed: request.sealResponse === true, serialize, slot: `${request.clientId}\u0000${key}` };
+    if (this.#inFlight.has(call.slot)) throw inFlightConflict();
+    this.#inFlight.add(call.slot);
+    return call;
   }
+
+  end(call: IdempotentCall): void {
+    this.#inFlight.delete(call.slot);
+  }
+
+  /**
+   * First step in the request's transaction: the stored answer to replay (or settle) when the key was
+   * used before, or null when the request is new and its work should run. Throws 409 while another
+   * process holds the key, and 422 for the key reused with another body.
+   */
+  async claim(trx: Kysely<Database>, call: IdempotentCall): Promise<IdempotentOutcome | null> {
+    if (!(await tryLockForTransaction(trx, this.dialect, `idempotency:${call.clientId}:${call.key}`))) throw inFlightConflict();
+    const now = this.clock.now().getTime();
+    const existing = await findRecord(trx, call.clientId, call.key);
+    if (existing === undefined) return null;
+    const decision = decide(existing, call.hash, now);
+    if (decision === 'replay') return this.#replay(existing);
+    if (decision === 'settle') return { ...this.#replay(await this.#settleAbandoned(trx, existing)), settled: true };
+    await deleteRecord(trx, call.clientId, call.key);
+    return null;
+  }
+
+  /**
+   * Last step in the request's transaction: stores the response the work gave. `final: false` keeps
+   * the key in flight (409 to every other request) until `finish` or `finishAsCommitted` stores the
+   * response finally sent.
+   */
+  async record(trx: Kysely<Database>, call: IdempotentCall, result: WorkResult, options: { final: boolean }): Promise<IdempotentOutcome> {
+    const now = this.clock.now().getTime();
+    const body = call.serialize(result);
+    await insertRecord(trx, {
+      client_id: call.clientId,
+      key: call.key,
+      request_hash: call.hash,
+      state: options.final ? 'done' : 'in_flight',
+      locked_until: options.final ? now : now + IDEMPOTENCY_LEASE_MS,
+      response_status: result.status,
+      response_body: storedForm(this.secretKey, call.clientId, call.key, body, call.sealed),
+      created_at: now,
+      expires_at: now + IDEMPOTENCY_TTL_MS,
+    });
+    return { status: result.status, body, replayed: false };
+  }
+
+  /**
+   * Makes `result` the final response of the in-flight key, in the transaction of the change it
+   * reports; returns the response to send (the one stored, see #complete).
+   */
+  async finish(trx: Kysely<Database>, call: IdempotentCall, result: WorkResult): Promise<SentResponse> {
+    return this.#complete(trx, call.clientId, call.key, call.sealed, { status: result.status, body: call.serialize(result) });
+  }
+
+  /** Makes the response committed with the work final (nothing newer to answer), in a transaction of its own. */
+  async finishAsCommitted(call: IdempotentCall, committed: SentResponse): Promise<SentResponse> {
+    return this.transact((trx) => this.#complete(trx, call.clientId, call.key, call.sealed, committed));
+  }
+
+  /**
+   * Runs the follow-up and completes the record; returns the status and body to send, which are the
+   * ones stored. A failed follow-up is returned with the body, not thrown: the work committed, and
+   * its response is what the request answers.
+   */
+  async #follow(call: IdempotentCall, committed: SentResponse, result: WorkResult, followUp: FollowUp): Promise<SentResponse & { error?: unknown }> {
+    let rewritten: SentResponse | undefined;
+    try {
+      await followUp(result, async (trx, newBody, newStatus = result.status) => {
+        rewritten = await this.finish(trx, call, { status: newStatus, body: newBody });
+      });
+    } catch (error) {
+      // The transaction that rewrote the response may not have committed: the stored record decides.
+      return { ...(await this.finishAsCommitted(call, committed)), error };
+    }
+    return rewritten ?? (await this.finishAsCommitted(call, committed));
+  }
+
+  /**
+   * Makes `body` the final response of an in-flight record and returns it; when the record is no
+   * longer in flight (a retry settled it after the lease lapsed), returns the response it holds, so
+   * that both requests answer the same.
+   */
+  async #complete(trx: Kysely<Database>, clientId: string, key: string, sealed: boolean, response: SentResponse): Promise<SentResponse> {
+    if (await completeRecord(trx, clientId, key, response.status, storedForm(this.secretKey, clientId, key, response.body, sealed))) return response;
+    const record = await findRecord(trx, clientId, key);
+    if (record?.response_body == null) return response;
+    return { status: record.response_status ?? response.status, body: sentForm(this.secretKey, clientId, key, record.response_body) };
+  }
+
+  /** An in-flight record whose holder's lease lapsed: its committed response becomes the final one. */
+  async #settleAbandoned(trx: Kysely<Database>, record: IdempotencyTable): Promise<IdempotencyTable> {
+    if (await completeRecord(trx, record.client_id, record.key, record.response_status ?? 200, record.response_body ?? '')) return record;
+    // Completed meanwhile by its holder: what it stored is final.
+    return (await findRecord(trx, record.client_id, record.key)) ?? record;
+  }
+
+  #replay(record: IdempotencyTable): IdempotentOutcome {
+    return { status: record.response_status ?? 200, body: sentForm(this.secretKey, record.client_id, record.key, record.response_body ?? ''), replayed: true };
+  }
+}
+
+/**
+ * SHA-256 of the fingerprint's RFC 8785 form. A string holding a lone surrogate has no such form
+ * (the HTTP edge refuses those first, naming the body's field); here it is a 422 naming its path in
+ * the fingerprint, never an unhandled error.
+ */
+function fingerprintHash(fingerprint: unknown): string {
+  let text: string;
+  try {
+    text = canonicalize(fingerprint);
+  } catch (error) {
+    const found = error instanceof JcsError && error.code === 'lone_surrogate' ? findLoneSurrogate(fingerprint) : null;
+    if (found === null) throw error;
+    throw validationError([loneSurrogateDetail(found, 'fingerprint')], 'Text must be valid Unicode: a string holds a lone surrogate');
+  }
+  return createHash('sha256').update(text).digest('hex');
 }
 
 function inFlightConflict(): ApiError {
@@ -129,19 +279,20 @@ function inFlightConflict(): ApiError {
 }
 
 /**
- * What an existing record of the key means for a new request: its stored outcome (a replay), or
- * null when the new request may take the key (the record expired, or its holder's lease lapsed);
- * throws 422 for another body and 409 while its holder still runs.
+ * What an existing record of the key means for a new request: replay its stored response; settle it
+ * (its holder committed the work but its lease lapsed: the committed response becomes final, then
+ * is replayed); or take the key (the record expired, or a holder that stored no response lapsed).
+ * Throws 422 for another body and 409 while its holder still runs.
  */
-function decide(existing: IdempotencyTable, hash: string, now: number): IdempotentOutcome | null {
-  if (existing.expires_at <= now) return null;
+function decide(existing: IdempotencyTable, hash: string, now: number): 'replay' | 'settle' | 'take' {
+  if (existing.expires_at <= now) return 'take';
   if (existing.request_hash !== hash) {
     throw validationError(
       [{ field: 'Idempotency-Key', rule: 'idempotency_key_reused', value: existing.key }],
       'This Idempotency-Key was used with a different request; use a new key for a new request',
     );
   }
-  if (existing.state === 'done') return { status: existing.response_status ?? 200, body: existing.response_body ?? '', replayed: true };
+  if (existing.state === 'done') return 'replay';
   if (existing.locked_until > now) throw inFlightConflict();
-  return null;
+  return existing.response_body === null ? 'take' : 'settle';
 }

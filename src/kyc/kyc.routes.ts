@@ -2,6 +2,7 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import type { FastifyReply } from 'fastify';
 import { authOf } from '../auth/authenticate.js';
 import { replyIdempotently } from '../http/idempotent.js';
+import { absentBodyIsEmpty } from '../http/json-body.js';
 import { ErrorBody } from '../http/schemas.js';
 import { IdempotencyHeaders, bearerSecurity, protectedErrors } from '../http/schemas-auth.js';
 import { IdempotencyService } from '../idempotency/idempotency.service.js';
@@ -86,20 +87,22 @@ export const kycRoutes: FastifyPluginAsyncTypebox<KycRouteDeps> = async (app, de
     '/v1/kyc/attestations/:id/revoke',
     {
       config: { scope: 'kyc:write' },
+      preValidation: absentBodyIsEmpty,
       schema: {
         tags: ['KYC attestations'],
         summary: 'Revoke an attestation (adds it to the revocation list; revoking again returns the same record)',
+        description: 'The body is optional: none, an empty one and `{}` all revoke with reason `other`.',
         security: bearerSecurity,
         headers: IdempotencyHeaders,
         params: IdParams,
-        body: Type.Optional(RevokeRequest),
+        body: RevokeRequest,
         response: { 200: Revocation, ...protectedErrors(404, 409, 422) },
       },
     },
     async (request, reply) =>
       replyIdempotently(idempotency, request, reply, async (trx) => ({
         status: 200,
-        body: await kyc.revoke(trx, authOf(request).clientId, request.params.id, request.body?.reason ?? 'other'),
+        body: await kyc.revoke(trx, authOf(request).clientId, request.params.id, request.body.reason ?? 'other'),
       })),
   );
 

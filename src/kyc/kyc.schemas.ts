@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, Nullable, StringEnum } from '../http/schemas.js';
+import { DateTime, Nullable, OPTIONAL_BODY, StringEnum } from '../http/schemas.js';
 import { JURISDICTIONS } from '../partners/markets.js';
 import { KYC_LEVELS, VERIFICATION_TYPES } from './levels.js';
 
@@ -47,7 +47,7 @@ export type KycAttestation = Static<typeof KycAttestation>;
 
 export const RevokeRequest = Type.Object(
   { reason: Type.Optional(StringEnum(REVOCATION_REASONS, { description: 'Default: other' })) },
-  { additionalProperties: false, title: 'RevokeRequest' },
+  { additionalProperties: false, title: 'RevokeRequest', description: 'Optional: no body is the same as `{}`.', ...OPTIONAL_BODY },
 );
 
 export const Revocation = Type.Object(

@@ -9,6 +9,7 @@ export type ErrorCode =
   | 'conflict'
   | 'payload_too_large'
   | 'unsupported_media_type'
+  | 'request_timeout'
   | 'validation_error'
   | 'rate_limit_exceeded'
   | 'internal_error';
@@ -20,6 +21,8 @@ export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  // Answered on the connection itself, when a request is not received within its time-out.
+  request_timeout: 408,
   validation_error: 422,
   rate_limit_exceeded: 429,
   internal_error: 500,

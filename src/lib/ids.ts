@@ -15,6 +15,8 @@ export const ID_PREFIXES = {
   request: 'req',
   delivery: 'del',
   signingKey: 'key',
+  fill: 'fil',
+  testClock: 'clk',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;
@@ -33,6 +35,8 @@ export type EventId = Id<'evt'>;
 export type RequestId = Id<'req'>;
 export type DeliveryId = Id<'del'>;
 export type SigningKeyId = Id<'key'>;
+export type FillId = Id<'fil'>;
+export type TestClockId = Id<'clk'>;
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 const SUFFIX = /^[0-7][0-9a-hjkmnp-tv-z]{25}$/;

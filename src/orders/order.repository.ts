@@ -57,6 +57,13 @@ export async function insertFill(db: Kysely<Database>, row: OrderFillTable): Pro
   await fillInsert.run(db, row);
 }
 
+const fillsOfOrder = new PreparedQuery(1, (qb, orderId: string) => qb.selectFrom('order_fills').selectAll().where('order_id', '=', orderId).orderBy('seq'));
+
+/** An order's fills, oldest first (in the order the partner reported them). */
+export async function listFills(db: Kysely<Database>, orderId: string): Promise<OrderFillTable[]> {
+  return fillsOfOrder.execute(db, orderId);
+}
+
 /**
  * Bounds of the ids of orders created from `ms` on (`idFrom`) and before `ms` (`idBefore`): ids sort by
  * creation time, and an id's time may run ahead of its created_at, never behind, so only the upper
@@ -72,7 +79,7 @@ const idBefore = (ms: number) => idFloorAt('order', ms + ID_TIME_MARGIN_MS);
 const ordersInWindowQuery = (qb: Kysely<Database>, clientId: string, subjectId: string, firstId: string, beforeId: string, startMs: number, endMs: number) =>
   qb
     .selectFrom('orders')
-    .select(['side', 'status', 'qty', 'limit_price_cents', 'reference_price_cents', 'fill_notional_cents'])
+    .select(['instrument', 'side', 'status', 'qty', 'limit_price_cents', 'reference_price_cents', 'fill_notional_cents', 'created_at', 'pending_request', 'amend_qty', 'amend_limit_price_cents'])
     .where('client_id', '=', clientId)
     .where('subject_id', '=', subjectId)
     .where('id', '>=', firstId)
@@ -179,4 +186,48 @@ export async function partnersWithOpenOrders(db: Kysely<Database>): Promise<{ rc
 
 export function openPartnersQuery(db: Kysely<Database>) {
   return db.selectFrom('orders').select(['rcpt_to', 'connector']).distinct().where(sql<boolean>`status in ('routed', 'partially_filled')`);
+}
+
+/**
+ * Claims the orders whose expiry is due: each becomes a pending cancel with reason `expired`, leased
+ * to this process for `leaseMs` and due for the router at once, and leaves the expiry queue, all in
+ * the caller's transaction. An order already waiting on a cancel only leaves the queue (that cancel
+ * goes on) and is not returned. Rows are locked with SKIP LOCKED on PostgreSQL, so that processes
+ * claiming together take different orders; on SQLite transactions run one at a time, and the update
+ * is conditional on the order still being in the queue. Returns the ids claimed.
+ */
+/**
+ * Claims due expiries. Without `testClock`, the orders on real time due at `now` (orders on a test
+ * clock are left to their clock); with it, that clock's orders due at its time `testClock.at`.
+ */
+export async function claimExpiredOrders(trx: Kysely<Database>, dialect: DialectName, now: number, leaseMs: number, limit: number, testClock?: { id: string; at: number }): Promise<string[]> {
+  let query = trx
+    .selectFrom('orders')
+    .select(['id', 'pending_request', 'requests_made'])
+    .where('expiry_due_at', '<=', testClock?.at ?? now)
+    .where('test_clock_id', testClock === undefined ? 'is' : '=', testClock?.id ?? null)
+    .orderBy('expiry_due_at')
+    .limit(limit);
+  if (dialect === 'postgres') query = query.modifyEnd(sql`for update skip locked`);
+  const claimed: string[] = [];
+  for (const row of await query.execute()) {
+    const changes: Partial<OrderRow> =
+      row.pending_request === 'pending_cancel'
+        ? { expiry_due_at: null }
+        : {
+            expiry_due_at: null,
+            pending_request: 'pending_cancel',
+            pending_request_id: `${row.id}.${row.requests_made + 1}`,
+            requests_made: row.requests_made + 1,
+            cancel_request_reason: 'expired',
+            amend_qty: null,
+            amend_limit_price_cents: null,
+            next_route_at: now,
+            route_lease_until: now + leaseMs,
+            updated_at: now,
+          };
+    const result = await trx.updateTable('orders').set(changes).where('id', '=', row.id).where('expiry_due_at', 'is not', null).executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 1 && row.pending_request !== 'pending_cancel') claimed.push(row.id);
+  }
+  return claimed;
 }

@@ -2,26 +2,37 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import type { Kysely } from 'kysely';
 import { authOf } from '../auth/authenticate.js';
 import type { CursorCodec } from '../http/cursor.js';
-import { replyIdempotently } from '../http/idempotent.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { idempotentRequestOf, sendOutcome, serializerOf } from '../http/idempotent.js';
 import { pageHeaders } from '../http/schemas.js';
 import { IdempotencyHeaders, bearerSecurity, protectedErrors } from '../http/schemas-auth.js';
-import type { IdempotencyService } from '../idempotency/idempotency.service.js';
-import type { Router } from '../routing/router.js';
 import type { Database } from '../storage/schema.js';
-import { Order, OrderListQuery, OrderRequest } from './order.schemas.js';
+import { AmendRequest, Fill, Order, OrderListQuery, OrderRequest } from './order.schemas.js';
 import type { OrderService } from './order.service.js';
+import { amendOrder } from './use-cases/amend-order.js';
+import { cancelOrder } from './use-cases/cancel-order.js';
+import type { IdempotencyContext, OrderUseCaseDeps } from './use-cases/deps.js';
+import { submitOrder } from './use-cases/submit-order.js';
 
 export interface OrderRouteDeps {
   db: Kysely<Database>;
   orders: OrderService;
-  router: Router;
-  idempotency: IdempotencyService;
+  /** Submit, cancel and amend: each one function of orders/use-cases/. */
+  useCases: OrderUseCaseDeps;
   cursors: CursorCodec;
 }
 
 const IdParams = Type.Object({ id: Type.String() });
 
-export const orderRoutes: FastifyPluginAsyncTypebox<OrderRouteDeps> = async (app, { db, orders, router, idempotency, cursors }) => {
+/** The request's Idempotency-Key context, with the route's own serialiser. */
+const idempotencyOf = (request: FastifyRequest, reply: FastifyReply): IdempotencyContext => ({ request: idempotentRequestOf(request), serialize: serializerOf(reply) });
+
+/**
+ * The order routes: each parses its request, calls the service (reads) or its use case (writes), and
+ * serialises the answer. Cancel and amend answer 202 with the order showing its pending request, or
+ * 200 with the order as the partner left it when it answered within the request.
+ */
+export const orderRoutes: FastifyPluginAsyncTypebox<OrderRouteDeps> = async (app, { db, orders, useCases, cursors }) => {
   app.post(
     '/v1/orders',
     {
@@ -37,15 +48,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRouteDeps> = async (app
         response: { 201: Order, ...protectedErrors(409, 422) },
       },
     },
-    async (request, reply) =>
-      replyIdempotently(
-        idempotency,
-        request,
-        reply,
-        async (trx) => ({ status: 201, body: await orders.create(trx, authOf(request).clientId, request.body) }),
-        // The hand-over happens after the order is committed, never inside its transaction.
-        async (result, rewrite) => router.handOver((result.body as Order).id, (trx, order) => rewrite(trx, order)),
-      ),
+    async (request, reply) => sendOutcome(request, reply, await submitOrder(useCases, idempotencyOf(request, reply), authOf(request).clientId, request.body)),
   );
 
   app.get(
@@ -105,20 +108,49 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRouteDeps> = async (app
       schema: {
         tags: ['Orders'],
         summary: 'Cancel an open order (a final order is 409)',
-        description: 'Returns the order as it stands after asking the partner: `cancelled`, or unchanged while an unreachable partner is asked again in the background.',
+        description:
+          'Asks the partner to cancel what remains. 200 when the partner answered within the request: the order is `cancelled` (`cancel_reason` says why), or, if the partner refused (the order filled meanwhile), as the partner reports it with `last_refusal`. 202 when the answer comes later: the order shows `pending_request: pending_cancel`, and `order.cancelled` (or `order.request_refused`) follows.',
         security: bearerSecurity,
         headers: IdempotencyHeaders,
         params: IdParams,
-        response: { 200: Order, ...protectedErrors(404, 409, 422) },
+        response: { 200: Order, 202: Order, ...protectedErrors(404, 409, 422) },
+      },
+    },
+    async (request, reply) => sendOutcome(request, reply, await cancelOrder(useCases, idempotencyOf(request, reply), authOf(request).clientId, request.params.id)),
+  );
+
+  app.post(
+    '/v1/orders/:id/amend',
+    {
+      config: { scope: 'orders:write' },
+      schema: {
+        tags: ['Orders'],
+        summary: 'Change the quantity or the limit price of an open limit order',
+        description:
+          'Only a limit order that is `routed` or `partially_filled`, with no other request waiting, can be amended (else 409). The new values pass the checks of a new order (the monthly cap counts the increase) and the new `qty` must be above `filled_qty` (422 `above_filled`). 200 when the partner answered within the request (the order with its new values and `order.amended`, or unchanged with `last_refusal`); 202 with `pending_request: pending_amend` and `pending_changes` when the answer comes later.',
+        security: bearerSecurity,
+        headers: IdempotencyHeaders,
+        params: IdParams,
+        body: AmendRequest,
+        response: { 200: Order, 202: Order, ...protectedErrors(404, 409, 422) },
       },
     },
     async (request, reply) =>
-      replyIdempotently(
-        idempotency,
-        request,
-        reply,
-        async (trx) => ({ status: 200, body: await orders.requestCancel(trx, authOf(request).clientId, request.params.id) }),
-        async (result, rewrite) => router.cancel((result.body as Order).id, (trx, order) => rewrite(trx, order)),
-      ),
+      sendOutcome(request, reply, await amendOrder(useCases, idempotencyOf(request, reply), authOf(request).clientId, request.params.id, request.body)),
+  );
+
+  app.get(
+    '/v1/orders/:id/fills',
+    {
+      config: { scope: 'orders:read' },
+      schema: {
+        tags: ['Orders'],
+        summary: "The order's executions, oldest first, with amounts and settlement dates",
+        security: bearerSecurity,
+        params: IdParams,
+        response: { 200: Type.Object({ data: Type.Array(Fill) }), ...protectedErrors(404) },
+      },
+    },
+    async (request) => ({ data: await orders.fills(db, authOf(request).clientId, request.params.id) }),
   );
 };

@@ -1,6 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, Nullable, PageQuery, QueryObject, StringEnum } from '../http/schemas.js';
 import { INSTRUMENT_CODE_PATTERN } from '../partners/markets.js';
+import { CurrencySchema } from '../partners/partner.schemas.js';
+import { CANCEL_REASONS, PENDING_REQUESTS, REQUEST_REFUSALS, TIME_IN_FORCE } from './core/lifecycle.js';
 import { ORDER_STATUSES } from './core/state-machine.js';
 
 export const MAX_QTY = 1_000_000_000;
@@ -11,14 +13,32 @@ export const OrderRequest = Type.Object(
   {
     rcpt_to: Type.String({ maxLength: 64, description: 'SGI partner id receiving the routed order' }),
     kyc_attestation_id: Type.String({ maxLength: 64, description: 'Attestation of the investor, issued to this client' }),
-    instrument: Type.String({ pattern: INSTRUMENT_CODE_PATTERN, description: '<TICKER>.<EXCHANGE>, for example KOLA.BRVM' }),
+    instrument: Type.String({ pattern: INSTRUMENT_CODE_PATTERN, description: '<TICKER>.<EXCHANGE>, for example SNTS.BRVM' }),
     side: StringEnum(['buy', 'sell']),
-    qty: Type.Integer({ minimum: 1, maximum: MAX_QTY }),
-    limit_price_cents: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT_PRICE_CENTS, description: 'Omitted: a market order' })),
+    qty: Type.Integer({ minimum: 1, maximum: MAX_QTY, description: "A multiple of the instrument's lot_size" }),
+    limit_price_cents: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_LIMIT_PRICE_CENTS,
+        description: "Omitted: a market order. In cents of the instrument's currency; a multiple of its tick_size_cents and within its price band.",
+      }),
+    ),
     client_metadata: Type.Optional(
       Type.Object({}, { additionalProperties: true, maxProperties: 50, description: 'Free-form; at most 8 KiB serialised, 50 members, depth 5. Echoed back.' }),
     ),
+    time_in_force: Type.Optional(
+      StringEnum(TIME_IN_FORCE, {
+        description:
+          'How long the order stays open: `day` (default: until the close of the exchange\'s session), `gtc` (until cancelled), `gtd` (until the close of `expire_date`), `ioc` (what executes at once, the rest cancelled), `fok` (all at once or nothing).',
+      }),
+    ),
+    expire_date: Type.Optional(
+      Type.String({ description: 'YYYY-MM-DD, from today (UTC) to a year ahead; required with `gtd` and only with it (422 `expire_date` otherwise).', examples: ['2026-12-31'] }),
+    ),
     submitted_at: Type.Optional(DateTime('Accepted and ignored (it appears in the specification\'s example)')),
+    test_clock: Type.Optional(
+      Type.String({ maxLength: 64, description: 'Sandbox only: a test clock of this client (`clk_...`); the order lives on its time (422 `sandbox_only` in production, `exists` for an unknown clock).' }),
+    ),
   },
   { additionalProperties: false, title: 'OrderRequest' },
 );
@@ -31,6 +51,7 @@ export const Order = Type.Object(
     rcpt_to: Type.String(),
     kyc_attestation_id: Type.String(),
     instrument: Type.String(),
+    currency: CurrencySchema,
     side: StringEnum(['buy', 'sell']),
     qty: Type.Integer(),
     limit_price_cents: Nullable(Type.Integer()),
@@ -40,10 +61,72 @@ export const Order = Type.Object(
     client_metadata: Nullable(Type.Object({}, { additionalProperties: true })),
     created_at: DateTime('Creation time, with milliseconds'),
     updated_at: DateTime(),
+    time_in_force: StringEnum(TIME_IN_FORCE),
+    expire_date: Nullable(Type.String({ description: 'YYYY-MM-DD for `gtd`; null otherwise.' })),
+    expires_at: Nullable(DateTime('When a `day` or `gtd` order expires (its exchange\'s close); null for the others.')),
+    test_clock: Type.Optional(Type.String({ description: 'Sandbox: the test clock the order lives on; absent for an order on real time.' })),
+    cancel_reason: Nullable(
+      StringEnum(CANCEL_REASONS, {
+        description: 'Why a cancelled order was cancelled: `requested` (by the client), `expired` (its time in force ran out), `unfilled` (the rest of an ioc or fok order), `partner` (by the SGI); null unless cancelled.',
+      }),
+    ),
+    pending_request: Nullable(StringEnum(PENDING_REQUESTS, { description: 'A cancel or amend sent to the partner and not yet answered; null when none.' })),
+    pending_changes: Nullable(
+      Type.Object(
+        { qty: Type.Integer(), limit_price_cents: Type.Integer() },
+        { additionalProperties: false, description: 'The quantity and limit a pending amend asks for; null unless `pending_request` is `pending_amend`.' },
+      ),
+    ),
+    last_refusal: Nullable(
+      Type.Object(
+        {
+          request: StringEnum(['cancel', 'amend']),
+          reason: StringEnum(REQUEST_REFUSALS),
+          refused_at: DateTime(),
+        },
+        { additionalProperties: false, description: 'The partner\'s latest refusal of a cancel or amend of this order; null when none.' },
+      ),
+    ),
   },
   { title: 'Order' },
 );
 export type Order = Static<typeof Order>;
+
+export const AmendRequest = Type.Object(
+  {
+    qty: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: MAX_QTY, description: "The new total quantity; above what has already filled, and a multiple of the instrument's lot_size." }),
+    ),
+    limit_price_cents: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_LIMIT_PRICE_CENTS,
+        description: "The new limit price, in cents of the instrument's currency; a multiple of its tick_size_cents and within its price band.",
+      }),
+    ),
+  },
+  { additionalProperties: false, minProperties: 1, title: 'AmendRequest' },
+);
+export type AmendRequest = Static<typeof AmendRequest>;
+
+export const Fill = Type.Object(
+  {
+    id: Type.String(),
+    order_id: Type.String(),
+    qty: Type.Integer(),
+    price_cents: Type.Integer(),
+    executed_at: DateTime('When the trade executed on the exchange'),
+    exchange_ref: Type.String({ description: 'The exchange\'s trade reference' }),
+    gross_cents: Type.Integer({ description: '`qty` times `price_cents`' }),
+    fees: Type.Array(Type.Object({ type: Type.String(), amount_cents: Type.Integer() }, { additionalProperties: false }), {
+      description: 'Fees and taxes charged on the execution; empty until fee schedules are configured.',
+    }),
+    net_cents: Type.Integer({ description: 'A buy: gross plus fees; a sell: gross minus fees' }),
+    settlement_date: Type.String({ description: 'YYYY-MM-DD: the trade date plus the exchange\'s settlement days, in open days of its calendar' }),
+  },
+  { title: 'Fill' },
+);
+export type Fill = Static<typeof Fill>;
 
 export const OrderListQuery = QueryObject({
     ...PageQuery,

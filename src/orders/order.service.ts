@@ -1,46 +1,29 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../lib/clock.js';
-import { isoMillis } from '../lib/clock.js';
 import { ApiError, notFound, validationError, type ErrorDetail } from '../lib/errors.js';
 import { isId, newId, type ClientId } from '../lib/ids.js';
-import { recordEvent } from '../events/event.service.js';
 import { findClientAttestation, findClientAttestationShared } from '../kyc/attestation.repository.js';
 import type { KycLevel } from '../kyc/levels.js';
-import { findInstrument } from '../partners/instrument.repository.js';
-import { JURISDICTION_OF_EXCHANGE, type Exchange } from '../partners/markets.js';
-import { findPartner } from '../partners/partner.repository.js';
+import { JURISDICTION_OF_EXCHANGE, currencyOfInstrument, exchangeOfInstrument, type Exchange } from '../partners/markets.js';
+import type { ReferenceData, ReferenceInstrument, ReferenceSnapshot } from '../partners/reference-data.js';
 import type { ConnectorRegistry } from '../routing/registry.js';
-import { lockForTransaction, type DialectName } from '../storage/dialect.js';
+import type { DialectName } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';
-import { checkCap, monthWindow, orderNotionalCents, sumCommitted } from './core/caps.js';
-import { averageFillPrice } from './core/fills.js';
+import { amendConflict, capIncreaseCents, checkAmendValues } from './core/amend.js';
+import { capCents, checkCap, orderNotionalCents, toFcfaCents } from './core/caps.js';
+import { checkExpireDate, expiryInstant } from './core/lifecycle.js';
+import { checkTradingRules, marketWorstPriceCents } from './core/price-rules.js';
 import { isFinal } from './core/state-machine.js';
-import { findClientOrder, insertOrder, listClientOrders, subjectOrdersInWindow, updateOrder, type OrderFilter } from './order.repository.js';
-import type { Order, OrderRequest } from './order.schemas.js';
+import type { TradingDays } from './core/trading-days.js';
+import { fillOf } from './fill.js';
+import { toOrder } from './order.mapping.js';
+import { fcfaRateOn, heldThisMonth } from './monthly-cap.js';
+import { findClientOrder, listClientOrders, listFills, updateOrder, type OrderFilter } from './order.repository.js';
+import type { AmendRequest, Fill, Order, OrderRequest } from './order.schemas.js';
 import type { OrderRow } from './order.table.js';
 
 export const METADATA_MAX_BYTES = 8 * 1024;
 export const METADATA_MAX_DEPTH = 5;
-
-/** The API's view of a stored order. */
-export function toOrder(row: OrderRow): Order {
-  return {
-    id: row.id,
-    status: row.status,
-    rcpt_to: row.rcpt_to,
-    kyc_attestation_id: row.kyc_attestation_id,
-    instrument: row.instrument,
-    side: row.side,
-    qty: row.qty,
-    limit_price_cents: row.limit_price_cents,
-    filled_qty: row.filled_qty,
-    average_fill_price_cents: averageFillPrice(BigInt(row.fill_notional_cents), row.filled_qty),
-    failure_reason: row.failure_reason as Order['failure_reason'],
-    client_metadata: row.client_metadata === null ? null : (JSON.parse(row.client_metadata) as Order['client_metadata']),
-    created_at: isoMillis(row.created_at),
-    updated_at: isoMillis(row.updated_at),
-  };
-}
 
 function depthOf(value: unknown): number {
   if (value === null || typeof value !== 'object') return 0;
@@ -67,25 +50,56 @@ export interface OrderPage {
   newer: string | null;
 }
 
+/** An order that passed every check, not yet stored, and the instrument it was checked against. */
+export interface NewOrder {
+  row: OrderRow;
+  instrument: ReferenceInstrument;
+}
+
+export interface OrderServiceOptions {
+  livemode: boolean;
+  dialect: DialectName;
+  firstHandOverGraceMs: number;
+  /** Open days from trade date to settlement, per exchange. */
+  settlementDays: (exchange: Exchange) => number;
+}
+
+/** The time of a client's sandbox test clock (see testclocks/); undefined when the client has no such clock. */
+export type TestClockTime = (db: Kysely<Database>, clientId: ClientId, id: string) => Promise<number | undefined>;
+
+/** The exchanges' calendars as the process holds them now (they are reloaded after an import). */
+export interface CalendarSource {
+  current(): TradingDays;
+}
+
 /**
- * Accepts orders after every check of decisions.md, and serves them back. Routing to the partner
- * happens after the order is stored (see routing/router.ts).
+ * Checks orders (every check of docs/concepts.md, "Checks"), records cancel and amend requests, and
+ * serves orders back. The use cases (orders/use-cases/) store what it checked and hand it to the
+ * partner through the router. Partners, instruments and
+ * rates come from the process's reference data, and the calendars from memory (no read per order).
  */
 export class OrderService {
   constructor(
     private readonly connectors: ConnectorRegistry,
+    private readonly reference: ReferenceData,
     private readonly clock: Clock,
-    private readonly options: { livemode: boolean; dialect: DialectName; firstHandOverGraceMs: number },
+    /** The exchanges' calendars: when day and gtd orders expire, and settlement dates. */
+    private readonly calendars: CalendarSource,
+    private readonly options: OrderServiceOptions,
+    /** Sandbox only: test clocks, which orders may live on. */
+    private readonly testClockTime?: TestClockTime,
   ) {}
 
   /**
-   * Checks and stores an order with status `created` and emits `order.created`, in the caller's
-   * transaction. Each failed check is a 422 naming its field and rule; the cap check runs under a
-   * per-subject lock so that concurrent orders cannot together exceed the cap.
+   * Checks an order request in the caller's transaction and returns the row to store (status
+   * `created`) with the instrument it was checked against. Each failed check is a 422 naming its
+   * field and rule; the cap check runs under a per-subject lock (held until the caller's transaction
+   * ends) so that concurrent orders cannot together exceed the cap. Writes nothing.
    */
-  async create(trx: Kysely<Database>, clientId: ClientId, request: OrderRequest): Promise<Order> {
+  async prepare(trx: Kysely<Database>, clientId: ClientId, request: OrderRequest): Promise<NewOrder> {
     const details = checkMetadata(request.client_metadata);
-    const partner = isId('partner', request.rcpt_to) ? await findPartner(trx, request.rcpt_to) : undefined;
+    const reference = await this.reference.current();
+    const partner = isId('partner', request.rcpt_to) ? reference.partner(request.rcpt_to) : undefined;
     if (partner === undefined) details.push({ field: 'rcpt_to', rule: 'exists', value: request.rcpt_to, message: 'no such SGI partner' });
     else if (partner.status !== 'approved') details.push({ field: 'rcpt_to', rule: 'approved', value: request.rcpt_to, message: `partner is ${partner.status}, not approved` });
     else if (!this.connectors.has(partner.connector)) details.push({ field: 'rcpt_to', rule: 'connector', value: request.rcpt_to, message: `partner's connector ${partner.connector} is not available here` });
@@ -99,43 +113,31 @@ export class OrderService {
       details.push({ field: 'kyc_attestation_id', rule: 'jurisdiction', value: partner.jurisdiction, message: `attestation does not cover ${partner.jurisdiction}, the partner's jurisdiction` });
     }
 
-    const instrument = await findInstrument(trx, request.instrument);
+    // An order on a test clock takes the clock's time for its session and expiry; real time for the rest.
+    const clockTime = await this.#testClock(trx, clientId, request.test_clock, details);
+    const marketNow = clockTime ?? now;
+    const timeInForce = request.time_in_force ?? 'day';
+    const expireDate = checkExpireDate(timeInForce, request.expire_date, marketNow);
+    if (expireDate !== null) details.push(expireDate);
+
+    const instrument = reference.instrument(request.instrument);
     if (instrument === undefined) details.push({ field: 'instrument', rule: 'exists', value: request.instrument, message: 'no such instrument in the catalogue' });
-    else if (partner !== undefined) {
-      const capabilities = JSON.parse(partner.capabilities) as string[];
-      if (JURISDICTION_OF_EXCHANGE[instrument.exchange as Exchange] !== partner.jurisdiction) {
-        details.push({ field: 'instrument', rule: 'partner_jurisdiction', value: request.instrument, message: `${instrument.exchange} is outside the partner's jurisdiction ${partner.jurisdiction}` });
-      } else if (!capabilities.includes(instrument.class)) {
-        details.push({ field: 'instrument', rule: 'partner_capability', value: request.instrument, message: `the partner does not trade ${instrument.class}` });
+    else {
+      if (partner !== undefined) {
+        if (JURISDICTION_OF_EXCHANGE[instrument.exchange] !== partner.jurisdiction) {
+          details.push({ field: 'instrument', rule: 'partner_jurisdiction', value: request.instrument, message: `${instrument.exchange} is outside the partner's jurisdiction ${partner.jurisdiction}` });
+        } else if (!partner.capabilities.includes(instrument.class)) {
+          details.push({ field: 'instrument', rule: 'partner_capability', value: request.instrument, message: `the partner does not trade ${instrument.class}` });
+        }
       }
+      details.push(...checkTradingRules(instrument, request));
     }
     if (details.length > 0 || partner === undefined || attestation === undefined || instrument === undefined) throw validationError(details);
 
-    // Monthly cap (decisions.md): the sum over the subject's buy orders of the month that are not
-    // failed, under a lock, so that two concurrent orders cannot each see room for both.
     const level = attestation.level as KycLevel;
-    const newCents = orderNotionalCents({ side: request.side, qty: request.qty, limit_price_cents: request.limit_price_cents ?? null, reference_price_cents: instrument.reference_price_cents });
-    if (newCents > 0n && level !== 'KYC3') {
-      await lockForTransaction(trx, this.options.dialect, `cap:${clientId}:${attestation.subject_id}`);
-      const window = monthWindow(new Date(now));
-      const rows = await subjectOrdersInWindow(trx, clientId, attestation.subject_id, window.startMs, window.endMs);
-      const used = sumCommitted(rows.map((r) => ({ ...r, fill_notional_cents: BigInt(r.fill_notional_cents) })));
-      const check = checkCap(level, used, newCents);
-      if (!check.ok) {
-        throw validationError([
-          {
-            field: 'qty',
-            rule: 'monthly_cap',
-            value: request.qty,
-            message: `the order (${newCents} cents) exceeds the ${level} monthly cap; ${check.remaining_cents} cents remain this month`,
-            order_cents: Number(newCents),
-            remaining_cents: Number(check.remaining_cents),
-            cap_cents: Number(check.cap_cents),
-          },
-        ]);
-      }
-    }
+    if (request.side === 'buy' && capCents(level) !== null) await this.#checkCap(trx, { clientId, subjectId: attestation.subject_id, level, request, instrument, reference, now });
 
+    const expiresAt = expiryInstant(this.calendars.current(), instrument.exchange, timeInForce, request.expire_date ?? null, marketNow);
     const row: OrderRow = {
       id: newId('order', now),
       client_id: clientId,
@@ -154,7 +156,8 @@ export class OrderService {
       fill_notional_cents: '0',
       failure_reason: null,
       client_metadata: request.client_metadata === undefined ? null : JSON.stringify(request.client_metadata),
-      connector: partner.connector,
+      connector: request.test_clock === undefined ? partner.connector : `${partner.connector}@${request.test_clock}`,
+      test_clock_id: request.test_clock ?? null,
       last_report_seq: 0,
       route_attempts: 0,
       // The request hands the order over itself; the router steps in after this grace if it could not.
@@ -163,11 +166,73 @@ export class OrderService {
       cancel_requested_at: null,
       created_at: now,
       updated_at: now,
+      time_in_force: timeInForce,
+      expire_date: request.expire_date ?? null,
+      expires_at: expiresAt,
+      expiry_due_at: expiresAt,
+      cancel_reason: null,
+      pending_request: null,
+      pending_request_id: null,
+      cancel_request_reason: null,
+      amend_qty: null,
+      amend_limit_price_cents: null,
+      requests_made: 0,
+      last_refusal: null,
     };
-    await insertOrder(trx, row);
-    const order = toOrder(row);
-    await recordEvent(trx, { clientId, type: 'order.created', data: order, livemode: this.options.livemode, at: new Date(now), subjectRef: order.id });
-    return order;
+    return { row, instrument };
+  }
+
+  async #testClock(trx: Kysely<Database>, clientId: ClientId, id: string | undefined, details: ErrorDetail[]): Promise<number | null> {
+    if (id === undefined) return null;
+    if (this.options.livemode || this.testClockTime === undefined) {
+      details.push({ field: 'test_clock', rule: 'sandbox_only', value: id, message: 'test clocks exist in sandbox deployments only' });
+      return null;
+    }
+    const time = await this.testClockTime(trx, clientId, id);
+    if (time === undefined) details.push({ field: 'test_clock', rule: 'exists', value: id, message: 'no such test clock of this client' });
+    return time ?? null;
+  }
+
+  /**
+   * The monthly cap: the buy orders of the subject's calendar month (UTC) that are not
+   * failed, each counted in FCFA at its currency's rate of the day it was placed (`heldThisMonth`,
+   * pending amends at their larger amount), plus this one, may not exceed the level's cap. A market
+   * buy counts at its worst case, the band's upper limit. Read under a per-subject lock, so that two
+   * concurrent orders cannot each see room for both.
+   */
+  async #checkCap(
+    trx: Kysely<Database>,
+    c: { clientId: ClientId; subjectId: string; level: KycLevel; request: OrderRequest; instrument: ReferenceInstrument; reference: ReferenceSnapshot; now: number },
+  ): Promise<void> {
+    const { request, instrument, reference } = c;
+    const rate = fcfaRateOn(reference, instrument.currency, c.now, request.instrument, 'the day of this order');
+    const worst = marketWorstPriceCents(instrument);
+    if (request.limit_price_cents === undefined && worst === null) {
+      throw validationError([
+        {
+          field: 'limit_price_cents',
+          rule: 'required',
+          value: null,
+          message: `${request.instrument} has no price band, so a market buy has no worst price to count against the ${c.level} monthly cap: give a limit price`,
+        },
+      ]);
+    }
+    const newCents = toFcfaCents(orderNotionalCents({ side: 'buy', qty: request.qty, limit_price_cents: request.limit_price_cents ?? null, market_price_cents: worst ?? 0 }), rate);
+    const used = await heldThisMonth(trx, this.options.dialect, reference, { clientId: c.clientId, subjectId: c.subjectId, monthOf: c.now, instrument: request.instrument });
+    const check = checkCap(c.level, used, newCents);
+    if (!check.ok) {
+      throw validationError([
+        {
+          field: 'qty',
+          rule: 'monthly_cap',
+          value: request.qty,
+          message: `the order (${newCents} cents of FCFA) exceeds the ${c.level} monthly cap; ${check.remaining_cents} cents of FCFA remain this month`,
+          order_cents: Number(newCents),
+          remaining_cents: Number(check.remaining_cents),
+          cap_cents: Number(check.cap_cents),
+        },
+      ]);
+    }
   }
 
   async #find(db: Kysely<Database>, clientId: ClientId, id: string): Promise<OrderRow> {
@@ -202,13 +267,110 @@ export class OrderService {
 
   /**
    * Records a cancel request in the caller's transaction: a final order is 409 `conflict`; otherwise
-   * the router is asked to cancel at the partner at once (or locally, if the partner never got it).
+   * the order shows `pending_request: pending_cancel` (replacing an amend still waiting) until the
+   * router has the partner's answer. Asking again while a cancel waits changes nothing.
    */
-  async requestCancel(trx: Kysely<Database>, clientId: ClientId, id: string): Promise<Order> {
+  async requestCancel(trx: Kysely<Database>, clientId: ClientId, id: string): Promise<OrderRow> {
     const row = await this.#find(trx, clientId, id);
     if (isFinal(row.status)) throw new ApiError('conflict', `Order ${id} is ${row.status}; only an open order can be cancelled`);
+    if (row.pending_request === 'pending_cancel') return row;
     const now = this.clock.now().getTime();
-    if (row.cancel_requested_at === null) await updateOrder(trx, id, { cancel_requested_at: now, next_route_at: now, route_lease_until: null });
-    return toOrder({ ...row, cancel_requested_at: row.cancel_requested_at ?? now });
+    const changes: Partial<OrderRow> = {
+      ...newRequest(row),
+      pending_request: 'pending_cancel',
+      cancel_request_reason: 'requested',
+      amend_qty: null,
+      amend_limit_price_cents: null,
+      cancel_requested_at: now,
+      next_route_at: now,
+      route_lease_until: null,
+      updated_at: now,
+    };
+    await updateOrder(trx, row.id, changes);
+    return { ...row, ...changes };
   }
+
+  /**
+   * Records an amend request in the caller's transaction. 409 `conflict` unless the order is a limit
+   * order, routed or partially filled, with no other request waiting; 422 when the new values change
+   * nothing, do not stay above the filled quantity (`above_filled`), break the instrument's rules as
+   * a new order's would (`lot_size`, `tick_size`, `price_band`: the values the amend sends, against
+   * the instrument's rules and reference price now), or take the subject over its monthly cap
+   * (`monthly_cap`: the increase counts, in FCFA at the order's rate of the day it was placed, in the
+   * month it was placed, under the same per-subject lock as a new order; `fx_rate` without that
+   * rate). The order then shows `pending_request: pending_amend` and the values asked for.
+   */
+  async requestAmend(trx: Kysely<Database>, clientId: ClientId, id: string, change: AmendRequest): Promise<OrderRow> {
+    const row = await this.#find(trx, clientId, id);
+    const conflict = amendConflict(row);
+    if (conflict !== null) throw new ApiError('conflict', `Order ${id} cannot be amended: ${conflict}`);
+    const reference = await this.reference.current();
+    const details = [...checkAmendValues(row, change), ...amendedTradingRules(reference, row, change)];
+    if (details.length > 0) throw validationError(details);
+
+    const level = row.kyc_level as KycLevel;
+    if (capIncreaseCents(row, change) > 0n && capCents(level) !== null) {
+      // The order counts in the month it was placed in, at that day's rate, like every order.
+      const rate = fcfaRateOn(reference, currencyOfInstrument(row.instrument), row.created_at, row.instrument, 'the day the order was placed');
+      const increase = capIncreaseCents(row, change, rate);
+      const used = await heldThisMonth(trx, this.options.dialect, reference, { clientId, subjectId: row.subject_id, monthOf: row.created_at, instrument: row.instrument });
+      const check = checkCap(level, used, increase);
+      if (!check.ok) {
+        const field = change.qty === undefined ? 'limit_price_cents' : 'qty';
+        throw validationError([
+          {
+            field,
+            rule: 'monthly_cap',
+            value: change[field],
+            message: `the amend adds ${increase} cents of FCFA, over the ${level} monthly cap; ${check.remaining_cents} cents of FCFA remain this month`,
+            order_cents: Number(increase),
+            remaining_cents: Number(check.remaining_cents),
+            cap_cents: Number(check.cap_cents),
+          },
+        ]);
+      }
+    }
+
+    const now = this.clock.now().getTime();
+    const changes: Partial<OrderRow> = {
+      ...newRequest(row),
+      pending_request: 'pending_amend',
+      cancel_request_reason: null,
+      amend_qty: change.qty ?? row.qty,
+      amend_limit_price_cents: change.limit_price_cents ?? row.limit_price_cents,
+      next_route_at: now,
+      route_lease_until: null,
+      updated_at: now,
+    };
+    await updateOrder(trx, row.id, changes);
+    return { ...row, ...changes };
+  }
+
+  /** The order's fills, oldest first, with their amounts and settlement dates. */
+  async fills(db: Kysely<Database>, clientId: ClientId, id: string): Promise<Fill[]> {
+    const row = await this.#find(db, clientId, id);
+    const exchange = exchangeOfInstrument(row.instrument);
+    const days = this.options.settlementDays(exchange);
+    const calendar = this.calendars.current();
+    return (await listFills(db, row.id)).map((fill) => fillOf(fill, row.side, (tradeDate) => calendar.addOpenDays(exchange, tradeDate, days)));
+  }
+}
+
+/**
+ * The instrument's rules (lot, tick, band) that the values an amend sends break, checked as a new
+ * order's are: against the instrument's rules and reference price now. A value the amend leaves as
+ * it is was checked when the order was placed. An instrument no longer in the catalogue has no rules
+ * to check, as the router hands such an order over without any.
+ */
+function amendedTradingRules(reference: ReferenceSnapshot, row: OrderRow, change: AmendRequest): ErrorDetail[] {
+  const instrument: ReferenceInstrument | undefined = reference.instrument(row.instrument);
+  if (instrument === undefined) return [];
+  const sent = new Set(Object.keys(change));
+  return checkTradingRules(instrument, { qty: change.qty ?? row.qty, limit_price_cents: change.limit_price_cents ?? null }).filter((d) => sent.has(d.field));
+}
+
+/** The id of the order's next cancel or amend request: `<order id>.<n>`. */
+function newRequest(row: OrderRow): Pick<OrderRow, 'pending_request_id' | 'requests_made'> {
+  const n = row.requests_made + 1;
+  return { pending_request_id: `${row.id}.${n}`, requests_made: n };
 }

@@ -1,3 +1,4 @@
+import type { CancelReason, CancelRequestReason, PendingRequest, TimeInForce } from './core/lifecycle.js';
 import type { OrderStatus } from './core/state-machine.js';
 
 export interface OrderTable {
@@ -22,19 +23,46 @@ export interface OrderTable {
   failure_reason: string | null;
   /** JSON text, or null when the request had none. */
   client_metadata: string | null;
+  /** The partner's connector; `<connector>@<clock id>` for an order on a test clock (its own simulated partner). */
   connector: string;
+  /** The sandbox test clock the order lives on; absent or null: real time. */
+  test_clock_id?: string | null;
   /** The `seq` of the last execution report applied (0: none). */
   last_report_seq: number;
   route_attempts: number;
   /** When the router should next try the hand-over (or the cancel); null when nothing is due. */
   next_route_at: number | null;
   route_lease_until: number | null;
+  /** When the client last asked to cancel (informational; `pending_request` drives the router). */
   cancel_requested_at: number | null;
   created_at: number;
   updated_at: number;
+  time_in_force: TimeInForce;
+  /** `YYYY-MM-DD` for a gtd order, else null. */
+  expire_date: string | null;
+  /** When a day or gtd order expires (the exchange's close), computed at creation; null otherwise. */
+  expires_at: number | null;
+  /** The expiry queue: `expires_at` while the expiry is still to be acted on; null once claimed or final. */
+  expiry_due_at: number | null;
+  cancel_reason: CancelReason | null;
+  /** A cancel or amend sent (or being sent) to the partner and not yet answered. */
+  pending_request: PendingRequest | null;
+  /** `<order id>.<n>`: the id the partner knows the pending request by. */
+  pending_request_id: string | null;
+  /** Why the pending cancel was asked for. */
+  cancel_request_reason: CancelRequestReason | null;
+  /** The pending amend's new quantity and limit (both set while an amend is pending). */
+  amend_qty: number | null;
+  amend_limit_price_cents: number | null;
+  /** How many cancel and amend requests were made: the `<n>` of the next request id. */
+  requests_made: number;
+  /** JSON `{ request, reason, refused_at }` of the partner's last refusal, or null. */
+  last_refusal: string | null;
 }
 
 export interface OrderFillTable {
+  /** `fil_...`, made when the execution is applied. */
+  id: string;
   order_id: string;
   seq: number;
   report_id: string;

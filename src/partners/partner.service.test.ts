@@ -12,9 +12,9 @@ const now = new Date('2026-11-22T10:00:00.000Z');
 for (const database of DATABASES) {
   describe(`partner directory on ${database.name}`, () => {
     test('the sandbox seed has at least 8 approved partners in every jurisdiction and 30 instruments on every exchange', async (t) => {
-      const { db } = await openTestStorage(t, database);
-      assert.equal(await seedSandboxDirectory(db, now), true);
-      assert.equal(await seedSandboxDirectory(db, now), false, 'seeds only once');
+      const { db, dialect } = await openTestStorage(t, database);
+      assert.equal(await seedSandboxDirectory(db, dialect, now), true);
+      assert.equal(await seedSandboxDirectory(db, dialect, now), false, 'seeds only once');
       const approved = await listPartners(db, { afterId: null, limit: 1000, approvedOnly: true });
       assert.ok(approved.length >= 8);
       assert.deepEqual(new Set(approved.map((p) => p.jurisdiction)), new Set(['UEMOA', 'CEMAC', 'GHANA']));
@@ -25,11 +25,20 @@ for (const database of DATABASES) {
       assert.deepEqual(new Set(catalogue.items.map((i) => i.exchange)), new Set(['BRVM', 'BVMAC', 'GSE']));
       assert.ok(catalogue.items.some((i) => i.status === 'suspended'));
       assert.equal(catalogue.items.length, SANDBOX_INSTRUMENTS.length);
+
+      // A directory seeded by an older version gets the instruments it lacks, and keeps its own.
+      await db.deleteFrom('instruments').where('code', '=', 'SNTS.BRVM').execute();
+      await db.updateTable('instruments').set({ reference_price_cents: 1_000 }).where('code', '=', 'KOLA.BRVM').execute();
+      assert.equal(await seedSandboxDirectory(db, dialect, now), true);
+      assert.equal((await listCatalogue(db, { afterCode: null, limit: 200 })).items.length, SANDBOX_INSTRUMENTS.length);
+      const kola = await db.selectFrom('instruments').select('reference_price_cents').where('code', '=', 'KOLA.BRVM').executeTakeFirstOrThrow();
+      assert.equal(kola.reference_price_cents, 1_000, 'an existing instrument is not changed');
+      assert.equal(await seedSandboxDirectory(db, dialect, now), false);
     });
 
     test('listing pages by id with filters and never shows unapproved partners', async (t) => {
-      const { db } = await openTestStorage(t, database);
-      await seedSandboxDirectory(db, now);
+      const { db, dialect } = await openTestStorage(t, database);
+      await seedSandboxDirectory(db, dialect, now);
       const seen: string[] = [];
       let after: string | null = null;
       do {
@@ -52,7 +61,7 @@ for (const database of DATABASES) {
     });
 
     test('an import with a bad row writes nothing; with allowPartial it writes the good rows', async (t) => {
-      const { db } = await openTestStorage(t, database);
+      const { db, dialect } = await openTestStorage(t, database);
       const rows = [
         { name: 'Alpha Titres', jurisdiction: 'UEMOA', capabilities: ['equities'] },
         { name: 'Beta Titres', jurisdiction: 'MARS', capabilities: ['equities'] },
@@ -118,7 +127,7 @@ for (const database of DATABASES) {
     });
 
     test('instrument import derives the exchange from the code and rejects bad codes', async (t) => {
-      const { db } = await openTestStorage(t, database);
+      const { db, dialect } = await openTestStorage(t, database);
       const report = await db.transaction().execute((trx) =>
         importInstruments(
           trx,
@@ -138,7 +147,9 @@ for (const database of DATABASES) {
         [3, 'reference_price_cents', 'minimum'],
       ]);
       const page = await listCatalogue(db, { afterCode: null, limit: 10 });
-      assert.deepEqual(page.items, [{ code: 'ABC.BRVM', exchange: 'BRVM', class: 'equities', name: 'Abc', reference_price_cents: 1000, status: 'active' }]);
+      assert.deepEqual(page.items, [
+        { code: 'ABC.BRVM', exchange: 'BRVM', class: 'equities', name: 'Abc', currency: 'XOF', isin: null, lot_size: 1, tick_size_cents: 1, reference_price_cents: 1000, price_band_bps: 750, status: 'active' },
+      ]);
     });
   });
 }

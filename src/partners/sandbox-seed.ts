@@ -1,14 +1,17 @@
 import type { Kysely } from 'kysely';
 import { deterministicId } from '../lib/ids.js';
+import { lockForTransaction, type DialectName } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';
 import { countPartners } from './partner.repository.js';
 import { importInstruments } from './instrument.service.js';
+import { LISTED_INSTRUMENTS } from './sandbox-catalogue.js';
 import { importPartners } from './partner.service.js';
 import type { InstrumentImportRow, PartnerImportRow } from './partner.schemas.js';
 
 /**
- * Synthetic reference data for sandbox deployments. The names are invented (no real firm or issuer);
- * the partner ids are fixed so that docs/sandbox.md can list them.
+ * Reference data for sandbox deployments. The partners are invented (no real firm); their ids are
+ * fixed so that docs/sandbox.md can list them. The catalogue has the exchanges' real listed codes
+ * (sandbox-catalogue.ts) and synthetic instruments, invented, which carry the documented test values.
  */
 const SEEDED_AT = Date.UTC(2026, 0, 1);
 const partner = (label: string, row: Omit<PartnerImportRow, 'id'>): PartnerImportRow => ({
@@ -30,16 +33,19 @@ export const SANDBOX_PARTNERS: readonly PartnerImportRow[] = [
   partner('ogooue', { name: 'Ogooue Capital (sandbox)', jurisdiction: 'CEMAC', capabilities: ['equities', 'opcvm'], status: 'suspended' }),
 ];
 
-const i = (code: string, cls: InstrumentImportRow['class'], name: string, xof: number, status: 'active' | 'suspended' = 'active'): InstrumentImportRow => ({
+const i = (code: string, cls: InstrumentImportRow['class'], name: string, units: number, status: 'active' | 'suspended' = 'active', extra: Partial<InstrumentImportRow> = {}): InstrumentImportRow => ({
   code,
   class: cls,
   name: `${name} (synthetic)`,
-  reference_price_cents: Math.round(xof * 100),
+  reference_price_cents: Math.round(units * 100),
   status,
+  ...extra,
 });
 
-// Reference prices are in XOF (GHS for GSE instruments is not modelled: every amount is XOF cents).
-export const SANDBOX_INSTRUMENTS: readonly InstrumentImportRow[] = [
+// Prices in the exchange's currency: XOF, XAF, GHS. Synthetic instruments keep the import's defaults:
+// a one-cent tick, lots of 1, the exchange's band (none for funds and bills, so that the resting
+// limits of the test values, 1 cent and the largest price, are accepted there).
+export const SYNTHETIC_INSTRUMENTS: readonly InstrumentImportRow[] = [
   i('KOLA.BRVM', 'equities', 'Kola Agro-Industries', 15_500),
   i('TELCI.BRVM', 'equities', 'Telecom Lagunaire', 24_900),
   i('CIMSN.BRVM', 'equities', 'Ciments du Sine', 7_200),
@@ -47,7 +53,7 @@ export const SANDBOX_INSTRUMENTS: readonly InstrumentImportRow[] = [
   i('HUILB.BRVM', 'equities', 'Huileries du Bandama', 3_400),
   i('TRANS.BRVM', 'equities', 'Transports Sahel Express', 1_250, 'suspended'),
   i('ENRGB.BRVM', 'junior_board', 'Energie Solaire du Faso', 850),
-  i('AGRTG.BRVM', 'junior_board', 'Agritech Togo', 1_100),
+  i('AGRTG.BRVM', 'junior_board', 'Agritech Togo', 1_100, 'active', { lot_size: 10 }),
   i('ETCI2031.BRVM', 'bonds', 'Etat Lagunaire 6.25% 2031', 10_000),
   i('ETSN2029.BRVM', 'bonds', 'Etat du Sine 5.95% 2029', 10_000),
   i('BOAD2033.BRVM', 'bonds', 'Banque Regionale de Developpement 5.85% 2033', 10_000),
@@ -63,27 +69,41 @@ export const SANDBOX_INSTRUMENTS: readonly InstrumentImportRow[] = [
   i('CMR2028.BVMAC', 'bonds', 'Etat Sanaga 5.6% 2028', 10_000),
   i('FCPCEN.BVMAC', 'opcvm', 'FCP Croissance Centrale', 10_870),
   i('BTCEM13.BVMAC', 'money_market', 'Bon du Tresor CEMAC 13 semaines', 9_890),
-  i('GOLDF.GSE', 'equities', 'Golden Forest Mining', 2_600),
-  i('COCOA.GSE', 'equities', 'Ashanti Cocoa Processing Collective', 450),
-  i('TELGH.GSE', 'equities', 'Accra Mobile Networks', 1_480),
-  i('BKGH.GSE', 'equities', 'Volta Commercial Bank', 3_950),
-  i('SHEAG.GSE', 'junior_board', 'Shea Growers Cooperative', 95),
-  i('GHGOV2030.GSE', 'bonds', 'Ghana Synthetic Treasury 9% 2030', 10_000),
-  i('GHGOV2027.GSE', 'bonds', 'Ghana Synthetic Treasury 8% 2027', 10_000),
-  i('AREIT.GSE', 'reit', 'Accra Real Estate Trust', 7_600),
-  i('TBGH91.GSE', 'money_market', 'Synthetic Treasury Bill 91 days', 9_650),
-  i('SOLAR.GSE', 'equities', 'Savannah Solar Power', 610, 'suspended'),
+  i('GOLDF.GSE', 'equities', 'Golden Forest Mining', 52),
+  i('COCOA.GSE', 'equities', 'Ashanti Cocoa Processing Collective', 9),
+  i('TELGH.GSE', 'equities', 'Accra Mobile Networks', 29.6),
+  i('BKGH.GSE', 'equities', 'Volta Commercial Bank', 79),
+  i('SHEAG.GSE', 'junior_board', 'Shea Growers Cooperative', 1.9),
+  i('GHGOV2030.GSE', 'bonds', 'Ghana Synthetic Treasury 9% 2030', 100),
+  i('GHGOV2027.GSE', 'bonds', 'Ghana Synthetic Treasury 8% 2027', 100),
+  i('AREIT.GSE', 'reit', 'Accra Real Estate Trust', 152),
+  i('TBGH91.GSE', 'money_market', 'Synthetic Treasury Bill 91 days', 96.5),
+  i('SOLAR.GSE', 'equities', 'Savannah Solar Power', 12.2, 'suspended'),
 ];
 
-/** Seeds the sandbox directory once, when the partner table is empty. Returns whether it seeded. */
-export async function seedSandboxDirectory(db: Kysely<Database>, now: Date): Promise<boolean> {
+/** The whole sandbox catalogue: the listed instruments, then the synthetic ones. */
+export const SANDBOX_INSTRUMENTS: readonly InstrumentImportRow[] = [...LISTED_INSTRUMENTS, ...SYNTHETIC_INSTRUMENTS];
+
+/**
+ * Seeds the sandbox directory once, when the partner table is empty. A directory seeded by an older
+ * version gets the catalogue's instruments it lacks; no instrument that exists is changed. Returns
+ * whether it wrote anything.
+ */
+export async function seedSandboxDirectory(db: Kysely<Database>, dialect: DialectName, now: Date): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
-    if ((await countPartners(trx)) > 0) return false;
-    const partners = await importPartners(trx, SANDBOX_PARTNERS, { now });
-    const instruments = await importInstruments(trx, SANDBOX_INSTRUMENTS, { now });
-    if (!partners.committed || !instruments.committed) {
-      throw new Error(`sandbox seed data is invalid: ${JSON.stringify([...partners.rejected, ...instruments.rejected])}`);
+    // Processes starting together on one PostgreSQL database would each find the directory empty.
+    await lockForTransaction(trx, dialect, 'seed:sandbox-directory');
+    let rows = SANDBOX_INSTRUMENTS;
+    if ((await countPartners(trx)) > 0) {
+      const known = new Set((await trx.selectFrom('instruments').select('code').execute()).map((r) => r.code));
+      rows = SANDBOX_INSTRUMENTS.filter((row) => !known.has(row.code));
+      if (rows.length === 0) return false;
+    } else {
+      const partners = await importPartners(trx, SANDBOX_PARTNERS, { now });
+      if (!partners.committed) throw new Error(`sandbox seed data is invalid: ${JSON.stringify(partners.rejected)}`);
     }
+    const instruments = await importInstruments(trx, rows, { now });
+    if (!instruments.committed) throw new Error(`sandbox seed data is invalid: ${JSON.stringify(instruments.rejected)}`);
     return true;
   });
 }

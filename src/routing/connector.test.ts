@@ -20,7 +20,9 @@ test('final reports: fill, cancelled, rejected', () => {
     [{ ...base, ...exec, type: 'partial_fill', leaves_qty: 1 }, false],
     [{ ...base, ...exec, type: 'fill' }, true],
     [{ ...base, type: 'rejected', reason: 'sgi_rejected' }, true],
-    [{ ...base, type: 'cancelled', cancelled_qty: 1, cum_qty: 0 }, true],
+    [{ ...base, type: 'cancelled', cancelled_qty: 1, cum_qty: 0, reason: 'requested', request_id: 'ord_x.1' }, true],
+    [{ ...base, type: 'replaced', request_id: 'ord_x.2', qty: 2, limit_price_cents: 5, cum_qty: 0, leaves_qty: 2 }, false],
+    [{ ...base, type: 'request_refused', request_id: 'ord_x.3', request: 'amend', reason: 'partner_refused' }, false],
   ];
   for (const [r, final] of cases) assert.equal(isFinalReport(r), final, r.type);
 });

@@ -1,4 +1,5 @@
 import type { OrderId } from '../lib/ids.js';
+import type { CancelReason, CancelRequestReason, RequestRefusal, TimeInForce } from '../orders/core/lifecycle.js';
 
 /**
  * The partner connector: the one I/O seam between the router and an SGI's order gateway. The
@@ -9,23 +10,32 @@ import type { OrderId } from '../lib/ids.js';
  *
  * 1. `submit` is idempotent per `order_id`. Calling it again for an order the partner already holds
  *    (the router retrying after a time-out, a ConnectorUnavailableError or a crash) creates nothing
- *    and returns the outcome of the first hand-over, with the same report.
+ *    and returns the outcome of the first hand-over, with the same report. `cancel` and `amend` are
+ *    idempotent per `request_id`: the router repeats a request with the same id until it gets an
+ *    answer, and the partner acts on it once.
  * 2. Every outcome is an ExecutionReport in the partner's report log, readable through `reports`.
- *    The report returned by `submit` or `cancel` is also in the log: the router may apply it from
- *    either place, first come first served, and recognises the second copy by `report_id` (or,
- *    equivalently, by its `seq` not being above the last one applied for the order).
+ *    The report returned by `submit`, `cancel` or `amend` is also in the log: the router may apply
+ *    it from either place, first come first served, and recognises the second copy by `report_id`
+ *    (or, equivalently, by its `seq` not being above the last one applied for the order).
  * 3. Per order, reports have `seq` 1, 2, 3, ... with no gap, in the order the partner produced them.
- *    Report 1 is `accepted` or `rejected`. After `accepted` come zero or more `partial_fill`, then at
- *    most one final report: `fill` (cum_qty = qty), `cancelled` (the remaining quantity) or
- *    `rejected` (an exchange refusal after acceptance, with nothing filled). Nothing follows a
- *    final report.
+ *    Report 1 is `accepted` or `rejected`. After `accepted` come zero or more `partial_fill`,
+ *    `replaced` (an amend took effect) and `request_refused` (a cancel or amend answered `pending`
+ *    was then refused), in any order, then at most one final report: `fill` (cum_qty = qty),
+ *    `cancelled` (the remaining quantity, with its reason) or `rejected` (an exchange refusal after
+ *    acceptance, with nothing filled). Nothing follows a final report: a request still waiting when
+ *    the order ends is refused by that end (the router records `already_filled`, `already_rejected`
+ *    or, for an amend, `already_cancelled`), unless the final report is the `cancelled` that answers
+ *    it. The partner cancels on its own with reason `partner` (or `expired`, when the exchange
+ *    expired the order, or `unfilled`, for the rest of an ioc or fok order); such a report carries
+ *    no `request_id`.
  * 4. `reports(since)` returns the log after `since`, oldest first, and the position to pass next.
  *    Delivery is at-least-once: a report may come again (for instance when the router crashed before
  *    storing the position), never out of order within one order. The router therefore keeps, per
  *    order, the last applied `seq`, and applies a report only when its `seq` is the next one
  *    (`classifyReport`); it stores the new position in the same transaction as the reports' effects.
  * 5. Errors: ConnectorUnavailableError means "not reached, or no answer": nothing is known to have
- *    happened, retry later (submit and cancel are safe to repeat). Any other exception is a bug.
+ *    happened, retry later (submit, cancel and amend are safe to repeat). Any other exception is a
+ *    bug.
  */
 export interface PartnerConnector {
   /** Stable name of the connector, used in logs, metrics and report ids. */
@@ -38,10 +48,20 @@ export interface PartnerConnector {
    */
   submit(order: OrderForPartner): Promise<SubmitResult>;
   /**
-   * Asks the partner to cancel what remains of an order. Idempotent: cancelling an order already
-   * cancelled returns the same `cancelled` report. Throws ConnectorUnavailableError.
+   * Asks the partner to cancel what remains of an order. `cancelled` when it did at once (an order
+   * already cancelled answers with its `cancelled` report, whatever the request); `pending` when it
+   * took the request and will answer in the log (a `cancelled` report, or the order's other final
+   * report); `refused` when it will not (`unknown_order`: the partner never received the order, so
+   * the router may cancel it locally). Throws ConnectorUnavailableError.
    */
-  cancel(orderId: OrderId): Promise<CancelResult>;
+  cancel(orderId: OrderId, request: CancelRequest): Promise<CancelResult>;
+  /**
+   * Asks the partner to change the quantity or the limit price of an open limit order (a
+   * cancel/replace). `replaced` when it did at once; `pending` when it will answer in the log (a
+   * `replaced` or a `request_refused` report, or the order's final report); `refused` when it will
+   * not. Throws ConnectorUnavailableError.
+   */
+  amend(orderId: OrderId, request: AmendRequest): Promise<AmendResult>;
   /**
    * The reports after position `since` (null: from the beginning), at most `limit` of them (the
    * connector may return fewer; an empty list means "nothing new now"). `position` is what to pass
@@ -58,7 +78,13 @@ export interface OrderForPartner {
   readonly order_id: OrderId;
   /** `<TICKER>.<EXCHANGE>`. */
   readonly instrument: string;
-  /** The instrument's catalogue status when the order was placed. */
+  /** The instrument's ISIN when the catalogue has one; null or absent (orders handed over by an older version): none. */
+  readonly isin?: string | null;
+  /**
+   * The instrument's catalogue status (with its tick and band below) as the service knows it at the
+   * hand-over: the one the order was just checked against when the request hands it over, the
+   * catalogue's at the time of a retry by the router.
+   */
   readonly instrument_status: 'active' | 'suspended';
   readonly side: 'buy' | 'sell';
   readonly qty: number;
@@ -66,6 +92,26 @@ export interface OrderForPartner {
   readonly limit_price_cents: number | null;
   /** The instrument's reference price when the order was placed. */
   readonly reference_price_cents: number;
+  readonly time_in_force: TimeInForce;
+  /** `YYYY-MM-DD` for `gtd`, else null. */
+  readonly expire_date: string | null;
+  /** The instrument's tick: every price is a multiple of it. Absent (orders handed over by an older version): 1. */
+  readonly tick_size_cents?: number;
+  /** The instrument's price band around the reference price, limits included; null or absent: no band. */
+  readonly price_limits?: { readonly low_cents: number; readonly high_cents: number } | null;
+}
+
+/** A cancel request; `request_id` is unique per request of the service (`<order id>.<n>`). */
+export interface CancelRequest {
+  readonly request_id: string;
+  readonly reason: CancelRequestReason;
+}
+
+/** An amend request: the new quantity, the new limit, or both. */
+export interface AmendRequest {
+  readonly request_id: string;
+  readonly qty?: number;
+  readonly limit_price_cents?: number;
 }
 
 /** The `failure_reason` of a failed order (decisions.md, "Orders"). */
@@ -123,21 +169,48 @@ export interface CancelledReport extends ReportBase {
   readonly type: 'cancelled';
   readonly cancelled_qty: number;
   readonly cum_qty: number;
+  readonly reason: CancelReason;
+  /** The cancel request this answers; null when the partner cancelled on its own. */
+  readonly request_id: string | null;
 }
 
-export type ExecutionReport = AcceptedReport | PartialFillReport | FillReport | RejectedReport | CancelledReport;
+/** An amend took effect: the order's quantity and limit are now these; `leaves_qty` = qty - cum_qty. */
+export interface ReplacedReport extends ReportBase {
+  readonly type: 'replaced';
+  readonly request_id: string;
+  readonly qty: number;
+  readonly limit_price_cents: number | null;
+  readonly cum_qty: number;
+  readonly leaves_qty: number;
+}
+
+/** A cancel or amend that the partner had taken as `pending` was refused; the order goes on as it was. */
+export interface RequestRefusedReport extends ReportBase {
+  readonly type: 'request_refused';
+  readonly request_id: string;
+  readonly request: 'cancel' | 'amend';
+  readonly reason: RequestRefusal;
+}
+
+export type ExecutionReport = AcceptedReport | PartialFillReport | FillReport | RejectedReport | CancelledReport | ReplacedReport | RequestRefusedReport;
 export type ExecutionReportType = ExecutionReport['type'];
 
 export type SubmitResult = { readonly status: 'accepted'; readonly report: AcceptedReport } | { readonly status: 'rejected'; readonly report: RejectedReport };
 
 /**
- * Why a cancel did not happen: `unknown_order` (the partner never received it, so the router may
- * cancel it locally), `already_filled`, `already_rejected` (the reports that made the order final
- * are in the log, or already applied), `partner_refused` (the partner refused to cancel an order it
- * still holds, for instance too late in the trading session: the order stays as its reports say).
+ * The answer to a cancel. A refusal because the order already ended (`already_filled`,
+ * `already_rejected`) leaves the reports that ended it in the log (or already applied).
  */
-export type CancelRefusal = 'unknown_order' | 'already_filled' | 'already_rejected' | 'partner_refused';
-export type CancelResult = { readonly status: 'cancelled'; readonly report: CancelledReport } | { readonly status: 'refused'; readonly reason: CancelRefusal };
+export type CancelResult =
+  | { readonly status: 'cancelled'; readonly report: CancelledReport }
+  | { readonly status: 'pending' }
+  | { readonly status: 'refused'; readonly reason: RequestRefusal };
+
+/** The answer to an amend; see CancelResult for refusals. */
+export type AmendResult =
+  | { readonly status: 'replaced'; readonly report: ReplacedReport }
+  | { readonly status: 'pending' }
+  | { readonly status: 'refused'; readonly reason: RequestRefusal };
 
 export interface ReportBatch {
   readonly reports: readonly ExecutionReport[];

@@ -1,7 +1,10 @@
 import type { PartnerConnector } from './connector.js';
 
-/** Builds the connector of one partner; `partnerId` names the instance (and its report log). */
-export type ConnectorFactory = (partnerId: string) => PartnerConnector;
+/**
+ * Builds the connector of one partner; `partnerId` names the instance (and its report log). With
+ * `testClock`, the instance that serves the orders on that sandbox test clock, on the clock's time.
+ */
+export type ConnectorFactory = (partnerId: string, testClock?: string) => PartnerConnector;
 
 /**
  * Which connectors this deployment can use, by the name a partner's `connector` column holds, with
@@ -22,9 +25,11 @@ export class ConnectorRegistry {
     const key = `${connector}:${partnerId}`;
     const existing = this.#instances.get(key);
     if (existing !== undefined) return existing;
-    const factory = this.factories[connector];
+    // `<connector>@<clock id>`: the orders on a test clock have their own instance (see OrderTable.connector).
+    const at = connector.indexOf('@');
+    const factory = this.factories[at === -1 ? connector : connector.slice(0, at)];
     if (factory === undefined) return undefined;
-    const created = factory(partnerId);
+    const created = at === -1 ? factory(partnerId) : factory(partnerId, connector.slice(at + 1));
     this.#instances.set(key, created);
     return created;
   }

@@ -2,15 +2,17 @@ import type { Kysely } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../lib/clock.js';
 import { isoMillis } from '../lib/clock.js';
+import { newId, type ClientId, type OrderId } from '../lib/ids.js';
 import { recordEvent } from '../events/event.service.js';
+import { priceLimits } from '../orders/core/price-rules.js';
 import { findInstrument } from '../partners/instrument.repository.js';
-import { applyFill, FillError } from '../orders/core/fills.js';
-import { canTransition, isFinal, type OrderStatus } from '../orders/core/state-machine.js';
-import { claimDueOrders, findOrder, findOrderForUpdate, insertFill, partnersWithOpenOrders, updateOrder } from '../orders/order.repository.js';
+import type { RequestRefusal } from '../orders/core/lifecycle.js';
+import { isFinal } from '../orders/core/state-machine.js';
+import { claimDueOrders, claimExpiredOrders, findOrder, findOrderForUpdate, insertFill, partnersWithOpenOrders, updateOrder } from '../orders/order.repository.js';
 import type { Order } from '../orders/order.schemas.js';
-import { toOrder } from '../orders/order.service.js';
+import { toOrder } from '../orders/order.mapping.js';
 import type { OrderRow } from '../orders/order.table.js';
-import type { ClientId, OrderId } from '../lib/ids.js';
+import type { InstrumentRow } from '../partners/instrument.table.js';
 import type { DialectName } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';
 import type { Transact } from '../storage/database.js';
@@ -18,6 +20,7 @@ import { routeBackoffMs } from './backoff.js';
 import { classifyReport, ConnectorUnavailableError, type ExecutionReport, type OrderForPartner, type PartnerConnector } from './connector.js';
 import { leaseConnector, savePosition } from './position.repository.js';
 import type { ConnectorRegistry } from './registry.js';
+import { NO_PENDING_REQUEST, refusalChanges, reportEffect, type OrderEventType } from './report-effect.js';
 
 /** Runs in the transaction that applies a change to an order, with the order as it now is. */
 export type AfterApply = (trx: Kysely<Database>, order: Order) => Promise<void>;
@@ -25,7 +28,7 @@ export type AfterApply = (trx: Kysely<Database>, order: Order) => Promise<void>;
 export interface RouterOptions {
   livemode: boolean;
   dialect: DialectName;
-  /** How long a request waits for the partner to take the order before answering `created`. */
+  /** How long a request waits for the partner (to take an order, or to answer a cancel or amend). */
   handOverTimeoutMs: number;
   leaseMs: number;
   /** This process, as the holder of leases. */
@@ -34,6 +37,14 @@ export interface RouterOptions {
 }
 
 type Outcome = 'applied' | 'duplicate' | 'gap' | 'unknown_order';
+
+/**
+ * Where a cancel or amend stands after the router asked the partner: `answered` (confirmed or
+ * refused; the order shows which), `pending` (the partner took it and will answer later, or its
+ * answer is not applied yet), `retry` (the partner was not reached: asked again after a backoff),
+ * `skipped` (no such request is waiting).
+ */
+export type RequestProgress = 'answered' | 'pending' | 'retry' | 'skipped';
 
 class HandOverTimeout extends Error {}
 
@@ -47,12 +58,15 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   ]).finally(() => clearTimeout(timer));
 }
 
+const isUnreachable = (error: unknown) => error instanceof ConnectorUnavailableError || error instanceof HandOverTimeout;
+
 /**
  * Moves orders between the service and the partners' connectors: hands `created` orders over
- * (retrying with backoff while a partner is unavailable), asks partners to cancel, and applies their
- * execution reports in order and exactly once. Every change to an order and the event that reports
- * it commit in one transaction; a report is applied only if its `seq` is the next one for its order,
- * so duplicates and late copies change nothing.
+ * (retrying with backoff while a partner is unavailable), sends cancels (the client's, and the
+ * expiries of day and gtd orders) and amends, and applies the partners' execution reports in order
+ * and exactly once. Every change to an order and the events that report it commit in one
+ * transaction; a report is applied only if its `seq` is the next one for its order, so duplicates
+ * and late copies change nothing.
  */
 export class Router {
   constructor(
@@ -68,16 +82,26 @@ export class Router {
     return this.connectors.get(row.connector, row.rcpt_to);
   }
 
-  async #forPartner(row: OrderRow): Promise<OrderForPartner> {
-    const instrument = await findInstrument(this.db, row.instrument);
+  /**
+   * The order as its partner gets it. `checked` is the instrument the order was just checked against
+   * (a request hands over what it wrote, without reading it again); a retry in the background reads
+   * the catalogue as it is now.
+   */
+  async #forPartner(row: OrderRow, checked?: InstrumentRow): Promise<OrderForPartner> {
+    const instrument = checked ?? (await findInstrument(this.db, row.instrument));
     return {
       order_id: row.id as OrderId,
       instrument: row.instrument,
+      isin: instrument?.isin ?? null,
       instrument_status: instrument?.status ?? 'active',
       side: row.side,
       qty: row.qty,
       limit_price_cents: row.limit_price_cents,
       reference_price_cents: row.reference_price_cents,
+      time_in_force: row.time_in_force,
+      expire_date: row.expire_date,
+      tick_size_cents: instrument?.tick_size_cents ?? 1,
+      price_limits: instrument === undefined ? null : priceLimits({ ...instrument, reference_price_cents: row.reference_price_cents }),
     };
   }
 
@@ -85,12 +109,11 @@ export class Router {
    * Hands a `created` order to its partner. On success the partner's answer (accepted or rejected) is
    * applied at once; when the partner is unavailable (or silent past the time-out) the order stays
    * `created` and the router tries again after a backoff. Submitting twice is safe: connectors answer
-   * a repeated submit with the first outcome.
+   * a repeated submit with the first outcome. An order with a cancel waiting is left to `cancel`.
+   * `row` is the order as its caller just wrote or claimed it (not read again here).
    */
-  async handOver(orderId: string, after?: AfterApply): Promise<Outcome | 'retry' | 'skipped'> {
-    const row = await findOrder(this.db, orderId);
-    if (row === undefined || row.status !== 'created') return 'skipped';
-    if (row.cancel_requested_at !== null) return this.#cancelLocally(row.id, after).then(() => 'applied' as const);
+  async handOver(row: OrderRow, after?: AfterApply, instrument?: InstrumentRow): Promise<Outcome | 'retry' | 'skipped'> {
+    if (row.status !== 'created' || row.pending_request !== null) return 'skipped';
     const connector = this.#connectorOf(row);
     if (connector === undefined) {
       this.log.error({ order_id: row.id, connector: row.connector }, 'no connector for the partner of an order');
@@ -98,10 +121,10 @@ export class Router {
       return 'retry';
     }
     try {
-      const result = await withTimeout(connector.submit(await this.#forPartner(row)), this.options.handOverTimeoutMs);
+      const result = await withTimeout(connector.submit(await this.#forPartner(row, instrument)), this.options.handOverTimeoutMs);
       return await this.apply(result.report, after);
     } catch (error) {
-      if (!(error instanceof ConnectorUnavailableError) && !(error instanceof HandOverTimeout)) throw error;
+      if (!isUnreachable(error)) throw error;
       this.log.warn({ order_id: row.id, connector: connector.name, attempt: row.route_attempts + 1, err: error }, 'partner unavailable; hand-over will be retried');
       await this.#retryLater(row);
       return 'retry';
@@ -114,47 +137,131 @@ export class Router {
     await this.transact((trx) => updateOrder(trx, row.id, { route_attempts: attempts, next_route_at: now + routeBackoffMs(attempts, this.options.random), route_lease_until: null }));
   }
 
-  /** A cancel request for an order the partner never took: the order is cancelled here. */
-  async #cancelLocally(orderId: string, after?: AfterApply): Promise<void> {
-    await this.transact(async (trx) => {
-      const row = await findOrderForUpdate(trx, this.options.dialect, orderId);
-      if (row === undefined || row.status !== 'created') return;
-      const now = this.clock.now().getTime();
-      await updateOrder(trx, row.id, { status: 'cancelled', next_route_at: null, route_lease_until: null, updated_at: now });
-      await after?.(trx, toOrder({ ...row, status: 'cancelled', updated_at: now }));
-    });
+  /**
+   * Sends the order's pending cancel to its partner and applies the answer: `cancelled` at once, a
+   * refusal (the order already ended, whose final reports are then read from the log), or `pending`
+   * (the answer comes in the log). An order the partner never received is cancelled here. An
+   * unreachable partner is asked again after a backoff, with the same request id. `after` runs with
+   * the order once the request is answered (see #settle). `row` is the order as its caller just
+   * wrote or claimed it.
+   */
+  async cancel(row: OrderRow, after?: AfterApply): Promise<RequestProgress> {
+    if (row.pending_request !== 'pending_cancel' || row.pending_request_id === null || isFinal(row.status)) return this.#nothingToSend(row);
+    const requestId = row.pending_request_id;
+    const connector = this.#connectorOf(row);
+    if (connector === undefined) {
+      await this.#retryLater(row);
+      return 'retry';
+    }
+    try {
+      const result = await withTimeout(connector.cancel(row.id as OrderId, { request_id: requestId, reason: row.cancel_request_reason ?? 'requested' }), this.options.handOverTimeoutMs);
+      if (result.status === 'cancelled') await this.#applyAnswer(connector, row, result.report);
+      else if (result.status === 'pending') await this.#markSent(row.id, requestId);
+      else if (result.reason === 'unknown_order' && row.status === 'created') await this.#cancelLocally(row.id, requestId);
+      else await this.#refused(connector, row, 'cancel', result.reason);
+    } catch (error) {
+      if (!isUnreachable(error)) throw error;
+      this.log.warn({ order_id: row.id, connector: connector.name, err: error }, 'partner unavailable; cancel will be retried');
+      await this.#retryLater(row);
+      return 'retry';
+    }
+    return this.#settle(row.id, requestId, after);
+  }
+
+  /** Sends the order's pending amend to its partner and applies the answer, as `cancel` does. */
+  async amend(row: OrderRow, after?: AfterApply): Promise<RequestProgress> {
+    if (row.pending_request !== 'pending_amend' || row.pending_request_id === null || isFinal(row.status)) return this.#nothingToSend(row);
+    const requestId = row.pending_request_id;
+    const connector = this.#connectorOf(row);
+    if (connector === undefined) {
+      await this.#retryLater(row);
+      return 'retry';
+    }
+    const changes = {
+      ...(row.amend_qty !== null && row.amend_qty !== row.qty ? { qty: row.amend_qty } : {}),
+      ...(row.amend_limit_price_cents !== null && row.amend_limit_price_cents !== row.limit_price_cents ? { limit_price_cents: row.amend_limit_price_cents } : {}),
+    };
+    try {
+      const result = await withTimeout(connector.amend(row.id as OrderId, { request_id: requestId, ...changes }), this.options.handOverTimeoutMs);
+      if (result.status === 'replaced') await this.#applyAnswer(connector, row, result.report);
+      else if (result.status === 'pending') await this.#markSent(row.id, requestId);
+      else await this.#refused(connector, row, 'amend', result.reason);
+    } catch (error) {
+      if (!isUnreachable(error)) throw error;
+      this.log.warn({ order_id: row.id, connector: connector.name, err: error }, 'partner unavailable; amend will be retried');
+      await this.#retryLater(row);
+      return 'retry';
+    }
+    return this.#settle(row.id, requestId, after);
+  }
+
+  /** Applies the report that answers a request; when earlier reports of the order are still unread, reads the log first. */
+  async #applyAnswer(connector: PartnerConnector, row: OrderRow, report: ExecutionReport): Promise<void> {
+    if ((await this.apply(report)) === 'gap') await this.pollConnector(`${row.connector}:${row.rcpt_to}`, connector);
+  }
+
+  async #nothingToSend(row: OrderRow): Promise<'skipped'> {
+    if (row.next_route_at !== null) await this.transact((trx) => updateOrder(trx, row.id, { next_route_at: null, route_lease_until: null }));
+    return 'skipped';
   }
 
   /**
-   * Asks the partner to cancel an open order. A `cancelled` answer is applied at once; a refusal
-   * because the order already finished leaves the final reports to the log; an unavailable partner
-   * is asked again after a backoff.
+   * Where request `requestId` of the order stands now: still waiting (`pending`), or answered, in
+   * which case `after` runs with the order as it now is, in a transaction of its own.
    */
-  async cancel(orderId: string, after?: AfterApply): Promise<void> {
-    const row = await findOrder(this.db, orderId);
-    if (row === undefined) return;
-    if (isFinal(row.status)) {
-      await this.transact((trx) => updateOrder(trx, row.id, { next_route_at: null, route_lease_until: null }));
-      return;
-    }
-    const connector = this.#connectorOf(row);
-    if (connector === undefined) return this.#retryLater(row);
-    try {
-      const result = await withTimeout(connector.cancel(row.id as OrderId), this.options.handOverTimeoutMs);
-      if (result.status === 'cancelled') {
-        await this.apply(result.report, after);
-      } else if (result.reason === 'unknown_order') {
-        await this.#cancelLocally(row.id, after);
-      } else {
-        // Already filled or rejected at the partner (its final reports are in the log), or refused by
-        // the partner: the order stays as its reports say, and the cancel is not asked again.
-        await this.pollConnector(`${row.connector}:${row.rcpt_to}`, connector);
-        await this.transact((trx) => updateOrder(trx, row.id, { next_route_at: null, route_lease_until: null }));
-      }
-    } catch (error) {
-      if (!(error instanceof ConnectorUnavailableError) && !(error instanceof HandOverTimeout)) throw error;
-      await this.#retryLater(row);
-    }
+  async #settle(orderId: string, requestId: string, after?: AfterApply): Promise<RequestProgress> {
+    return this.transact(async (trx) => {
+      const row = await findOrderForUpdate(trx, this.options.dialect, orderId);
+      if (row === undefined) return 'skipped';
+      if (row.pending_request !== null && row.pending_request_id === requestId) return 'pending';
+      await after?.(trx, toOrder(row));
+      return 'answered';
+    });
+  }
+
+  /** The partner took the request and answers in its log: the router stops sending it. */
+  async #markSent(orderId: string, requestId: string): Promise<void> {
+    await this.transact((trx) =>
+      trx.updateTable('orders').set({ next_route_at: null, route_lease_until: null }).where('id', '=', orderId).where('pending_request_id', '=', requestId).execute(),
+    );
+  }
+
+  /**
+   * A refusal. When it comes from executions the router may not have read yet (the order ended, or
+   * filled beyond an amend's quantity), the log is read first, so that the order shows them (an end
+   * refuses the request by itself); otherwise, or when the log could not be read now, the refusal is
+   * recorded on the order.
+   */
+  async #refused(connector: PartnerConnector, row: OrderRow, request: 'cancel' | 'amend', reason: RequestRefusal): Promise<void> {
+    if (reason !== 'partner_refused' && reason !== 'unknown_order') await this.pollConnector(`${row.connector}:${row.rcpt_to}`, connector);
+    await this.transact(async (trx) => {
+      const current = await findOrderForUpdate(trx, this.options.dialect, row.id);
+      if (current === undefined || current.pending_request_id !== row.pending_request_id || current.pending_request === null) return;
+      const now = this.clock.now().getTime();
+      const changes: Partial<OrderRow> = { ...refusalChanges(request, reason, isoMillis(now)), next_route_at: null, route_lease_until: null, updated_at: now };
+      await updateOrder(trx, row.id, changes);
+      await this.#emit(trx, current, { ...current, ...changes }, ['order.request_refused'], now);
+    });
+  }
+
+  /** A cancel of an order the partner never received: the order is cancelled here. */
+  async #cancelLocally(orderId: string, requestId: string): Promise<void> {
+    await this.transact(async (trx) => {
+      const row = await findOrderForUpdate(trx, this.options.dialect, orderId);
+      if (row === undefined || row.status !== 'created' || row.pending_request_id !== requestId) return;
+      const now = this.clock.now().getTime();
+      const changes: Partial<OrderRow> = {
+        ...NO_PENDING_REQUEST,
+        status: 'cancelled',
+        cancel_reason: row.cancel_request_reason ?? 'requested',
+        next_route_at: null,
+        route_lease_until: null,
+        expiry_due_at: null,
+        updated_at: now,
+      };
+      await updateOrder(trx, row.id, changes);
+      await this.#emit(trx, row, { ...row, ...changes }, ['order.cancelled'], now);
+    });
   }
 
   /** Applies one execution report if it is the next for its order; see the class comment. */
@@ -165,118 +272,101 @@ export class Router {
       const place = classifyReport(row.last_report_seq, report);
       if (place !== 'next') return place;
       const now = this.clock.now().getTime();
-      const changes: Partial<OrderRow> = { last_report_seq: report.seq, updated_at: now };
-      if (!canTransition(row.status, this.#targetStatus(report))) {
-        // A report that does not fit the order's state (a partner bug, or a race with a local
-        // cancel): recorded as seen so it is not re-read forever, and logged for an operator.
-        this.log.error({ order_id: row.id, status: row.status, report }, 'execution report does not fit the order state; ignored');
-        await updateOrder(trx, row.id, changes);
+      const effect = reportEffect(row, report, now);
+      await updateOrder(trx, row.id, effect.changes);
+      if (!effect.applies) {
+        // Recorded as seen so that it is not read again forever, and logged for an operator.
+        this.log.error({ order_id: row.id, status: row.status, report, why: effect.why }, 'execution report does not fit the order; ignored');
         return 'applied';
       }
-      let executed: { fill_qty: number; fill_price_cents: number; exchange_ref: string; executed_at: string } | null = null;
-      switch (report.type) {
-        case 'accepted':
-          changes.status = 'routed';
-          changes.next_route_at = row.cancel_requested_at === null ? null : now;
-          changes.route_lease_until = null;
-          break;
-        case 'rejected':
-          changes.status = 'failed';
-          changes.failure_reason = report.reason;
-          changes.next_route_at = null;
-          break;
-        case 'cancelled':
-          changes.status = 'cancelled';
-          changes.next_route_at = null;
-          break;
-        case 'partial_fill':
-        case 'fill': {
-          let state;
-          try {
-            state = applyFill(
-              { qty: row.qty, filled_qty: row.filled_qty, fill_notional_cents: BigInt(row.fill_notional_cents), status: row.status },
-              { fill_qty: report.fill_qty, fill_price_cents: report.fill_price_cents },
-            );
-          } catch (error) {
-            if (!(error instanceof FillError)) throw error;
-            this.log.error({ order_id: row.id, report, err: error }, 'fill refused; ignored');
-            await updateOrder(trx, row.id, changes);
-            return 'applied';
-          }
-          changes.status = state.status;
-          changes.filled_qty = state.filled_qty;
-          changes.fill_notional_cents = state.fill_notional_cents.toString();
-          if (state.status === 'filled') changes.next_route_at = null;
-          await insertFill(trx, {
-            order_id: row.id,
-            seq: report.seq,
-            report_id: report.report_id,
-            fill_qty: report.fill_qty,
-            fill_price_cents: report.fill_price_cents,
-            exchange_ref: report.exchange_ref,
-            executed_at: Date.parse(report.executed_at),
-          });
-          executed = report;
-          break;
-        }
-      }
-      await updateOrder(trx, row.id, changes);
-      const order = toOrder({ ...row, ...changes });
-      const clientId = row.client_id as ClientId;
-      const at = new Date(now);
-      const emit = (type: 'order.routed' | 'order.failed' | 'order.executed', data: unknown) =>
-        recordEvent(trx, { clientId, type, data, livemode: this.options.livemode, at, subjectRef: row.id });
-      if (report.type === 'accepted') await emit('order.routed', order);
-      if (report.type === 'rejected') await emit('order.failed', order);
-      if (executed !== null) {
-        await emit('order.executed', {
-          order_id: order.id,
-          rcpt_to: order.rcpt_to,
-          instrument: order.instrument,
-          side: order.side,
-          filled_qty: order.filled_qty,
-          average_fill_price_cents: order.average_fill_price_cents,
-          executed_at: isoMillis(Date.parse(executed.executed_at)),
-          exchange_ref: executed.exchange_ref,
-          fill_qty: executed.fill_qty,
-          fill_price_cents: executed.fill_price_cents,
-          status: order.status,
+      const { execution } = effect;
+      if (execution !== null) {
+        const executedAt = Date.parse(execution.executed_at);
+        await insertFill(trx, {
+          id: newId('fill', executedAt),
+          order_id: row.id,
+          seq: report.seq,
+          report_id: report.report_id,
+          fill_qty: execution.fill_qty,
+          fill_price_cents: execution.fill_price_cents,
+          exchange_ref: execution.exchange_ref,
+          executed_at: executedAt,
         });
       }
+      const order = await this.#emit(trx, row, { ...row, ...effect.changes }, effect.events, now, execution ?? undefined);
       await after?.(trx, order);
       return 'applied';
     });
   }
 
-  #targetStatus(report: ExecutionReport): OrderStatus {
-    switch (report.type) {
-      case 'accepted':
-        return 'routed';
-      case 'rejected':
-        return 'failed';
-      case 'cancelled':
-        return 'cancelled';
-      case 'fill':
-        return 'filled';
-      case 'partial_fill':
-        return 'partially_filled';
+  /** Records the events of a change of the order, with `next` as the order now is; returns it as an Order. */
+  async #emit(trx: Kysely<Database>, before: OrderRow, next: OrderRow, types: readonly OrderEventType[], now: number, execution?: { fill_qty: number; fill_price_cents: number; exchange_ref: string; executed_at: string }): Promise<Order> {
+    const order = toOrder(next);
+    const at = new Date(now);
+    for (const type of types) {
+      const data =
+        type === 'order.executed' && execution !== undefined
+          ? {
+              order_id: order.id,
+              rcpt_to: order.rcpt_to,
+              instrument: order.instrument,
+              side: order.side,
+              filled_qty: order.filled_qty,
+              average_fill_price_cents: order.average_fill_price_cents,
+              executed_at: isoMillis(Date.parse(execution.executed_at)),
+              exchange_ref: execution.exchange_ref,
+              fill_qty: execution.fill_qty,
+              fill_price_cents: execution.fill_price_cents,
+              status: order.status,
+            }
+          : order;
+      await recordEvent(trx, { clientId: before.client_id as ClientId, type, data, livemode: this.options.livemode, at, subjectRef: before.id });
     }
+    return order;
   }
 
-  /** Hand-overs and cancels that are due (claimed with a lease, so one process acts on each). */
+  /** Hand-overs, cancels and amends that are due (claimed with a lease, so one process acts on each). */
   async routeDue(limit = 100): Promise<number> {
     const now = this.clock.now().getTime();
     const rows = await this.transact((trx) => claimDueOrders(trx, this.options.dialect, now, this.options.leaseMs, limit));
     for (const row of rows) {
       try {
-        if (row.status === 'created' && row.cancel_requested_at === null) await this.handOver(row.id);
-        else if (row.cancel_requested_at !== null && !isFinal(row.status)) await this.cancel(row.id);
-        else await this.transact((trx) => updateOrder(trx, row.id, { next_route_at: null, route_lease_until: null }));
+        if (row.status === 'created' && row.pending_request === null) await this.handOver(row);
+        else if (row.pending_request === 'pending_cancel') await this.cancel(row);
+        else if (row.pending_request === 'pending_amend') await this.amend(row);
+        else await this.#nothingToSend(row);
       } catch (error) {
         this.log.error({ order_id: row.id, err: error }, 'routing failed');
       }
     }
     return rows.length;
+  }
+
+  /**
+   * Expires the day and gtd orders whose time has come: each is claimed (once, whichever process
+   * claims it first), becomes a pending cancel with reason `expired`, and is sent to its partner at
+   * once; the partner's `cancelled` report makes it `cancelled` with `cancel_reason: expired`. An
+   * unreachable partner is asked again by `routeDue`. Returns how many were claimed.
+   */
+  async expireDue(limit = 100): Promise<number> {
+    const now = this.clock.now().getTime();
+    const ids = await this.transact((trx) => claimExpiredOrders(trx, this.options.dialect, now, this.options.leaseMs, limit));
+    if (ids.length > 0) this.log.info({ count: ids.length }, 'orders expired; cancelling at their partners');
+    await this.cancelClaimedExpiries(ids);
+    return ids.length;
+  }
+
+  /** Asks the partners to cancel orders whose expiry was just claimed (claimExpiredOrders). */
+  async cancelClaimedExpiries(ids: readonly string[]): Promise<void> {
+    for (const id of ids) {
+      try {
+        // The claim changed the order in the database: read it as it now is.
+        const row = await findOrder(this.db, id);
+        if (row !== undefined) await this.cancel(row);
+      } catch (error) {
+        this.log.error({ order_id: id, err: error }, 'expiry failed; the router will retry');
+      }
+    }
   }
 
   /** Reads and applies the report logs of every partner with open orders; returns how many applied. */

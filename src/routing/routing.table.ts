@@ -13,8 +13,9 @@ export interface ConnectorPositionTable {
 export interface SandboxJournalTable {
   id: string;
   connector: string;
-  kind: 'submit' | 'cancel';
+  kind: 'submit' | 'cancel' | 'amend';
   order_id: string;
+  /** The call's argument as JSON: the order, the cancel request or the amend request (null in old cancels). */
   payload: string | null;
   at: number;
 }

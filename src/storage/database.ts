@@ -22,7 +22,14 @@ export interface StorageOptions {
   pgSchema?: string;
 }
 
-/** Runs work in a transaction that is committed durably before the promise resolves (see Storage.transact). */
+/**
+ * Runs work in a transaction that is committed durably before the promise resolves: the one way the
+ * order path (the use cases in orders/use-cases/, the idempotency records, the router and the
+ * workers) opens a transaction. It is `Storage.transact`, passed in by the composition root, so that
+ * on SQLite every such transaction joins the group commit; work given a `trx` by its caller runs in
+ * the caller's transaction and never opens one of its own (`db.transaction()` is for the operator
+ * commands and maintenance that run beside the service, not for a request).
+ */
 export type Transact = <T>(work: (trx: Kysely<Database>) => Promise<T>) => Promise<T>;
 
 export interface Storage {
@@ -123,6 +130,12 @@ async function openPostgres(url: string, options: StorageOptions): Promise<Stora
     await admin.connect();
     try {
       await admin.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    } catch (error) {
+      // IF NOT EXISTS does not guard against a process creating the same schema at the same moment:
+      // the loser fails on the catalog's unique index (23505) or as a duplicate (42P06), and the
+      // schema it wanted is there.
+      const code = (error as { code?: unknown }).code;
+      if (code !== '23505' && code !== '42P06') throw error;
     } finally {
       await admin.end();
     }

@@ -13,7 +13,11 @@ import * as deadLettersByClient from './migrations/2026-11-24T12-00-dead-letters
 import * as unreadIndexes from './migrations/2026-11-24T13-00-unread-indexes.js';
 import * as orderListingIndexes from './migrations/2026-11-24T14-00-order-listing-indexes.js';
 import * as deferredDeliveryListing from './migrations/2026-11-24T15-00-deferred-delivery-listing.js';
+import * as calendars from './migrations/2026-11-25T00-00-calendars.js';
+import * as instrumentRules from './migrations/2026-11-25T01-00-instrument-rules.js';
+import * as orderLifecycle from './migrations/2026-11-25T02-00-order-lifecycle.js';
 import * as fixSessions from './migrations/2026-11-25T03-00-fix-sessions.js';
+import * as testClocks from './migrations/2026-11-25T04-00-test-clocks.js';
 
 /**
  * The migrations, listed explicitly rather than read from a folder, so that bundlers and tools see
@@ -34,7 +38,11 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-24T13-00-unread-indexes': unreadIndexes,
   '2026-11-24T14-00-order-listing-indexes': orderListingIndexes,
   '2026-11-24T15-00-deferred-delivery-listing': deferredDeliveryListing,
+  '2026-11-25T00-00-calendars': calendars,
+  '2026-11-25T01-00-instrument-rules': instrumentRules,
+  '2026-11-25T02-00-order-lifecycle': orderLifecycle,
   '2026-11-25T03-00-fix-sessions': fixSessions,
+  '2026-11-25T04-00-test-clocks': testClocks,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
@@ -62,7 +70,28 @@ export async function migrateUpTo(db: Kysely<any>, name: string | undefined, sch
   // without either, so processes starting together on one file would each apply the same migration;
   // here the whole run is one transaction, which takes SQLite's write lock before it reads the state.
   if (!db.getExecutor().adapter.supportsTransactionalDdl) return db.transaction().execute((trx) => migrate(asConnection(trx), schema, name));
-  return migrate(db, schema, name);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await migrate(db, schema, name);
+    } catch (error) {
+      if (attempt >= CATALOG_RACE_ATTEMPTS || !isCatalogRace(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20 * attempt + Math.random() * 50));
+    }
+  }
+}
+
+const CATALOG_RACE_ATTEMPTS = 10;
+
+/**
+ * Kysely's migrator looks for its bookkeeping tables (reading the catalog, then creating them if
+ * absent) before it takes its advisory lock. While another process starting at the same moment runs
+ * a migration, that look-up can fail on a table being created or dropped (42P01 undefined_table), and
+ * two creations of the bookkeeping tables can collide (42P07 duplicate_table, or 23505 on the
+ * catalog's unique index of type names). Nothing has been applied then, so the run starts over.
+ */
+function isCatalogRace(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '42P01' || code === '42P07' || code === '23505';
 }
 
 /**

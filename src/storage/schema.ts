@@ -4,10 +4,12 @@ import type { SigningKeyTable } from '../keys/signing-key.table.js';
 import type { AttestationTable } from '../kyc/attestation.table.js';
 import type { AuditChunkTable, AuditSnapshotTable } from '../audit/audit.table.js';
 import type { OrderFillTable, OrderTable } from '../orders/order.table.js';
+import type { TestClockTable } from '../testclocks/test-clock.table.js';
 import type { ConnectorPositionTable, SandboxJournalTable } from '../routing/routing.table.js';
 import type { FixExecIdTable, FixMessageTable, FixOrderTable, FixReportTable, FixRequestTable, FixSessionTable } from '../routing/fix/fix.table.js';
 import type { EventQueueTable, EventTable } from '../events/event.table.js';
-import type { InstrumentTable } from '../partners/instrument.table.js';
+import type { MarketCalendarTable } from '../markets/calendar.table.js';
+import type { FxRateTable, InstrumentTable } from '../partners/instrument.table.js';
 import type { PartnerTable } from '../partners/partner.table.js';
 import type { WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable, WebhookMessageTable } from '../webhooks/webhook.table.js';
 
@@ -15,6 +17,7 @@ import type { WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable, W
 export interface Database {
   partners: PartnerTable;
   instruments: InstrumentTable;
+  fx_rates: FxRateTable;
   events: EventTable;
   event_queue: EventQueueTable;
   clients: ClientTable;
@@ -23,6 +26,7 @@ export interface Database {
   idempotency_keys: IdempotencyTable;
   attestations: AttestationTable;
   orders: OrderTable;
+  test_clocks: TestClockTable;
   order_fills: OrderFillTable;
   connector_positions: ConnectorPositionTable;
   sandbox_journal: SandboxJournalTable;
@@ -38,4 +42,5 @@ export interface Database {
   webhook_attempts: WebhookAttemptTable;
   audit_snapshots: AuditSnapshotTable;
   audit_chunks: AuditChunkTable;
+  market_calendars: MarketCalendarTable;
 }

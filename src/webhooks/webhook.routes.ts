@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify';
 import type { Kysely } from 'kysely';
 import { authOf } from '../auth/authenticate.js';
 import type { CursorCodec } from '../http/cursor.js';
-import { replyIdempotently } from '../http/idempotent.js';
+import { refuseLoneSurrogates, replyIdempotently } from '../http/idempotent.js';
 import { pageHeaders } from '../http/schemas.js';
 import { IdempotencyHeaders, bearerSecurity, protectedErrors } from '../http/schemas-auth.js';
 import type { IdempotencyService } from '../idempotency/idempotency.service.js';
@@ -78,7 +78,9 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async 
       },
     },
     async (request, reply) =>
-      replyIdempotently(idempotency, request, reply, async (trx) => ({ status: 201, body: await endpoints.create(trx, authOf(request).clientId, request.body) })),
+      replyIdempotently(idempotency, request, reply, async (trx) => ({ status: 201, body: await endpoints.create(trx, authOf(request).clientId, request.body) }), {
+        carriesSecret: true,
+      }),
   );
 
   app.get(
@@ -112,6 +114,8 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async 
     '/v1/webhooks/endpoints/:id',
     {
       config: { scope },
+      // Takes no Idempotency-Key, but its text is stored and sent in webhooks like a POST's.
+      preHandler: refuseLoneSurrogates,
       schema: {
         tags,
         summary: 'Change an endpoint\'s url, events, description, or disable it',
@@ -158,7 +162,9 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async 
       },
     },
     async (request, reply) =>
-      replyIdempotently(idempotency, request, reply, async (trx) => ({ status: 200, body: await endpoints.rotateSecret(trx, authOf(request).clientId, request.params.id) })),
+      replyIdempotently(idempotency, request, reply, async (trx) => ({ status: 200, body: await endpoints.rotateSecret(trx, authOf(request).clientId, request.params.id) }), {
+        carriesSecret: true,
+      }),
   );
 
   app.post(

@@ -136,8 +136,12 @@ test('a developer signs in and manages orders, attestations, webhook endpoints, 
   const order = (instrument: string, qty: number, limit?: number) =>
     api('POST', '/v1/orders', { rcpt_to: BAOBAB, kyc_attestation_id: att.body.id, instrument, side: 'buy', qty, ...(limit === undefined ? {} : { limit_price_cents: limit }) });
   // One millisecond apart, so that "newest first" has one answer.
+  let resting: Json = {};
   for (let i = 0; i < 21; i++) {
-    assert.equal((await order('HUILB.BRVM', 1, 1)).status, 201);
+    // The band's lower limit (3,145 XOF, -7.5 %): the simulated price never comes down to it.
+    const placed = await order('HUILB.BRVM', 1, 314_500);
+    assert.equal(placed.status, 201);
+    resting = placed.body;
     clock.advance(1);
   }
   const rejected = await order('CIMSN.BRVM', 13);
@@ -213,6 +217,27 @@ test('a developer signs in and manages orders, attestations, webhook endpoints, 
     assert.match(await page.getByTestId('average-price').innerText(), /XOF$/);
     await page.getByRole('cell', { name: 'order.executed' }).waitFor();
     await page.getByRole('cell', { name: 'order.created' }).waitFor();
+    const fills = page.locator('section.card', { has: page.getByRole('heading', { name: 'Fills' }) }).locator('table.grid tbody tr');
+    assert.equal(await fills.count(), 1);
+    assert.match(await fills.first().innerText(), /fil_\w{26}[\s\S]*BRVM-\d{8}-\d{6}/);
+    assert.equal(await page.getByRole('button', { name: 'Cancel order' }).count(), 0, 'a filled order offers no cancel');
+  });
+
+  await t.test('an open limit order is amended, then cancelled, from its page', async () => {
+    await page.evaluate(`location.hash = ${JSON.stringify(`#/orders/${resting.id}`)}`);
+    await heading(`Order ${resting.id}`).waitFor();
+    assert.equal(await page.getByTestId('pending-request').innerText(), 'none');
+    await page.getByLabel('New quantity').fill('3');
+    await page.getByRole('button', { name: 'Amend' }).click();
+    await until(async () => (await page.getByTestId('order-qty').innerText()) === '3', 'the amended quantity');
+    await page.getByRole('cell', { name: 'order.amended' }).waitFor();
+    await page.getByRole('button', { name: 'Cancel order' }).click();
+    await until(async () => (await page.getByTestId('order-status').innerText()) === 'cancelled', 'the cancelled status');
+    assert.equal(await page.getByTestId('order-reason').innerText(), ' (requested)');
+    assert.equal(await page.getByRole('button', { name: 'Amend' }).count(), 0);
+    await page.getByRole('cell', { name: 'order.cancelled' }).waitFor();
+    // Fanned out now, to no endpoint, like the events of the orders above.
+    await worker.runOnce();
   });
 
   await t.test('an attestation is opened by id and revoked with a reason', async () => {
@@ -347,6 +372,19 @@ test('a developer signs in and manages orders, attestations, webhook endpoints, 
     assert.match(await page.locator('article.delivery').first().innerText(), /9 attempts/);
   });
 
+  await t.test("the markets page shows each exchange's clock and its next seven days", async () => {
+    await nav('Markets').click();
+    await heading('Markets').waitFor();
+    for (const code of ['BRVM', 'BVMAC', 'GSE']) {
+      const clockNow = (await api('GET', `/v1/exchanges/${code}/clock`)).body;
+      assert.equal(await page.getByTestId(`phase-${code}`).innerText(), `${clockNow.phase.replace(/_/g, ' ')}${clockNow.is_open ? ' open' : ''}`);
+    }
+    const week = page.locator('table.grid').nth(1).locator('tbody tr');
+    assert.equal(await week.count(), 7);
+    assert.match(await week.first().innerText(), /^\d{4}-\d{2}-\d{2}\s+(\d{2}:\d{2}–\d{2}:\d{2}|closed)/);
+    await shot(page, 'markets');
+  });
+
   await t.test('the client rotates its own secret; the new one works', async () => {
     await nav('Account').click();
     await heading('Account').waitFor();
@@ -356,6 +394,15 @@ test('a developer signs in and manages orders, attestations, webhook endpoints, 
     assert.notEqual(secret, client.client_secret);
     assert.equal((await api('GET', `/v1/orders/${filled.body.id}`, undefined, secret)).status, 200);
     await page.getByText(/Your previous secret keeps working until/).waitFor();
+
+    // A leaked secret: the box ends every previous secret at once.
+    await page.getByLabel(/The previous secret has leaked/).check();
+    await page.getByRole('button', { name: 'Rotate client secret' }).click();
+    await page.getByText(/Your previous secret has stopped working/).waitFor();
+    const replacement = await page.getByTestId('secret').inputValue();
+    assert.notEqual(replacement, secret);
+    assert.equal((await api('GET', `/v1/orders/${filled.body.id}`, undefined, replacement)).status, 200);
+    assert.equal((await api('GET', `/v1/orders/${filled.body.id}`, undefined, secret)).status, 401, 'the previous secret gets no token');
   });
 
   await t.test('on a phone-sized screen nothing scrolls sideways', async () => {
@@ -368,6 +415,7 @@ test('a developer signs in and manages orders, attestations, webhook endpoints, 
       [`#/endpoints/${okEndpoint}`, `Endpoint ${okEndpoint}`],
       ['#/deliveries', 'Deliveries'],
       ['#/dead', 'Dead letters'],
+      ['#/markets', 'Markets'],
       ['#/account', 'Account'],
     ] as const) {
       await page.evaluate(`location.hash = ${JSON.stringify(hash)}`);

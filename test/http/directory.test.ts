@@ -54,7 +54,41 @@ for (const database of DATABASES) {
       const items = ((await suspended.json()) as { data: { code: string; status: string }[] }).data;
       assert.ok(items.length > 0 && items.every((i) => i.status === 'suspended'));
       const instrument = await fetch(`${base}/v1/instruments/KOLA.BRVM`);
-      assert.deepEqual(await instrument.json(), { code: 'KOLA.BRVM', exchange: 'BRVM', class: 'equities', name: 'Kola Agro-Industries (synthetic)', reference_price_cents: 1_550_000, status: 'active' });
+      assert.deepEqual(await instrument.json(), {
+        code: 'KOLA.BRVM',
+        exchange: 'BRVM',
+        class: 'equities',
+        name: 'Kola Agro-Industries (synthetic)',
+        currency: 'XOF',
+        isin: null,
+        lot_size: 1,
+        tick_size_cents: 1,
+        reference_price_cents: 1_550_000,
+        price_band_bps: 750,
+        status: 'active',
+      });
+      // The listed codes, each in its exchange's currency, with its trading rules.
+      const listed = async (code: string) => (await (await fetch(`${base}/v1/instruments/${code}`)).json()) as Record<string, unknown>;
+      assert.deepEqual(await listed('SNTS.BRVM'), {
+        code: 'SNTS.BRVM',
+        exchange: 'BRVM',
+        class: 'equities',
+        name: 'Sonatel',
+        currency: 'XOF',
+        isin: 'SN0000000019',
+        lot_size: 1,
+        tick_size_cents: 500,
+        reference_price_cents: 2_550_000,
+        price_band_bps: 750,
+        status: 'active',
+      });
+      assert.deepEqual((({ currency, tick_size_cents, price_band_bps }) => ({ currency, tick_size_cents, price_band_bps }))(await listed('SOCAPALM.BVMAC')), { currency: 'XAF', tick_size_cents: 500, price_band_bps: 1000 });
+      assert.deepEqual((({ currency, tick_size_cents, price_band_bps }) => ({ currency, tick_size_cents, price_band_bps }))(await listed('MTNGH.GSE')), { currency: 'GHS', tick_size_cents: 1, price_band_bps: 1000 });
+      assert.equal((await listed('FCPEPA.BRVM')).price_band_bps, null, 'funds have no band');
+      const bonds = ((await (await fetch(`${base}/v1/instruments?exchange=BRVM&class=bonds&limit=200`)).json()) as { data: { code: string }[] }).data.map((b) => b.code);
+      assert.ok(bonds.includes('TPCIO70.BRVM'), bonds.join());
+      const gse = ((await (await fetch(`${base}/v1/instruments?exchange=GSE&limit=200`)).json()) as { data: { currency: string }[] }).data;
+      assert.ok(gse.length > 10 && gse.every((i) => i.currency === 'GHS'));
     });
 
     test('bad input gets the error body with a precise detail', async (t) => {

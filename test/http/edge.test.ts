@@ -59,6 +59,10 @@ test('each malformed request gets 4xx with the error body, and the handler never
     ['unknown member', '{"qty":1,"side":"buy","hold":true}', 422, 'validation_error', [{ field: 'hold', rule: 'additionalProperties', value: true }]],
     ['nested path', '{"qty":1,"side":"buy","tags":["a",2]}', 422, 'validation_error', [{ field: 'tags.1', rule: 'type', value: 2 }]],
     ['prototype poisoning', '{"qty":1,"side":"buy","__proto__":{"x":1}}', 422, 'validation_error', [{ field: 'body', rule: 'json' }]],
+    ['5,000 nested arrays', `${'['.repeat(5000)}${']'.repeat(5000)}`, 422, 'validation_error', [{ field: 'body', rule: 'maxDepth', value: 5000 }]],
+    ['5,000 nested objects in a member', `{"qty":1,"side":"buy","tags":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}`, 422, 'validation_error', [{ field: 'body', rule: 'maxDepth', value: 5001 }]],
+    ['one level over the limit', `{"qty":1,"side":"buy","tags":${'['.repeat(32)}${']'.repeat(32)}}`, 422, 'validation_error', [{ field: 'body', rule: 'maxDepth', value: 33 }]],
+    ['at the limit, the schema decides', `{"qty":1,"side":"buy","tags":${'['.repeat(31)}${']'.repeat(31)}}`, 422, 'validation_error', [{ field: 'tags.0', rule: 'type' }]],
   ];
   for (const [name, body, status, code, details] of cases) {
     const res = await post(base, body);
@@ -73,6 +77,9 @@ test('each malformed request gets 4xx with the error body, and the handler never
       );
     }
   }
+  const noBody = await fetch(`${base}/v1/things`, { method: 'POST' });
+  assert.equal(noBody.status, 422);
+  assert.deepEqual(((await noBody.json()) as any).details.map((d: any) => [d.field, d.rule]), [['body', 'required']], 'no body at all, as an empty one');
   const side = (await (await post(base, '{"qty":1,"side":"hold"}')).json()) as any;
   assert.ok(side.details.some((d: any) => d.field === 'side' && d.value === 'hold'));
   assert.equal(calls(), 0);

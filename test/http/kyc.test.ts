@@ -215,6 +215,37 @@ for (const database of DATABASES) {
       assert.equal((await json(await api.call('GET', `/v1/kyc/attestations/${mine.id}/status`))).status, 'active', 'nothing changed');
     });
 
+    test('revoking takes no body, an empty one or {} alike (reason other); the same key replays across them', async (t) => {
+      const runtime = await startRuntime(t, database);
+      const base = await listen(runtime);
+      const api = await apiClient(runtime, base);
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) ids.push((await json(await api.post('/v1/kyc/attestations', { ...KYC2_REQUEST, subject_id: `inv-bodyless-${i}` }))).id);
+      const revoke = (id: string, body: string | undefined, key: string) => api.call('POST', `/v1/kyc/attestations/${id}/revoke`, body, { 'idempotency-key': key });
+
+      const key = randomUUID();
+      const none = await revoke(ids[0] as string, undefined, key); // no body, no Content-Type
+      assert.equal(none.status, 200);
+      const record = await json(none);
+      assert.equal(record.reason, 'other');
+      const sameAsEmptyObject = await revoke(ids[0] as string, '{}', key);
+      assert.equal(sameAsEmptyObject.status, 200);
+      assert.equal(sameAsEmptyObject.headers.get('idempotent-replayed'), 'true', 'no body and {} are the same request');
+      assert.deepEqual(await json(sameAsEmptyObject), record);
+      const reused = await revoke(ids[0] as string, '{"reason":"compromised"}', key);
+      assert.equal(reused.status, 422);
+      assert.equal((await json(reused)).details[0].rule, 'idempotency_key_reused');
+
+      const empty = await revoke(ids[1] as string, '', randomUUID()); // Content-Type: application/json, empty body
+      assert.equal(empty.status, 200);
+      assert.equal((await json(empty)).reason, 'other');
+      const withReason = await revoke(ids[2] as string, '{"reason":"subject_request"}', randomUUID());
+      assert.equal((await json(withReason)).reason, 'subject_request');
+      const missingKey = await api.call('POST', `/v1/kyc/attestations/${ids[2]}/revoke`);
+      assert.deepEqual((await json(missingKey)).details.map((d: Json) => [d.field, d.rule]), [['Idempotency-Key', 'required']], 'the key is still required');
+      assert.equal((await runtime.storage.db.selectFrom('events').select('id').where('type', '=', 'kyc.revoked').execute()).length, 3);
+    });
+
     test('signed documents held in memory: the same bytes as stored, never more than the bound, none from a transaction', async (t) => {
       const runtime = await startRuntime(t, database);
       const base = await listen(runtime);

@@ -79,8 +79,33 @@ for (const database of DATABASES) {
       const { res, body } = await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'buy', qty: 10, client_metadata: { ref: 'A-1' }, submitted_at: '2026-11-22T10:00:00Z' });
       assert.equal(res.status, 201);
       assert.equal(body.status, 'routed');
-      assert.deepEqual(Object.keys(body).sort(), ['average_fill_price_cents', 'client_metadata', 'created_at', 'failure_reason', 'filled_qty', 'id', 'instrument', 'kyc_attestation_id', 'limit_price_cents', 'qty', 'rcpt_to', 'side', 'status', 'updated_at']);
+      assert.deepEqual(Object.keys(body).sort(), [
+        'average_fill_price_cents',
+        'cancel_reason',
+        'client_metadata',
+        'created_at',
+        'currency',
+        'expire_date',
+        'expires_at',
+        'failure_reason',
+        'filled_qty',
+        'id',
+        'instrument',
+        'kyc_attestation_id',
+        'last_refusal',
+        'limit_price_cents',
+        'pending_changes',
+        'pending_request',
+        'qty',
+        'rcpt_to',
+        'side',
+        'status',
+        'time_in_force',
+        'updated_at',
+      ]);
+      assert.equal(body.time_in_force, 'day', 'the default');
       assert.equal(body.limit_price_cents, null);
+      assert.equal(body.currency, 'XOF');
       assert.equal(body.average_fill_price_cents, null);
       assert.deepEqual(body.client_metadata, { ref: 'A-1' });
       assert.match(body.created_at, /\.\d{3}Z$/);
@@ -149,7 +174,8 @@ for (const database of DATABASES) {
         assert.equal(now.failure_reason, 'instrument_suspended');
       }
 
-      const resting = await c.order({ ...base, qty: 5, limit_price_cents: 1 });
+      // A limit of 1 cent is inside no band: the test value works on an instrument without one (a fund).
+      const resting = await c.order({ ...base, instrument: 'FCPEPA.BRVM', qty: 5, limit_price_cents: 1 });
       await c.tick(10 * 60_000);
       assert.equal((await c.get(resting.body.id)).status, 'routed', 'a limit that never crosses rests');
       const cancelled = await c.api.post(`/v1/orders/${resting.body.id}/cancel`, {});
@@ -253,7 +279,7 @@ for (const database of DATABASES) {
       const stranger = await apiClient(c.runtime, base, undefined, 'stranger');
       const expiredRes = await later.post('/v1/orders', { ...good, kyc_attestation_id: ((await (await later.post('/v1/kyc/attestations', KYC3)).json()) as Json).id });
       assert.equal(expiredRes.status, 201, 'a fresh attestation works');
-      const stale = (await c.runtime.services.orders.create(c.runtime.storage.db, c.api.clientId as never, { ...good, side: 'buy' } as never).catch((e: unknown) => e)) as Json;
+      const stale = (await c.runtime.services.orders.prepare(c.runtime.storage.db, c.api.clientId as never, { ...good, side: 'buy' } as never).catch((e: unknown) => e)) as Json;
       assert.ok(stale.details.some((d: Json) => d.field === 'kyc_attestation_id' && d.rule === 'not_expired'), JSON.stringify(stale.details));
 
       // Cancel: another client's order is not found; a filled one is 409.
@@ -268,7 +294,8 @@ for (const database of DATABASES) {
     test('the monthly cap: over it is 422 with the remaining allowance; parallel orders never exceed it', async (t) => {
       const c = await setup(t, database);
       const lite = await c.attestation(KYC1);
-      // KYC1: 100,000 FCFA a month = 10,000,000 cents; KOLA is 1,550,000 cents a share: 6 fit, 7 do not.
+      // KYC1: 100,000 FCFA a month = 10,000,000 cents. KOLA is 1,550,000 cents a share; a market buy
+      // counts at the band's upper limit, 1,666,250 cents (+7.5 %): 6 fit, 7 do not.
       const over = await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: lite, instrument: 'KOLA.BRVM', side: 'buy', qty: 7 });
       assert.equal(over.res.status, 422);
       const detail = over.body.details[0];
@@ -284,7 +311,7 @@ for (const database of DATABASES) {
       assert.equal(accepted.length, 6, results.map((r) => r.res.status).join());
       for (const r of results.filter((x) => x.res.status !== 201)) assert.equal(r.body.details[0].rule, 'monthly_cap');
       const last = results.find((r) => r.res.status === 422);
-      assert.equal(last?.body.details[0].remaining_cents, 10_000_000 - 6 * 1_550_000);
+      assert.equal(last?.body.details[0].remaining_cents, 10_000_000 - 6 * 1_666_250);
 
       // A failed order frees its share of the cap (qty 13 is refused by the sandbox partner).
       const cheap = await c.attestation({ ...KYC1, subject_id: 'lite-2' });

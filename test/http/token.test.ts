@@ -122,24 +122,26 @@ for (const database of DATABASES) {
       await expectError(await exchange(rotated?.client_secret ?? ''), 401, 'unauthorized', 'invalid_client');
     });
 
-    test('the token endpoint counts against the client id it names, in fixed one-minute windows', async (t) => {
+    test('a verified exchange counts once against its client, in fixed one-minute windows; a failed one does not', async (t) => {
       const clock = new ManualClock('2026-11-22T10:00:30.000Z');
-      const { base, client } = await setup(t, database, { CAURI_RATE_LIMIT_SANDBOX: '3' }, clock);
-      const exchange = () => postJson(base, { grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret });
+      // Each request from an address of its own (behind a trusted proxy): only the client's count adds up.
+      const { base, client } = await setup(t, database, { CAURI_RATE_LIMIT_SANDBOX: '3', CAURI_TRUST_PROXY: 'true' }, clock);
+      const exchange = (from: string, secret = client.client_secret) =>
+        postJson(base, { grant_type: 'client_credentials', client_id: client.client_id, client_secret: secret }, { 'x-forwarded-for': from });
+      await expectError(await exchange('192.0.2.1', `${client.client_secret}x`), 401, 'unauthorized', 'invalid_client');
       for (let i = 0; i < 3; i++) {
-        const res = await exchange();
+        const res = await exchange(`192.0.2.${10 + i}`);
         assert.equal(res.status, 200);
         assert.equal(res.headers.get('x-ratelimit-remaining'), String(2 - i));
         assert.equal(res.headers.get('x-ratelimit-reset'), String(Date.parse('2026-11-22T10:01:00Z') / 1000));
       }
-      const limited = await exchange();
+      const limited = await exchange('192.0.2.20');
       assert.equal(limited.status, 429);
       assert.equal(limited.headers.get('retry-after'), '30');
+      assert.equal(limited.headers.get('x-ratelimit-remaining'), '0');
       assert.equal(((await limited.json()) as { code: string }).code, 'rate_limit_exceeded');
-      const other = await postJson(base, { grant_type: 'client_credentials', client_id: 'cli_other', client_secret: 'sk_test_x' });
-      assert.equal(other.status, 401, 'another client id has its own window');
       clock.advance(30_000);
-      assert.equal((await exchange()).status, 200, 'a new window');
+      assert.equal((await exchange('192.0.2.20')).status, 200, 'a new window');
     });
   });
 }

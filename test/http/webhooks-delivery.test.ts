@@ -363,9 +363,11 @@ for (const database of DATABASES) {
       const stuck = await receiver(t, c.clock, (_req, res) => {
         open++;
         peak = Math.max(peak, open);
+        // An attempt is in flight until its exchange ends on either side: the answer sent here, or the
+        // worker giving up at its time-out (a loaded machine can fire this timer late).
+        res.once('close', () => open--);
         setTimeout(() => {
-          open--;
-          res.writeHead(503).end();
+          if (!res.destroyed) res.writeHead(503).end();
         }, 250);
       });
       const healthy = await receiver(t, c.clock);

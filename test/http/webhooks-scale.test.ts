@@ -50,7 +50,7 @@ for (const mode of ['step by step', 'started'] as const) {
           storage,
           clock: systemClock,
           masterKey,
-          idempotency: new IdempotencyService(storage.db, (work) => storage.db.transaction().execute(work), systemClock, storage.dialect),
+          idempotency: new IdempotencyService(storage.db, (work) => storage.db.transaction().execute(work), systemClock, storage.dialect, Buffer.alloc(32)),
           cursors: new CursorCodec(Buffer.alloc(32)),
           log: { error() {}, warn() {}, info() {}, debug() {}, trace() {}, fatal() {}, child() { return this; }, level: 'silent', silent() {} } as never,
           options: { owner: `worker-${name}`, perEndpointConcurrency: 8, maxInFlight: 64, dispatchBatch: 500 },

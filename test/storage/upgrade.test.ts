@@ -2,6 +2,9 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CompiledQuery, sql } from 'kysely';
 import { openPartnersQuery, partnersWithOpenOrders } from '../../src/orders/order.repository.js';
+import { JournaledSandboxConnector } from '../../src/routing/sandbox/journaled-connector.js';
+import { ManualClock } from '../../src/lib/clock.js';
+import type { OrderId } from '../../src/lib/ids.js';
 import { migrateToLatest, migrateUpTo } from '../../src/storage/migrate.js';
 import { DATABASES, openUnmigratedStorage } from '../support/harness.js';
 
@@ -29,6 +32,31 @@ for (const database of DATABASES) {
       // Asking again for a migration already applied changes nothing (and never migrates down).
       assert.deepEqual(await migrateUpTo(db, '2026-11-24T09-00-webhook-queue-indexes', storage.schema), { applied: [] });
       assert.equal((await db.selectFrom('event_queue').select('event_id').execute()).length, 2);
+    });
+
+    test('instrument rules: rows from before get lots and ticks of 1, no ISIN, and their exchange\'s band (none for funds and bills)', async (t) => {
+      const storage = await openUnmigratedStorage(t, database);
+      const { db } = storage;
+      await migrateUpTo(db, '2026-11-24T15-00-deferred-delivery-listing', storage.schema);
+      const insert = (code: string, exchange: string, cls: string, price: number) =>
+        sql`insert into instruments (code, exchange, class, name, reference_price_cents, status, created_at, updated_at)
+            values (${code}, ${exchange}, ${cls}, ${code}, ${price}, 'active', 1, 1)`.execute(db);
+      await insert('KOLA.BRVM', 'BRVM', 'equities', 1_550_001);
+      await insert('FCP.BRVM', 'BRVM', 'opcvm', 1_156_000);
+      await insert('BILL.BVMAC', 'BVMAC', 'money_market', 989_000);
+      await insert('BOND.BVMAC', 'BVMAC', 'bonds', 1_000_000);
+      await insert('GOLDF.GSE', 'GSE', 'equities', 260_000);
+      const report = await migrateToLatest(db, storage.schema);
+      assert.ok(report.applied.includes('2026-11-25T01-00-instrument-rules'), JSON.stringify(report));
+      const rows = await db.selectFrom('instruments').select(['code', 'isin', 'lot_size', 'tick_size_cents', 'price_band_bps', 'reference_price_cents']).orderBy('code').execute();
+      assert.deepEqual(rows, [
+        { code: 'BILL.BVMAC', isin: null, lot_size: 1, tick_size_cents: 1, price_band_bps: null, reference_price_cents: 989_000 },
+        { code: 'BOND.BVMAC', isin: null, lot_size: 1, tick_size_cents: 1, price_band_bps: 1000, reference_price_cents: 1_000_000 },
+        { code: 'FCP.BRVM', isin: null, lot_size: 1, tick_size_cents: 1, price_band_bps: null, reference_price_cents: 1_156_000 },
+        { code: 'GOLDF.GSE', isin: null, lot_size: 1, tick_size_cents: 1, price_band_bps: 1000, reference_price_cents: 260_000 },
+        { code: 'KOLA.BRVM', isin: null, lot_size: 1, tick_size_cents: 1, price_band_bps: 750, reference_price_cents: 1_550_001 },
+      ]);
+      assert.deepEqual(await db.selectFrom('fx_rates').selectAll().execute(), []);
     });
 
     test('the index of open orders: the router finds the partners of routed and partially filled orders, and no others', async (t) => {
@@ -64,6 +92,50 @@ for (const database of DATABASES) {
           plan.rows.map((r) => r.detail).join('\n'),
         );
       }
+    });
+
+    test('the order lifecycle: older orders become gtc, a cancel they waited on their pending request, their fills get ids; old journal entries replay', async (t) => {
+      const storage = await openUnmigratedStorage(t, database);
+      const { db } = storage;
+      await migrateUpTo(db, '2026-11-24T15-00-deferred-delivery-listing', storage.schema);
+      const insert = (id: string, status: string, cancelRequestedAt: number | null) =>
+        sql`insert into orders (id, client_id, status, rcpt_to, kyc_attestation_id, kyc_attestation_sha256, subject_id, kyc_level,
+              instrument, side, qty, limit_price_cents, reference_price_cents, filled_qty, fill_notional_cents, failure_reason,
+              client_metadata, connector, last_report_seq, route_attempts, next_route_at, route_lease_until, cancel_requested_at,
+              created_at, updated_at)
+            values (${id}, 'cli_a', ${status}, 'sgi_a', 'att_a', 'aa', 'inv-1', 'KYC3', 'KOLA.BRVM', 'buy', 10, 1, 1000, 0, '0',
+              null, null, 'sandbox', 1, 0, null, null, ${cancelRequestedAt}, 1, 1)`.execute(db);
+      await insert('ord_open', 'routed', null);
+      await insert('ord_cancelling', 'routed', 5);
+      await insert('ord_cancelled', 'cancelled', 5);
+      for (const seq of [2, 3]) {
+        await sql`insert into order_fills (order_id, seq, report_id, fill_qty, fill_price_cents, exchange_ref, executed_at)
+                  values ('ord_open', ${seq}, ${`r${seq}`}, 1, 100, 'BRVM-20261123-000001', ${Date.parse('2026-11-23T10:00:00Z') + seq})`.execute(db);
+      }
+      // A sandbox partner's journal as it was written: a submit without time in force, a cancel without a payload.
+      const order = { order_id: 'ord_01kdvdna00e5fsxhz2kkrzpb8n', instrument: 'KOLA.BRVM', instrument_status: 'active', side: 'buy', qty: 5, limit_price_cents: 1, reference_price_cents: 1_550_000 };
+      const at = Date.parse('2026-11-23T10:00:00Z');
+      await sql`insert into sandbox_journal (id, connector, kind, order_id, payload, at) values ('evt_1', 'sgi_a', 'submit', ${order.order_id}, ${JSON.stringify(order)}, ${at})`.execute(db);
+      await sql`insert into sandbox_journal (id, connector, kind, order_id, payload, at) values ('evt_2', 'sgi_a', 'cancel', ${order.order_id}, null, ${at + 1000})`.execute(db);
+
+      const report = await migrateToLatest(db, storage.schema);
+      assert.ok(report.applied.includes('2026-11-25T02-00-order-lifecycle'), JSON.stringify(report));
+      const rows = await db.selectFrom('orders').select(['id', 'time_in_force', 'expires_at', 'pending_request', 'pending_request_id', 'cancel_request_reason', 'cancel_reason', 'requests_made']).orderBy('id').execute();
+      assert.deepEqual(rows, [
+        { id: 'ord_cancelled', time_in_force: 'gtc', expires_at: null, pending_request: null, pending_request_id: null, cancel_request_reason: null, cancel_reason: 'requested', requests_made: 0 },
+        { id: 'ord_cancelling', time_in_force: 'gtc', expires_at: null, pending_request: 'pending_cancel', pending_request_id: 'ord_cancelling.1', cancel_request_reason: 'requested', cancel_reason: null, requests_made: 1 },
+        { id: 'ord_open', time_in_force: 'gtc', expires_at: null, pending_request: null, pending_request_id: null, cancel_request_reason: null, cancel_reason: null, requests_made: 0 },
+      ]);
+      const fills = await db.selectFrom('order_fills').select(['id', 'seq']).orderBy('seq').execute();
+      assert.equal(fills.length, 2);
+      for (const f of fills) assert.match(f.id, /^fil_01[0-9a-hjkmnp-tv-z]{24}$/);
+      assert.notEqual(fills[0]?.id, fills[1]?.id);
+      await assert.rejects(sql`update order_fills set id = ${fills[0]?.id ?? ''} where seq = 3`.execute(db), 'fill ids are unique');
+
+      const connector = new JournaledSandboxConnector('sgi_a', db, storage.transact, new ManualClock('2026-11-23T10:00:05Z'));
+      const replayed = (await connector.reports(null)).reports;
+      assert.deepEqual(replayed.map((r) => [r.type, r.type === 'cancelled' ? r.reason : null]), [['accepted', null], ['cancelled', 'requested']]);
+      assert.deepEqual(await connector.cancel(order.order_id as OrderId, { request_id: 'x.2', reason: 'requested' }), { status: 'cancelled', report: replayed[1] });
     });
   });
 }

@@ -4,17 +4,26 @@ import type { TestContext } from 'node:test';
 
 const CLI = fileURLToPath(new URL('../../src/cli/cauri.cjs', import.meta.url));
 
+export interface SpawnedProcess {
+  base: string;
+  pid: number;
+  /** Everything it wrote so far, standard output and error. */
+  output(): string;
+  /** Sends SIGTERM and resolves once it has exited. */
+  stop(): Promise<void>;
+}
+
 /** Runs `cauri serve` as a separate OS process and returns its base URL once it listens. */
-export async function spawnService(t: TestContext, env: Record<string, string>): Promise<{ base: string; pid: number }> {
+export async function spawnService(t: TestContext, env: Record<string, string>): Promise<SpawnedProcess> {
   return spawnCommand(t, 'serve', env, /"address":"(http:\/\/[^"]+)"/);
 }
 
 /** Runs `cauri worker` as a separate OS process, once its workers run. */
-export async function spawnWorker(t: TestContext, env: Record<string, string>): Promise<{ pid: number }> {
+export async function spawnWorker(t: TestContext, env: Record<string, string>): Promise<SpawnedProcess> {
   return spawnCommand(t, 'worker', env, /(workers running)/);
 }
 
-async function spawnCommand(t: TestContext, command: string, env: Record<string, string>, ready: RegExp): Promise<{ base: string; pid: number }> {
+async function spawnCommand(t: TestContext, command: string, env: Record<string, string>, ready: RegExp): Promise<SpawnedProcess> {
   const child = spawn(process.execPath, [CLI, command], {
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -23,6 +32,11 @@ async function spawnCommand(t: TestContext, command: string, env: Record<string,
     child.kill('SIGTERM');
   });
   let output = '';
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
+  };
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`service did not start:\n${output}`)), 20_000);
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -31,7 +45,7 @@ async function spawnCommand(t: TestContext, command: string, env: Record<string,
       const match = ready.exec(output);
       if (match !== null) {
         clearTimeout(timer);
-        resolve({ base: match[1] as string, pid: child.pid ?? 0 });
+        resolve({ base: match[1] as string, pid: child.pid ?? 0, output: () => output, stop });
       }
     });
     child.on('exit', (code) => {

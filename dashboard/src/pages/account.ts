@@ -9,10 +9,15 @@ export async function accountPage(view: HTMLElement): Promise<void> {
   if (session === null) return;
   const out = h('div');
   const rotate = h('button', { type: 'button' }, 'Rotate client secret');
+  const leaked = h('input', { type: 'checkbox', name: 'expire_previous' });
   rotate.addEventListener('click', () =>
     busy(rotate, out, async () => {
-      const { body } = await call<{ client_id: string; client_secret: string; previous_secret_expires_at: string }>('POST', '/v1/auth/rotate-secret', {});
-      return secretBox('New client secret:', body.client_secret, h('p', { class: 'small' }, `Your previous secret keeps working until ${when(body.previous_secret_expires_at)}. Update every system that uses it before then.`));
+      const now = leaked.checked;
+      const { body } = await call<{ client_id: string; client_secret: string; previous_secret_expires_at: string }>('POST', '/v1/auth/rotate-secret', now ? { expire_previous: 'now' } : {});
+      const previous = now
+        ? 'Your previous secret has stopped working. Tokens already issued with it keep working until they expire (15 minutes at most); ask your operator to disable and enable your client to end them at once.'
+        : `Your previous secret keeps working until ${when(body.previous_secret_expires_at)}. Update every system that uses it before then.`;
+      return secretBox('New client secret:', body.client_secret, h('p', { class: 'small' }, previous));
     }),
   );
   mount(
@@ -28,6 +33,7 @@ export async function accountPage(view: HTMLElement): Promise<void> {
     h('section', { class: 'card' },
       h('h2', null, 'Client secret'),
       h('p', null, 'Rotation issues a new secret. The previous one keeps working for 24 hours, so your systems can switch without downtime.'),
+      h('label', { class: 'check' }, leaked, 'The previous secret has leaked: stop it now (systems still using it fail at once)'),
       rotate,
       out,
     ),

@@ -23,7 +23,7 @@ export async function endpointsPage(view: HTMLElement, route: Route): Promise<vo
     'form',
     { class: 'stack' },
     h('label', null, 'URL', h('input', { name: 'url', type: 'url', required: true, placeholder: 'https://example.com/hooks', spellcheck: 'false', autocomplete: 'off' })),
-    eventChoices(['order.created', 'order.routed', 'order.executed', 'order.failed']),
+    eventChoices(EVENT_TYPES.filter((t) => t.startsWith('order.'))),
     h('label', null, 'Description (optional)', h('input', { name: 'description', maxlength: 1024 })),
     button,
   );

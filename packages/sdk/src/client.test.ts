@@ -147,9 +147,18 @@ describe('CauriClient against the service (SQLite, loopback HTTP)', () => {
     assert.equal((await client.orders.get(order.id)).id, order.id);
     assert.deepEqual((await client.orders.list({ status: 'routed' }).toArray()).map((o) => o.id), [order.id]);
     assert.deepEqual(await client.orders.list({ status: 'filled' }).toArray(), []);
-    assert.equal((await client.orders.cancel(order.id)).status, 'cancelled');
+    // The lower limit of KOLA.BRVM's price band: it rests, the simulated price never coming down to it.
+    const resting = await client.orders.create({ ...request, qty: 5, limit_price_cents: 1_433_750, time_in_force: 'gtc' });
+    const amended = await client.orders.amend(resting.id, { qty: 8 });
+    assert.deepEqual([amended.qty, amended.pending_request, amended.time_in_force], [8, null, 'gtc']);
+    await assert.rejects(client.orders.amend(order.id, { qty: 20 }), (e: unknown) => e instanceof CauriApiError && e.status === 409, 'a market order');
+    c.clock.advance(1500);
+    await c.runtime.services.router.pollReports();
+    const fills = await client.orders.fills(order.id);
+    assert.deepEqual(fills.map((f) => [f.order_id, f.qty, f.gross_cents === f.qty * f.price_cents, f.fees]), [[order.id, 10, true, []]]);
+    assert.equal((await client.orders.cancel(resting.id)).status, 'cancelled');
     await assert.rejects(client.orders.cancel(order.id), (e: unknown) => e instanceof CauriApiError && e.status === 409 && e.code === 'conflict');
-    assert.equal(calls(c.log, 'POST', `/v1/orders/${order.id}/cancel`).length, 2, 'a 409 without Retry-After is final: not retried');
+    assert.equal(calls(c.log, 'POST', `/v1/orders/${order.id}/cancel`).length, 1, 'a 409 without Retry-After is final: not retried');
 
     const revoked = await client.attestations.revoke(attestation.id, { reason: 'superseded' });
     assert.equal(revoked.reason, 'superseded');
@@ -166,6 +175,7 @@ describe('CauriClient against the service (SQLite, loopback HTTP)', () => {
       'POST /v1/kyc/attestations',
       'POST /v1/kyc/attestations/{id}/revoke',
       'POST /v1/orders',
+      'POST /v1/orders/{id}/amend',
       'POST /v1/orders/{id}/cancel',
     ]);
     assert.equal(new Set(keyed.map((e) => e.idempotencyKey)).size, keyed.length, 'each call its own key (nothing was retried here)');

@@ -3,12 +3,19 @@ import { CauriApiError, CauriNetworkError, type CauriErrorDetail } from './error
 import { cursorFrom, Paginator, type Page } from './pagination.js';
 import { DEFAULT_RETRY_POLICY, isRetryableStatus, nextDelay, parseRetryAfter, type RetryPolicy } from './retry.js';
 import type {
+  AmendRequest,
   ApiPath,
   Attestation,
   AttestationRequest,
   AttestationStatus,
   AuditSnapshot,
+  CalendarDay,
+  CalendarQuery,
   Event,
+  Exchange,
+  ExchangeClock,
+  ExchangeCode,
+  Fill,
   Instrument,
   IssuerKeyDocument,
   ListItem,
@@ -16,6 +23,7 @@ import type {
   ListQuery,
   MethodOf,
   Order,
+  TestClock,
   OrderRequest,
   Partner,
   PathParams,
@@ -243,6 +251,16 @@ export class CauriClient {
     get: (code: string, options?: CallOptions): Promise<Instrument> => this.request('get', '/v1/instruments/{code}', { path: { code }, auth: false, ...options }),
   };
 
+  readonly exchanges = {
+    /** BRVM, BVMAC and GSE, with their currency and settlement cycle. Public. */
+    list: async (options?: CallOptions): Promise<Exchange[]> => (await this.request('get', '/v1/exchanges', { auth: false, ...options })).data,
+    /** Each day from `from` to `to` (YYYY-MM-DD, both included, at most 366 days), open or not, with its phases. Public. */
+    calendar: async (code: ExchangeCode, query?: CalendarQuery, options?: CallOptions): Promise<CalendarDay[]> =>
+      (await this.request('get', '/v1/exchanges/{code}/calendar', { path: { code }, ...(query === undefined ? {} : { query }), auth: false, ...options })).data,
+    /** The exchange's phase now, whether it is open, and its next open and close. Public. */
+    clock: (code: ExchangeCode, options?: CallOptions): Promise<ExchangeClock> => this.request('get', '/v1/exchanges/{code}/clock', { path: { code }, auth: false, ...options }),
+  };
+
   readonly attestations = {
     create: (body: AttestationRequest, options?: CallOptions): Promise<Attestation> => this.request('post', '/v1/kyc/attestations', { body, ...options }),
     get: (id: string, options?: CallOptions): Promise<Attestation> => this.request('get', '/v1/kyc/attestations/{id}', { path: { id }, ...options }),
@@ -261,7 +279,32 @@ export class CauriClient {
     get: (id: string, options?: CallOptions): Promise<Order> => this.request('get', '/v1/orders/{id}', { path: { id }, ...options }),
     /** Newest first. */
     list: (query?: ListQuery<'/v1/orders'>): Paginator<Order> => this.paginate('/v1/orders', query),
+    /**
+     * The order as the partner left it when it answered within the request (`cancelled`, or with
+     * `last_refusal`); otherwise with `pending_request: 'pending_cancel'`, and `order.cancelled`
+     * follows. A final order is a 409.
+     */
     cancel: (id: string, options?: CallOptions): Promise<Order> => this.request('post', '/v1/orders/{id}/cancel', { path: { id }, ...options }),
+    /**
+     * A new `qty`, `limit_price_cents` or both for an open limit order. The order with its new values
+     * (or with `last_refusal`) when the partner answered within the request; otherwise with
+     * `pending_request: 'pending_amend'` and `pending_changes`, and `order.amended` follows.
+     */
+    amend: (id: string, body: AmendRequest, options?: CallOptions): Promise<Order> => this.request('post', '/v1/orders/{id}/amend', { path: { id }, body, ...options }),
+    /** The order's executions, oldest first. */
+    fills: async (id: string, options?: CallOptions): Promise<Fill[]> => (await this.request('get', '/v1/orders/{id}/fills', { path: { id }, ...options })).data,
+  };
+
+  /** Sandbox only (404 in production): clocks that orders placed with `test_clock` live on. */
+  readonly testClocks = {
+    create: (body: RequestBody<'/v1/test-clocks', 'post'>, options?: CallOptions): Promise<TestClock> => this.request('post', '/v1/test-clocks', { body, ...options }),
+    get: (id: string, options?: CallOptions): Promise<TestClock> => this.request('get', '/v1/test-clocks/{id}', { path: { id }, ...options }),
+    /** Newest first, the first 100. */
+    list: async (options?: CallOptions): Promise<TestClock[]> => (await this.request('get', '/v1/test-clocks', { query: { limit: 100 }, ...options })).data,
+    delete: (id: string, options?: CallOptions): Promise<{ id: string; deleted: true }> => this.request('delete', '/v1/test-clocks/{id}', { path: { id }, ...options }),
+    /** Forward only; answers once everything due to the clock's orders up to `frozen_time` is applied. */
+    advance: (id: string, frozenTime: string, options?: CallOptions): Promise<TestClock> =>
+      this.request('post', '/v1/test-clocks/{id}/advance', { path: { id }, body: { frozen_time: frozenTime }, ...options }),
   };
 
   readonly webhooks = {

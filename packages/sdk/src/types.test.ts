@@ -2,8 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CauriClient } from './client.js';
 import type {
+  AmendRequest,
   Attestation,
   Event,
+  Fill,
   ListItem,
   ListPath,
   ListQuery,
@@ -23,6 +25,10 @@ type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ?
 const checks = {
   orderStatus: true satisfies Equal<Order['status'], 'created' | 'routed' | 'partially_filled' | 'filled' | 'failed' | 'cancelled'>,
   orderSide: true satisfies Equal<OrderRequest['side'], 'buy' | 'sell'>,
+  timeInForce: true satisfies Equal<Order['time_in_force'], 'day' | 'gtc' | 'gtd' | 'ioc' | 'fok'>,
+  cancelReason: true satisfies Equal<Order['cancel_reason'], 'requested' | 'expired' | 'unfilled' | 'partner' | null>,
+  amendBody: true satisfies Equal<AmendRequest, { qty?: number; limit_price_cents?: number }>,
+  fillSettles: true satisfies Equal<Fill['settlement_date'], string>,
   getHasNoBody: true satisfies Equal<RequestBody<'/v1/orders/{id}', 'get'>, never>,
   cancelHasNoBody: true satisfies Equal<RequestBody<'/v1/orders/{id}/cancel', 'post'>, never>,
   pathParams: true satisfies Equal<PathParams<'/v1/audit/snapshots/{date}/proofs/{order_id}', 'get'>, { date: string; order_id: string }>,

@@ -1,3 +1,5 @@
+import { isCalendarDate } from '../../lib/dates.js';
+
 /**
  * The anchor: the I/O seam through which the daily audit snapshot's Merkle root is published on an
  * external chain (decisions.md, "Audit snapshots"). A snapshot is served only once anchored, and a
@@ -70,22 +72,11 @@ export class AnchorError extends Error {
   }
 }
 
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const ROOT = /^[0-9a-f]{64}$/;
-
-/** True for a real calendar day written YYYY-MM-DD (2026-02-30 is not one). */
-export function isSnapshotDate(date: string): boolean {
-  const m = DATE.exec(date);
-  if (m === null) return false;
-  const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
-  // Date.UTC rolls day 30 of February into March; a round trip catches it. Years 0-99 are mapped
-  // to 1900-1999 by Date.UTC, which the round trip rejects too.
-  return new Date(ms).toISOString().slice(0, 10) === date;
-}
 
 /** Throws TypeError unless `input` is a valid date and root (contract point 3). */
 export function assertAnchorInput(input: AnchorInput): void {
-  if (typeof input.date !== 'string' || !isSnapshotDate(input.date)) {
+  if (typeof input.date !== 'string' || !isCalendarDate(input.date)) {
     throw new TypeError(`anchor date must be a calendar day as YYYY-MM-DD (got ${JSON.stringify(input.date)})`);
   }
   if (typeof input.merkleRoot !== 'string' || !ROOT.test(input.merkleRoot)) {

@@ -1,4 +1,5 @@
-import { assertAnchorInput, isSnapshotDate } from './anchor.js';
+import { isCalendarDate } from '../../lib/dates.js';
+import { assertAnchorInput } from './anchor.js';
 import type { AnchorInput } from './anchor.js';
 
 /**
@@ -37,5 +38,5 @@ export function parseAnchorCalldata(data: string): AnchorInput | null {
   if (!hex.startsWith(ANCHOR_TAG)) return null;
   const merkleRoot = hex.slice(8, 72);
   const date = Buffer.from(hex.slice(72), 'hex').toString('latin1');
-  return isSnapshotDate(date) ? { date, merkleRoot } : null;
+  return isCalendarDate(date) ? { date, merkleRoot } : null;
 }

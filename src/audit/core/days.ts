@@ -1,24 +1,5 @@
-import { isSnapshotDate } from '../anchors/anchor.js';
+import { DAY_MS, dateOf, dayStartMs } from '../../lib/dates.js';
 import { idFloorAt } from '../../lib/ids.js';
-
-/** A UTC calendar day, YYYY-MM-DD. Only isSnapshotDate-valid strings are passed to these helpers. */
-export const DAY_MS = 86_400_000;
-
-export { isSnapshotDate };
-
-/** Epoch milliseconds of `date` 00:00:00.000Z. */
-export function dayStart(date: string): number {
-  return Date.parse(`${date}T00:00:00.000Z`);
-}
-
-/** The UTC day of an instant. */
-export function dayOf(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
-}
-
-export function addDays(date: string, days: number): string {
-  return dayOf(dayStart(date) + days * DAY_MS);
-}
 
 /**
  * The latest day whose snapshot may be built at `now`: day D is closed once D+1 00:00Z plus
@@ -26,12 +7,12 @@ export function addDays(date: string, days: number): string {
  * transactions commit a moment later, be visible to the builder.
  */
 export function lastClosedDay(now: number, settleMs: number): string {
-  return dayOf(now - settleMs - DAY_MS);
+  return dateOf(now - settleMs - DAY_MS);
 }
 
 /** Whether day `date` is closed at `now` (see lastClosedDay). */
 export function isClosed(date: string, now: number, settleMs: number): boolean {
-  return dayStart(date) + DAY_MS + settleMs <= now;
+  return dayStartMs(date) + DAY_MS + settleMs <= now;
 }
 
 /**

@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
-import { isSnapshotDate } from '../../audit/core/days.js';
+import { isCalendarDate } from '../../lib/dates.js';
 import { withDeployment } from '../context.js';
 import { CliError, printJson } from '../output.js';
 
 function dateOf(value: string): string {
-  if (!isSnapshotDate(value)) throw new CliError(`--date must be a calendar day as YYYY-MM-DD (got "${value}")`);
+  if (!isCalendarDate(value)) throw new CliError(`--date must be a calendar day as YYYY-MM-DD (got "${value}")`);
   return value;
 }
 

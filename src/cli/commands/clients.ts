@@ -30,13 +30,29 @@ export function registerClients(program: Command): void {
 
   clients
     .command('rotate-secret <client_id>')
-    .description('Issue a new secret; the previous one keeps working for 24 hours')
+    .description('Issue a new secret; the previous one keeps working for 24 hours (or stops at once with --expire-previous-now)')
+    .option('--expire-previous-now', 'every previous secret stops working at once (a secret that leaked)')
     .option('--json', 'print as JSON')
-    .action(async (clientId: string, options: { json?: boolean }) => {
-      const issued = await withDeployment(({ services }) => services.clients.rotateSecret(clientId));
+    .action(async (clientId: string, options: { expirePreviousNow?: boolean; json?: boolean }) => {
+      const expiry = options.expirePreviousNow === true ? 'now' : 'in_24_hours';
+      const issued = await withDeployment(({ services }) => services.clients.rotateSecret(clientId, expiry));
       if (issued === null) throw new CliError(`no client ${clientId}`);
       if (options.json === true) printJson(issued);
-      else process.stdout.write(`client_id:     ${issued.client_id}\nclient_secret: ${issued.client_secret}\nprevious secret stops working at ${issued.previous_secret_expires_at}\n`);
+      else {
+        const previous = expiry === 'now' ? 'previous secrets stopped working now' : `previous secret stops working at ${issued.previous_secret_expires_at}`;
+        process.stdout.write(`client_id:     ${issued.client_id}\nclient_secret: ${issued.client_secret}\n${previous}\n`);
+      }
+    });
+
+  clients
+    .command('expire-previous-secret <client_id>')
+    .description('End the 24-hour overlap of the last rotation now: every previous secret stops working, the current one keeps working')
+    .option('--json', 'print { client_id, secrets_expired } as JSON')
+    .action(async (clientId: string, options: { json?: boolean }) => {
+      const ended = await withDeployment(({ services }) => services.clients.expirePreviousSecrets(clientId));
+      if (ended === null) throw new CliError(`no client ${clientId}`);
+      if (options.json === true) printJson({ client_id: clientId, secrets_expired: ended });
+      else process.stdout.write(ended === 0 ? `${clientId} has no previous secret still working\n` : `${clientId}: ${ended} previous secret${ended === 1 ? '' : 's'} stopped working now\n`);
     });
 
   clients
@@ -52,7 +68,11 @@ export function registerClients(program: Command): void {
   for (const [verb, disabled] of [['disable', true], ['enable', false]] as const) {
     clients
       .command(`${verb} <client_id>`)
-      .description(disabled ? 'Disable a client: its tokens stop working at once, on every process' : 'Enable a disabled client again')
+      .description(
+        disabled
+          ? 'Disable a client: its secrets and access tokens stop working at once, on every process'
+          : 'Enable a disabled client again: its secrets work again; access tokens issued before it was disabled stay refused',
+      )
       .action(async (clientId: string) => {
         const done = await withDeployment(({ services }) => services.clients.setDisabled(clientId, disabled));
         if (!done) throw new CliError(`no client ${clientId}`);

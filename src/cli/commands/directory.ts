@@ -1,29 +1,17 @@
-import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/config.js';
 import { openDatabase } from '../../app.js';
 import { listInstruments } from '../../partners/instrument.repository.js';
 import { importInstruments, toInstrument } from '../../partners/instrument.service.js';
+import { listFxRates } from '../../partners/fx-rate.repository.js';
+import { importFxRates } from '../../partners/fx-rate.service.js';
 import { listPartners } from '../../partners/partner.repository.js';
 import { importPartners, type ImportReport } from '../../partners/partner.service.js';
+import { readJsonFile } from '../json-file.js';
 import { CliError, printJson, printTable } from '../output.js';
 import { registerFixCommands } from './fix.js';
 
-function readJsonFile(path: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new CliError(`cannot read ${path}: ${(error as Error).message}`);
-  }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (error) {
-    throw new CliError(`${path} is not valid JSON: ${(error as Error).message}`);
-  }
-}
-
-function printReport(report: ImportReport, json: boolean): void {
+function printReport(report: ImportReport, json: boolean, refreshSeconds: number): void {
   if (json) {
     printJson(report);
   } else {
@@ -32,6 +20,7 @@ function printReport(report: ImportReport, json: boolean): void {
       for (const d of r.details) process.stdout.write(`row ${r.index}: rejected: ${d.field} ${d.rule}${d.message === undefined ? '' : ` (${String(d.message)})`}\n`);
     }
     if (!report.committed) process.stdout.write('Nothing was written: fix the rejected rows, or pass --allow-partial to write the others.\n');
+    else if (report.applied.length > 0) process.stdout.write(`Running cauri processes use the new data within ${refreshSeconds} s (CAURI_REFERENCE_REFRESH_SECONDS).\n`);
   }
   if (report.rejected.length > 0) process.exitCode = 1;
 }
@@ -51,7 +40,7 @@ function registerImport(parent: Command, what: string, run: ImportFn): void {
       try {
         const now = new Date();
         const report = await storage.db.transaction().execute((trx) => run(trx, input, { now, allowPartial: options.allowPartial === true, fixPlaintextAllowed: config.fixPlaintextAllowed }));
-        printReport(report, options.json === true);
+        printReport(report, options.json === true, config.referenceRefreshSeconds);
       } finally {
         await storage.close();
       }
@@ -89,7 +78,25 @@ export function registerDirectory(program: Command): void {
       try {
         const rows = (await listInstruments(storage.db, { afterCode: null, limit: 100_000 })).map(toInstrument);
         if (options.json === true) printJson(rows);
-        else printTable(rows, ['code', 'exchange', 'class', 'status', 'reference_price_cents', 'name']);
+        else printTable(rows, ['code', 'exchange', 'class', 'status', 'currency', 'reference_price_cents', 'tick_size_cents', 'lot_size', 'price_band_bps', 'name']);
+      } finally {
+        await storage.close();
+      }
+    });
+
+  const fx = program.command('fx').description('Manage the daily reference rates that count cedi amounts in FCFA for the monthly caps');
+  registerImport(fx, 'reference rates (date, currency, rate in FCFA per unit, source)', importFxRates);
+  fx.command('list')
+    .description('List the reference rates from a date on')
+    .option('--from <date>', 'first day, YYYY-MM-DD', '2000-01-01')
+    .option('--json', 'print as JSON')
+    .action(async (options: { from: string; json?: boolean }) => {
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(options.from)) throw new CliError(`--from must be a date YYYY-MM-DD, got ${options.from}`);
+      const storage = await openDatabase(loadConfig());
+      try {
+        const rows = (await listFxRates(storage.db, options.from)).map((r) => ({ date: r.day, currency: r.currency, rate: r.rate, source: r.source }));
+        if (options.json === true) printJson(rows);
+        else printTable(rows, ['date', 'currency', 'rate', 'source']);
       } finally {
         await storage.close();
       }

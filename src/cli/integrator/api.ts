@@ -5,6 +5,10 @@ import type { Credentials } from './credentials.js';
 /** Refresh this long before the token's stated expiry, so a request never carries a just-expired token. */
 const EXPIRY_MARGIN_MS = 60_000;
 const REQUEST_TIMEOUT_MS = 30_000;
+/** A mutating request is sent at most this many times, all with the same Idempotency-Key. */
+const MUTATION_ATTEMPTS = 4;
+const RETRY_BASE_MS = 500;
+const RETRY_AFTER_CAP_MS = 5_000;
 
 /** The service could not be reached at all (refused, DNS, timeout): worth retrying later. */
 export class UnreachableError extends CliError {
@@ -29,6 +33,25 @@ export function describeNetworkError(error: unknown): string {
   return (error as Error).message;
 }
 
+function describeDetail(d: { field?: string; rule?: string; value?: unknown }): string {
+  const value = d.value === undefined ? '' : ` = ${JSON.stringify(d.value)}`;
+  return `${d.field ?? '?'}: ${d.rule ?? '?'}${value.length > 80 ? `${value.slice(0, 77)}...` : value}`;
+}
+
+/**
+ * Whether a mutating request may be sent again with its key: the service is still processing the
+ * first one (409 with Retry-After), or it, or a proxy before it, is briefly unavailable.
+ */
+function retryable(res: Response): boolean {
+  return (res.status === 409 && res.headers.has('retry-after')) || res.status === 502 || res.status === 503 || res.status === 504;
+}
+
+function retryDelayMs(res: Response | null, attempt: number): number {
+  const stated = Number(res?.headers.get('retry-after'));
+  if (res !== null && Number.isFinite(stated) && stated >= 0) return Math.min(stated * 1000, RETRY_AFTER_CAP_MS);
+  return RETRY_BASE_MS * 2 ** attempt;
+}
+
 async function errorOf(res: Response, what: string): Promise<ApiCallError> {
   const text = await res.text().catch(() => '');
   let code = 'http_error';
@@ -38,7 +61,7 @@ async function errorOf(res: Response, what: string): Promise<ApiCallError> {
     if (typeof body.code === 'string') code = body.code;
     else if (typeof body.error === 'string') code = body.error;
     if (typeof body.message === 'string') message = body.message;
-    const details = (body.details ?? []).map((d) => `${d.field ?? '?'}: ${d.rule ?? '?'}`).join(', ');
+    const details = (body.details ?? []).map(describeDetail).join(', ');
     if (details !== '') message += ` (${details})`;
   } catch {
     // Not a JSON error body (a proxy's page, say): its text is shown as is.
@@ -109,6 +132,30 @@ export class IntegratorApi {
         continue;
       }
       return res;
+    }
+  }
+
+  /**
+   * A mutating POST that must succeed. It gets one fresh Idempotency-Key, which every retry reuses, so
+   * a request whose answer was lost (the connection dropped, the service restarted) is answered from
+   * the service's record rather than done twice. Retried on a network failure, on 409 while the first
+   * is still processed, and on 502/503/504. Returns the status (cancel and amend answer 200 or 202).
+   */
+  async mutate<T>(path: string, body: unknown): Promise<{ status: number; body: T; replayed: boolean }> {
+    const headers = { 'idempotency-key': randomUUID() };
+    for (let attempt = 0; ; attempt++) {
+      let res: Response | null = null;
+      try {
+        res = await this.send('POST', path, { body, headers });
+      } catch (error) {
+        if (!(error instanceof UnreachableError) || attempt + 1 >= MUTATION_ATTEMPTS) throw error;
+      }
+      if (res !== null && res.status >= 200 && res.status <= 299) {
+        return { status: res.status, body: (await res.json()) as T, replayed: res.headers.get('idempotent-replayed') === 'true' };
+      }
+      if (res !== null && (!retryable(res) || attempt + 1 >= MUTATION_ATTEMPTS)) throw await errorOf(res, `POST ${path}`);
+      await res?.body?.cancel();
+      await new Promise((resolve) => setTimeout(resolve, retryDelayMs(res, attempt)));
     }
   }
 

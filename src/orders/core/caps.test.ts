@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  AT_PAR,
   MONTHLY_CAP_CENTS,
   capCents,
   checkCap,
@@ -9,6 +10,7 @@ import {
   orderNotionalCents,
   remainingAllowance,
   sumCommitted,
+  toFcfaCents,
   type CommittedOrderInput,
 } from './caps.js';
 import { ORDER_STATUSES } from './state-machine.js';
@@ -20,21 +22,21 @@ test('caps in cents: KYC1 100,000 FCFA, KYC2 5,000,000 FCFA, KYC3 unlimited', ()
   assert.ok(Object.isFrozen(MONTHLY_CAP_CENTS));
 });
 
-test('order notional: limit price, else reference price; sells count nothing', () => {
-  assert.equal(orderNotionalCents({ side: 'buy', qty: 10, limit_price_cents: 1_500_000, reference_price_cents: 1_550_000 }), 15_000_000n);
-  assert.equal(orderNotionalCents({ side: 'buy', qty: 10, limit_price_cents: null, reference_price_cents: 1_550_000 }), 15_500_000n);
-  assert.equal(orderNotionalCents({ side: 'buy', qty: 10, reference_price_cents: 1_550_000 }), 15_500_000n);
-  assert.equal(orderNotionalCents({ side: 'sell', qty: 10, limit_price_cents: 1_500_000, reference_price_cents: 1_550_000 }), 0n);
-  assert.equal(orderNotionalCents({ side: 'sell', qty: 1_000_000_000, reference_price_cents: 1_000_000_000_000 }), 0n);
+test('order notional: limit price, else the market worst price; sells count nothing', () => {
+  assert.equal(orderNotionalCents({ side: 'buy', qty: 10, limit_price_cents: 1_500_000, market_price_cents: 1_550_000 }), 15_000_000n);
+  assert.equal(orderNotionalCents({ side: 'buy', qty: 10, limit_price_cents: null, market_price_cents: 1_550_000 }), 15_500_000n);
+  assert.equal(orderNotionalCents({ side: 'buy', qty: 10, market_price_cents: 1_550_000 }), 15_500_000n);
+  assert.equal(orderNotionalCents({ side: 'sell', qty: 10, limit_price_cents: 1_500_000, market_price_cents: 1_550_000 }), 0n);
+  assert.equal(orderNotionalCents({ side: 'sell', qty: 1_000_000_000, market_price_cents: 1_000_000_000_000 }), 0n);
   assert.equal(
-    orderNotionalCents({ side: 'buy', qty: 1_000_000_000, limit_price_cents: 1_000_000_000_000, reference_price_cents: 1 }),
+    orderNotionalCents({ side: 'buy', qty: 1_000_000_000, limit_price_cents: 1_000_000_000_000, market_price_cents: 1 }),
     10n ** 21n,
     'beyond 2^53, exact',
   );
 });
 
 test('committed notional per status', () => {
-  const base = { side: 'buy', qty: 100, limit_price_cents: 1_000, reference_price_cents: 2_000 } as const;
+  const base = { side: 'buy', qty: 100, limit_price_cents: 1_000, market_price_cents: 2_000, fcfa_rate: AT_PAR } as const;
   const expected: Record<string, bigint> = {
     created: 100_000n,
     routed: 100_000n,
@@ -48,7 +50,7 @@ test('committed notional per status', () => {
     assert.equal(committedNotional(o), expected[status], status);
   }
   assert.equal(committedNotional({ ...base, status: 'cancelled', fill_notional_cents: 0n }), 0n, 'cancelled before any fill');
-  assert.equal(committedNotional({ ...base, limit_price_cents: null, status: 'routed', fill_notional_cents: 0n }), 200_000n, 'market: reference');
+  assert.equal(committedNotional({ ...base, limit_price_cents: null, status: 'routed', fill_notional_cents: 0n }), 200_000n, 'market: its worst price');
   for (const status of ORDER_STATUSES) {
     assert.equal(committedNotional({ ...base, side: 'sell', status, fill_notional_cents: status === 'cancelled' ? 29_700n : 0n }), 0n, `sell ${status}`);
   }
@@ -56,14 +58,32 @@ test('committed notional per status', () => {
 
 test('sumCommitted adds a month of orders', () => {
   const orders: CommittedOrderInput[] = [
-    { side: 'buy', qty: 2, limit_price_cents: 500, reference_price_cents: 1, status: 'filled', fill_notional_cents: 990n },
-    { side: 'buy', qty: 3, limit_price_cents: null, reference_price_cents: 100, status: 'routed', fill_notional_cents: 0n },
-    { side: 'buy', qty: 9, limit_price_cents: 100, reference_price_cents: 100, status: 'failed', fill_notional_cents: 0n },
-    { side: 'buy', qty: 9, limit_price_cents: 100, reference_price_cents: 100, status: 'cancelled', fill_notional_cents: 250n },
-    { side: 'sell', qty: 9, limit_price_cents: 100, reference_price_cents: 100, status: 'filled', fill_notional_cents: 900n },
+    { side: 'buy', qty: 2, limit_price_cents: 500, market_price_cents: 1, status: 'filled', fill_notional_cents: 990n, fcfa_rate: AT_PAR },
+    { side: 'buy', qty: 3, limit_price_cents: null, market_price_cents: 100, status: 'routed', fill_notional_cents: 0n, fcfa_rate: AT_PAR },
+    { side: 'buy', qty: 9, limit_price_cents: 100, market_price_cents: 100, status: 'failed', fill_notional_cents: 0n, fcfa_rate: AT_PAR },
+    { side: 'buy', qty: 9, limit_price_cents: 100, market_price_cents: 100, status: 'cancelled', fill_notional_cents: 250n, fcfa_rate: AT_PAR },
+    { side: 'sell', qty: 9, limit_price_cents: 100, market_price_cents: 100, status: 'filled', fill_notional_cents: 900n, fcfa_rate: AT_PAR },
   ];
   assert.equal(sumCommitted(orders), 1_000n + 300n + 0n + 250n + 0n);
   assert.equal(sumCommitted([]), 0n);
+});
+
+test('cedi amounts count in FCFA at their day\'s rate, each rounded up to the next FCFA cent', () => {
+  const cedi = { num: 554_012n, den: 10_000n }; // 55.4012 FCFA per cedi
+  assert.equal(toFcfaCents(100n, cedi), 5_541n, '1 cedi = 55.4012 FCFA = 5,540.12 FCFA cents, rounded up');
+  assert.equal(toFcfaCents(1n, cedi), 56n, 'a pesewa is 0.554012 FCFA: 56 cents, not 55');
+  assert.equal(toFcfaCents(10_000n, { num: 50n, den: 1n }), 500_000n, 'a whole rate is exact');
+  assert.equal(toFcfaCents(0n, cedi), 0n);
+  assert.equal(toFcfaCents(123_456_789n, AT_PAR), 123_456_789n, 'XOF and XAF count at par');
+  assert.equal(toFcfaCents(10n ** 21n, cedi), (10n ** 21n * 554_012n + 9_999n) / 10_000n, 'exact beyond 2^64');
+  // A month of orders in two currencies: each order converts at its own rate and rounds on its own.
+  const orders: CommittedOrderInput[] = [
+    { side: 'buy', qty: 3, limit_price_cents: 1, market_price_cents: 1, status: 'routed', fill_notional_cents: 0n, fcfa_rate: cedi },
+    { side: 'buy', qty: 3, limit_price_cents: 1, market_price_cents: 1, status: 'routed', fill_notional_cents: 0n, fcfa_rate: { num: 60n, den: 1n } },
+    { side: 'buy', qty: 1, limit_price_cents: 700, market_price_cents: 1, status: 'filled', fill_notional_cents: 0n, fcfa_rate: AT_PAR },
+    { side: 'buy', qty: 9, limit_price_cents: 100, market_price_cents: 1, status: 'cancelled', fill_notional_cents: 3n, fcfa_rate: cedi },
+  ];
+  assert.equal(sumCommitted(orders), 167n + 180n + 700n + 167n);
 });
 
 test('exactly at the cap is allowed, one cent over is refused', () => {
@@ -79,7 +99,7 @@ test('exactly at the cap is allowed, one cent over is refused', () => {
 });
 
 test('sells never count, even over the cap', () => {
-  const sell = orderNotionalCents({ side: 'sell', qty: 1_000_000, limit_price_cents: 1_000_000, reference_price_cents: 1 });
+  const sell = orderNotionalCents({ side: 'sell', qty: 1_000_000, limit_price_cents: 1_000_000, market_price_cents: 1 });
   assert.deepEqual(checkCap('KYC1', 0n, sell), { ok: true });
   assert.deepEqual(checkCap('KYC1', 50_000_000n, sell), { ok: true }, 'already over the cap (level changed)');
 });

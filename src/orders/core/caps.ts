@@ -1,10 +1,11 @@
 import type { KycLevel } from '../../kyc/levels.js';
+import type { Rational } from '../../partners/core/decimal-rate.js';
 import type { OrderStatus } from './state-machine.js';
 
 /**
- * Monthly buy caps per KYC level (spec, "KYC level meaning"; decisions.md, "Orders"), in cents of
- * XOF: 1 FCFA = 1 XOF = 100 cents. Amounts are bigint because `qty` (to 1e9) times a price (to 1e12
- * cents) does not fit a safe integer.
+ * Monthly buy caps per KYC level (docs/concepts.md, "KYC levels and monthly caps"), in cents of
+ * FCFA: 1 FCFA = 100 cents. Amounts are bigint because `qty` (to 1e9) times a price (to 1e12 cents)
+ * does not fit a safe integer.
  */
 /** null means unlimited (KYC3, qualified investor). */
 export const MONTHLY_CAP_CENTS: Readonly<Record<KycLevel, bigint | null>> = Object.freeze({
@@ -19,29 +20,51 @@ export function capCents(level: KycLevel): bigint | null {
 
 export type Side = 'buy' | 'sell';
 
+/** Amounts below are in cents of the order's own currency until converted by `toFcfaCents`. */
 export interface NotionalInput {
   readonly side: Side;
   readonly qty: number;
   /** null or undefined for a market order. */
   readonly limit_price_cents?: number | null;
-  /** The instrument's reference price; used only for a market order. */
-  readonly reference_price_cents: number;
+  /**
+   * What one unit of a market order counts at: its worst case, the upper limit of the instrument's
+   * price band (see price-rules.ts). Used only for a market order.
+   */
+  readonly market_price_cents: number;
 }
 
 /**
  * What an order counts against the cap when it is placed: `qty` times the limit price, or times the
- * instrument's reference price for a market order. Sells count 0: the cap limits money going in.
+ * worst price of the band for a market order, so that no fill inside the band can take the subject
+ * past the cap. Sells count 0: the cap limits money going in.
  */
 export function orderNotionalCents(order: NotionalInput): bigint {
   if (order.side === 'sell') return 0n;
-  const price = order.limit_price_cents ?? order.reference_price_cents;
+  const price = order.limit_price_cents ?? order.market_price_cents;
   return BigInt(order.qty) * BigInt(price);
 }
 
-export interface CommittedOrderInput extends NotionalInput {
+/** FCFA per unit of a currency, as an exact fraction: 1/1 for XOF and XAF, which are at par. */
+export type FcfaRate = Rational;
+export const AT_PAR: FcfaRate = Object.freeze({ num: 1n, den: 1n });
+
+/**
+ * An amount in cents of a currency, in cents of FCFA at `rate`, rounded up to the next cent: a
+ * converted amount never counts less against a cap than it is worth.
+ */
+export function toFcfaCents(amountCents: bigint, rate: FcfaRate): bigint {
+  return (amountCents * rate.num + rate.den - 1n) / rate.den;
+}
+
+export interface PlacedOrderInput extends NotionalInput {
   readonly status: OrderStatus;
   /** Exact sum of `fill_qty * fill_price_cents` over the order's fills (see fills.ts). */
   readonly fill_notional_cents: bigint;
+}
+
+export interface CommittedOrderInput extends PlacedOrderInput {
+  /** The order's currency in FCFA on the day it was placed. */
+  readonly fcfa_rate: FcfaRate;
 }
 
 /**
@@ -53,10 +76,11 @@ export interface CommittedOrderInput extends NotionalInput {
  * - any other status: the order's notional as placed (`orderNotionalCents`), even when filled at a
  *   different price, so that what was allowed at placement stays the amount held against the cap.
  *
- * For a market order the caller should pass the reference price recorded when the order was placed,
- * so that the committed amount does not move with later reference prices.
+ * For a market order the caller should pass the band's upper limit around the reference price
+ * recorded when the order was placed, so that the committed amount does not move with later prices.
+ * The amount is in cents of the order's currency.
  */
-export function committedNotional(order: CommittedOrderInput): bigint {
+export function committedNotional(order: PlacedOrderInput): bigint {
   if (order.side === 'sell') return 0n;
   switch (order.status) {
     case 'failed':
@@ -71,10 +95,13 @@ export function committedNotional(order: CommittedOrderInput): bigint {
   }
 }
 
-/** The sum of `committedNotional` over a month's orders: the `usedCents` of the functions below. */
+/**
+ * The sum of `committedNotional` over a month's orders, each converted to FCFA at its own rate and
+ * rounded up on its own: the `usedCents` of the functions below.
+ */
 export function sumCommitted(orders: Iterable<CommittedOrderInput>): bigint {
   let sum = 0n;
-  for (const o of orders) sum += committedNotional(o);
+  for (const o of orders) sum += toFcfaCents(committedNotional(o), o.fcfa_rate);
   return sum;
 }
 

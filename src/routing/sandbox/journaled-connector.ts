@@ -3,10 +3,31 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../../lib/clock.js';
 import { newId, type OrderId } from '../../lib/ids.js';
 import type { Database } from '../../storage/schema.js';
+import type { SandboxJournalTable } from '../routing.table.js';
 import type { Transact } from '../../storage/database.js';
-import { ConnectorUnavailableError, type CancelResult, type OrderForPartner, type PartnerConnector, type ReportBatch, type SubmitResult } from '../connector.js';
+import {
+  ConnectorUnavailableError,
+  type AmendRequest,
+  type AmendResult,
+  type CancelRequest,
+  type CancelResult,
+  type OrderForPartner,
+  type PartnerConnector,
+  type ReportBatch,
+  type SubmitResult,
+} from '../connector.js';
 import { PreparedInsert, PreparedQuery } from '../../storage/prepared.js';
+import type { SessionRule } from './session.js';
 import { SgiSimulator } from './simulator.js';
+
+export interface JournaledOptions {
+  /** The journal's key (default: the name); an instance on a test clock has its own. */
+  journal?: string;
+  /** The exchanges' sessions the simulated market follows (default: always open). */
+  session?: SessionRule;
+  /** The partner's time, when it is not the clock's (the time of a test clock, read from the database). */
+  now?: () => Promise<number>;
+}
 
 // The journal's two statements run on every call to a sandbox partner: prepared once.
 const journalInsert = new PreparedInsert('sandbox_journal');
@@ -25,16 +46,21 @@ const journalAfter = new PreparedQuery(2, (qb, connector: string, after: string)
 export class JournaledSandboxConnector implements PartnerConnector {
   readonly name: string;
   readonly #simulator: SgiSimulator;
+  readonly #journal: string;
+  readonly #now: () => Promise<number>;
   #lastEntry = '';
 
   constructor(
     name: string,
     private readonly db: Kysely<Database>,
     private readonly transact: Transact,
-    private readonly clock: Clock,
+    clock: Clock,
+    options: JournaledOptions = {},
   ) {
     this.name = name;
-    this.#simulator = new SgiSimulator({ name, epoch: randomBytes(6).toString('hex') });
+    this.#journal = options.journal ?? name;
+    this.#now = options.now ?? (async () => clock.now().getTime());
+    this.#simulator = new SgiSimulator({ name, epoch: randomBytes(6).toString('hex'), ...(options.session === undefined ? {} : { session: options.session }) });
   }
 
   async submit(order: OrderForPartner): Promise<SubmitResult> {
@@ -42,37 +68,62 @@ export class JournaledSandboxConnector implements PartnerConnector {
     return this.#simulator.submit(order, at);
   }
 
-  async cancel(orderId: OrderId): Promise<CancelResult> {
-    const at = await this.#record('cancel', orderId, null);
-    return this.#simulator.cancel(orderId, at);
+  async cancel(orderId: OrderId, request: CancelRequest): Promise<CancelResult> {
+    const at = await this.#record('cancel', orderId, request);
+    return this.#simulator.cancel(orderId, request, at);
+  }
+
+  async amend(orderId: OrderId, request: AmendRequest): Promise<AmendResult> {
+    const at = await this.#record('amend', orderId, request);
+    return this.#simulator.amend(orderId, request, at);
   }
 
   async reports(since: string | null, options?: { limit?: number }): Promise<ReportBatch> {
     await this.#catchUp();
-    return this.#simulator.reports(since, this.clock.now().getTime(), options);
+    return this.#simulator.reports(since, await this.#now(), options);
   }
 
   /** Journals a call (before making it, so that a failed attempt also counts) and returns its time. */
-  async #record(kind: 'submit' | 'cancel', orderId: string, payload: OrderForPartner | null): Promise<number> {
+  async #record(kind: SandboxJournalTable['kind'], orderId: string, payload: OrderForPartner | CancelRequest | AmendRequest): Promise<number> {
     await this.#catchUp();
-    const at = this.clock.now().getTime();
+    const at = await this.#now();
     const id = newId('event', at);
-    await this.transact((trx) => journalInsert.run(trx, { id, connector: this.name, kind, order_id: orderId, payload: payload === null ? null : JSON.stringify(payload), at }));
+    await this.transact((trx) => journalInsert.run(trx, { id, connector: this.#journal, kind, order_id: orderId, payload: JSON.stringify(payload), at }));
     this.#lastEntry = id;
     return at;
   }
 
   async #catchUp(): Promise<void> {
-    const entries = await journalAfter.execute(this.db, this.name, this.#lastEntry);
+    const entries = await journalAfter.execute(this.db, this.#journal, this.#lastEntry);
     for (const entry of entries) {
       try {
-        if (entry.kind === 'submit') this.#simulator.submit(JSON.parse(entry.payload ?? '{}') as OrderForPartner, entry.at);
-        else this.#simulator.cancel(entry.order_id as OrderId, entry.at);
+        replay(this.#simulator, entry);
       } catch (error) {
         // A replayed attempt that failed then (the partner was unavailable) fails again: expected.
         if (!(error instanceof ConnectorUnavailableError)) throw error;
       }
       this.#lastEntry = entry.id;
     }
+  }
+}
+
+/**
+ * Makes a journaled call again. Entries written before time in force and request ids existed (a
+ * submit without `time_in_force`, a cancel without a payload) are read as a `gtc` order and a
+ * requested cancel, which is how those calls behaved.
+ */
+function replay(simulator: SgiSimulator, entry: SandboxJournalTable): void {
+  const orderId = entry.order_id as OrderId;
+  const payload = entry.payload === null ? null : (JSON.parse(entry.payload) as Record<string, unknown>);
+  switch (entry.kind) {
+    case 'submit':
+      simulator.submit({ time_in_force: 'gtc', expire_date: null, ...payload } as unknown as OrderForPartner, entry.at);
+      return;
+    case 'cancel':
+      simulator.cancel(orderId, (payload ?? { request_id: `${orderId}.cancel`, reason: 'requested' }) as unknown as CancelRequest, entry.at);
+      return;
+    case 'amend':
+      simulator.amend(orderId, payload as unknown as AmendRequest, entry.at);
+      return;
   }
 }

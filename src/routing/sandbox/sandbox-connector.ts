@@ -1,6 +1,6 @@
 import type { Clock } from '../../lib/clock.js';
 import type { OrderId } from '../../lib/ids.js';
-import type { CancelResult, OrderForPartner, PartnerConnector, ReportBatch, SubmitResult } from '../connector.js';
+import type { AmendRequest, AmendResult, CancelRequest, CancelResult, OrderForPartner, PartnerConnector, ReportBatch, SubmitResult } from '../connector.js';
 import { SgiSimulator } from './simulator.js';
 
 /**
@@ -28,8 +28,12 @@ export class SandboxConnector implements PartnerConnector {
     return this.simulator.submit(order, this.#nowMs());
   }
 
-  async cancel(orderId: OrderId): Promise<CancelResult> {
-    return this.simulator.cancel(orderId, this.#nowMs());
+  async cancel(orderId: OrderId, request: CancelRequest): Promise<CancelResult> {
+    return this.simulator.cancel(orderId, request, this.#nowMs());
+  }
+
+  async amend(orderId: OrderId, request: AmendRequest): Promise<AmendResult> {
+    return this.simulator.amend(orderId, request, this.#nowMs());
   }
 
   async reports(since: string | null, options?: { limit?: number }): Promise<ReportBatch> {

@@ -3,23 +3,15 @@ import assert from 'node:assert/strict';
 import { ManualClock } from '../../lib/clock.js';
 import { deterministicId, type OrderId } from '../../lib/ids.js';
 import { SANDBOX_INSTRUMENTS } from '../../partners/sandbox-seed.js';
+import { instrumentFromImport } from '../../partners/instrument.service.js';
+import { priceLimits } from '../../orders/core/price-rules.js';
 import { averageFillPrice, applyFill, initialFillState, type FillState } from '../../orders/core/fills.js';
 import { assertTransition } from '../../orders/core/state-machine.js';
 import { ConnectorUnavailableError, classifyReport, isFinalReport, type ExecutionReport, type OrderForPartner } from '../connector.js';
+import { FIRST_FILL_DELAY_MS, LARGE_ORDER_QTY, PRICE_PERIOD_MS, priceBand, priceRange, simulatedPriceCents } from './market.js';
 import { SandboxConnector } from './sandbox-connector.js';
-import {
-  EXCHANGE_REJECT_DELAY_MS,
-  FIRST_FILL_DELAY_MS,
-  LARGE_ORDER_QTY,
-  PARTIAL_THEN_REST_FILL_QTY,
-  PRICE_PERIOD_MS,
-  SANDBOX_TEST_VALUES,
-  SgiSimulator,
-  TEST_QTY,
-  UNAVAILABLE_ATTEMPTS,
-  priceBand,
-  simulatedPriceCents,
-} from './simulator.js';
+import { SgiSimulator } from './simulator.js';
+import { EXCHANGE_REJECT_DELAY_MS, PARTIAL_THEN_REST_FILL_QTY, SANDBOX_TEST_VALUES, TEST_QTY, UNAVAILABLE_ATTEMPTS } from './test-values.js';
 
 const T0 = Date.parse('2026-11-22T10:00:00.000Z');
 const id = (label: string): OrderId => deterministicId('order', T0, label);
@@ -34,9 +26,14 @@ function order(label: string, fields: Partial<OrderForPartner> = {}): OrderForPa
     qty: 10,
     limit_price_cents: null,
     reference_price_cents: KOLA,
+    time_in_force: 'gtc',
+    expire_date: null,
     ...fields,
   };
 }
+
+/** The client's first cancel request of an order. */
+const cancelRequest = (orderId: OrderId) => ({ request_id: `${orderId}.1`, reason: 'requested' as const });
 
 function setup(start: number = T0) {
   const clock = new ManualClock(start);
@@ -117,7 +114,7 @@ test('qty 13: rejected sgi_rejected at hand-over, nothing after', async () => {
   assert.equal(res.report.seq, 1);
   clock.advance(3_600_000);
   assert.deepEqual(await reportsOf(connector, o.order_id), [res.report]);
-  assert.deepEqual(await connector.cancel(o.order_id), { status: 'refused', reason: 'already_rejected' });
+  assert.deepEqual(await connector.cancel(o.order_id, cancelRequest(o.order_id)), { status: 'refused', reason: 'already_rejected' });
   assert.deepEqual(await connector.submit(o), res, 'a repeated submit returns the first outcome');
 });
 
@@ -163,7 +160,7 @@ test(`qty 503: unavailable for ${UNAVAILABLE_ATTEMPTS} submits, then accepted an
   for (let i = 1; i <= UNAVAILABLE_ATTEMPTS; i++) {
     await assert.rejects(connector.submit(o), (err: unknown) => err instanceof ConnectorUnavailableError && err.code === 'connector_unavailable' && err.connector === 'sgi_sandbox');
     assert.deepEqual(await allReports(connector), [], 'nothing happened at the partner');
-    assert.deepEqual(await connector.cancel(o.order_id), { status: 'refused', reason: 'unknown_order' });
+    assert.deepEqual(await connector.cancel(o.order_id, cancelRequest(o.order_id)), { status: 'refused', reason: 'unknown_order' });
     clock.advance(30_000);
   }
   const res = await connector.submit(o);
@@ -191,7 +188,7 @@ test('qty 7777: one partial fill of 1111, rests, and a cancel cancels the other 
   assert.equal(partial.executed_at, '2026-11-22T10:00:01.000Z');
   assert.equal(router.orders.get(o.order_id)?.status, 'partially_filled');
 
-  const cancel = await connector.cancel(o.order_id);
+  const cancel = await connector.cancel(o.order_id, cancelRequest(o.order_id));
   assert.equal(cancel.status, 'cancelled');
   assert.ok(cancel.status === 'cancelled');
   assert.equal(cancel.report.cancelled_qty, TEST_QTY.PARTIAL_THEN_REST - PARTIAL_THEN_REST_FILL_QTY);
@@ -203,7 +200,7 @@ test('qty 7777: one partial fill of 1111, rests, and a cancel cancels the other 
   assert.equal(final?.status, 'cancelled');
   assert.equal(final?.filled_qty, PARTIAL_THEN_REST_FILL_QTY);
   assert.equal(averageFillPrice(final?.fill_notional_cents ?? 0n, final?.filled_qty ?? 0), partial.fill_price_cents);
-  assert.deepEqual(await connector.cancel(o.order_id), cancel, 'cancel is idempotent');
+  assert.deepEqual(await connector.cancel(o.order_id, cancelRequest(o.order_id)), cancel, 'cancel is idempotent');
 });
 
 test('buy limit 1 and sell limit 1e12 rest until cancelled', async () => {
@@ -216,7 +213,7 @@ test('buy limit 1 and sell limit 1e12 rest until cancelled', async () => {
   clock.advance(7 * 86_400_000);
   assert.deepEqual((await allReports(connector)).map((r) => r.type), ['accepted', 'accepted', 'accepted']);
   for (const o of [buy, sell, penny]) {
-    const c = await connector.cancel(o.order_id);
+    const c = await connector.cancel(o.order_id, cancelRequest(o.order_id));
     assert.ok(c.status === 'cancelled');
     assert.equal(c.report.cancelled_qty, 5);
     assert.equal(c.report.cum_qty, 0);
@@ -227,7 +224,7 @@ test('buy limit 1 and sell limit 1e12 rest until cancelled', async () => {
 test('market orders fill 1 s after acceptance within +-1% of the reference, on every sandbox instrument', async () => {
   const { clock, connector } = setup();
   let n = 0;
-  for (const inst of SANDBOX_INSTRUMENTS.filter((i) => i.status === 'active')) {
+  for (const inst of SANDBOX_INSTRUMENTS.filter((i) => (i.status ?? 'active') === 'active')) {
     for (let k = 0; k < 20; k++) {
       const o = order(`mkt-${inst.code}-${k}`, { instrument: inst.code, reference_price_cents: inst.reference_price_cents, side: k % 2 ? 'sell' : 'buy', qty: 1 + k * 37 });
       const accepted = await connector.submit(o);
@@ -268,6 +265,57 @@ test('the simulated price stays in the +-1% band and sweeps most of it every per
   assert.deepEqual(priceBand(1_550_000), { lo: 1_534_500, hi: 1_565_500 });
   assert.deepEqual(priceBand(1), { lo: 1, hi: 1 });
   assert.equal(simulatedPriceCents('X.BRVM', 1, T0), 1);
+});
+
+test('fills and simulated prices stay inside each instrument\'s band and on its tick grid', async () => {
+  const { clock, connector } = setup();
+  let fills = 0;
+  for (const row of SANDBOX_INSTRUMENTS.filter((i) => (i.status ?? 'active') === 'active')) {
+    const made = instrumentFromImport(row, undefined, T0);
+    assert.ok('row' in made, row.code);
+    const rules = { tick_size_cents: made.row.tick_size_cents, price_limits: priceLimits(made.row) };
+    for (let t = T0; t < T0 + PRICE_PERIOD_MS; t += 7_000) {
+      const p = simulatedPriceCents(row.code, row.reference_price_cents, t, rules);
+      assert.equal(p % rules.tick_size_cents, 0, `${row.code} ${p} off the grid`);
+      if (rules.price_limits !== null) assert.ok(p >= rules.price_limits.low_cents && p <= rules.price_limits.high_cents, `${row.code} ${p}`);
+    }
+    for (let k = 0; k < 5; k++) {
+      const o = order(`grid-${row.code}-${k}`, { instrument: row.code, reference_price_cents: row.reference_price_cents, qty: 1 + k, ...rules });
+      await connector.submit(o);
+      clock.advance(FIRST_FILL_DELAY_MS + 3_001);
+      const fill = (await reportsOf(connector, o.order_id)).find((r) => r.type === 'fill');
+      assert.ok(fill?.type === 'fill', row.code);
+      assert.equal(fill.fill_price_cents % rules.tick_size_cents, 0, `${row.code} fill ${fill.fill_price_cents}`);
+      if (rules.price_limits !== null) assert.ok(fill.fill_price_cents <= rules.price_limits.high_cents && fill.fill_price_cents >= rules.price_limits.low_cents);
+      fills++;
+    }
+  }
+  assert.ok(fills > 400);
+});
+
+test('a band narrower than the market\'s swing: no market fill ever goes past it', async () => {
+  // +-0.5 % around 10,000 XOF on a 5 XOF tick: the synthetic market (+-1 %) would leave it.
+  const ref = 1_000_000;
+  const rules = { tick_size_cents: 500, price_limits: priceLimits({ reference_price_cents: ref, tick_size_cents: 500, price_band_bps: 50 }) };
+  assert.deepEqual(rules.price_limits, { low_cents: 995_000, high_cents: 1_005_000 });
+  assert.deepEqual(priceRange(ref, rules), { lo: 995_000, hi: 1_005_000 });
+  const { clock, connector } = setup();
+  const prices = new Set<number>();
+  for (let k = 0; k < 120; k++) {
+    const o = order(`narrow-${k}`, { reference_price_cents: ref, side: k % 2 ? 'sell' : 'buy', qty: 7, ...rules });
+    await connector.submit(o);
+    clock.advance(FIRST_FILL_DELAY_MS + 4_999);
+    const fill = (await reportsOf(connector, o.order_id)).find((r) => r.type === 'fill');
+    assert.ok(fill?.type === 'fill');
+    assert.ok(fill.fill_price_cents >= 995_000 && fill.fill_price_cents <= 1_005_000, String(fill.fill_price_cents));
+    assert.equal(fill.fill_price_cents % 500, 0);
+    prices.add(fill.fill_price_cents);
+  }
+  assert.ok(prices.has(1_005_000), 'the market presses against the upper limit and stops there');
+  assert.ok(prices.has(995_000), 'and against the lower one');
+  // No multiple of the tick within +-1 %: the one price is the grid's nearest to the reference.
+  assert.deepEqual(priceRange(1_850, { tick_size_cents: 1_000, price_limits: null }), { lo: 2_000, hi: 2_000 });
+  assert.deepEqual(priceRange(1_850, { tick_size_cents: 1_000, price_limits: { low_cents: 1_000, high_cents: 1_000 } }), { lo: 1_000, hi: 1_000 });
 });
 
 test(`large orders (qty >= ${LARGE_ORDER_QTY}) fill in 3 to 5 executions over 2 to 10 s, summing exactly to qty`, async () => {
@@ -382,9 +430,9 @@ test('cancel: filled orders refuse, unknown orders are unknown, resting orders c
   await connector.submit(resting);
   clock.advance(FIRST_FILL_DELAY_MS);
   // The fill due at this instant happens before the cancel.
-  assert.deepEqual(await connector.cancel(filled.order_id), { status: 'refused', reason: 'already_filled' });
-  assert.deepEqual(await connector.cancel(id('never-sent')), { status: 'refused', reason: 'unknown_order' });
-  const c = await connector.cancel(resting.order_id);
+  assert.deepEqual(await connector.cancel(filled.order_id, cancelRequest(filled.order_id)), { status: 'refused', reason: 'already_filled' });
+  assert.deepEqual(await connector.cancel(id('never-sent'), cancelRequest(id('never-sent'))), { status: 'refused', reason: 'unknown_order' });
+  const c = await connector.cancel(resting.order_id, cancelRequest(resting.order_id));
   assert.ok(c.status === 'cancelled');
   assert.deepEqual(c.report, {
     report_id: `sgi_sandbox:${resting.order_id}:2`,
@@ -394,12 +442,14 @@ test('cancel: filled orders refuse, unknown orders are unknown, resting orders c
     occurred_at: '2026-11-22T10:00:01.000Z',
     cancelled_qty: 9,
     cum_qty: 0,
+    reason: 'requested',
+    request_id: `${resting.order_id}.1`,
   });
   // A large order cancelled between its partial fills: the rest never executes.
   const large = order('cancel-mid', { qty: 5000 });
   await connector.submit(large);
   clock.advance(FIRST_FILL_DELAY_MS);
-  const mid = await connector.cancel(large.order_id);
+  const mid = await connector.cancel(large.order_id, cancelRequest(large.order_id));
   assert.ok(mid.status === 'cancelled');
   assert.ok(mid.report.cum_qty > 0 && mid.report.cum_qty < 5000);
   assert.equal(mid.report.cum_qty + mid.report.cancelled_qty, 5000);
@@ -471,9 +521,9 @@ async function workload(connector: SandboxConnector, clock: ManualClock, pollEve
     const o = order(`det-${k}`, { qty, side: k % 3 ? 'buy' : 'sell', limit_price_cents: k % 4 === 0 ? KOLA + (k % 8 === 0 ? 5000 : -5000) : null });
     // Three hand-overs of each order: the 503 one needs them; for the others they are no-ops.
     for (const retry of [0, 10_000, 40_000]) script.push([k * 900 + retry, () => connector.submit(o).catch((e: unknown) => e)]);
-    if (k % 5 === 2) script.push([k * 900 + 2_500, () => connector.cancel(o.order_id)]);
+    if (k % 5 === 2) script.push([k * 900 + 2_500, () => connector.cancel(o.order_id, cancelRequest(o.order_id))]);
   });
-  script.push([300_000, () => connector.cancel(id('det-5'))]);
+  script.push([300_000, () => connector.cancel(id('det-5'), cancelRequest(id('det-5')))]);
   script.sort((x, y) => x[0] - y[0]);
   const end = T0 + PRICE_PERIOD_MS * 2;
   const start = clock.now().getTime();
@@ -519,6 +569,7 @@ function qtyOf(r: ExecutionReport, all: ExecutionReport[]): number {
     if (x.order_id !== r.order_id) continue;
     if (x.type === 'fill' || x.type === 'partial_fill') return x.cum_qty + x.leaves_qty;
     if (x.type === 'cancelled') return x.cum_qty + x.cancelled_qty;
+    if (x.type === 'replaced') return x.qty;
   }
   return 1_000_000_000;
 }

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { SANDBOX_INSTRUMENTS, SANDBOX_PARTNERS } from '../../partners/sandbox-seed.js';
-import { SANDBOX_TEST_VALUES } from './simulator.js';
+import { SANDBOX_TEST_VALUES } from './test-values.js';
 
 // docs/sandbox.md is what integrators read; it must list every test value, partner and instrument.
 const doc = readFileSync(new URL('../../../../docs/sandbox.md', import.meta.url), 'utf8');

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { envelopeOf } from '../../events/event.service.js';
 import { EVENT_TYPES } from '../../events/event.types.js';
 import { isId, newId, type IdKind } from '../../lib/ids.js';
+import { Order } from '../../orders/order.schemas.js';
 import { INSTRUMENT_CODE_PATTERN } from '../../partners/markets.js';
 import { sampleEventData, serializeEnvelope, storedEnvelopeBody, type SampleContext } from './payload.js';
 import { signatureHeader, verifySignatureHeader } from './signature.js';
@@ -79,22 +80,8 @@ test('the stored body is signed anew at each attempt over identical bytes', () =
   assert.deepEqual(verifySignatureHeader(second, Buffer.from(body, 'utf8'), 'whsec_s', { now: 1700000030 }), { valid: true });
 });
 
-const ORDER_MEMBERS = [
-  'id',
-  'status',
-  'rcpt_to',
-  'kyc_attestation_id',
-  'instrument',
-  'side',
-  'qty',
-  'limit_price_cents',
-  'filled_qty',
-  'average_fill_price_cents',
-  'created_at',
-  'updated_at',
-  'failure_reason',
-  'client_metadata',
-];
+// Every member of the API's Order, so that a sample never lags behind a real event.
+const ORDER_MEMBERS = Object.keys(Order.properties);
 
 for (const [type, status] of [
   ['order.created', 'created'],
@@ -122,6 +109,23 @@ for (const [type, status] of [
     assert.equal(typeof order.client_metadata, 'object');
   });
 }
+
+test('samples order.cancelled, order.amended, order.request_refused: Orders that show what happened', () => {
+  const cancelled = sampleEventData('order.cancelled', context);
+  const amended = sampleEventData('order.amended', context);
+  const refused = sampleEventData('order.request_refused', context);
+  for (const order of [cancelled, amended, refused]) {
+    assert.deepEqual(Object.keys(order).sort(), [...ORDER_MEMBERS].sort());
+    assert.ok(order.filled_qty < order.qty);
+    assert.match(order.expires_at ?? '', DATE_TIME_MS);
+  }
+  assert.equal(cancelled.status, 'cancelled');
+  assert.equal(cancelled.cancel_reason, 'requested');
+  assert.equal(amended.status, 'partially_filled');
+  assert.equal(amended.qty, 150);
+  assert.equal(refused.last_refusal?.request, 'cancel');
+  assert.equal(refused.cancel_reason, null);
+});
 
 test('sample order.executed: the spec fields plus fill_qty, fill_price_cents, status, consistent', () => {
   const data = sampleEventData('order.executed', context);

@@ -89,6 +89,7 @@ export interface SampleOrder {
   rcpt_to: string;
   kyc_attestation_id: string;
   instrument: string;
+  currency: 'XOF' | 'XAF' | 'GHS';
   side: 'buy' | 'sell';
   qty: number;
   limit_price_cents: number | null;
@@ -98,6 +99,13 @@ export interface SampleOrder {
   updated_at: string;
   failure_reason: 'sgi_rejected' | 'insufficient_funds' | 'instrument_suspended' | null;
   client_metadata: Record<string, unknown>;
+  time_in_force: 'day' | 'gtc' | 'gtd' | 'ioc' | 'fok';
+  expire_date: string | null;
+  expires_at: string | null;
+  cancel_reason: 'requested' | 'expired' | 'unfilled' | 'partner' | null;
+  pending_request: 'pending_cancel' | 'pending_amend' | null;
+  pending_changes: { qty: number; limit_price_cents: number } | null;
+  last_refusal: { request: 'cancel' | 'amend'; reason: string; refused_at: string } | null;
 }
 
 export interface SampleOrderExecuted {
@@ -165,6 +173,9 @@ export interface SampleDataByType {
   'order.created': SampleOrder;
   'order.routed': SampleOrder;
   'order.failed': SampleOrder;
+  'order.cancelled': SampleOrder;
+  'order.amended': SampleOrder;
+  'order.request_refused': SampleOrder;
   'order.executed': SampleOrderExecuted;
   'kyc.attested': SampleAttestation;
   'kyc.revoked': SampleRevocation;
@@ -196,23 +207,41 @@ function placeholderSignature(): string {
   return randomBytes(64).toString('base64url');
 }
 
-function sampleOrder(status: 'created' | 'routed' | 'failed', at: Date): SampleOrder {
-  const createdAt = status === 'created' ? at.getTime() : at.getTime() - 1_500;
+type SampleOrderKind = 'created' | 'routed' | 'failed' | 'cancelled' | 'amended' | 'request_refused';
+
+/**
+ * A day limit order of 100 shares as each order event shows it: just created, routed, failed at
+ * hand-over, cancelled at the client's request with 40 filled, amended to 150 shares, or still open
+ * after the partner refused a cancel.
+ */
+function sampleOrder(kind: SampleOrderKind, at: Date): SampleOrder {
+  const createdAt = kind === 'created' ? at.getTime() : at.getTime() - 1_500;
+  const status = kind === 'amended' || kind === 'request_refused' ? 'partially_filled' : kind;
+  const filled = status === 'partially_filled' || status === 'cancelled' ? 40 : 0;
   return {
     id: newId('order', createdAt),
     status,
     rcpt_to: newId('partner'),
     kyc_attestation_id: newId('attestation'),
     instrument: SAMPLE_INSTRUMENT,
+    currency: 'XOF',
     side: 'buy',
-    qty: 100,
+    qty: kind === 'amended' ? 150 : 100,
     limit_price_cents: SAMPLE_PRICE_CENTS,
-    filled_qty: 0,
-    average_fill_price_cents: null,
+    filled_qty: filled,
+    average_fill_price_cents: filled === 0 ? null : SAMPLE_PRICE_CENTS,
     created_at: isoMillis(createdAt),
     updated_at: isoMillis(at),
     failure_reason: status === 'failed' ? 'sgi_rejected' : null,
     client_metadata: { portfolio: 'sample', reference: 'TEST-0001' },
+    time_in_force: 'day',
+    expire_date: null,
+    // The BRVM closes at 15:00 UTC.
+    expires_at: isoMillis(Date.parse(`${utcDay(createdAt)}T15:00:00.000Z`)),
+    cancel_reason: status === 'cancelled' ? 'requested' : null,
+    pending_request: null,
+    pending_changes: null,
+    last_refusal: kind === 'request_refused' ? { request: 'cancel', reason: 'partner_refused', refused_at: isoMillis(at) } : null,
   };
 }
 
@@ -293,6 +322,12 @@ export function sampleEventData(type: EventType, context: SampleContext): Sample
       return sampleOrder('routed', at);
     case 'order.failed':
       return sampleOrder('failed', at);
+    case 'order.cancelled':
+      return sampleOrder('cancelled', at);
+    case 'order.amended':
+      return sampleOrder('amended', at);
+    case 'order.request_refused':
+      return sampleOrder('request_refused', at);
     case 'order.executed':
       return sampleExecuted(at);
     case 'kyc.attested':

@@ -52,7 +52,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: the database (and Redis, when configured) answer */
+        /** Readiness: the database answers (and Redis, when configured: without it the service is degraded, still ready) */
         get: {
             parameters: {
                 query?: never;
@@ -69,8 +69,9 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @enum {string} */
-                            status: "ready";
+                            status: "ready" | "degraded";
+                            /** @description When degraded: what is unreachable and what that changes */
+                            reason?: string;
                         };
                     };
                 };
@@ -373,8 +374,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Rotate the calling client's own secret; the previous one keeps working for 24 hours
-         * @description Authenticated with the client's bearer token, which must carry every scope the client is allowed (a narrowed token cannot mint full credentials). Requires an Idempotency-Key (a UUID). Client secrets are stored only as keyed hashes, so the new secret is never stored in clear and a retry cannot return it again: each request issues a new secret, and every earlier one keeps working for 24 hours, so a lost response loses nothing.
+         * Rotate the calling client's own secret; the previous one keeps working for 24 hours, or stops at once
+         * @description Authenticated with the client's bearer token, which must carry every scope the client is allowed (a narrowed token cannot mint full credentials). Requires an Idempotency-Key (a UUID). Client secrets are stored only as keyed hashes, so the new secret is never stored in clear and a retry cannot return it again: each request issues a new secret, and every earlier one keeps working for 24 hours, so a lost response loses nothing. With `expire_previous: now` every earlier secret fails at once (a secret that leaked); access tokens already issued keep working until they expire (at most 15 minutes), and a lost response is then recovered by rotating again with such a token.
          */
         post: {
             parameters: {
@@ -386,10 +387,16 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            /** @description Optional; when sent, an empty object. */
-            requestBody: {
+            /** @description Optional: no body is the same as `{}`. */
+            requestBody?: {
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": {
+                        /**
+                         * @description `in_24_hours` (default): every older secret keeps working 24 hours. `now`: every older secret fails at once (a secret that leaked).
+                         * @enum {string}
+                         */
+                        expire_previous?: "in_24_hours" | "now";
+                    };
                 };
             };
             responses: {
@@ -406,7 +413,7 @@ export interface paths {
                             client_secret: string;
                             /**
                              * Format: date-time
-                             * @description Every older secret of the client keeps working until then (24 hours), then fails with 401.
+                             * @description Every older secret of the client keeps working until then (24 hours, or now with `expire_previous: now`), then fails with 401.
                              */
                             previous_secret_expires_at: string;
                         };
@@ -812,8 +819,21 @@ export interface paths {
                                 /** @enum {string} */
                                 class: "equities" | "bonds" | "opcvm" | "reit" | "money_market" | "junior_board";
                                 name: string;
-                                /** @description Reference price in cents of XOF. */
+                                /**
+                                 * @description ISO 4217: XOF (BRVM), XAF (BVMAC), GHS (GSE). Every amount ending in _cents is in hundredths of it.
+                                 * @enum {string}
+                                 */
+                                currency: "XOF" | "XAF" | "GHS";
+                                /** @description ISO 6166 identifier, or null when not known. */
+                                isin: string | null;
+                                /** @description An order's qty is a whole multiple of it. */
+                                lot_size: number;
+                                /** @description A limit price is a whole multiple of it, in cents of the currency. */
+                                tick_size_cents: number;
+                                /** @description The previous close, in cents of the currency. */
                                 reference_price_cents: number;
+                                /** @description Limit prices must lie within this many basis points either side of the reference price, the limits rounded inwards to the tick: low = ceil(reference x (1 - bps/10000) / tick) x tick (at least one tick), high = floor(reference x (1 + bps/10000) / tick) x tick. A market buy counts against a monthly cap at qty x high. null: no band. */
+                                price_band_bps: number | null;
                                 /** @enum {string} */
                                 status: "active" | "suspended";
                             }[];
@@ -923,10 +943,393 @@ export interface paths {
                             /** @enum {string} */
                             class: "equities" | "bonds" | "opcvm" | "reit" | "money_market" | "junior_board";
                             name: string;
-                            /** @description Reference price in cents of XOF. */
+                            /**
+                             * @description ISO 4217: XOF (BRVM), XAF (BVMAC), GHS (GSE). Every amount ending in _cents is in hundredths of it.
+                             * @enum {string}
+                             */
+                            currency: "XOF" | "XAF" | "GHS";
+                            /** @description ISO 6166 identifier, or null when not known. */
+                            isin: string | null;
+                            /** @description An order's qty is a whole multiple of it. */
+                            lot_size: number;
+                            /** @description A limit price is a whole multiple of it, in cents of the currency. */
+                            tick_size_cents: number;
+                            /** @description The previous close, in cents of the currency. */
                             reference_price_cents: number;
+                            /** @description Limit prices must lie within this many basis points either side of the reference price, the limits rounded inwards to the tick: low = ceil(reference x (1 - bps/10000) / tick) x tick (at least one tick), high = floor(reference x (1 + bps/10000) / tick) x tick. A market buy counts against a monthly cap at qty x high. null: no band. */
+                            price_band_bps: number | null;
                             /** @enum {string} */
                             status: "active" | "suspended";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exchanges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the exchanges the service routes to */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @enum {string} */
+                                code: "BRVM" | "BVMAC" | "GSE";
+                                name: string;
+                                /**
+                                 * @description UEMOA, CEMAC or GHANA.
+                                 * @enum {string}
+                                 */
+                                jurisdiction: "UEMOA" | "CEMAC" | "GHANA";
+                                /**
+                                 * @description ISO 4217 code of the currency instruments trade in.
+                                 * @enum {string}
+                                 */
+                                currency: "XOF" | "XAF" | "GHS";
+                                /** @description Open days of the calendar between trade date and settlement (T+n). */
+                                settlement_days: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exchanges/{code}/calendar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An exchange's trading days and phases between two dates (at most 366 days)
+         * @description Each day from `from` to `to` (both included), open or closed, with its phases in UTC. An auction held at an instant has `start` equal to `end`. Holidays and shortened days come from the calendars the operator imported.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description First day (YYYY-MM-DD); default today (UTC). */
+                    from?: string;
+                    /** @description Last day, included; default 30 days after from. At most 366 days in all. */
+                    to?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description BRVM, BVMAC or GSE. */
+                    code: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** Format: date */
+                                date: string;
+                                /** @description Whether the exchange trades that day; a closed day has no phases. */
+                                open: boolean;
+                                /** @description In order; empty when closed. */
+                                phases: {
+                                    /**
+                                     * @description A trading phase.
+                                     * @enum {string}
+                                     */
+                                    name: "pre_open" | "opening_auction" | "continuous" | "pre_close" | "closing_auction" | "trading_at_last";
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, whole seconds.
+                                     */
+                                    start: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description UTC, whole seconds; equal to start for an auction held at an instant.
+                                     */
+                                    end: string;
+                                }[];
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exchanges/{code}/clock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An exchange's phase now, whether it is open, and its next open and close */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description BRVM, BVMAC or GSE. */
+                    code: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            exchange: "BRVM" | "BVMAC" | "GSE";
+                            /**
+                             * Format: date-time
+                             * @description The instant the clock was read (UTC, milliseconds).
+                             */
+                            timestamp: string;
+                            /**
+                             * @description `closed` outside every phase (and between sessions).
+                             * @enum {string}
+                             */
+                            phase: "pre_open" | "opening_auction" | "continuous" | "pre_close" | "closing_auction" | "trading_at_last" | "closed";
+                            /** @description True in any phase, pre-open included: the exchange is in session and takes orders into its book. */
+                            is_open: boolean;
+                            /**
+                             * Format: date-time
+                             * @description Start of the next session, after the current one when open; null if none within 400 days.
+                             */
+                            next_open: string | null;
+                            /**
+                             * Format: date-time
+                             * @description End of the current session when open, else of the next one; null if none within 400 days.
+                             */
+                            next_close: string | null;
                         };
                     };
                 };
@@ -1615,7 +2018,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Revoke an attestation (adds it to the revocation list; revoking again returns the same record) */
+        /**
+         * Revoke an attestation (adds it to the revocation list; revoking again returns the same record)
+         * @description The body is optional: none, an empty one and `{}` all revoke with reason `other`.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -1628,7 +2034,8 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            /** @description Optional: no body is the same as `{}`. */
+            requestBody?: {
                 content: {
                     "application/json": {
                         /**
@@ -2107,6 +2514,11 @@ export interface paths {
                                 rcpt_to: string;
                                 kyc_attestation_id: string;
                                 instrument: string;
+                                /**
+                                 * @description ISO 4217: XOF (BRVM), XAF (BVMAC), GHS (GSE). Every amount ending in _cents is in hundredths of it.
+                                 * @enum {string}
+                                 */
+                                currency: "XOF" | "XAF" | "GHS";
                                 /** @enum {string} */
                                 side: "buy" | "sell";
                                 qty: number;
@@ -2125,6 +2537,41 @@ export interface paths {
                                 created_at: string;
                                 /** Format: date-time */
                                 updated_at: string;
+                                /** @enum {string} */
+                                time_in_force: "day" | "gtc" | "gtd" | "ioc" | "fok";
+                                /** @description YYYY-MM-DD for `gtd`; null otherwise. */
+                                expire_date: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When a `day` or `gtd` order expires (its exchange's close); null for the others.
+                                 */
+                                expires_at: string | null;
+                                /** @description Sandbox: the test clock the order lives on; absent for an order on real time. */
+                                test_clock?: string;
+                                /**
+                                 * @description Why a cancelled order was cancelled: `requested` (by the client), `expired` (its time in force ran out), `unfilled` (the rest of an ioc or fok order), `partner` (by the SGI); null unless cancelled.
+                                 * @enum {string|null}
+                                 */
+                                cancel_reason: "requested" | "expired" | "unfilled" | "partner" | null;
+                                /**
+                                 * @description A cancel or amend sent to the partner and not yet answered; null when none.
+                                 * @enum {string|null}
+                                 */
+                                pending_request: "pending_cancel" | "pending_amend" | null;
+                                /** @description The quantity and limit a pending amend asks for; null unless `pending_request` is `pending_amend`. */
+                                pending_changes: {
+                                    qty: number;
+                                    limit_price_cents: number;
+                                } | null;
+                                /** @description The partner's latest refusal of a cancel or amend of this order; null when none. */
+                                last_refusal: {
+                                    /** @enum {string} */
+                                    request: "cancel" | "amend";
+                                    /** @enum {string} */
+                                    reason: "already_filled" | "already_rejected" | "already_cancelled" | "below_filled" | "unknown_order" | "partner_refused";
+                                    /** Format: date-time */
+                                    refused_at: string;
+                                } | null;
                             }[];
                         };
                     };
@@ -2273,22 +2720,35 @@ export interface paths {
                         rcpt_to: string;
                         /** @description Attestation of the investor, issued to this client */
                         kyc_attestation_id: string;
-                        /** @description <TICKER>.<EXCHANGE>, for example KOLA.BRVM */
+                        /** @description <TICKER>.<EXCHANGE>, for example SNTS.BRVM */
                         instrument: string;
                         /** @enum {string} */
                         side: "buy" | "sell";
+                        /** @description A multiple of the instrument's lot_size */
                         qty: number;
-                        /** @description Omitted: a market order */
+                        /** @description Omitted: a market order. In cents of the instrument's currency; a multiple of its tick_size_cents and within its price band. */
                         limit_price_cents?: number;
                         /** @description Free-form; at most 8 KiB serialised, 50 members, depth 5. Echoed back. */
                         client_metadata?: {
                             [key: string]: unknown;
                         };
                         /**
+                         * @description How long the order stays open: `day` (default: until the close of the exchange's session), `gtc` (until cancelled), `gtd` (until the close of `expire_date`), `ioc` (what executes at once, the rest cancelled), `fok` (all at once or nothing).
+                         * @enum {string}
+                         */
+                        time_in_force?: "day" | "gtc" | "gtd" | "ioc" | "fok";
+                        /**
+                         * @description YYYY-MM-DD, from today (UTC) to a year ahead; required with `gtd` and only with it (422 `expire_date` otherwise).
+                         * @example 2026-12-31
+                         */
+                        expire_date?: string;
+                        /**
                          * Format: date-time
                          * @description Accepted and ignored (it appears in the specification's example)
                          */
                         submitted_at?: string;
+                        /** @description Sandbox only: a test clock of this client (`clk_...`); the order lives on its time (422 `sandbox_only` in production, `exists` for an unknown clock). */
+                        test_clock?: string;
                     };
                 };
             };
@@ -2306,6 +2766,11 @@ export interface paths {
                             rcpt_to: string;
                             kyc_attestation_id: string;
                             instrument: string;
+                            /**
+                             * @description ISO 4217: XOF (BRVM), XAF (BVMAC), GHS (GSE). Every amount ending in _cents is in hundredths of it.
+                             * @enum {string}
+                             */
+                            currency: "XOF" | "XAF" | "GHS";
                             /** @enum {string} */
                             side: "buy" | "sell";
                             qty: number;
@@ -2324,6 +2789,41 @@ export interface paths {
                             created_at: string;
                             /** Format: date-time */
                             updated_at: string;
+                            /** @enum {string} */
+                            time_in_force: "day" | "gtc" | "gtd" | "ioc" | "fok";
+                            /** @description YYYY-MM-DD for `gtd`; null otherwise. */
+                            expire_date: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When a `day` or `gtd` order expires (its exchange's close); null for the others.
+                             */
+                            expires_at: string | null;
+                            /** @description Sandbox: the test clock the order lives on; absent for an order on real time. */
+                            test_clock?: string;
+                            /**
+                             * @description Why a cancelled order was cancelled: `requested` (by the client), `expired` (its time in force ran out), `unfilled` (the rest of an ioc or fok order), `partner` (by the SGI); null unless cancelled.
+                             * @enum {string|null}
+                             */
+                            cancel_reason: "requested" | "expired" | "unfilled" | "partner" | null;
+                            /**
+                             * @description A cancel or amend sent to the partner and not yet answered; null when none.
+                             * @enum {string|null}
+                             */
+                            pending_request: "pending_cancel" | "pending_amend" | null;
+                            /** @description The quantity and limit a pending amend asks for; null unless `pending_request` is `pending_amend`. */
+                            pending_changes: {
+                                qty: number;
+                                limit_price_cents: number;
+                            } | null;
+                            /** @description The partner's latest refusal of a cancel or amend of this order; null when none. */
+                            last_refusal: {
+                                /** @enum {string} */
+                                request: "cancel" | "amend";
+                                /** @enum {string} */
+                                reason: "already_filled" | "already_rejected" | "already_cancelled" | "below_filled" | "unknown_order" | "partner_refused";
+                                /** Format: date-time */
+                                refused_at: string;
+                            } | null;
                         };
                     };
                 };
@@ -2517,6 +3017,11 @@ export interface paths {
                             rcpt_to: string;
                             kyc_attestation_id: string;
                             instrument: string;
+                            /**
+                             * @description ISO 4217: XOF (BRVM), XAF (BVMAC), GHS (GSE). Every amount ending in _cents is in hundredths of it.
+                             * @enum {string}
+                             */
+                            currency: "XOF" | "XAF" | "GHS";
                             /** @enum {string} */
                             side: "buy" | "sell";
                             qty: number;
@@ -2535,6 +3040,41 @@ export interface paths {
                             created_at: string;
                             /** Format: date-time */
                             updated_at: string;
+                            /** @enum {string} */
+                            time_in_force: "day" | "gtc" | "gtd" | "ioc" | "fok";
+                            /** @description YYYY-MM-DD for `gtd`; null otherwise. */
+                            expire_date: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When a `day` or `gtd` order expires (its exchange's close); null for the others.
+                             */
+                            expires_at: string | null;
+                            /** @description Sandbox: the test clock the order lives on; absent for an order on real time. */
+                            test_clock?: string;
+                            /**
+                             * @description Why a cancelled order was cancelled: `requested` (by the client), `expired` (its time in force ran out), `unfilled` (the rest of an ioc or fok order), `partner` (by the SGI); null unless cancelled.
+                             * @enum {string|null}
+                             */
+                            cancel_reason: "requested" | "expired" | "unfilled" | "partner" | null;
+                            /**
+                             * @description A cancel or amend sent to the partner and not yet answered; null when none.
+                             * @enum {string|null}
+                             */
+                            pending_request: "pending_cancel" | "pending_amend" | null;
+                            /** @description The quantity and limit a pending amend asks for; null unless `pending_request` is `pending_amend`. */
+                            pending_changes: {
+                                qty: number;
+                                limit_price_cents: number;
+                            } | null;
+                            /** @description The partner's latest refusal of a cancel or amend of this order; null when none. */
+                            last_refusal: {
+                                /** @enum {string} */
+                                request: "cancel" | "amend";
+                                /** @enum {string} */
+                                reason: "already_filled" | "already_rejected" | "already_cancelled" | "below_filled" | "unknown_order" | "partner_refused";
+                                /** Format: date-time */
+                                refused_at: string;
+                            } | null;
                         };
                     };
                 };
@@ -2679,7 +3219,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel an open order (a final order is 409)
-         * @description Returns the order as it stands after asking the partner: `cancelled`, or unchanged while an unreachable partner is asked again in the background.
+         * @description Asks the partner to cancel what remains. 200 when the partner answered within the request: the order is `cancelled` (`cancel_reason` says why), or, if the partner refused (the order filled meanwhile), as the partner reports it with `last_refusal`. 202 when the answer comes later: the order shows `pending_request: pending_cancel`, and `order.cancelled` (or `order.request_refused`) follows.
          */
         post: {
             parameters: {
@@ -2708,6 +3248,11 @@ export interface paths {
                             rcpt_to: string;
                             kyc_attestation_id: string;
                             instrument: string;
+                            /**
+                             * @description ISO 4217: XOF (BRVM), XAF (BVMAC), GHS (GSE). Every amount ending in _cents is in hundredths of it.
+                             * @enum {string}
+                             */
+                            currency: "XOF" | "XAF" | "GHS";
                             /** @enum {string} */
                             side: "buy" | "sell";
                             qty: number;
@@ -2726,6 +3271,1620 @@ export interface paths {
                             created_at: string;
                             /** Format: date-time */
                             updated_at: string;
+                            /** @enum {string} */
+                            time_in_force: "day" | "gtc" | "gtd" | "ioc" | "fok";
+                            /** @description YYYY-MM-DD for `gtd`; null otherwise. */
+                            expire_date: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When a `day` or `gtd` order expires (its exchange's close); null for the others.
+                             */
+                            expires_at: string | null;
+                            /** @description Sandbox: the test clock the order lives on; absent for an order on real time. */
+                            test_clock?: string;
+                            /**
+                             * @description Why a cancelled order was cancelled: `requested` (by the client), `expired` (its time in force ran out), `unfilled` (the rest of an ioc or fok order), `partner` (by the SGI); null unless cancelled.
+                             * @enum {string|null}
+                             */
+                            cancel_reason: "requested" | "expired" | "unfilled" | "partner" | null;
+                            /**
+                             * @description A cancel or amend sent to the partner and not yet answered; null when none.
+                             * @enum {string|null}
+                             */
+                            pending_request: "pending_cancel" | "pending_amend" | null;
+                            /** @description The quantity and limit a pending amend asks for; null unless `pending_request` is `pending_amend`. */
+                            pending_changes: {
+                                qty: number;
+                                limit_price_cents: number;
+                            } | null;
+                            /** @description The partner's latest refusal of a cancel or amend of this order; null when none. */
+                            last_refusal: {
+                                /** @enum {string} */
+                                request: "cancel" | "amend";
+                                /** @enum {string} */
+                                reason: "already_filled" | "already_rejected" | "already_cancelled" | "below_filled" | "unknown_order" | "partner_refused";
+                                /** Format: date-time */
+                                refused_at: string;
+                            } | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** @enum {string} */
+                            status: "created" | "routed" | "partially_filled" | "filled" | "failed" | "cancelled";
+                            rcpt_to: string;
+                            kyc_attestation_id: string;
+                            instrument: string;
+                            /**
+                             * @description ISO 4217: XOF (BRVM), XAF (BVMAC), GHS (GSE). Every amount ending in _cents is in hundredths of it.
+                             * @enum {string}
+                             */
+                            currency: "XOF" | "XAF" | "GHS";
+                            /** @enum {string} */
+                            side: "buy" | "sell";
+                            qty: number;
+                            limit_price_cents: number | null;
+                            filled_qty: number;
+                            average_fill_price_cents: number | null;
+                            /** @enum {string|null} */
+                            failure_reason: "sgi_rejected" | "insufficient_funds" | "instrument_suspended" | null;
+                            client_metadata: {
+                                [key: string]: unknown;
+                            } | null;
+                            /**
+                             * Format: date-time
+                             * @description Creation time, with milliseconds
+                             */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            /** @enum {string} */
+                            time_in_force: "day" | "gtc" | "gtd" | "ioc" | "fok";
+                            /** @description YYYY-MM-DD for `gtd`; null otherwise. */
+                            expire_date: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When a `day` or `gtd` order expires (its exchange's close); null for the others.
+                             */
+                            expires_at: string | null;
+                            /** @description Sandbox: the test clock the order lives on; absent for an order on real time. */
+                            test_clock?: string;
+                            /**
+                             * @description Why a cancelled order was cancelled: `requested` (by the client), `expired` (its time in force ran out), `unfilled` (the rest of an ioc or fok order), `partner` (by the SGI); null unless cancelled.
+                             * @enum {string|null}
+                             */
+                            cancel_reason: "requested" | "expired" | "unfilled" | "partner" | null;
+                            /**
+                             * @description A cancel or amend sent to the partner and not yet answered; null when none.
+                             * @enum {string|null}
+                             */
+                            pending_request: "pending_cancel" | "pending_amend" | null;
+                            /** @description The quantity and limit a pending amend asks for; null unless `pending_request` is `pending_amend`. */
+                            pending_changes: {
+                                qty: number;
+                                limit_price_cents: number;
+                            } | null;
+                            /** @description The partner's latest refusal of a cancel or amend of this order; null when none. */
+                            last_refusal: {
+                                /** @enum {string} */
+                                request: "cancel" | "amend";
+                                /** @enum {string} */
+                                reason: "already_filled" | "already_rejected" | "already_cancelled" | "below_filled" | "unknown_order" | "partner_refused";
+                                /** Format: date-time */
+                                refused_at: string;
+                            } | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orders/{id}/amend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the quantity or the limit price of an open limit order
+         * @description Only a limit order that is `routed` or `partially_filled`, with no other request waiting, can be amended (else 409). The new values pass the checks of a new order (the monthly cap counts the increase) and the new `qty` must be above `filled_qty` (422 `above_filled`). 200 when the partner answered within the request (the order with its new values and `order.amended`, or unchanged with `last_refusal`); 202 with `pending_request: pending_amend` and `pending_changes` when the answer comes later.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description UUID; required. A retry with the same key and body within 24 hours returns the first response. */
+                    "idempotency-key"?: string;
+                };
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The new total quantity; above what has already filled, and a multiple of the instrument's lot_size. */
+                        qty?: number;
+                        /** @description The new limit price, in cents of the instrument's currency; a multiple of its tick_size_cents and within its price band. */
+                        limit_price_cents?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** @enum {string} */
+                            status: "created" | "routed" | "partially_filled" | "filled" | "failed" | "cancelled";
+                            rcpt_to: string;
+                            kyc_attestation_id: string;
+                            instrument: string;
+                            /**
+                             * @description ISO 4217: XOF (BRVM), XAF (BVMAC), GHS (GSE). Every amount ending in _cents is in hundredths of it.
+                             * @enum {string}
+                             */
+                            currency: "XOF" | "XAF" | "GHS";
+                            /** @enum {string} */
+                            side: "buy" | "sell";
+                            qty: number;
+                            limit_price_cents: number | null;
+                            filled_qty: number;
+                            average_fill_price_cents: number | null;
+                            /** @enum {string|null} */
+                            failure_reason: "sgi_rejected" | "insufficient_funds" | "instrument_suspended" | null;
+                            client_metadata: {
+                                [key: string]: unknown;
+                            } | null;
+                            /**
+                             * Format: date-time
+                             * @description Creation time, with milliseconds
+                             */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            /** @enum {string} */
+                            time_in_force: "day" | "gtc" | "gtd" | "ioc" | "fok";
+                            /** @description YYYY-MM-DD for `gtd`; null otherwise. */
+                            expire_date: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When a `day` or `gtd` order expires (its exchange's close); null for the others.
+                             */
+                            expires_at: string | null;
+                            /** @description Sandbox: the test clock the order lives on; absent for an order on real time. */
+                            test_clock?: string;
+                            /**
+                             * @description Why a cancelled order was cancelled: `requested` (by the client), `expired` (its time in force ran out), `unfilled` (the rest of an ioc or fok order), `partner` (by the SGI); null unless cancelled.
+                             * @enum {string|null}
+                             */
+                            cancel_reason: "requested" | "expired" | "unfilled" | "partner" | null;
+                            /**
+                             * @description A cancel or amend sent to the partner and not yet answered; null when none.
+                             * @enum {string|null}
+                             */
+                            pending_request: "pending_cancel" | "pending_amend" | null;
+                            /** @description The quantity and limit a pending amend asks for; null unless `pending_request` is `pending_amend`. */
+                            pending_changes: {
+                                qty: number;
+                                limit_price_cents: number;
+                            } | null;
+                            /** @description The partner's latest refusal of a cancel or amend of this order; null when none. */
+                            last_refusal: {
+                                /** @enum {string} */
+                                request: "cancel" | "amend";
+                                /** @enum {string} */
+                                reason: "already_filled" | "already_rejected" | "already_cancelled" | "below_filled" | "unknown_order" | "partner_refused";
+                                /** Format: date-time */
+                                refused_at: string;
+                            } | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** @enum {string} */
+                            status: "created" | "routed" | "partially_filled" | "filled" | "failed" | "cancelled";
+                            rcpt_to: string;
+                            kyc_attestation_id: string;
+                            instrument: string;
+                            /**
+                             * @description ISO 4217: XOF (BRVM), XAF (BVMAC), GHS (GSE). Every amount ending in _cents is in hundredths of it.
+                             * @enum {string}
+                             */
+                            currency: "XOF" | "XAF" | "GHS";
+                            /** @enum {string} */
+                            side: "buy" | "sell";
+                            qty: number;
+                            limit_price_cents: number | null;
+                            filled_qty: number;
+                            average_fill_price_cents: number | null;
+                            /** @enum {string|null} */
+                            failure_reason: "sgi_rejected" | "insufficient_funds" | "instrument_suspended" | null;
+                            client_metadata: {
+                                [key: string]: unknown;
+                            } | null;
+                            /**
+                             * Format: date-time
+                             * @description Creation time, with milliseconds
+                             */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            /** @enum {string} */
+                            time_in_force: "day" | "gtc" | "gtd" | "ioc" | "fok";
+                            /** @description YYYY-MM-DD for `gtd`; null otherwise. */
+                            expire_date: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When a `day` or `gtd` order expires (its exchange's close); null for the others.
+                             */
+                            expires_at: string | null;
+                            /** @description Sandbox: the test clock the order lives on; absent for an order on real time. */
+                            test_clock?: string;
+                            /**
+                             * @description Why a cancelled order was cancelled: `requested` (by the client), `expired` (its time in force ran out), `unfilled` (the rest of an ioc or fok order), `partner` (by the SGI); null unless cancelled.
+                             * @enum {string|null}
+                             */
+                            cancel_reason: "requested" | "expired" | "unfilled" | "partner" | null;
+                            /**
+                             * @description A cancel or amend sent to the partner and not yet answered; null when none.
+                             * @enum {string|null}
+                             */
+                            pending_request: "pending_cancel" | "pending_amend" | null;
+                            /** @description The quantity and limit a pending amend asks for; null unless `pending_request` is `pending_amend`. */
+                            pending_changes: {
+                                qty: number;
+                                limit_price_cents: number;
+                            } | null;
+                            /** @description The partner's latest refusal of a cancel or amend of this order; null when none. */
+                            last_refusal: {
+                                /** @enum {string} */
+                                request: "cancel" | "amend";
+                                /** @enum {string} */
+                                reason: "already_filled" | "already_rejected" | "already_cancelled" | "below_filled" | "unknown_order" | "partner_refused";
+                                /** Format: date-time */
+                                refused_at: string;
+                            } | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orders/{id}/fills": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The order's executions, oldest first, with amounts and settlement dates */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                id: string;
+                                order_id: string;
+                                qty: number;
+                                price_cents: number;
+                                /**
+                                 * Format: date-time
+                                 * @description When the trade executed on the exchange
+                                 */
+                                executed_at: string;
+                                /** @description The exchange's trade reference */
+                                exchange_ref: string;
+                                /** @description `qty` times `price_cents` */
+                                gross_cents: number;
+                                /** @description Fees and taxes charged on the execution; empty until fee schedules are configured. */
+                                fees: {
+                                    type: string;
+                                    amount_cents: number;
+                                }[];
+                                /** @description A buy: gross plus fees; a sell: gross minus fees */
+                                net_cents: number;
+                                /** @description YYYY-MM-DD: the trade date plus the exchange's settlement days, in open days of its calendar */
+                                settlement_date: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/test-clocks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the test clocks, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    /** @description A clock id: the clocks created before it. */
+                    starting_after?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description Prefixed `clk_`. */
+                                id: string;
+                                /** @enum {string} */
+                                object: "test_clock";
+                                name: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description The time the orders on this clock see as now.
+                                 */
+                                frozen_time: string;
+                                /** @description `ready` once an advance applied everything due; `advancing` only in the answer to an advance that could not finish (read the clock again to see the time it reached). */
+                                status: "ready" | "advancing";
+                                /** Format: date-time */
+                                created_at: string;
+                            }[];
+                            has_more: boolean;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create a test clock frozen at an instant (sandbox only)
+         * @description Orders placed with `test_clock` live on the clock's time: they execute and expire as the clock is advanced.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description UUID; required. A retry with the same key and body within 24 hours returns the first response. */
+                    "idempotency-key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description The instant the clock starts at (between 2000 and 2099).
+                         */
+                        frozen_time: string;
+                        name?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Prefixed `clk_`. */
+                            id: string;
+                            /** @enum {string} */
+                            object: "test_clock";
+                            name: string | null;
+                            /**
+                             * Format: date-time
+                             * @description The time the orders on this clock see as now.
+                             */
+                            frozen_time: string;
+                            /** @description `ready` once an advance applied everything due; `advancing` only in the answer to an advance that could not finish (read the clock again to see the time it reached). */
+                            status: "ready" | "advancing";
+                            /** Format: date-time */
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/test-clocks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a test clock */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Prefixed `clk_`. */
+                            id: string;
+                            /** @enum {string} */
+                            object: "test_clock";
+                            name: string | null;
+                            /**
+                             * Format: date-time
+                             * @description The time the orders on this clock see as now.
+                             */
+                            frozen_time: string;
+                            /** @description `ready` once an advance applied everything due; `advancing` only in the answer to an advance that could not finish (read the clock again to see the time it reached). */
+                            status: "ready" | "advancing";
+                            /** Format: date-time */
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete a test clock; its open orders stay at its last time and can still be cancelled */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** @enum {string} */
+                            object: "test_clock";
+                            /** @enum {boolean} */
+                            deleted: true;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/test-clocks/{id}/advance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Advance a test clock; answers once everything due to its orders up to the new time is applied
+         * @description Forward only, by at most 2 years. In time order: the executions of the clock's orders in the exchange phases crossed, and each day or gtd expiry at its close (`order.cancelled`, `cancel_reason: expired`).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description UUID; required. A retry with the same key and body within 24 hours returns the first response. */
+                    "idempotency-key"?: string;
+                };
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description The new time: after the current one, at most 2 years after it.
+                         */
+                        frozen_time: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Prefixed `clk_`. */
+                            id: string;
+                            /** @enum {string} */
+                            object: "test_clock";
+                            name: string | null;
+                            /**
+                             * Format: date-time
+                             * @description The time the orders on this clock see as now.
+                             */
+                            frozen_time: string;
+                            /** @description `ready` once an advance applied everything due; `advancing` only in the answer to an advance that could not finish (read the clock again to see the time it reached). */
+                            status: "ready" | "advancing";
+                            /** Format: date-time */
+                            created_at: string;
                         };
                     };
                 };
@@ -3386,7 +5545,7 @@ export interface paths {
                                 /** @description Endpoint identifier (we_...) */
                                 id: string;
                                 url: string;
-                                events: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
+                                events: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
                                 description?: string;
                                 disabled: boolean;
                                 /**
@@ -3540,7 +5699,7 @@ export interface paths {
                         /** @description Absolute http(s) URL of the receiver (https only in production). */
                         url: string;
                         /** @description Event types the endpoint subscribes to; at least one, no repeats. */
-                        events: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
+                        events: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
                         description?: string;
                     };
                 };
@@ -3556,7 +5715,7 @@ export interface paths {
                             /** @description Endpoint identifier (we_...) */
                             id: string;
                             url: string;
-                            events: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
+                            events: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
                             description?: string;
                             disabled: boolean;
                             /**
@@ -3758,7 +5917,7 @@ export interface paths {
                             /** @description Endpoint identifier (we_...) */
                             id: string;
                             url: string;
-                            events: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
+                            events: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
                             description?: string;
                             disabled: boolean;
                             /**
@@ -4054,7 +6213,7 @@ export interface paths {
                         /** @description Absolute http(s) URL of the receiver (https only in production). */
                         url?: string;
                         /** @description Event types the endpoint subscribes to; at least one, no repeats. */
-                        events?: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
+                        events?: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
                         description?: string | null;
                         /** @description A disabled endpoint gets no new deliveries; its pending ones wait until it is enabled again. */
                         disabled?: boolean;
@@ -4072,7 +6231,7 @@ export interface paths {
                             /** @description Endpoint identifier (we_...) */
                             id: string;
                             url: string;
-                            events: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
+                            events: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
                             description?: string;
                             disabled: boolean;
                             /**
@@ -4278,7 +6437,7 @@ export interface paths {
                             /** @description Endpoint identifier (we_...) */
                             id: string;
                             url: string;
-                            events: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
+                            events: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
                             description?: string;
                             disabled: boolean;
                             /**
@@ -4518,7 +6677,7 @@ export interface paths {
                          * @description Event type of the sample; default webhook.test.
                          * @enum {string}
                          */
-                        type?: "order.created" | "order.routed" | "order.executed" | "order.failed" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
+                        type?: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
                         /** @description livemode of the sample event; default the deployment's. */
                         livemode?: boolean;
                     };
@@ -4540,7 +6699,7 @@ export interface paths {
                                  * @description An event type of the specification's Events section.
                                  * @enum {string}
                                  */
-                                type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
+                                type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
                                 /**
                                  * Format: date-time
                                  * @description With milliseconds
@@ -4560,7 +6719,7 @@ export interface paths {
                                  * @description An event type of the specification's Events section.
                                  * @enum {string}
                                  */
-                                event_type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
+                                event_type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
                                 endpoint_id: string;
                                 /**
                                  * Format: uuid
@@ -5056,7 +7215,7 @@ export interface paths {
                                  * @description An event type of the specification's Events section.
                                  * @enum {string}
                                  */
-                                event_type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
+                                event_type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
                                 endpoint_id: string;
                                 /**
                                  * Format: uuid
@@ -5253,7 +7412,7 @@ export interface paths {
                              * @description An event type of the specification's Events section.
                              * @enum {string}
                              */
-                            event_type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
+                            event_type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
                             endpoint_id: string;
                             /**
                              * Format: uuid
@@ -5459,7 +7618,7 @@ export interface paths {
                              * @description An event type of the specification's Events section.
                              * @enum {string}
                              */
-                            event_type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
+                            event_type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
                             endpoint_id: string;
                             /**
                              * Format: uuid
@@ -5696,7 +7855,7 @@ export interface paths {
                     /** @description Page size, 1 to 200. */
                     limit?: number;
                     /** @description An event type of the specification's Events section. */
-                    type?: "order.created" | "order.routed" | "order.executed" | "order.failed" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
+                    type?: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
                 };
                 header?: never;
                 path?: never;
@@ -5722,7 +7881,7 @@ export interface paths {
                                  * @description An event type of the specification's Events section.
                                  * @enum {string}
                                  */
-                                type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
+                                type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
                                 /**
                                  * Format: date-time
                                  * @description With milliseconds
@@ -5898,7 +8057,7 @@ export interface paths {
                              * @description An event type of the specification's Events section.
                              * @enum {string}
                              */
-                            type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
+                            type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
                             /**
                              * Format: date-time
                              * @description With milliseconds
@@ -6256,7 +8415,7 @@ export interface paths {
                                  * @description An event type of the specification's Events section.
                                  * @enum {string}
                                  */
-                                event_type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
+                                event_type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
                                 endpoint_id: string;
                                 /**
                                  * Format: uuid

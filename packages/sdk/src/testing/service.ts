@@ -20,6 +20,8 @@ export interface Runtime {
   readonly app: { swagger(): unknown };
   readonly services: {
     clients: { create(name: string, scopes?: readonly string[]): Promise<{ client_id: string; client_secret: string }> };
+    /** Reads the partners' execution reports, as the service's background loop would. */
+    router: { pollReports(): Promise<number> };
   };
   readonly storage: { db: { selectFrom(table: string): { select(expr: unknown): { execute(): Promise<Record<string, unknown>[]> } } } };
 }

@@ -1,0 +1,72 @@
+import { call } from '../api.js';
+import { h, mount } from '../dom.js';
+import { when } from '../format.js';
+import { badge, heading, table } from '../ui.js';
+
+interface Exchange {
+  code: string;
+  name: string;
+  currency: string;
+  settlement_days: number;
+}
+
+interface Clock {
+  exchange: string;
+  phase: string;
+  is_open: boolean;
+  next_open: string | null;
+  next_close: string | null;
+}
+
+interface CalendarDay {
+  date: string;
+  open: boolean;
+  phases: { name: string; start: string; end: string }[];
+}
+
+/** `09:00–15:00` from a day's first and last phase; `closed` on a closed day. */
+function hours(day: CalendarDay | undefined): string {
+  const first = day?.phases[0];
+  const last = day?.phases.at(-1);
+  return day?.open === true && first !== undefined && last !== undefined ? `${first.start.slice(11, 16)}–${last.end.slice(11, 16)}` : 'closed';
+}
+
+/** Each exchange's clock now, and its hours over the next seven days (public routes, UTC). */
+export async function marketsPage(view: HTMLElement): Promise<void> {
+  const { body: exchanges } = await call<{ data: Exchange[] }>('GET', '/v1/exchanges');
+  const codes = exchanges.data.map((e) => e.code);
+  const [clocks, calendars] = await Promise.all([
+    Promise.all(codes.map(async (code) => (await call<Clock>('GET', `/v1/exchanges/${code}/clock`)).body)),
+    // The calendar starts today by default; the first seven of its days make the week.
+    Promise.all(codes.map(async (code) => (await call<{ data: CalendarDay[] }>('GET', `/v1/exchanges/${code}/calendar`)).body.data.slice(0, 7))),
+  ]);
+  mount(
+    view,
+    heading('Markets'),
+    h('section', { class: 'card' },
+      h('h2', null, 'Now'),
+      table(
+        ['Exchange', 'Phase', 'Next open', 'Next close', 'Currency', 'Settlement'],
+        exchanges.data.map((e, i) => {
+          const c = clocks[i];
+          return [
+            h('span', { title: e.name }, e.code),
+            c === undefined ? '—' : h('span', { 'data-testid': `phase-${e.code}` }, badge(c.phase), c.is_open ? ' open' : ''),
+            when(c?.next_open),
+            when(c?.next_close),
+            e.currency,
+            `T+${e.settlement_days}`,
+          ];
+        }),
+      ),
+      h('p', { class: 'muted small' }, 'An exchange is open in any phase, pre-open included. Orders are accepted at any hour: outside a session they wait at the SGI for the next one.'),
+    ),
+    h('section', { class: 'card' },
+      h('h2', null, 'Next seven days (UTC)'),
+      table(
+        ['Date', ...codes],
+        (calendars[0] ?? []).map((day, d) => [day.date, ...calendars.map((days) => hours(days[d]))]),
+      ),
+    ),
+  );
+}

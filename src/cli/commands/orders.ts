@@ -1,0 +1,133 @@
+import type { Command } from 'commander';
+import { ORDER_STATUSES } from '../../orders/core/state-machine.js';
+import { IntegratorApi } from '../integrator/api.js';
+import { resolveCredentials } from '../integrator/credentials.js';
+import { CliError, printJson, printTable } from '../output.js';
+
+/**
+ * `cauri orders ...`: the client's orders on the remote service, with the credentials of
+ * `cauri login` (scopes `orders:read`, and `orders:write` for cancel and amend).
+ */
+
+interface Order {
+  id: string;
+  status: string;
+  instrument: string;
+  side: string;
+  qty: number;
+  filled_qty: number;
+  limit_price_cents: number | null;
+  pending_request: string | null;
+  cancel_reason: string | null;
+  last_refusal: { request: string; reason: string } | null;
+  [member: string]: unknown;
+}
+
+const LIST_COLUMNS = ['id', 'status', 'instrument', 'side', 'qty', 'filled_qty', 'limit_price_cents', 'time_in_force', 'pending_request', 'created_at'];
+const FILL_COLUMNS = ['id', 'qty', 'price_cents', 'executed_at', 'gross_cents', 'net_cents', 'settlement_date'];
+
+function api(): IntegratorApi {
+  return new IntegratorApi(resolveCredentials());
+}
+
+function orderPath(id: string, tail = ''): string {
+  return `/v1/orders/${encodeURIComponent(id)}${tail}`;
+}
+
+function integer(name: string, value: string, min: number, max: number): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < min || n > max) throw new CliError(`${name} must be an integer from ${min} to ${max} (got "${value}")`);
+  return n;
+}
+
+function status(value: string): string {
+  if (!(ORDER_STATUSES as readonly string[]).includes(value)) throw new CliError(`unknown status "${value}"; statuses are: ${ORDER_STATUSES.join(', ')}`);
+  return value;
+}
+
+/** One member a line, in the order the service sends them. */
+function printOrder(order: Order): void {
+  const width = Math.max(...Object.keys(order).map((k) => k.length));
+  for (const [key, value] of Object.entries(order)) {
+    const text = value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+    process.stdout.write(`${key.padEnd(width)}  ${text}\n`);
+  }
+}
+
+/** What a cancel or an amend came to: answered by the partner within the request (200), or later (202). */
+function describeAnswer(what: 'cancel' | 'amend', status: number, order: Order): string {
+  if (status === 202) return `${order.id} ${what} sent to the partner (${order.pending_request ?? 'pending'}); its answer comes later as an event`;
+  if (order.last_refusal !== null && order.last_refusal.request === what && order.pending_request === null && !(what === 'cancel' && order.status === 'cancelled')) {
+    return `${order.id} ${what} refused by the partner (${order.last_refusal.reason}); the order is ${order.status}`;
+  }
+  if (what === 'cancel') return `${order.id} cancelled (${order.cancel_reason ?? order.status})`;
+  return `${order.id} amended: qty ${order.qty}, limit_price_cents ${order.limit_price_cents ?? ''}; the order is ${order.status}`;
+}
+
+export function registerOrders(program: Command): void {
+  const orders = program.command('orders').description('The client\'s orders, on the remote service');
+
+  orders
+    .command('list')
+    .description('List orders, newest first')
+    .option('--status <status>', `only this status (${ORDER_STATUSES.join(', ')})`)
+    .option('--instrument <code>', 'only this instrument, such as SNTS.BRVM')
+    .option('--limit <n>', 'how many (1 to 200)', '20')
+    .option('--json', 'print the orders as JSON')
+    .action(async (options: { status?: string; instrument?: string; limit: string; json?: boolean }) => {
+      const query = new URLSearchParams({ limit: String(integer('--limit', options.limit, 1, 200)) });
+      if (options.status !== undefined) query.set('status', status(options.status));
+      if (options.instrument !== undefined) query.set('instrument', options.instrument);
+      const { data } = await api().json<{ data: Order[] }>('GET', `/v1/orders?${query.toString()}`);
+      if (options.json === true) printJson(data);
+      else printTable(data, LIST_COLUMNS);
+    });
+
+  orders
+    .command('get <order_id>')
+    .description('Show an order as it is now')
+    .option('--json', 'print the order as JSON')
+    .action(async (id: string, options: { json?: boolean }) => {
+      const order = await api().json<Order>('GET', orderPath(id));
+      if (options.json === true) printJson(order);
+      else printOrder(order);
+    });
+
+  orders
+    .command('cancel <order_id>')
+    .description('Ask the partner to cancel what remains of an open order')
+    .option('--json', 'print the order as the service answered it, with the HTTP status')
+    .action(async (id: string, options: { json?: boolean }) => {
+      const answer = await api().mutate<Order>(orderPath(id, '/cancel'), {});
+      if (options.json === true) printJson({ status: answer.status, order: answer.body });
+      else process.stdout.write(`${describeAnswer('cancel', answer.status, answer.body)}\n`);
+    });
+
+  orders
+    .command('amend <order_id>')
+    .description('Change the quantity or the limit price of an open limit order')
+    .option('--qty <n>', 'the new total quantity')
+    .option('--limit-price-cents <n>', 'the new limit price, in cents of the instrument\'s currency')
+    .option('--json', 'print the order as the service answered it, with the HTTP status')
+    .action(async (id: string, options: { qty?: string; limitPriceCents?: string; json?: boolean }) => {
+      if (options.qty === undefined && options.limitPriceCents === undefined) throw new CliError('give --qty, --limit-price-cents or both');
+      // Bounds are the service's to check; the command only refuses what is not a whole number.
+      const body = {
+        ...(options.qty === undefined ? {} : { qty: integer('--qty', options.qty, 0, Number.MAX_SAFE_INTEGER) }),
+        ...(options.limitPriceCents === undefined ? {} : { limit_price_cents: integer('--limit-price-cents', options.limitPriceCents, 0, Number.MAX_SAFE_INTEGER) }),
+      };
+      const answer = await api().mutate<Order>(orderPath(id, '/amend'), body);
+      if (options.json === true) printJson({ status: answer.status, order: answer.body });
+      else process.stdout.write(`${describeAnswer('amend', answer.status, answer.body)}\n`);
+    });
+
+  orders
+    .command('fills <order_id>')
+    .description('The order\'s executions, oldest first')
+    .option('--json', 'print the fills as JSON')
+    .action(async (id: string, options: { json?: boolean }) => {
+      const { data } = await api().json<{ data: Record<string, unknown>[] }>('GET', orderPath(id, '/fills'));
+      if (options.json === true) printJson(data);
+      else printTable(data, FILL_COLUMNS);
+    });
+}

@@ -1,0 +1,66 @@
+import type { ErrorDetail } from './errors.js';
+
+// With the `u` flag a surrogate pair is one code point, so this class matches only a surrogate
+// without its other half: what JSON's `\udfff` escapes can produce and Unicode text cannot hold.
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+const LONE_SURROGATES = /[\uD800-\uDFFF]/gu;
+
+/** Where a decoded JSON value holds a string that is not well-formed UTF-16. */
+export interface LoneSurrogate {
+  /** Member names and array indexes from the root to the string. */
+  path: string[];
+  /** The string is a member name (the last element of `path`) rather than a value. */
+  memberName: boolean;
+  text: string;
+  /** Index of the first lone surrogate in `text`, in UTF-16 code units. */
+  index: number;
+}
+
+/**
+ * The first string (value or member name), depth first in document order, that holds a lone
+ * surrogate; null when every string is well formed. Such a string has no UTF-8 form and no RFC 8785
+ * canonical form (I-JSON, RFC 7493 §2.1), so it can be neither hashed, signed, stored as sent nor
+ * delivered in a webhook.
+ */
+export function findLoneSurrogate(value: unknown, path: string[] = []): LoneSurrogate | null {
+  if (typeof value === 'string') {
+    const index = value.search(LONE_SURROGATE);
+    return index < 0 ? null : { path, memberName: false, text: value, index };
+  }
+  if (typeof value !== 'object' || value === null) return null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = findLoneSurrogate(value[i], [...path, String(i)]);
+      if (found !== null) return found;
+    }
+    return null;
+  }
+  for (const [name, member] of Object.entries(value)) {
+    const index = name.search(LONE_SURROGATE);
+    if (index >= 0) return { path: [...path, name], memberName: true, text: name, index };
+    const found = findLoneSurrogate(member, [...path, name]);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
+/** `text` with every lone surrogate replaced by U+FFFD (what String.prototype.toWellFormed does). */
+export function wellFormed(text: string): string {
+  return text.replace(LONE_SURROGATES, '\uFFFD');
+}
+
+/**
+ * The error detail for a lone surrogate: `field` is the dotted path the API uses elsewhere
+ * (`client_metadata.note`, `root` for the value itself), rule `unicode`. The field and value are
+ * given with U+FFFD in place of each lone surrogate, so that the error body is valid Unicode itself.
+ */
+export function loneSurrogateDetail(found: LoneSurrogate, root = 'body'): ErrorDetail {
+  const unit = found.text.charCodeAt(found.index).toString(16).toUpperCase();
+  const where = found.memberName ? 'member name' : 'string';
+  return {
+    field: found.path.length === 0 ? root : found.path.map(wellFormed).join('.'),
+    rule: 'unicode',
+    value: wellFormed(found.text),
+    message: `the ${where} holds a lone UTF-16 surrogate (U+${unit}) at index ${found.index}; text must be valid Unicode`,
+  };
+}

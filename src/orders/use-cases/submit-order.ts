@@ -1,0 +1,42 @@
+import { recordEvent } from '../../events/event.service.js';
+import type { IdempotentOutcome } from '../../idempotency/idempotency.service.js';
+import type { ClientId } from '../../lib/ids.js';
+import { toOrder } from '../order.mapping.js';
+import { insertOrder } from '../order.repository.js';
+import type { OrderRequest } from '../order.schemas.js';
+import { answerAfterPartner, type IdempotencyContext, type OrderUseCaseDeps } from './deps.js';
+
+/**
+ * Submitting an order (POST /v1/orders), from the request to its answer:
+ *
+ * 1. The Idempotency-Key is held; in one transaction, its earlier answer is replayed, or the request
+ *    is checked (422 on any failed check, nothing stored), the order is stored `created` with
+ *    `order.created`, and the answer (201, the order) is recorded with the key still in flight.
+ * 2. After the commit, never inside it: the order as just written, with the instrument it was
+ *    checked against, is handed to its partner (no second read of either).
+ * 3. The partner's answer (accepted: `routed`; refused: `failed`) is applied with its events, and in
+ *    that transaction becomes the key's final answer. When the partner is unreachable or silent, the
+ *    order stays `created`, the router retries in the background, and the answer is the 201 of step 1.
+ *
+ * A replay with the key while this runs gets 409, then exactly the answer this request gave.
+ */
+export async function submitOrder(deps: OrderUseCaseDeps, idempotency: IdempotencyContext, clientId: ClientId, request: OrderRequest): Promise<IdempotentOutcome> {
+  const call = deps.idempotency.begin(idempotency.request, idempotency.serialize);
+  try {
+    const written = await deps.transact(async (trx) => {
+      const earlier = await deps.idempotency.claim(trx, call);
+      if (earlier !== null) return { outcome: earlier };
+      const { row, instrument } = await deps.orders.prepare(trx, clientId, request);
+      await insertOrder(trx, row);
+      const order = toOrder(row);
+      await recordEvent(trx, { clientId, type: 'order.created', data: order, livemode: deps.livemode, at: new Date(row.created_at), subjectRef: order.id });
+      const outcome = await deps.idempotency.record(trx, call, { status: 201, body: order }, { final: false });
+      return { outcome, row, instrument };
+    });
+    if (written.row === undefined) return written.outcome;
+    const { row, instrument } = written;
+    return await answerAfterPartner(deps.idempotency, call, written.outcome, 201, (after) => deps.router.handOver(row, after, instrument));
+  } finally {
+    deps.idempotency.end(call);
+  }
+}
