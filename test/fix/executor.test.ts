@@ -178,9 +178,9 @@ if (!IN_LOOPBACK_NAMESPACE) {
         const socket = (session as unknown as { transport: { duplex: { readable: Readable } } }).transport.duplex.readable;
         socket.pause();
         const orderId = newId('order');
-        const submitted = connector.submit({ order_id: orderId, instrument: 'KOLA.BRVM', instrument_status: 'active', side: 'sell', qty: 5, limit_price_cents: 1_550_000, reference_price_cents: 1_550_000 });
+        const submitted = connector.submit({ order_id: orderId, instrument: 'KOLA.BRVM', instrument_status: 'active', side: 'sell', qty: 5, limit_price_cents: 1_550_000, reference_price_cents: 1_550_000, time_in_force: 'day', expire_date: null });
         await waitFor('the order to go out', () => received(d.executor, 'D').length === 1);
-        const cancelled = connector.cancel(orderId);
+        const cancelled = connector.cancel(orderId, { request_id: `${orderId}.1`, reason: 'requested' });
         await waitFor('the cancel to go out', () => received(d.executor, 'F').length === 1);
         socket.resume();
         assert.equal((await submitted).status, 'accepted');
@@ -188,11 +188,11 @@ if (!IN_LOOPBACK_NAMESPACE) {
         await logged(() => sent(d.executor, 'j').length === 1);
         const cancel = received(d.executor, 'F')[0];
         assert.equal(cancel?.fields.get(41), orderId);
-        assert.equal(cancel?.fields.get(11), `${orderId}-C1`);
+        assert.equal(cancel?.fields.get(11), `${orderId}.1`, 'the cancel is sent under the request id');
         assert.equal(sent(d.executor, 'j').find((m) => m.fields.get(45) === cancel?.fields.get(34))?.fields.get(372), 'F');
         assert.deepEqual((await connector.reports(null)).reports.map((r) => r.type), ['accepted', 'fill']);
         // Asked again, the connector answers from the report log without asking the executor.
-        assert.deepEqual(await connector.cancel(orderId as OrderId), { status: 'refused', reason: 'already_filled' });
+        assert.deepEqual(await connector.cancel(orderId as OrderId, { request_id: `${orderId}.1`, reason: 'requested' }), { status: 'refused', reason: 'already_filled' });
         assert.equal(received(d.executor, 'F').length, 1);
       });
 
@@ -239,7 +239,7 @@ if (!IN_LOOPBACK_NAMESPACE) {
             await commitSent(trx, d.partnerId, seq, sentAt);
             await insertMessage(trx, { partner_id: d.partnerId, seq, msg_type: 'D', cl_ord_id: orderId, sending_time: sentAt, body: JSON.stringify(body) });
             await insertOrderAtPartner(trx, { partner_id: d.partnerId, order_id: orderId, side: 'buy', qty: 7, instrument: 'KOLA.BRVM', body: JSON.stringify(body), state: 'sent', cum_qty: 0, report_seq: 0, partner_order_id: null, created_at: sentAt, updated_at: sentAt });
-            await insertRequest(trx, { partner_id: d.partnerId, cl_ord_id: orderId, order_id: orderId, kind: 'new', seq, state: 'pending', created_at: sentAt });
+            await insertRequest(trx, { partner_id: d.partnerId, cl_ord_id: orderId, order_id: orderId, kind: 'new', seq, state: 'pending', terms: null, created_at: sentAt });
           });
         } finally {
           await storage.close();

@@ -118,7 +118,7 @@ export async function insertOrderAtPartner(trx: Kysely<Database>, row: FixOrderR
   await trx.insertInto('fix_orders').values(row).execute();
 }
 
-export async function updateOrderAtPartner(trx: Kysely<Database>, partnerId: string, orderId: string, changes: Partial<Pick<FixOrderRow, 'state' | 'cum_qty' | 'report_seq' | 'partner_order_id' | 'updated_at'>>): Promise<void> {
+export async function updateOrderAtPartner(trx: Kysely<Database>, partnerId: string, orderId: string, changes: Partial<Pick<FixOrderRow, 'state' | 'qty' | 'body' | 'cum_qty' | 'report_seq' | 'partner_order_id' | 'updated_at'>>): Promise<void> {
   await trx.updateTable('fix_orders').set(changes).where('partner_id', '=', partnerId).where('order_id', '=', orderId).execute();
 }
 

@@ -46,7 +46,10 @@ export interface FixOrderTable {
   side: 'buy' | 'sell';
   qty: number;
   instrument: string;
-  /** The NewOrderSingle's body (JSON): a cancel repeats its instrument, side and quantity. */
+  /**
+   * The order's terms at the partner as a message body (JSON): the NewOrderSingle's, with ClOrdID,
+   * quantity and price as the last Replaced left them. A cancel or an amend repeats it.
+   */
   body: string;
   state: FixOrderState;
   cum_qty: number;
@@ -58,10 +61,13 @@ export interface FixOrderTable {
   updated_at: number;
 }
 
-export type FixRequestKind = 'new' | 'cancel';
+export type FixRequestKind = 'new' | 'cancel' | 'amend';
 export type FixRequestState = 'pending' | 'answered' | 'refused';
 
-/** A ClOrdID (11) sent: a new order (ClOrdID = the order id) or a cancel of it. */
+/**
+ * A ClOrdID (11) sent: a new order (ClOrdID = the order id), or a cancel or an amend of it (ClOrdID =
+ * the service's request id, so that a repeated request is recognised).
+ */
 export interface FixRequestTable {
   partner_id: string;
   cl_ord_id: string;
@@ -70,6 +76,8 @@ export interface FixRequestTable {
   /** The MsgSeqNum the request went out under: rejects name it in RefSeqNum (45). */
   seq: number;
   state: FixRequestState;
+  /** What a cancel or an amend asked (RequestTerms, JSON); null for a new order. */
+  terms: string | null;
   created_at: number;
 }
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { OrderId } from '../../lib/ids.js';
-import { applyExecutionReport, cancelRefusal, EXEC_TYPES, fixTimestamp, newOrderSingle, orderCancelRequest, rejectReason, type ExecReportFields, type FixOrderInput, type OrderAtPartner } from './mapping.js';
+import { applyExecutionReport, EXEC_TYPES, fixTimestamp, newOrderSingle, orderCancelReplaceRequest, orderCancelRequest, rejectedRequest, rejectReason, replacedTerms, requestRefusal, timeInForceOf, type ExecReportFields, type FixOrderInput, type OrderAtPartner, type ReportContext } from './mapping.js';
 
 const at = Date.parse('2026-11-24T10:15:30.250Z');
 const order: FixOrderInput = {
@@ -94,10 +94,11 @@ test('a Trade or Canceled that comes first is preceded by accepted; Expired ends
   assert.deepEqual(filled.reports.map((r) => [r.seq, r.type]), [[1, 'accepted'], [2, 'fill']]);
   const cancelled = applyExecutionReport({ ...sent, state: 'accepted', cum_qty: 30, report_seq: 2 }, er({ execType: '4' }), prefix);
   assert.ok(!('ignored' in cancelled));
-  assert.deepEqual(cancelled.reports[0], { report_id: `${prefix}:${order.order_id}:3`, order_id: order.order_id, seq: 3, occurred_at: '2026-11-24T10:15:30.250Z', type: 'cancelled', cancelled_qty: 70, cum_qty: 30 });
+  assert.deepEqual(cancelled.reports[0], { report_id: `${prefix}:${order.order_id}:3`, order_id: order.order_id, seq: 3, occurred_at: '2026-11-24T10:15:30.250Z', type: 'cancelled', cancelled_qty: 70, cum_qty: 30, reason: 'partner', request_id: null });
   const expired = applyExecutionReport(sent, er({ execType: 'C' }), prefix);
   assert.ok(!('ignored' in expired));
   assert.deepEqual(expired.reports.map((r) => r.type), ['accepted', 'cancelled']);
+  assert.deepEqual(expired.reports[1]?.type === 'cancelled' && [expired.reports[1].reason, expired.reports[1].request_id], ['expired', null]);
 });
 
 test('Rejected -> rejected with a mapped reason; after a fill the refusal of the rest is a cancel', () => {
@@ -111,7 +112,7 @@ test('Rejected -> rejected with a mapped reason; after a fill the refusal of the
 
 test('reports that say nothing new, and malformed trades, add nothing', () => {
   assert.deepEqual(applyExecutionReport({ ...sent, state: 'accepted', report_seq: 1 }, er({}), prefix), { ignored: 'New for an order already accepted' });
-  for (const type of ['A', '6', 'E', 'I', '3', 'D', '5', 'G', 'H']) assert.ok('ignored' in applyExecutionReport(sent, er({ execType: type }), prefix), type);
+  for (const type of ['A', '6', 'E', 'I', '3', 'D', 'G', 'H']) assert.ok('ignored' in applyExecutionReport(sent, er({ execType: type }), prefix), type);
   assert.ok('ignored' in applyExecutionReport(sent, er({ execType: 'Z' }), prefix));
   assert.ok('ignored' in applyExecutionReport(sent, er({ execType: 'F', lastQty: '0', lastPx: '1' }), prefix));
   assert.ok('ignored' in applyExecutionReport(sent, er({ execType: 'F', lastQty: '10', lastPx: 'x' }), prefix));
@@ -129,11 +130,67 @@ test('reject reasons: suspension and funds from Text, OrdRejReason 3, anything e
   assert.equal(rejectReason(null, null), 'sgi_rejected');
 });
 
-test('a refused cancel reads the order as the report log has it', () => {
-  assert.equal(cancelRefusal(undefined, null), 'unknown_order');
-  assert.equal(cancelRefusal({ ...sent, state: 'filled' }, 0), 'already_filled');
-  assert.equal(cancelRefusal({ ...sent, state: 'rejected' }, null), 'already_rejected');
-  assert.equal(cancelRefusal(sent, 1), 'unknown_order');
-  assert.equal(cancelRefusal({ ...sent, state: 'accepted' }, 1), 'partner_refused');
-  assert.equal(cancelRefusal({ ...sent, state: 'accepted' }, 0), 'partner_refused');
+test('a refused cancel or amend reads the order as the report log has it', () => {
+  assert.equal(requestRefusal('cancel', undefined, null), 'unknown_order');
+  assert.equal(requestRefusal('cancel', { ...sent, state: 'filled' }, 0), 'already_filled');
+  assert.equal(requestRefusal('cancel', { ...sent, state: 'rejected' }, null), 'already_rejected');
+  assert.equal(requestRefusal('cancel', sent, 1), 'unknown_order');
+  assert.equal(requestRefusal('cancel', { ...sent, state: 'accepted' }, 1), 'partner_refused');
+  assert.equal(requestRefusal('cancel', { ...sent, state: 'accepted' }, 0), 'partner_refused');
+  assert.equal(requestRefusal('amend', { ...sent, state: 'cancelled' }, null), 'already_cancelled');
+  assert.equal(requestRefusal('amend', { ...sent, state: 'accepted' }, 0), 'partner_refused');
+  assert.deepEqual(['1', '2', '9', null].map(rejectedRequest), ['cancel', 'amend', null, null]);
+});
+
+const open: OrderAtPartner = { ...sent, state: 'accepted', cum_qty: 30, report_seq: 2 };
+const context = (fields: Partial<ReportContext>): ReportContext => ({ cancel: null, amend: null, timeInForce: 'day', ...fields });
+
+test("Canceled answers the service's cancel with its reason; on its own it is the partner's, or unfilled for ioc and fok", () => {
+  const asked = applyExecutionReport(open, er({ execType: '4' }), prefix, context({ cancel: { request_id: `${order.order_id}.1`, reason: 'expired' } }));
+  assert.ok(!('ignored' in asked));
+  assert.deepEqual(asked.reports[0], { report_id: `${prefix}:${order.order_id}:3`, order_id: order.order_id, seq: 3, occurred_at: '2026-11-24T10:15:30.250Z', type: 'cancelled', cancelled_qty: 70, cum_qty: 30, reason: 'expired', request_id: `${order.order_id}.1` });
+  for (const [timeInForce, execType, reason] of [['ioc', '4', 'unfilled'], ['fok', '4', 'unfilled'], ['ioc', 'C', 'unfilled'], ['gtd', 'C', 'expired'], ['gtc', '4', 'partner']] as const) {
+    const outcome = applyExecutionReport(open, er({ execType }), prefix, context({ timeInForce }));
+    assert.ok(!('ignored' in outcome));
+    assert.deepEqual(outcome.reports[0]?.type === 'cancelled' && [outcome.reports[0].reason, outcome.reports[0].request_id], [reason, null], `${timeInForce} ${execType}`);
+  }
+});
+
+test('Replaced answers the waiting amend with the terms the partner reports, else those asked; later fills count against the new quantity', () => {
+  const amend = { request_id: `${order.order_id}.2`, qty: 120, limit_price_cents: 1500100 };
+  const replaced = applyExecutionReport(open, er({ execType: '5', orderQty: '150', price: '15001.5' }), prefix, context({ amend }));
+  assert.ok(!('ignored' in replaced));
+  assert.deepEqual(replaced.reports[0], { report_id: `${prefix}:${order.order_id}:3`, order_id: order.order_id, seq: 3, occurred_at: '2026-11-24T10:15:30.250Z', type: 'replaced', request_id: amend.request_id, qty: 150, limit_price_cents: 1500150, cum_qty: 30, leaves_qty: 120 });
+  assert.deepEqual(replaced.order, { ...open, qty: 150, report_seq: 3 });
+  const asked = applyExecutionReport(open, er({ execType: '5' }), prefix, context({ amend }));
+  assert.ok(!('ignored' in asked));
+  assert.deepEqual(asked.reports[0]?.type === 'replaced' && [asked.reports[0].qty, asked.reports[0].limit_price_cents], [120, 1500100]);
+  const fill = applyExecutionReport(replaced.order, er({ execId: 'T9', execType: 'F', lastQty: '120', lastPx: '15001.5' }), prefix);
+  assert.ok(!('ignored' in fill));
+  assert.deepEqual(fill.reports.map((r) => r.type), ['fill']);
+  assert.ok('ignored' in applyExecutionReport(open, er({ execType: '5' }), prefix), 'no amend waiting');
+  assert.ok('ignored' in applyExecutionReport(open, er({ execType: '5', orderQty: '30' }), prefix, context({ amend })), 'not above what executed');
+});
+
+test('an amend is an OrderCancelReplaceRequest: its own ClOrdID, OrigClOrdID the current one, the new quantity and price; a Replaced makes them current', () => {
+  const body = newOrderSingle({ ...order, time_in_force: 'gtd', expire_date: '2026-12-31' }, { account: 'ACC-1', transactTime: at });
+  const terms = { request_id: `${order.order_id}.1`, qty: 120, limit_price_cents: 1500100 };
+  assert.deepEqual(orderCancelReplaceRequest(body, terms.request_id, terms, at), {
+    OrigClOrdID: order.order_id,
+    ClOrdID: terms.request_id,
+    Account: 'ACC-1',
+    Instrument: { Symbol: 'SNTS', SecurityExchange: 'BRVM' },
+    Side: '1',
+    TransactTime: '20261124-10:15:30.250',
+    OrderQtyData: { OrderQty: 120 },
+    OrdType: '2',
+    Price: '15001',
+    TimeInForce: '6',
+    ExpireDate: '20261231',
+  });
+  const current = replacedTerms(body, terms.request_id, terms);
+  assert.equal(timeInForceOf(current), 'gtd');
+  const next = orderCancelRequest(current, `${order.order_id}.2`, at);
+  assert.deepEqual([next.OrigClOrdID, next.OrderQtyData], [terms.request_id, { OrderQty: 120 }]);
+  assert.equal(orderCancelReplaceRequest(current, `${order.order_id}.3`, { ...terms, qty: 130 }, at).OrigClOrdID, terms.request_id);
 });

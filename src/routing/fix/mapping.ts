@@ -1,17 +1,16 @@
 import { isoMillis } from '../../lib/clock.js';
 import type { OrderId } from '../../lib/ids.js';
-import type { CancelRefusal, ExecutionReport, OrderForPartner, RejectReason } from '../connector.js';
+import type { CancelReason, CancelRequestReason, RequestRefusal, TimeInForce } from '../../orders/core/lifecycle.js';
+import type { ExecutionReport, OrderForPartner, RejectReason } from '../connector.js';
 import type { FixOrderState } from './fix.table.js';
 import { centsToPrice, parseQty, priceToCents } from './prices.js';
 
 /**
- * The FIX 4.4 messages of the connector as pure functions: what a NewOrderSingle (35=D) and an
- * OrderCancelRequest (35=F) carry, and what each ExecutionReport (35=8) means for the report log,
+ * The FIX 4.4 messages of the connector as pure functions: what a NewOrderSingle (35=D), an
+ * OrderCancelRequest (35=F) and an OrderCancelReplaceRequest (35=G) carry, and what each ExecutionReport (35=8) means for the report log,
  * one entry per ExecType (150) in EXEC_TYPES. The message bodies are the objects jspurefix encodes
  * (field names of its FIX44.xml dictionary); no I/O here.
  */
-
-export type TimeInForce = 'day' | 'gtc' | 'gtd' | 'ioc' | 'fok';
 
 /** TimeInForce (59). */
 export const TIME_IN_FORCE: Readonly<Record<TimeInForce, string>> = { day: '0', gtc: '1', ioc: '3', fok: '4', gtd: '6' };
@@ -22,13 +21,8 @@ export const SIDE: Readonly<Record<'buy' | 'sell', string>> = { buy: '1', sell: 
 /** OrdType (40). */
 export const ORD_TYPE = { market: '1', limit: '2' } as const;
 
-/** The order as handed over, with the members a FIX order can carry when the order has them. */
-export interface FixOrderInput extends OrderForPartner {
-  readonly isin?: string | null;
-  readonly time_in_force?: TimeInForce;
-  /** YYYY-MM-DD, with `gtd`. */
-  readonly expire_date?: string | null;
-}
+/** The order as handed over (time in force and expire date absent: a day order handed over by an older version). */
+export type FixOrderInput = Omit<OrderForPartner, 'time_in_force' | 'expire_date'> & Partial<Pick<OrderForPartner, 'time_in_force' | 'expire_date'>>;
 
 export type FixValue = string | number | FixBody;
 export interface FixBody {
@@ -79,6 +73,68 @@ export function orderCancelRequest(newOrder: FixBody, clOrdId: string, transactT
   return body;
 }
 
+/**
+ * OrderCancelReplaceRequest (35=G) of the order whose terms at the partner are `current` (its
+ * NewOrderSingle as the last Replaced left it): its own ClOrdID, OrigClOrdID the current one, the
+ * order's terms with the new quantity and limit.
+ */
+export function orderCancelReplaceRequest(current: FixBody, clOrdId: string, terms: AmendTerms, transactTime: number): FixBody {
+  const body: Record<string, FixValue> = { OrigClOrdID: String(current.ClOrdID), ClOrdID: clOrdId };
+  if (current.Account !== undefined) body.Account = current.Account;
+  body.Instrument = current.Instrument as FixBody;
+  body.Side = current.Side as string;
+  body.TransactTime = fixTimestamp(transactTime);
+  body.OrderQtyData = { OrderQty: terms.qty };
+  body.OrdType = current.OrdType as string;
+  if (terms.limit_price_cents !== null) body.Price = centsToPrice(terms.limit_price_cents);
+  if (current.TimeInForce !== undefined) body.TimeInForce = current.TimeInForce;
+  if (current.ExpireDate !== undefined) body.ExpireDate = current.ExpireDate;
+  return body;
+}
+
+/** The order's terms at the partner after a Replaced: the ClOrdID, quantity and limit of the amend. */
+export function replacedTerms(current: FixBody, clOrdId: string, terms: AmendTerms): FixBody {
+  const body: Record<string, FixValue> = { ...current, ClOrdID: clOrdId, OrderQtyData: { OrderQty: terms.qty } };
+  if (terms.limit_price_cents !== null) body.Price = centsToPrice(terms.limit_price_cents);
+  return body;
+}
+
+/** The limit of an order's terms at the partner, in cents (null: a market order). */
+export function limitOf(body: FixBody): number | null {
+  return typeof body.Price === 'string' ? (priceToCents(body.Price)?.cents ?? null) : null;
+}
+
+/** The time in force of an order's terms at the partner (absent: day). */
+export function timeInForceOf(body: FixBody): TimeInForce {
+  const code = String(body.TimeInForce ?? TIME_IN_FORCE.day);
+  return (Object.keys(TIME_IN_FORCE) as TimeInForce[]).find((t) => TIME_IN_FORCE[t] === code) ?? 'day';
+}
+
+/** What a cancel asked: its reason. */
+export interface CancelTerms {
+  readonly request_id: string;
+  readonly reason: CancelRequestReason;
+}
+
+/** What an amend asked: the order's whole new quantity and limit. */
+export interface AmendTerms {
+  readonly request_id: string;
+  readonly qty: number;
+  readonly limit_price_cents: number | null;
+}
+
+/**
+ * What an ExecutionReport is read against besides the order: the cancel and the amend of the
+ * service it may answer (null: none waiting), and the order's time in force.
+ */
+export interface ReportContext {
+  readonly cancel: CancelTerms | null;
+  readonly amend: AmendTerms | null;
+  readonly timeInForce: TimeInForce;
+}
+
+const NO_REQUEST: ReportContext = { cancel: null, amend: null, timeInForce: 'day' };
+
 /** The fields of an ExecutionReport the mapping reads, as text from the wire (no float parsing). */
 export interface ExecReportFields {
   readonly execId: string;
@@ -86,6 +142,9 @@ export interface ExecReportFields {
   readonly partnerOrderId: string | null;
   readonly lastQty: string | null;
   readonly lastPx: string | null;
+  /** OrderQty (38) and Price (44): the order's terms, which a Replaced confirms; absent: not read. */
+  readonly orderQty?: string | null;
+  readonly price?: string | null;
   readonly ordRejReason: number | null;
   readonly text: string | null;
   /** TransactTime (60), else SendingTime (52), epoch ms. */
@@ -105,10 +164,35 @@ type Draft =
   | { type: 'accepted' }
   | { type: 'fill' | 'partial_fill'; fill_qty: number; fill_price_cents: number }
   | { type: 'rejected'; reason: RejectReason }
-  | { type: 'cancelled' };
+  | { type: 'cancelled'; reason: CancelReason; request_id: string | null }
+  | { type: 'replaced'; request_id: string; qty: number; limit_price_cents: number | null };
 
 /** A handler returns the reports an ExecutionReport adds, or why it adds none. */
-type Handler = (order: OrderAtPartner, er: ExecReportFields) => Draft[] | { ignored: string };
+type Handler = (order: OrderAtPartner, er: ExecReportFields, context: ReportContext) => Draft[] | { ignored: string };
+
+/** An ioc or fok order's rest, cancelled by the partner on its own, is `unfilled`. */
+const settlesAtOnce = (context: ReportContext) => context.timeInForce === 'ioc' || context.timeInForce === 'fok';
+
+/** Canceled: the answer to the service's cancel when one waits, else the partner's own cancel. */
+function canceled(_order: OrderAtPartner, _er: ExecReportFields, context: ReportContext): Draft[] {
+  if (context.cancel !== null) return [{ type: 'cancelled', reason: context.cancel.reason, request_id: context.cancel.request_id }];
+  return [{ type: 'cancelled', reason: settlesAtOnce(context) ? 'unfilled' : 'partner', request_id: null }];
+}
+
+/** Expired: the exchange ended the order at the end of its time in force (for ioc and fok, at once). */
+function expired(_order: OrderAtPartner, _er: ExecReportFields, context: ReportContext): Draft[] {
+  return [{ type: 'cancelled', reason: settlesAtOnce(context) ? 'unfilled' : 'expired', request_id: null }];
+}
+
+/** Replaced: the amend took effect, with the terms the partner reports (else the ones asked). */
+function replaced(order: OrderAtPartner, er: ExecReportFields, context: ReportContext): Draft[] | { ignored: string } {
+  const amend = context.amend;
+  if (amend === null) return { ignored: 'Replaced without an amend of this service waiting' };
+  const qty = er.orderQty === undefined || er.orderQty === null ? amend.qty : parseQty(er.orderQty);
+  const price = er.price === undefined || er.price === null ? amend.limit_price_cents : (priceToCents(er.price)?.cents ?? null);
+  if (qty === null || qty <= order.cum_qty) return { ignored: `Replaced to OrderQty (38) ${er.orderQty} with ${order.cum_qty} filled` };
+  return [{ type: 'replaced', request_id: amend.request_id, qty, limit_price_cents: price }];
+}
 
 const informational = (what: string): Handler => () => ({ ignored: what });
 
@@ -123,20 +207,20 @@ function trade(order: OrderAtPartner, er: ExecReportFields): Draft[] | { ignored
 
 function rejected(order: OrderAtPartner, er: ExecReportFields): Draft[] {
   // After a fill the order can no longer fail: the partner refusing the rest ends it as cancelled.
-  if (order.cum_qty > 0) return [{ type: 'cancelled' }];
+  if (order.cum_qty > 0) return [{ type: 'cancelled', reason: 'partner', request_id: null }];
   return [{ type: 'rejected', reason: rejectReason(er.ordRejReason, er.text) }];
 }
 
 /**
  * ExecType (150) -> what it adds to the report log. Types a FIX 4.4 partner sends for information
- * only add nothing; Replaced, Trade Correct and Trade Cancel are not supported yet and add nothing.
+ * only add nothing; Trade Correct and Trade Cancel are not supported yet and add nothing.
  */
 export const EXEC_TYPES: Readonly<Record<string, { readonly name: string; readonly handle: Handler }>> = {
   '0': { name: 'New', handle: (order) => (order.state === 'sent' ? [{ type: 'accepted' }] : { ignored: 'New for an order already accepted' }) },
   F: { name: 'Trade', handle: trade },
-  '4': { name: 'Canceled', handle: () => [{ type: 'cancelled' }] },
-  // An expired order ends cancelled: the rest of it will not execute.
-  C: { name: 'Expired', handle: () => [{ type: 'cancelled' }] },
+  '4': { name: 'Canceled', handle: canceled },
+  C: { name: 'Expired', handle: expired },
+  '5': { name: 'Replaced', handle: replaced },
   '8': { name: 'Rejected', handle: rejected },
   A: { name: 'Pending New', handle: informational('Pending New') },
   '6': { name: 'Pending Cancel', handle: informational('Pending Cancel') },
@@ -147,7 +231,6 @@ export const EXEC_TYPES: Readonly<Record<string, { readonly name: string; readon
   '9': { name: 'Suspended', handle: informational('Suspended') },
   '7': { name: 'Stopped', handle: informational('Stopped') },
   B: { name: 'Calculated', handle: informational('Calculated') },
-  '5': { name: 'Replaced', handle: informational('Replaced (amendments are not supported yet)') },
   G: { name: 'Trade Correct', handle: informational('Trade Correct (not supported yet)') },
   H: { name: 'Trade Cancel', handle: informational('Trade Cancel (not supported yet)') },
 };
@@ -161,17 +244,18 @@ export type ExecutionReportOutcome = { readonly reports: ExecutionReport[]; read
  * (some gateways send no New) is preceded by an `accepted` of the same time. Nothing follows a final
  * report.
  */
-export function applyExecutionReport(order: OrderAtPartner, er: ExecReportFields, reportIdPrefix: string): ExecutionReportOutcome {
+export function applyExecutionReport(order: OrderAtPartner, er: ExecReportFields, reportIdPrefix: string, context: ReportContext = NO_REQUEST): ExecutionReportOutcome {
   if (order.state === 'filled' || order.state === 'cancelled' || order.state === 'rejected') return { ignored: `order is already ${order.state}` };
   const rule = EXEC_TYPES[er.execType];
   if (rule === undefined) return { ignored: `unknown ExecType ${er.execType}` };
-  const drafts = rule.handle(order, er);
+  const drafts = rule.handle(order, er, context);
   if (!Array.isArray(drafts)) return drafts;
   const first = drafts[0];
   if (order.state === 'sent' && first !== undefined && first.type !== 'accepted' && first.type !== 'rejected') drafts.unshift({ type: 'accepted' });
 
   let state: FixOrderState = order.state;
   let cum = order.cum_qty;
+  let qty = order.qty;
   let seq = order.report_seq;
   const occurredAt = isoMillis(er.at);
   const reports: ExecutionReport[] = [];
@@ -189,7 +273,11 @@ export function applyExecutionReport(order: OrderAtPartner, er: ExecReportFields
         break;
       case 'cancelled':
         state = 'cancelled';
-        reports.push({ ...base, type: 'cancelled', cancelled_qty: order.qty - cum, cum_qty: cum });
+        reports.push({ ...base, type: 'cancelled', cancelled_qty: qty - cum, cum_qty: cum, reason: draft.reason, request_id: draft.request_id });
+        break;
+      case 'replaced':
+        qty = draft.qty;
+        reports.push({ ...base, type: 'replaced', request_id: draft.request_id, qty, limit_price_cents: draft.limit_price_cents, cum_qty: cum, leaves_qty: qty - cum });
         break;
       case 'fill':
       case 'partial_fill':
@@ -201,14 +289,14 @@ export function applyExecutionReport(order: OrderAtPartner, er: ExecReportFields
           fill_qty: draft.fill_qty,
           fill_price_cents: draft.fill_price_cents,
           cum_qty: cum,
-          leaves_qty: order.qty - cum,
+          leaves_qty: qty - cum,
           exchange_ref: er.execId,
           executed_at: occurredAt,
         });
         break;
     }
   }
-  return { reports, order: { ...order, state, cum_qty: cum, report_seq: seq } };
+  return { reports, order: { ...order, state, qty, cum_qty: cum, report_seq: seq } };
 }
 
 /**
@@ -222,6 +310,14 @@ export const REJECT_REASON_RULES: readonly { readonly when: string; readonly ord
   { when: 'anything else', reason: 'sgi_rejected' },
 ];
 
+/**
+ * CxlRejResponseTo (434) of an OrderCancelReject: `1` answers an OrderCancelRequest, `2` an
+ * OrderCancelReplaceRequest; null when absent or another value (the ClOrdID then decides).
+ */
+export function rejectedRequest(cxlRejResponseTo: string | null): 'cancel' | 'amend' | null {
+  return cxlRejResponseTo === '1' ? 'cancel' : cxlRejResponseTo === '2' ? 'amend' : null;
+}
+
 export function rejectReason(ordRejReason: number | null, text: string | null): RejectReason {
   for (const rule of REJECT_REASON_RULES) {
     if (rule.ordRejReason !== undefined && rule.ordRejReason !== ordRejReason) continue;
@@ -232,13 +328,14 @@ export function rejectReason(ordRejReason: number | null, text: string | null): 
 }
 
 /**
- * Why a cancel was refused (OrderCancelReject 35=9, or a Reject / BusinessMessageReject naming the
- * OrderCancelRequest), given what the report log already says of the order.
+ * Why a cancel or an amend was refused (OrderCancelReject 35=9, or a Reject / BusinessMessageReject
+ * naming the request), given what the report log already says of the order.
  */
-export function cancelRefusal(order: OrderAtPartner | undefined, cxlRejReason: number | null): CancelRefusal {
+export function requestRefusal(request: 'cancel' | 'amend', order: OrderAtPartner | undefined, cxlRejReason: number | null): RequestRefusal {
   if (order === undefined) return 'unknown_order';
   if (order.state === 'filled') return 'already_filled';
   if (order.state === 'rejected') return 'already_rejected';
+  if (order.state === 'cancelled' && request === 'amend') return 'already_cancelled';
   // CxlRejReason 1: the partner does not know the order, and it never reported on it.
   if (order.state === 'sent' && cxlRejReason === 1) return 'unknown_order';
   return 'partner_refused';

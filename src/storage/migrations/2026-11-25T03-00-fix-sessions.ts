@@ -73,6 +73,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('kind', 'text', (c) => c.notNull())
     .addColumn('seq', 'integer', (c) => c.notNull())
     .addColumn('state', 'text', (c) => c.notNull())
+    .addColumn('terms', 'text')
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addPrimaryKeyConstraint('fix_requests_pk', ['partner_id', 'cl_ord_id'])
     .execute();

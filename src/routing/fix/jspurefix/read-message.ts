@@ -33,6 +33,8 @@ export function readPartnerMessage(msgType: string, view: MsgView, receivedAt: n
           partnerOrderId: text(view, MsgTag.OrderID),
           lastQty: text(view, MsgTag.LastQty),
           lastPx: text(view, MsgTag.LastPx),
+          orderQty: text(view, MsgTag.OrderQty),
+          price: text(view, MsgTag.Price),
           ordRejReason: integer(view, MsgTag.OrdRejReason),
           text: text(view, MsgTag.Text),
           at: time(view, MsgTag.TransactTime) ?? time(view, MsgTag.SendingTime) ?? receivedAt,
@@ -44,6 +46,7 @@ export function readPartnerMessage(msgType: string, view: MsgView, receivedAt: n
         clOrdId: text(view, MsgTag.ClOrdID),
         origClOrdId: text(view, MsgTag.OrigClOrdID),
         cxlRejReason: integer(view, MsgTag.CxlRejReason),
+        cxlRejResponseTo: text(view, MsgTag.CxlRejResponseTo),
         text: text(view, MsgTag.Text),
       };
     case MsgType.Reject:
