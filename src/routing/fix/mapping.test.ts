@@ -46,9 +46,9 @@ test('a market sell with an ISIN, good till date: no price, IDSource 4, TimeInFo
 
 test('a cancel repeats the order and carries its own ClOrdID and the order as OrigClOrdID', () => {
   const body = newOrderSingle(order, { account: 'ACC-1', transactTime: at });
-  assert.deepEqual(orderCancelRequest(body, `${order.order_id}-C1`, at + 1000), {
+  assert.deepEqual(orderCancelRequest(body, `${order.order_id}.1`, at + 1000), {
     OrigClOrdID: order.order_id,
-    ClOrdID: `${order.order_id}-C1`,
+    ClOrdID: `${order.order_id}.1`,
     Account: 'ACC-1',
     Instrument: { Symbol: 'SNTS', SecurityExchange: 'BRVM' },
     Side: '1',
