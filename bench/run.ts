@@ -76,6 +76,8 @@ async function main(): Promise<number> {
       CAURI_DATA_DIR: dataDir,
       CAURI_MASTER_KEY: randomBytes(32).toString('hex'),
       CAURI_SQLITE_SYNCHRONOUS: 'FULL',
+      // The same work at any hour of the run: the simulated exchange executes whatever its calendar says.
+      CAURI_SANDBOX_MARKET_HOURS: 'always',
       // The largest value the configuration accepts (10 million a minute): counted, never reached in a run.
       CAURI_RATE_LIMIT_SANDBOX: RATE_LIMIT,
       LOG_LEVEL: 'warn',

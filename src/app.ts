@@ -124,14 +124,16 @@ export function createServices(
     log,
   );
   // SGIs' gateways are reached over FIX in both modes; sandbox deployments also reach simulated partners.
-  // The orders on a test clock reach a sandbox instance of their own, on the clock's time and the
-  // exchange's sessions; a FIX partner's gateway keeps its own time, so they share its one connector.
+  // The simulated exchange trades in its calendar's phases (unless configured to trade at any hour);
+  // the orders on a test clock reach a sandbox instance of their own, on the clock's time. A FIX
+  // partner's gateway keeps its own time, so the orders on a test clock share its one connector.
+  const sessions = calendarSessions(() => calendars.current());
   const factories: Record<string, ConnectorFactory> = { fix: (partnerId) => fix.connector(partnerId) };
   if (config.mode === 'sandbox') {
     factories.sandbox = (partnerId, testClock) =>
       testClock === undefined
-        ? new JournaledSandboxConnector(partnerId, db, storage.transact, clock)
-        : new JournaledSandboxConnector(partnerId, db, storage.transact, clock, { journal: `${partnerId}@${testClock}`, session: calendarSessions(() => calendars.current()), now: () => clockTime(db, testClock) });
+        ? new JournaledSandboxConnector(partnerId, db, storage.transact, clock, config.sandboxMarketHours === 'exchange' ? { session: sessions } : {})
+        : new JournaledSandboxConnector(partnerId, db, storage.transact, clock, { journal: `${partnerId}@${testClock}`, session: sessions, now: () => clockTime(db, testClock) });
   }
   const connectors = new ConnectorRegistry(factories);
   const reference = new ReferenceData(db, clock, {

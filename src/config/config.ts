@@ -40,6 +40,11 @@ export interface Config {
   readonly workers: WorkerSet;
   /** Seed synthetic partners and instruments on first start (sandbox default). */
   readonly seedSandboxData: boolean;
+  /**
+   * When the simulated partners execute orders on real time: in the phases of the instrument's
+   * exchange (`exchange`, as a real SGI would), or at any hour (`always`, for demonstrations).
+   */
+  readonly sandboxMarketHours: 'exchange' | 'always';
   /** How old each process's copy of partners, instruments and reference rates may grow before it is read again. */
   readonly referenceRefreshSeconds: number;
   /**
@@ -169,6 +174,7 @@ export function parseConfig(env: Env): Config {
     attestationValidityDays: integer(env, 'CAURI_ATTESTATION_VALIDITY_DAYS', 365, 1, 3650),
     workers: oneOf(env, 'CAURI_WORKERS', ['all', 'none'] as const, 'all'),
     seedSandboxData: boolean(env, 'CAURI_SEED', mode === 'sandbox'),
+    sandboxMarketHours: oneOf(env, 'CAURI_SANDBOX_MARKET_HOURS', ['exchange', 'always'] as const, 'exchange'),
     referenceRefreshSeconds: integer(env, 'CAURI_REFERENCE_REFRESH_SECONDS', 10, 1, 3600),
     trustProxy: trustProxy(env),
     anchor: anchorConfig(env, mode),

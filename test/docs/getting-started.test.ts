@@ -40,6 +40,8 @@ test('getting-started.md: the five-minute walk-through runs as written', { timeo
     CAURI_WORKERS: 'all',
     CAURI_ANCHOR: 'sandbox',
     CAURI_SEED: 'true',
+    // The simulated exchange keeps its hours, as for a reader: the walk-through's orders are on a test clock.
+    CAURI_SANDBOX_MARKET_HOURS: 'exchange',
     HOST: '127.0.0.1',
   };
   const { base } = await spawnService(t, deployment);

@@ -37,6 +37,9 @@ export function testEnvironment(t: TestContext, db: DatabaseCase, env: Record<st
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     CAURI_MASTER_KEY: randomBytes(32).toString('hex'),
     CAURI_SQLITE_SYNCHRONOUS: 'NORMAL',
+    // Tests on manual clocks start at any day and hour: the simulated exchange trades at any hour
+    // unless a test asks for the exchange's phases.
+    CAURI_SANDBOX_MARKET_HOURS: 'always',
     ...(db.url === null ? {} : { DATABASE_URL: db.url }),
     ...env,
   });

@@ -79,9 +79,9 @@ async function renewingClient(runtime: Runtime, base: string, clock: ManualClock
   return { ...first, call, post: (path, body, key = randomUUID()) => call('POST', path, body, { 'idempotency-key': key }) };
 }
 
-export async function orderContext(t: TestContext, database: DatabaseCase, start: string = MONDAY_10H): Promise<OrderContext> {
+export async function orderContext(t: TestContext, database: DatabaseCase, start: string = MONDAY_10H, settings: Record<string, string> = {}): Promise<OrderContext> {
   const clock = new ManualClock(start);
-  const env = testEnvironment(t, database, { CAURI_WORKERS: 'none' }, { clock });
+  const env = testEnvironment(t, database, { CAURI_WORKERS: 'none', ...settings }, { clock });
   const runtime = await startRuntimeIn(t, env);
   const base = await listen(runtime);
   const api = await renewingClient(runtime, base, clock);

@@ -25,7 +25,8 @@ export async function spawnWorker(t: TestContext, env: Record<string, string>): 
 
 async function spawnCommand(t: TestContext, command: string, env: Record<string, string>, ready: RegExp): Promise<SpawnedProcess> {
   const child = spawn(process.execPath, [CLI, command], {
-    env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env },
+    // Tests on real time run at any hour: the simulated exchange trades at any hour unless a test says otherwise.
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', CAURI_SANDBOX_MARKET_HOURS: 'always', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   t.after(() => {

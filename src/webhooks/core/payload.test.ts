@@ -80,8 +80,9 @@ test('the stored body is signed anew at each attempt over identical bytes', () =
   assert.deepEqual(verifySignatureHeader(second, Buffer.from(body, 'utf8'), 'whsec_s', { now: 1700000030 }), { valid: true });
 });
 
-// Every member of the API's Order, so that a sample never lags behind a real event.
-const ORDER_MEMBERS = Object.keys(Order.properties);
+// Every member of the API's Order, so that a sample never lags behind a real event; but for
+// `test_clock`, which only a sandbox order placed on a test clock has (the samples are on real time).
+const ORDER_MEMBERS = Object.keys(Order.properties).filter((member) => member !== 'test_clock');
 
 for (const [type, status] of [
   ['order.created', 'created'],
