@@ -37,11 +37,14 @@ import { EXCHANGE_INFO } from './markets/exchanges.js';
 import { marketRoutes } from './markets/market.routes.js';
 import { orderRoutes } from './orders/order.routes.js';
 import { OrderService } from './orders/order.service.js';
+import { listPartners } from './partners/partner.repository.js';
 import { directoryRoutes } from './partners/partner.routes.js';
 import { ReferenceData } from './partners/reference-data.js';
 import { seedSandboxDirectory } from './partners/sandbox-seed.js';
 import { ConnectorRegistry, type ConnectorFactory } from './routing/registry.js';
 import { Router } from './routing/router.js';
+import { FixCredentialSealer } from './routing/fix/credentials.js';
+import { FixEngine } from './routing/fix/fix-engine.js';
 import { JournaledSandboxConnector } from './routing/sandbox/journaled-connector.js';
 import { calendarSessions } from './routing/sandbox/session.js';
 import { testClockRoutes } from './testclocks/test-clock.routes.js';
@@ -70,6 +73,8 @@ export interface Services {
   readonly kyc: KycService;
   readonly crl: CrlService;
   readonly connectors: ConnectorRegistry;
+  /** The FIX partners' connectors and, in processes with workers, their sessions. */
+  readonly fix: FixEngine;
   /** Partners, instruments and reference rates as this process holds them; invalidate() after an import. */
   readonly reference: ReferenceData;
   readonly orders: OrderService;
@@ -90,34 +95,52 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-/** The domain services of one deployment; shared by the HTTP app, the workers and the command line. */
-export function createServices(config: Config, storage: Storage, masterKey: Buffer, clock: Clock, rateLimitStore: RateLimitStore, log: FastifyBaseLogger): Services {
+/**
+ * The domain services of one deployment; shared by the HTTP app, the workers and the command line.
+ * `runFixSessions`: this process keeps the FIX partners' sessions up (processes with workers); the
+ * others read the partners' report logs and leave the hand-overs to it.
+ */
+export function createServices(
+  config: Config,
+  storage: Storage,
+  masterKey: Buffer,
+  clock: Clock,
+  rateLimitStore: RateLimitStore,
+  log: FastifyBaseLogger,
+  options: { runFixSessions?: boolean } = {},
+): Services {
   const { db, dialect } = storage;
   const keys = new KeyRing(db, dialect, deriveKey(masterKey, 'signing-keys'), clock);
   // The exchanges' calendars, in memory: orders read their expiry and settlement dates from them.
   const calendars = new CalendarCache(db, clock, log);
-  // Sandbox deployments reach simulated partners; production registers the connectors of real SGIs.
+  // This process, as the holder of leases (orders being routed, report logs, FIX sessions).
+  const owner = `${process.pid}-${randomBytes(4).toString('hex')}`;
+  const fix = new FixEngine(
+    db,
+    storage.transact,
+    clock,
+    new FixCredentialSealer(deriveKey(masterKey, 'fix-credentials')),
+    { runSessions: options.runFixSessions === true, plaintextAllowed: config.fixPlaintextAllowed, owner, leaseMs: 30_000, connectTimeoutMs: 10_000, answerTimeoutMs: 10_000, random: Math.random },
+    log,
+  );
+  // SGIs' gateways are reached over FIX in both modes; sandbox deployments also reach simulated partners.
   // The simulated exchange trades in its calendar's phases (unless configured to trade at any hour);
-  // the orders on a test clock reach an instance of their own, on the clock's time.
+  // the orders on a test clock reach a sandbox instance of their own, on the clock's time. A FIX
+  // partner's gateway keeps its own time, so the orders on a test clock share its one connector.
   const sessions = calendarSessions(() => calendars.current());
-  const sandbox: ConnectorFactory = (partnerId, testClock) =>
-    testClock === undefined
-      ? new JournaledSandboxConnector(partnerId, db, storage.transact, clock, config.sandboxMarketHours === 'exchange' ? { session: sessions } : {})
-      : new JournaledSandboxConnector(partnerId, db, storage.transact, clock, { journal: `${partnerId}@${testClock}`, session: sessions, now: () => clockTime(db, testClock) });
-  const factories: Record<string, ConnectorFactory> = config.mode === 'sandbox' ? { sandbox } : {};
+  const factories: Record<string, ConnectorFactory> = { fix: (partnerId) => fix.connector(partnerId) };
+  if (config.mode === 'sandbox') {
+    factories.sandbox = (partnerId, testClock) =>
+      testClock === undefined
+        ? new JournaledSandboxConnector(partnerId, db, storage.transact, clock, config.sandboxMarketHours === 'exchange' ? { session: sessions } : {})
+        : new JournaledSandboxConnector(partnerId, db, storage.transact, clock, { journal: `${partnerId}@${testClock}`, session: sessions, now: () => clockTime(db, testClock) });
+  }
   const connectors = new ConnectorRegistry(factories);
   const reference = new ReferenceData(db, clock, {
     refreshMs: config.referenceRefreshSeconds * 1000,
     onRefreshError: (error) => log.warn({ err: error }, 'reference data refresh failed; the previous copy keeps serving'),
   });
-  const router = new Router(
-    db,
-    storage.transact,
-    connectors,
-    clock,
-    { livemode: config.livemode, dialect, handOverTimeoutMs: 2000, leaseMs: 30_000, owner: `${process.pid}-${randomBytes(4).toString('hex')}`, random: Math.random },
-    log,
-  );
+  const router = new Router(db, storage.transact, connectors, clock, { livemode: config.livemode, dialect, handOverTimeoutMs: 2000, leaseMs: 30_000, owner, random: Math.random }, log);
   const testClocks = config.mode === 'sandbox' ? new TestClockService(db, storage.transact, connectors, router, clock, { dialect, leaseMs: 30_000 }, log) : undefined;
   return {
     clients: new ClientService(db, deriveKey(masterKey, 'client-secrets'), config.mode, clock, () => storage.changeMarker()),
@@ -129,6 +152,7 @@ export function createServices(config: Config, storage: Storage, masterKey: Buff
     kyc: new KycService(keys, clock, { issuer: config.serviceName, validityDays: config.attestationValidityDays, livemode: config.livemode, dialect }),
     crl: new CrlService(db, keys, clock, config.serviceName),
     connectors,
+    fix,
     reference,
     orders: new OrderService(connectors, reference, clock, calendars, {
       livemode: config.livemode,
@@ -188,7 +212,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     redact: ['req.headers.authorization', 'req.headers.cookie'],
   });
   const rateLimitStore = await createRateLimitStore(config, log);
-  const services = createServices(config, storage, masterKey, clock, rateLimitStore, log);
+  const services = createServices(config, storage, masterKey, clock, rateLimitStore, log, { runFixSessions: config.workers === 'all' });
   // A current key of each purpose exists before the first request (created on first start).
   await services.keys.current('token');
   await services.keys.current('attestation');
@@ -204,6 +228,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     pendingEvents: () => countPendingDispatch(db),
     cachedDocuments: () => services.kyc.cachedDocuments,
     webhookWorker: () => webhooks.worker.stats,
+    fixSessions: () => services.fix.sessions(),
     rateLimitStore: () => rateLimitStore.health?.() ?? { degraded: false, outages: 0 },
     credentialChecks: () => services.credentials.stats,
   });
@@ -243,6 +268,10 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   // Every process, API or worker, sees another process's calendar import within the refresh period.
   services.calendars.start();
   if (config.workers === 'all') {
+    // The FIX partners' sessions log on at start, before the first order needs them.
+    for (const partner of await listPartners(db, { afterId: null, limit: 100_000, approvedOnly: false })) {
+      if (partner.connector === 'fix') services.connectors.get('fix', partner.id);
+    }
     maintenance.start();
     routing.start();
     expiry.start();
@@ -263,6 +292,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       await expiry.stop();
       await snapshots.stop();
       await webhooks.worker.stop();
+      await services.fix.close();
       await app.close();
       await rateLimitStore.close();
       await storage.close();

@@ -40,6 +40,14 @@ test('private webhook receivers: allowed in sandbox unless configured otherwise,
   assert.equal(parseConfig({ ...production, CAURI_WEBHOOKS_ALLOW_PRIVATE: 'true' }).webhooksAllowPrivate, false);
 });
 
+test('plaintext FIX: allowed in sandbox, in production only with CAURI_FIX_ALLOW_PLAINTEXT=true', () => {
+  assert.equal(parseConfig({}).fixPlaintextAllowed, true);
+  const production = { CAURI_MODE: 'production', CAURI_MASTER_KEY: 'ab'.repeat(32), CAURI_PUBLIC_URL: 'https://api.example' };
+  assert.equal(parseConfig(production).fixPlaintextAllowed, false);
+  assert.equal(parseConfig({ ...production, CAURI_FIX_ALLOW_PLAINTEXT: 'true' }).fixPlaintextAllowed, true);
+  assert.throws(() => parseConfig({ ...production, CAURI_FIX_ALLOW_PLAINTEXT: 'maybe' }), (e: unknown) => e instanceof ConfigError && e.variable === 'CAURI_FIX_ALLOW_PLAINTEXT');
+});
+
 test('every wrong value names its variable', () => {
   const cases: [Record<string, string>, string][] = [
     [{ CAURI_MODE: 'staging' }, 'CAURI_MODE'],

@@ -60,6 +60,11 @@ export interface Config {
    * development) unless set to false; always refused in production.
    */
   readonly webhooksAllowPrivate: boolean;
+  /**
+   * FIX partners with `tls: false`: allowed in sandbox; in production only with
+   * CAURI_FIX_ALLOW_PLAINTEXT=true (the link is a VPN or a leased line).
+   */
+  readonly fixPlaintextAllowed: boolean;
   /** Time-outs and the connection cap of the HTTP server, against slow, idle or too many clients. */
   readonly http: HttpLimits;
 }
@@ -174,6 +179,7 @@ export function parseConfig(env: Env): Config {
     trustProxy: trustProxy(env),
     anchor: anchorConfig(env, mode),
     webhooksAllowPrivate: mode === 'sandbox' && boolean(env, 'CAURI_WEBHOOKS_ALLOW_PRIVATE', true),
+    fixPlaintextAllowed: mode === 'sandbox' || boolean(env, 'CAURI_FIX_ALLOW_PLAINTEXT', false),
     http: httpLimits(env),
   };
   return Object.freeze(config);

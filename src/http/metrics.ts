@@ -12,6 +12,8 @@ export interface MetricsSources {
   cachedDocuments?(): number;
   /** The webhook delivery worker of this process (optional; all zero where it does not run). */
   webhookWorker?(): DeliveryWorkerStats;
+  /** The FIX partners' sessions this process keeps up (optional). */
+  fixSessions?(): { partnerId: string; loggedOn: boolean }[];
   /** The rate-limit store: whether it counts in memory because Redis does not answer (optional). */
   rateLimitStore?(): RateLimitStoreHealth;
   /** Token requests refused for their credentials (optional). */
@@ -242,6 +244,16 @@ export class Metrics {
       'What each step of the webhook delivery worker handled: events fanned out, due deliveries claimed, attempts recorded, combined transactions committed.',
       (step) => step.units,
     );
+    const fix = new Gauge({
+      name: 'cauri_fix_session_logged_on',
+      help: 'Per FIX partner whose session this process keeps up: 1 while logged on, 0 otherwise.',
+      labelNames: ['partner'],
+      registers: [this.registry],
+      collect() {
+        fix.reset();
+        for (const session of sources.fixSessions?.() ?? []) fix.set({ partner: session.partnerId }, session.loggedOn ? 1 : 0);
+      },
+    });
     const degraded = new Gauge({
       name: 'cauri_rate_limit_store_degraded',
       help: 'Whether this process counts rate limits in its own memory because Redis does not answer (1) or shares them through Redis or needs no Redis (0).',

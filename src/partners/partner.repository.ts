@@ -45,3 +45,9 @@ export async function countPartners(db: Kysely<Database>): Promise<number> {
   const row = await db.selectFrom('partners').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/** Stores a partner's sealed FIX credentials (fix/credentials.ts); false when there is no such partner. */
+export async function setPartnerFixCredentials(db: Kysely<Database>, id: string, sealed: string, now: number): Promise<boolean> {
+  const result = await db.updateTable('partners').set({ fix_credentials: sealed, updated_at: now }).where('id', '=', id).executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, StringEnum } from '../http/schemas.js';
+import { FixMember } from '../routing/fix/settings.js';
 import { DECIMAL_RATE_PATTERN } from './core/decimal-rate.js';
 import { ISIN_PATTERN } from './core/isin.js';
 import { CAPABILITIES, CURRENCIES, EXCHANGES, INSTRUMENT_CODE_PATTERN, JURISDICTIONS } from './markets.js';
@@ -59,6 +60,8 @@ export const PartnerImportRow = Type.Object(
     approved_since: Type.Optional(Type.String({ format: 'date' })),
     status: Type.Optional(StringEnum(['approved', 'pending', 'suspended'])),
     connector: Type.Optional(Type.String({ pattern: '^[a-z][a-z0-9_-]{0,63}$' })),
+    /** The FIX session settings, with `"connector": "fix"`; kept from the previous import when absent. */
+    fix: Type.Optional(FixMember),
   },
   { additionalProperties: false },
 );

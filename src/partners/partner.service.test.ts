@@ -90,6 +90,42 @@ for (const database of DATABASES) {
       assert.deepEqual(JSON.parse(stored[0]?.capabilities ?? '[]'), ['equities', 'bonds']);
     });
 
+    test('a FIX partner: its fix member is stored with defaults, kept on re-import, and refused when malformed naming the member', async (t) => {
+      const { db } = await openTestStorage(t, database);
+      const fix = { host: 'fix.sgi.example', port: 9876, sender_comp_id: 'CAURI', target_comp_id: 'SGI1' };
+      const row = { name: 'Fix Titres', jurisdiction: 'UEMOA', capabilities: ['equities'], connector: 'fix', fix };
+      const created = await db.transaction().execute((trx) => importPartners(trx, [row], { now }));
+      assert.equal(created.committed, true);
+      const id = created.applied[0]?.id ?? '';
+      const stored = (await listPartners(db, { afterId: null, limit: 10, approvedOnly: false }))[0];
+      assert.equal(stored?.connector, 'fix');
+      assert.deepEqual(JSON.parse(stored?.fix ?? 'null'), { ...fix, heartbeat_s: 30, tls: true, account: null, start_time: null, end_time: null });
+      assert.equal(stored?.fix_credentials, null);
+
+      // Re-imported without the member: the settings stay.
+      const { fix: _fix, ...withoutFix } = row;
+      await db.transaction().execute((trx) => importPartners(trx, [{ ...withoutFix, id }], { now }));
+      assert.equal((await listPartners(db, { afterId: null, limit: 10, approvedOnly: false }))[0]?.fix, stored?.fix);
+
+      const refused = async (bad: Record<string, unknown>, options: { fixPlaintextAllowed?: boolean } = {}) => {
+        const report = await db.transaction().execute((trx) => importPartners(trx, [bad], { now, ...options }));
+        assert.equal(report.committed, false);
+        return report.rejected[0]?.details.map((d) => [d.field, d.rule]);
+      };
+      const other = { name: 'Other Titres', jurisdiction: 'UEMOA', capabilities: ['equities'], connector: 'fix' };
+      assert.deepEqual(await refused({ ...other, fix: { ...fix, port: 0 } }), [['fix.port', 'minimum']]);
+      assert.deepEqual(await refused({ ...other, fix: { ...fix, password: 'x' } }), [['fix.password', 'additionalProperties']]);
+      assert.deepEqual(await refused({ ...other, fix: { ...fix, sender_comp_id: 'has space' } }), [['fix.sender_comp_id', 'pattern']]);
+      assert.deepEqual(await refused({ ...other, fix: { ...fix, start_time: '25:00:00', end_time: '15:00:00' } }), [['fix.start_time', 'pattern']]);
+      assert.deepEqual(await refused({ ...other, fix: { ...fix, start_time: '08:00:00' } }), [['fix.end_time', 'required']]);
+      assert.deepEqual(await refused({ ...other, fix: { ...fix, start_time: '08:00:00', end_time: '08:00:00' } }), [['fix.end_time', 'session_window']]);
+      assert.deepEqual(await refused({ ...other, fix: { ...fix, tls: false } }), [['fix.tls', 'tls']]);
+      assert.deepEqual(await refused({ ...other, connector: 'sandbox', fix }), [['fix', 'connector']]);
+      assert.deepEqual(await refused(other), [['fix', 'required']]);
+      const plaintext = await db.transaction().execute((trx) => importPartners(trx, [{ ...other, fix: { ...fix, tls: false, account: 'ACC-9', start_time: '08:00:00', end_time: '15:30:00' } }], { now, fixPlaintextAllowed: true }));
+      assert.equal(plaintext.committed, true);
+    });
+
     test('instrument import derives the exchange from the code and rejects bad codes', async (t) => {
       const { db, dialect } = await openTestStorage(t, database);
       const report = await db.transaction().execute((trx) =>

@@ -8,6 +8,7 @@ import { PartnerImportRow, type SgiPartner } from './partner.schemas.js';
 import type { PartnerRow } from './partner.table.js';
 import type { Capability, Jurisdiction } from './markets.js';
 import { runImport, type ImportReport } from './import.js';
+import { checkFixMember, resolveFixSettings } from '../routing/fix/settings.js';
 
 export type { ImportReport } from './import.js';
 
@@ -46,11 +47,15 @@ export async function getDirectoryPartner(db: Kysely<Database>, id: string): Pro
 
 const validatePartnerRow = compileValidator(PartnerImportRow, 'row');
 
-/** Inserts or updates partners (matched by id, else by name); the contract of runImport. */
+/**
+ * Inserts or updates partners (matched by id, else by name); the contract of runImport. A `fix`
+ * member (the FIX session settings) goes with `"connector": "fix"`; `tls: false` is refused unless
+ * `fixPlaintextAllowed` (sandbox, or production with CAURI_FIX_ALLOW_PLAINTEXT=true).
+ */
 export async function importPartners(
   trx: Kysely<Database>,
   input: unknown,
-  options: { now: Date; allowPartial?: boolean; defaultConnector?: string },
+  options: { now: Date; allowPartial?: boolean; defaultConnector?: string; fixPlaintextAllowed?: boolean },
 ): Promise<ImportReport> {
   const names = new Map<string, number>();
   const ids = new Map<string, number>();
@@ -67,6 +72,10 @@ export async function importPartners(
       if (byName !== undefined && byName.id !== id) details.push({ field: 'name', rule: 'unique', value: row.name, message: `name already used by ${byName.id}` });
       if (names.has(row.name)) details.push({ field: 'name', rule: 'unique', value: row.name, message: `same name as row ${names.get(row.name)}` });
       if (ids.has(id)) details.push({ field: 'id', rule: 'unique', value: id, message: `same id as row ${ids.get(id)}` });
+      const connector = row.connector ?? existing?.connector ?? options.defaultConnector ?? 'sandbox';
+      if (row.fix !== undefined) details.push(...checkFixMember(row.fix, { connector, plaintextAllowed: options.fixPlaintextAllowed === true }));
+      const fix = row.fix === undefined ? (existing?.fix ?? null) : JSON.stringify(resolveFixSettings(row.fix));
+      if (connector === 'fix' && fix === null) details.push({ field: 'fix', rule: 'required', value: null, message: 'a partner with "connector": "fix" needs its fix member' });
       if (details.length > 0) return { details };
       names.set(row.name, index);
       ids.set(id, index);
@@ -81,7 +90,9 @@ export async function importPartners(
           capabilities: JSON.stringify(row.capabilities),
           approved_since: row.approved_since ?? (status === 'approved' ? (existing?.approved_since ?? options.now.toISOString().slice(0, 10)) : null),
           status,
-          connector: row.connector ?? existing?.connector ?? options.defaultConnector ?? 'sandbox',
+          connector,
+          fix,
+          fix_credentials: existing?.fix_credentials ?? null,
           created_at: existing?.created_at ?? options.now.getTime(),
           updated_at: options.now.getTime(),
         },

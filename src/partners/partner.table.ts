@@ -10,6 +10,10 @@ export interface PartnerTable {
   status: PartnerStatus;
   /** Name of the connector that carries this partner's orders (`sandbox` for simulated partners). */
   connector: string;
+  /** The FIX session settings of a partner whose connector is `fix` (JSON of FixSettings), else null. */
+  fix: string | null;
+  /** Its FIX logon username and password, sealed with the master key (fix/credentials.ts), or null. */
+  fix_credentials: string | null;
   created_at: number;
   updated_at: number;
 }

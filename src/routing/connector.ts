@@ -3,8 +3,8 @@ import type { CancelReason, CancelRequestReason, RequestRefusal, TimeInForce } f
 
 /**
  * The partner connector: the one I/O seam between the router and an SGI's order gateway. The
- * sandbox implements it with a simulator (sandbox/); a production connector speaks a partner's
- * protocol (FIX, REST) behind the same interface.
+ * sandbox implements it with a simulator (sandbox/); the FIX connector (fix/) speaks FIX 4.4 to an
+ * SGI's gateway behind the same interface.
  *
  * Contract, for every implementation:
  *
@@ -78,6 +78,8 @@ export interface OrderForPartner {
   readonly order_id: OrderId;
   /** `<TICKER>.<EXCHANGE>`. */
   readonly instrument: string;
+  /** The instrument's ISIN when the catalogue has one; null or absent (orders handed over by an older version): none. */
+  readonly isin?: string | null;
   /**
    * The instrument's catalogue status (with its tick and band below) as the service knows it at the
    * hand-over: the one the order was just checked against when the request hands it over, the

@@ -92,6 +92,7 @@ export class Router {
     return {
       order_id: row.id as OrderId,
       instrument: row.instrument,
+      isin: instrument?.isin ?? null,
       instrument_status: instrument?.status ?? 'active',
       side: row.side,
       qty: row.qty,

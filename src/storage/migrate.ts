@@ -16,6 +16,7 @@ import * as deferredDeliveryListing from './migrations/2026-11-24T15-00-deferred
 import * as calendars from './migrations/2026-11-25T00-00-calendars.js';
 import * as instrumentRules from './migrations/2026-11-25T01-00-instrument-rules.js';
 import * as orderLifecycle from './migrations/2026-11-25T02-00-order-lifecycle.js';
+import * as fixSessions from './migrations/2026-11-25T03-00-fix-sessions.js';
 import * as testClocks from './migrations/2026-11-25T04-00-test-clocks.js';
 
 /**
@@ -40,6 +41,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-25T00-00-calendars': calendars,
   '2026-11-25T01-00-instrument-rules': instrumentRules,
   '2026-11-25T02-00-order-lifecycle': orderLifecycle,
+  '2026-11-25T03-00-fix-sessions': fixSessions,
   '2026-11-25T04-00-test-clocks': testClocks,
 };
 

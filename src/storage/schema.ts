@@ -6,6 +6,7 @@ import type { AuditChunkTable, AuditSnapshotTable } from '../audit/audit.table.j
 import type { OrderFillTable, OrderTable } from '../orders/order.table.js';
 import type { TestClockTable } from '../testclocks/test-clock.table.js';
 import type { ConnectorPositionTable, SandboxJournalTable } from '../routing/routing.table.js';
+import type { FixExecIdTable, FixMessageTable, FixOrderTable, FixReportTable, FixRequestTable, FixSessionTable } from '../routing/fix/fix.table.js';
 import type { EventQueueTable, EventTable } from '../events/event.table.js';
 import type { MarketCalendarTable } from '../markets/calendar.table.js';
 import type { FxRateTable, InstrumentTable } from '../partners/instrument.table.js';
@@ -29,6 +30,12 @@ export interface Database {
   order_fills: OrderFillTable;
   connector_positions: ConnectorPositionTable;
   sandbox_journal: SandboxJournalTable;
+  fix_sessions: FixSessionTable;
+  fix_messages: FixMessageTable;
+  fix_orders: FixOrderTable;
+  fix_requests: FixRequestTable;
+  fix_reports: FixReportTable;
+  fix_exec_ids: FixExecIdTable;
   webhook_endpoints: WebhookEndpointTable;
   webhook_messages: WebhookMessageTable;
   webhook_deliveries: WebhookDeliveryTable;

@@ -144,6 +144,18 @@ for (const database of DATABASES) {
       assert.equal(await c.orderCount(), before + 2, 'refused orders store nothing');
     });
 
+    test("the hand-over gives the partner the instrument's ISIN when the catalogue has one", async (t) => {
+      const c = await setup(t, database);
+      const att = await c.attestation(kyc3('q-isin', ['UEMOA']));
+      const snts = await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'SNTS.BRVM', side: 'buy', qty: 1, limit_price_cents: 2_550_000 });
+      const orac = await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'ORAC.BRVM', side: 'buy', qty: 1, limit_price_cents: 1_450_000 });
+      assert.deepEqual([snts.status, orac.status], [201, 201]);
+      const submits = await c.runtime.storage.db.selectFrom('sandbox_journal').select(['order_id', 'payload']).where('kind', '=', 'submit').execute();
+      const isinOf = (id: string) => (JSON.parse(submits.find((s) => s.order_id === id)?.payload ?? '{}') as Json).isin;
+      assert.equal(isinOf(snts.body.id), 'SN0000000019');
+      assert.equal(isinOf(orac.body.id), null);
+    });
+
     test('a KYC1 market buy counts at the band upper limit: the cap holds whatever the simulated price does', async (t) => {
       const c = await setup(t, database);
       const att = await c.attestation(kyc1('lite-1', ['UEMOA']));

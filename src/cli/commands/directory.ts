@@ -9,6 +9,7 @@ import { listPartners } from '../../partners/partner.repository.js';
 import { importPartners, type ImportReport } from '../../partners/partner.service.js';
 import { readJsonFile } from '../json-file.js';
 import { CliError, printJson, printTable } from '../output.js';
+import { registerFixCommands } from './fix.js';
 
 function printReport(report: ImportReport, json: boolean, refreshSeconds: number): void {
   if (json) {
@@ -24,7 +25,7 @@ function printReport(report: ImportReport, json: boolean, refreshSeconds: number
   if (report.rejected.length > 0) process.exitCode = 1;
 }
 
-type ImportFn = (trx: Parameters<typeof importPartners>[0], input: unknown, options: { now: Date; allowPartial?: boolean }) => Promise<ImportReport>;
+type ImportFn = (trx: Parameters<typeof importPartners>[0], input: unknown, options: { now: Date; allowPartial?: boolean; fixPlaintextAllowed?: boolean }) => Promise<ImportReport>;
 
 function registerImport(parent: Command, what: string, run: ImportFn): void {
   parent
@@ -38,7 +39,7 @@ function registerImport(parent: Command, what: string, run: ImportFn): void {
       const storage = await openDatabase(config);
       try {
         const now = new Date();
-        const report = await storage.db.transaction().execute((trx) => run(trx, input, { now, allowPartial: options.allowPartial === true }));
+        const report = await storage.db.transaction().execute((trx) => run(trx, input, { now, allowPartial: options.allowPartial === true, fixPlaintextAllowed: config.fixPlaintextAllowed }));
         printReport(report, options.json === true, config.referenceRefreshSeconds);
       } finally {
         await storage.close();
@@ -49,6 +50,7 @@ function registerImport(parent: Command, what: string, run: ImportFn): void {
 export function registerDirectory(program: Command): void {
   const partners = program.command('partners').description('Manage the SGI partner directory');
   registerImport(partners, 'SGI partners', importPartners);
+  registerFixCommands(partners);
   partners
     .command('list')
     .description('List every partner, approved or not')

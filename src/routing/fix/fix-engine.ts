@@ -1,0 +1,86 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../lib/clock.js';
+import { findPartner } from '../../partners/partner.repository.js';
+import type { Transact } from '../../storage/database.js';
+import type { Database } from '../../storage/schema.js';
+import type { FixCredentialSealer } from './credentials.js';
+import { FixConnector } from './fix-connector.js';
+import { FixSessionRunner, type PartnerFixConfig, type RunnerOptions } from './session-runner.js';
+import { parseFixSettings } from './settings.js';
+
+export interface FixEngineOptions extends RunnerOptions {
+  /** Run partners' FIX sessions in this process (processes with workers); otherwise only read their logs. */
+  readonly runSessions: boolean;
+  readonly answerTimeoutMs: number;
+}
+
+/**
+ * The FIX connectors of one process: one FixConnector per partner, and, where sessions run, one
+ * FixSessionRunner per partner keeping its session up. The composition root starts the sessions of
+ * every partner whose connector is `fix` and stops them on shutdown.
+ */
+export class FixEngine {
+  readonly #connectors = new Map<string, FixConnector>();
+  readonly #runners = new Map<string, FixSessionRunner>();
+  #closed = false;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly transact: Transact,
+    private readonly clock: Clock,
+    private readonly sealer: FixCredentialSealer,
+    private readonly options: FixEngineOptions,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  /** A partner's settings and opened credentials, as stored now; null without settings. */
+  async loadPartner(partnerId: string): Promise<PartnerFixConfig | null> {
+    const row = await findPartner(this.db, partnerId);
+    if (row === undefined || row.fix === null) return null;
+    return { settings: parseFixSettings(row.fix), credentials: row.fix_credentials === null ? null : this.sealer.open(partnerId, row.fix_credentials) };
+  }
+
+  /** The connector of a partner (the registry's factory for `fix`); starts its session where sessions run. */
+  connector(partnerId: string): FixConnector {
+    const existing = this.#connectors.get(partnerId);
+    if (existing !== undefined) return existing;
+    let connector: FixConnector | undefined;
+    const runner =
+      this.options.runSessions && !this.#closed
+        ? new FixSessionRunner({
+            partnerId,
+            db: this.db,
+            transact: this.transact,
+            clock: this.clock,
+            log: this.log,
+            loadPartner: () => this.loadPartner(partnerId),
+            applyInbound: (trx, message) => (connector as FixConnector).applyInbound(trx, message),
+            options: this.options,
+          })
+        : null;
+    connector = new FixConnector({ partnerId, db: this.db, clock: this.clock, log: this.log, loadPartner: () => this.loadPartner(partnerId), answerTimeoutMs: this.options.answerTimeoutMs }, runner);
+    this.#connectors.set(partnerId, connector);
+    if (runner !== null) {
+      this.#runners.set(partnerId, runner);
+      runner.start();
+    }
+    return connector;
+  }
+
+  /** The runner of a partner's session in this process, if it runs here. */
+  runner(partnerId: string): FixSessionRunner | undefined {
+    return this.#runners.get(partnerId);
+  }
+
+  /** The sessions this process keeps up, for metrics. */
+  sessions(): { partnerId: string; loggedOn: boolean }[] {
+    return [...this.#runners.entries()].map(([partnerId, runner]) => ({ partnerId, loggedOn: runner.session !== null }));
+  }
+
+  /** Logs every FIX session out and stops reconnecting. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await Promise.all([...this.#runners.values()].map((runner) => runner.stop()));
+  }
+}

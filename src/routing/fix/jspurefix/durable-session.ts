@@ -1,0 +1,361 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Kysely } from 'kysely';
+import { AsciiSession, MsgTag, MsgType, SessionId, SessionState, type IJsFixConfig, type ILooseObject, type MsgView, type SendCallback } from './api.js';
+import type { Clock } from '../../../lib/clock.js';
+import type { Transact } from '../../../storage/database.js';
+import type { Database } from '../../../storage/schema.js';
+import { commitReceived, commitSent, insertMessage, messagesBetween, resetSequences, SequenceConflictError } from '../fix.repository.js';
+import { InboundSequence } from '../inbound-sequence.js';
+import type { FixBody } from '../mapping.js';
+import type { PartnerMessage } from '../partner-message.js';
+import { BEGIN_STRING } from '../settings.js';
+import { maskSecrets } from './library.js';
+import { readPartnerMessage } from './read-message.js';
+import { DatabaseSessionStore } from './session-store.js';
+
+/** What the application adds to the transaction that commits an application message as sent. */
+export type RecordSend = (trx: Kysely<Database>, seq: number, at: number) => Promise<void>;
+
+export interface DurableSessionHooks {
+  /** Applies a partner's message in `trx` (which also commits the partner's sequence number); returns what to do once committed. */
+  applyInbound(trx: Kysely<Database>, message: PartnerMessage): Promise<(() => void) | undefined>;
+  onLoggedOn(): void;
+  onStopped(error: Error | undefined): void;
+}
+
+export interface DurableSessionDeps {
+  readonly partnerId: string;
+  readonly db: Kysely<Database>;
+  readonly transact: Transact;
+  readonly clock: Clock;
+  readonly log: FastifyBaseLogger;
+  /** The sequence numbers committed in fix_sessions when the connection opened. */
+  readonly committed: { readonly nextSenderSeq: number; readonly nextTargetSeq: number };
+  readonly hooks: DurableSessionHooks;
+}
+
+type Outbound =
+  | { readonly kind: 'send'; readonly msgType: string; readonly body: ILooseObject; readonly callback: SendCallback | null; readonly app?: AppSend }
+  | { readonly kind: 'resend'; readonly begin: number; readonly end: number };
+
+interface AppSend {
+  readonly clOrdId: string | null;
+  readonly body: FixBody;
+  readonly record: RecordSend;
+  readonly settle: (error: Error | null, seq: number) => void;
+}
+
+/** Session-level messages: jspurefix handles them; everything else is the application's. */
+const SESSION_TYPES = new Set<string>([MsgType.Logon, MsgType.Logout, MsgType.Heartbeat, MsgType.TestRequest, MsgType.ResendRequest, MsgType.SequenceReset, MsgType.Reject]);
+
+/** States in which jspurefix refuses an application message although the session is up. */
+const BUSY_STATES = new Set<SessionState>([SessionState.AwaitingProcessingResponseToTestRequest, SessionState.AwaitingProcessingResponseToResendRequest, SessionState.HandleResendRequest]);
+
+interface Transmitter {
+  msgSeqNum: number;
+  time: Date | undefined;
+}
+
+/**
+ * jspurefix's ASCII session (encoding, decoding, logon, heartbeats, gap detection) made durable on the
+ * service's database, and guarded against jspurefix's known faults:
+ *
+ * - Every message goes out through one queue. Its sequence number is committed (with, for an
+ *   application message, the message itself and the caller's record of the hand-over) in one
+ *   transaction before jspurefix encodes it and its bytes leave. A message recorded but never
+ *   delivered (the connection fell) is sent again when the partner asks for it.
+ * - ResendRequests are answered from that store: each application message again with PossDupFlag
+ *   (43=Y) and its first SendingTime as OrigSendingTime (122), session messages as
+ *   SequenceReset-GapFill. jspurefix's own answer gap-fills everything.
+ * - The partner's sequence number is committed in the transaction that applies the partner's message,
+ *   and never past a gap (InboundSequence); jspurefix writes it before the application has the message.
+ * - Messages are applied one after another, in the order received; a copy of one already applied
+ *   (same ExecID) is recognised by the application.
+ * - jspurefix errors end the session (the runner reconnects) and never the process.
+ */
+export class DurableFixSession extends AsciiSession {
+  readonly #deps: DurableSessionDeps;
+  readonly #outbound: Outbound[] = [];
+  #pumping: Promise<void> | null = null;
+  readonly #inbound: InboundSequence;
+  #inboundChain: Promise<void> = Promise.resolve();
+  /** Set when applying a message failed: nothing after it is applied, so nothing is committed past it. */
+  #inboundFailed = false;
+  #captured: PartnerMessage | null = null;
+  #loggedOn = false;
+
+  constructor(config: IJsFixConfig, deps: DurableSessionDeps) {
+    const store = new DatabaseSessionStore(new SessionId(BEGIN_STRING, config.description.SenderCompId, config.description.TargetCompID), deps.committed, {
+      messages: (from, to) => messagesBetween(deps.db, deps.partnerId, from, to),
+      reset: () => deps.transact((trx) => resetSequences(trx, deps.partnerId, deps.clock.now().getTime())),
+    });
+    config.sessionStoreFactory = { create: () => store };
+    super(config);
+    this.#deps = deps;
+    this.#inbound = new InboundSequence(deps.committed.nextTargetSeq);
+    // jspurefix emits 'error' when a session ends in failure; unheard, EventEmitter would throw it.
+    this.on('error', () => undefined);
+    // jspurefix's heartbeat timer calls tick(); an exception there would be uncaught.
+    const self = this as unknown as { tick: () => void };
+    const tick = self.tick.bind(this);
+    self.tick = () => {
+      try {
+        tick();
+      } catch (error) {
+        this.#fail(error);
+      }
+    };
+  }
+
+  /** True between the partner's Logon and the end of the session. */
+  get loggedOn(): boolean {
+    return this.#loggedOn && this.getState() !== SessionState.Stopped;
+  }
+
+  /**
+   * Sends an application message: resolves with its sequence number once it is committed as sent
+   * (with `record`'s writes), rejects when nothing was recorded (then nothing was sent either).
+   */
+  sendApplication(msgType: string, body: FixBody, clOrdId: string | null, record: RecordSend): Promise<number> {
+    return new Promise<number>((resolve, reject) => {
+      const settle = (error: Error | null, seq: number) => (error === null ? resolve(seq) : reject(error));
+      this.#enqueue({ kind: 'send', msgType, body: { ...body }, callback: null, app: { clOrdId, body, record, settle } });
+    });
+  }
+
+  /** Asks the partner to log out (the session ends when it confirms). */
+  logout(): void {
+    this.done();
+  }
+
+  /** Ends the connection at once, without a Logout. */
+  drop(reason: string): void {
+    this.#fail(new Error(reason));
+  }
+
+  /** Resolves once every message received has been applied and every queued one sent or failed. */
+  async settled(): Promise<void> {
+    await this.#inboundChain;
+    await this.#pumping;
+  }
+
+  // --- Outbound: one queue, committed before the bytes leave ---
+
+  protected override send(msgType: string, obj: ILooseObject, callback: SendCallback | null = null): void {
+    this.#enqueue({ kind: 'send', msgType, body: obj, callback });
+  }
+
+  protected override onResendRequest(view: MsgView): void {
+    const begin = Number(view.getTyped(MsgTag.BeginSeqNo));
+    const end = Number(view.getTyped(MsgTag.EndSeqNo));
+    this.#enqueue({ kind: 'resend', begin, end });
+  }
+
+  #enqueue(item: Outbound): void {
+    this.#outbound.push(item);
+    this.#startPump();
+  }
+
+  #startPump(): void {
+    if (this.#pumping !== null) return;
+    this.#pumping = this.#pump().finally(() => {
+      this.#pumping = null;
+      // An item queued after the pump's last look at the queue, before this callback.
+      if (this.#outbound.length > 0) this.#startPump();
+    });
+  }
+
+  async #pump(): Promise<void> {
+    for (let item = this.#outbound.shift(); item !== undefined; item = this.#outbound.shift()) {
+      try {
+        if (item.kind === 'resend') await this.#resend(item.begin, item.end);
+        else await this.#sendOne(item);
+      } catch (error) {
+        this.#fail(error);
+      }
+    }
+  }
+
+  #transmitter(): Transmitter | null {
+    return (this.transport?.transmitter as unknown as Transmitter | undefined) ?? null;
+  }
+
+  async #sendOne(item: Extract<Outbound, { kind: 'send' }>): Promise<void> {
+    const transmitter = this.#transmitter();
+    const header = item.body.StandardHeader as { PossDupFlag?: boolean } | undefined;
+    const possDup = header?.PossDupFlag === true;
+    if (transmitter === null || this.getState() === SessionState.Stopped) {
+      const error = new Error(`FIX session is not connected; ${item.msgType} not sent`);
+      item.app?.settle(error, 0);
+      item.callback?.(error, { msgType: item.msgType, header: null, encoded: null });
+      return;
+    }
+    const seq = transmitter.msgSeqNum;
+    if (!possDup) {
+      const at = this.#deps.clock.now().getTime();
+      try {
+        await this.#deps.transact(async (trx) => {
+          await commitSent(trx, this.#deps.partnerId, seq, at);
+          if (item.app !== undefined) {
+            await insertMessage(trx, { partner_id: this.#deps.partnerId, seq, msg_type: item.msgType, cl_ord_id: item.app.clOrdId, sending_time: at, body: JSON.stringify(item.app.body) });
+            await item.app.record(trx, seq, at);
+          }
+        });
+      } catch (error) {
+        const failure = error instanceof Error ? error : new Error(String(error));
+        item.app?.settle(failure, seq);
+        item.callback?.(failure, { msgType: item.msgType, header: null, encoded: null });
+        // A session message that cannot be recorded cannot be sent, nor can anything after it.
+        if (item.app === undefined || error instanceof SequenceConflictError) this.#fail(failure);
+        return;
+      }
+      if (this.#transmitter() !== transmitter) {
+        // The connection fell while committing: the message is recorded as sent, and the partner will
+        // ask for it (ResendRequest) when the next connection's Logon shows a higher number.
+        item.app?.settle(null, seq);
+        return;
+      }
+      transmitter.time = new Date(at);
+    }
+    await this.#handOver(item.msgType, item.body, (error, result) => {
+      transmitter.time = undefined;
+      const sent = result.header?.MsgSeqNum as number | undefined;
+      if (error === null && !possDup && sent !== seq) this.#fail(new Error(`jspurefix sent ${item.msgType} as ${sent}, committed as ${seq}`));
+      item.callback?.(error, result);
+    });
+    item.app?.settle(null, seq);
+  }
+
+  /**
+   * Hands a message to jspurefix's encoder and waits until it is encoded and written to the socket.
+   * An encoder that has failed never answers: after 10 s the session ends, rather than the queue
+   * waiting for ever.
+   */
+  #handOver(msgType: string, body: ILooseObject, done: SendCallback = () => undefined): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.#fail(new Error(`jspurefix did not encode ${msgType} within 10 s`));
+        resolve();
+      }, 10_000);
+      super.send(msgType, body, (error, result) => {
+        clearTimeout(timer);
+        done(error, result);
+        resolve();
+      });
+    });
+  }
+
+  /** Sends a message outside the sequence (PossDup): nothing to commit. */
+  #sendAgain(msgType: string, body: ILooseObject): Promise<void> {
+    return this.#handOver(msgType, body);
+  }
+
+  async #resend(begin: number, requestedEnd: number): Promise<void> {
+    const transmitter = this.#transmitter();
+    if (transmitter === null) return;
+    const lastSent = transmitter.msgSeqNum - 1;
+    const end = requestedEnd === 0 || requestedEnd > lastSent ? lastSent : requestedEnd;
+    this.#deps.log.info({ partner_id: this.#deps.partnerId, begin, end }, 'FIX resend requested by the partner');
+    if (begin > end) return;
+    const stored = await messagesBetween(this.#deps.db, this.#deps.partnerId, begin, end);
+    let next = begin;
+    const gapFill = async (upTo: number) => {
+      const now = this.#deps.clock.now();
+      await this.#sendAgain(MsgType.SequenceReset, { GapFillFlag: true, NewSeqNo: upTo, StandardHeader: { MsgSeqNum: next, PossDupFlag: true, SendingTime: now } });
+    };
+    for (const message of stored) {
+      if (message.seq > next) await gapFill(message.seq);
+      const body = JSON.parse(message.body) as ILooseObject;
+      await this.#sendAgain(message.msg_type, { ...body, StandardHeader: { MsgSeqNum: message.seq, PossDupFlag: true, SendingTime: new Date(message.sending_time) } });
+      next = message.seq + 1;
+    }
+    if (next <= end) await gapFill(end + 1);
+  }
+
+  // --- Inbound: applied in order, the partner's sequence number committed with the effects ---
+
+  protected override onMsg(msgType: string, view: MsgView): void {
+    const seq = Number(view.getTyped(MsgTag.MsgSeqNum));
+    let effect: (inbound: InboundSequence) => void = (inbound) => inbound.done(seq);
+    if (msgType === MsgType.SequenceReset) {
+      const newSeqNo = Number(view.getTyped(MsgTag.NewSeqNo));
+      effect = view.getTyped(MsgTag.GapFillFlag) === true ? (inbound) => inbound.gapFill(seq, newSeqNo) : (inbound) => inbound.reset(newSeqNo);
+    } else if (msgType === MsgType.Logon && view.getTyped(MsgTag.ResetSeqNumFlag) === true) {
+      effect = (inbound) => inbound.reset(seq + 1);
+    }
+    this.#captured = null;
+    super.onMsg(msgType, view);
+    const message = this.#captured as PartnerMessage | null;
+    this.#captured = null;
+    // An application message jspurefix refused was not applied: its number stays owed.
+    if (!SESSION_TYPES.has(msgType) && message === null) return;
+    this.#inboundChain = this.#inboundChain
+      .then(() => (this.#inboundFailed ? undefined : this.#applyInbound(effect, message)))
+      .catch((error: unknown) => {
+        // The next connection starts from the sequence number committed before this message, and
+        // asks the partner for it again.
+        this.#inboundFailed = true;
+        this.#fail(error);
+      });
+  }
+
+  protected override onSessionMsg(msgType: string, view: MsgView): void {
+    if (msgType === MsgType.Reject) this.#captured = readPartnerMessage(msgType, view, this.#deps.clock.now().getTime());
+    super.onSessionMsg(msgType, view);
+  }
+
+  protected override onApplicationMsg(msgType: string, view: MsgView): void {
+    this.#captured = readPartnerMessage(msgType, view, this.#deps.clock.now().getTime());
+  }
+
+  protected override checkForwardMsg(msgType: string, view: MsgView): void {
+    // jspurefix drops the session when an application message arrives while it waits for the answer
+    // to its TestRequest or ResendRequest; the message is as good then as at any other time.
+    if (BUSY_STATES.has(this.getState())) this.setState(SessionState.ActiveNormalSession);
+    super.checkForwardMsg(msgType, view);
+  }
+
+  async #applyInbound(effect: (inbound: InboundSequence) => void, message: PartnerMessage | null): Promise<void> {
+    const before = this.#inbound.next;
+    effect(this.#inbound);
+    const next = this.#inbound.next;
+    if (message === null && next === before) return;
+    const now = this.#deps.clock.now().getTime();
+    const after = await this.#deps.transact(async (trx) => {
+      const then = message === null ? undefined : await this.#deps.hooks.applyInbound(trx, message);
+      await commitReceived(trx, this.#deps.partnerId, next, now);
+      return then;
+    });
+    after?.();
+  }
+
+  // --- Lifecycle ---
+
+  #fail(error: unknown): void {
+    const failure = error instanceof Error ? error : new Error(String(error));
+    this.#deps.log.warn({ partner_id: this.#deps.partnerId, err: failure }, 'FIX session ends on an error');
+    if (this.getState() !== SessionState.Stopped) this.terminate(failure);
+  }
+
+  protected onReady(_view: MsgView): void {
+    this.#loggedOn = true;
+    this.#deps.hooks.onLoggedOn();
+  }
+
+  protected onStopped(error?: Error): void {
+    this.#loggedOn = false;
+    this.#deps.hooks.onStopped(error);
+  }
+
+  protected onLogon(_view: MsgView, _user: string, _password: string): boolean {
+    return true;
+  }
+
+  protected onDecoded(msgType: string, text: string): void {
+    this.#deps.log.debug({ partner_id: this.#deps.partnerId, msg_type: msgType, fix: maskSecrets(text) }, 'FIX message received');
+  }
+
+  protected onEncoded(msgType: string, text: string): void {
+    this.#deps.log.debug({ partner_id: this.#deps.partnerId, msg_type: msgType, fix: maskSecrets(text) }, 'FIX message sent');
+  }
+}

@@ -1,0 +1,248 @@
+import { connect as netConnect, isIP, type Socket } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Kysely } from 'kysely';
+import { isoMillis, type Clock } from '../../lib/clock.js';
+import type { Transact } from '../../storage/database.js';
+import type { Database } from '../../storage/schema.js';
+import type { FixCredentials } from './credentials.js';
+import { insertSessionIfMissing, leaseSession, openSession, releaseSession, setSessionState } from './fix.repository.js';
+import type { FixSessionState } from './fix.table.js';
+import type { DurableFixSession, DurableSessionHooks } from './jspurefix/durable-session.js';
+import { BEGIN_STRING, type FixSettings } from './settings.js';
+import { sessionWindow } from './session-window.js';
+
+export interface PartnerFixConfig {
+  readonly settings: FixSettings;
+  readonly credentials: FixCredentials | null;
+}
+
+export interface RunnerOptions {
+  /** This process, as the holder of session leases. */
+  readonly owner: string;
+  /** A session's lease lasts this long and is renewed at a third of it. */
+  readonly leaseMs: number;
+  /** How long a connection, and then the answer to the Logon, may take. */
+  readonly connectTimeoutMs: number;
+  /** Whether `tls: false` may be used here (sandbox, or CAURI_FIX_ALLOW_PLAINTEXT=true). */
+  readonly plaintextAllowed: boolean;
+  readonly random: () => number;
+}
+
+export interface RunnerDeps {
+  readonly partnerId: string;
+  readonly db: Kysely<Database>;
+  readonly transact: Transact;
+  readonly clock: Clock;
+  readonly log: FastifyBaseLogger;
+  /** The partner's settings and credentials, read again before every connection. */
+  readonly loadPartner: () => Promise<PartnerFixConfig | null>;
+  readonly applyInbound: DurableSessionHooks['applyInbound'];
+  readonly options: RunnerOptions;
+}
+
+/** Delay before reconnecting after `failures` attempts in a row: 1 s doubling to 30 s, +-20 %. */
+export function reconnectDelayMs(failures: number, random: () => number): number {
+  return Math.round(Math.min(30_000, 1000 * 2 ** Math.max(0, failures - 1)) * (0.8 + 0.4 * random()));
+}
+
+function connectSocket(settings: FixSettings, timeoutMs: number): Promise<Socket> {
+  return new Promise<Socket>((resolve, reject) => {
+    const socket = settings.tls
+      ? tlsConnect({ host: settings.host, port: settings.port, ...(isIP(settings.host) === 0 ? { servername: settings.host } : {}) })
+      : netConnect({ host: settings.host, port: settings.port });
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`no connection to ${settings.host}:${settings.port} within ${timeoutMs} ms`));
+    }, timeoutMs);
+    socket.once(settings.tls ? 'secureConnect' : 'connect', () => {
+      clearTimeout(timer);
+      socket.setNoDelay(true);
+      resolve(socket);
+    });
+    socket.once('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+  });
+}
+
+/**
+ * Keeps one partner's FIX session up: inside its daily window, while this process holds the
+ * session's lease, connects (TLS unless the settings say otherwise), logs on, and reconnects with
+ * backoff when the connection ends. One DurableFixSession per connection, built on the sequence
+ * numbers committed in the database.
+ */
+export class FixSessionRunner {
+  readonly #deps: RunnerDeps;
+  #session: DurableFixSession | null = null;
+  #loop: Promise<void> | null = null;
+  #stopping = false;
+  #wake: (() => void) | null = null;
+  #state: FixSessionState = 'disconnected';
+
+  constructor(deps: RunnerDeps) {
+    this.#deps = deps;
+  }
+
+  get state(): FixSessionState {
+    return this.#state;
+  }
+
+  /** The session, when it is logged on. */
+  get session(): DurableFixSession | null {
+    return this.#session?.loggedOn === true ? this.#session : null;
+  }
+
+  start(): void {
+    this.#loop ??= this.#run();
+  }
+
+  /** Logs out (waiting up to `graceMs` for the partner to confirm), stops reconnecting, releases the lease. */
+  async stop(graceMs = 3000): Promise<void> {
+    this.#stopping = true;
+    this.#wake?.();
+    const session = this.#session;
+    if (session !== null) {
+      session.logout();
+      const timer = setTimeout(() => session.drop('stopping'), graceMs);
+      await this.#loop;
+      clearTimeout(timer);
+    } else {
+      await this.#loop;
+    }
+    // Another process may take the session over at once rather than when the lease runs out.
+    await this.#deps.transact((trx) => releaseSession(trx, this.#deps.partnerId, this.#deps.options.owner)).catch(() => undefined);
+  }
+
+  async #run(): Promise<void> {
+    let failures = 0;
+    while (!this.#stopping) {
+      let wait: number;
+      try {
+        const outcome = await this.#connectOnce();
+        if (outcome.kind === 'ended') {
+          failures = outcome.loggedOn ? 1 : failures + 1;
+          wait = reconnectDelayMs(failures, this.#deps.options.random);
+        } else {
+          wait = outcome.waitMs;
+        }
+      } catch (error) {
+        failures += 1;
+        wait = reconnectDelayMs(failures, this.#deps.options.random);
+        this.#deps.log.warn({ partner_id: this.#deps.partnerId, err: error, retry_in_ms: wait }, 'FIX connection failed');
+        await this.#setState('disconnected', error instanceof Error ? error.message : String(error)).catch(() => undefined);
+      }
+      if (!this.#stopping) await this.#sleep(wait);
+    }
+  }
+
+  async #connectOnce(): Promise<{ kind: 'ended'; loggedOn: boolean } | { kind: 'waiting'; waitMs: number }> {
+    const { partnerId, clock, options, log } = this.#deps;
+    const partner = await this.#deps.loadPartner();
+    if (partner === null) {
+      log.error({ partner_id: partnerId }, 'partner uses the fix connector but has no fix settings; import them');
+      return { kind: 'waiting', waitMs: 30_000 };
+    }
+    const { settings, credentials } = partner;
+    if (!settings.tls && !options.plaintextAllowed) {
+      log.error({ partner_id: partnerId }, 'plaintext FIX is refused here (tls: false without CAURI_FIX_ALLOW_PLAINTEXT=true)');
+      return { kind: 'waiting', waitMs: 60_000 };
+    }
+    const now = clock.now().getTime();
+    const window = sessionWindow(now, settings.start_time, settings.end_time);
+    const key = { partnerId, beginString: BEGIN_STRING, senderCompId: settings.sender_comp_id, targetCompId: settings.target_comp_id, period: window.open && window.opened !== 0 ? isoMillis(window.opened) : null };
+    await this.#deps.transact((trx) => insertSessionIfMissing(trx, key, now));
+    if (!window.open) {
+      await this.#setState('outside_window', null);
+      return { kind: 'waiting', waitMs: Math.min(60_000, window.opens - now) };
+    }
+    if (!(await this.#lease())) return { kind: 'waiting', waitMs: Math.ceil(options.leaseMs / 3) };
+
+    const row = await this.#deps.transact((trx) => openSession(trx, key, now));
+    await this.#setState('connecting', null);
+    // jspurefix takes about a second of CPU to load: only processes that run a FIX session load it.
+    const [{ DurableFixSession }, { fix44Dictionary, sessionConfig, transportOver }] = await Promise.all([import('./jspurefix/durable-session.js'), import('./jspurefix/library.js')]);
+    const socket = await connectSocket(settings, options.connectTimeoutMs);
+    if (this.#stopping) {
+      socket.destroy();
+      return { kind: 'ended', loggedOn: false };
+    }
+    const sessionLog = log.child({ partner_id: partnerId });
+    const config = sessionConfig(await fix44Dictionary(), { senderCompId: settings.sender_comp_id, targetCompId: settings.target_comp_id, heartbeatS: settings.heartbeat_s, username: credentials?.username ?? null, password: credentials?.password ?? null }, sessionLog);
+    const transport = transportOver(config, socket, sessionLog);
+    let loggedOn = false;
+    // jspurefix's run() settles on events that may fire before it listens (a stop during its start);
+    // the session's end is also known from onStopped, which every way to Stopped calls.
+    let stopped: (error: Error | undefined) => void = () => undefined;
+    const ended = new Promise<Error | undefined>((resolve) => (stopped = resolve));
+    const session = new DurableFixSession(config, {
+      partnerId,
+      db: this.#deps.db,
+      transact: this.#deps.transact,
+      clock,
+      log: sessionLog,
+      committed: { nextSenderSeq: row.next_sender_seq, nextTargetSeq: row.next_target_seq },
+      hooks: {
+        applyInbound: this.#deps.applyInbound,
+        onLoggedOn: () => {
+          loggedOn = true;
+          sessionLog.info({ next_sender_seq: row.next_sender_seq }, 'FIX session logged on');
+          this.#setState('logged_on', null, true).catch(() => undefined);
+        },
+        onStopped: (error) => {
+          sessionLog.info({ err: error }, 'FIX session ended');
+          stopped(error);
+        },
+      },
+    });
+    this.#session = session;
+    const renew = setInterval(() => {
+      this.#lease().then(
+        (held) => held || session.drop('the session lease passed to another process'),
+        () => undefined,
+      );
+    }, Math.ceil(options.leaseMs / 3));
+    const close = Number.isFinite(window.closes) ? setTimeout(() => session.logout(), Math.max(0, window.closes - now)) : null;
+    // jspurefix waits for the answer to its Logon for ever; a gateway that never gives one is left.
+    const logonDeadline = setTimeout(() => loggedOn || session.drop(`no Logon answer within ${options.connectTimeoutMs} ms`), options.connectTimeoutMs);
+    let failure: unknown = null;
+    try {
+      failure = (await Promise.race([session.run(transport).then(() => undefined), ended])) ?? null;
+    } catch (error) {
+      failure = error;
+    } finally {
+      clearInterval(renew);
+      clearTimeout(logonDeadline);
+      if (close !== null) clearTimeout(close);
+      this.#session = null;
+      socket.destroy();
+      await session.settled();
+    }
+    await this.#setState('disconnected', failure === null ? null : failure instanceof Error ? failure.message : String(failure));
+    return { kind: 'ended', loggedOn };
+  }
+
+  async #lease(): Promise<boolean> {
+    const now = this.#deps.clock.now().getTime();
+    return this.#deps.transact((trx) => leaseSession(trx, this.#deps.partnerId, this.#deps.options.owner, now, this.#deps.options.leaseMs));
+  }
+
+  async #setState(state: FixSessionState, lastError: string | null, loggedOn = false): Promise<void> {
+    this.#state = state;
+    await this.#deps.transact((trx) => setSessionState(trx, this.#deps.partnerId, state, this.#deps.clock.now().getTime(), { lastError, loggedOn }));
+  }
+
+  #sleep(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.#wake = done;
+    }).finally(() => {
+      this.#wake = null;
+    });
+  }
+}
