@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../storage/schema.js';
 import type { AuditChunkTable, AuditSnapshotRow } from './audit.table.js';
 
-/** The order columns a leaf is made of (decisions.md, "Audit snapshots"). */
+/** The order columns a leaf is made of (docs/audit.md). */
 export const LEAF_COLUMNS = ['id', 'rcpt_to', 'kyc_attestation_id', 'kyc_attestation_sha256', 'instrument', 'side', 'qty', 'limit_price_cents', 'created_at'] as const;
 
 export async function findSnapshot(db: Kysely<Database>, date: string): Promise<AuditSnapshotRow | undefined> {

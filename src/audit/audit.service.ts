@@ -62,7 +62,7 @@ export type BuildOutcome =
 const CHUNKS_PER_WRITE = 16;
 
 /**
- * The daily audit snapshots (decisions.md, "Audit snapshots"): builds a day's Merkle tree from its
+ * The daily audit snapshots (docs/audit.md): builds a day's Merkle tree from its
  * orders, anchors the root, signs and serves the snapshot, and cuts inclusion proofs.
  *
  * One snapshot per day across processes: the day's row (primary key `date`) is created in state

@@ -42,7 +42,7 @@ function bearer(request: FastifyRequest): string {
 }
 
 /**
- * What a client can do for itself with its own access token (decisions.md, Authentication: "a client
+ * What a client can do for itself with its own access token (docs/concepts.md: "a client
  * can rotate its own secret from the dashboard"). The route needs no particular scope, so the global
  * hook treats it as public; it verifies the token here instead, with the same rules (valid token, client
  * still active), then counts the request against the client's rate limit.

@@ -20,7 +20,7 @@ async function setup(t: import('node:test').TestContext) {
   return { clock, keys, tokens: new TokenService(keys, options, clock) };
 }
 
-test('an issued token verifies, carries the claims of decisions.md and expires after 900 s', async (t) => {
+test('an issued token verifies, carries the documented claims (docs/concepts.md) and expires after 900 s', async (t) => {
   const { clock, tokens, keys } = await setup(t);
   const token = await tokens.issue('cli_a' as ClientId, ['orders:read', 'kyc:read']);
   const header = decodeProtectedHeader(token);

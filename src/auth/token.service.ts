@@ -34,7 +34,7 @@ export function unauthorized(message: string): ApiError {
 
 /**
  * Access tokens: JWTs signed with Ed25519 (RFC 8037 `EdDSA`), typed `at+jwt` (RFC 9068), with the
- * claims of decisions.md. Verification pins the algorithm and the key purpose, so `alg: none`, HMAC
+ * claims listed in docs/concepts.md. Verification pins the algorithm and the key purpose, so `alg: none`, HMAC
  * tokens signed with the public key, and tokens signed by any other key are refused. A verified token
  * is remembered until it expires (Ed25519 verification costs about a tenth of a millisecond); whether
  * its client is still enabled is checked on every request by the caller.

@@ -1,6 +1,6 @@
 /**
  * The one error type of the service. Its codes are the closed set of the specification's error table
- * plus the few that decisions.md adds; the HTTP edge turns it into the specification's error body.
+ * plus the few the service adds (docs/errors.md); the HTTP edge turns it into the specification's error body.
  */
 export type ErrorCode =
   | 'unauthorized'

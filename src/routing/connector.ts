@@ -114,7 +114,7 @@ export interface AmendRequest {
   readonly limit_price_cents?: number;
 }
 
-/** The `failure_reason` of a failed order (decisions.md, "Orders"). */
+/** The `failure_reason` of a failed order (docs/concepts.md). */
 export const REJECT_REASONS = ['sgi_rejected', 'insufficient_funds', 'instrument_suspended'] as const;
 export type RejectReason = (typeof REJECT_REASONS)[number];
 

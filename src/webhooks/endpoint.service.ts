@@ -18,7 +18,7 @@ import type { EndpointSecrets } from './secrets.js';
 import type { SecretRotation, TestEventRequest, TestEventResponse, WebhookEndpoint, WebhookEndpointCreated, WebhookEndpointRequest, WebhookEndpointUpdate } from './webhook.schemas.js';
 import type { WebhookDeliveryRow, WebhookEndpointRow } from './webhook.table.js';
 
-/** decisions.md, Webhooks: at most 16 endpoints per client. */
+/** docs/webhooks.md: at most 16 endpoints per client. */
 export const MAX_ENDPOINTS_PER_CLIENT = 16;
 
 /** How long the secret before a rotation keeps signing deliveries beside the new one. */

@@ -20,7 +20,7 @@ export { EndpointService } from './endpoint.service.js';
 export { DeliveryService } from './delivery.service.js';
 export type { Resolver, WebhookSender } from './sender.js';
 
-/** decisions.md, Webhooks: each attempt times out after 10 s. */
+/** docs/webhooks.md: each attempt times out after 10 s. */
 export const DEFAULT_ATTEMPT_TIMEOUT_MS = 10_000;
 
 export interface WebhookOptions extends Omit<DeliveryWorkerOptions, 'serviceName'> {

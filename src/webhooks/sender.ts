@@ -41,7 +41,7 @@ export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
 export const systemResolver: Resolver = (hostname) => dnsLookup(hostname, { all: true, order: 'verbatim' });
 
 export interface SenderOptions {
-  /** Per attempt: connection, request and response together (decisions.md: 10 s). */
+  /** Per attempt: connection, request and response together (10 s, docs/webhooks.md). */
   timeoutMs: number;
   /** Refuse private, loopback, link-local and reserved addresses (production, or sandbox when configured). */
   publicOnly: boolean;

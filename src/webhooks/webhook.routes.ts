@@ -62,7 +62,7 @@ function sendPage<T>(reply: FastifyReply, cursors: CursorCodec, listing: string,
   return { data: page.items };
 }
 
-/** Endpoints, deliveries and dead letters (decisions.md, Webhooks: the spec's POST plus extensions). */
+/** Endpoints, deliveries and dead letters (docs/webhooks.md: the spec's POST plus extensions). */
 export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async (app, { db, endpoints, deliveries, idempotency, cursors }) => {
   app.post(
     '/v1/webhooks/endpoints',
@@ -266,7 +266,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async 
   );
 };
 
-/** The client's stored events (decisions.md, Webhooks extensions). */
+/** The client's stored events (docs/webhooks.md). */
 export const eventRoutes: FastifyPluginAsyncTypebox<{ db: Kysely<Database>; deliveries: DeliveryService; cursors: CursorCodec }> = async (app, { db, deliveries, cursors }) => {
   app.get(
     '/v1/events',

@@ -1,6 +1,6 @@
 /**
- * The codes of the service's error table (the spec's Errors section plus the few that decisions.md
- * adds), and the SDK's own code for a response that is not a cauri error body (a proxy's HTML page).
+ * The codes of the service's error table (the spec's Errors section plus the few the service adds, in
+ * docs/errors.md), and the SDK's own code for a response that is not a cauri error body (a proxy's HTML page).
  * The union is closed on the SDK side, so callers can `switch (err.code)`; a code the SDK does not know
  * yet is passed through as-is rather than hidden.
  */

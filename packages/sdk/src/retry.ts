@@ -29,7 +29,7 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
  * - 429 `rate_limit_exceeded` and 500 `internal_error` (the spec: "the client retries with the same
  *   Idempotency-Key"; a 500 is not stored by the service, so the retry runs again);
  * - 502, 503, 504 from a gateway or a service that is starting or draining;
- * - 409 `conflict` only when it carries `Retry-After`: decisions.md answers a key whose first request
+ * - 409 `conflict` only when it carries `Retry-After`: the service answers a key whose first request
  *   is still running with 409 and `Retry-After: 1`. Other 409s (cancelling a final order) are final.
  */
 export function isRetryableStatus(status: number, hasRetryAfter: boolean): boolean {

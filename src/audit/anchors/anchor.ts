@@ -2,7 +2,7 @@ import { isCalendarDate } from '../../lib/dates.js';
 
 /**
  * The anchor: the I/O seam through which the daily audit snapshot's Merkle root is published on an
- * external chain (decisions.md, "Audit snapshots"). A snapshot is served only once anchored, and a
+ * external chain (docs/audit.md). A snapshot is served only once anchored, and a
  * real chain confirms some time after a transaction is sent, so anchoring is two steps: `submit`
  * returns a handle at once, and `confirm` is polled with it until the receipt is final.
  *

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 
 /**
  * A local anvil node (Foundry's development chain) for tests: the "local node of that chain" the
- * EVM anchor is tested against (decisions.md). Test support only: the binary comes from the dev
+ * EVM anchor is tested against (docs/audit.md). Test support only: the binary comes from the dev
  * optional dependency @foundry-rs/anvil-linux-amd64 (the platform package of Foundry's npm release), which holds
  * it. The binary is started directly rather than through the package's bin.mjs wrapper, so that
  * stopping the child stops anvil and not only a wrapper.

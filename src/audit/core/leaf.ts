@@ -5,7 +5,7 @@ import type { OrderRow } from '../../orders/order.table.js';
 
 export type LeafSource = Pick<OrderRow, 'id' | 'rcpt_to' | 'kyc_attestation_id' | 'kyc_attestation_sha256' | 'instrument' | 'side' | 'qty' | 'limit_price_cents' | 'created_at'>;
 
-/** The leaf of an order (decisions.md, "Audit snapshots"); encoded and hashed by @cauri/verifier. */
+/** The leaf of an order (docs/audit.md); encoded and hashed by @cauri/verifier. */
 export function orderLeaf(row: LeafSource): AuditLeaf {
   return {
     id: row.id,

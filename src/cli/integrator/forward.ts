@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { signatureHeader } from '../../webhooks/core/signature.js';
 import { describeNetworkError } from './api.js';
 
-/** decisions.md, Webhooks: each attempt times out after 10 s and follows no redirect; so does a forward. */
+/** docs/webhooks.md: each attempt times out after 10 s and follows no redirect; so does a forward. */
 const FORWARD_TIMEOUT_MS = 10_000;
 
 export const WEBHOOK_USER_AGENT = 'Cauri-Webhooks/1.0';

@@ -68,7 +68,7 @@ export interface CommittedOrderInput extends PlacedOrderInput {
 }
 
 /**
- * What an existing order of the month still counts against the cap (decisions.md: buy orders that
+ * What an existing order of the month still counts against the cap (docs/concepts.md: buy orders that
  * are not failed; for a cancelled order only what was filled):
  * - sell: 0;
  * - failed: 0 (nothing executed: `failed` is reachable only from `created` and `routed`);

@@ -1,7 +1,7 @@
 import { assertTransition, type OrderStatus } from './state-machine.js';
 
 /**
- * Pure application of execution reports to an order's fill state (decisions.md, "Orders":
+ * Pure application of execution reports to an order's fill state (docs/concepts.md:
  * `filled_qty` never decreases and never exceeds `qty`; `average_fill_price_cents` is the
  * quantity-weighted mean of the fills, rounded half up).
  *

@@ -12,7 +12,7 @@ import {
   type OrderStatus,
 } from './state-machine.js';
 
-// The expected table is written out again, independently of ORDER_TRANSITIONS, from decisions.md.
+// The expected table is written out again, independently of ORDER_TRANSITIONS, from docs/concepts.md.
 const ALLOWED = new Set([
   'created>routed',
   'created>failed',
@@ -26,7 +26,7 @@ const ALLOWED = new Set([
   'partially_filled>cancelled',
 ]);
 
-test('every one of the 36 status pairs matches decisions.md', () => {
+test('every one of the 36 status pairs matches the documented table', () => {
   assert.equal(ORDER_STATUSES.length, 6);
   let checked = 0;
   let allowed = 0;

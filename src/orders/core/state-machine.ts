@@ -1,5 +1,5 @@
 /**
- * The order lifecycle of decisions.md ("Orders": Transitions). The table is data so that the HTTP
+ * The order lifecycle of docs/concepts.md (the order state machine). The table is data so that the HTTP
  * documentation, the router and the tests read the same thing; every status change of an order goes
  * through `assertTransition`, so an illegal move fails here rather than being stored.
  */

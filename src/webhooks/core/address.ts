@@ -1,7 +1,7 @@
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
 
 /**
- * Endpoint URL rules (decisions.md, Webhooks): `https` only in production; private, loopback and
+ * Endpoint URL rules (docs/webhooks.md): `https` only in production; private, loopback and
  * link-local addresses refused in production, also when a name resolves to one at delivery time;
  * sandbox allows them for local development unless configured otherwise.
  *

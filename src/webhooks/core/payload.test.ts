@@ -182,7 +182,7 @@ test('sample kyc.attested: attestation-shaped, whole-second dates, unverifiable 
   assert.ok(data.issued_at < data.expires_at);
   assert.match(data.signature, BASE64URL_SIG);
   assert.ok(data.jurisdictions.length > 0);
-  // KYC2 needs id_doc, selfie, address and liveness (decisions.md, KYC attestations).
+  // KYC2 needs id_doc, selfie, address and liveness (docs/concepts.md).
   assert.equal(data.level, 'KYC2');
   assert.deepEqual(data.verifications.map((v) => v.type).sort(), ['address', 'id_doc', 'liveness', 'selfie']);
   for (const v of data.verifications) {

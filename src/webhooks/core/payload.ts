@@ -8,7 +8,7 @@ import type { EventType } from '../../events/event.types.js';
  *
  * The body is produced once, when an event is fanned out, and stored as text before any attempt
  * that needs it from storage (a retry, a replay, a delivery that waited); every attempt then signs
- * and sends those identical bytes (decisions.md, Webhooks). Nothing downstream may parse and
+ * and sends those identical bytes (docs/webhooks.md). Nothing downstream may parse and
  * re-serialise it, because a receiver verifies the HMAC over the bytes it received. A first attempt
  * whose worker died before storing its body gets it made again from the stored event by this same
  * function, which gives the same bytes for the same event.
@@ -76,7 +76,7 @@ export function storedEnvelopeBody(event: StoredEvent): string {
 
 // ----- Sample data, for `POST /v1/webhooks/endpoints/{id}/test` -------------------------------------
 //
-// The shapes below mirror decisions.md (Webhooks, "Data") and the spec's resources. They are what a
+// The shapes below mirror docs/webhooks.md (event data) and the spec's resources. They are what a
 // receiver will see for a real event of that type, so an integrator can build and test a handler
 // before any real order exists. Ids are freshly minted TypeIDs of the right kind, so a sample never
 // names a real resource. The sample attestation and snapshot carry a well-formed but meaningless
@@ -269,7 +269,7 @@ function sampleExecuted(at: Date): SampleOrderExecuted {
 }
 
 function sampleAttestation(at: Date, issuer: string): SampleAttestation {
-  // Attestations use whole seconds (decisions.md, Time and numbers).
+  // Attestations use whole seconds (docs/concepts.md).
   const issued = Math.floor(at.getTime() / 1000) * 1000;
   const checked = isoSeconds(issued - 2 * DAY_MS);
   return {

@@ -23,7 +23,7 @@ function seeded(seed: number): () => number {
   };
 }
 
-test('the schedule is the one in decisions.md: 0, at once, +30 s, +5 min, +30 min, +2 h, +6 h, +24 h', () => {
+test('the schedule is the documented one: 0, at once, +30 s, +5 min, +30 min, +2 h, +6 h, +24 h', () => {
   assert.deepEqual(RETRY_SCHEDULE_MS, [0, 0, 30 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 6 * HOUR, 24 * HOUR]);
   assert.equal(MAX_ATTEMPTS, 8);
   assert.ok(Object.isFrozen(RETRY_SCHEDULE_MS));

@@ -1,7 +1,7 @@
 /**
  * The delivery retry policy, as data plus pure functions (after svix `core/retry`).
  *
- * decisions.md, Webhooks: attempts at these offsets from the first attempt: 0, then at once, +30 s,
+ * docs/webhooks.md: attempts at these offsets from the first attempt: 0, then at once, +30 s,
  * +5 min, +30 min, +2 h, +6 h, +24 h; when the +24 h attempt fails the delivery is dead (dead-letter
  * queue). Offsets are measured from the first attempt's scheduled time, not from the previous
  * attempt, so slow or timed-out attempts (up to 10 s each) do not stretch the 24 h window.

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
- * Webhook signatures in the Stripe format, as the spec's Events section and decisions.md define them:
+ * Webhook signatures in the Stripe format, as the spec's Events section and docs/webhooks.md define them:
  *
  *   v1     = lowercase hex of HMAC-SHA-256(key = UTF-8 of the whole secret, message = `${t}.` ‖ raw body)
  *   header = `t=<t>,v1=<hex>[,v1=<hex>...]`
@@ -150,7 +150,7 @@ export function verifySignatureHeader(
   return { valid: true };
 }
 
-/** Bytes of randomness in an endpoint secret; decisions.md asks for at least 32. */
+/** Bytes of randomness in an endpoint secret; the documented minimum is 32. */
 export const ENDPOINT_SECRET_BYTES = 32;
 
 /** A new endpoint signing secret: `whsec_` + base64url (unpadded) of 32 random bytes, 49 characters. */

@@ -10,7 +10,7 @@ const VERIFICATION_MEMBERS = new Set(['type', 'verified_at', 'method']);
 const LEVELS = new Set(['KYC1', 'KYC2', 'KYC3']);
 const TYPES = new Set(['id_doc', 'address', 'selfie', 'liveness', 'source_of_funds', 'pep']);
 const JURISDICTIONS = new Set(['UEMOA', 'CEMAC', 'GHANA']);
-// decisions.md, "Identifiers".
+// A subject id is 1 to 128 of [A-Za-z0-9._:-] (docs/concepts.md).
 const SUBJECT_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export type Parsed = { attestation: Attestation; issuedAt: number; expiresAt: number };
@@ -18,7 +18,7 @@ export type Parsed = { attestation: Attestation; issuedAt: number; expiresAt: nu
 /**
  * Checks the attestation schema of version 1.0 and returns the times it carries, or
  * a message naming the first problem. Unknown members are refused: the object is
- * closed (decisions.md: "no member is ever added to it"), and a verifier that
+ * closed (docs/concepts.md: "no member is ever added to it"), and a verifier that
  * tolerated them would vouch for content no schema describes.
  */
 export function parseAttestation(value: unknown): Parsed | string {
@@ -31,7 +31,7 @@ export function parseAttestation(value: unknown): Parsed | string {
     return 'subject_id: expected 1 to 128 characters of [A-Za-z0-9._:-]';
   }
   if (typeof value['level'] !== 'string' || !LEVELS.has(value['level'])) return 'level: expected KYC1, KYC2 or KYC3';
-  // Attestation times are whole seconds, UTC (decisions.md, "Time and numbers").
+  // Attestation times are whole seconds, UTC (docs/concepts.md).
   const issuedAt = parseDateTime(value['issued_at'], true);
   if (issuedAt === null) return 'issued_at: expected a UTC date-time in whole seconds (YYYY-MM-DDTHH:MM:SSZ)';
   const expiresAt = parseDateTime(value['expires_at'], true);

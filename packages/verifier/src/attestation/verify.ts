@@ -20,7 +20,7 @@ export interface VerifyAttestationOptions {
   crl?: unknown;
   /** The instant of the decision; default: the current time. */
   now?: Date;
-  /** Oldest acceptable list, seconds between its issued_at and now; default 86400 (decisions.md grace period). */
+  /** Oldest acceptable list, seconds between its issued_at and now; default 86400 (the 24-hour grace period). */
   maxCrlAge?: number;
 }
 
@@ -40,7 +40,7 @@ const DEFAULT_MAX_CRL_AGE = 86_400;
 
 /**
  * Offline verification of a KYC attestation (brokerage-api-v1.md, "Offline verification
- * of an attestation"; decisions.md, "KYC attestations"), in this order, the first
+ * of an attestation"; docs/concepts.md), in this order, the first
  * failure deciding the reason:
  *
  * 1. shape of a version 1.0 attestation (closed object, whole-second UTC times);

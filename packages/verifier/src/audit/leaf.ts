@@ -9,7 +9,7 @@ export const AUDIT_LEAF_MEMBERS = [
 ] as const;
 
 /**
- * The leaf data of an order (decisions.md, "Audit snapshots"): the RFC 8785 text of
+ * The leaf data of an order (docs/audit.md): the RFC 8785 text of
  * exactly the AuditLeaf members, so that a server passing a whole order row cannot
  * leak or hash extra columns. Throws a JcsError if a member is missing (undefined).
  */

@@ -8,7 +8,7 @@ export interface Anchor {
 
 /**
  * The daily snapshot (brokerage-api-v1.md, "AuditSnapshot", with the extensions of
- * decisions.md, "Audit snapshots"). Members beyond these are allowed: they are
+ * docs/audit.md). Members beyond these are allowed: they are
  * covered by the signature like the rest.
  */
 export interface AuditSnapshot {
@@ -25,7 +25,7 @@ export interface AuditSnapshot {
   signature: string;
 }
 
-/** The leaf data of one order (decisions.md, "Audit snapshots"), before RFC 8785 encoding. */
+/** The leaf data of one order (docs/audit.md), before RFC 8785 encoding. */
 export interface AuditLeaf {
   id: string;
   rcpt_to: string;

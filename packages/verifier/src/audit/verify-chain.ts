@@ -4,7 +4,7 @@ import type { SnapshotChainVerification } from './types.js';
 
 /**
  * Checks that `next` is the snapshot of the day after `previous` and chains to it
- * (`next.previous_merkle_root === previous.merkle_root`, decisions.md). Only the link:
+ * (`next.previous_merkle_root === previous.merkle_root`). Only the link:
  * verify each snapshot's signature with verifySnapshot. Never throws.
  */
 export function verifySnapshotChain(previous: unknown, next: unknown): SnapshotChainVerification {

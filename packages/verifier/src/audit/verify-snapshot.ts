@@ -9,7 +9,7 @@ const ROOT = /^[0-9a-f]{64}$/;
 const EMPTY_ROOT = encodeHex(emptyRoot());
 
 /**
- * Verifies a snapshot's signature (decisions.md, "Audit snapshots"): Ed25519 over the
+ * Verifies a snapshot's signature (docs/audit.md): Ed25519 over the
  * RFC 8785 form without `signature` and `anchors` (anchors arrive after signing),
  * with the key named by `key_id`.
  *

@@ -15,7 +15,7 @@ export type CrlMerge =
   | { valid: false; reason: CrlMergeReason; message: string };
 
 /**
- * Applies a verified delta list (`GET /v1/kyc/crl?since=N`, decisions.md) to a verified
+ * Applies a verified delta list (`GET /v1/kyc/crl?since=N`) to a verified
  * full list, giving the full list as of the delta.
  *
  * `crl_number` grows by one per revocation, and a delta holds the entries numbered

@@ -9,7 +9,7 @@ export interface CrlEntry {
 }
 
 /**
- * The signed revocation list at `crl_endpoint` (decisions.md, "KYC attestations").
+ * The signed revocation list at `crl_endpoint` (docs/concepts.md).
  * A delta list (`?since=N`) has the same shape plus `base_crl_number: N`.
  */
 export interface Crl {

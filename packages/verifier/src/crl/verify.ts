@@ -12,7 +12,7 @@ const REASONS = new Set(['superseded', 'compromised', 'subject_request', 'other'
 
 /**
  * Verifies a full or delta revocation list, signed exactly like an attestation
- * (decisions.md): Ed25519 over the RFC 8785 form without `signature`, with the key
+ * (docs/concepts.md): Ed25519 over the RFC 8785 form without `signature`, with the key
  * named by `key_id` whose window [valid_from, valid_until) contains `issued_at`.
  * Does not judge freshness: that depends on the relying party's clock and policy
  * (verifyAttestation's `maxCrlAge`). Never throws.

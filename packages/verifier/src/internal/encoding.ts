@@ -19,7 +19,7 @@ export function encodeBase64url(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64url');
 }
 
-/** Lowercase hex only: every hex value in the formats is lowercase (decisions.md). */
+/** Lowercase hex only: every hex value in the formats is lowercase (signatures, hashes, Merkle roots). */
 export function decodeHex(text: string, length?: number): Buffer | null {
   if (length !== undefined && text.length !== length * 2) return null;
   return LOWER_HEX.test(text) ? Buffer.from(text, 'hex') : null;

@@ -1,5 +1,5 @@
 // Date-times in the formats are RFC 3339 §5.6 restricted to UTC with a trailing `Z`
-// (decisions.md, "Time and numbers"). Signed documents use whole seconds.
+// (docs/concepts.md). Signed documents use whole seconds.
 
 const WHOLE_SECONDS = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})Z$/;
 const WITH_FRACTION = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?Z$/;
