@@ -53,6 +53,7 @@ import { openStorage, type Storage } from './storage/database.js';
 import { migrateToLatest } from './storage/migrate.js';
 import { createWebhooks } from './webhooks/index.js';
 import { ExpiryWorker } from './workers/expiry-worker.js';
+import { OrderExpiry } from './orders/use-cases/expire-orders.js';
 import { MaintenanceWorker } from './workers/maintenance.js';
 import { RoutingWorker } from './workers/routing-worker.js';
 
@@ -79,6 +80,8 @@ export interface Services {
   readonly reference: ReferenceData;
   readonly orders: OrderService;
   readonly router: Router;
+  /** The expiry use case: day and gtd orders cancelled at their close. */
+  readonly expiry: OrderExpiry;
   readonly audit: AuditService;
   /** The exchanges' trading calendars, held in memory (reload() after an import). */
   readonly calendars: CalendarCache;
@@ -141,8 +144,10 @@ export function createServices(
     onRefreshError: (error) => log.warn({ err: error }, 'reference data refresh failed; the previous copy keeps serving'),
   });
   const router = new Router(db, storage.transact, connectors, clock, { livemode: config.livemode, dialect, handOverTimeoutMs: 2000, leaseMs: 30_000, owner, random: Math.random }, log);
-  const testClocks = config.mode === 'sandbox' ? new TestClockService(db, storage.transact, connectors, router, clock, { dialect, leaseMs: 30_000 }, log) : undefined;
+  const expiry = new OrderExpiry(db, storage.transact, router, clock, { dialect, leaseMs: 30_000 }, log);
+  const testClocks = config.mode === 'sandbox' ? new TestClockService(db, storage.transact, connectors, router, expiry, clock, log) : undefined;
   return {
+    expiry,
     clients: new ClientService(db, deriveKey(masterKey, 'client-secrets'), config.mode, clock, () => storage.changeMarker()),
     keys,
     tokens: new TokenService(keys, { issuer: config.publicUrl, audience: `${config.publicUrl}/v1`, livemode: config.livemode }, clock),
@@ -263,7 +268,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
 
   const maintenance = new MaintenanceWorker(db, services.keys, clock, log);
   const routing = new RoutingWorker(services.router, log);
-  const expiry = new ExpiryWorker(services.router, log);
+  const expiry = new ExpiryWorker(services.expiry, log);
   const snapshots = new SnapshotWorker(services.audit, clock, log);
   // Every process, API or worker, sees another process's calendar import within the refresh period.
   services.calendars.start();

@@ -8,7 +8,7 @@ import { priceLimits } from '../orders/core/price-rules.js';
 import { findInstrument } from '../partners/instrument.repository.js';
 import type { RequestRefusal } from '../orders/core/lifecycle.js';
 import { isFinal } from '../orders/core/state-machine.js';
-import { claimDueOrders, claimExpiredOrders, findOrder, findOrderForUpdate, insertFill, partnersWithOpenOrders, updateOrder } from '../orders/order.repository.js';
+import { claimDueOrders, findOrder, findOrderForUpdate, insertFill, partnersWithOpenOrders, updateOrder } from '../orders/order.repository.js';
 import type { Order } from '../orders/order.schemas.js';
 import { toOrder } from '../orders/order.mapping.js';
 import type { OrderRow } from '../orders/order.table.js';
@@ -340,33 +340,6 @@ export class Router {
       }
     }
     return rows.length;
-  }
-
-  /**
-   * Expires the day and gtd orders whose time has come: each is claimed (once, whichever process
-   * claims it first), becomes a pending cancel with reason `expired`, and is sent to its partner at
-   * once; the partner's `cancelled` report makes it `cancelled` with `cancel_reason: expired`. An
-   * unreachable partner is asked again by `routeDue`. Returns how many were claimed.
-   */
-  async expireDue(limit = 100): Promise<number> {
-    const now = this.clock.now().getTime();
-    const ids = await this.transact((trx) => claimExpiredOrders(trx, this.options.dialect, now, this.options.leaseMs, limit));
-    if (ids.length > 0) this.log.info({ count: ids.length }, 'orders expired; cancelling at their partners');
-    await this.cancelClaimedExpiries(ids);
-    return ids.length;
-  }
-
-  /** Asks the partners to cancel orders whose expiry was just claimed (claimExpiredOrders). */
-  async cancelClaimedExpiries(ids: readonly string[]): Promise<void> {
-    for (const id of ids) {
-      try {
-        // The claim changed the order in the database: read it as it now is.
-        const row = await findOrder(this.db, id);
-        if (row !== undefined) await this.cancel(row);
-      } catch (error) {
-        this.log.error({ order_id: id, err: error }, 'expiry failed; the router will retry');
-      }
-    }
   }
 
   /** Reads and applies the report logs of every partner with open orders; returns how many applied. */

@@ -4,10 +4,9 @@ import type { Clock } from '../lib/clock.js';
 import { isoMillis } from '../lib/clock.js';
 import { ApiError, notFound, validationError } from '../lib/errors.js';
 import { isId, newId, type ClientId } from '../lib/ids.js';
-import { claimExpiredOrders } from '../orders/order.repository.js';
+import type { OrderExpiry } from '../orders/use-cases/expire-orders.js';
 import type { ConnectorRegistry } from '../routing/registry.js';
 import type { Router } from '../routing/router.js';
-import type { DialectName } from '../storage/dialect.js';
 import type { Transact } from '../storage/database.js';
 import type { Database } from '../storage/schema.js';
 import { checkAdvance, checkFrozenTime } from './rules.js';
@@ -32,8 +31,8 @@ export class TestClockService {
     private readonly transact: Transact,
     private readonly connectors: ConnectorRegistry,
     private readonly router: Router,
+    private readonly expiry: OrderExpiry,
     private readonly clock: Clock,
-    private readonly options: { dialect: DialectName; leaseMs: number },
     private readonly log: FastifyBaseLogger,
   ) {}
 
@@ -91,9 +90,8 @@ export class TestClockService {
       at = step;
       await this.#readReports(row.id);
       if (expiry === null) break;
-      const due = await this.transact((trx) => claimExpiredOrders(trx, this.options.dialect, this.clock.now().getTime(), this.options.leaseMs, 100, { id: row.id, at }));
-      await this.router.cancelClaimedExpiries(due);
-      this.log.info({ test_clock: row.id, at: isoMillis(at), expired: due.length }, 'test clock: orders expired');
+      const expired = await this.expiry.expireDue(100, { id: row.id, at });
+      this.log.info({ test_clock: row.id, at: isoMillis(at), expired }, 'test clock: orders expired');
     }
     return this.transact(async (trx) => {
       const clock = toTestClock(await this.#find(trx, clientId, id));

@@ -1,19 +1,16 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Router } from '../routing/router.js';
+import type { OrderExpiry } from '../orders/use-cases/expire-orders.js';
 import { PeriodicTask } from './periodic.js';
 
 /**
- * The expiry loop: cancels, with reason `expired`, the day orders still open at their exchange's
- * close and the gtd orders at the close of their expire date. Runs in every process that has
- * workers; each due order is claimed once in the database (SKIP LOCKED on PostgreSQL, a conditional
- * update on SQLite), so processes running together, or one restarted, expire it once and emit
- * `order.cancelled` once.
+ * The expiry loop: runs the expiry use case (orders/use-cases/expire-orders.ts) every second, in every
+ * process that has workers, in batches until nothing is due.
  */
 export class ExpiryWorker {
   readonly #loop: PeriodicTask;
 
   constructor(
-    private readonly router: Router,
+    private readonly expiry: OrderExpiry,
     log: FastifyBaseLogger,
     intervalMs = 1000,
   ) {
@@ -22,7 +19,7 @@ export class ExpiryWorker {
 
   /** Expires what is due now, in batches until none is left. */
   async tick(): Promise<void> {
-    while ((await this.router.expireDue()) > 0);
+    while ((await this.expiry.expireDue()) > 0);
   }
 
   start(): void {

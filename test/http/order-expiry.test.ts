@@ -101,9 +101,9 @@ for (const database of DATABASES) {
       assert.equal((await c.get(filled.id)).status, 'filled');
 
       c.clock.set('2026-11-23T14:59:59.999Z');
-      assert.equal(await c.runtime.services.router.expireDue(), 0, 'not before the close');
+      assert.equal(await c.runtime.services.expiry.expireDue(), 0, 'not before the close');
       c.clock.set('2026-11-23T15:00:00.000Z');
-      assert.equal(await c.runtime.services.router.expireDue(), 2);
+      assert.equal(await c.runtime.services.expiry.expireDue(), 2);
       for (const o of [day, partial]) {
         const now = await c.get(o.id);
         assert.deepEqual([now.status, now.cancel_reason, now.pending_request], ['cancelled', 'expired', null]);
@@ -113,14 +113,14 @@ for (const database of DATABASES) {
       }
       assert.equal((await c.get(partial.id)).filled_qty, 1111, 'what filled stays filled');
       assert.equal((await c.get(filled.id)).status, 'filled', 'a final order does not expire');
-      assert.equal(await c.runtime.services.router.expireDue(), 0, 'nothing twice');
+      assert.equal(await c.runtime.services.expiry.expireDue(), 0, 'nothing twice');
 
       c.clock.set('2026-11-25T15:00:00.000Z');
-      assert.equal(await c.runtime.services.router.expireDue(), 1);
+      assert.equal(await c.runtime.services.expiry.expireDue(), 1);
       assert.deepEqual([(await c.get(gtd.id)).status, (await c.get(gtd.id)).cancel_reason], ['cancelled', 'expired']);
       c.clock.set('2027-11-25T15:00:00.000Z');
       await c.tick(0);
-      assert.equal(await c.runtime.services.router.expireDue(), 0);
+      assert.equal(await c.runtime.services.expiry.expireDue(), 0);
       assert.equal((await c.get(gtc.id)).status, 'routed');
       assert.equal((await c.events('order.cancelled')).length, 3);
     });
@@ -131,10 +131,10 @@ for (const database of DATABASES) {
       const { body } = await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'buy', qty: 5, limit_price_cents: KOLA_RESTING });
       assert.equal(body.expires_at, '2026-11-30T15:00:00.000Z', 'Saturday: Monday');
       c.clock.set('2026-11-30T14:00:00.000Z');
-      assert.equal(await c.runtime.services.router.expireDue(), 0);
+      assert.equal(await c.runtime.services.expiry.expireDue(), 0);
       c.clock.set('2026-11-30T16:00:00.000Z');
       // The worker's pass, as its loop runs it.
-      await new ExpiryWorker(c.runtime.services.router, c.runtime.app.log).tick();
+      await new ExpiryWorker(c.runtime.services.expiry, c.runtime.app.log).tick();
       assert.deepEqual([(await c.get(body.id)).status, (await c.get(body.id)).cancel_reason], ['cancelled', 'expired']);
     });
 
@@ -148,19 +148,19 @@ for (const database of DATABASES) {
       const christmas = (await c.order({ ...resting, time_in_force: 'gtd', expire_date: '2026-12-25' })).body;
       assert.equal(christmas.expires_at, '2026-12-26T00:00:00.000Z', 'a holiday: the end of the day');
       c.clock.set('2026-12-24T11:59:59.999Z');
-      assert.equal(await c.runtime.services.router.expireDue(), 0, 'not before the early close');
+      assert.equal(await c.runtime.services.expiry.expireDue(), 0, 'not before the early close');
       c.clock.set('2026-12-24T12:00:00.000Z');
-      assert.equal(await c.runtime.services.router.expireDue(), 1);
+      assert.equal(await c.runtime.services.expiry.expireDue(), 1);
       assert.deepEqual([(await c.get(morning.id)).status, (await c.get(morning.id)).cancel_reason], ['cancelled', 'expired']);
 
       c.clock.set('2026-12-24T12:30:00.000Z');
       const afternoon = (await c.order(resting)).body;
       assert.equal(afternoon.expires_at, '2026-12-28T15:00:00.000Z', 'Monday 28, past Christmas and the weekend');
       c.clock.set('2026-12-26T00:00:00.000Z');
-      assert.equal(await c.runtime.services.router.expireDue(), 1, 'the gtd order only');
+      assert.equal(await c.runtime.services.expiry.expireDue(), 1, 'the gtd order only');
       assert.equal((await c.get(afternoon.id)).status, 'routed');
       c.clock.set('2026-12-28T15:00:00.000Z');
-      assert.equal(await c.runtime.services.router.expireDue(), 1);
+      assert.equal(await c.runtime.services.expiry.expireDue(), 1);
       assert.deepEqual([(await c.get(afternoon.id)).status, (await c.get(afternoon.id)).cancel_reason], ['cancelled', 'expired']);
     });
 
@@ -173,7 +173,7 @@ for (const database of DATABASES) {
       const now = await c.get(byExchange.id);
       assert.deepEqual([now.status, now.cancel_reason], ['cancelled', 'expired']);
       c.clock.set('2026-11-23T16:00:00.000Z');
-      assert.equal(await c.runtime.services.router.expireDue(), 0, 'a final order left the expiry queue');
+      assert.equal(await c.runtime.services.expiry.expireDue(), 0, 'a final order left the expiry queue');
       assert.equal((await c.events('order.cancelled', byExchange.id)).length, 1);
 
       // A cancel the partner answers later is waiting when the session closes: it goes on, as requested.
@@ -181,7 +181,7 @@ for (const database of DATABASES) {
       const later = (await c.order({ ...base, qty: 202, limit_price_cents: KOLA_RESTING })).body;
       assert.equal((await c.post(`/v1/orders/${later.id}/cancel`, {})).status, 202);
       await c.tick(1000);
-      assert.equal(await c.runtime.services.router.expireDue(), 0);
+      assert.equal(await c.runtime.services.expiry.expireDue(), 0);
       await c.tick(3000);
       const done = await c.get(later.id);
       assert.deepEqual([done.status, done.cancel_reason], ['cancelled', 'requested']);
@@ -202,14 +202,14 @@ for (const database of DATABASES) {
       await c.runtime.close();
 
       const next = await startRuntimeIn(t, c.env);
-      assert.equal(await next.services.router.expireDue(), 0, 'already claimed');
+      assert.equal(await next.services.expiry.expireDue(), 0, 'already claimed');
       await next.services.router.routeDue();
       assert.equal((await next.storage.db.selectFrom('sandbox_journal').select('id').where('kind', '=', 'cancel').execute()).length, 0, 'the lease holds until it lapses');
       c.clock.advance(30_000);
       await next.services.router.routeDue();
       for (let i = 0; i < 3; i++) {
         c.clock.advance(1000);
-        await next.services.router.expireDue();
+        await next.services.expiry.expireDue();
         await next.services.router.routeDue();
         await next.services.router.pollReports();
       }
@@ -230,14 +230,15 @@ for (const database of DATABASES) {
       c.clock.set('2026-11-23T15:00:00.000Z');
       const [a, b] = [c.runtime.services.router, other.services.router];
       let claimed = 0;
-      const expire = async (router: typeof a) => {
-        const n = await router.expireDue(5);
+      const [ea, eb] = [c.runtime.services.expiry, other.services.expiry];
+      const expire = async (expiry: typeof ea) => {
+        const n = await expiry.expireDue(5);
         claimed += n;
       };
-      await Promise.all([expire(a), expire(b), expire(a), expire(b), a.routeDue(), b.routeDue(), expire(a), expire(b)]);
+      await Promise.all([expire(ea), expire(eb), expire(ea), expire(eb), a.routeDue(), b.routeDue(), expire(ea), expire(eb)]);
       for (let i = 0; i < 3; i++) {
         c.clock.advance(1000);
-        await Promise.all([expire(a), expire(b), a.routeDue(), b.routeDue(), a.pollReports(), b.pollReports()]);
+        await Promise.all([expire(ea), expire(eb), a.routeDue(), b.routeDue(), a.pollReports(), b.pollReports()]);
       }
       assert.equal(claimed, ids.length, 'each claimed once');
       const { db } = c.runtime.storage;
