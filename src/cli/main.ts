@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/config.js';
 import { registerAudit } from './commands/audit.js';
@@ -18,9 +19,15 @@ import { CliError } from './output.js';
  * same configuration as the service (environment and .env), so `CAURI_DATA_DIR=x cauri partners list`
  * acts on the service that runs with `CAURI_DATA_DIR=x`.
  */
+/** The installed package's version (package.json, two levels above dist/src/cli/). */
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
+
 export function buildProgram(): Command {
   const program = new Command('cauri')
     .description('Brokerage order routing and portable KYC attestations')
+    .version(packageVersion(), '-V, --version', 'print the version of cauri')
     .showHelpAfterError()
     .exitOverride();
   registerServe(program);

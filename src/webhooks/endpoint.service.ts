@@ -15,7 +15,7 @@ import { cancelPending, insertDeliveries, insertMessages } from './delivery.repo
 import { countClientEndpoints, findClientEndpoint, insertEndpoint, listClientEndpoints, updateEndpoint, type PageRequest } from './endpoint.repository.js';
 import { pageOf, toDelivery, toEndpoint, type Page } from './mapping.js';
 import type { EndpointSecrets } from './secrets.js';
-import type { SecretRotation, TestEventRequest, TestEventResponse, WebhookEndpoint, WebhookEndpointCreated, WebhookEndpointRequest, WebhookEndpointUpdate } from './webhook.schemas.js';
+import type { SecretRotation, TestEventRequest, TestEventResponse, SampleEventResponse, WebhookEndpoint, WebhookEndpointCreated, WebhookEndpointRequest, WebhookEndpointUpdate } from './webhook.schemas.js';
 import type { WebhookDeliveryRow, WebhookEndpointRow } from './webhook.table.js';
 
 /** docs/webhooks.md: at most 16 endpoints per client. */
@@ -176,5 +176,18 @@ export class EndpointService {
     await insertMessages(trx, [{ event_id: event.id, body: serializeEnvelope(event), created_at: now }]);
     await insertDeliveries(trx, [delivery]);
     return { event: { ...event, data: data as unknown as Record<string, unknown> }, delivery: toDelivery(delivery, []) };
+  }
+
+  /**
+   * Stores a sample event of the chosen type as the client's own event: it is fanned out like any
+   * other, to the client's endpoints subscribed to its type, and it appears on the event stream (so
+   * a running `cauri listen` forwards it), whether or not the client has an endpoint.
+   */
+  async sendSample(trx: Kysely<Database>, clientId: ClientId, request: TestEventRequest): Promise<SampleEventResponse> {
+    const at = this.clock.now();
+    const type = request.type ?? 'webhook.test';
+    const data = sampleEventData(type, { at, endpointId: null, issuer: this.options.serviceName });
+    const event = await recordEvent(trx, { clientId, type, data, livemode: request.livemode ?? this.options.livemode, at, fanOut: true });
+    return { event: { ...event, data: data as unknown as Record<string, unknown> } };
   }
 }

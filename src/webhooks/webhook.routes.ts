@@ -19,6 +19,7 @@ import {
   EventEnvelope,
   EventListQuery,
   ReplayDeadResponse,
+  SampleEventResponse,
   SecretRotation,
   TestEventRequest,
   TestEventResponse,
@@ -188,6 +189,26 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async 
         status: 202,
         body: await endpoints.sendTest(trx, authOf(request).clientId, request.params.id, request.body),
       })),
+  );
+
+  app.post(
+    '/v1/events/test',
+    {
+      config: { scope },
+      ...bodyOptional,
+      schema: {
+        tags,
+        summary: 'Store a sample event of any type as one of the client\'s events',
+        description:
+          'The sample is stored like any other event (see GET /v1/events), with the livemode given: it is delivered, signed, to each of the client\'s endpoints subscribed to its type, and sent on the event stream (GET /v1/events/stream), so `cauri listen` forwards it. The client needs no endpoint. `webhook.test` samples carry `endpoint_id: null`.',
+        security: bearerSecurity,
+        headers: IdempotencyHeaders,
+        body: TestEventRequest,
+        response: { 202: SampleEventResponse, ...protectedErrors(409, 422) },
+      },
+    },
+    async (request, reply) =>
+      replyIdempotently(idempotency, request, reply, async (trx) => ({ status: 202, body: await endpoints.sendSample(trx, authOf(request).clientId, request.body) })),
   );
 
   app.post(

@@ -124,6 +124,9 @@ export type Delivery = Static<typeof Delivery>;
 export const TestEventResponse = Type.Object({ event: EventEnvelope, delivery: Delivery }, { title: 'WebhookTestEvent' });
 export type TestEventResponse = Static<typeof TestEventResponse>;
 
+export const SampleEventResponse = Type.Object({ event: EventEnvelope }, { title: 'SampleEvent' });
+export type SampleEventResponse = Static<typeof SampleEventResponse>;
+
 export const ReplayDeadResponse = Type.Object(
   { endpoint_id: Type.String(), replayed: Type.Integer({ description: 'Dead deliveries given a new attempt.' }) },
   { title: 'WebhookReplayDead' },

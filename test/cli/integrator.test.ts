@@ -132,9 +132,16 @@ test('cauri login stores the credentials with mode 0600, and the other commands 
   const table = await runCli(['events', 'list'], { CAURI_CONFIG_DIR: dir });
   assert.match(table.stdout, /^id\s+type\s+created_at\s+livemode$/m);
 
-  const none = await runCli(['trigger', 'webhook.test'], { CAURI_CONFIG_DIR: dir });
-  assert.equal(none.code, 1);
-  assert.match(none.stderr, /no webhook endpoint/);
+  // Without an endpoint, a sample is still one of the client's events (for the stream and cauri listen).
+  const sample = await runCli(['trigger', 'webhook.test', '--json'], { CAURI_CONFIG_DIR: dir });
+  assert.equal(sample.code, 0, sample.stderr);
+  const stored = (JSON.parse(sample.stdout) as Json).event as Json;
+  assert.equal(stored.type, 'webhook.test');
+  assert.equal(stored.data.endpoint_id, null);
+  const listed = JSON.parse((await runCli(['events', 'list', '--json', '--type', 'webhook.test'], { CAURI_CONFIG_DIR: dir })).stdout) as Json[];
+  assert.deepEqual(listed.map((e) => e.id), [stored.id]);
+  const noDelivery = (await (await api.call('GET', `/v1/webhooks/deliveries?event_id=${stored.id as string}`)).json()) as Json;
+  assert.deepEqual(noDelivery.data, [], 'no endpoint, no delivery');
   const unknown = await runCli(['trigger', 'order.teleported'], { CAURI_CONFIG_DIR: dir });
   assert.equal(unknown.code, 1);
   assert.match(unknown.stderr, /unknown event type/);
@@ -159,10 +166,9 @@ test('cauri listen forwards events signed like webhook deliveries; cauri trigger
 
   // An endpoint to trigger through (the service delivers there; listen forwards the stored event).
   const endpoint = ((await (await api.post('/v1/webhooks/endpoints', { url: `${hooks.url}/endpoint`, events: ['kyc.attested'] })).json()) as Json).id as string;
-  const trigger = await runCli(['trigger', 'webhook.test', '--json'], env);
+  const trigger = await runCli(['trigger', 'webhook.test', '--endpoint', endpoint, '--json'], env);
   assert.equal(trigger.code, 0, trigger.stderr);
-  const triggered = JSON.parse(trigger.stdout) as Json[];
-  assert.equal(triggered.length, 1);
+  const triggered = [JSON.parse(trigger.stdout) as Json];
   assert.equal(triggered[0]!.delivery.endpoint_id, endpoint);
 
   const [forwarded] = await hooks.waitFor(1);
@@ -262,4 +268,60 @@ test('cauri listen survives a service restart and resumes with the events create
   const ids = got.map((r) => (JSON.parse(r.body) as Json).data.id as string);
   assert.deepEqual(ids, [before, ...missed], 'no duplicate, no gap');
   assert.equal(await listener.stop(), 0);
+});
+
+test('cauri listen restarted without --after forwards what happened while it was stopped, once; --from-now skips it', async (t) => {
+  const hooks = await receiver(t);
+  const runtime = await startRuntime(t, DATABASES[0]!);
+  const base = await listen(runtime);
+  const api = await apiClient(runtime, base);
+  const dir = configDir(t);
+  const env = cliEnv(dir, base, api);
+
+  const printed = await runCli(['listen', '--print-secret'], env);
+  assert.equal(printed.code, 0, printed.stderr);
+  const secret = printed.stdout.trim();
+  assert.match(secret, /^whsec_/);
+
+  const first = spawnListen(t, ['--forward-to', `${hooks.url}/listen`], env);
+  assert.equal((await first.until(/signing secret is (whsec_[A-Za-z0-9_-]+)/))[1], secret, 'the secret --print-secret gave');
+  await first.until(/^Connected to /m);
+  const before = await attest(api);
+  await hooks.waitFor(1);
+  await first.until(new RegExp(`kyc\\.attested\\s+evt_\\w+\\s+--> POST`));
+  assert.equal(await first.stop(), 0);
+
+  // While nothing listens: an attestation, and a sample event triggered without any endpoint.
+  const during = await attest(api);
+  const trigger = await runCli(['trigger', 'order.executed', '--json'], env);
+  assert.equal(trigger.code, 0, trigger.stderr);
+  const sample = (JSON.parse(trigger.stdout) as Json).event as Json;
+
+  const second = spawnListen(t, ['--forward-to', `${hooks.url}/listen`], env);
+  await second.until(/^Resuming after evt_[0-9a-z]{26}, where the last listen stopped/m);
+  const got = await hooks.waitFor(3);
+  const events = got.map((r) => stripe.webhooks.constructEvent(r.body, r.headers['x-cauri-signature'] as string, secret) as unknown as Json);
+  assert.deepEqual(
+    events.map((e) => (e.type === 'kyc.attested' ? e.data.id : e.id)),
+    [before, during, sample.id],
+    'what happened while stopped, in order, and nothing twice',
+  );
+  assert.equal(await second.stop(), 0);
+
+  // --from-now forgets the position: an event made while stopped is not forwarded.
+  await attest(api);
+  // The stream starts "now" a moment in the past (its settle window, about two seconds): let the event age past it.
+  await new Promise((r) => setTimeout(r, 3_000));
+  const third = spawnListen(t, ['--forward-to', `${hooks.url}/listen`, '--from-now'], env);
+  await third.until(/^Connected to /m);
+  assert.doesNotMatch(third.stdout, /Resuming after/);
+  const after = await attest(api);
+  const all = await hooks.waitFor(4);
+  assert.equal((JSON.parse(all[3]!.body) as Json).data.id, after);
+  assert.equal(await third.stop(), 0);
+  assert.equal(hooks.received.filter((r) => r.path === '/listen').length, 4);
+
+  const conflicting = await runCli(['listen', '--forward-to', `${hooks.url}/listen`, '--from-now', '--after', sample.id as string], env);
+  assert.equal(conflicting.code, 1);
+  assert.match(conflicting.stderr, /--after and --from-now cannot be used together/);
 });

@@ -48,7 +48,8 @@ test('getting-started.md: the five-minute walk-through runs as written', { timeo
 
   const result = await runBash(shellScript(blocks, DOC), {
     cwd: ROOT,
-    env: { ...process.env, ...deployment, BASE: base, HOOK_PORT: String(await freePort()), LOG_LEVEL: 'silent' },
+    // CAURI_CONFIG_DIR: `cauri listen` keeps its secret and position in a folder of this run, not the user's.
+    env: { ...process.env, ...deployment, BASE: base, HOOK_PORT: String(await freePort()), LOG_LEVEL: 'silent', CAURI_CONFIG_DIR: join(dataDir, 'config') },
     timeoutMs: 75_000,
   });
   const out = result.stdout;
@@ -73,4 +74,8 @@ test('getting-started.md: the five-minute walk-through runs as written', { timeo
   assert.match(out, /^received order\.routed evt_[0-9a-z]{26} routed$/m, context);
   assert.match(out, /^received order\.executed evt_[0-9a-z]{26} filled$/m, context);
   assert.match(out, /"event_type":"order\.executed".*"status":"succeeded".*"status_code":200/, context);
+  // cauri listen: a sample event triggered without an endpoint, forwarded and verified with listen's own secret.
+  const sample = /^webhook\.test (evt_[0-9a-z]{26}) stored: sent to the endpoints subscribed/m.exec(out)?.[1];
+  assert.ok(sample !== undefined, context);
+  assert.match(out, new RegExp(`^received webhook\\.test ${sample} ?$`, 'm'), context);
 });

@@ -24,7 +24,12 @@ export async function spawnWorker(t: TestContext, env: Record<string, string>): 
 }
 
 async function spawnCommand(t: TestContext, command: string, env: Record<string, string>, ready: RegExp): Promise<SpawnedProcess> {
-  const child = spawn(process.execPath, [CLI, command], {
+  return spawnCommandIn(t, CLI, command, env, ready);
+}
+
+/** Runs a command of the `cauri` entry point at `cli` (an installed package's, say) until `ready` matches its output. */
+export async function spawnCommandIn(t: TestContext, cli: string, command: string, env: Record<string, string>, ready: RegExp): Promise<SpawnedProcess> {
+  const child = spawn(process.execPath, [cli, command], {
     // Tests on real time run at any hour: the simulated exchange trades at any hour unless a test says otherwise.
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', CAURI_SANDBOX_MARKET_HOURS: 'always', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { EVENT_TYPES } from '../../events/event.types.js';
 import { IntegratorApi } from '../integrator/api.js';
-import { credentialsPath, listenSecret, normaliseApiUrl, readStored, resolveCredentials, writeStored } from '../integrator/credentials.js';
+import { credentialsPath, listenSecret, listenStatePath, normaliseApiUrl, readListenPosition, readStored, resolveCredentials, writeListenPosition, writeStored } from '../integrator/credentials.js';
 import { listen } from '../integrator/listen.js';
 import { CliError, printJson, printTable } from '../output.js';
 
@@ -11,12 +11,6 @@ import { CliError, printJson, printTable } from '../output.js';
  * commands, which open the deployment's database.
  */
 
-interface Endpoint {
-  id: string;
-  url: string;
-  events: string[];
-  disabled: boolean;
-}
 interface Envelope {
   id: string;
   type: string;
@@ -57,11 +51,6 @@ function positiveInt(name: string, value: string, max: number): number {
   return n;
 }
 
-async function clientEndpoints(client: IntegratorApi): Promise<Endpoint[]> {
-  // At most 16 endpoints per client: one page holds them all.
-  return (await client.json<{ data: Endpoint[] }>('GET', '/v1/webhooks/endpoints?limit=200')).data;
-}
-
 export function registerIntegrator(program: Command): void {
   program
     .command('login')
@@ -79,48 +68,51 @@ export function registerIntegrator(program: Command): void {
 
   program
     .command('trigger <event-type>')
-    .description('Send a sample event of this type (stored like any other) to one endpoint, or to each enabled endpoint of the client')
-    .option('--endpoint <id>', 'the endpoint (we_...); default every enabled endpoint')
+    .description('Store a sample event of this type: for the client\'s subscribed endpoints and event stream (cauri listen), or for one endpoint only')
+    .option('--endpoint <id>', 'deliver the sample to this endpoint (we_...) only, subscribed to the type or not')
     .option('--livemode', 'mark the sample livemode: true (default: the deployment\'s mode)')
-    .option('--json', 'print the events and deliveries as JSON')
+    .option('--json', 'print the event (and the delivery, with --endpoint) as JSON')
     .action(async (type: string, options: { endpoint?: string; livemode?: boolean; json?: boolean }) => {
       const kind = eventType(type);
       const client = api();
-      let targets: string[];
-      if (options.endpoint !== undefined) targets = [options.endpoint];
-      else {
-        const endpoints = await clientEndpoints(client);
-        targets = endpoints.filter((e) => !e.disabled).map((e) => e.id);
-        if (targets.length === 0) {
-          throw new CliError(
-            endpoints.length === 0
-              ? 'this client has no webhook endpoint: register one (POST /v1/webhooks/endpoints), or run cauri listen to receive events locally'
-              : `every endpoint of this client is disabled (${endpoints.map((e) => e.id).join(', ')}); enable one or pass --endpoint`,
-          );
-        }
+      const body = { type: kind, ...(options.livemode === true ? { livemode: true } : {}) };
+      if (options.endpoint !== undefined) {
+        const sent = await client.json<{ event: Envelope; delivery: Delivery }>('POST', `/v1/webhooks/endpoints/${encodeURIComponent(options.endpoint)}/test`, body);
+        if (options.json === true) printJson(sent);
+        else process.stdout.write(`${sent.event.type} ${sent.event.id} -> ${sent.delivery.endpoint_id} (delivery ${sent.delivery.id}, ${sent.delivery.status})\n`);
+        return;
       }
-      const sent: { event: Envelope; delivery: Delivery }[] = [];
-      for (const id of targets) {
-        sent.push(await client.json('POST', `/v1/webhooks/endpoints/${encodeURIComponent(id)}/test`, { type: kind, ...(options.livemode === true ? { livemode: true } : {}) }));
-      }
+      const sent = await client.json<{ event: Envelope }>('POST', '/v1/events/test', body);
       if (options.json === true) printJson(sent);
-      else for (const s of sent) process.stdout.write(`${s.event.type} ${s.event.id} -> ${s.delivery.endpoint_id} (delivery ${s.delivery.id}, ${s.delivery.status})\n`);
+      else process.stdout.write(`${sent.event.type} ${sent.event.id} stored: sent to the endpoints subscribed to ${sent.event.type} and on the event stream\n`);
     });
 
   program
     .command('listen')
     .description('Follow the client\'s events (GET /v1/events/stream) and forward each to a local URL, signed like a webhook delivery')
-    .requiredOption('--forward-to <url>', 'local receiver, such as http://localhost:3000/webhooks')
+    .option('--forward-to <url>', 'local receiver, such as http://localhost:3000/webhooks')
     .option('--events <types>', 'comma-separated event types to forward (default: all)')
-    .option('--after <event_id>', 'first replay the stored events after this id')
-    .action(async (options: { forwardTo: string; events?: string; after?: string }) => {
+    .option('--after <event_id>', 'start after this event id (default: where the last listen on this machine stopped)')
+    .option('--from-now', 'start with the events from now on, forgetting where the last listen stopped')
+    .option('--print-secret', 'print the signing secret of forwarded events and exit')
+    .action(async (options: { forwardTo?: string; events?: string; after?: string; fromNow?: boolean; printSecret?: boolean }) => {
+      const secret = listenSecret();
+      if (options.printSecret === true) {
+        process.stdout.write(`${secret}\n`);
+        return;
+      }
+      if (options.forwardTo === undefined) throw new CliError('--forward-to <url> is required (or --print-secret)');
+      if (options.after !== undefined && options.fromNow === true) throw new CliError('--after and --from-now cannot be used together');
       const forwardTo = forwardUrl(options.forwardTo);
       const types = options.events === undefined ? null : new Set(options.events.split(',').map((s) => s.trim()).filter((s) => s !== '').map(eventType));
-      const client = api();
-      const secret = listenSecret();
+      const credentials = resolveCredentials();
+      const client = new IntegratorApi(credentials);
+      const remembered = options.fromNow === true ? null : readListenPosition(client.baseUrl, credentials.clientId);
+      const after = options.after ?? remembered;
       process.stdout.write(
         `Ready: forwarding ${types === null ? 'all events' : [...types].join(', ')} from ${client.baseUrl} to ${forwardTo}\n` +
-          `Your webhook signing secret is ${secret} (kept in ${credentialsPath()}; configure your receiver with it once)\n`,
+          `Your webhook signing secret is ${secret} (kept in ${credentialsPath()}; configure your receiver with it once)\n` +
+          (options.after === undefined && remembered !== null ? `Resuming after ${remembered}, where the last listen stopped (--from-now to skip what happened meanwhile)\n` : ''),
       );
       const controller = new AbortController();
       const stop = () => controller.abort();
@@ -131,8 +123,15 @@ export function registerIntegrator(program: Command): void {
           forwardTo,
           types,
           secret,
-          after: options.after ?? null,
+          after: after ?? null,
           signal: controller.signal,
+          received: (eventId) => {
+            try {
+              writeListenPosition(client.baseUrl, credentials.clientId, eventId);
+            } catch (error) {
+              process.stderr.write(`cauri: cannot record the listen position in ${listenStatePath()}: ${(error as Error).message}\n`);
+            }
+          },
           out: (line) => process.stdout.write(`${line}\n`),
           err: (line) => process.stderr.write(`${line}\n`),
         });

@@ -91,6 +91,45 @@ export function normaliseApiUrl(value: string): string {
   return url.toString().replace(/\/+$/, '');
 }
 
+/** Where `cauri listen` stopped, per API URL and client: `listen-state.json` beside the credentials. */
+export function listenStatePath(env: Env = process.env): string {
+  return join(configDir(env), 'listen-state.json');
+}
+
+type ListenState = Record<string, { last_event_id: string; updated_at: string }>;
+
+function listenStateKey(apiUrl: string, clientId: string): string {
+  return `${apiUrl} ${clientId}`;
+}
+
+function readListenState(env: Env): ListenState {
+  try {
+    const value = JSON.parse(readFileSync(listenStatePath(env), 'utf8')) as unknown;
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as ListenState) : {};
+  } catch {
+    // Missing or unreadable: listen starts from now, as on a first run.
+    return {};
+  }
+}
+
+/** The last event `cauri listen` received for this client from this service, on this machine; null: none yet. */
+export function readListenPosition(apiUrl: string, clientId: string, env: Env = process.env): string | null {
+  const entry = readListenState(env)[listenStateKey(apiUrl, clientId)];
+  return typeof entry?.last_event_id === 'string' && /^evt_[0-9a-z]{26}$/.test(entry.last_event_id) ? entry.last_event_id : null;
+}
+
+/** Records the last event received, atomically (a temporary file renamed over the old one). */
+export function writeListenPosition(apiUrl: string, clientId: string, eventId: string, env: Env = process.env): void {
+  const dir = configDir(env);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const state = readListenState(env);
+  state[listenStateKey(apiUrl, clientId)] = { last_event_id: eventId, updated_at: new Date().toISOString() };
+  const path = listenStatePath(env);
+  const temporary = `${path}.${process.pid}.tmp`;
+  writeFileSync(temporary, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
+  renameSync(temporary, path);
+}
+
 /** The stored `listen` secret, made and saved on first use. */
 export function listenSecret(env: Env = process.env): string {
   const stored = readStored(env);

@@ -8,8 +8,10 @@ export interface ListenOptions {
   /** Only these event types are forwarded (null: all). */
   types: ReadonlySet<string> | null;
   secret: string;
-  /** Resume after this event id on the first connection too. */
+  /** Resume after this event id on the first connection too (null: from now). */
   after: string | null;
+  /** Called with each event id received, once it has been handled, to remember where listening stopped. */
+  received?: (eventId: string) => void;
   signal: AbortSignal;
   out: (line: string) => void;
   err: (line: string) => void;
@@ -86,7 +88,10 @@ export async function listen(api: IntegratorApi, options: ListenOptions): Promis
         watchdog();
         for (const message of parser.push(decoder.decode(chunk, { stream: true }))) {
           await handle(message);
-          if (message.id !== null) lastId = message.id;
+          if (message.id !== null) {
+            lastId = message.id;
+            options.received?.(message.id);
+          }
         }
       }
     } catch (error) {

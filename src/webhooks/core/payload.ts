@@ -165,7 +165,8 @@ export interface SampleAuditSnapshot {
 
 export interface SampleWebhookTest {
   message: string;
-  endpoint_id: string;
+  /** The endpoint it was sent to; null when it was sent to the client's subscribers and event stream. */
+  endpoint_id: string | null;
 }
 
 /** The `data` member of each event type. */
@@ -186,8 +187,8 @@ export interface SampleDataByType {
 export interface SampleContext {
   /** The moment the sample event is made; every date in the sample is derived from it. */
   at: Date;
-  /** The endpoint the test event is sent to (`we_...`), echoed by `webhook.test`. */
-  endpointId: string;
+  /** The endpoint the test event is sent to (`we_...`), echoed by `webhook.test`; null: to every subscriber. */
+  endpointId: string | null;
   /** Issuer constant of the deployment; default `cauri`. */
   issuer?: string;
 }

@@ -6941,6 +6941,230 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Store a sample event of any type as one of the client's events
+         * @description The sample is stored like any other event (see GET /v1/events), with the livemode given: it is delivered, signed, to each of the client's endpoints subscribed to its type, and sent on the event stream (GET /v1/events/stream), so `cauri listen` forwards it. The client needs no endpoint. `webhook.test` samples carry `endpoint_id: null`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description UUID; required. A retry with the same key and body within 24 hours returns the first response. */
+                    "idempotency-key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Event type of the sample; default webhook.test.
+                         * @enum {string}
+                         */
+                        type?: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
+                        /** @description livemode of the sample event; default the deployment's. */
+                        livemode?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Event */
+                            event: {
+                                /** @description Event identifier (evt_...) */
+                                id: string;
+                                /**
+                                 * @description An event type of the specification's Events section.
+                                 * @enum {string}
+                                 */
+                                type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
+                                /**
+                                 * Format: date-time
+                                 * @description With milliseconds
+                                 */
+                                created_at: string;
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                                livemode: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks/endpoints/{id}/replay-dead": {
         parameters: {
             query?: never;
