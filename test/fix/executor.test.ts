@@ -235,7 +235,7 @@ if (!IN_LOOPBACK_NAMESPACE) {
           await storage.transact(async (trx) => {
             await trx.insertInto('orders').values(orderRow({ id: orderId, client_id: first.api.clientId, created_at: sentAt, status: 'created', rcpt_to: d.partnerId, connector: 'fix', qty: 7, limit_price_cents: 1_450_000, next_route_at: sentAt })).execute();
             seq = (await findSession(trx, d.partnerId))?.next_sender_seq ?? 0;
-            const body = newOrderSingle({ order_id: orderId, instrument: 'KOLA.BRVM', instrument_status: 'active', side: 'buy', qty: 7, limit_price_cents: 1_450_000, reference_price_cents: 100 }, { account: 'CAURI-TEST', transactTime: sentAt });
+            const body = newOrderSingle({ order_id: orderId, instrument: 'KOLA.BRVM', instrument_status: 'active', side: 'buy', qty: 7, limit_price_cents: 1_450_000, reference_price_cents: 100 }, { defaultAccount: 'CAURI-TEST', transactTime: sentAt });
             await commitSent(trx, d.partnerId, seq, sentAt);
             await insertMessage(trx, { partner_id: d.partnerId, seq, msg_type: 'D', cl_ord_id: orderId, sending_time: sentAt, body: JSON.stringify(body) });
             await insertOrderAtPartner(trx, { partner_id: d.partnerId, order_id: orderId, side: 'buy', qty: 7, instrument: 'KOLA.BRVM', body: JSON.stringify(body), state: 'sent', cum_qty: 0, report_seq: 0, partner_order_id: null, created_at: sentAt, updated_at: sentAt });
