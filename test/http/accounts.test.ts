@@ -69,6 +69,17 @@ for (const database of DATABASES) {
       assert.equal(again.body.created_at, '2026-11-23T10:02:00.000Z');
     });
 
+    test('concurrent registrations of one account: exactly one creates it, the others replace it, one row remains', async (t) => {
+      const c = await orderContext(t, database);
+      const numbers = Array.from({ length: 8 }, (_, i) => `RACE-${i}`);
+      const answers = await Promise.all(numbers.map((n) => call(c.api, 'PUT', path('inv-race', BAOBAB), { account_number: n })));
+      assert.deepEqual(answers.map((a) => a.status).sort(), [200, 200, 200, 200, 200, 200, 200, 201]);
+      const rows = await c.runtime.storage.db.selectFrom('investor_accounts').select(['subject_id', 'account_number']).execute();
+      assert.equal(rows.length, 1);
+      assert.ok(numbers.includes(rows[0]?.account_number ?? ''));
+      assert.equal((await call(c.api, 'GET', path('inv-race', BAOBAB))).body.account_number, rows[0]?.account_number);
+    });
+
     test('a client sees only its own accounts: another client reads, lists and removes nothing, and registers its own apart', async (t) => {
       const c = await orderContext(t, database);
       const other = await apiClient(c.runtime, c.base, undefined, 'another client');
