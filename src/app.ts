@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
+import { accountRoutes } from './accounts/account.routes.js';
+import { AccountService } from './accounts/account.service.js';
 import { anchorFromConfig } from './audit/anchor-from-config.js';
 import { auditRoutes } from './audit/audit.routes.js';
 import { AuditService } from './audit/audit.service.js';
@@ -79,6 +81,8 @@ export interface Services {
   /** Partners, instruments and reference rates as this process holds them; invalidate() after an import. */
   readonly reference: ReferenceData;
   readonly orders: OrderService;
+  /** Investors' account numbers at the SGIs, registered by the clients. */
+  readonly accounts: AccountService;
   readonly router: Router;
   /** The expiry use case: day and gtd orders cancelled at their close. */
   readonly expiry: OrderExpiry;
@@ -166,6 +170,7 @@ export function createServices(
       settlementDays: (exchange) => EXCHANGE_INFO[exchange].settlement_days,
     }, testClocks === undefined ? undefined : (trx, clientId, id) => testClocks.frozenTimeFor(trx, clientId, id)),
     testClocks,
+    accounts: new AccountService(clock),
     router,
     audit: new AuditService(db, storage.transact, keys, anchorFromConfig(config.anchor, clock), clock, { livemode: config.livemode, dialect }, log),
     calendars,
@@ -259,6 +264,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   });
   const useCases = { transact: storage.transact, idempotency: services.idempotency, orders: services.orders, router: services.router, livemode: config.livemode };
   await app.register(orderRoutes, { db, orders: services.orders, useCases, cursors });
+  await app.register(accountRoutes, { db, transact: storage.transact, accounts: services.accounts, cursors });
   if (services.testClocks !== undefined) await app.register(testClockRoutes, { db, testClocks: services.testClocks, idempotency: services.idempotency });
   await app.register(auditRoutes, { db, audit: services.audit });
   await app.register(webhooks.routes);

@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/config.js';
+import { registerAccounts } from './commands/accounts.js';
 import { registerAudit } from './commands/audit.js';
 import { registerClients } from './commands/clients.js';
 import { registerDirectory } from './commands/directory.js';
@@ -33,6 +34,7 @@ export function buildProgram(): Command {
   registerServe(program);
   registerMigrate(program);
   registerDirectory(program);
+  registerAccounts(program);
   registerMarkets(program);
   registerClients(program);
   registerKeys(program);

@@ -60,6 +60,8 @@ export function fastifyOptions(config: Config, metrics: Metrics, logger?: Fastif
         }
       : { loggerInstance: logger }),
     bodyLimit: BODY_LIMIT,
+    // A path parameter may be a subject id: 128 characters, each `:` of it 3 when percent-encoded.
+    routerOptions: { maxParamLength: 512 },
     // Request ids are ours (req_...), never taken from the client, and logged as `request_id`.
     genReqId: () => newId('request'),
     requestIdHeader: false,

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { accountOfOrder } from '../accounts/account.service.js';
 import type { Clock } from '../lib/clock.js';
 import { ApiError, notFound, validationError, type ErrorDetail } from '../lib/errors.js';
 import { isId, newId, type ClientId } from '../lib/ids.js';
@@ -73,10 +74,11 @@ export interface CalendarSource {
 }
 
 /**
- * Checks orders (every check of docs/concepts.md, "Checks"), records cancel and amend requests, and
- * serves orders back. The use cases (orders/use-cases/) store what it checked and hand it to the
- * partner through the router. Partners, instruments and
- * rates come from the process's reference data, and the calendars from memory (no read per order).
+ * Checks orders (every check of docs/concepts.md, "Checks") and fixes on each the investor's account
+ * at its partner, records cancel and amend requests, and serves orders back. The use cases
+ * (orders/use-cases/) store what it checked and hand it to the partner through the router. Partners,
+ * instruments and rates come from the process's reference data, and the calendars from memory (no
+ * read per order).
  */
 export class OrderService {
   constructor(
@@ -111,6 +113,14 @@ export class OrderService {
     else if (attestation.expires_at <= now) details.push({ field: 'kyc_attestation_id', rule: 'not_expired', value: request.kyc_attestation_id, message: 'attestation has expired' });
     else if (partner !== undefined && !(JSON.parse(attestation.jurisdictions) as string[]).includes(partner.jurisdiction)) {
       details.push({ field: 'kyc_attestation_id', rule: 'jurisdiction', value: partner.jurisdiction, message: `attestation does not cover ${partner.jurisdiction}, the partner's jurisdiction` });
+    }
+
+    // The investor's account at the partner, fixed on the order now (accounts/core/requirement.ts).
+    let account: string | null = null;
+    if (partner?.status === 'approved' && attestation !== undefined) {
+      const chosen = await accountOfOrder(trx, clientId, attestation.subject_id, partner);
+      if ('rule' in chosen) details.push(chosen);
+      else account = chosen.account;
     }
 
     // An order on a test clock takes the clock's time for its session and expiry; real time for the rest.
@@ -178,6 +188,7 @@ export class OrderService {
       amend_limit_price_cents: null,
       requests_made: 0,
       last_refusal: null,
+      account,
     };
     return { row, instrument };
   }

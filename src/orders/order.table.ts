@@ -58,6 +58,12 @@ export interface OrderTable {
   requests_made: number;
   /** JSON `{ request, reason, refused_at }` of the partner's last refusal, or null. */
   last_refusal: string | null;
+  /**
+   * The investor's account number at the partner, fixed when the order was accepted (the one the
+   * client registered, else the partner's default); null when there was none, and for the orders of
+   * before accounts were kept.
+   */
+  account: string | null;
 }
 
 export interface OrderFillTable {

@@ -50,6 +50,19 @@ export const Instrument = Type.Object(
 );
 export type Instrument = Static<typeof Instrument>;
 
+/** What a partner requires of orders beyond the common checks (core/checks.ts); each member false when left out. */
+export const PartnerChecksMember = Type.Object(
+  {
+    accounts: Type.Optional(
+      Type.Boolean({
+        description:
+          "Every order needs the investor's account number at the SGI: registered by the client for the subject, else the partner's default account (`fix.account`). A FIX partner requires one whatever this says.",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 /** One row of `cauri partners import`: `id` is optional, rows without one are matched by name. */
 export const PartnerImportRow = Type.Object(
   {
@@ -62,6 +75,8 @@ export const PartnerImportRow = Type.Object(
     connector: Type.Optional(Type.String({ pattern: '^[a-z][a-z0-9_-]{0,63}$' })),
     /** The FIX session settings, with `"connector": "fix"`; kept from the previous import when absent. */
     fix: Type.Optional(FixMember),
+    /** Kept from the previous import when absent; `{}` requires nothing more. */
+    checks: Type.Optional(PartnerChecksMember),
   },
   { additionalProperties: false },
 );

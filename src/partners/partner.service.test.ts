@@ -6,6 +6,8 @@ import { importInstruments, listCatalogue } from './instrument.service.js';
 import { getDirectoryPartner, importPartners, listDirectory } from './partner.service.js';
 import { SANDBOX_INSTRUMENTS, SANDBOX_PARTNERS, seedSandboxDirectory } from './sandbox-seed.js';
 import { ApiError } from '../lib/errors.js';
+import { ManualClock } from '../lib/clock.js';
+import { ReferenceData } from './reference-data.js';
 
 const now = new Date('2026-11-22T10:00:00.000Z');
 
@@ -124,6 +126,45 @@ for (const database of DATABASES) {
       assert.deepEqual(await refused(other), [['fix', 'required']]);
       const plaintext = await db.transaction().execute((trx) => importPartners(trx, [{ ...other, fix: { ...fix, tls: false, account: 'ACC-9', start_time: '08:00:00', end_time: '15:30:00' } }], { now, fixPlaintextAllowed: true }));
       assert.equal(plaintext.committed, true);
+    });
+
+    test('checks: stored when given, kept on a re-import without them, cleared by {}, refused when unknown; the reference data tells which partners require an account', async (t) => {
+      const { db } = await openTestStorage(t, database);
+      const fix = { host: 'fix.sgi.example', port: 9876, sender_comp_id: 'CAURI', target_comp_id: 'SGI1' };
+      const rows = [
+        { name: 'Comptes Titres', jurisdiction: 'UEMOA', capabilities: ['equities'], checks: { accounts: true } },
+        { name: 'Sans Comptes', jurisdiction: 'UEMOA', capabilities: ['equities'], checks: { accounts: false } },
+        { name: 'Fix Sans Defaut', jurisdiction: 'UEMOA', capabilities: ['equities'], connector: 'fix', fix },
+        { name: 'Fix Avec Defaut', jurisdiction: 'UEMOA', capabilities: ['equities'], connector: 'fix', fix: { ...fix, account: 'OMNIBUS' }, checks: { accounts: true } },
+      ];
+      const created = await db.transaction().execute((trx) => importPartners(trx, rows, { now }));
+      assert.equal(created.committed, true, JSON.stringify(created.rejected));
+      const ids = created.applied.map((a) => a.id);
+      const stored = async () => new Map((await listPartners(db, { afterId: null, limit: 10, approvedOnly: false })).map((p) => [p.name, p.checks]));
+      assert.deepEqual(await stored(), new Map([['Comptes Titres', '{"accounts":true}'], ['Sans Comptes', null], ['Fix Sans Defaut', null], ['Fix Avec Defaut', '{"accounts":true}']]));
+
+      const rules = async () => {
+        const snapshot = await new ReferenceData(db, new ManualClock(now), { refreshMs: 60_000 }).current();
+        return ids.map((id) => snapshot.partner(id)?.account);
+      };
+      assert.deepEqual(await rules(), [
+        { required: true, fallback: null },
+        { required: false, fallback: null },
+        { required: true, fallback: null },
+        { required: true, fallback: 'OMNIBUS' },
+      ]);
+
+      // Left out: kept. Given as {}: nothing more is required.
+      const { checks: _checks, ...withoutChecks } = rows[0] as Record<string, unknown>;
+      await db.transaction().execute((trx) => importPartners(trx, [{ ...withoutChecks, id: ids[0] }], { now }));
+      assert.equal((await stored()).get('Comptes Titres'), '{"accounts":true}');
+      await db.transaction().execute((trx) => importPartners(trx, [{ ...withoutChecks, id: ids[0], checks: {} }], { now }));
+      assert.equal((await stored()).get('Comptes Titres'), null);
+      assert.deepEqual((await rules())[0], { required: false, fallback: null });
+
+      const refused = await db.transaction().execute((trx) => importPartners(trx, [{ ...withoutChecks, checks: { accounts: 'yes', funds: true } }], { now }));
+      assert.equal(refused.committed, false);
+      assert.deepEqual(refused.rejected[0]?.details.map((d) => [d.field, d.rule]), [['checks.funds', 'additionalProperties'], ['checks.accounts', 'type']]);
     });
 
     test('instrument import derives the exchange from the code and rejects bad codes', async (t) => {

@@ -8,6 +8,7 @@ import { PartnerImportRow, type SgiPartner } from './partner.schemas.js';
 import type { PartnerRow } from './partner.table.js';
 import type { Capability, Jurisdiction } from './markets.js';
 import { runImport, type ImportReport } from './import.js';
+import { resolvePartnerChecks, type PartnerChecks } from './core/checks.js';
 import { checkFixMember, resolveFixSettings } from '../routing/fix/settings.js';
 
 export type { ImportReport } from './import.js';
@@ -47,10 +48,16 @@ export async function getDirectoryPartner(db: Kysely<Database>, id: string): Pro
 
 const validatePartnerRow = compileValidator(PartnerImportRow, 'row');
 
+/** A partner that requires nothing more is stored with null, as the partners of before checks existed. */
+function storedChecks(checks: PartnerChecks): string | null {
+  return Object.values(checks).some((on) => on) ? JSON.stringify(checks) : null;
+}
+
 /**
  * Inserts or updates partners (matched by id, else by name); the contract of runImport. A `fix`
  * member (the FIX session settings) goes with `"connector": "fix"`; `tls: false` is refused unless
- * `fixPlaintextAllowed` (sandbox, or production with CAURI_FIX_ALLOW_PLAINTEXT=true).
+ * `fixPlaintextAllowed` (sandbox, or production with CAURI_FIX_ALLOW_PLAINTEXT=true). `fix` and
+ * `checks` left out keep what the partner had.
  */
 export async function importPartners(
   trx: Kysely<Database>,
@@ -75,6 +82,7 @@ export async function importPartners(
       const connector = row.connector ?? existing?.connector ?? options.defaultConnector ?? 'sandbox';
       if (row.fix !== undefined) details.push(...checkFixMember(row.fix, { connector, plaintextAllowed: options.fixPlaintextAllowed === true }));
       const fix = row.fix === undefined ? (existing?.fix ?? null) : JSON.stringify(resolveFixSettings(row.fix));
+      const checks = row.checks === undefined ? (existing?.checks ?? null) : storedChecks(resolvePartnerChecks(row.checks));
       if (connector === 'fix' && fix === null) details.push({ field: 'fix', rule: 'required', value: null, message: 'a partner with "connector": "fix" needs its fix member' });
       if (details.length > 0) return { details };
       names.set(row.name, index);
@@ -93,6 +101,7 @@ export async function importPartners(
           connector,
           fix,
           fix_credentials: existing?.fix_credentials ?? null,
+          checks,
           created_at: existing?.created_at ?? options.now.getTime(),
           updated_at: options.now.getTime(),
         },

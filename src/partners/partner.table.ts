@@ -14,6 +14,8 @@ export interface PartnerTable {
   fix: string | null;
   /** Its FIX logon username and password, sealed with the master key (fix/credentials.ts), or null. */
   fix_credentials: string | null;
+  /** What the partner requires of orders beyond the common checks (JSON of PartnerChecks), or null: nothing. */
+  checks: string | null;
   created_at: number;
   updated_at: number;
 }

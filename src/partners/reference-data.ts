@@ -1,7 +1,10 @@
 import type { Kysely } from 'kysely';
+import { accountRuleOf, type PartnerAccountRule } from '../accounts/core/requirement.js';
+import { parseFixSettings } from '../routing/fix/settings.js';
 import type { Clock } from '../lib/clock.js';
 import { utcDay } from '../lib/clock.js';
 import type { Database } from '../storage/schema.js';
+import { parsePartnerChecks } from './core/checks.js';
 import { parseDecimalRate, type Rational } from './core/decimal-rate.js';
 import { listFxRates } from './fx-rate.repository.js';
 import type { InstrumentRow } from './instrument.table.js';
@@ -15,6 +18,8 @@ export interface ReferencePartner {
   readonly jurisdiction: Jurisdiction;
   readonly capabilities: readonly Capability[];
   readonly connector: string;
+  /** Whether its orders need the investor's account number, and its default account. */
+  readonly account: PartnerAccountRule;
 }
 
 export interface ReferenceInstrument extends Readonly<InstrumentRow> {
@@ -59,13 +64,14 @@ function firstDayOfPreviousMonth(ms: number): string {
 
 async function read(db: Kysely<Database>, nowMs: number): Promise<ReferenceSnapshot> {
   const [partnerRows, instrumentRows, rateRows] = await Promise.all([
-    db.selectFrom('partners').select(['id', 'status', 'jurisdiction', 'capabilities', 'connector']).execute(),
+    db.selectFrom('partners').select(['id', 'status', 'jurisdiction', 'capabilities', 'connector', 'fix', 'checks']).execute(),
     db.selectFrom('instruments').selectAll().execute(),
     listFxRates(db, firstDayOfPreviousMonth(nowMs)),
   ]);
   const partners = new Map<string, ReferencePartner>();
   for (const p of partnerRows) {
-    partners.set(p.id, Object.freeze({ id: p.id, status: p.status, jurisdiction: p.jurisdiction as Jurisdiction, capabilities: Object.freeze(JSON.parse(p.capabilities) as Capability[]), connector: p.connector }));
+    const account = Object.freeze(accountRuleOf({ connector: p.connector, checks: parsePartnerChecks(p.checks), defaultAccount: p.fix === null ? null : parseFixSettings(p.fix).account }));
+    partners.set(p.id, Object.freeze({ id: p.id, status: p.status, jurisdiction: p.jurisdiction as Jurisdiction, capabilities: Object.freeze(JSON.parse(p.capabilities) as Capability[]), connector: p.connector, account }));
   }
   const instruments = new Map<string, ReferenceInstrument>();
   for (const i of instrumentRows) {

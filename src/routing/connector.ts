@@ -99,6 +99,12 @@ export interface OrderForPartner {
   readonly tick_size_cents?: number;
   /** The instrument's price band around the reference price, limits included; null or absent: no band. */
   readonly price_limits?: { readonly low_cents: number; readonly high_cents: number } | null;
+  /**
+   * The investor's account number at the SGI, fixed when the order was accepted (registered by the
+   * client for the subject, else the partner's default); null or absent (orders of an older
+   * version): none, and a connector may use its own default. The same on every hand-over of the order.
+   */
+  readonly account?: string | null;
 }
 
 /** A cancel request; `request_id` is unique per request of the service (`<order id>.<n>`). */

@@ -15,7 +15,7 @@ function row(fields: Partial<OrderRow> = {}): OrderRow {
     instrument: 'KOLA.BRVM', side: 'buy', qty: 100, limit_price_cents: 1000, reference_price_cents: 1000, filled_qty: 0, fill_notional_cents: '0', failure_reason: null,
     client_metadata: null, connector: 'sandbox', last_report_seq: 1, route_attempts: 0, next_route_at: null, route_lease_until: null, cancel_requested_at: null,
     created_at: NOW - 60_000, updated_at: NOW - 60_000, time_in_force: 'day', expire_date: null, expires_at: NOW + 3_600_000, expiry_due_at: NOW + 3_600_000,
-    cancel_reason: null, pending_request: null, pending_request_id: null, cancel_request_reason: null, amend_qty: null, amend_limit_price_cents: null, requests_made: 0, last_refusal: null,
+    cancel_reason: null, pending_request: null, pending_request_id: null, cancel_request_reason: null, amend_qty: null, amend_limit_price_cents: null, requests_made: 0, last_refusal: null, account: null,
     ...fields,
   };
 }

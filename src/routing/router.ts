@@ -102,6 +102,7 @@ export class Router {
       expire_date: row.expire_date,
       tick_size_cents: instrument?.tick_size_cents ?? 1,
       price_limits: instrument === undefined ? null : priceLimits({ ...instrument, reference_price_cents: row.reference_price_cents }),
+      account: row.account,
     };
   }
 

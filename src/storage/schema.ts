@@ -1,3 +1,4 @@
+import type { InvestorAccountTable } from '../accounts/account.table.js';
 import type { ClientSecretTable, ClientTable } from '../auth/client.table.js';
 import type { IdempotencyTable } from '../idempotency/idempotency.table.js';
 import type { SigningKeyTable } from '../keys/signing-key.table.js';
@@ -26,6 +27,7 @@ export interface Database {
   idempotency_keys: IdempotencyTable;
   attestations: AttestationTable;
   orders: OrderTable;
+  investor_accounts: InvestorAccountTable;
   test_clocks: TestClockTable;
   order_fills: OrderFillTable;
   connector_positions: ConnectorPositionTable;

@@ -169,6 +169,26 @@ if (!IN_LOOPBACK_NAMESPACE) {
         assert.deepEqual(await eventsOf(runtime, market.id), ['order.created', 'order.routed', 'order.executed']);
       });
 
+      test("Account (1) is the subject's registered account at the SGI, else the partner's default; a change after the order is not sent", async (t) => {
+        const d = await deployment(t, database);
+        const { api } = await d.start();
+        const registration = await api.call('PUT', `/v1/subjects/${KYC2_REQUEST.subject_id}/accounts/${d.partnerId}`, { account_number: 'INV-0001/BRVM' });
+        assert.equal(registration.status, 201, await registration.text());
+        const registered = await placeOrder(api, d.partnerId, { limit_price_cents: 1_500_000 });
+        assert.equal(registered.status, 'routed');
+        await api.call('PUT', `/v1/subjects/${KYC2_REQUEST.subject_id}/accounts/${d.partnerId}`, { account_number: 'CHANGED-LATER' });
+
+        const other = (await (await api.post('/v1/kyc/attestations', { ...KYC2_REQUEST, subject_id: 'inv-0002' })).json()) as Json;
+        const res = await api.post('/v1/orders', { rcpt_to: d.partnerId, kyc_attestation_id: other.id, instrument: 'KOLA.BRVM', side: 'buy', qty: 10, limit_price_cents: 1_500_000 });
+        const byDefault = (await res.json()) as Json;
+        assert.equal(byDefault.status, 'routed');
+        await orderWhen(api, registered.id, 'filled');
+        await orderWhen(api, byDefault.id, 'filled');
+        await logged(() => withClOrdId(received(d.executor, 'D'), byDefault.id).length === 1 && withClOrdId(received(d.executor, 'D'), registered.id).length === 1);
+        assert.deepEqual(withClOrdId(received(d.executor, 'D'), registered.id).map((m) => m.fields.get(1)), ['INV-0001/BRVM']);
+        assert.deepEqual(withClOrdId(received(d.executor, 'D'), byDefault.id).map((m) => m.fields.get(1)), ['CAURI-TEST']);
+      });
+
       test('a cancel of an order the executor already filled is refused', async (t) => {
         const d = await deployment(t, database);
         const { runtime } = await d.start();
@@ -233,9 +253,9 @@ if (!IN_LOOPBACK_NAMESPACE) {
         let seq = 0;
         try {
           await storage.transact(async (trx) => {
-            await trx.insertInto('orders').values(orderRow({ id: orderId, client_id: first.api.clientId, created_at: sentAt, status: 'created', rcpt_to: d.partnerId, connector: 'fix', qty: 7, limit_price_cents: 1_450_000, next_route_at: sentAt })).execute();
+            await trx.insertInto('orders').values(orderRow({ id: orderId, client_id: first.api.clientId, created_at: sentAt, status: 'created', rcpt_to: d.partnerId, connector: 'fix', qty: 7, limit_price_cents: 1_450_000, next_route_at: sentAt, account: 'INV-RESENT' })).execute();
             seq = (await findSession(trx, d.partnerId))?.next_sender_seq ?? 0;
-            const body = newOrderSingle({ order_id: orderId, instrument: 'KOLA.BRVM', instrument_status: 'active', side: 'buy', qty: 7, limit_price_cents: 1_450_000, reference_price_cents: 100 }, { account: 'CAURI-TEST', transactTime: sentAt });
+            const body = newOrderSingle({ order_id: orderId, instrument: 'KOLA.BRVM', instrument_status: 'active', side: 'buy', qty: 7, limit_price_cents: 1_450_000, reference_price_cents: 100, account: 'INV-RESENT' }, { defaultAccount: 'CAURI-TEST', transactTime: sentAt });
             await commitSent(trx, d.partnerId, seq, sentAt);
             await insertMessage(trx, { partner_id: d.partnerId, seq, msg_type: 'D', cl_ord_id: orderId, sending_time: sentAt, body: JSON.stringify(body) });
             await insertOrderAtPartner(trx, { partner_id: d.partnerId, order_id: orderId, side: 'buy', qty: 7, instrument: 'KOLA.BRVM', body: JSON.stringify(body), state: 'sent', cum_qty: 0, report_seq: 0, partner_order_id: null, created_at: sentAt, updated_at: sentAt });
@@ -257,6 +277,7 @@ if (!IN_LOOPBACK_NAMESPACE) {
         assert.equal(resent[0]?.fields.get(43), 'Y');
         assert.equal(resent[0]?.fields.get(122), fixTimestamp(sentAt));
         assert.equal(resent[0]?.fields.get(44), '14500');
+        assert.equal(resent[0]?.fields.get(1), 'INV-RESENT', 'the resend carries the account the order was sent with');
         assert.equal((await fillsOf(second.runtime, orderId)).length, 1);
       });
 

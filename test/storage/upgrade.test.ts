@@ -137,5 +137,27 @@ for (const database of DATABASES) {
       assert.deepEqual(replayed.map((r) => [r.type, r.type === 'cancelled' ? r.reason : null]), [['accepted', null], ['cancelled', 'requested']]);
       assert.deepEqual(await connector.cancel(order.order_id as OrderId, { request_id: 'x.2', reason: 'requested' }), { status: 'cancelled', report: replayed[1] });
     });
+
+    test("investor accounts: older orders have no account (their FIX partner's default goes with them) and older partners require nothing more", async (t) => {
+      const storage = await openUnmigratedStorage(t, database);
+      const { db } = storage;
+      await migrateUpTo(db, '2026-11-25T04-00-test-clocks', storage.schema);
+      await sql`insert into partners (id, name, jurisdiction, capabilities, approved_since, status, connector, fix, fix_credentials, created_at, updated_at)
+                values ('sgi_a', 'A', 'UEMOA', '["equities"]', null, 'approved', 'sandbox', null, null, 1, 1)`.execute(db);
+      await sql`insert into orders (id, client_id, status, rcpt_to, kyc_attestation_id, kyc_attestation_sha256, subject_id, kyc_level,
+              instrument, side, qty, limit_price_cents, reference_price_cents, filled_qty, fill_notional_cents, failure_reason,
+              client_metadata, connector, last_report_seq, route_attempts, next_route_at, route_lease_until, cancel_requested_at,
+              created_at, updated_at)
+            values ('ord_old', 'cli_a', 'routed', 'sgi_a', 'att_a', 'aa', 'inv-1', 'KYC3', 'KOLA.BRVM', 'buy', 10, 1, 1000, 0, '0',
+              null, null, 'sandbox', 1, 0, null, null, null, 1, 1)`.execute(db);
+
+      const report = await migrateToLatest(db, storage.schema);
+      assert.ok(report.applied.includes('2026-11-25T05-00-investor-accounts'), JSON.stringify(report));
+      assert.deepEqual(await db.selectFrom('orders').select(['id', 'account']).execute(), [{ id: 'ord_old', account: null }]);
+      assert.deepEqual(await db.selectFrom('partners').select(['id', 'checks']).execute(), [{ id: 'sgi_a', checks: null }]);
+      const row = { client_id: 'cli_a', subject_id: 'inv-1', partner_id: 'sgi_a', account_number: 'CI-1', created_at: 1, updated_at: 1 };
+      await db.insertInto('investor_accounts').values(row).execute();
+      await assert.rejects(db.insertInto('investor_accounts').values({ ...row, account_number: 'CI-2' }).execute(), 'one account per client, subject and partner');
+    });
   });
 }

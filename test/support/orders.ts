@@ -41,6 +41,7 @@ export function orderRow(overrides: Partial<OrderRow> & Pick<OrderRow, 'id' | 'c
     requests_made: 0,
     last_refusal: null,
     test_clock_id: null,
+    account: null,
     ...overrides,
   };
 }

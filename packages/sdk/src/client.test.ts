@@ -272,6 +272,37 @@ describe('CauriClient against the service (SQLite, loopback HTTP)', () => {
     });
   });
 
+  test("investor accounts through the SDK: set, read, page through a subject's list, remove; an order carries the account", async (t) => {
+    const c = await setup(t);
+    const client = c.client();
+    const lagune = c.svc.SANDBOX_PARTNERS.find((p) => p.name.startsWith('Lagune'))?.id ?? '';
+    const subject = 'inv:0001';
+    const set = await client.accounts.set(subject, c.baobab, 'CI-0042 7781');
+    assert.deepEqual([set.subject_id, set.partner_id, set.account_number], [subject, c.baobab, 'CI-0042 7781']);
+    await client.accounts.set(subject, lagune, 'LCB-9');
+    assert.equal((await client.accounts.set(subject, lagune, 'LCB-10')).account_number, 'LCB-10');
+    assert.equal((await client.accounts.get(subject, c.baobab)).account_number, 'CI-0042 7781');
+    const pages = [];
+    for await (const page of client.accounts.list(subject, { limit: 1 }).pages()) pages.push(page.data.map((a) => a.partner_id));
+    assert.deepEqual(pages, [c.baobab, lagune].sort().map((id) => [id]));
+    const puts = calls(c.log, 'PUT', `/v1/subjects/${encodeURIComponent(subject)}/accounts/${c.baobab}`);
+    assert.equal(puts.length, 1);
+    assert.equal(puts[0]?.idempotencyKey, null, 'a PUT takes no Idempotency-Key');
+
+    const attestation = await client.attestations.create({ ...c.kyc2, subject_id: subject });
+    const order = await client.orders.create({ rcpt_to: c.baobab, kyc_attestation_id: attestation.id, instrument: 'KOLA.BRVM', side: 'buy', qty: 5 });
+    const stored = await c.runtime.storage.db.selectFrom('orders').select(['id', 'account']).execute();
+    assert.deepEqual(stored, [{ id: order.id, account: 'CI-0042 7781' }], 'the order was accepted with the account');
+
+    await client.accounts.remove(subject, c.baobab);
+    await assert.rejects(client.accounts.get(subject, c.baobab), (e: unknown) => e instanceof CauriApiError && e.status === 404);
+    await assert.rejects(client.accounts.set(subject, c.baobab, 'A|B'), (e: unknown) => {
+      assert.ok(e instanceof CauriApiError);
+      assert.deepEqual(e.details?.map((d) => [d.field, d.rule]), [['account_number', 'pattern']]);
+      return true;
+    });
+  });
+
   test('webhook endpoints, deliveries, events and audit through the SDK', async (t) => {
     const c = await setup(t);
     const client = c.client();

@@ -17,6 +17,7 @@ import type {
   ExchangeCode,
   Fill,
   Instrument,
+  InvestorAccount,
   IssuerKeyDocument,
   ListItem,
   ListPath,
@@ -219,11 +220,19 @@ export class CauriClient {
     return response as ApiResponse<ResponseBody<P, M>>;
   }
 
-  /** Iterates a list operation across its pages (`X-Cursor-Next`), `limit` items per request. */
-  paginate<P extends ListPath>(path: P, query: ListQuery<P> = {} as ListQuery<P>, options: { auth?: boolean; signal?: AbortSignal } = {}): Paginator<ListItem<P>> {
+  /**
+   * Iterates a list operation across its pages (`X-Cursor-Next`), `limit` items per request. `path`
+   * fills the parameters of a list under a resource (`{ subject_id }` for a subject's accounts).
+   */
+  paginate<P extends ListPath>(
+    path: P,
+    query: ListQuery<P> = {} as ListQuery<P>,
+    options: { auth?: boolean; signal?: AbortSignal; path?: PathParams<P, 'get' & MethodOf<P>> } = {},
+  ): Paginator<ListItem<P>> {
+    const url = fillPath(path, options.path as Record<string, unknown> | undefined);
     return new Paginator(async (cursor): Promise<Page<ListItem<P>>> => {
       const q = { ...(query as Record<string, unknown>), ...(cursor === undefined ? {} : { cursor }) };
-      const { body, headers } = await this.#send('GET', path, path, q, undefined, options.auth !== false, options);
+      const { body, headers } = await this.#send('GET', path, url, q, undefined, options.auth !== false, options);
       return {
         data: (body as { data: ListItem<P>[] }).data,
         nextCursor: cursorFrom(headers.get('x-cursor-next')),
@@ -293,6 +302,25 @@ export class CauriClient {
     amend: (id: string, body: AmendRequest, options?: CallOptions): Promise<Order> => this.request('post', '/v1/orders/{id}/amend', { path: { id }, body, ...options }),
     /** The order's executions, oldest first. */
     fills: async (id: string, options?: CallOptions): Promise<Fill[]> => (await this.request('get', '/v1/orders/{id}/fills', { path: { id }, ...options })).data,
+  };
+
+  /**
+   * Investors' account numbers at the SGIs, per subject and partner: an order to a partner carries
+   * the subject's account there (FIX Account, tag 1), fixed when the order is accepted.
+   */
+  readonly accounts = {
+    /** Registers the account number, or replaces the one registered (PUT: safe to repeat). */
+    set: (subjectId: string, partnerId: string, accountNumber: string, options?: CallOptions): Promise<InvestorAccount> =>
+      this.request('put', '/v1/subjects/{subject_id}/accounts/{partner_id}', { path: { subject_id: subjectId, partner_id: partnerId }, body: { account_number: accountNumber }, ...options }),
+    get: (subjectId: string, partnerId: string, options?: CallOptions): Promise<InvestorAccount> =>
+      this.request('get', '/v1/subjects/{subject_id}/accounts/{partner_id}', { path: { subject_id: subjectId, partner_id: partnerId }, ...options }),
+    /** The subject's accounts, ordered by partner id. */
+    list: (subjectId: string, query?: ListQuery<'/v1/subjects/{subject_id}/accounts'>): Paginator<InvestorAccount> =>
+      this.paginate('/v1/subjects/{subject_id}/accounts', query, { path: { subject_id: subjectId } }),
+    /** Orders already placed keep their account. A 404 when none is registered. */
+    remove: async (subjectId: string, partnerId: string, options?: CallOptions): Promise<void> => {
+      await this.request('delete', '/v1/subjects/{subject_id}/accounts/{partner_id}', { path: { subject_id: subjectId, partner_id: partnerId }, ...options });
+    },
   };
 
   /** Sandbox only (404 in production): clocks that orders placed with `test_clock` live on. */

@@ -80,6 +80,7 @@ export type IssuerKeyDocument = ResponseBody<'/.well-known/cauri', 'get'>;
 export type OrderRequest = RequestBody<'/v1/orders', 'post'>;
 export type Order = ResponseBody<'/v1/orders/{id}', 'get'>;
 export type TestClock = ResponseBody<'/v1/test-clocks/{id}', 'get'>;
+export type InvestorAccount = ResponseBody<'/v1/subjects/{subject_id}/accounts/{partner_id}', 'get'>;
 export type OrderListQuery = ListQuery<'/v1/orders'>;
 export type AmendRequest = RequestBody<'/v1/orders/{id}/amend', 'post'>;
 export type Fill = ListItem<'/v1/orders/{id}/fills'>;

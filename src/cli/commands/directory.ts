@@ -10,6 +10,9 @@ import { importPartners, type ImportReport } from '../../partners/partner.servic
 import { readJsonFile } from '../json-file.js';
 import { CliError, printJson, printTable } from '../output.js';
 import { registerFixCommands } from './fix.js';
+import { accountRuleOf } from '../../accounts/core/requirement.js';
+import { parsePartnerChecks } from '../../partners/core/checks.js';
+import { parseFixSettings } from '../../routing/fix/settings.js';
 
 function printReport(report: ImportReport, json: boolean, refreshSeconds: number): void {
   if (json) {
@@ -59,9 +62,25 @@ export function registerDirectory(program: Command): void {
       const storage = await openDatabase(loadConfig());
       try {
         const rows = await listPartners(storage.db, { afterId: null, limit: 100_000, approvedOnly: false });
-        const out = rows.map((r) => ({ id: r.id, name: r.name, jurisdiction: r.jurisdiction, capabilities: JSON.parse(r.capabilities) as string[], status: r.status, approved_since: r.approved_since, connector: r.connector }));
+        const out = rows.map((r) => {
+          const checks = parsePartnerChecks(r.checks);
+          const account = accountRuleOf({ connector: r.connector, checks, defaultAccount: r.fix === null ? null : parseFixSettings(r.fix).account });
+          return {
+            id: r.id,
+            name: r.name,
+            jurisdiction: r.jurisdiction,
+            capabilities: JSON.parse(r.capabilities) as string[],
+            status: r.status,
+            approved_since: r.approved_since,
+            connector: r.connector,
+            checks,
+            // Whether orders need the investor's account, and the default that stands in for it.
+            requires_account: account.required,
+            default_account: account.fallback,
+          };
+        });
         if (options.json === true) printJson(out);
-        else printTable(out, ['id', 'name', 'jurisdiction', 'status', 'capabilities', 'connector']);
+        else printTable(out, ['id', 'name', 'jurisdiction', 'status', 'capabilities', 'connector', 'requires_account', 'default_account']);
       } finally {
         await storage.close();
       }

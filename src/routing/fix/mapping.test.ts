@@ -16,7 +16,7 @@ const order: FixOrderInput = {
 
 test('a limit order: ClOrdID is the order id, ticker, exchange, side, quantity, exact price, day order', () => {
   assert.equal(fixTimestamp(at), '20261124-10:15:30.250');
-  assert.deepEqual(newOrderSingle(order, { account: 'ACC-1', transactTime: at }), {
+  assert.deepEqual(newOrderSingle(order, { defaultAccount: 'ACC-1', transactTime: at }), {
     ClOrdID: 'ord_01m87d94nke0ptvf373jxjtzp8',
     Account: 'ACC-1',
     Instrument: { Symbol: 'SNTS', SecurityExchange: 'BRVM' },
@@ -30,7 +30,7 @@ test('a limit order: ClOrdID is the order id, ticker, exchange, side, quantity, 
 });
 
 test('a market sell with an ISIN, good till date: no price, IDSource 4, TimeInForce 6 with ExpireDate', () => {
-  const body = newOrderSingle({ ...order, side: 'sell', limit_price_cents: null, isin: 'SN0000000019', time_in_force: 'gtd', expire_date: '2026-12-31' }, { account: null, transactTime: at });
+  const body = newOrderSingle({ ...order, side: 'sell', limit_price_cents: null, isin: 'SN0000000019', time_in_force: 'gtd', expire_date: '2026-12-31' }, { defaultAccount: null, transactTime: at });
   assert.deepEqual(body, {
     ClOrdID: order.order_id,
     Instrument: { Symbol: 'SNTS', SecurityID: 'SN0000000019', SecurityIDSource: '4', SecurityExchange: 'BRVM' },
@@ -41,11 +41,22 @@ test('a market sell with an ISIN, good till date: no price, IDSource 4, TimeInFo
     TimeInForce: '6',
     ExpireDate: '20261231',
   });
-  for (const [tif, code] of [['gtc', '1'], ['ioc', '3'], ['fok', '4']] as const) assert.equal(newOrderSingle({ ...order, time_in_force: tif }, { account: null, transactTime: at }).TimeInForce, code);
+  for (const [tif, code] of [['gtc', '1'], ['ioc', '3'], ['fok', '4']] as const) assert.equal(newOrderSingle({ ...order, time_in_force: tif }, { defaultAccount: null, transactTime: at }).TimeInForce, code);
+});
+
+test("Account (1) is the order's own account, else the partner's default, else absent", () => {
+  assert.equal(newOrderSingle({ ...order, account: 'CI-0042 7781' }, { defaultAccount: 'ACC-1', transactTime: at }).Account, 'CI-0042 7781');
+  assert.equal(newOrderSingle({ ...order, account: 'CI-0042' }, { defaultAccount: null, transactTime: at }).Account, 'CI-0042');
+  assert.equal(newOrderSingle({ ...order, account: null }, { defaultAccount: 'ACC-1', transactTime: at }).Account, 'ACC-1');
+  assert.equal('Account' in newOrderSingle({ ...order, account: null }, { defaultAccount: null, transactTime: at }), false);
+  // The cancel and the cancel/replace of an order repeat the account it was sent with.
+  const sentWith = newOrderSingle({ ...order, account: 'CI-0042' }, { defaultAccount: 'ACC-1', transactTime: at });
+  assert.equal(orderCancelRequest(sentWith, `${order.order_id}.1`, at).Account, 'CI-0042');
+  assert.equal(orderCancelReplaceRequest(sentWith, `${order.order_id}.2`, { request_id: `${order.order_id}.2`, qty: 50, limit_price_cents: 1500000 }, at).Account, 'CI-0042');
 });
 
 test('a cancel repeats the order and carries its own ClOrdID and the order as OrigClOrdID', () => {
-  const body = newOrderSingle(order, { account: 'ACC-1', transactTime: at });
+  const body = newOrderSingle(order, { defaultAccount: 'ACC-1', transactTime: at });
   assert.deepEqual(orderCancelRequest(body, `${order.order_id}.1`, at + 1000), {
     OrigClOrdID: order.order_id,
     ClOrdID: `${order.order_id}.1`,
@@ -173,7 +184,7 @@ test('Replaced answers the waiting amend with the terms the partner reports, els
 });
 
 test('an amend is an OrderCancelReplaceRequest: its own ClOrdID, OrigClOrdID the current one, the new quantity and price; a Replaced makes them current', () => {
-  const body = newOrderSingle({ ...order, time_in_force: 'gtd', expire_date: '2026-12-31' }, { account: 'ACC-1', transactTime: at });
+  const body = newOrderSingle({ ...order, time_in_force: 'gtd', expire_date: '2026-12-31' }, { defaultAccount: 'ACC-1', transactTime: at });
   const terms = { request_id: `${order.order_id}.1`, qty: 120, limit_price_cents: 1500100 };
   assert.deepEqual(orderCancelReplaceRequest(body, terms.request_id, terms, at), {
     OrigClOrdID: order.order_id,

@@ -35,8 +35,12 @@ export function fixTimestamp(ms: number): string {
   return `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}-${iso.slice(11, 23)}`;
 }
 
-/** NewOrderSingle (35=D). ClOrdID is the order id, so a repeated hand-over is recognised. */
-export function newOrderSingle(order: FixOrderInput, options: { account: string | null; transactTime: number }): FixBody {
+/**
+ * NewOrderSingle (35=D). ClOrdID is the order id, so a repeated hand-over is recognised. Account (1)
+ * is the order's account (fixed when it was accepted), else the partner's `defaultAccount`
+ * (`fix.account`); none when both are null.
+ */
+export function newOrderSingle(order: FixOrderInput, options: { defaultAccount: string | null; transactTime: number }): FixBody {
   const dot = order.instrument.lastIndexOf('.');
   const instrument: Record<string, string> = { Symbol: order.instrument.slice(0, dot) };
   if (order.isin !== undefined && order.isin !== null) {
@@ -46,7 +50,8 @@ export function newOrderSingle(order: FixOrderInput, options: { account: string 
   instrument.SecurityExchange = order.instrument.slice(dot + 1);
   const timeInForce = order.time_in_force ?? 'day';
   const body: Record<string, FixValue> = { ClOrdID: order.order_id };
-  if (options.account !== null) body.Account = options.account;
+  const account = order.account ?? options.defaultAccount;
+  if (account !== null) body.Account = account;
   body.Instrument = instrument;
   body.Side = SIDE[order.side];
   body.TransactTime = fixTimestamp(options.transactTime);

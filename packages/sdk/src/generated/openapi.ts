@@ -4126,6 +4126,797 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/subjects/{subject_id}/accounts/{partner_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read the subject's account at one SGI */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The subject, as in its attestations: 1 to 128 of [A-Za-z0-9._:-]. */
+                    subject_id: string;
+                    /** @description The SGI partner (`sgi_...`), as in `rcpt_to`. */
+                    partner_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            subject_id: string;
+                            partner_id: string;
+                            account_number: string;
+                            /**
+                             * Format: date-time
+                             * @description When the account was first registered, with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description When its number last changed, with milliseconds
+                             */
+                            updated_at: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        /**
+         * Register the investor's account number at an SGI, or replace it
+         * @description 201 when the subject had no account at this partner, 200 when it replaces (or repeats) the one registered. Orders placed afterwards carry it (FIX Account, tag 1); orders already placed keep the account they were accepted with. An unknown partner, or one not in the directory, is 404.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The subject, as in its attestations: 1 to 128 of [A-Za-z0-9._:-]. */
+                    subject_id: string;
+                    /** @description The SGI partner (`sgi_...`), as in `rcpt_to`. */
+                    partner_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description The investor's account number at the SGI, sent in Account (1) of FIX orders: 1 to 32 printable ASCII characters, no `|`, `=` or control character, no space at either end.
+                         * @example CI-0042-7781
+                         */
+                        account_number: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            subject_id: string;
+                            partner_id: string;
+                            account_number: string;
+                            /**
+                             * Format: date-time
+                             * @description When the account was first registered, with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description When its number last changed, with milliseconds
+                             */
+                            updated_at: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            subject_id: string;
+                            partner_id: string;
+                            account_number: string;
+                            /**
+                             * Format: date-time
+                             * @description When the account was first registered, with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description When its number last changed, with milliseconds
+                             */
+                            updated_at: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        /**
+         * Remove the subject's account at one SGI
+         * @description Orders already placed keep their account. Later orders to this partner take the partner's default account, or are refused (422 `account`) by a partner that requires one and has none.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The subject, as in its attestations: 1 to 128 of [A-Za-z0-9._:-]. */
+                    subject_id: string;
+                    /** @description The SGI partner (`sgi_...`), as in `rcpt_to`. */
+                    partner_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Removed */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/subjects/{subject_id}/accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a subject's accounts at the SGIs, ordered by partner id
+         * @description A subject with no account registered has an empty list.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Opaque value from X-Cursor-Next (or X-Cursor-Prev). */
+                    cursor?: string;
+                    /** @description Page size, 1 to 200. */
+                    limit?: number;
+                };
+                header?: never;
+                path: {
+                    /** @description The subject, as in its attestations: 1 to 128 of [A-Za-z0-9._:-]. */
+                    subject_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        /** @description Cursor of the next page; empty on the last page. */
+                        "x-cursor-next"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                subject_id: string;
+                                partner_id: string;
+                                account_number: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the account was first registered, with milliseconds
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When its number last changed, with milliseconds
+                                 */
+                                updated_at: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/test-clocks": {
         parameters: {
             query?: never;
