@@ -41,6 +41,9 @@ import { listPartners } from './partners/partner.repository.js';
 import { directoryRoutes } from './partners/partner.routes.js';
 import { ReferenceData } from './partners/reference-data.js';
 import { seedSandboxDirectory } from './partners/sandbox-seed.js';
+import { positionRoutes } from './positions/position.routes.js';
+import { PositionService } from './positions/position.service.js';
+import { StatementService } from './positions/statement.service.js';
 import { ConnectorRegistry, type ConnectorFactory } from './routing/registry.js';
 import { Router } from './routing/router.js';
 import { FixCredentialSealer } from './routing/fix/credentials.js';
@@ -79,6 +82,10 @@ export interface Services {
   /** Partners, instruments and reference rates as this process holds them; invalidate() after an import. */
   readonly reference: ReferenceData;
   readonly orders: OrderService;
+  /** Investors' positions, kept up to date by the router as fills are applied. */
+  readonly positions: PositionService;
+  /** Statements of holdings declared from the SGIs, and their breaks. */
+  readonly statements: StatementService;
   readonly router: Router;
   /** The expiry use case: day and gtd orders cancelled at their close. */
   readonly expiry: OrderExpiry;
@@ -143,7 +150,9 @@ export function createServices(
     refreshMs: config.referenceRefreshSeconds * 1000,
     onRefreshError: (error) => log.warn({ err: error }, 'reference data refresh failed; the previous copy keeps serving'),
   });
-  const router = new Router(db, storage.transact, connectors, clock, { livemode: config.livemode, dialect, handOverTimeoutMs: 2000, leaseMs: 30_000, owner, random: Math.random }, log);
+  const settlementDays = (exchange: keyof typeof EXCHANGE_INFO) => EXCHANGE_INFO[exchange].settlement_days;
+  const positions = new PositionService(reference, calendars, clock, { dialect, settlementDays });
+  const router = new Router(db, storage.transact, connectors, clock, { livemode: config.livemode, dialect, handOverTimeoutMs: 2000, leaseMs: 30_000, owner, random: Math.random }, log, positions);
   const expiry = new OrderExpiry(db, storage.transact, router, clock, { dialect, leaseMs: 30_000 }, log);
   const testClocks = config.mode === 'sandbox' ? new TestClockService(db, storage.transact, connectors, router, expiry, clock, log) : undefined;
   return {
@@ -163,8 +172,10 @@ export function createServices(
       livemode: config.livemode,
       dialect,
       firstHandOverGraceMs: 5000,
-      settlementDays: (exchange) => EXCHANGE_INFO[exchange].settlement_days,
+      settlementDays,
     }, testClocks === undefined ? undefined : (trx, clientId, id) => testClocks.frozenTimeFor(trx, clientId, id)),
+    positions,
+    statements: new StatementService(positions, reference, clock, { dialect, livemode: config.livemode }),
     testClocks,
     router,
     audit: new AuditService(db, storage.transact, keys, anchorFromConfig(config.anchor, clock), clock, { livemode: config.livemode, dialect }, log),
@@ -259,6 +270,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   });
   const useCases = { transact: storage.transact, idempotency: services.idempotency, orders: services.orders, router: services.router, livemode: config.livemode };
   await app.register(orderRoutes, { db, orders: services.orders, useCases, cursors });
+  await app.register(positionRoutes, { db, positions: services.positions, statements: services.statements, idempotency: services.idempotency, cursors });
   if (services.testClocks !== undefined) await app.register(testClockRoutes, { db, testClocks: services.testClocks, idempotency: services.idempotency });
   await app.register(auditRoutes, { db, audit: services.audit });
   await app.register(webhooks.routes);

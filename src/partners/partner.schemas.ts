@@ -50,6 +50,18 @@ export const Instrument = Type.Object(
 );
 export type Instrument = Static<typeof Instrument>;
 
+/**
+ * Checks the partner asks the service to make before an order reaches it. `holdings`: a sell may not
+ * exceed the subject's position available at the partner (422 `holdings`).
+ */
+export const PartnerChecks = Type.Object(
+  {
+    holdings: Type.Optional(Type.Boolean({ description: 'Refuse a sell beyond the position available (held, plus bought, less pending sells): 422 rule `holdings`.' })),
+  },
+  { additionalProperties: false },
+);
+export type PartnerChecks = Static<typeof PartnerChecks>;
+
 /** One row of `cauri partners import`: `id` is optional, rows without one are matched by name. */
 export const PartnerImportRow = Type.Object(
   {
@@ -62,6 +74,8 @@ export const PartnerImportRow = Type.Object(
     connector: Type.Optional(Type.String({ pattern: '^[a-z][a-z0-9_-]{0,63}$' })),
     /** The FIX session settings, with `"connector": "fix"`; kept from the previous import when absent. */
     fix: Type.Optional(FixMember),
+    /** The checks the partner asks for; kept from the previous import when absent. */
+    checks: Type.Optional(PartnerChecks),
   },
   { additionalProperties: false },
 );

@@ -93,6 +93,7 @@ export async function importPartners(
           connector,
           fix,
           fix_credentials: existing?.fix_credentials ?? null,
+          checks: row.checks === undefined ? (existing?.checks ?? '{}') : JSON.stringify(row.checks),
           created_at: existing?.created_at ?? options.now.getTime(),
           updated_at: options.now.getTime(),
         },

@@ -14,6 +14,8 @@ export interface PartnerTable {
   fix: string | null;
   /** Its FIX logon username and password, sealed with the master key (fix/credentials.ts), or null. */
   fix_credentials: string | null;
+  /** JSON of the partner's checks (`{ "holdings": true }`); `{}` when it asks for none. */
+  checks: string;
   created_at: number;
   updated_at: number;
 }

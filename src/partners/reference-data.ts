@@ -15,6 +15,8 @@ export interface ReferencePartner {
   readonly jurisdiction: Jurisdiction;
   readonly capabilities: readonly Capability[];
   readonly connector: string;
+  /** The checks the partner asks for (its import file's `checks`). */
+  readonly checks: { readonly holdings: boolean };
 }
 
 export interface ReferenceInstrument extends Readonly<InstrumentRow> {
@@ -59,13 +61,24 @@ function firstDayOfPreviousMonth(ms: number): string {
 
 async function read(db: Kysely<Database>, nowMs: number): Promise<ReferenceSnapshot> {
   const [partnerRows, instrumentRows, rateRows] = await Promise.all([
-    db.selectFrom('partners').select(['id', 'status', 'jurisdiction', 'capabilities', 'connector']).execute(),
+    db.selectFrom('partners').select(['id', 'status', 'jurisdiction', 'capabilities', 'connector', 'checks']).execute(),
     db.selectFrom('instruments').selectAll().execute(),
     listFxRates(db, firstDayOfPreviousMonth(nowMs)),
   ]);
   const partners = new Map<string, ReferencePartner>();
   for (const p of partnerRows) {
-    partners.set(p.id, Object.freeze({ id: p.id, status: p.status, jurisdiction: p.jurisdiction as Jurisdiction, capabilities: Object.freeze(JSON.parse(p.capabilities) as Capability[]), connector: p.connector }));
+    const checks = JSON.parse(p.checks) as { holdings?: boolean };
+    partners.set(
+      p.id,
+      Object.freeze({
+        id: p.id,
+        status: p.status,
+        jurisdiction: p.jurisdiction as Jurisdiction,
+        capabilities: Object.freeze(JSON.parse(p.capabilities) as Capability[]),
+        connector: p.connector,
+        checks: Object.freeze({ holdings: checks.holdings === true }),
+      }),
+    );
   }
   const instruments = new Map<string, ReferenceInstrument>();
   for (const i of instrumentRows) {
