@@ -41,6 +41,7 @@ import { listPartners } from './partners/partner.repository.js';
 import { directoryRoutes } from './partners/partner.routes.js';
 import { ReferenceData } from './partners/reference-data.js';
 import { seedSandboxDirectory } from './partners/sandbox-seed.js';
+import { HoldingsCheck } from './positions/holdings-check.js';
 import { positionRoutes } from './positions/position.routes.js';
 import { PositionService } from './positions/position.service.js';
 import { StatementService } from './positions/statement.service.js';
@@ -86,6 +87,8 @@ export interface Services {
   readonly positions: PositionService;
   /** Statements of holdings declared from the SGIs, and their breaks. */
   readonly statements: StatementService;
+  /** The holdings check of sells, for partners that ask for it. */
+  readonly holdings: HoldingsCheck;
   readonly router: Router;
   /** The expiry use case: day and gtd orders cancelled at their close. */
   readonly expiry: OrderExpiry;
@@ -176,6 +179,7 @@ export function createServices(
     }, testClocks === undefined ? undefined : (trx, clientId, id) => testClocks.frozenTimeFor(trx, clientId, id)),
     positions,
     statements: new StatementService(positions, reference, clock, { dialect, livemode: config.livemode }),
+    holdings: new HoldingsCheck(reference, dialect),
     testClocks,
     router,
     audit: new AuditService(db, storage.transact, keys, anchorFromConfig(config.anchor, clock), clock, { livemode: config.livemode, dialect }, log),
@@ -268,7 +272,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     publicUrl: config.publicUrl,
     contact: config.contact,
   });
-  const useCases = { transact: storage.transact, idempotency: services.idempotency, orders: services.orders, router: services.router, livemode: config.livemode };
+  const useCases = { transact: storage.transact, idempotency: services.idempotency, orders: services.orders, router: services.router, holdings: services.holdings, livemode: config.livemode };
   await app.register(orderRoutes, { db, orders: services.orders, useCases, cursors });
   await app.register(positionRoutes, { db, positions: services.positions, statements: services.statements, idempotency: services.idempotency, cursors });
   if (services.testClocks !== undefined) await app.register(testClockRoutes, { db, testClocks: services.testClocks, idempotency: services.idempotency });
