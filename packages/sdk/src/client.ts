@@ -23,6 +23,9 @@ import type {
   ListQuery,
   MethodOf,
   Order,
+  Position,
+  Statement,
+  StatementRequest,
   TestClock,
   OrderRequest,
   Partner,
@@ -293,6 +296,26 @@ export class CauriClient {
     amend: (id: string, body: AmendRequest, options?: CallOptions): Promise<Order> => this.request('post', '/v1/orders/{id}/amend', { path: { id }, body, ...options }),
     /** The order's executions, oldest first. */
     fills: async (id: string, options?: CallOptions): Promise<Fill[]> => (await this.request('get', '/v1/orders/{id}/fills', { path: { id }, ...options })).data,
+  };
+
+  /**
+   * Investors' positions per subject, partner and instrument, from the fills and the statements of
+   * holdings declared from the SGIs (amounts in cents of each position's `currency`).
+   */
+  readonly positions = {
+    /** In key order (subject, partner, instrument); filter by `subject_id`, `rcpt_to`, `instrument`. */
+    list: (query?: ListQuery<'/v1/positions'>): Paginator<Position> => this.paginate('/v1/positions', query),
+    statements: {
+      /**
+       * Declares the subject's settled holdings at the partner at the end of `as_of`: the positions
+       * start again from it, and `breaks` lists where it disagrees with the fills (each statement
+       * with breaks also emits `position.break`).
+       */
+      create: (body: StatementRequest, options?: CallOptions): Promise<Statement> => this.request('post', '/v1/positions/statements', { body, ...options }),
+      get: (id: string, options?: CallOptions): Promise<Statement> => this.request('get', '/v1/positions/statements/{id}', { path: { id }, ...options }),
+      /** Newest first. */
+      list: (query?: ListQuery<'/v1/positions/statements'>): Paginator<Statement> => this.paginate('/v1/positions/statements', query),
+    },
   };
 
   /** Sandbox only (404 in production): clocks that orders placed with `test_clock` live on. */
