@@ -103,21 +103,45 @@ export interface PositionFilter {
   instrument?: string;
 }
 
+/** The columns a listing returns: the client is the caller's. */
+export type ListedPosition = Omit<PositionTable, 'client_id'>;
+
+/** One prepared listing per set of filters given (and whether it continues after a key). */
+const listings = new Map<string, PreparedQuery<unknown[], ListedPosition>>();
+
+function listing(filters: readonly (keyof PositionFilter)[], after: boolean): PreparedQuery<unknown[], ListedPosition> {
+  const shape = `${filters.join(',')}${after ? '>' : ''}`;
+  let query = listings.get(shape);
+  if (query === undefined) {
+    query = new PreparedQuery(1 + filters.length + (after ? 3 : 0) + 1, (qb, ...args: unknown[]) => {
+      let q = qb
+        .selectFrom('positions')
+        .select(['subject_id', 'rcpt_to', 'instrument', 'qty', 'cost_cents', 'realised_pnl_cents', 'unsettled', 'statement_as_of', 'updated_at'])
+        .where('client_id', '=', args[0] as string);
+      filters.forEach((column, i) => {
+        q = q.where(column, '=', args[1 + i] as string);
+      });
+      if (after) {
+        const [subject, partner, instrument] = args.slice(1 + filters.length, 4 + filters.length) as [string, string, string];
+        q = q.where((eb) => eb(eb.refTuple('subject_id', 'rcpt_to', 'instrument'), '>', eb.tuple(subject, partner, instrument)));
+      }
+      return q.orderBy('subject_id').orderBy('rcpt_to').orderBy('instrument').limit(args.at(-1) as number);
+    });
+    listings.set(shape, query);
+  }
+  return query;
+}
+
 /**
  * A page of the client's positions in key order (subject, partner, instrument), after `after` (the
  * last key of the previous page); `limit + 1` rows tell whether another page follows. Read from the
- * primary key: one subject's positions are one range of it.
+ * primary key: one subject's positions are one range of it. Prepared once per set of filters: a
+ * subject's positions are read on every call of a portfolio screen.
  */
-export async function listPositions(db: Kysely<Database>, clientId: string, filter: PositionFilter, page: { limit: number; after?: readonly [string, string, string] }): Promise<PositionTable[]> {
-  let query = db.selectFrom('positions').selectAll().where('client_id', '=', clientId);
-  if (filter.subject_id !== undefined) query = query.where('subject_id', '=', filter.subject_id);
-  if (filter.rcpt_to !== undefined) query = query.where('rcpt_to', '=', filter.rcpt_to);
-  if (filter.instrument !== undefined) query = query.where('instrument', '=', filter.instrument);
-  if (page.after !== undefined) {
-    const [subject, partner, instrument] = page.after;
-    query = query.where((eb) => eb(eb.refTuple('subject_id', 'rcpt_to', 'instrument'), '>', eb.tuple(subject, partner, instrument)));
-  }
-  return query.orderBy('subject_id').orderBy('rcpt_to').orderBy('instrument').limit(page.limit + 1).execute();
+export async function listPositions(db: Kysely<Database>, clientId: string, filter: PositionFilter, page: { limit: number; after?: readonly [string, string, string] }): Promise<ListedPosition[]> {
+  const filters = (['subject_id', 'rcpt_to', 'instrument'] as const).filter((column) => filter[column] !== undefined);
+  const args: unknown[] = [clientId, ...filters.map((column) => filter[column]), ...(page.after ?? []), page.limit + 1];
+  return listing(filters, page.after !== undefined).execute(db, ...args);
 }
 
 /** The time of each of these test clocks (deleted ones included), by id. */

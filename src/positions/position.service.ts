@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../lib/clock.js';
 import { isoMillis, utcDay } from '../lib/clock.js';
 import type { OrderRow } from '../orders/order.table.js';
+import type { TradingDays } from '../orders/core/trading-days.js';
 import type { CalendarSource } from '../orders/order.service.js';
 import { currencyOfInstrument, exchangeOfInstrument, type Exchange } from '../partners/markets.js';
 import type { ReferenceData, ReferenceSnapshot } from '../partners/reference-data.js';
@@ -9,7 +10,7 @@ import type { DialectName } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';
 import { applyTrade, averageCostCents, FLAT, valuation, type PositionAmounts } from './core/average-cost.js';
 import { addUnsettled, clocksOf, parseUnsettled, serialiseUnsettled, unsettledQty } from './core/settlement.js';
-import { clockTimes, findPosition, listPositions, lockBook, savePosition, type PositionFilter, type PositionKey } from './position.repository.js';
+import { clockTimes, findPosition, listPositions, lockBook, savePosition, type ListedPosition, type PositionFilter, type PositionKey } from './position.repository.js';
 import type { Position } from './position.schemas.js';
 import type { PositionTable } from './position.table.js';
 
@@ -68,10 +69,24 @@ export class PositionService {
     private readonly options: PositionServiceOptions,
   ) {}
 
-  /** The settlement date of a trade of `instrument` on `tradeDate`, from the calendar as it is now. */
+  /** Settlement dates by exchange and trade date, for the calendar they were computed with. */
+  #settlements: { calendar: TradingDays; dates: Map<string, string> } | null = null;
+
+  /**
+   * The settlement date of a trade of `instrument` on `tradeDate`, from the calendar as it is now;
+   * remembered until the calendar is reloaded (a read computes it for each recent trade date).
+   */
   settlementDate(instrument: string, tradeDate: string): string {
+    const calendar = this.calendars.current();
+    if (this.#settlements?.calendar !== calendar || this.#settlements.dates.size > 10_000) this.#settlements = { calendar, dates: new Map() };
     const exchange = exchangeOfInstrument(instrument);
-    return this.calendars.current().addOpenDays(exchange, tradeDate, this.options.settlementDays(exchange));
+    const key = `${exchange}:${tradeDate}`;
+    let date = this.#settlements.dates.get(key);
+    if (date === undefined) {
+      date = calendar.addOpenDays(exchange, tradeDate, this.options.settlementDays(exchange));
+      this.#settlements.dates.set(key, date);
+    }
+    return date;
   }
 
   /**
@@ -103,7 +118,7 @@ export class PositionService {
   }
 
   /** How rows become Positions: the catalogue's prices, the calendars and the clocks their fills live on. */
-  async #view(db: Kysely<Database>, rows: readonly PositionTable[]): Promise<(row: PositionTable) => Position> {
+  async #view(db: Kysely<Database>, rows: readonly ListedPosition[]): Promise<(row: ListedPosition) => Position> {
     const reference = await this.reference.current();
     const entries = new Map(rows.map((row) => [row, parseUnsettled(row.unsettled)]));
     const clocks = await clockTimes(db, [...new Set([...entries.values()].flatMap(clocksOf))]);
@@ -115,7 +130,7 @@ export class PositionService {
 }
 
 function toPosition(
-  row: PositionTable,
+  row: ListedPosition,
   reference: ReferenceSnapshot,
   unsettled: ReturnType<typeof parseUnsettled>,
   settles: (tradeDate: string) => string,
