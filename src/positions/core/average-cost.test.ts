@@ -57,3 +57,12 @@ test('a trade that is not a positive quantity at a price of 0 or more is refused
   for (const t of [buy(0, 1), buy(-1, 1), buy(1.5, 1), sell(1, -1), buy(1, Number.NaN)]) assert.throws(() => applyTrade(FLAT, t), RangeError);
   assert.deepEqual(applyTrade(FLAT, buy(1, 0)), { qty: 1n, cost_cents: 0n, realised_pnl_cents: 0n }, 'a free share (0 cents) is a trade');
 });
+
+test('the statement example of docs/positions.md: a declared line, then a buy and a sell on top', () => {
+  const bought = applyTrade(declared(100, 1_500_000), buy(10, 1_552_000));
+  assert.deepEqual(bought, { qty: 110n, cost_cents: 165_520_000n, realised_pnl_cents: 0n });
+  assert.equal(averageCostCents(bought), 1_504_727n);
+  const sold = applyTrade(bought, sell(30, 1_560_000));
+  assert.deepEqual(sold, { qty: 80n, cost_cents: 165_520_000n - 45_141_818n, realised_pnl_cents: 1_658_182n });
+  assert.equal(averageCostCents(sold), 1_504_727n);
+});
