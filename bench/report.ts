@@ -1,7 +1,7 @@
 import { cpus, totalmem, platform, release, arch } from 'node:os';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Goal } from './scenarios.js';
+import { isRatioGoal, type Goal } from './scenarios.js';
 
 /** One measured line of a scenario's table. */
 export interface Row {
@@ -20,7 +20,10 @@ export interface ScenarioResult {
   ours: Row;
   /** Each reference with the ratio ours / reference. */
   references: { key: string; row: Row; ratio: number }[];
+  /** `actual`: the ratio for a ratio goal, the p99 in milliseconds for a latency goal. */
   goal?: Goal & { label: string; met: boolean; actual: number };
+  /** Concurrent connections, when the scenario sets its own. */
+  connections?: number;
   note?: string;
 }
 
@@ -56,7 +59,13 @@ const pct = (r: number) => `${(r * 100).toFixed(0)} %`;
 const ratioText = (r: number) => (r >= 1 ? `${r.toFixed(2)}×` : pct(r));
 
 function goalText(goal: Goal, labelOf: (key: string) => string): string {
+  if (!isRatioGoal(goal)) return `p99 ≤ ${goal.p99Ms} ms`;
   return goal.ratio >= 1 ? `≥ ${goal.ratio}× ${labelOf(goal.of)}` : `≥ ${pct(goal.ratio)} of ${labelOf(goal.of)}`;
+}
+
+/** What a goal measured: a ratio, or a p99 in milliseconds. */
+function actualText(goal: Goal & { actual: number }): string {
+  return isRatioGoal(goal) ? ratioText(goal.actual) : `p99 ${goal.actual} ms`;
 }
 
 export function renderReport(input: {
@@ -99,7 +108,8 @@ export function renderReport(input: {
   out('|---|---:|---|---:|---:|---|---|');
   for (const r of results) {
     for (const [i, ref] of r.references.entries()) {
-      const goalHere = r.goal !== undefined && r.goal.of === ref.key;
+      // A ratio goal sits on its reference's line; a latency goal on the first.
+      const goalHere = r.goal !== undefined && (isRatioGoal(r.goal) ? r.goal.of === ref.key : i === 0);
       out(
         `| ${i === 0 ? r.name : ''} | ${i === 0 ? num(r.ours.rps) : ''} | ${labelOf(ref.key)} | ${num(ref.row.rps)} | ${ratioText(ref.ratio)} | ` +
           `${goalHere && r.goal !== undefined ? goalText(r.goal, labelOf) : '—'} | ${goalHere && r.goal !== undefined ? (r.goal.met ? 'yes' : '**no**') : '—'} |`,
@@ -112,7 +122,7 @@ export function renderReport(input: {
   const met = results.filter((r) => r.goal !== undefined && r.goal.met);
   out(
     `Goals met: ${met.length} of ${met.length + missed.length}` +
-      (missed.length > 0 ? `. **Missed**: ${missed.map((r) => `${r.name} (${ratioText(r.goal?.actual ?? 0)}, goal ${r.goal === undefined ? '' : goalText(r.goal, labelOf)})`).join('; ')}.` : '.'),
+      (missed.length > 0 ? `. **Missed**: ${missed.map((r) => `${r.name} (${r.goal === undefined ? '' : `${actualText(r.goal)}, goal ${goalText(r.goal, labelOf)}`})`).join('; ')}.` : '.'),
   );
   if (failures.length > 0) out(`\n**${failures.length} scenario(s) failed to run**: ${failures.map((f) => f.name).join(', ')} (see below).`);
   out();
@@ -122,7 +132,7 @@ export function renderReport(input: {
     out();
     out(`### ${r.name}`);
     out();
-    out(r.description + '.');
+    out(r.description + '.' + (r.connections === undefined ? '' : ` Loaded with ${r.connections} connections (every side).`));
     out();
     out('| Server | req/s | p50 | p99 | Ours ÷ this |');
     out('|---|---:|---:|---:|---:|');
@@ -131,7 +141,7 @@ export function renderReport(input: {
     for (const ref of r.references) out(`| ${ref.row.label} | ${num(ref.row.rps)} | ${cells(ref.row)} | ${ratioText(ref.ratio)} |`);
     out();
     if (r.goal !== undefined) {
-      out(`Goal: ${goalText(r.goal, labelOf)}. Measured: ${ratioText(r.goal.actual)}. **${r.goal.met ? 'Met' : 'Not met'}.**`);
+      out(`Goal: ${goalText(r.goal, labelOf)}. Measured: ${actualText(r.goal)}${isRatioGoal(r.goal) ? '' : " (the worst round's)"}. **${r.goal.met ? 'Met' : 'Not met'}.**`);
     } else {
       out('No goal: recorded for reference.');
     }

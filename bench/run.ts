@@ -12,8 +12,9 @@ import { fileURLToPath } from 'node:url';
 import { measure, type Measurement } from './load.js';
 import { freePort, killAllChildren, runNode, spawnServer, type ServerProcess } from './processes.js';
 import { renderReport, type Row, type ScenarioFailure, type ScenarioResult, type Settings } from './report.js';
-import { KYC1_REQUEST, REFERENCES, SCENARIOS, type BenchContext, type Scenario } from './scenarios.js';
+import { KYC1_REQUEST, REFERENCES, SCENARIOS, isRatioGoal, type BenchContext, type Scenario } from './scenarios.js';
 import { exchangeToken, orderFixture, startPostgresService } from './orders.js';
+import { positionsFixture } from './positions.js';
 import { WriterProbe } from './writer.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -144,6 +145,8 @@ async function main(): Promise<number> {
     const bareBytes = (await (await fetch(`${bare.base}/bare/json`)).arrayBuffer()).byteLength;
 
     const sqliteOrders = await orderFixture(service.base, token);
+    log('positions fixture: a subject with 10,000 fills');
+    const positions = await positionsFixture(service.base, token, log);
     const postgres = await startPostgresService(serviceEnv, dataDir, servers, CLI);
     const ctx: BenchContext = {
       service: service.base,
@@ -154,6 +157,7 @@ async function main(): Promise<number> {
       attestation,
       keyDocument,
       orders: { sqlite: sqliteOrders, postgres: postgres?.orders ?? null },
+      positions,
     };
 
     const results: ScenarioResult[] = [];
@@ -240,7 +244,7 @@ async function runScenario(scenario: Scenario, ctx: BenchContext, settings: { co
     for (const side of sides) {
       const label = `${scenario.name} / ${side.key} / round ${round + 1}`;
       const probe = side.key === 'ours' ? writer : undefined;
-      const measured = await measure(label, side.target, { connections: settings.connections, duration, warmup: round === 0 ? settings.warmup : 0 }, probe);
+      const measured = await measure(label, side.target, { connections: scenario.connections ?? settings.connections, duration, warmup: round === 0 ? settings.warmup : 0 }, probe);
       log(`    round ${round + 1}, ${side.key}: ${measured.rps.toFixed(0)}/s`);
       runs.get(side.key)?.push(measured);
       await pause(500);
@@ -257,21 +261,29 @@ async function runScenario(scenario: Scenario, ctx: BenchContext, settings: { co
     const row = combine(side.label, runs.get(side.key) ?? []);
     return { key: side.key, row, ratio: ours.rps / row.rps };
   });
-  const goalRef = scenario.goal === undefined ? undefined : references.find((r) => r.key === scenario.goal?.of);
+  const ratioGoal = scenario.goal !== undefined && isRatioGoal(scenario.goal) ? scenario.goal : undefined;
+  const goalRef = ratioGoal === undefined ? undefined : references.find((r) => r.key === ratioGoal.of);
   const answered = (runs.get('ours') ?? []).reduce((a, m) => a + m.ok, 0);
   const note =
     writer === undefined
       ? undefined
-      : writer.note(answered, scenario.goal === undefined || goalRef === undefined ? undefined : { ratio: scenario.goal.ratio, referenceRps: goalRef.row.rps, referenceLabel: REFERENCES[goalRef.key as keyof typeof REFERENCES].short });
+      : writer.note(answered, ratioGoal === undefined || goalRef === undefined ? undefined : { ratio: ratioGoal.ratio, referenceRps: goalRef.row.rps, referenceLabel: REFERENCES[goalRef.key as keyof typeof REFERENCES].short });
+  const goal: ScenarioResult['goal'] =
+    scenario.goal === undefined
+      ? undefined
+      : isRatioGoal(scenario.goal)
+        ? goalRef === undefined
+          ? undefined
+          : { ...scenario.goal, label: goalRef.row.label, actual: goalRef.ratio, met: goalRef.ratio >= scenario.goal.ratio }
+        : { ...scenario.goal, label: 'p99', actual: ours.p99 ?? Number.POSITIVE_INFINITY, met: (ours.p99 ?? Number.POSITIVE_INFINITY) <= scenario.goal.p99Ms };
   return {
     name: scenario.name,
     description: scenario.description,
     ours,
     references,
+    ...(scenario.connections === undefined ? {} : { connections: scenario.connections }),
     ...(note === undefined ? {} : { note }),
-    ...(scenario.goal === undefined || goalRef === undefined
-      ? {}
-      : { goal: { ...scenario.goal, label: goalRef.row.label, actual: goalRef.ratio, met: goalRef.ratio >= scenario.goal.ratio } }),
+    ...(goal === undefined ? {} : { goal }),
   };
 }
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { PEER_CLIENT_ID, PEER_CLIENT_SECRET, PEER_SCOPE } from './constants.js';
 import type { LoadTarget } from './load.js';
 import { measureOfflineVerification, type LoopMeasurement } from './offline.js';
+import { POSITIONS_FILLS, type PositionsTarget } from './positions.js';
 
 /** What the scenarios may use: the servers' base URLs and the fixtures prepared before any load. */
 export interface BenchContext {
@@ -20,6 +21,8 @@ export interface BenchContext {
   keyDocument: { keys: { key_id: string; public_key: string }[] };
   /** Order submission fixtures: the embedded service, and a second one on PostgreSQL when available. */
   orders: { sqlite: OrderTarget; postgres: OrderTarget | null };
+  /** A subject of the embedded service with POSITIONS_FILLS fills applied. */
+  positions: PositionsTarget;
 }
 
 export interface OrderTarget {
@@ -88,10 +91,21 @@ export const REFERENCES: Record<ReferenceName, { label: string; short: string; t
   },
 };
 
-export interface Goal {
-  /** Ours divided by the reference's throughput must be at least this. */
+/** Ours divided by the reference's throughput must be at least `ratio`. */
+export interface RatioGoal {
   ratio: number;
   of: ReferenceName | 'raw-ed25519';
+}
+
+/** Our p99 latency (the worst round's) must be at most `p99Ms`. */
+export interface LatencyGoal {
+  p99Ms: number;
+}
+
+export type Goal = RatioGoal | LatencyGoal;
+
+export function isRatioGoal(goal: Goal): goal is RatioGoal {
+  return 'ratio' in goal;
 }
 
 /** A scenario loaded over HTTP with autocannon: our endpoint, then each reference, back to back. */
@@ -111,6 +125,8 @@ export interface HttpScenario {
   writer?: (ctx: BenchContext) => string;
   /** False when the run lacks what the scenario needs (it is then reported as not measured). */
   available?: (ctx: BenchContext) => boolean;
+  /** Concurrent connections for this scenario, when not the run's (BENCH_CONNECTIONS). */
+  connections?: number;
 }
 
 /** A scenario measured inside this process (no HTTP): ours and a reference, in alternating rounds. */
@@ -120,7 +136,7 @@ export interface InProcessScenario {
   description: string;
   referenceLabel: string;
   run: (ctx: BenchContext, settings: { durationSeconds: number }) => { ours: LoopMeasurement; reference: LoopMeasurement };
-  goal?: Goal;
+  goal?: RatioGoal;
 }
 
 export type Scenario = HttpScenario | InProcessScenario;
@@ -208,6 +224,14 @@ export const SCENARIOS: readonly Scenario[] = [
     target: (ctx) => orderTarget(ctx.orders.postgres as OrderTarget),
     references: ['bare-post'],
     available: (ctx) => ctx.orders.postgres !== null,
+  },
+  {
+    kind: 'http',
+    name: 'positions read',
+    description: `\`GET /v1/positions?subject_id=...\` for a subject with ${POSITIONS_FILLS.toLocaleString('en-US')} fills over five instruments, placed through the API before the run: token check, rate limit, one range of the positions' key (kept up to date as each fill was applied, not recomputed), the catalogue's prices and the calendar's settlement dates from memory, JSON`,
+    target: (ctx) => ({ url: `${ctx.positions.service}/v1/positions?subject_id=${ctx.positions.subject}`, headers: { authorization: `Bearer ${ctx.positions.token}` } }),
+    references: ['bare-json'],
+    goal: { p99Ms: 20 },
   },
   {
     kind: 'in-process',

@@ -43,6 +43,10 @@ import { listPartners } from './partners/partner.repository.js';
 import { directoryRoutes } from './partners/partner.routes.js';
 import { ReferenceData } from './partners/reference-data.js';
 import { seedSandboxDirectory } from './partners/sandbox-seed.js';
+import { HoldingsCheck } from './positions/holdings-check.js';
+import { positionRoutes } from './positions/position.routes.js';
+import { PositionService } from './positions/position.service.js';
+import { StatementService } from './positions/statement.service.js';
 import { ConnectorRegistry, type ConnectorFactory } from './routing/registry.js';
 import { Router } from './routing/router.js';
 import { FixCredentialSealer } from './routing/fix/credentials.js';
@@ -83,6 +87,12 @@ export interface Services {
   readonly orders: OrderService;
   /** Investors' account numbers at the SGIs, registered by the clients. */
   readonly accounts: AccountService;
+  /** Investors' positions, kept up to date by the router as fills are applied. */
+  readonly positions: PositionService;
+  /** Statements of holdings declared from the SGIs, and their breaks. */
+  readonly statements: StatementService;
+  /** The holdings check of sells, for partners that ask for it. */
+  readonly holdings: HoldingsCheck;
   readonly router: Router;
   /** The expiry use case: day and gtd orders cancelled at their close. */
   readonly expiry: OrderExpiry;
@@ -147,7 +157,9 @@ export function createServices(
     refreshMs: config.referenceRefreshSeconds * 1000,
     onRefreshError: (error) => log.warn({ err: error }, 'reference data refresh failed; the previous copy keeps serving'),
   });
-  const router = new Router(db, storage.transact, connectors, clock, { livemode: config.livemode, dialect, handOverTimeoutMs: 2000, leaseMs: 30_000, owner, random: Math.random }, log);
+  const settlementDays = (exchange: keyof typeof EXCHANGE_INFO) => EXCHANGE_INFO[exchange].settlement_days;
+  const positions = new PositionService(reference, calendars, clock, { dialect, settlementDays });
+  const router = new Router(db, storage.transact, connectors, clock, { livemode: config.livemode, dialect, handOverTimeoutMs: 2000, leaseMs: 30_000, owner, random: Math.random }, log, positions);
   const expiry = new OrderExpiry(db, storage.transact, router, clock, { dialect, leaseMs: 30_000 }, log);
   const testClocks = config.mode === 'sandbox' ? new TestClockService(db, storage.transact, connectors, router, expiry, clock, log) : undefined;
   return {
@@ -167,8 +179,11 @@ export function createServices(
       livemode: config.livemode,
       dialect,
       firstHandOverGraceMs: 5000,
-      settlementDays: (exchange) => EXCHANGE_INFO[exchange].settlement_days,
+      settlementDays,
     }, testClocks === undefined ? undefined : (trx, clientId, id) => testClocks.frozenTimeFor(trx, clientId, id)),
+    positions,
+    statements: new StatementService(positions, reference, clock, { dialect, livemode: config.livemode }),
+    holdings: new HoldingsCheck(reference, dialect),
     testClocks,
     accounts: new AccountService(clock),
     router,
@@ -262,9 +277,10 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     publicUrl: config.publicUrl,
     contact: config.contact,
   });
-  const useCases = { transact: storage.transact, idempotency: services.idempotency, orders: services.orders, router: services.router, livemode: config.livemode };
+  const useCases = { transact: storage.transact, idempotency: services.idempotency, orders: services.orders, router: services.router, holdings: services.holdings, livemode: config.livemode };
   await app.register(orderRoutes, { db, orders: services.orders, useCases, cursors });
   await app.register(accountRoutes, { db, transact: storage.transact, accounts: services.accounts, cursors });
+  await app.register(positionRoutes, { db, positions: services.positions, statements: services.statements, idempotency: services.idempotency, cursors });
   if (services.testClocks !== undefined) await app.register(testClockRoutes, { db, testClocks: services.testClocks, idempotency: services.idempotency });
   await app.register(auditRoutes, { db, audit: services.audit });
   await app.register(webhooks.routes);

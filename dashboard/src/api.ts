@@ -176,6 +176,43 @@ export interface Fill {
   settlement_date: string;
 }
 
+export interface Position {
+  subject_id: string;
+  rcpt_to: string;
+  instrument: string;
+  /** XOF, XAF or GHS: the currency of every `_cents` amount of the position. */
+  currency: string;
+  qty: number;
+  settled_qty: number;
+  average_cost_cents: number | null;
+  reference_price_cents: number | null;
+  market_value_cents: number | null;
+  unrealised_pnl_cents: number | null;
+  realised_pnl_cents: number;
+  statement_as_of: string | null;
+  updated_at: string;
+}
+
+export interface PositionBreak {
+  instrument: string;
+  statement_qty: number;
+  expected_qty: number;
+  difference_qty: number;
+}
+
+export interface Statement {
+  id: string;
+  subject_id: string;
+  rcpt_to: string;
+  as_of: string;
+  holdings: { instrument: string; qty: number; average_cost_cents: number }[];
+  breaks: PositionBreak[];
+  previous_statement_id: string | null;
+  replaces: string | null;
+  replaced_by: string | null;
+  created_at: string;
+}
+
 export interface EventEnvelope {
   id: string;
   type: string;
@@ -241,6 +278,7 @@ export const EVENT_TYPES = [
   'order.cancelled',
   'order.amended',
   'order.request_refused',
+  'position.break',
   'kyc.attested',
   'kyc.revoked',
   'audit.snapshot',

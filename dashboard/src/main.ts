@@ -6,6 +6,7 @@ import { deadLettersPage, deliveriesPage } from './pages/deliveries.js';
 import { endpointPage, endpointsPage } from './pages/endpoints.js';
 import { marketsPage } from './pages/markets.js';
 import { orderPage, ordersPage } from './pages/orders.js';
+import { positionsPage } from './pages/positions.js';
 import { signInPage } from './pages/signin.js';
 import { errorBox, href, type Page, type Route } from './ui.js';
 
@@ -18,6 +19,7 @@ function parse(hash: string): Route {
 
 const SECTIONS: { path: string; label: string }[] = [
   { path: 'orders', label: 'Orders' },
+  { path: 'positions', label: 'Positions' },
   { path: 'attestations', label: 'Attestations' },
   { path: 'endpoints', label: 'Endpoints' },
   { path: 'deliveries', label: 'Deliveries' },
@@ -31,6 +33,8 @@ function pageFor(route: Route): Page | null {
   switch (section) {
     case 'orders':
       return id === undefined ? ordersPage : orderPage;
+    case 'positions':
+      return positionsPage;
     case 'attestations':
       return id === undefined ? attestationsPage : attestationPage;
     case 'endpoints':

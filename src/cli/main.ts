@@ -11,6 +11,7 @@ import { registerKeys } from './commands/keys.js';
 import { registerMarkets } from './commands/markets.js';
 import { registerMigrate } from './commands/migrate.js';
 import { registerOrders } from './commands/orders.js';
+import { registerPositions } from './commands/positions.js';
 import { registerServe } from './commands/serve.js';
 import { CliError } from './output.js';
 
@@ -41,6 +42,7 @@ export function buildProgram(): Command {
   registerAudit(program);
   registerIntegrator(program);
   registerOrders(program);
+  registerPositions(program);
   return program;
 }
 

@@ -8,6 +8,7 @@ export const EVENT_TYPES = [
   'order.cancelled',
   'order.amended',
   'order.request_refused',
+  'position.break',
   'kyc.attested',
   'kyc.revoked',
   'audit.snapshot',

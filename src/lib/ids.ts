@@ -17,6 +17,7 @@ export const ID_PREFIXES = {
   signingKey: 'key',
   fill: 'fil',
   testClock: 'clk',
+  statement: 'stm',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -59,6 +59,7 @@ export const PartnerChecksMember = Type.Object(
           "Every order needs the investor's account number at the SGI: registered by the client for the subject, else the partner's default account (`fix.account`). A FIX partner requires one whatever this says.",
       }),
     ),
+    holdings: Type.Optional(Type.Boolean({ description: 'Refuse a sell beyond the position available (held, plus bought, less pending sells): 422 rule `holdings`.' })),
   },
   { additionalProperties: false },
 );

@@ -1,3 +1,4 @@
+import { parsePartnerChecks } from './core/checks.js';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DATABASES, openTestStorage } from '../../test/support/harness.js';
@@ -191,6 +192,25 @@ for (const database of DATABASES) {
       assert.deepEqual(page.items, [
         { code: 'ABC.BRVM', exchange: 'BRVM', class: 'equities', name: 'Abc', currency: 'XOF', isin: null, lot_size: 1, tick_size_cents: 1, reference_price_cents: 1000, price_band_bps: 750, status: 'active' },
       ]);
+    });
+
+    test('checks in the import file: stored as given, kept by a later import without them, unknown checks refused', async (t) => {
+      const { db } = await openTestStorage(t, database);
+      const row = { name: 'Checked', jurisdiction: 'UEMOA', capabilities: ['equities'] };
+      const run = (rows: unknown[]) => db.transaction().execute((trx) => importPartners(trx, rows, { now }));
+      const first = await run([{ ...row, checks: { holdings: true } }]);
+      assert.equal(first.committed, true, JSON.stringify(first.rejected));
+      const checksOf = async () => (await db.selectFrom('partners').select('checks').where('name', '=', 'Checked').executeTakeFirstOrThrow()).checks;
+      assert.deepEqual(parsePartnerChecks(await checksOf()), { accounts: false, holdings: true });
+      assert.equal((await run([{ ...row, capabilities: ['equities', 'bonds'] }])).committed, true);
+      assert.deepEqual(parsePartnerChecks(await checksOf()), { accounts: false, holdings: true }, 'kept when the row leaves them out');
+      assert.equal((await run([{ ...row, checks: {} }])).committed, true);
+      assert.equal(await checksOf(), null, 'an empty object asks for none');
+      const bad = await run([{ ...row, checks: { holdings: 'yes', funds: true } }]);
+      assert.equal(bad.committed, false);
+      assert.deepEqual(bad.rejected[0]?.details.map((d) => [d.field, d.rule]).sort(), [['checks.funds', 'additionalProperties'], ['checks.holdings', 'type']]);
+      const karite = SANDBOX_PARTNERS.find((p) => p.name.startsWith('Karite'));
+      assert.deepEqual(karite?.checks, { holdings: true }, 'the sandbox partner that asks for the holdings check');
     });
   });
 }

@@ -4,7 +4,7 @@ import { parseFixSettings } from '../routing/fix/settings.js';
 import type { Clock } from '../lib/clock.js';
 import { utcDay } from '../lib/clock.js';
 import type { Database } from '../storage/schema.js';
-import { parsePartnerChecks } from './core/checks.js';
+import { parsePartnerChecks, type PartnerChecks } from './core/checks.js';
 import { parseDecimalRate, type Rational } from './core/decimal-rate.js';
 import { listFxRates } from './fx-rate.repository.js';
 import type { InstrumentRow } from './instrument.table.js';
@@ -20,6 +20,8 @@ export interface ReferencePartner {
   readonly connector: string;
   /** Whether its orders need the investor's account number, and its default account. */
   readonly account: PartnerAccountRule;
+  /** The checks the partner asks for (its import file's `checks`). */
+  readonly checks: PartnerChecks;
 }
 
 export interface ReferenceInstrument extends Readonly<InstrumentRow> {
@@ -70,8 +72,9 @@ async function read(db: Kysely<Database>, nowMs: number): Promise<ReferenceSnaps
   ]);
   const partners = new Map<string, ReferencePartner>();
   for (const p of partnerRows) {
-    const account = Object.freeze(accountRuleOf({ connector: p.connector, checks: parsePartnerChecks(p.checks), defaultAccount: p.fix === null ? null : parseFixSettings(p.fix).account }));
-    partners.set(p.id, Object.freeze({ id: p.id, status: p.status, jurisdiction: p.jurisdiction as Jurisdiction, capabilities: Object.freeze(JSON.parse(p.capabilities) as Capability[]), connector: p.connector, account }));
+    const checks = Object.freeze(parsePartnerChecks(p.checks));
+    const account = Object.freeze(accountRuleOf({ connector: p.connector, checks, defaultAccount: p.fix === null ? null : parseFixSettings(p.fix).account }));
+    partners.set(p.id, Object.freeze({ id: p.id, status: p.status, jurisdiction: p.jurisdiction as Jurisdiction, capabilities: Object.freeze(JSON.parse(p.capabilities) as Capability[]), connector: p.connector, account, checks }));
   }
   const instruments = new Map<string, ReferenceInstrument>();
   for (const i of instrumentRows) {

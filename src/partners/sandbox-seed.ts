@@ -23,7 +23,8 @@ export const SANDBOX_PARTNERS: readonly PartnerImportRow[] = [
   partner('baobab', { name: 'Baobab Titres (sandbox)', jurisdiction: 'UEMOA', capabilities: ['equities', 'bonds', 'opcvm'], approved_since: '2019-03-01' }),
   partner('lagune', { name: 'Lagune Capital Bourse (sandbox)', jurisdiction: 'UEMOA', capabilities: ['equities', 'bonds', 'money_market', 'junior_board'], approved_since: '2020-06-15' }),
   partner('sahel', { name: 'Sahel Horizon Valeurs (sandbox)', jurisdiction: 'UEMOA', capabilities: ['bonds', 'money_market'], approved_since: '2021-01-10' }),
-  partner('karite', { name: 'Karite Securities (sandbox)', jurisdiction: 'UEMOA', capabilities: ['equities', 'reit', 'opcvm'], approved_since: '2022-09-05' }),
+  // Karite asks for the holdings check: a sell beyond the subject's position there is refused.
+  partner('karite', { name: 'Karite Securities (sandbox)', jurisdiction: 'UEMOA', capabilities: ['equities', 'reit', 'opcvm'], approved_since: '2022-09-05', checks: { holdings: true } }),
   partner('sanaga', { name: 'Sanaga Titres Centrale (sandbox)', jurisdiction: 'CEMAC', capabilities: ['equities', 'bonds'], approved_since: '2020-02-20' }),
   partner('ebene', { name: 'Ebene Bourse Afrique Centrale (sandbox)', jurisdiction: 'CEMAC', capabilities: ['bonds', 'money_market', 'opcvm'], approved_since: '2023-04-01' }),
   partner('volta', { name: 'Volta Lake Brokerage (sandbox)', jurisdiction: 'GHANA', capabilities: ['equities', 'bonds', 'junior_board'], approved_since: '2018-11-30' }),

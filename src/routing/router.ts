@@ -25,6 +25,11 @@ import { NO_PENDING_REQUEST, refusalChanges, reportEffect, type OrderEventType }
 /** Runs in the transaction that applies a change to an order, with the order as it now is. */
 export type AfterApply = (trx: Kysely<Database>, order: Order) => Promise<void>;
 
+/** What a fill changes beyond its order (the investor's position), in the transaction that stores it. */
+export interface FillEffects {
+  fillApplied(trx: Kysely<Database>, order: OrderRow, fill: { fill_qty: number; fill_price_cents: number; executed_at: number }): Promise<void>;
+}
+
 export interface RouterOptions {
   livemode: boolean;
   dialect: DialectName;
@@ -64,9 +69,9 @@ const isUnreachable = (error: unknown) => error instanceof ConnectorUnavailableE
  * Moves orders between the service and the partners' connectors: hands `created` orders over
  * (retrying with backoff while a partner is unavailable), sends cancels (the client's, and the
  * expiries of day and gtd orders) and amends, and applies the partners' execution reports in order
- * and exactly once. Every change to an order and the events that report it commit in one
- * transaction; a report is applied only if its `seq` is the next one for its order, so duplicates
- * and late copies change nothing.
+ * and exactly once. Every change to an order, the events that report it and, for a fill, the
+ * investor's position (`fillEffects`) commit in one transaction; a report is applied only if its
+ * `seq` is the next one for its order, so duplicates and late copies change nothing.
  */
 export class Router {
   constructor(
@@ -76,6 +81,7 @@ export class Router {
     private readonly clock: Clock,
     private readonly options: RouterOptions,
     private readonly log: FastifyBaseLogger,
+    private readonly fillEffects?: FillEffects,
   ) {}
 
   #connectorOf(row: Pick<OrderRow, 'connector' | 'rcpt_to'>): PartnerConnector | undefined {
@@ -293,6 +299,7 @@ export class Router {
           exchange_ref: execution.exchange_ref,
           executed_at: executedAt,
         });
+        await this.fillEffects?.fillApplied(trx, row, { fill_qty: execution.fill_qty, fill_price_cents: execution.fill_price_cents, executed_at: executedAt });
       }
       const order = await this.#emit(trx, row, { ...row, ...effect.changes }, effect.events, now, execution ?? undefined);
       await after?.(trx, order);

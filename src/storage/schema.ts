@@ -12,6 +12,7 @@ import type { EventQueueTable, EventTable } from '../events/event.table.js';
 import type { MarketCalendarTable } from '../markets/calendar.table.js';
 import type { FxRateTable, InstrumentTable } from '../partners/instrument.table.js';
 import type { PartnerTable } from '../partners/partner.table.js';
+import type { PositionBookTable, PositionBreakTable, PositionStatementTable, PositionTable } from '../positions/position.table.js';
 import type { WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable, WebhookMessageTable } from '../webhooks/webhook.table.js';
 
 /** Every table of the service, as Kysely sees it. Each domain declares its own rows. */
@@ -45,4 +46,8 @@ export interface Database {
   audit_snapshots: AuditSnapshotTable;
   audit_chunks: AuditChunkTable;
   market_calendars: MarketCalendarTable;
+  position_books: PositionBookTable;
+  positions: PositionTable;
+  position_statements: PositionStatementTable;
+  position_breaks: PositionBreakTable;
 }

@@ -223,6 +223,49 @@ test('a developer signs in and manages orders, attestations, webhook endpoints, 
     assert.equal(await page.getByRole('button', { name: 'Cancel order' }).count(), 0, 'a filled order offers no cancel');
   });
 
+  await t.test('positions show the fills, and a statement declared from the page starts them again with its breaks', async () => {
+    await nav('Positions').click();
+    await heading('Positions').waitFor();
+    const qty = page.getByTestId('qty-inv-dash-1-KOLA.BRVM');
+    assert.equal(await qty.innerText(), '10');
+    const row = page.locator('table.grid tbody tr', { has: qty });
+    const [position] = (await api('GET', '/v1/positions?subject_id=inv-dash-1')).body.data as Json[];
+    assert.match(await row.innerText(), new RegExp(`^inv-dash-1\\s+${BAOBAB}\\s+KOLA\\.BRVM\\s+10\\s+0\\s+[\\d\\s]+,\\d\\d XOF`));
+    assert.equal(position?.average_cost_cents, filledNow.average_fill_price_cents, 'one fill: its price');
+    await page.getByText('No statement declared yet.').waitFor();
+
+    // A line the page cannot read, then one the service refuses: each says why, nothing is declared.
+    await page.getByLabel('Investor (subject_id)').fill('inv-dash-1');
+    await page.getByLabel('SGI (rcpt_to)').fill(BAOBAB);
+    const holdings = page.getByLabel(/^Holdings/);
+    await holdings.fill('KOLA.BRVM ten 1500000');
+    await page.getByRole('button', { name: 'Declare statement' }).click();
+    await page.getByRole('alert').getByText(/Line 1 should read/).waitFor();
+    await holdings.fill('KOLA.BRVM -5 1500000');
+    await page.getByRole('button', { name: 'Declare statement' }).click();
+    await page.getByRole('alert').getByRole('listitem').getByText(/^holdings\.0\.qty:/).waitFor();
+    assert.deepEqual((await api('GET', '/v1/positions/statements')).body.data, []);
+
+    await holdings.fill('KOLA.BRVM 25 1500000');
+    await page.getByRole('button', { name: 'Declare statement' }).click();
+    const result = page.getByTestId('statement-result');
+    await result.waitFor();
+    assert.match(await result.innerText(), /Statement stm_\w{26} declared as of \d{4}-\d{2}-\d{2}: 1 break\(s\)\.[\s\S]*KOLA\.BRVM\s+25\s+0\s+\+25/);
+    // The statement's 25, plus today's fill, which settles after its date.
+    await until(async () => (await qty.innerText()) === '35', 'the position after the statement');
+    await page.locator('table.grid tbody tr', { hasText: 'KOLA.BRVM +25' }).waitFor();
+    assert.match(await row.innerText(), /since the statement of \d{4}-\d{2}-\d{2}/);
+    await page.evaluate('window.scrollTo(0, 0)');
+    await shot(page, 'positions');
+
+    await page.getByLabel('Subject', { exact: true }).fill('nobody');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.getByText('No position matches these filters.').waitFor();
+    assert.ok(page.url().includes('subject_id=nobody'));
+    // The statement's position.break, fanned out now, to no endpoint.
+    await worker.runOnce();
+  });
+
   await t.test('an open limit order is amended, then cancelled, from its page', async () => {
     await page.evaluate(`location.hash = ${JSON.stringify(`#/orders/${resting.id}`)}`);
     await heading(`Order ${resting.id}`).waitFor();
@@ -410,6 +453,7 @@ test('a developer signs in and manages orders, attestations, webhook endpoints, 
     for (const [hash, title] of [
       ['#/orders', 'Orders'],
       [`#/orders/${filled.body.id}`, `Order ${filled.body.id}`],
+      ['#/positions', 'Positions'],
       [`#/attestations/${att.body.id}`, `Attestation ${att.body.id}`],
       ['#/endpoints', 'Webhook endpoints'],
       [`#/endpoints/${okEndpoint}`, `Endpoint ${okEndpoint}`],

@@ -154,7 +154,7 @@ for (const database of DATABASES) {
       assert.equal(sample.delivery.endpoint_id, ep.id);
       assert.deepEqual(await json(await api.post(`/v1/webhooks/endpoints/${ep.id}/test`, undefined, key)), sample, 'idempotent: no second event');
 
-      const kinds = ['order.created', 'order.routed', 'order.executed', 'order.failed', 'order.cancelled', 'order.amended', 'order.request_refused', 'kyc.attested', 'kyc.revoked', 'audit.snapshot'];
+      const kinds = ['order.created', 'order.routed', 'order.executed', 'order.failed', 'order.cancelled', 'order.amended', 'order.request_refused', 'position.break', 'kyc.attested', 'kyc.revoked', 'audit.snapshot'];
       for (const type of kinds) {
         const res = await api.post(`/v1/webhooks/endpoints/${ep.id}/test`, { type, livemode: true });
         assert.equal(res.status, 202, type);

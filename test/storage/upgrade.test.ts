@@ -159,5 +159,43 @@ for (const database of DATABASES) {
       await db.insertInto('investor_accounts').values(row).execute();
       await assert.rejects(db.insertInto('investor_accounts').values({ ...row, account_number: 'CI-2' }).execute(), 'one account per client, subject and partner');
     });
+
+    test('positions: the fills applied before are built into positions, by the average-cost method, with their recent trade dates by clock', async (t) => {
+      const storage = await openUnmigratedStorage(t, database);
+      const { db } = storage;
+      await migrateUpTo(db, '2026-11-25T04-00-test-clocks', storage.schema);
+      await sql`insert into partners (id, name, jurisdiction, capabilities, approved_since, status, connector, created_at, updated_at)
+                values ('sgi_a', 'A', 'UEMOA', '["equities"]', null, 'approved', 'sandbox', 1, 1)`.execute(db);
+      const order = (id: string, subject: string, instrument: string, side: string, clock: string | null) =>
+        sql`insert into orders (id, client_id, status, rcpt_to, kyc_attestation_id, kyc_attestation_sha256, subject_id, kyc_level,
+              instrument, side, qty, limit_price_cents, reference_price_cents, filled_qty, fill_notional_cents, failure_reason,
+              client_metadata, connector, last_report_seq, route_attempts, next_route_at, route_lease_until, cancel_requested_at,
+              created_at, updated_at, time_in_force, requests_made, test_clock_id)
+            values (${id}, 'cli_a', 'filled', 'sgi_a', 'att_a', 'aa', ${subject}, 'KYC3', ${instrument}, ${side}, 10, null, 100, 10, '0',
+              null, null, 'sandbox', 1, 0, null, null, null, 1, 1, 'gtc', 0, ${clock})`.execute(db);
+      const fill = (orderId: string, seq: number, qty: number, price: number, at: string) =>
+        sql`insert into order_fills (id, order_id, seq, report_id, fill_qty, fill_price_cents, exchange_ref, executed_at)
+            values (${`fil_${orderId}_${seq}`}, ${orderId}, ${seq}, ${`r_${orderId}_${seq}`}, ${qty}, ${price}, 'x', ${Date.parse(at)})`.execute(db);
+      await order('ord_1', 'inv-1', 'KOLA.BRVM', 'buy', null);
+      await order('ord_2', 'inv-1', 'KOLA.BRVM', 'buy', null);
+      await order('ord_3', 'inv-1', 'KOLA.BRVM', 'sell', null);
+      await order('ord_4', 'inv-2', 'KOLA.BRVM', 'buy', 'clk_a');
+      await fill('ord_1', 1, 10, 100, '2026-09-01T10:00:00Z');
+      await fill('ord_2', 1, 4, 200, '2026-11-23T10:00:00Z');
+      await fill('ord_2', 2, 6, 200, '2026-11-23T10:00:01Z');
+      // Sold after the second buy though its order sorts first: fills apply in the order they executed.
+      await fill('ord_3', 1, 5, 301, '2026-11-24T10:00:00Z');
+      await fill('ord_4', 1, 3, 90, '2026-11-23T10:00:00Z');
+      const report = await migrateToLatest(db, storage.schema);
+      assert.ok(report.applied.includes('2026-11-26T03-00-positions'), JSON.stringify(report));
+      const rows = await db.selectFrom('positions').select(['subject_id', 'rcpt_to', 'instrument', 'qty', 'cost_cents', 'realised_pnl_cents', 'unsettled', 'statement_as_of']).orderBy('subject_id').execute();
+      assert.deepEqual(rows, [
+        // 20 bought for 3,000 (average 150); 5 sold at 3.01 take 750 of the cost: 755 realised.
+        { subject_id: 'inv-1', rcpt_to: 'sgi_a', instrument: 'KOLA.BRVM', qty: 15, cost_cents: '2250', realised_pnl_cents: '755', unsettled: JSON.stringify([[null, '2026-11-23', 10], [null, '2026-11-24', -5]]), statement_as_of: null },
+        { subject_id: 'inv-2', rcpt_to: 'sgi_a', instrument: 'KOLA.BRVM', qty: 3, cost_cents: '270', realised_pnl_cents: '0', unsettled: JSON.stringify([['clk_a', '2026-11-23', 3]]), statement_as_of: null },
+      ]);
+      assert.equal((await db.selectFrom('position_books').select('subject_id').execute()).length, 2);
+      assert.deepEqual(await db.selectFrom('partners').select(['id', 'checks']).execute(), [{ id: 'sgi_a', checks: null }], 'no partner asks for a check');
+    });
   });
 }

@@ -156,6 +156,14 @@ describe('CauriClient against the service (SQLite, loopback HTTP)', () => {
     await c.runtime.services.router.pollReports();
     const fills = await client.orders.fills(order.id);
     assert.deepEqual(fills.map((f) => [f.order_id, f.qty, f.gross_cents === f.qty * f.price_cents, f.fees]), [[order.id, 10, true, []]]);
+    const [position] = await client.positions.list({ subject_id: attestation.subject_id }).toArray();
+    assert.deepEqual([position?.instrument, position?.qty, position?.average_cost_cents, position?.realised_pnl_cents], ['KOLA.BRVM', 10, fills[0]?.price_cents, 0]);
+    const yesterday = new Date(c.clock.now().getTime() - 86_400_000).toISOString().slice(0, 10);
+    const statement = await client.positions.statements.create({ subject_id: attestation.subject_id, rcpt_to: c.baobab, as_of: yesterday, holdings: [{ instrument: 'KOLA.BRVM', qty: 4, average_cost_cents: 1_500_000 }] });
+    assert.deepEqual([statement.breaks, statement.previous_statement_id], [[{ instrument: 'KOLA.BRVM', statement_qty: 4, expected_qty: 0, difference_qty: 4 }], null]);
+    assert.deepEqual(await client.positions.statements.get(statement.id), statement);
+    assert.deepEqual((await client.positions.statements.list({ subject_id: attestation.subject_id }).toArray()).map((s) => s.id), [statement.id]);
+    assert.equal((await client.positions.list({ instrument: 'KOLA.BRVM' }).toArray())[0]?.qty, 14, 'the statement, plus the fill that settles after it');
     assert.equal((await client.orders.cancel(resting.id)).status, 'cancelled');
     await assert.rejects(client.orders.cancel(order.id), (e: unknown) => e instanceof CauriApiError && e.status === 409 && e.code === 'conflict');
     assert.equal(calls(c.log, 'POST', `/v1/orders/${order.id}/cancel`).length, 1, 'a 409 without Retry-After is final: not retried');
@@ -177,6 +185,7 @@ describe('CauriClient against the service (SQLite, loopback HTTP)', () => {
       'POST /v1/orders',
       'POST /v1/orders/{id}/amend',
       'POST /v1/orders/{id}/cancel',
+      'POST /v1/positions/statements',
     ]);
     assert.equal(new Set(keyed.map((e) => e.idempotencyKey)).size, keyed.length, 'each call its own key (nothing was retried here)');
   });

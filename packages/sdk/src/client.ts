@@ -24,6 +24,9 @@ import type {
   ListQuery,
   MethodOf,
   Order,
+  Position,
+  Statement,
+  StatementRequest,
   TestClock,
   OrderRequest,
   Partner,
@@ -320,6 +323,26 @@ export class CauriClient {
     /** Orders already placed keep their account. A 404 when none is registered. */
     remove: async (subjectId: string, partnerId: string, options?: CallOptions): Promise<void> => {
       await this.request('delete', '/v1/subjects/{subject_id}/accounts/{partner_id}', { path: { subject_id: subjectId, partner_id: partnerId }, ...options });
+    },
+  };
+
+  /**
+   * Investors' positions per subject, partner and instrument, from the fills and the statements of
+   * holdings declared from the SGIs (amounts in cents of each position's `currency`).
+   */
+  readonly positions = {
+    /** In key order (subject, partner, instrument); filter by `subject_id`, `rcpt_to`, `instrument`. */
+    list: (query?: ListQuery<'/v1/positions'>): Paginator<Position> => this.paginate('/v1/positions', query),
+    statements: {
+      /**
+       * Declares the subject's settled holdings at the partner at the end of `as_of`: the positions
+       * start again from it, and `breaks` lists where it disagrees with the fills (each statement
+       * with breaks also emits `position.break`).
+       */
+      create: (body: StatementRequest, options?: CallOptions): Promise<Statement> => this.request('post', '/v1/positions/statements', { body, ...options }),
+      get: (id: string, options?: CallOptions): Promise<Statement> => this.request('get', '/v1/positions/statements/{id}', { path: { id }, ...options }),
+      /** Newest first. */
+      list: (query?: ListQuery<'/v1/positions/statements'>): Paginator<Statement> => this.paginate('/v1/positions/statements', query),
     },
   };
 

@@ -9,7 +9,8 @@ import { answerAfterPartner, type IdempotencyContext, type OrderUseCaseDeps } fr
  *
  * 1. The Idempotency-Key is held; in one transaction, its earlier answer is replayed, or the amend is
  *    checked (409 unless an open limit order with no request waiting; 422 for values a new order
- *    could not have, or over the monthly cap) and recorded as `pending_amend` with the values asked
+ *    could not have, over the monthly cap, or a sell's raise beyond the holdings where the partner
+ *    asks for that check) and recorded as `pending_amend` with the values asked
  *    for, and the answer (202, the order) is recorded in flight.
  * 2. After the commit: the order as just written is sent to its partner's amend.
  * 3. When the partner answered within the request (replaced, or refused), the order as it then is
@@ -23,6 +24,7 @@ export async function amendOrder(deps: OrderUseCaseDeps, idempotency: Idempotenc
       const earlier = await deps.idempotency.claim(trx, call);
       if (earlier !== null) return { outcome: earlier };
       const row = await deps.orders.requestAmend(trx, clientId, orderId, change);
+      await deps.holdings.amendedOrder(trx, row);
       const outcome = await deps.idempotency.record(trx, call, { status: 202, body: toOrder(row) }, { final: false });
       return { outcome, row };
     });

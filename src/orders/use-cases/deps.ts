@@ -1,4 +1,5 @@
 import type { IdempotencyService, IdempotentCall, IdempotentOutcome, IdempotentRequest, SentResponse, WorkResult } from '../../idempotency/idempotency.service.js';
+import type { HoldingsCheck } from '../../positions/holdings-check.js';
 import type { AfterApply, Router } from '../../routing/router.js';
 import type { Transact } from '../../storage/database.js';
 import type { OrderService } from '../order.service.js';
@@ -10,6 +11,8 @@ export interface OrderUseCaseDeps {
   idempotency: IdempotencyService;
   orders: OrderService;
   router: Router;
+  /** The holdings check of sells, for partners that ask for it. */
+  holdings: HoldingsCheck;
   livemode: boolean;
 }
 

@@ -10,7 +10,8 @@ import { answerAfterPartner, type IdempotencyContext, type OrderUseCaseDeps } fr
  * Submitting an order (POST /v1/orders), from the request to its answer:
  *
  * 1. The Idempotency-Key is held; in one transaction, its earlier answer is replayed, or the request
- *    is checked (422 on any failed check, nothing stored), the order is stored `created` with
+ *    is checked (422 on any failed check, nothing stored; a sell to a partner that asks for it also
+ *    against the subject's holdings there), the order is stored `created` with
  *    `order.created`, and the answer (201, the order) is recorded with the key still in flight.
  * 2. After the commit, never inside it: the order as just written, with the instrument it was
  *    checked against, is handed to its partner (no second read of either).
@@ -27,6 +28,7 @@ export async function submitOrder(deps: OrderUseCaseDeps, idempotency: Idempoten
       const earlier = await deps.idempotency.claim(trx, call);
       if (earlier !== null) return { outcome: earlier };
       const { row, instrument } = await deps.orders.prepare(trx, clientId, request);
+      await deps.holdings.newOrder(trx, row);
       await insertOrder(trx, row);
       const order = toOrder(row);
       await recordEvent(trx, { clientId, type: 'order.created', data: order, livemode: deps.livemode, at: new Date(row.created_at), subjectRef: order.id });

@@ -5,6 +5,7 @@ import { EVENT_TYPES } from '../../events/event.types.js';
 import { isId, newId, type IdKind } from '../../lib/ids.js';
 import { Order } from '../../orders/order.schemas.js';
 import { INSTRUMENT_CODE_PATTERN } from '../../partners/markets.js';
+import { PositionBreak, PositionBreakEvent } from '../../positions/position.schemas.js';
 import { sampleEventData, serializeEnvelope, storedEnvelopeBody, type SampleContext } from './payload.js';
 import { signatureHeader, verifySignatureHeader } from './signature.js';
 
@@ -126,6 +127,23 @@ test('samples order.cancelled, order.amended, order.request_refused: Orders that
   assert.equal(amended.qty, 150);
   assert.equal(refused.last_refusal?.request, 'cancel');
   assert.equal(refused.cancel_reason, null);
+});
+
+test('sample position.break: every member of the event, a statement compared with the one before, each break consistent', () => {
+  const data = sampleEventData('position.break', context);
+  assert.deepEqual(Object.keys(data).sort(), Object.keys(PositionBreakEvent.properties).sort());
+  assertId('statement', data.statement_id, 'statement_id');
+  assertId('statement', data.previous_statement_id, 'previous_statement_id');
+  assertId('partner', data.rcpt_to, 'rcpt_to');
+  assert.match(data.as_of, DATE);
+  assert.ok(data.as_of < AT.toISOString().slice(0, 10), 'a past day');
+  assert.ok(data.breaks.length >= 1);
+  for (const b of data.breaks) {
+    assert.deepEqual(Object.keys(b).sort(), Object.keys(PositionBreak.properties).sort());
+    assert.match(b.instrument, new RegExp(INSTRUMENT_CODE_PATTERN));
+    assert.equal(b.difference_qty, b.statement_qty - b.expected_qty);
+    assert.notEqual(b.difference_qty, 0);
+  }
 });
 
 test('sample order.executed: the spec fields plus fill_qty, fill_price_cents, status, consistent', () => {

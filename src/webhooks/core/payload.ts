@@ -163,6 +163,15 @@ export interface SampleAuditSnapshot {
   signature: string;
 }
 
+export interface SamplePositionBreak {
+  statement_id: string;
+  subject_id: string;
+  rcpt_to: string;
+  as_of: string;
+  previous_statement_id: string | null;
+  breaks: { instrument: string; statement_qty: number; expected_qty: number; difference_qty: number }[];
+}
+
 export interface SampleWebhookTest {
   message: string;
   /** The endpoint it was sent to; null when it was sent to the client's subscribers and event stream. */
@@ -178,6 +187,7 @@ export interface SampleDataByType {
   'order.amended': SampleOrder;
   'order.request_refused': SampleOrder;
   'order.executed': SampleOrderExecuted;
+  'position.break': SamplePositionBreak;
   'kyc.attested': SampleAttestation;
   'kyc.revoked': SampleRevocation;
   'audit.snapshot': SampleAuditSnapshot;
@@ -269,6 +279,19 @@ function sampleExecuted(at: Date): SampleOrderExecuted {
   };
 }
 
+function samplePositionBreak(at: Date): SamplePositionBreak {
+  // Yesterday's statement, compared with the one of the day before: the SGI holds 100 shares where
+  // the fills settled since give 120 (a sale the service did not route, or a fill not reported).
+  return {
+    statement_id: newId('statement', at.getTime()),
+    subject_id: 'sample-subject-0001',
+    rcpt_to: newId('partner'),
+    as_of: utcDay(at.getTime() - DAY_MS),
+    previous_statement_id: newId('statement', at.getTime() - DAY_MS),
+    breaks: [{ instrument: SAMPLE_INSTRUMENT, statement_qty: 100, expected_qty: 120, difference_qty: -20 }],
+  };
+}
+
 function sampleAttestation(at: Date, issuer: string): SampleAttestation {
   // Attestations use whole seconds (docs/concepts.md).
   const issued = Math.floor(at.getTime() / 1000) * 1000;
@@ -331,6 +354,8 @@ export function sampleEventData(type: EventType, context: SampleContext): Sample
       return sampleOrder('request_refused', at);
     case 'order.executed':
       return sampleExecuted(at);
+    case 'position.break':
+      return samplePositionBreak(at);
     case 'kyc.attested':
       return sampleAttestation(at, issuer);
     case 'kyc.revoked':

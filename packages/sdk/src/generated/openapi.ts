@@ -4917,6 +4917,852 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/positions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List positions: per subject, partner and instrument, with cost, value and profit and loss
+         * @description Ordered by subject, partner and instrument. Quantities come from the latest statement of holdings and the fills since (fills alone without a statement); the average cost is the weighted average of gross prices, a sell leaves it unchanged and realises `(price - average cost) x qty`; market value and unrealised profit and loss use the instrument's reference price. Amounts are in cents of `currency`. A closed position (`qty` 0) stays listed with its realised profit or loss.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Opaque value from X-Cursor-Next (or X-Cursor-Prev). */
+                    cursor?: string;
+                    /** @description Page size, 1 to 200. */
+                    limit?: number;
+                    subject_id?: string;
+                    rcpt_to?: string;
+                    instrument?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        /** @description Cursor of the next page; empty on the last page. */
+                        "x-cursor-next"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                subject_id: string;
+                                /** @description The SGI partner holding the position. */
+                                rcpt_to: string;
+                                instrument: string;
+                                /**
+                                 * @description ISO 4217: XOF (BRVM), XAF (BVMAC), GHS (GSE). Every amount ending in _cents is in hundredths of it.
+                                 * @enum {string}
+                                 */
+                                currency: "XOF" | "XAF" | "GHS";
+                                /** @description The statement's holdings plus the shares bought less the shares sold since (fills settling after the statement's date; every fill without a statement). Negative when more was sold than the service knows was held. */
+                                qty: number;
+                                /** @description `qty` less the fills whose settlement date has not passed yet (on their order's test clock, for orders on one). */
+                                settled_qty: number;
+                                /** @description The cost of `qty` divided by `qty`, rounded half up: the weighted average of the gross prices paid (fees excluded); sells leave it unchanged. null when `qty` is 0. */
+                                average_cost_cents: number | null;
+                                /** @description The instrument's reference price (its previous close) from the catalogue; null only for an instrument no longer listed. */
+                                reference_price_cents: number | null;
+                                /** @description `qty` times `reference_price_cents`. */
+                                market_value_cents: number | null;
+                                /** @description `market_value_cents` less the cost of `qty`: `(reference_price_cents - average cost) x qty`, unrounded average. */
+                                unrealised_pnl_cents: number | null;
+                                /** @description Sum over the sells since the position's start of `(price - average cost) x qty`, gross of fees. */
+                                realised_pnl_cents: number;
+                                /**
+                                 * Format: date
+                                 * @description The date of the statement the position starts from; null when it comes from fills alone.
+                                 */
+                                statement_as_of: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When a fill or a statement last changed the position
+                                 */
+                                updated_at: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/positions/statements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List statements, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Opaque value from X-Cursor-Next (or X-Cursor-Prev). */
+                    cursor?: string;
+                    /** @description Page size, 1 to 200. */
+                    limit?: number;
+                    subject_id?: string;
+                    rcpt_to?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        /** @description Cursor of the next page; empty on the last page. */
+                        "x-cursor-next"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description `stm_...` */
+                                id: string;
+                                subject_id: string;
+                                rcpt_to: string;
+                                /**
+                                 * Format: date
+                                 * @description The statement's date.
+                                 */
+                                as_of: string;
+                                holdings: {
+                                    /** @description An instrument of the catalogue, traded in the partner's jurisdiction. */
+                                    instrument: string;
+                                    /** @description Shares held (settled) at the end of the as-of date; 0 states that none are. */
+                                    qty: number;
+                                    /** @description The SGI's average cost per share (prix de revient unitaire), in cents of the instrument's currency. */
+                                    average_cost_cents: number;
+                                }[];
+                                /** @description The instruments where the statement disagrees with the service's records; empty when it agrees. */
+                                breaks: {
+                                    instrument: string;
+                                    /** @description What the statement declares (0 when it does not list the instrument). */
+                                    statement_qty: number;
+                                    /** @description What the service's records give for the statement's date: the previous statement plus the fills settled since (every fill settled by then, before the first statement). */
+                                    expected_qty: number;
+                                    /** @description `statement_qty - expected_qty`. */
+                                    difference_qty: number;
+                                }[];
+                                /** @description The statement it was compared with (the latest one dated before it); null for the first. */
+                                previous_statement_id: string | null;
+                                /** @description The statement of the same date this one corrects; null when none. */
+                                replaces: string | null;
+                                /** @description The statement of the same date that corrected this one; null while none has. */
+                                replaced_by: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When it was declared
+                                 */
+                                created_at: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Declare a statement of a subject's holdings at a partner, from the SGI's statement
+         * @description The holdings settled at the end of `as_of`, every line of the statement (an instrument left out is held at 0). The statement is compared with the service's records for that date (the previous statement plus the fills settled since; every fill settled by then before the first statement): each instrument that differs is a break, listed in the answer and emitted as `position.break`. It then becomes the start of the subject's positions at the partner: each is its line plus the fills settling after `as_of`, and realised profit and loss starts again. A statement of the latest one's date corrects it; an earlier date is 422 `not_before_latest`. Unknown instruments, negative quantities and a future date are 422 naming the field; a refused statement stores nothing.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description UUID; required. A retry with the same key and body within 24 hours returns the first response. */
+                    "idempotency-key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The investor, as in their attestations. */
+                        subject_id: string;
+                        /** @description The SGI partner whose statement it is. */
+                        rcpt_to: string;
+                        /**
+                         * Format: date
+                         * @description The statement's date: its holdings are those settled at the end of that day (UTC). Not in the future, and not before the latest statement of the subject at the partner.
+                         */
+                        as_of: string;
+                        /** @description Every line of the statement, one per instrument: an instrument left out is held at 0. */
+                        holdings: {
+                            /** @description An instrument of the catalogue, traded in the partner's jurisdiction. */
+                            instrument: string;
+                            /** @description Shares held (settled) at the end of the as-of date; 0 states that none are. */
+                            qty: number;
+                            /** @description The SGI's average cost per share (prix de revient unitaire), in cents of the instrument's currency. */
+                            average_cost_cents: number;
+                        }[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description `stm_...` */
+                            id: string;
+                            subject_id: string;
+                            rcpt_to: string;
+                            /**
+                             * Format: date
+                             * @description The statement's date.
+                             */
+                            as_of: string;
+                            holdings: {
+                                /** @description An instrument of the catalogue, traded in the partner's jurisdiction. */
+                                instrument: string;
+                                /** @description Shares held (settled) at the end of the as-of date; 0 states that none are. */
+                                qty: number;
+                                /** @description The SGI's average cost per share (prix de revient unitaire), in cents of the instrument's currency. */
+                                average_cost_cents: number;
+                            }[];
+                            /** @description The instruments where the statement disagrees with the service's records; empty when it agrees. */
+                            breaks: {
+                                instrument: string;
+                                /** @description What the statement declares (0 when it does not list the instrument). */
+                                statement_qty: number;
+                                /** @description What the service's records give for the statement's date: the previous statement plus the fills settled since (every fill settled by then, before the first statement). */
+                                expected_qty: number;
+                                /** @description `statement_qty - expected_qty`. */
+                                difference_qty: number;
+                            }[];
+                            /** @description The statement it was compared with (the latest one dated before it); null for the first. */
+                            previous_statement_id: string | null;
+                            /** @description The statement of the same date this one corrects; null when none. */
+                            replaces: string | null;
+                            /** @description The statement of the same date that corrected this one; null while none has. */
+                            replaced_by: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When it was declared
+                             */
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/positions/statements/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a statement with its breaks */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description `stm_...` */
+                            id: string;
+                            subject_id: string;
+                            rcpt_to: string;
+                            /**
+                             * Format: date
+                             * @description The statement's date.
+                             */
+                            as_of: string;
+                            holdings: {
+                                /** @description An instrument of the catalogue, traded in the partner's jurisdiction. */
+                                instrument: string;
+                                /** @description Shares held (settled) at the end of the as-of date; 0 states that none are. */
+                                qty: number;
+                                /** @description The SGI's average cost per share (prix de revient unitaire), in cents of the instrument's currency. */
+                                average_cost_cents: number;
+                            }[];
+                            /** @description The instruments where the statement disagrees with the service's records; empty when it agrees. */
+                            breaks: {
+                                instrument: string;
+                                /** @description What the statement declares (0 when it does not list the instrument). */
+                                statement_qty: number;
+                                /** @description What the service's records give for the statement's date: the previous statement plus the fills settled since (every fill settled by then, before the first statement). */
+                                expected_qty: number;
+                                /** @description `statement_qty - expected_qty`. */
+                                difference_qty: number;
+                            }[];
+                            /** @description The statement it was compared with (the latest one dated before it); null for the first. */
+                            previous_statement_id: string | null;
+                            /** @description The statement of the same date this one corrects; null when none. */
+                            replaces: string | null;
+                            /** @description The statement of the same date that corrected this one; null while none has. */
+                            replaced_by: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When it was declared
+                             */
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/test-clocks": {
         parameters: {
             query?: never;
@@ -6336,7 +7182,7 @@ export interface paths {
                                 /** @description Endpoint identifier (we_...) */
                                 id: string;
                                 url: string;
-                                events: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
+                                events: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "position.break" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
                                 description?: string;
                                 disabled: boolean;
                                 /**
@@ -6490,7 +7336,7 @@ export interface paths {
                         /** @description Absolute http(s) URL of the receiver (https only in production). */
                         url: string;
                         /** @description Event types the endpoint subscribes to; at least one, no repeats. */
-                        events: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
+                        events: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "position.break" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
                         description?: string;
                     };
                 };
@@ -6506,7 +7352,7 @@ export interface paths {
                             /** @description Endpoint identifier (we_...) */
                             id: string;
                             url: string;
-                            events: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
+                            events: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "position.break" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
                             description?: string;
                             disabled: boolean;
                             /**
@@ -6708,7 +7554,7 @@ export interface paths {
                             /** @description Endpoint identifier (we_...) */
                             id: string;
                             url: string;
-                            events: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
+                            events: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "position.break" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
                             description?: string;
                             disabled: boolean;
                             /**
@@ -7004,7 +7850,7 @@ export interface paths {
                         /** @description Absolute http(s) URL of the receiver (https only in production). */
                         url?: string;
                         /** @description Event types the endpoint subscribes to; at least one, no repeats. */
-                        events?: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
+                        events?: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "position.break" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
                         description?: string | null;
                         /** @description A disabled endpoint gets no new deliveries; its pending ones wait until it is enabled again. */
                         disabled?: boolean;
@@ -7022,7 +7868,7 @@ export interface paths {
                             /** @description Endpoint identifier (we_...) */
                             id: string;
                             url: string;
-                            events: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
+                            events: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "position.break" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
                             description?: string;
                             disabled: boolean;
                             /**
@@ -7228,7 +8074,7 @@ export interface paths {
                             /** @description Endpoint identifier (we_...) */
                             id: string;
                             url: string;
-                            events: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
+                            events: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "position.break" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
                             description?: string;
                             disabled: boolean;
                             /**
@@ -7468,7 +8314,7 @@ export interface paths {
                          * @description Event type of the sample; default webhook.test.
                          * @enum {string}
                          */
-                        type?: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
+                        type?: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "position.break" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
                         /** @description livemode of the sample event; default the deployment's. */
                         livemode?: boolean;
                     };
@@ -7490,7 +8336,7 @@ export interface paths {
                                  * @description An event type of the specification's Events section.
                                  * @enum {string}
                                  */
-                                type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
+                                type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "position.break" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
                                 /**
                                  * Format: date-time
                                  * @description With milliseconds
@@ -7510,7 +8356,7 @@ export interface paths {
                                  * @description An event type of the specification's Events section.
                                  * @enum {string}
                                  */
-                                event_type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
+                                event_type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "position.break" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
                                 endpoint_id: string;
                                 /**
                                  * Format: uuid
@@ -7762,7 +8608,7 @@ export interface paths {
                          * @description Event type of the sample; default webhook.test.
                          * @enum {string}
                          */
-                        type?: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
+                        type?: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "position.break" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
                         /** @description livemode of the sample event; default the deployment's. */
                         livemode?: boolean;
                     };
@@ -7784,7 +8630,7 @@ export interface paths {
                                  * @description An event type of the specification's Events section.
                                  * @enum {string}
                                  */
-                                type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
+                                type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "position.break" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
                                 /**
                                  * Format: date-time
                                  * @description With milliseconds
@@ -8230,7 +9076,7 @@ export interface paths {
                                  * @description An event type of the specification's Events section.
                                  * @enum {string}
                                  */
-                                event_type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
+                                event_type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "position.break" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
                                 endpoint_id: string;
                                 /**
                                  * Format: uuid
@@ -8427,7 +9273,7 @@ export interface paths {
                              * @description An event type of the specification's Events section.
                              * @enum {string}
                              */
-                            event_type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
+                            event_type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "position.break" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
                             endpoint_id: string;
                             /**
                              * Format: uuid
@@ -8633,7 +9479,7 @@ export interface paths {
                              * @description An event type of the specification's Events section.
                              * @enum {string}
                              */
-                            event_type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
+                            event_type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "position.break" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
                             endpoint_id: string;
                             /**
                              * Format: uuid
@@ -8870,7 +9716,7 @@ export interface paths {
                     /** @description Page size, 1 to 200. */
                     limit?: number;
                     /** @description An event type of the specification's Events section. */
-                    type?: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
+                    type?: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "position.break" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
                 };
                 header?: never;
                 path?: never;
@@ -8896,7 +9742,7 @@ export interface paths {
                                  * @description An event type of the specification's Events section.
                                  * @enum {string}
                                  */
-                                type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
+                                type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "position.break" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
                                 /**
                                  * Format: date-time
                                  * @description With milliseconds
@@ -9072,7 +9918,7 @@ export interface paths {
                              * @description An event type of the specification's Events section.
                              * @enum {string}
                              */
-                            type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
+                            type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "position.break" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
                             /**
                              * Format: date-time
                              * @description With milliseconds
@@ -9430,7 +10276,7 @@ export interface paths {
                                  * @description An event type of the specification's Events section.
                                  * @enum {string}
                                  */
-                                event_type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
+                                event_type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "position.break" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
                                 endpoint_id: string;
                                 /**
                                  * Format: uuid
