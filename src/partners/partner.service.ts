@@ -48,9 +48,10 @@ export async function getDirectoryPartner(db: Kysely<Database>, id: string): Pro
 
 const validatePartnerRow = compileValidator(PartnerImportRow, 'row');
 
-/** A partner that requires nothing more is stored with null, as the partners of before checks existed. */
+/** The checks that are on, as JSON (`{"holdings":true}`); null for a partner that requires nothing more, as the partners of before checks existed. */
 function storedChecks(checks: PartnerChecks): string | null {
-  return Object.values(checks).some((on) => on) ? JSON.stringify(checks) : null;
+  const on = Object.fromEntries(Object.entries(checks).filter(([, value]) => value));
+  return Object.keys(on).length > 0 ? JSON.stringify(on) : null;
 }
 
 /**
