@@ -234,6 +234,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     cachedDocuments: () => services.kyc.cachedDocuments,
     webhookWorker: () => webhooks.worker.stats,
     fixSessions: () => services.fix.sessions(),
+    fixRefusedMessages: () => services.fix.refusedMessages(),
     rateLimitStore: () => rateLimitStore.health?.() ?? { degraded: false, outages: 0 },
     credentialChecks: () => services.credentials.stats,
   });

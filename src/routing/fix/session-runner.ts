@@ -38,6 +38,7 @@ export interface RunnerDeps {
   /** The partner's settings and credentials, read again before every connection. */
   readonly loadPartner: () => Promise<PartnerFixConfig | null>;
   readonly applyInbound: DurableSessionHooks['applyInbound'];
+  readonly onRefused: DurableSessionHooks['onRefused'];
   readonly options: RunnerOptions;
 }
 
@@ -185,6 +186,7 @@ export class FixSessionRunner {
       committed: { nextSenderSeq: row.next_sender_seq, nextTargetSeq: row.next_target_seq },
       hooks: {
         applyInbound: this.#deps.applyInbound,
+        onRefused: this.#deps.onRefused,
         onLoggedOn: () => {
           loggedOn = true;
           sessionLog.info({ next_sender_seq: row.next_sender_seq }, 'FIX session logged on');
