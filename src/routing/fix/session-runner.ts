@@ -221,7 +221,8 @@ export class FixSessionRunner {
       socket.destroy();
       await session.settled();
     }
-    await this.#setState('disconnected', failure === null ? null : failure instanceof Error ? failure.message : String(failure));
+    // What the partner said, when it ended the session, says more than how the connection ended.
+    await this.#setState('disconnected', session.endReason ?? (failure === null ? null : failure instanceof Error ? failure.message : String(failure)));
     return { kind: 'ended', loggedOn };
   }
 

@@ -78,6 +78,8 @@ interface Transmitter {
  *   without taking its number (the partner sends it again), an application message the connector
  *   cannot read is answered with a Reject (35=3) and its number taken; neither reaches the
  *   application. jspurefix checks none of this for an initiator.
+ * - Why the partner ended the session (its Logout's text, its numbers gone back) is kept for the
+ *   operator (endReason).
  * - jspurefix errors end the session (the runner reconnects) and never the process.
  */
 export class DurableFixSession extends AsciiSession {
@@ -94,6 +96,10 @@ export class DurableFixSession extends AsciiSession {
   /** Set when the application message being dispatched was refused with a Reject. */
   #rejected = false;
   #loggedOn = false;
+  /** This side asked to log out. */
+  #loggingOut = false;
+  /** Why the partner ended the session, as an operator needs to read it (its Logout's text, numbers gone back). */
+  #endReason: string | null = null;
 
   constructor(config: IJsFixConfig, deps: DurableSessionDeps) {
     const store = new DatabaseSessionStore(new SessionId(BEGIN_STRING, config.description.SenderCompId, config.description.TargetCompID), deps.committed, {
@@ -134,8 +140,17 @@ export class DurableFixSession extends AsciiSession {
     });
   }
 
+  /**
+   * Why the partner ended the session, when it did: the Text (58) of a Logout this side did not ask
+   * for (a refused Logon says why there), or its MsgSeqNum gone below the one expected.
+   */
+  get endReason(): string | null {
+    return this.#endReason;
+  }
+
   /** Asks the partner to log out (the session ends when it confirms). */
   logout(): void {
+    this.#loggingOut = true;
     this.done();
   }
 
@@ -305,6 +320,9 @@ export class DurableFixSession extends AsciiSession {
       return;
     }
     const seq = Number(view.getTyped(MsgTag.MsgSeqNum));
+    const expected = this.lastPeerSeqNum() + 1;
+    const resets = msgType === MsgType.SequenceReset || (msgType === MsgType.Logon && view.getTyped(MsgTag.ResetSeqNumFlag) === true);
+    const wentBack = seq < expected && !resets && view.getTyped(MsgTag.PossDupFlag) !== true;
     let effect: (inbound: InboundSequence) => void = (inbound) => inbound.done(seq);
     if (msgType === MsgType.SequenceReset) {
       const newSeqNo = Number(view.getTyped(MsgTag.NewSeqNo));
@@ -316,6 +334,11 @@ export class DurableFixSession extends AsciiSession {
     this.#rejected = false;
     this.#refusal = SESSION_TYPES.has(msgType) ? null : checkApplicationMessage(msgType, field, (type) => this.config.definitions.message.get(type)?.msgType === type);
     super.onMsg(msgType, view);
+    if (wentBack && this.getState() === SessionState.Stopped) {
+      // jspurefix ended the session; nothing this side can do until the numbers agree again.
+      this.#endReason ??= `MsgSeqNum ${seq} from the partner is below the ${expected} expected: the partner's numbers went back`;
+      this.#deps.log.error({ partner_id: this.#deps.partnerId, msg_type: msgType, seq, expected }, "FIX session ends: the partner's sequence numbers went back");
+    }
     const message = this.#captured as PartnerMessage | null;
     const rejected = this.#rejected;
     this.#captured = null;
@@ -336,6 +359,11 @@ export class DurableFixSession extends AsciiSession {
 
   protected override onSessionMsg(msgType: string, view: MsgView): void {
     if (msgType === MsgType.Reject) this.#captured = readPartnerMessage(msgType, view, this.#deps.clock.now().getTime());
+    if (msgType === MsgType.Logout && !this.#loggingOut) {
+      const text = view.getString(MsgTag.Text);
+      this.#endReason ??= `logged out by the partner${this.#loggedOn ? '' : ' at logon'}${text === null || text === undefined || text === '' ? '' : `: ${text}`}`;
+      this.#deps.log.warn({ partner_id: this.#deps.partnerId, text }, this.#loggedOn ? 'the partner logged the FIX session out' : 'the partner refused the FIX logon');
+    }
     super.onSessionMsg(msgType, view);
   }
 
