@@ -123,7 +123,7 @@ export function createServices(
     storage.transact,
     clock,
     new FixCredentialSealer(deriveKey(masterKey, 'fix-credentials')),
-    { runSessions: options.runFixSessions === true, plaintextAllowed: config.fixPlaintextAllowed, owner, leaseMs: 30_000, connectTimeoutMs: 10_000, answerTimeoutMs: 10_000, random: Math.random },
+    { runSessions: options.runFixSessions === true, plaintextAllowed: config.fixPlaintextAllowed, owner, leaseMs: 15_000, connectTimeoutMs: 10_000, answerTimeoutMs: 10_000, random: Math.random },
     log,
   );
   // SGIs' gateways are reached over FIX in both modes; sandbox deployments also reach simulated partners.
