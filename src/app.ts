@@ -35,6 +35,7 @@ import { CalendarCache } from './markets/calendar-cache.js';
 import { applyShippedCalendars } from './markets/calendar.service.js';
 import { EXCHANGE_INFO } from './markets/exchanges.js';
 import { marketRoutes } from './markets/market.routes.js';
+import { retryPartnerOrdersNow } from './orders/order.repository.js';
 import { orderRoutes } from './orders/order.routes.js';
 import { OrderService } from './orders/order.service.js';
 import { listPartners } from './partners/partner.repository.js';
@@ -123,7 +124,19 @@ export function createServices(
     storage.transact,
     clock,
     new FixCredentialSealer(deriveKey(masterKey, 'fix-credentials')),
-    { runSessions: options.runFixSessions === true, plaintextAllowed: config.fixPlaintextAllowed, owner, leaseMs: 15_000, connectTimeoutMs: 10_000, answerTimeoutMs: 10_000, random: Math.random },
+    {
+      runSessions: options.runFixSessions === true,
+      plaintextAllowed: config.fixPlaintextAllowed,
+      owner,
+      leaseMs: 15_000,
+      connectTimeoutMs: 10_000,
+      answerTimeoutMs: 10_000,
+      random: Math.random,
+      // Orders that waited for the partner's session are handed over as soon as it is up, not at the end of their backoff.
+      onLoggedOn: async (partnerId) => {
+        await retryPartnerOrdersNow(db, partnerId, clock.now().getTime());
+      },
+    },
     log,
   );
   // SGIs' gateways are reached over FIX in both modes; sandbox deployments also reach simulated partners.

@@ -14,6 +14,8 @@ export interface FixEngineOptions extends RunnerOptions {
   /** Run partners' FIX sessions in this process (processes with workers); otherwise only read their logs. */
   readonly runSessions: boolean;
   readonly answerTimeoutMs: number;
+  /** Runs each time a partner's session logs on in this process. */
+  readonly onLoggedOn?: (partnerId: string) => Promise<void>;
 }
 
 /**
@@ -60,6 +62,7 @@ export class FixEngine {
             loadPartner: () => this.loadPartner(partnerId),
             applyInbound: (trx, message) => (connector as FixConnector).applyInbound(trx, message),
             onRefused: (reason) => this.#countRefused(partnerId, reason),
+            ...(this.options.onLoggedOn === undefined ? {} : { onLoggedOn: () => (this.options.onLoggedOn as (id: string) => Promise<void>)(partnerId) }),
             options: this.options,
           })
         : null;

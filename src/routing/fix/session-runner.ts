@@ -39,6 +39,8 @@ export interface RunnerDeps {
   readonly loadPartner: () => Promise<PartnerFixConfig | null>;
   readonly applyInbound: DurableSessionHooks['applyInbound'];
   readonly onRefused: DurableSessionHooks['onRefused'];
+  /** Runs each time the session logs on (orders that waited for it can go now). */
+  readonly onLoggedOn?: () => Promise<void>;
   readonly options: RunnerOptions;
 }
 
@@ -191,6 +193,7 @@ export class FixSessionRunner {
           loggedOn = true;
           sessionLog.info({ next_sender_seq: row.next_sender_seq }, 'FIX session logged on');
           this.#setState('logged_on', null, true).catch(() => undefined);
+          this.#deps.onLoggedOn?.().catch((error: unknown) => sessionLog.warn({ err: error }, 'after the logon, orders waiting for the session could not be made due'));
         },
         onStopped: (error) => {
           sessionLog.info({ err: error }, 'FIX session ended');
