@@ -51,6 +51,7 @@ export class FixEngine {
     const existing = this.#connectors.get(partnerId);
     if (existing !== undefined) return existing;
     let connector: FixConnector | undefined;
+    const onLoggedOn = this.options.onLoggedOn;
     const runner =
       this.options.runSessions && !this.#closed
         ? new FixSessionRunner({
@@ -62,7 +63,7 @@ export class FixEngine {
             loadPartner: () => this.loadPartner(partnerId),
             applyInbound: (trx, message) => (connector as FixConnector).applyInbound(trx, message),
             onRefused: (reason) => this.#countRefused(partnerId, reason),
-            ...(this.options.onLoggedOn === undefined ? {} : { onLoggedOn: () => (this.options.onLoggedOn as (id: string) => Promise<void>)(partnerId) }),
+            ...(onLoggedOn === undefined ? {} : { onLoggedOn: () => onLoggedOn(partnerId) }),
             options: this.options,
           })
         : null;
