@@ -84,7 +84,7 @@ if (!IN_LOOPBACK_NAMESPACE) {
         // What the operator sees meanwhile: the session down with its error, the order waiting and retried.
         const session = await findSession(runtime.storage.db, d.partnerId);
         assert.equal(session?.state, 'disconnected');
-        assert.notEqual(session?.last_error, null);
+        assert.match(session?.last_error ?? '', /^the gateway closed the connection/);
         assert.equal(await metric(base, new RegExp(`cauri_fix_session_logged_on\\{partner="${d.partnerId}"\\} (\\d)`)), '0');
         await waitFor('a second hand-over attempt', async () => (await routing(runtime, third.id)).route_attempts >= 2);
         assert.equal((await routing(runtime, third.id)).status, 'created');
@@ -234,6 +234,14 @@ if (!IN_LOOPBACK_NAMESPACE) {
         await db.updateTable('fix_sessions').set({ next_sender_seq: expecting }).where('partner_id', '=', d.partnerId).execute();
         await waitFor('the session to log on', async () => (await findSession(db, d.partnerId))?.state === 'logged_on', 20_000);
         assert.equal((await findSession(db, d.partnerId))?.last_error, null);
+      });
+
+      test('a logon to CompIDs the executor does not know: the operator reads that it hung up without answering', async (t) => {
+        const executor = await startExecutor(t, nextPort++);
+        const d = await fixDeployment(t, database, { port: executor.port, targetCompId: 'NOBODY' });
+        const { runtime } = await d.start({ logon: false });
+        await waitFor('the refusal to be recorded', async () => (await findSession(runtime.storage.db, d.partnerId))?.last_error != null, 20_000);
+        assert.equal((await findSession(runtime.storage.db, d.partnerId))?.last_error, 'the gateway closed the connection without answering the Logon');
       });
 
       test("the gateway's numbers went back (it reset without telling): the session ends and the operator reads why", async (t) => {

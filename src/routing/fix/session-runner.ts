@@ -171,6 +171,9 @@ export class FixSessionRunner {
       socket.destroy();
       return { kind: 'ended', loggedOn: false };
     }
+    // The gateway closing the connection reads better than how jspurefix takes it (a broken transport).
+    let closedByGateway = false;
+    socket.once('end', () => (closedByGateway = true));
     const sessionLog = log.child({ partner_id: partnerId });
     const config = sessionConfig(await fix44Dictionary(), { senderCompId: settings.sender_comp_id, targetCompId: settings.target_comp_id, heartbeatS: settings.heartbeat_s, username: credentials?.username ?? null, password: credentials?.password ?? null }, sessionLog);
     const transport = transportOver(config, socket, sessionLog);
@@ -225,7 +228,9 @@ export class FixSessionRunner {
       await session.settled();
     }
     // What the partner said, when it ended the session, says more than how the connection ended.
-    await this.#setState('disconnected', session.endReason ?? (failure === null ? null : failure instanceof Error ? failure.message : String(failure)));
+    const closed = loggedOn ? 'the gateway closed the connection' : 'the gateway closed the connection without answering the Logon';
+    const why = failure === null ? null : closedByGateway ? closed : failure instanceof Error ? failure.message : String(failure);
+    await this.#setState('disconnected', session.endReason ?? why);
     return { kind: 'ended', loggedOn };
   }
 
