@@ -37,6 +37,7 @@ import { CalendarCache } from './markets/calendar-cache.js';
 import { applyShippedCalendars } from './markets/calendar.service.js';
 import { EXCHANGE_INFO } from './markets/exchanges.js';
 import { marketRoutes } from './markets/market.routes.js';
+import { retryPartnerOrdersNow } from './orders/order.repository.js';
 import { orderRoutes } from './orders/order.routes.js';
 import { OrderService } from './orders/order.service.js';
 import { listPartners } from './partners/partner.repository.js';
@@ -137,7 +138,19 @@ export function createServices(
     storage.transact,
     clock,
     new FixCredentialSealer(deriveKey(masterKey, 'fix-credentials')),
-    { runSessions: options.runFixSessions === true, plaintextAllowed: config.fixPlaintextAllowed, owner, leaseMs: 30_000, connectTimeoutMs: 10_000, answerTimeoutMs: 10_000, random: Math.random },
+    {
+      runSessions: options.runFixSessions === true,
+      plaintextAllowed: config.fixPlaintextAllowed,
+      owner,
+      leaseMs: 15_000,
+      connectTimeoutMs: 10_000,
+      answerTimeoutMs: 10_000,
+      random: Math.random,
+      // Orders that waited for the partner's session are handed over as soon as it is up, not at the end of their backoff.
+      onLoggedOn: async (partnerId) => {
+        await retryPartnerOrdersNow(db, partnerId, clock.now().getTime());
+      },
+    },
     log,
   );
   // SGIs' gateways are reached over FIX in both modes; sandbox deployments also reach simulated partners.
@@ -254,6 +267,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     cachedDocuments: () => services.kyc.cachedDocuments,
     webhookWorker: () => webhooks.worker.stats,
     fixSessions: () => services.fix.sessions(),
+    fixRefusedMessages: () => services.fix.refusedMessages(),
     rateLimitStore: () => rateLimitStore.health?.() ?? { degraded: false, outages: 0 },
     credentialChecks: () => services.credentials.stats,
   });

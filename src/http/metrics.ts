@@ -14,6 +14,8 @@ export interface MetricsSources {
   webhookWorker?(): DeliveryWorkerStats;
   /** The FIX partners' sessions this process keeps up (optional). */
   fixSessions?(): { partnerId: string; loggedOn: boolean }[];
+  /** FIX partners' messages this process did not apply, by reason (optional). */
+  fixRefusedMessages?(): { partnerId: string; reason: string; count: number }[];
   /** The rate-limit store: whether it counts in memory because Redis does not answer (optional). */
   rateLimitStore?(): RateLimitStoreHealth;
   /** Token requests refused for their credentials (optional). */
@@ -252,6 +254,16 @@ export class Metrics {
       collect() {
         fix.reset();
         for (const session of sources.fixSessions?.() ?? []) fix.set({ partner: session.partnerId }, session.loggedOn ? 1 : 0);
+      },
+    });
+    const refused = new Counter({
+      name: 'cauri_fix_messages_refused_total',
+      help: 'FIX partners\' messages this process did not apply, by reason: garbled (ignored and asked for again), session_reject (refused with a Reject, 35=3), unknown_order (an ExecutionReport for an order this service did not send).',
+      labelNames: ['partner', 'reason'],
+      registers: [this.registry],
+      collect() {
+        refused.reset();
+        for (const { partnerId, reason, count } of sources.fixRefusedMessages?.() ?? []) refused.inc({ partner: partnerId, reason }, count);
       },
     });
     const degraded = new Gauge({

@@ -176,6 +176,16 @@ export async function claimDueOrders(trx: Kysely<Database>, dialect: DialectName
 }
 
 /**
+ * The orders of partner `partnerId` that wait out a backoff after an attempt the partner could not
+ * take (a hand-over, a cancel or an amend) become due at once: the partner is reachable again.
+ * Returns how many.
+ */
+export async function retryPartnerOrdersNow(db: Kysely<Database>, partnerId: string, now: number): Promise<number> {
+  const result = await db.updateTable('orders').set({ next_route_at: now }).where('next_route_at', '>', now).where('rcpt_to', '=', partnerId).where('route_attempts', '>', 0).executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/**
  * Partners with orders still open at the partner: the report logs the router must read. The condition
  * is that of the partial index `orders_open_partner` word for word, literals included: SQLite uses a
  * partial index only for a query that repeats its condition.

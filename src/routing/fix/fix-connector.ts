@@ -49,6 +49,7 @@ import {
   type OrderAtPartner,
   type ReportContext,
 } from './mapping.js';
+import type { RefusedReason } from './inbound-check.js';
 import type { PartnerMessage } from './partner-message.js';
 import type { FixSessionRunner, PartnerFixConfig } from './session-runner.js';
 import { KeyedMutex, Waiters } from './waiters.js';
@@ -64,6 +65,8 @@ export interface FixConnectorDeps {
    * wait at most REQUEST_WAIT_MS of it, then answer `pending`.
    */
   readonly answerTimeoutMs: number;
+  /** Counts a partner's message that was not applied (here: a report for an order this service did not send). */
+  readonly onRefused?: (reason: RefusedReason) => void;
 }
 
 /** Below the router's wait for an answer, so that a cancel or an amend the partner is slow on is `pending`, not repeated. */
@@ -310,8 +313,8 @@ export class FixConnector implements PartnerConnector {
     const found = await this.#orderOf(trx, clOrdId, origClOrdId);
     const row = found === null ? undefined : await findOrderAtPartner(trx, partnerId, found.orderId);
     if (found === null || row === undefined) {
-      log.warn({ partner_id: partnerId, cl_ord_id: clOrdId, exec_id: er.execId }, 'ExecutionReport for an order this service did not send; ignored');
-      return undefined;
+      log.warn({ partner_id: partnerId, cl_ord_id: clOrdId, orig_cl_ord_id: origClOrdId, exec_id: er.execId, exec_type: er.execType }, 'ExecutionReport for an order this service did not send; ignored');
+      return () => this.#deps.onRefused?.('unknown_order');
     }
     const now = clock.now().getTime();
     if (er.execId !== '' && !(await claimExecId(trx, partnerId, row.order_id, er.execId, now))) {

@@ -6,6 +6,7 @@ import type { Transact } from '../../storage/database.js';
 import type { Database } from '../../storage/schema.js';
 import type { FixCredentialSealer } from './credentials.js';
 import { FixConnector } from './fix-connector.js';
+import type { RefusedReason } from './inbound-check.js';
 import { FixSessionRunner, type PartnerFixConfig, type RunnerOptions } from './session-runner.js';
 import { parseFixSettings } from './settings.js';
 
@@ -13,6 +14,8 @@ export interface FixEngineOptions extends RunnerOptions {
   /** Run partners' FIX sessions in this process (processes with workers); otherwise only read their logs. */
   readonly runSessions: boolean;
   readonly answerTimeoutMs: number;
+  /** Runs each time a partner's session logs on in this process. */
+  readonly onLoggedOn?: (partnerId: string) => Promise<void>;
 }
 
 /**
@@ -23,6 +26,8 @@ export interface FixEngineOptions extends RunnerOptions {
 export class FixEngine {
   readonly #connectors = new Map<string, FixConnector>();
   readonly #runners = new Map<string, FixSessionRunner>();
+  /** Partners' messages not applied since this process started, by partner and reason. */
+  readonly #refused = new Map<string, Map<RefusedReason, number>>();
   #closed = false;
 
   constructor(
@@ -46,6 +51,7 @@ export class FixEngine {
     const existing = this.#connectors.get(partnerId);
     if (existing !== undefined) return existing;
     let connector: FixConnector | undefined;
+    const onLoggedOn = this.options.onLoggedOn;
     const runner =
       this.options.runSessions && !this.#closed
         ? new FixSessionRunner({
@@ -56,10 +62,15 @@ export class FixEngine {
             log: this.log,
             loadPartner: () => this.loadPartner(partnerId),
             applyInbound: (trx, message) => (connector as FixConnector).applyInbound(trx, message),
+            onRefused: (reason) => this.#countRefused(partnerId, reason),
+            ...(onLoggedOn === undefined ? {} : { onLoggedOn: () => onLoggedOn(partnerId) }),
             options: this.options,
           })
         : null;
-    connector = new FixConnector({ partnerId, db: this.db, clock: this.clock, log: this.log, loadPartner: () => this.loadPartner(partnerId), answerTimeoutMs: this.options.answerTimeoutMs }, runner);
+    connector = new FixConnector(
+      { partnerId, db: this.db, clock: this.clock, log: this.log, loadPartner: () => this.loadPartner(partnerId), answerTimeoutMs: this.options.answerTimeoutMs, onRefused: (reason) => this.#countRefused(partnerId, reason) },
+      runner,
+    );
     this.#connectors.set(partnerId, connector);
     if (runner !== null) {
       this.#runners.set(partnerId, runner);
@@ -76,6 +87,23 @@ export class FixEngine {
   /** The sessions this process keeps up, for metrics. */
   sessions(): { partnerId: string; loggedOn: boolean }[] {
     return [...this.#runners.entries()].map(([partnerId, runner]) => ({ partnerId, loggedOn: runner.session !== null }));
+  }
+
+  #countRefused(partnerId: string, reason: RefusedReason): void {
+    const counts = this.#refused.get(partnerId) ?? new Map<RefusedReason, number>();
+    counts.set(reason, (counts.get(reason) ?? 0) + 1);
+    this.#refused.set(partnerId, counts);
+  }
+
+  /**
+   * The partners' messages this process did not apply, for metrics: every reason of every session
+   * it keeps up (zero included), and of any other partner that had one.
+   */
+  refusedMessages(): { partnerId: string; reason: RefusedReason; count: number }[] {
+    const partners = new Set([...this.#runners.keys(), ...this.#refused.keys()]);
+    return [...partners].flatMap((partnerId) =>
+      (['garbled', 'session_reject', 'unknown_order'] as const).map((reason) => ({ partnerId, reason, count: this.#refused.get(partnerId)?.get(reason) ?? 0 })),
+    );
   }
 
   /** Logs every FIX session out and stops reconnecting. */

@@ -38,6 +38,9 @@ export interface RunnerDeps {
   /** The partner's settings and credentials, read again before every connection. */
   readonly loadPartner: () => Promise<PartnerFixConfig | null>;
   readonly applyInbound: DurableSessionHooks['applyInbound'];
+  readonly onRefused: DurableSessionHooks['onRefused'];
+  /** Runs each time the session logs on (orders that waited for it can go now). */
+  readonly onLoggedOn?: () => Promise<void>;
   readonly options: RunnerOptions;
 }
 
@@ -168,6 +171,9 @@ export class FixSessionRunner {
       socket.destroy();
       return { kind: 'ended', loggedOn: false };
     }
+    // The gateway closing the connection reads better than how jspurefix takes it (a broken transport).
+    let closedByGateway = false;
+    socket.once('end', () => (closedByGateway = true));
     const sessionLog = log.child({ partner_id: partnerId });
     const config = sessionConfig(await fix44Dictionary(), { senderCompId: settings.sender_comp_id, targetCompId: settings.target_comp_id, heartbeatS: settings.heartbeat_s, username: credentials?.username ?? null, password: credentials?.password ?? null }, sessionLog);
     const transport = transportOver(config, socket, sessionLog);
@@ -185,10 +191,12 @@ export class FixSessionRunner {
       committed: { nextSenderSeq: row.next_sender_seq, nextTargetSeq: row.next_target_seq },
       hooks: {
         applyInbound: this.#deps.applyInbound,
+        onRefused: this.#deps.onRefused,
         onLoggedOn: () => {
           loggedOn = true;
           sessionLog.info({ next_sender_seq: row.next_sender_seq }, 'FIX session logged on');
           this.#setState('logged_on', null, true).catch(() => undefined);
+          this.#deps.onLoggedOn?.().catch((error: unknown) => sessionLog.warn({ err: error }, 'after the logon, orders waiting for the session could not be made due'));
         },
         onStopped: (error) => {
           sessionLog.info({ err: error }, 'FIX session ended');
@@ -219,7 +227,10 @@ export class FixSessionRunner {
       socket.destroy();
       await session.settled();
     }
-    await this.#setState('disconnected', failure === null ? null : failure instanceof Error ? failure.message : String(failure));
+    // What the partner said, when it ended the session, says more than how the connection ended.
+    const closed = loggedOn ? 'the gateway closed the connection' : 'the gateway closed the connection without answering the Logon';
+    const why = failure === null ? null : closedByGateway ? closed : failure instanceof Error ? failure.message : String(failure);
+    await this.#setState('disconnected', session.endReason ?? why);
     return { kind: 'ended', loggedOn };
   }
 

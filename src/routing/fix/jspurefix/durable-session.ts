@@ -5,6 +5,7 @@ import type { Clock } from '../../../lib/clock.js';
 import type { Transact } from '../../../storage/database.js';
 import type { Database } from '../../../storage/schema.js';
 import { commitReceived, commitSent, insertMessage, messagesBetween, resetSequences, SequenceConflictError } from '../fix.repository.js';
+import { checkApplicationMessage, garbled, type RefusedReason, type SessionRejection } from '../inbound-check.js';
 import { InboundSequence } from '../inbound-sequence.js';
 import type { FixBody } from '../mapping.js';
 import type { PartnerMessage } from '../partner-message.js';
@@ -21,6 +22,8 @@ export interface DurableSessionHooks {
   applyInbound(trx: Kysely<Database>, message: PartnerMessage): Promise<(() => void) | undefined>;
   onLoggedOn(): void;
   onStopped(error: Error | undefined): void;
+  /** A partner's message was ignored as garbled, or refused with a session-level Reject. */
+  onRefused(reason: Exclude<RefusedReason, 'unknown_order'>): void;
 }
 
 export interface DurableSessionDeps {
@@ -71,6 +74,12 @@ interface Transmitter {
  *   and never past a gap (InboundSequence); jspurefix writes it before the application has the message.
  * - Messages are applied one after another, in the order received; a copy of one already applied
  *   (same ExecID) is recognised by the application.
+ * - Each of the partner's messages is checked first (inbound-check.ts): a garbled one is ignored
+ *   without taking its number (the partner sends it again), an application message the connector
+ *   cannot read is answered with a Reject (35=3) and its number taken; neither reaches the
+ *   application. jspurefix checks none of this for an initiator.
+ * - Why the partner ended the session (its Logout's text, its numbers gone back) is kept for the
+ *   operator (endReason).
  * - jspurefix errors end the session (the runner reconnects) and never the process.
  */
 export class DurableFixSession extends AsciiSession {
@@ -82,7 +91,15 @@ export class DurableFixSession extends AsciiSession {
   /** Set when applying a message failed: nothing after it is applied, so nothing is committed past it. */
   #inboundFailed = false;
   #captured: PartnerMessage | null = null;
+  /** Why the application message being dispatched is refused (null: it is not). */
+  #refusal: SessionRejection | null = null;
+  /** Set when the application message being dispatched was refused with a Reject. */
+  #rejected = false;
   #loggedOn = false;
+  /** This side asked to log out. */
+  #loggingOut = false;
+  /** Why the partner ended the session, as an operator needs to read it (its Logout's text, numbers gone back). */
+  #endReason: string | null = null;
 
   constructor(config: IJsFixConfig, deps: DurableSessionDeps) {
     const store = new DatabaseSessionStore(new SessionId(BEGIN_STRING, config.description.SenderCompId, config.description.TargetCompID), deps.committed, {
@@ -123,8 +140,17 @@ export class DurableFixSession extends AsciiSession {
     });
   }
 
+  /**
+   * Why the partner ended the session, when it did: the Text (58) of a Logout this side did not ask
+   * for (a refused Logon says why there), or its MsgSeqNum gone below the one expected.
+   */
+  get endReason(): string | null {
+    return this.#endReason;
+  }
+
   /** Asks the partner to log out (the session ends when it confirms). */
   logout(): void {
+    this.#loggingOut = true;
     this.done();
   }
 
@@ -275,7 +301,28 @@ export class DurableFixSession extends AsciiSession {
   // --- Inbound: applied in order, the partner's sequence number committed with the effects ---
 
   protected override onMsg(msgType: string, view: MsgView): void {
+    const field = (tag: number) => {
+      const value = view.getString(tag);
+      return value === null || value === undefined || value === '' ? null : value;
+    };
+    let computed = -1;
+    try {
+      computed = view.checksum();
+    } catch {
+      // No CheckSum to compare: garbled.
+    }
+    const damage = garbled(field, computed);
+    if (damage !== null) {
+      // Not even its number can be trusted: jspurefix never sees it, so the next message shows a
+      // gap and the partner sends this one again.
+      this.#deps.log.warn({ partner_id: this.#deps.partnerId, msg_type: msgType, why: damage }, 'FIX message garbled; ignored');
+      this.#deps.hooks.onRefused('garbled');
+      return;
+    }
     const seq = Number(view.getTyped(MsgTag.MsgSeqNum));
+    const expected = this.lastPeerSeqNum() + 1;
+    const resets = msgType === MsgType.SequenceReset || (msgType === MsgType.Logon && view.getTyped(MsgTag.ResetSeqNumFlag) === true);
+    const wentBack = seq < expected && !resets && view.getTyped(MsgTag.PossDupFlag) !== true;
     let effect: (inbound: InboundSequence) => void = (inbound) => inbound.done(seq);
     if (msgType === MsgType.SequenceReset) {
       const newSeqNo = Number(view.getTyped(MsgTag.NewSeqNo));
@@ -284,11 +331,22 @@ export class DurableFixSession extends AsciiSession {
       effect = (inbound) => inbound.reset(seq + 1);
     }
     this.#captured = null;
+    this.#rejected = false;
+    this.#refusal = SESSION_TYPES.has(msgType) ? null : checkApplicationMessage(msgType, field, (type) => this.config.definitions.message.get(type)?.msgType === type);
     super.onMsg(msgType, view);
+    if (wentBack && this.getState() === SessionState.Stopped) {
+      // jspurefix ended the session; nothing this side can do until the numbers agree again.
+      this.#endReason ??= `MsgSeqNum ${seq} from the partner is below the ${expected} expected: the partner's numbers went back`;
+      this.#deps.log.error({ partner_id: this.#deps.partnerId, msg_type: msgType, seq, expected }, "FIX session ends: the partner's sequence numbers went back");
+    }
     const message = this.#captured as PartnerMessage | null;
+    const rejected = this.#rejected;
     this.#captured = null;
-    // An application message jspurefix refused was not applied: its number stays owed.
-    if (!SESSION_TYPES.has(msgType) && message === null) return;
+    this.#refusal = null;
+    this.#rejected = false;
+    // An application message jspurefix did not forward was not applied: its number stays owed. One
+    // refused with a Reject has had its answer: its number is dealt with.
+    if (!SESSION_TYPES.has(msgType) && message === null && !rejected) return;
     this.#inboundChain = this.#inboundChain
       .then(() => (this.#inboundFailed ? undefined : this.#applyInbound(effect, message)))
       .catch((error: unknown) => {
@@ -301,11 +359,31 @@ export class DurableFixSession extends AsciiSession {
 
   protected override onSessionMsg(msgType: string, view: MsgView): void {
     if (msgType === MsgType.Reject) this.#captured = readPartnerMessage(msgType, view, this.#deps.clock.now().getTime());
+    if (msgType === MsgType.Logout && !this.#loggingOut) {
+      const text = view.getString(MsgTag.Text);
+      this.#endReason ??= `logged out by the partner${this.#loggedOn ? '' : ' at logon'}${text === null || text === undefined || text === '' ? '' : `: ${text}`}`;
+      this.#deps.log.warn({ partner_id: this.#deps.partnerId, text }, this.#loggedOn ? 'the partner logged the FIX session out' : 'the partner refused the FIX logon');
+    }
     super.onSessionMsg(msgType, view);
   }
 
   protected override onApplicationMsg(msgType: string, view: MsgView): void {
-    this.#captured = readPartnerMessage(msgType, view, this.#deps.clock.now().getTime());
+    const refusal = this.#refusal;
+    if (refusal === null) {
+      this.#captured = readPartnerMessage(msgType, view, this.#deps.clock.now().getTime());
+      return;
+    }
+    const seq = Number(view.getTyped(MsgTag.MsgSeqNum));
+    this.#rejected = true;
+    this.#deps.log.warn({ partner_id: this.#deps.partnerId, msg_type: msgType, seq, reason: refusal.reason, tag: refusal.tag, text: refusal.text }, 'FIX message refused with a Reject (35=3)');
+    this.#deps.hooks.onRefused('session_reject');
+    this.send(MsgType.Reject, {
+      RefSeqNum: seq,
+      ...(refusal.tag === null ? {} : { RefTagID: refusal.tag }),
+      RefMsgType: msgType,
+      SessionRejectReason: refusal.reason,
+      Text: refusal.text,
+    });
   }
 
   protected override checkForwardMsg(msgType: string, view: MsgView): void {
