@@ -93,6 +93,7 @@ export async function importPartners(
           connector,
           fix,
           fix_credentials: existing?.fix_credentials ?? null,
+          fix_tls: existing?.fix_tls ?? null,
           created_at: existing?.created_at ?? options.now.getTime(),
           updated_at: options.now.getTime(),
         },

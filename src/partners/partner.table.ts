@@ -14,6 +14,8 @@ export interface PartnerTable {
   fix: string | null;
   /** Its FIX logon username and password, sealed with the master key (fix/credentials.ts), or null. */
   fix_credentials: string | null;
+  /** Its TLS client certificate, private key and gateway certificate authorities, sealed (fix/credentials.ts), or null. */
+  fix_tls: string | null;
   created_at: number;
   updated_at: number;
 }

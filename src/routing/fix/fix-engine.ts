@@ -34,11 +34,15 @@ export class FixEngine {
     private readonly log: FastifyBaseLogger,
   ) {}
 
-  /** A partner's settings and opened credentials, as stored now; null without settings. */
+  /** A partner's settings and opened credentials and TLS material, as stored now; null without settings. */
   async loadPartner(partnerId: string): Promise<PartnerFixConfig | null> {
     const row = await findPartner(this.db, partnerId);
     if (row === undefined || row.fix === null) return null;
-    return { settings: parseFixSettings(row.fix), credentials: row.fix_credentials === null ? null : this.sealer.open(partnerId, row.fix_credentials) };
+    return {
+      settings: parseFixSettings(row.fix),
+      credentials: row.fix_credentials === null ? null : this.sealer.open(partnerId, row.fix_credentials),
+      tls: row.fix_tls === null ? null : this.sealer.openTls(partnerId, row.fix_tls),
+    };
   }
 
   /** The connector of a partner (the registry's factory for `fix`); starts its session where sessions run. */

@@ -5,16 +5,19 @@ import type { Kysely } from 'kysely';
 import { isoMillis, type Clock } from '../../lib/clock.js';
 import type { Transact } from '../../storage/database.js';
 import type { Database } from '../../storage/schema.js';
-import type { FixCredentials } from './credentials.js';
+import type { FixCredentials, FixTlsMaterial } from './credentials.js';
 import { insertSessionIfMissing, leaseSession, openSession, releaseSession, setSessionState } from './fix.repository.js';
 import type { FixSessionState } from './fix.table.js';
 import type { DurableFixSession, DurableSessionHooks } from './jspurefix/durable-session.js';
 import { BEGIN_STRING, type FixSettings } from './settings.js';
 import { sessionWindow } from './session-window.js';
+import { tlsOptions } from './tls-material.js';
 
 export interface PartnerFixConfig {
   readonly settings: FixSettings;
   readonly credentials: FixCredentials | null;
+  /** Its TLS client certificate and gateway CAs, when the operator gave them. */
+  readonly tls?: FixTlsMaterial | null;
 }
 
 export interface RunnerOptions {
@@ -46,10 +49,12 @@ export function reconnectDelayMs(failures: number, random: () => number): number
   return Math.round(Math.min(30_000, 1000 * 2 ** Math.max(0, failures - 1)) * (0.8 + 0.4 * random()));
 }
 
-function connectSocket(settings: FixSettings, timeoutMs: number): Promise<Socket> {
+function connectSocket(settings: FixSettings, tls: FixTlsMaterial | null, timeoutMs: number): Promise<Socket> {
   return new Promise<Socket>((resolve, reject) => {
+    // The material is passed in memory; the gateway's certificate is always verified (against `ca`
+    // when given, else the public authorities Node.js trusts).
     const socket = settings.tls
-      ? tlsConnect({ host: settings.host, port: settings.port, ...(isIP(settings.host) === 0 ? { servername: settings.host } : {}) })
+      ? tlsConnect({ host: settings.host, port: settings.port, ...(isIP(settings.host) === 0 ? { servername: settings.host } : {}), ...tlsOptions(tls), rejectUnauthorized: true })
       : netConnect({ host: settings.host, port: settings.port });
     const timer = setTimeout(() => {
       socket.destroy();
@@ -65,6 +70,20 @@ function connectSocket(settings: FixSettings, timeoutMs: number): Promise<Socket
       reject(error);
     });
   });
+}
+
+/**
+ * The session's end as operators read it. A gateway that refuses the client certificate (TLS 1.3
+ * checks it after the client's side of the handshake is done) closes the connection without saying
+ * why: the error says where to look.
+ */
+function describeFailure(failure: unknown, tlsBeforeLogon: boolean): string {
+  const message = failure instanceof Error ? failure.message : String(failure);
+  const code = (failure as NodeJS.ErrnoException | null)?.code;
+  if (tlsBeforeLogon && (code === 'ECONNRESET' || code === 'EPIPE' || /ECONNRESET|EPIPE|socket hang up/.test(message))) {
+    return `the gateway closed the TLS connection before answering the Logon (does it accept the client certificate?): ${message}`;
+  }
+  return message;
 }
 
 /**
@@ -144,7 +163,7 @@ export class FixSessionRunner {
       log.error({ partner_id: partnerId }, 'partner uses the fix connector but has no fix settings; import them');
       return { kind: 'waiting', waitMs: 30_000 };
     }
-    const { settings, credentials } = partner;
+    const { settings, credentials, tls = null } = partner;
     if (!settings.tls && !options.plaintextAllowed) {
       log.error({ partner_id: partnerId }, 'plaintext FIX is refused here (tls: false without CAURI_FIX_ALLOW_PLAINTEXT=true)');
       return { kind: 'waiting', waitMs: 60_000 };
@@ -163,7 +182,7 @@ export class FixSessionRunner {
     await this.#setState('connecting', null);
     // jspurefix takes about a second of CPU to load: only processes that run a FIX session load it.
     const [{ DurableFixSession }, { fix44Dictionary, sessionConfig, transportOver }] = await Promise.all([import('./jspurefix/durable-session.js'), import('./jspurefix/library.js')]);
-    const socket = await connectSocket(settings, options.connectTimeoutMs);
+    const socket = await connectSocket(settings, tls, options.connectTimeoutMs);
     if (this.#stopping) {
       socket.destroy();
       return { kind: 'ended', loggedOn: false };
@@ -219,7 +238,7 @@ export class FixSessionRunner {
       socket.destroy();
       await session.settled();
     }
-    await this.#setState('disconnected', failure === null ? null : failure instanceof Error ? failure.message : String(failure));
+    await this.#setState('disconnected', failure === null ? null : describeFailure(failure, settings.tls && !loggedOn));
     return { kind: 'ended', loggedOn };
   }
 
