@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
-import pino from 'pino';
+import pino, { type DestinationStream } from 'pino';
 import { anchorFromConfig } from './audit/anchor-from-config.js';
 import { auditRoutes } from './audit/audit.routes.js';
 import { AuditService } from './audit/audit.service.js';
@@ -61,6 +61,8 @@ export interface RuntimeOptions {
   clock?: Clock;
   /** PostgreSQL schema (tests give each run its own). */
   pgSchema?: string;
+  /** Where the logs go instead of standard output (tests read them). */
+  logDestination?: DestinationStream;
 }
 
 export interface Services {
@@ -211,11 +213,12 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const storage = await openDatabase(config, options);
   const { db } = storage;
 
-  const log: FastifyBaseLogger = pino({
+  const logOptions = {
     level: config.logLevel,
     base: { service: config.serviceName, mode: config.mode, pid: process.pid },
     redact: ['req.headers.authorization', 'req.headers.cookie'],
-  });
+  };
+  const log: FastifyBaseLogger = options.logDestination === undefined ? pino(logOptions) : pino(logOptions, options.logDestination);
   const rateLimitStore = await createRateLimitStore(config, log);
   const services = createServices(config, storage, masterKey, clock, rateLimitStore, log, { runFixSessions: config.workers === 'all' });
   // A current key of each purpose exists before the first request (created on first start).
@@ -238,6 +241,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     credentialChecks: () => services.credentials.stats,
   });
 
+  services.fix.metrics.register(metrics.registry);
   const app = await createHttpApp(config, metrics, log);
   installAuthentication(app, { db, changeMarker: () => storage.changeMarker(), tokens: services.tokens, limiter: services.limiter });
   const redisEffect = 'rate limits are counted by each process on its own until it answers';

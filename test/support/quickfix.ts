@@ -92,6 +92,9 @@ export interface Executor {
   output(): string;
   /** Stops the executor (its file store stays, so a restart keeps the sequence numbers). */
   stop(): Promise<void>;
+  /** Freezes the executor (SIGSTOP): its connections stay open and it answers nothing until resumed (SIGCONT). */
+  pause(): void;
+  resume(): void;
   start(): Promise<void>;
 }
 
@@ -167,6 +170,12 @@ export async function startExecutor(t: TestContext, port: number, options: { kin
       started.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('latin1')));
       child = started;
       await waitForPort(port, Date.now() + 10_000);
+    },
+    pause: () => {
+      (child as ReturnType<typeof spawn> | null)?.kill('SIGSTOP');
+    },
+    resume: () => {
+      (child as ReturnType<typeof spawn> | null)?.kill('SIGCONT');
     },
     stop: async () => {
       const running = child;

@@ -6,6 +6,7 @@ import type { Transact } from '../../storage/database.js';
 import type { Database } from '../../storage/schema.js';
 import type { FixCredentialSealer } from './credentials.js';
 import { FixConnector } from './fix-connector.js';
+import { FixMetrics } from './fix-metrics.js';
 import { FixSessionRunner, type PartnerFixConfig, type RunnerOptions } from './session-runner.js';
 import { parseFixSettings } from './settings.js';
 
@@ -32,6 +33,8 @@ export class FixEngine {
     private readonly sealer: FixCredentialSealer,
     private readonly options: FixEngineOptions,
     private readonly log: FastifyBaseLogger,
+    /** The sessions' counters, which the composition root registers on /metrics. */
+    readonly metrics: FixMetrics = new FixMetrics(),
   ) {}
 
   /** A partner's settings and opened credentials and TLS material, as stored now; null without settings. */
@@ -61,6 +64,7 @@ export class FixEngine {
             loadPartner: () => this.loadPartner(partnerId),
             applyInbound: (trx, message) => (connector as FixConnector).applyInbound(trx, message),
             options: this.options,
+            counters: this.metrics.forPartner(partnerId),
           })
         : null;
     connector = new FixConnector({ partnerId, db: this.db, clock: this.clock, log: this.log, loadPartner: () => this.loadPartner(partnerId), answerTimeoutMs: this.options.answerTimeoutMs }, runner);

@@ -8,6 +8,7 @@ import type { Database } from '../../storage/schema.js';
 import type { FixCredentials, FixTlsMaterial } from './credentials.js';
 import { insertSessionIfMissing, leaseSession, openSession, releaseSession, setSessionState } from './fix.repository.js';
 import type { FixSessionState } from './fix.table.js';
+import { NO_COUNTERS, type SessionCounters } from './fix-metrics.js';
 import type { DurableFixSession, DurableSessionHooks } from './jspurefix/durable-session.js';
 import { BEGIN_STRING, type FixSettings } from './settings.js';
 import { sessionWindow } from './session-window.js';
@@ -42,6 +43,8 @@ export interface RunnerDeps {
   readonly loadPartner: () => Promise<PartnerFixConfig | null>;
   readonly applyInbound: DurableSessionHooks['applyInbound'];
   readonly options: RunnerOptions;
+  /** The partner's counters on /metrics. */
+  readonly counters?: SessionCounters;
 }
 
 /** Delay before reconnecting after `failures` attempts in a row: 1 s doubling to 30 s, +-20 %. */
@@ -202,10 +205,12 @@ export class FixSessionRunner {
       clock,
       log: sessionLog,
       committed: { nextSenderSeq: row.next_sender_seq, nextTargetSeq: row.next_target_seq },
+      counters: this.#deps.counters ?? NO_COUNTERS,
       hooks: {
         applyInbound: this.#deps.applyInbound,
         onLoggedOn: () => {
           loggedOn = true;
+          (this.#deps.counters ?? NO_COUNTERS).loggedOn();
           sessionLog.info({ next_sender_seq: row.next_sender_seq }, 'FIX session logged on');
           this.#setState('logged_on', null, true).catch(() => undefined);
         },

@@ -6,6 +6,7 @@ import type { Transact } from '../../../storage/database.js';
 import type { Database } from '../../../storage/schema.js';
 import { commitReceived, commitSent, insertMessage, messagesBetween, resetSequences, SequenceConflictError } from '../fix.repository.js';
 import { InboundSequence } from '../inbound-sequence.js';
+import { NO_COUNTERS, type SessionCounters } from '../fix-metrics.js';
 import type { FixBody } from '../mapping.js';
 import type { PartnerMessage } from '../partner-message.js';
 import { BEGIN_STRING } from '../settings.js';
@@ -32,6 +33,8 @@ export interface DurableSessionDeps {
   /** The sequence numbers committed in fix_sessions when the connection opened. */
   readonly committed: { readonly nextSenderSeq: number; readonly nextTargetSeq: number };
   readonly hooks: DurableSessionHooks;
+  /** The partner's counters on /metrics. */
+  readonly counters?: SessionCounters;
 }
 
 type Outbound =
@@ -47,6 +50,9 @@ interface AppSend {
 
 /** Session-level messages: jspurefix handles them; everything else is the application's. */
 const SESSION_TYPES = new Set<string>([MsgType.Logon, MsgType.Logout, MsgType.Heartbeat, MsgType.TestRequest, MsgType.ResendRequest, MsgType.SequenceReset, MsgType.Reject]);
+
+/** An ExecutionReport whose ExecType (150) is Rejected, in a message as logged (SOH or `|` between fields). */
+const REJECTED_REPORT = /(?:^|[|\x01])150=8(?:[|\x01]|$)/;
 
 /** States in which jspurefix refuses an application message although the session is up. */
 const BUSY_STATES = new Set<SessionState>([SessionState.AwaitingProcessingResponseToTestRequest, SessionState.AwaitingProcessingResponseToResendRequest, SessionState.HandleResendRequest]);
@@ -83,6 +89,7 @@ export class DurableFixSession extends AsciiSession {
   #inboundFailed = false;
   #captured: PartnerMessage | null = null;
   #loggedOn = false;
+  readonly #counters: SessionCounters;
 
   constructor(config: IJsFixConfig, deps: DurableSessionDeps) {
     const store = new DatabaseSessionStore(new SessionId(BEGIN_STRING, config.description.SenderCompId, config.description.TargetCompID), deps.committed, {
@@ -92,6 +99,7 @@ export class DurableFixSession extends AsciiSession {
     config.sessionStoreFactory = { create: () => store };
     super(config);
     this.#deps = deps;
+    this.#counters = deps.counters ?? NO_COUNTERS;
     this.#inbound = new InboundSequence(deps.committed.nextTargetSeq);
     // jspurefix emits 'error' when a session ends in failure; unheard, EventEmitter would throw it.
     this.on('error', () => undefined);
@@ -261,11 +269,13 @@ export class DurableFixSession extends AsciiSession {
     let next = begin;
     const gapFill = async (upTo: number) => {
       const now = this.#deps.clock.now();
+      this.#counters.resent('gap_fill');
       await this.#sendAgain(MsgType.SequenceReset, { GapFillFlag: true, NewSeqNo: upTo, StandardHeader: { MsgSeqNum: next, PossDupFlag: true, SendingTime: now } });
     };
     for (const message of stored) {
       if (message.seq > next) await gapFill(message.seq);
       const body = JSON.parse(message.body) as ILooseObject;
+      this.#counters.resent('application');
       await this.#sendAgain(message.msg_type, { ...body, StandardHeader: { MsgSeqNum: message.seq, PossDupFlag: true, SendingTime: new Date(message.sending_time) } });
       next = message.seq + 1;
     }
@@ -352,10 +362,20 @@ export class DurableFixSession extends AsciiSession {
   }
 
   protected onDecoded(msgType: string, text: string): void {
+    this.#counters.message('received', msgType);
+    if (msgType === MsgType.ResendRequest) this.#counters.resendRequest('partner');
+    else if (msgType === MsgType.Reject) this.#counters.reject('received', 'session');
+    else if (msgType === MsgType.BusinessMessageReject) this.#counters.reject('received', 'business');
+    else if (msgType === MsgType.OrderCancelReject) this.#counters.reject('received', 'cancel');
+    else if (msgType === MsgType.ExecutionReport && REJECTED_REPORT.test(text)) this.#counters.reject('received', 'order');
     this.#deps.log.debug({ partner_id: this.#deps.partnerId, msg_type: msgType, fix: maskSecrets(text) }, 'FIX message received');
   }
 
   protected onEncoded(msgType: string, text: string): void {
+    this.#counters.message('sent', msgType);
+    if (msgType === MsgType.ResendRequest) this.#counters.resendRequest('cauri');
+    else if (msgType === MsgType.Reject) this.#counters.reject('sent', 'session');
+    else if (msgType === MsgType.BusinessMessageReject) this.#counters.reject('sent', 'business');
     this.#deps.log.debug({ partner_id: this.#deps.partnerId, msg_type: msgType, fix: maskSecrets(text) }, 'FIX message sent');
   }
 }
