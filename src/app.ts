@@ -44,6 +44,7 @@ import { seedSandboxDirectory } from './partners/sandbox-seed.js';
 import { ConnectorRegistry, type ConnectorFactory } from './routing/registry.js';
 import { Router } from './routing/router.js';
 import { FixCredentialSealer } from './routing/fix/credentials.js';
+import { fixRoutes } from './routing/fix/fix.routes.js';
 import { FixEngine } from './routing/fix/fix-engine.js';
 import { JournaledSandboxConnector } from './routing/sandbox/journaled-connector.js';
 import { calendarSessions } from './routing/sandbox/session.js';
@@ -265,6 +266,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   await app.register(orderRoutes, { db, orders: services.orders, useCases, cursors });
   if (services.testClocks !== undefined) await app.register(testClockRoutes, { db, testClocks: services.testClocks, idempotency: services.idempotency });
   await app.register(auditRoutes, { db, audit: services.audit });
+  await app.register(fixRoutes, { db, clock });
   await app.register(webhooks.routes);
   await app.register(eventStreamRoutes, { db, dialect: storage.dialect, clock, idempotency: services.idempotency, deliveries: webhooks.service.deliveries });
   await app.register(dashboardRoutes, {});

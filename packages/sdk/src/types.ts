@@ -85,6 +85,7 @@ export type AmendRequest = RequestBody<'/v1/orders/{id}/amend', 'post'>;
 export type Fill = ListItem<'/v1/orders/{id}/fills'>;
 export type AuditSnapshot = ResponseBody<'/v1/audit/snapshots/{date}', 'get'>;
 export type SnapshotProof = ResponseBody<'/v1/audit/snapshots/{date}/proofs/{order_id}', 'get'>;
+export type FixSession = ResponseBody<'/v1/operator/fix-sessions', 'get'>['data'][number];
 export type WebhookEndpointRequest = RequestBody<'/v1/webhooks/endpoints', 'post'>;
 export type WebhookEndpointCreated = ResponseBody<'/v1/webhooks/endpoints', 'post'>;
 export type WebhookEndpoint = ResponseBody<'/v1/webhooks/endpoints/{id}', 'get'>;
