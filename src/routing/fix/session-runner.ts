@@ -102,6 +102,7 @@ export class FixSessionRunner {
   #stopping = false;
   #wake: (() => void) | null = null;
   #state: FixSessionState = 'disconnected';
+  #settings: FixSettings | null = null;
 
   constructor(deps: RunnerDeps) {
     this.#deps = deps;
@@ -114,6 +115,11 @@ export class FixSessionRunner {
   /** The session, when it is logged on. */
   get session(): DurableFixSession | null {
     return this.#session?.loggedOn === true ? this.#session : null;
+  }
+
+  /** The settings the current connection was opened with (read before it), or null between connections. */
+  get settings(): FixSettings | null {
+    return this.#session === null ? null : this.#settings;
   }
 
   start(): void {
@@ -221,6 +227,7 @@ export class FixSessionRunner {
       },
     });
     this.#session = session;
+    this.#settings = settings;
     const renew = setInterval(() => {
       this.#lease().then(
         (held) => held || session.drop('the session lease passed to another process'),
