@@ -4,15 +4,17 @@
  * to back with autocannon; writes docs/benchmarks.md. Exits 1 if a scenario fails (a non-2xx answer,
  * a connection error, a timeout), not when a goal is missed. See docs/benchmarks.md, "How to run".
  */
+import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { measure, type Measurement } from './load.js';
 import { freePort, killAllChildren, runNode, spawnServer, type ServerProcess } from './processes.js';
 import { renderReport, type Row, type ScenarioFailure, type ScenarioResult, type Settings } from './report.js';
-import { KYC1_REQUEST, REFERENCES, SCENARIOS, isRatioGoal, type BenchContext, type Scenario } from './scenarios.js';
+import type { FixBenchResult, LatencyFigures } from './fix.js';
+import { FIX_SCENARIO, KYC1_REQUEST, REFERENCES, SCENARIOS, isRatioGoal, type BenchContext, type Scenario } from './scenarios.js';
 import { exchangeToken, orderFixture, startPostgresService } from './orders.js';
 import { positionsFixture } from './positions.js';
 import { WriterProbe } from './writer.js';
@@ -21,6 +23,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = join(ROOT, 'dist/src/cli/cauri.cjs');
 const BARE_SERVER = fileURLToPath(new URL('./bare-server.js', import.meta.url));
 const OIDC_PEER = fileURLToPath(new URL('./oidc-peer.js', import.meta.url));
+const FIX_BENCH = fileURLToPath(new URL('./fix.js', import.meta.url));
 const RATE_LIMIT = '10000000';
 
 function positiveInteger(name: string, fallback: number): number {
@@ -52,14 +55,17 @@ async function main(): Promise<number> {
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s !== '');
-  const unknown = only.filter((name) => !SCENARIOS.some((s) => s.name === name));
-  if (unknown.length > 0) throw new Error(`BENCH_ONLY: unknown scenario ${unknown.join(', ')}; scenarios: ${SCENARIOS.map((s) => s.name).join(', ')}`);
+  const names = [...SCENARIOS.map((s) => s.name), FIX_SCENARIO.name];
+  const unknown = only.filter((name) => !names.includes(name));
+  if (unknown.length > 0) throw new Error(`BENCH_ONLY: unknown scenario ${unknown.join(', ')}; scenarios: ${names.join(', ')}`);
   const scenarios = only.length === 0 ? SCENARIOS : SCENARIOS.filter((s) => only.includes(s.name));
+  const runFix = only.length === 0 || only.includes(FIX_SCENARIO.name);
   // A partial run does not overwrite the published figures unless asked to.
   const output = resolve(process.env.BENCH_OUTPUT ?? (only.length === 0 ? join(ROOT, 'docs/benchmarks.md') : join(tmpdir(), 'cauri-benchmarks.md')));
   const cpuProfDir = process.env.BENCH_CPU_PROF === undefined || process.env.BENCH_CPU_PROF === '' ? null : resolve(process.env.BENCH_CPU_PROF);
 
   const started = new Date();
+  const loadAtStart = loadavg();
   const dataDir = mkdtempSync(join(tmpdir(), 'cauri-bench-'));
   const servers: ServerProcess[] = [];
   const onSignal = (signal: NodeJS.Signals) => {
@@ -184,6 +190,19 @@ async function main(): Promise<number> {
       }
     }
 
+    if (runFix) {
+      log(`scenario "${FIX_SCENARIO.name}" (in a loopback-only network namespace)`);
+      try {
+        results.push(await runFixScenario(settings, cpuProfDir, dataDir));
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        const skipped = error instanceof NotRunnable;
+        failures.push({ name: FIX_SCENARIO.name, description: FIX_SCENARIO.description, error: message, ...(skipped ? { skipped: true } : {}) });
+        process.stderr.write(`[bench] SCENARIO ${skipped ? 'NOT RUN' : 'FAILED'}: ${FIX_SCENARIO.name}: ${message}\n`);
+      }
+    }
+
+    const loadAtEnd = loadavg();
     const report = renderReport({
       root: ROOT,
       started,
@@ -191,8 +210,9 @@ async function main(): Promise<number> {
       settings: { ...settings, synchronous: 'FULL', logLevel: 'warn', rateLimit: RATE_LIMIT } satisfies Settings,
       results,
       failures,
-      referenceLabels: { ...Object.fromEntries(Object.entries(REFERENCES).map(([k, v]) => [k, v.short])), 'raw-ed25519': 'raw Ed25519' },
+      referenceLabels: { ...Object.fromEntries(Object.entries(REFERENCES).map(([k, v]) => [k, v.short])), 'raw-ed25519': 'raw Ed25519', 'sandbox-connector': 'sandbox connector' },
       notes: [
+        `Load average of the machine (1, 5, 15 minutes; ${availableParallelism()} cores): ${loadAtStart.map((l) => l.toFixed(1)).join(', ')} at the start, ${loadAtEnd.map((l) => l.toFixed(1)).join(', ')} at the end. Other work on the machine slows every side; the ratios are measured back to back, the absolute figures and latencies are not comparable across runs.`,
         `The partners page (\`GET /v1/sgi/partners\`, default page) was ${partnersBytes} bytes; \`GET /bare/json\` was ${bareBytes} bytes.`,
         ...(only.length === 0 ? [] : [`Partial run: only ${only.join(', ')}.`]),
         'Two more reports come from their own scripts: [benchmarks-snapshot.md](benchmarks-snapshot.md) (`npm run bench:snapshot`, the daily snapshot of 1,000,000 orders) and [benchmarks-webhooks.md](benchmarks-webhooks.md) (`npm run bench:webhooks`, webhook deliveries).',
@@ -284,6 +304,78 @@ async function runScenario(scenario: Scenario, ctx: BenchContext, settings: { co
     ...(scenario.connections === undefined ? {} : { connections: scenario.connections }),
     ...(note === undefined ? {} : { note }),
     ...(goal === undefined ? {} : { goal }),
+  };
+}
+
+/** The scenario cannot run here (no root for the network namespace, or no QuickFIX): reported, not failed. */
+class NotRunnable extends Error {}
+
+const fmt = (ms: number) => (ms >= 100 ? `${Math.round(ms)} ms` : `${ms.toFixed(1)} ms`);
+
+function latencyRow(label: string, f: LatencyFigures): string {
+  return `| ${label} | ${f.orders} | ${fmt(f.postToRouted.p50)} / ${fmt(f.postToRouted.p99)} | ${fmt(f.createdToRouted.p50)} / ${fmt(f.createdToRouted.p99)} | ${fmt(f.roundTrip.p50)} / ${fmt(f.roundTrip.p99)} | ${fmt(f.postToExecuted.p50)} / ${fmt(f.postToExecuted.p99)} |`;
+}
+
+/**
+ * Runs bench/fix.ts inside a new network namespace whose one interface is loopback (`unshare -n`, as
+ * the FIX tests do) and turns its figures into the report's scenario.
+ */
+async function runFixScenario(settings: { connections: number; duration: number; warmup: number; rounds: number }, cpuProfDir: string | null, dataDir: string): Promise<ScenarioResult> {
+  if (process.getuid?.() !== 0) throw new NotRunnable('not measured: it needs root, for a network namespace that has only loopback (unshare -n), where QuickFIX\'s executor may listen');
+  const output = join(dataDir, 'fix-figures.json');
+  const env = {
+    ...process.env,
+    BENCH_FIX_OUTPUT: output,
+    BENCH_CONNECTIONS: String(settings.connections),
+    BENCH_DURATION: String(settings.duration),
+    BENCH_ROUNDS: String(settings.rounds),
+    BENCH_WARMUP: String(settings.warmup),
+    ...(cpuProfDir === null ? {} : { BENCH_CPU_PROF: cpuProfDir }),
+  };
+  const child = spawn('unshare', ['-n', '--', 'sh', '-c', 'ip link set lo up && exec "$0" "$@"', process.execPath, '--enable-source-maps', FIX_BENCH], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let errors = '';
+  child.stdout.on('data', (chunk: Buffer) => process.stdout.write(chunk));
+  child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => {
+    child.on('error', (error) => {
+      errors += String(error);
+      resolve(null);
+    });
+    child.on('close', resolve);
+  });
+  if (code !== 0) {
+    if (/quickfix|libquickfix/i.test(errors) && /missing/.test(errors)) throw new NotRunnable(`not measured: ${errors.trim()}`);
+    throw new Error(`bench/fix.ts exited with ${code}:\n${errors.trim()}`);
+  }
+  const figures = JSON.parse(readFileSync(output, 'utf8')) as FixBenchResult;
+  const ratio = figures.fix.rps / figures.sandbox.rps;
+  const handOver = figures.latency.fix.postToRouted.p99;
+  const lf = figures.latency;
+  return {
+    name: FIX_SCENARIO.name,
+    description: FIX_SCENARIO.description,
+    ours: { label: 'cauri, FIX connector', rps: figures.fix.rps, p50: figures.fix.p50, p99: figures.fix.p99 },
+    references: [{ key: 'sandbox-connector', row: { label: 'cauri, sandbox connector (the same order to the simulated SGI, same service)', rps: figures.sandbox.rps, p50: figures.sandbox.p50, p99: figures.sandbox.p99 }, ratio }],
+    goal: { ...FIX_SCENARIO.goal, label: 'sandbox connector', actual: ratio, met: ratio >= FIX_SCENARIO.goal.ratio },
+    otherGoals: [
+      { goal: `p99 hand-over (POST sent to \`order.routed\`) under ${FIX_SCENARIO.handOverP99Ms} ms on loopback`, measured: fmt(handOver), met: handOver < FIX_SCENARIO.handOverP99Ms },
+    ],
+    note: [
+      `Rounds (req/s): FIX ${figures.fix.rounds.map((r) => Math.round(r)).join(', ')}; sandbox ${figures.sandbox.rounds.map((r) => Math.round(r)).join(', ')}. The FIX session carried ${figures.fixMessages.sent.toLocaleString('en-US')} messages out and ${figures.fixMessages.received.toLocaleString('en-US')} in over the run.`,
+      '',
+      `Hand-over, one order at a time on the otherwise idle service, ${lf.fix.orders} orders to each partner, alternating (p50 / p99; from the moment the POST is sent to the order's event's \`created_at\`, same machine clock, 1 ms resolution; \`order.created\` to \`order.routed\` is inside the service; the round trip is the POST's answer, which comes once the partner acknowledged the order):`,
+      '',
+      '| Connector | Orders | POST to `order.routed` | `order.created` to `order.routed` | POST round trip | POST to `order.executed` |',
+      '|---|---:|---:|---:|---:|---:|',
+      latencyRow('FIX', lf.fix),
+      latencyRow('sandbox', lf.sandbox),
+      '',
+      `\`order.executed\` comes from the routing worker, which reads the partners' report logs every 250 ms, and, for the sandbox, from its simulated market; the hand-over is what the goal bounds.`,
+      '',
+      `FIX, under load: ${figures.fix.writerNote}`,
+      '',
+      `Sandbox, under load: ${figures.sandbox.writerNote}`,
+    ].join('\n'),
   };
 }
 

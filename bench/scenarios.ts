@@ -94,7 +94,7 @@ export const REFERENCES: Record<ReferenceName, { label: string; short: string; t
 /** Ours divided by the reference's throughput must be at least `ratio`. */
 export interface RatioGoal {
   ratio: number;
-  of: ReferenceName | 'raw-ed25519';
+  of: ReferenceName | 'raw-ed25519' | 'sandbox-connector';
 }
 
 /** Our p99 latency (the worst round's) must be at most `p99Ms`. */
@@ -244,3 +244,16 @@ export const SCENARIOS: readonly Scenario[] = [
     goal: { ratio: 0.9, of: 'raw-ed25519' },
   },
 ];
+
+/**
+ * The FIX connector's scenario: run apart (bench/fix.ts), inside a network namespace that has only
+ * loopback, because QuickFIX's executor listens on every address. Root is needed for `unshare -n`.
+ */
+export const FIX_SCENARIO = {
+  name: 'order submission (FIX)',
+  description:
+    '`POST /v1/orders` to a partner reached over FIX 4.4 (QuickFIX\'s `executor` as the SGI\'s gateway, on loopback), against the same order to the simulated Baobab Securities (the sandbox connector) on the same service, SQLite with synchronous=FULL: a limit buy of one KOLA.BRVM at the top of its band, answered once the partner has acknowledged it (`routed`)',
+  goal: { ratio: 0.5, of: 'sandbox-connector' as const },
+  /** p99 of the time from sending `POST /v1/orders` to the order's `order.routed` event, one order at a time. */
+  handOverP99Ms: 20,
+};

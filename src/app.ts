@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
-import pino from 'pino';
+import pino, { type DestinationStream } from 'pino';
 import { accountRoutes } from './accounts/account.routes.js';
 import { AccountService } from './accounts/account.service.js';
 import { anchorFromConfig } from './audit/anchor-from-config.js';
@@ -51,6 +51,7 @@ import { StatementService } from './positions/statement.service.js';
 import { ConnectorRegistry, type ConnectorFactory } from './routing/registry.js';
 import { Router } from './routing/router.js';
 import { FixCredentialSealer } from './routing/fix/credentials.js';
+import { fixRoutes } from './routing/fix/fix.routes.js';
 import { FixEngine } from './routing/fix/fix-engine.js';
 import { JournaledSandboxConnector } from './routing/sandbox/journaled-connector.js';
 import { calendarSessions } from './routing/sandbox/session.js';
@@ -68,6 +69,8 @@ export interface RuntimeOptions {
   clock?: Clock;
   /** PostgreSQL schema (tests give each run its own). */
   pgSchema?: string;
+  /** Where the logs go instead of standard output (tests read them). */
+  logDestination?: DestinationStream;
 }
 
 export interface Services {
@@ -244,11 +247,12 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const storage = await openDatabase(config, options);
   const { db } = storage;
 
-  const log: FastifyBaseLogger = pino({
+  const logOptions = {
     level: config.logLevel,
     base: { service: config.serviceName, mode: config.mode, pid: process.pid },
     redact: ['req.headers.authorization', 'req.headers.cookie'],
-  });
+  };
+  const log: FastifyBaseLogger = options.logDestination === undefined ? pino(logOptions) : pino(logOptions, options.logDestination);
   const rateLimitStore = await createRateLimitStore(config, log);
   const services = createServices(config, storage, masterKey, clock, rateLimitStore, log, { runFixSessions: config.workers === 'all' });
   // A current key of each purpose exists before the first request (created on first start).
@@ -272,6 +276,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     credentialChecks: () => services.credentials.stats,
   });
 
+  services.fix.metrics.register(metrics.registry);
   const app = await createHttpApp(config, metrics, log);
   installAuthentication(app, { db, changeMarker: () => storage.changeMarker(), tokens: services.tokens, limiter: services.limiter });
   const redisEffect = 'rate limits are counted by each process on its own until it answers';
@@ -297,6 +302,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   await app.register(positionRoutes, { db, positions: services.positions, statements: services.statements, idempotency: services.idempotency, cursors });
   if (services.testClocks !== undefined) await app.register(testClockRoutes, { db, testClocks: services.testClocks, idempotency: services.idempotency });
   await app.register(auditRoutes, { db, audit: services.audit });
+  await app.register(fixRoutes, { db, clock });
   await app.register(webhooks.routes);
   await app.register(eventStreamRoutes, { db, dialect: storage.dialect, clock, idempotency: services.idempotency, deliveries: webhooks.service.deliveries });
   await app.register(dashboardRoutes, {});

@@ -7,6 +7,7 @@ import { endpointPage, endpointsPage } from './pages/endpoints.js';
 import { marketsPage } from './pages/markets.js';
 import { orderPage, ordersPage } from './pages/orders.js';
 import { positionsPage } from './pages/positions.js';
+import { SESSIONS_SCOPE, sessionsPage } from './pages/sessions.js';
 import { signInPage } from './pages/signin.js';
 import { errorBox, href, type Page, type Route } from './ui.js';
 
@@ -17,7 +18,8 @@ function parse(hash: string): Route {
   return { path: path.split('/').filter((p) => p !== '').map(decodeURIComponent), params: new URLSearchParams(q) };
 }
 
-const SECTIONS: { path: string; label: string }[] = [
+/** The sections in the navigation; one with a `scope` shows only to a client that has it. */
+const SECTIONS: { path: string; label: string; scope?: string }[] = [
   { path: 'orders', label: 'Orders' },
   { path: 'positions', label: 'Positions' },
   { path: 'attestations', label: 'Attestations' },
@@ -25,8 +27,20 @@ const SECTIONS: { path: string; label: string }[] = [
   { path: 'deliveries', label: 'Deliveries' },
   { path: 'dead', label: 'Dead letters' },
   { path: 'markets', label: 'Markets' },
+  { path: 'sessions', label: 'FIX sessions', scope: SESSIONS_SCOPE },
   { path: 'account', label: 'Account' },
 ];
+
+function visibleSections(): typeof SECTIONS {
+  const scopes = currentSession()?.scopes ?? [];
+  return SECTIONS.filter((s) => s.scope === undefined || scopes.includes(s.scope));
+}
+
+/** Where a client lands: its orders, or the sessions for an operators' client that cannot read orders. */
+function home(): string {
+  const scopes = currentSession()?.scopes ?? [];
+  return !scopes.includes('orders:read') && scopes.includes(SESSIONS_SCOPE) ? 'sessions' : 'orders';
+}
 
 function pageFor(route: Route): Page | null {
   const [section, id] = route.path;
@@ -45,6 +59,8 @@ function pageFor(route: Route): Page | null {
       return deadLettersPage;
     case 'markets':
       return marketsPage;
+    case 'sessions':
+      return sessionsPage;
     case 'account':
       return accountPage;
     default:
@@ -68,7 +84,7 @@ function renderNav(route: Route): void {
   out.addEventListener('click', () => signOut(null));
   mount(
     nav,
-    h('ul', null, SECTIONS.map((s) => h('li', null, h('a', { href: href(s.path), 'aria-current': route.path[0] === s.path ? 'page' : null }, s.label)))),
+    h('ul', null, visibleSections().map((s) => h('li', null, h('a', { href: href(s.path), 'aria-current': route.path[0] === s.path ? 'page' : null }, s.label)))),
     h('div', { class: 'who' }, h('span', { class: 'mono small' }, session.clientId), out),
   );
 }
@@ -81,7 +97,7 @@ async function render(): Promise<void> {
     document.title = 'Sign in · cauri dashboard';
     signInPage(app, signInReason, lastClientId, () => {
       signInReason = null;
-      if (pageFor(parse(location.hash)) === null) location.hash = href('orders');
+      if (pageFor(parse(location.hash)) === null) location.hash = href(home());
       else void render();
     });
     return;
@@ -89,7 +105,7 @@ async function render(): Promise<void> {
   lastClientId = currentSession()?.clientId ?? lastClientId;
   const page = pageFor(route);
   if (page === null) {
-    location.replace(href('orders'));
+    location.replace(href(home()));
     return;
   }
   const section = SECTIONS.find((s) => s.path === route.path[0]);

@@ -9,7 +9,7 @@ import { ErrorBody } from '../http/schemas.js';
 import type { KeyRing } from '../keys/key-ring.js';
 import type { ClientService } from './client.service.js';
 import type { CredentialGuard } from './credential-guard.js';
-import { isScope, SCOPES, type Scope } from './scopes.js';
+import { ALL_SCOPES, isScope, type Scope } from './scopes.js';
 import { TOKEN_LIFETIME_SECONDS, type TokenService } from './token.service.js';
 
 const TokenRequest = Type.Object(
@@ -17,7 +17,7 @@ const TokenRequest = Type.Object(
     grant_type: Type.String({ description: 'Only value: client_credentials' }),
     client_id: Type.Optional(Type.String({ maxLength: 200 })),
     client_secret: Type.Optional(Type.String({ maxLength: 200 })),
-    scope: Type.Optional(Type.String({ maxLength: 1000, description: `Space-separated scopes among: ${SCOPES.join(', ')}` })),
+    scope: Type.Optional(Type.String({ maxLength: 1000, description: `Space-separated scopes among: ${ALL_SCOPES.join(', ')}` })),
   },
   { additionalProperties: false, title: 'TokenRequest' },
 );

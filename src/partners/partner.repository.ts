@@ -51,3 +51,9 @@ export async function setPartnerFixCredentials(db: Kysely<Database>, id: string,
   const result = await db.updateTable('partners').set({ fix_credentials: sealed, updated_at: now }).where('id', '=', id).executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
+
+/** Stores a partner's sealed FIX TLS material (fix/credentials.ts), or removes it (null); false when there is no such partner. */
+export async function setPartnerFixTls(db: Kysely<Database>, id: string, sealed: string | null, now: number): Promise<boolean> {
+  const result = await db.updateTable('partners').set({ fix_tls: sealed, updated_at: now }).where('id', '=', id).executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}

@@ -103,6 +103,7 @@ export async function importPartners(
           fix,
           fix_credentials: existing?.fix_credentials ?? null,
           checks,
+          fix_tls: existing?.fix_tls ?? null,
           created_at: existing?.created_at ?? options.now.getTime(),
           updated_at: options.now.getTime(),
         },

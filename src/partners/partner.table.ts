@@ -16,6 +16,8 @@ export interface PartnerTable {
   fix_credentials: string | null;
   /** What the partner requires of orders beyond the common checks (JSON of PartnerChecks), or null: nothing. */
   checks: string | null;
+  /** Its TLS client certificate, private key and gateway certificate authorities, sealed (fix/credentials.ts), or null. */
+  fix_tls: string | null;
   created_at: number;
   updated_at: number;
 }

@@ -19,6 +19,7 @@ import * as orderLifecycle from './migrations/2026-11-25T02-00-order-lifecycle.j
 import * as fixSessions from './migrations/2026-11-25T03-00-fix-sessions.js';
 import * as testClocks from './migrations/2026-11-25T04-00-test-clocks.js';
 import * as investorAccounts from './migrations/2026-11-25T05-00-investor-accounts.js';
+import * as fixTls from './migrations/2026-11-25T06-00-fix-tls.js';
 import * as positions from './migrations/2026-11-26T03-00-positions.js';
 
 /**
@@ -46,6 +47,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-25T03-00-fix-sessions': fixSessions,
   '2026-11-25T04-00-test-clocks': testClocks,
   '2026-11-25T05-00-investor-accounts': investorAccounts,
+  '2026-11-25T06-00-fix-tls': fixTls,
   '2026-11-26T03-00-positions': positions,
 };
 

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac, randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync } from 'node:fs';
+import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +11,8 @@ import { resolveMasterKey } from '../../src/config/master-key.js';
 import { CursorCodec } from '../../src/http/cursor.js';
 import { DASHBOARD_CSP } from '../../src/http/dashboard.routes.js';
 import { ManualClock } from '../../src/lib/clock.js';
+import { importPartners } from '../../src/partners/partner.service.js';
+import { sessionViews } from '../../src/routing/fix/session-view.js';
 import { RETRY_SCHEDULE_MS } from '../../src/webhooks/core/schedule.js';
 import { createWebhooks } from '../../src/webhooks/index.js';
 import { DATABASES, listen, startRuntime, startRuntimeIn, testEnvironment } from '../support/harness.js';
@@ -478,6 +481,101 @@ test('a developer signs in and manages orders, attestations, webhook endpoints, 
     await page.evaluate("location.hash = '#/orders'");
     await heading('Sign in').waitFor();
     assert.equal(await page.getByRole('button', { name: 'Sign out' }).count(), 0);
+  });
+
+  assert.deepEqual(problems, [], 'no script error and no Content-Security-Policy violation');
+});
+
+test("an operators' client sees each FIX partner's session; an integrator's client has no such view", async (t) => {
+  const runtime = await startRuntime(t, DATABASES[0]!, { CAURI_WORKERS: 'all' });
+  const base = await listen(runtime);
+  // Two SGI gateways: one takes the connection and never answers the Logon, one refuses connections.
+  const sockets = new Set<Socket>();
+  const silent = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+  });
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  const refusing = createServer();
+  await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
+  const refusedPort = (refusing.address() as { port: number }).port;
+  await new Promise<void>((resolve) => refusing.close(() => resolve()));
+  t.after(() => {
+    for (const socket of sockets) socket.destroy();
+    silent.close();
+  });
+  const fix = (port: number, target: string) => ({ host: '127.0.0.1', port, sender_comp_id: 'CAURI', target_comp_id: target, tls: false });
+  const report = await runtime.storage.transact((trx) =>
+    importPartners(
+      trx,
+      [
+        { name: 'Silent Titres', jurisdiction: 'UEMOA', capabilities: ['equities'], connector: 'fix', fix: fix((silent.address() as { port: number }).port, 'SILENT') },
+        { name: 'Closed Titres', jurisdiction: 'UEMOA', capabilities: ['equities'], connector: 'fix', fix: fix(refusedPort, 'CLOSED') },
+      ],
+      { now: new Date(), fixPlaintextAllowed: true },
+    ),
+  );
+  const [silentId, closedId] = report.applied.map((a) => a.id) as [string, string];
+  for (const id of [silentId, closedId]) runtime.services.connectors.get('fix', id);
+  await until(async () => {
+    const views = await sessionViews(runtime.storage.db, Date.now());
+    return views.find((v) => v.partner_id === silentId)?.state === 'connecting' && views.find((v) => v.partner_id === closedId)?.last_error != null;
+  }, 'both sessions to be tried', 20_000);
+
+  const integrator = await runtime.services.clients.create('Integrator');
+  const operator = await runtime.services.clients.create('Operations', ['operator:read']);
+
+  const context = await launchChromium(t);
+  const page = context.pages()[0] ?? (await context.newPage());
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.push(message.text());
+  });
+  page.setDefaultTimeout(10_000);
+  const heading = (name: string | RegExp) => page.getByRole('heading', { level: 1, name });
+  const signIn = async (clientId: string, secret: string) => {
+    await page.getByLabel('Client id').fill(clientId);
+    await page.getByLabel('Client secret').fill(secret);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+  };
+
+  await t.test("an integrator's client: no FIX sessions section, and the page refuses it", async () => {
+    await page.goto(`${base}/dashboard`);
+    await heading('Sign in').waitFor();
+    await signIn(integrator.client_id, integrator.client_secret);
+    await heading('Orders').waitFor();
+    assert.equal(await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'FIX sessions' }).count(), 0);
+    await page.evaluate("location.hash = '#/sessions'");
+    await page.getByText('Missing scope: operator:read').waitFor();
+    assert.equal(await page.locator('table.grid').count(), 0);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await heading('Sign in').waitFor();
+  });
+
+  await t.test("an operators' client lands on the sessions and reads what the command line reads", async () => {
+    await page.evaluate("location.hash = ''");
+    await signIn(operator.client_id, operator.client_secret);
+    await heading('FIX sessions').waitFor();
+    assert.equal(await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'FIX sessions' }).getAttribute('aria-current'), 'page');
+    const rows = page.locator('table.grid tbody tr');
+    assert.equal(await rows.count(), 2);
+    assert.match(await rows.first().innerText(), new RegExp(`Silent Titres\\s+${silentId}`));
+    assert.equal(await page.getByTestId(`state-${silentId}`).innerText(), 'connecting');
+    assert.match(await page.getByTestId(`error-${closedId}`).innerText(), /ECONNREFUSED/);
+    // The figures are the stored ones: refreshed until a reading of the page and of the database agree.
+    const shown = async (id: string) => `${await page.getByTestId(`seq-out-${id}`).innerText()}/${await page.getByTestId(`seq-in-${id}`).innerText()}`;
+    await until(async () => {
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      await heading('FIX sessions').waitFor();
+      const stored = new Map((await sessionViews(runtime.storage.db, Date.now())).map((v) => [v.partner_id, `${v.next_sender_seq}/${v.next_target_seq}`]));
+      return (await shown(silentId)) === stored.get(silentId) && (await shown(closedId)) === stored.get(closedId);
+    }, 'the page to show the stored sequence numbers');
+    assert.ok(Number(await page.getByTestId(`seq-out-${silentId}`).innerText()) >= 2, 'the Logon went out');
+    await shot(page, 'fix-sessions');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await noHorizontalScroll(page, '#/sessions');
+    await page.setViewportSize({ width: 1280, height: 800 });
   });
 
   assert.deepEqual(problems, [], 'no script error and no Content-Security-Policy violation');

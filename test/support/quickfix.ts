@@ -66,6 +66,17 @@ export function assertLoopbackOnly(): void {
   if (links.length !== 1 || links[0] !== 'lo') throw new Error(`QuickFIX acceptors listen on every address; refusing to start one outside a loopback-only network namespace (interfaces: ${links.join(', ')})`);
 }
 
+/**
+ * The executor as a TLS acceptor (QuickFIX's threaded SSL acceptor, which Debian's build has): its
+ * certificate and key, and the authorities a client certificate must chain to. It requires a client
+ * certificate and verifies it. Paths to PEM files.
+ */
+export interface ExecutorTls {
+  cert: string;
+  key: string;
+  clientCa: string;
+}
+
 export interface FixMessage {
   direction: 'incoming' | 'outgoing';
   /** The message with `|` for SOH. */
@@ -77,8 +88,13 @@ export interface Executor {
   readonly port: number;
   /** What the executor logged: its messages, as it saw them. */
   messages(): FixMessage[];
+  /** Everything the executor wrote (its events, TLS handshakes included). */
+  output(): string;
   /** Stops the executor (its file store stays, so a restart keeps the sequence numbers). */
   stop(): Promise<void>;
+  /** Freezes the executor (SIGSTOP): its connections stay open and it answers nothing until resumed (SIGCONT). */
+  pause(): void;
+  resume(): void;
   start(): Promise<void>;
 }
 
@@ -103,7 +119,8 @@ function waitForPort(port: number, deadline: number): Promise<void> {
  * Runs an executor accepting the FIX 4.4 session SenderCompID `EXEC` <- TargetCompID `CAURI` on
  * 127.0.0.1:`port`, with its store in a temporary folder removed after the test.
  */
-export async function startExecutor(t: TestContext, port: number, options: { kind?: ExecutorKind; marketPrice?: string } = {}): Promise<Executor> {
+export async function startExecutor(t: TestContext, port: number, options: { kind?: ExecutorKind; marketPrice?: string; tls?: ExecutorTls } = {}): Promise<Executor> {
+  if (options.tls !== undefined && (options.kind ?? 'stock') !== 'stock') throw new Error('only the shipped executor is built with TLS');
   assertLoopbackOnly();
   const dir = mkdtempSync(join(tmpdir(), 'cauri-executor-'));
   mkdirSync(join(dir, 'store'));
@@ -119,6 +136,9 @@ export async function startExecutor(t: TestContext, port: number, options: { kin
       'EndTime=00:00:00',
       'UseDataDictionary=Y',
       `DataDictionary=${FIX44_DICTIONARY}`,
+      ...(options.tls === undefined
+        ? []
+        : [`ServerCertificateFile=${options.tls.cert}`, `ServerCertificateKeyFile=${options.tls.key}`, `CertificationAuthoritiesFile=${options.tls.clientCa}`, 'CertificateVerifyLevel=1']),
       '[SESSION]',
       'BeginString=FIX.4.4',
       'SenderCompID=EXEC',
@@ -130,6 +150,7 @@ export async function startExecutor(t: TestContext, port: number, options: { kin
   let child: ReturnType<typeof spawn> | null = null;
   const executor: Executor = {
     port,
+    output: () => output,
     messages: () => {
       const found: FixMessage[] = [];
       for (const match of output.matchAll(/, (incoming|outgoing)>\s*\n\s*\((8=FIX[^\n]*?)\)\n/g)) {
@@ -144,11 +165,17 @@ export async function startExecutor(t: TestContext, port: number, options: { kin
       return found;
     },
     start: async () => {
-      const started = spawn(executorBinary(options.kind ?? 'stock'), [settings], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, EXECUTOR_MARKET_PRICE: options.marketPrice ?? '0' } });
+      const started = spawn(executorBinary(options.kind ?? 'stock'), options.tls === undefined ? [settings] : [settings, 'SSL'], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, EXECUTOR_MARKET_PRICE: options.marketPrice ?? '0' } });
       started.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('latin1')));
       started.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('latin1')));
       child = started;
       await waitForPort(port, Date.now() + 10_000);
+    },
+    pause: () => {
+      (child as ReturnType<typeof spawn> | null)?.kill('SIGSTOP');
+    },
+    resume: () => {
+      (child as ReturnType<typeof spawn> | null)?.kill('SIGCONT');
     },
     stop: async () => {
       const running = child;

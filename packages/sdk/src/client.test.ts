@@ -344,5 +344,11 @@ describe('CauriClient against the service (SQLite, loopback HTTP)', () => {
       assert.ok((e.details ?? []).some((d) => d.field === 'date'), JSON.stringify(e.details));
       return true;
     });
+
+    // The operators' view: refused to an integrator's client, open to one created with operator:read.
+    await assert.rejects(client.operator.fixSessions(), (e: unknown) => e instanceof CauriApiError && e.status === 403 && e.code === 'forbidden');
+    const operator = await c.runtime.services.clients.create('sdk operator', ['operator:read']);
+    const operatorClient = new CauriClient({ baseUrl: c.baseUrl, clientId: operator.client_id, clientSecret: operator.client_secret });
+    assert.deepEqual(await operatorClient.operator.fixSessions(), [], 'the sandbox has no FIX partner');
   });
 });

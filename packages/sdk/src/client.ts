@@ -9,6 +9,7 @@ import type {
   AttestationRequest,
   AttestationStatus,
   AuditSnapshot,
+  FixSession,
   CalendarDay,
   CalendarQuery,
   Event,
@@ -397,6 +398,12 @@ export class CauriClient {
     /** The inclusion proof of one of this client's orders in that day's tree. */
     proof: (date: string, orderId: string, options?: CallOptions): Promise<SnapshotProof> =>
       this.request('get', '/v1/audit/snapshots/{date}/proofs/{order_id}', { path: { date, order_id: orderId }, ...options }),
+  };
+
+  /** The deployment's operators' views: a client created with the scope `operator:read`. */
+  readonly operator = {
+    /** Each FIX partner's session: state, sequence numbers in and out, last logon and message times. */
+    fixSessions: async (options?: CallOptions): Promise<FixSession[]> => (await this.request('get', '/v1/operator/fix-sessions', options ?? {})).data,
   };
 
   async #accessToken(): Promise<string> {

@@ -91,6 +91,7 @@ export type Statement = ResponseBody<'/v1/positions/statements/{id}', 'get'>;
 export type PositionBreak = Statement['breaks'][number];
 export type AuditSnapshot = ResponseBody<'/v1/audit/snapshots/{date}', 'get'>;
 export type SnapshotProof = ResponseBody<'/v1/audit/snapshots/{date}/proofs/{order_id}', 'get'>;
+export type FixSession = ResponseBody<'/v1/operator/fix-sessions', 'get'>['data'][number];
 export type WebhookEndpointRequest = RequestBody<'/v1/webhooks/endpoints', 'post'>;
 export type WebhookEndpointCreated = ResponseBody<'/v1/webhooks/endpoints', 'post'>;
 export type WebhookEndpoint = ResponseBody<'/v1/webhooks/endpoints/{id}', 'get'>;

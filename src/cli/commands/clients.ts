@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { SCOPES, isScope, type Scope } from '../../auth/scopes.js';
+import { ALL_SCOPES, OPERATOR_SCOPES, SCOPES, isScope, type Scope } from '../../auth/scopes.js';
 import { withDeployment } from '../context.js';
 import { CliError, printJson, printTable } from '../output.js';
 
@@ -7,7 +7,7 @@ function parseScopes(value: string | undefined): Scope[] {
   if (value === undefined) return [...SCOPES];
   const scopes = value.trim().split(/\s+/).filter((s) => s !== '');
   const unknown = scopes.filter((s) => !isScope(s));
-  if (unknown.length > 0) throw new CliError(`unknown scope ${unknown.join(', ')}; scopes are: ${SCOPES.join(' ')}`);
+  if (unknown.length > 0) throw new CliError(`unknown scope ${unknown.join(', ')}; scopes are: ${ALL_SCOPES.join(' ')}`);
   if (scopes.length === 0) throw new CliError('--scopes must name at least one scope');
   return scopes as Scope[];
 }
@@ -19,7 +19,7 @@ export function registerClients(program: Command): void {
     .command('create')
     .description('Create a client; prints its id and secret once (only a keyed hash is stored)')
     .requiredOption('--name <name>', 'display name of the client')
-    .option('--scopes <scopes>', `space-separated scopes it may be granted (default: all: ${SCOPES.join(' ')})`)
+    .option('--scopes <scopes>', `space-separated scopes it may be granted (default: ${SCOPES.join(' ')}; the operator's ${OPERATOR_SCOPES.join(' ')} only when named)`)
     .option('--json', 'print { client_id, client_secret, scopes } as JSON')
     .action(async (options: { name: string; scopes?: string; json?: boolean }) => {
       const scopes = parseScopes(options.scopes);

@@ -1,12 +1,13 @@
+import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { openDatabase } from '../../app.js';
 import { loadConfig } from '../../config/config.js';
 import { resolveMasterKey } from '../../config/master-key.js';
-import { isoMillis } from '../../lib/clock.js';
 import { deriveKey } from '../../lib/crypto.js';
-import { findPartner, setPartnerFixCredentials } from '../../partners/partner.repository.js';
+import { findPartner, setPartnerFixCredentials, setPartnerFixTls } from '../../partners/partner.repository.js';
 import { FixCredentialSealer } from '../../routing/fix/credentials.js';
-import { listSessions } from '../../routing/fix/fix.repository.js';
+import { sessionViews } from '../../routing/fix/session-view.js';
+import { mergeTlsMaterial, summariseTlsMaterial, TlsMaterialError } from '../../routing/fix/tls-material.js';
 import { CliError, printJson, printTable } from '../output.js';
 
 async function readStdin(): Promise<string> {
@@ -15,7 +16,17 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** `cauri partners credentials` and `cauri partners sessions`: the FIX partners' secrets and sessions. */
+/** A PEM file named on the command line; `-` is standard input. */
+async function readPem(path: string, what: string): Promise<string> {
+  if (path === '-') return readStdin();
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new CliError(`${what}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+}
+
+/** `cauri partners credentials`, `cauri partners tls` and `cauri partners sessions`: the FIX partners' secrets and sessions. */
 export function registerFixCommands(partners: Command): void {
   partners
     .command('credentials <partner-id>')
@@ -41,26 +52,66 @@ export function registerFixCommands(partners: Command): void {
     });
 
   partners
+    .command('tls <partner-id>')
+    .description("Store a FIX partner's TLS client certificate and key, and the CAs of its gateway's certificate, sealed with the master key")
+    .option('--cert <file>', 'PEM client certificate (its chain may follow it), with --key')
+    .option('--key <file>', 'PEM private key of the client certificate, unencrypted; - reads it from standard input')
+    .option('--ca <file>', "PEM certificates of the authorities the gateway's certificate chains to, in place of the public ones")
+    .option('--clear', 'remove the stored TLS material: no client certificate, public authorities')
+    .option('--json', 'print what is stored (certificates only, never the key) as JSON')
+    .action(async (partnerId: string, options: { cert?: string; key?: string; ca?: string; clear?: boolean; json?: boolean }) => {
+      const given = options.cert !== undefined || options.key !== undefined || options.ca !== undefined;
+      if (options.clear === true && given) throw new CliError('--clear takes no --cert, --key or --ca');
+      const input = {
+        ...(options.cert === undefined ? {} : { cert: await readPem(options.cert, 'cert') }),
+        ...(options.key === undefined ? {} : { key: await readPem(options.key, 'key') }),
+        ...(options.ca === undefined ? {} : { ca: await readPem(options.ca, 'ca') }),
+      };
+      const config = loadConfig();
+      const sealer = new FixCredentialSealer(deriveKey(resolveMasterKey(config), 'fix-credentials'));
+      const storage = await openDatabase(config);
+      try {
+        const partner = await findPartner(storage.db, partnerId);
+        if (partner === undefined) throw new CliError(`no partner ${partnerId}`);
+        const current = partner.fix_tls === null ? null : sealer.openTls(partnerId, partner.fix_tls);
+        let material = current;
+        if (options.clear === true) material = null;
+        else if (given) {
+          try {
+            material = mergeTlsMaterial(current, input, Date.now());
+          } catch (error) {
+            if (error instanceof TlsMaterialError) throw new CliError(error.message);
+            throw error;
+          }
+        }
+        if (material !== current) await storage.transact((trx) => setPartnerFixTls(trx, partnerId, material === null ? null : sealer.sealTls(partnerId, material), Date.now()));
+        const stored = summariseTlsMaterial(material);
+        if (options.json === true) {
+          printJson({ partner_id: partnerId, ...stored });
+          return;
+        }
+        const verb = options.clear === true ? 'removed' : given ? 'stored' : 'as stored';
+        process.stdout.write(`FIX TLS of ${partnerId} ${verb}; the session uses it from its next connection.\n`);
+        process.stdout.write(
+          stored.client_cert === null
+            ? 'client certificate: none\n'
+            : `client certificate: ${stored.client_cert.subject} (issuer ${stored.client_cert.issuer}), valid to ${stored.client_cert.valid_to}, SHA-256 ${stored.client_cert.fingerprint_sha256}\n`,
+        );
+        process.stdout.write(stored.ca === null ? "gateway's certificate authorities: the public ones Node.js trusts\n" : `gateway's certificate authorities: ${stored.ca.map((c) => `${c.subject} (valid to ${c.valid_to})`).join('; ')}\n`);
+        if (partner.connector !== 'fix') process.stdout.write(`Note: ${partnerId} uses the ${partner.connector} connector, not fix.\n`);
+      } finally {
+        await storage.close();
+      }
+    });
+
+  partners
     .command('sessions')
     .description("Show each FIX partner's session: state, sequence numbers, last messages, the process holding it")
     .option('--json', 'print as JSON')
     .action(async (options: { json?: boolean }) => {
       const storage = await openDatabase(loadConfig());
       try {
-        const at = (ms: number | null) => (ms === null ? null : isoMillis(ms));
-        const rows = (await listSessions(storage.db)).map((s) => ({
-          partner_id: s.partner_id,
-          state: s.state,
-          sender_comp_id: s.sender_comp_id,
-          target_comp_id: s.target_comp_id,
-          next_sender_seq: s.next_sender_seq,
-          next_target_seq: s.next_target_seq,
-          last_logon_at: at(s.last_logon_at),
-          last_sent_at: at(s.last_sent_at),
-          last_received_at: at(s.last_received_at),
-          held_by: s.lease_until > Date.now() ? s.lease_owner : null,
-          last_error: s.last_error,
-        }));
+        const rows = await sessionViews(storage.db, Date.now());
         if (options.json === true) printJson(rows);
         else printTable(rows, ['partner_id', 'state', 'sender_comp_id', 'target_comp_id', 'next_sender_seq', 'next_target_seq', 'last_received_at', 'held_by', 'last_error']);
       } finally {

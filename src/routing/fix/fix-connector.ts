@@ -148,8 +148,10 @@ export class FixConnector implements PartnerConnector {
           return await waiter.promise;
         }
         const session = this.#session();
-        const partner = await this.#deps.loadPartner();
-        const body = newOrderSingle(order, { defaultAccount: partner?.settings.account ?? null, transactTime: clock.now().getTime() });
+        // The partner's default account from the settings this connection was opened with (a change
+        // applies at the next logon); the order's own account, fixed when it was accepted, comes first.
+        const account = this.#runner?.settings?.account ?? (await this.#deps.loadPartner())?.settings.account ?? null;
+        const body = newOrderSingle(order, { defaultAccount: account, transactTime: clock.now().getTime() });
         await session.sendApplication('D', body, order.order_id, async (trx, seq, at) => {
           await insertOrderAtPartner(trx, { partner_id: partnerId, order_id: order.order_id, side: order.side, qty: order.qty, instrument: order.instrument, body: JSON.stringify(body), state: 'sent', cum_qty: 0, report_seq: 0, partner_order_id: null, created_at: at, updated_at: at });
           await insertRequest(trx, { partner_id: partnerId, cl_ord_id: order.order_id, order_id: order.order_id, kind: 'new', seq, state: 'pending', terms: null, created_at: at });

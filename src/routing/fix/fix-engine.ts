@@ -7,6 +7,7 @@ import type { Database } from '../../storage/schema.js';
 import type { FixCredentialSealer } from './credentials.js';
 import { FixConnector } from './fix-connector.js';
 import type { RefusedReason } from './inbound-check.js';
+import { FixMetrics } from './fix-metrics.js';
 import { FixSessionRunner, type PartnerFixConfig, type RunnerOptions } from './session-runner.js';
 import { parseFixSettings } from './settings.js';
 
@@ -37,13 +38,19 @@ export class FixEngine {
     private readonly sealer: FixCredentialSealer,
     private readonly options: FixEngineOptions,
     private readonly log: FastifyBaseLogger,
+    /** The sessions' counters, which the composition root registers on /metrics. */
+    readonly metrics: FixMetrics = new FixMetrics(),
   ) {}
 
-  /** A partner's settings and opened credentials, as stored now; null without settings. */
+  /** A partner's settings and opened credentials and TLS material, as stored now; null without settings. */
   async loadPartner(partnerId: string): Promise<PartnerFixConfig | null> {
     const row = await findPartner(this.db, partnerId);
     if (row === undefined || row.fix === null) return null;
-    return { settings: parseFixSettings(row.fix), credentials: row.fix_credentials === null ? null : this.sealer.open(partnerId, row.fix_credentials) };
+    return {
+      settings: parseFixSettings(row.fix),
+      credentials: row.fix_credentials === null ? null : this.sealer.open(partnerId, row.fix_credentials),
+      tls: row.fix_tls === null ? null : this.sealer.openTls(partnerId, row.fix_tls),
+    };
   }
 
   /** The connector of a partner (the registry's factory for `fix`); starts its session where sessions run. */
@@ -65,6 +72,7 @@ export class FixEngine {
             onRefused: (reason) => this.#countRefused(partnerId, reason),
             ...(onLoggedOn === undefined ? {} : { onLoggedOn: () => onLoggedOn(partnerId) }),
             options: this.options,
+            counters: this.metrics.forPartner(partnerId),
           })
         : null;
     connector = new FixConnector(

@@ -5,16 +5,20 @@ import type { Kysely } from 'kysely';
 import { isoMillis, type Clock } from '../../lib/clock.js';
 import type { Transact } from '../../storage/database.js';
 import type { Database } from '../../storage/schema.js';
-import type { FixCredentials } from './credentials.js';
+import type { FixCredentials, FixTlsMaterial } from './credentials.js';
 import { insertSessionIfMissing, leaseSession, openSession, releaseSession, setSessionState } from './fix.repository.js';
 import type { FixSessionState } from './fix.table.js';
+import { NO_COUNTERS, type SessionCounters } from './fix-metrics.js';
 import type { DurableFixSession, DurableSessionHooks } from './jspurefix/durable-session.js';
 import { BEGIN_STRING, type FixSettings } from './settings.js';
 import { sessionWindow } from './session-window.js';
+import { tlsOptions } from './tls-material.js';
 
 export interface PartnerFixConfig {
   readonly settings: FixSettings;
   readonly credentials: FixCredentials | null;
+  /** Its TLS client certificate and gateway CAs, when the operator gave them. */
+  readonly tls?: FixTlsMaterial | null;
 }
 
 export interface RunnerOptions {
@@ -42,6 +46,8 @@ export interface RunnerDeps {
   /** Runs each time the session logs on (orders that waited for it can go now). */
   readonly onLoggedOn?: () => Promise<void>;
   readonly options: RunnerOptions;
+  /** The partner's counters on /metrics. */
+  readonly counters?: SessionCounters;
 }
 
 /** Delay before reconnecting after `failures` attempts in a row: 1 s doubling to 30 s, +-20 %. */
@@ -49,10 +55,12 @@ export function reconnectDelayMs(failures: number, random: () => number): number
   return Math.round(Math.min(30_000, 1000 * 2 ** Math.max(0, failures - 1)) * (0.8 + 0.4 * random()));
 }
 
-function connectSocket(settings: FixSettings, timeoutMs: number): Promise<Socket> {
+function connectSocket(settings: FixSettings, tls: FixTlsMaterial | null, timeoutMs: number): Promise<Socket> {
   return new Promise<Socket>((resolve, reject) => {
+    // The material is passed in memory; the gateway's certificate is always verified (against `ca`
+    // when given, else the public authorities Node.js trusts).
     const socket = settings.tls
-      ? tlsConnect({ host: settings.host, port: settings.port, ...(isIP(settings.host) === 0 ? { servername: settings.host } : {}) })
+      ? tlsConnect({ host: settings.host, port: settings.port, ...(isIP(settings.host) === 0 ? { servername: settings.host } : {}), ...tlsOptions(tls), rejectUnauthorized: true })
       : netConnect({ host: settings.host, port: settings.port });
     const timer = setTimeout(() => {
       socket.destroy();
@@ -71,6 +79,20 @@ function connectSocket(settings: FixSettings, timeoutMs: number): Promise<Socket
 }
 
 /**
+ * The session's end as operators read it. A gateway that refuses the client certificate (TLS 1.3
+ * checks it after the client's side of the handshake is done) closes the connection without saying
+ * why: the error says where to look.
+ */
+function describeFailure(failure: unknown, tlsBeforeLogon: boolean): string {
+  const message = failure instanceof Error ? failure.message : String(failure);
+  const code = (failure as NodeJS.ErrnoException | null)?.code;
+  if (tlsBeforeLogon && (code === 'ECONNRESET' || code === 'EPIPE' || /ECONNRESET|EPIPE|socket hang up/.test(message))) {
+    return `the gateway closed the TLS connection before answering the Logon (does it accept the client certificate?): ${message}`;
+  }
+  return message;
+}
+
+/**
  * Keeps one partner's FIX session up: inside its daily window, while this process holds the
  * session's lease, connects (TLS unless the settings say otherwise), logs on, and reconnects with
  * backoff when the connection ends. One DurableFixSession per connection, built on the sequence
@@ -83,6 +105,7 @@ export class FixSessionRunner {
   #stopping = false;
   #wake: (() => void) | null = null;
   #state: FixSessionState = 'disconnected';
+  #settings: FixSettings | null = null;
 
   constructor(deps: RunnerDeps) {
     this.#deps = deps;
@@ -95,6 +118,11 @@ export class FixSessionRunner {
   /** The session, when it is logged on. */
   get session(): DurableFixSession | null {
     return this.#session?.loggedOn === true ? this.#session : null;
+  }
+
+  /** The settings the current connection was opened with (read before it), or null between connections. */
+  get settings(): FixSettings | null {
+    return this.#session === null ? null : this.#settings;
   }
 
   start(): void {
@@ -147,7 +175,7 @@ export class FixSessionRunner {
       log.error({ partner_id: partnerId }, 'partner uses the fix connector but has no fix settings; import them');
       return { kind: 'waiting', waitMs: 30_000 };
     }
-    const { settings, credentials } = partner;
+    const { settings, credentials, tls = null } = partner;
     if (!settings.tls && !options.plaintextAllowed) {
       log.error({ partner_id: partnerId }, 'plaintext FIX is refused here (tls: false without CAURI_FIX_ALLOW_PLAINTEXT=true)');
       return { kind: 'waiting', waitMs: 60_000 };
@@ -166,7 +194,7 @@ export class FixSessionRunner {
     await this.#setState('connecting', null);
     // jspurefix takes about a second of CPU to load: only processes that run a FIX session load it.
     const [{ DurableFixSession }, { fix44Dictionary, sessionConfig, transportOver }] = await Promise.all([import('./jspurefix/durable-session.js'), import('./jspurefix/library.js')]);
-    const socket = await connectSocket(settings, options.connectTimeoutMs);
+    const socket = await connectSocket(settings, tls, options.connectTimeoutMs);
     if (this.#stopping) {
       socket.destroy();
       return { kind: 'ended', loggedOn: false };
@@ -189,11 +217,13 @@ export class FixSessionRunner {
       clock,
       log: sessionLog,
       committed: { nextSenderSeq: row.next_sender_seq, nextTargetSeq: row.next_target_seq },
+      counters: this.#deps.counters ?? NO_COUNTERS,
       hooks: {
         applyInbound: this.#deps.applyInbound,
         onRefused: this.#deps.onRefused,
         onLoggedOn: () => {
           loggedOn = true;
+          (this.#deps.counters ?? NO_COUNTERS).loggedOn();
           sessionLog.info({ next_sender_seq: row.next_sender_seq }, 'FIX session logged on');
           this.#setState('logged_on', null, true).catch(() => undefined);
           this.#deps.onLoggedOn?.().catch((error: unknown) => sessionLog.warn({ err: error }, 'after the logon, orders waiting for the session could not be made due'));
@@ -205,6 +235,7 @@ export class FixSessionRunner {
       },
     });
     this.#session = session;
+    this.#settings = settings;
     const renew = setInterval(() => {
       this.#lease().then(
         (held) => held || session.drop('the session lease passed to another process'),
@@ -229,7 +260,7 @@ export class FixSessionRunner {
     }
     // What the partner said, when it ended the session, says more than how the connection ended.
     const closed = loggedOn ? 'the gateway closed the connection' : 'the gateway closed the connection without answering the Logon';
-    const why = failure === null ? null : closedByGateway ? closed : failure instanceof Error ? failure.message : String(failure);
+    const why = failure === null ? null : closedByGateway && !(settings.tls && !loggedOn) ? closed : describeFailure(failure, settings.tls && !loggedOn);
     await this.#setState('disconnected', session.endReason ?? why);
     return { kind: 'ended', loggedOn };
   }

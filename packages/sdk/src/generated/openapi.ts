@@ -193,7 +193,7 @@ export interface paths {
                         grant_type: string;
                         client_id?: string;
                         client_secret?: string;
-                        /** @description Space-separated scopes among: kyc:read, kyc:write, orders:read, orders:write, audit:read, webhooks:manage */
+                        /** @description Space-separated scopes among: kyc:read, kyc:write, orders:read, orders:write, audit:read, webhooks:manage, operator:read */
                         scope?: string;
                     };
                 };
@@ -7077,6 +7077,173 @@ export interface paths {
                 };
                 /** @description Default Response */
                 422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/operator/fix-sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The FIX partners' sessions (operators only)
+         * @description Each FIX partner's session: state, CompIDs, sequence numbers in and out, last logon and message times, the process holding it and the last error; by partner id. Needs the scope operator:read, which a client has only when the operator created it with that scope. The sessions carry every client's order flow, so integrators' clients have no view of them.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description The SGI partner (sgi_...). */
+                                partner_id: string;
+                                partner_name: string | null;
+                                /**
+                                 * @description connecting: connection or Logon under way; logged_on: orders can go; disconnected: down, reconnecting with backoff (see last_error); outside_window: outside the daily session window.
+                                 * @enum {string}
+                                 */
+                                state: "connecting" | "logged_on" | "disconnected" | "outside_window";
+                                /** @description SenderCompID (49) of this service. */
+                                sender_comp_id: string;
+                                /** @description TargetCompID (56): the SGI. */
+                                target_comp_id: string;
+                                /** @description MsgSeqNum of the next message this service sends (out). */
+                                next_sender_seq: number;
+                                /** @description MsgSeqNum this service expects next from the SGI (in). */
+                                next_target_seq: number;
+                                /**
+                                 * Format: date-time
+                                 * @description When the SGI last answered the Logon.
+                                 */
+                                last_logon_at: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When the last message was sent.
+                                 */
+                                last_sent_at: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When the last message was received.
+                                 */
+                                last_received_at: string | null;
+                                /** @description The process holding the session now (its lease), or null when none does. */
+                                held_by: string | null;
+                                /** @description Why the last connection failed or ended, or null. */
+                                last_error: string | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };

@@ -7,6 +7,7 @@ import type { Database } from '../../../storage/schema.js';
 import { commitReceived, commitSent, insertMessage, messagesBetween, resetSequences, SequenceConflictError } from '../fix.repository.js';
 import { checkApplicationMessage, garbled, type RefusedReason, type SessionRejection } from '../inbound-check.js';
 import { InboundSequence } from '../inbound-sequence.js';
+import { NO_COUNTERS, type SessionCounters } from '../fix-metrics.js';
 import type { FixBody } from '../mapping.js';
 import type { PartnerMessage } from '../partner-message.js';
 import { BEGIN_STRING } from '../settings.js';
@@ -35,6 +36,8 @@ export interface DurableSessionDeps {
   /** The sequence numbers committed in fix_sessions when the connection opened. */
   readonly committed: { readonly nextSenderSeq: number; readonly nextTargetSeq: number };
   readonly hooks: DurableSessionHooks;
+  /** The partner's counters on /metrics. */
+  readonly counters?: SessionCounters;
 }
 
 type Outbound =
@@ -48,8 +51,19 @@ interface AppSend {
   readonly settle: (error: Error | null, seq: number) => void;
 }
 
+/** The most application messages committed as sent in one transaction, and partner messages applied in one. */
+const MAX_BATCH = 100;
+
+/** An application message sent for the first time (not a PossDup copy): it is committed before it leaves. */
+function isFirstSend(item: Outbound): item is Extract<Outbound, { kind: 'send' }> {
+  return item.kind === 'send' && item.app !== undefined && (item.body.StandardHeader as { PossDupFlag?: boolean } | undefined)?.PossDupFlag !== true;
+}
+
 /** Session-level messages: jspurefix handles them; everything else is the application's. */
 const SESSION_TYPES = new Set<string>([MsgType.Logon, MsgType.Logout, MsgType.Heartbeat, MsgType.TestRequest, MsgType.ResendRequest, MsgType.SequenceReset, MsgType.Reject]);
+
+/** An ExecutionReport whose ExecType (150) is Rejected, in a message as logged (SOH or `|` between fields). */
+const REJECTED_REPORT = /(?:^|[|\x01])150=8(?:[|\x01]|$)/;
 
 /** States in which jspurefix refuses an application message although the session is up. */
 const BUSY_STATES = new Set<SessionState>([SessionState.AwaitingProcessingResponseToTestRequest, SessionState.AwaitingProcessingResponseToResendRequest, SessionState.HandleResendRequest]);
@@ -65,15 +79,16 @@ interface Transmitter {
  *
  * - Every message goes out through one queue. Its sequence number is committed (with, for an
  *   application message, the message itself and the caller's record of the hand-over) in one
- *   transaction before jspurefix encodes it and its bytes leave. A message recorded but never
- *   delivered (the connection fell) is sent again when the partner asks for it.
+ *   transaction before jspurefix encodes it and its bytes leave; application messages queued
+ *   together share that transaction. A message recorded but never delivered (the connection fell)
+ *   is sent again when the partner asks for it.
  * - ResendRequests are answered from that store: each application message again with PossDupFlag
  *   (43=Y) and its first SendingTime as OrigSendingTime (122), session messages as
  *   SequenceReset-GapFill. jspurefix's own answer gap-fills everything.
  * - The partner's sequence number is committed in the transaction that applies the partner's message,
  *   and never past a gap (InboundSequence); jspurefix writes it before the application has the message.
- * - Messages are applied one after another, in the order received; a copy of one already applied
- *   (same ExecID) is recognised by the application.
+ * - Messages are applied one after another, in the order received (those received together in one
+ *   transaction); a copy of one already applied (same ExecID) is recognised by the application.
  * - Each of the partner's messages is checked first (inbound-check.ts): a garbled one is ignored
  *   without taking its number (the partner sends it again), an application message the connector
  *   cannot read is answered with a Reject (35=3) and its number taken; neither reaches the
@@ -88,6 +103,8 @@ export class DurableFixSession extends AsciiSession {
   #pumping: Promise<void> | null = null;
   readonly #inbound: InboundSequence;
   #inboundChain: Promise<void> = Promise.resolve();
+  /** Received and not yet applied, in order: each with what it does to the partner's sequence number. */
+  readonly #inboundPending: { effect: (inbound: InboundSequence) => void; message: PartnerMessage | null }[] = [];
   /** Set when applying a message failed: nothing after it is applied, so nothing is committed past it. */
   #inboundFailed = false;
   #captured: PartnerMessage | null = null;
@@ -100,6 +117,7 @@ export class DurableFixSession extends AsciiSession {
   #loggingOut = false;
   /** Why the partner ended the session, as an operator needs to read it (its Logout's text, numbers gone back). */
   #endReason: string | null = null;
+  readonly #counters: SessionCounters;
 
   constructor(config: IJsFixConfig, deps: DurableSessionDeps) {
     const store = new DatabaseSessionStore(new SessionId(BEGIN_STRING, config.description.SenderCompId, config.description.TargetCompID), deps.committed, {
@@ -109,6 +127,7 @@ export class DurableFixSession extends AsciiSession {
     config.sessionStoreFactory = { create: () => store };
     super(config);
     this.#deps = deps;
+    this.#counters = deps.counters ?? NO_COUNTERS;
     this.#inbound = new InboundSequence(deps.committed.nextTargetSeq);
     // jspurefix emits 'error' when a session ends in failure; unheard, EventEmitter would throw it.
     this.on('error', () => undefined);
@@ -195,10 +214,73 @@ export class DurableFixSession extends AsciiSession {
     for (let item = this.#outbound.shift(); item !== undefined; item = this.#outbound.shift()) {
       try {
         if (item.kind === 'resend') await this.#resend(item.begin, item.end);
+        else if (isFirstSend(item)) await this.#sendApplications(this.#takeBatch(item));
         else await this.#sendOne(item);
       } catch (error) {
         this.#fail(error);
       }
+    }
+  }
+
+  /** `first` and the application messages queued right behind it, in order, up to MAX_BATCH. */
+  #takeBatch(first: Extract<Outbound, { kind: 'send' }>): Extract<Outbound, { kind: 'send' }>[] {
+    const batch = [first];
+    while (batch.length < MAX_BATCH) {
+      const next = this.#outbound[0];
+      if (next === undefined || next.kind !== 'send' || !isFirstSend(next)) break;
+      batch.push(next);
+      this.#outbound.shift();
+    }
+    return batch;
+  }
+
+  /**
+   * Application messages queued together (orders handed over at the same moment) are committed as
+   * sent in one transaction, each under its own sequence number, then handed to jspurefix in order:
+   * one durable commit for the lot rather than one each, so that the session keeps up with
+   * concurrent hand-overs. If the lot cannot be recorded, nothing of it was: each is then tried on
+   * its own, as a single message is.
+   */
+  async #sendApplications(batch: Extract<Outbound, { kind: 'send' }>[]): Promise<void> {
+    const transmitter = this.#transmitter();
+    if (batch.length === 1 || transmitter === null || this.getState() === SessionState.Stopped) {
+      for (const item of batch) await this.#sendOne(item);
+      return;
+    }
+    const first = transmitter.msgSeqNum;
+    const at = this.#deps.clock.now().getTime();
+    try {
+      await this.#deps.transact(async (trx) => {
+        for (const [i, item] of batch.entries()) {
+          const app = item.app as AppSend;
+          await commitSent(trx, this.#deps.partnerId, first + i, at);
+          await insertMessage(trx, { partner_id: this.#deps.partnerId, seq: first + i, msg_type: item.msgType, cl_ord_id: app.clOrdId, sending_time: at, body: JSON.stringify(app.body) });
+          await app.record(trx, first + i, at);
+        }
+      });
+    } catch (error) {
+      if (error instanceof SequenceConflictError) {
+        for (const item of batch) item.app?.settle(error, 0);
+        this.#fail(error);
+        return;
+      }
+      for (const item of batch) await this.#sendOne(item);
+      return;
+    }
+    for (const [i, item] of batch.entries()) {
+      const seq = first + i;
+      if (this.#transmitter() !== transmitter) {
+        // The connection fell: the rest is recorded as sent, and the partner will ask for it.
+        item.app?.settle(null, seq);
+        continue;
+      }
+      transmitter.time = new Date(at);
+      await this.#handOver(item.msgType, item.body, (error, result) => {
+        transmitter.time = undefined;
+        const sent = result.header?.MsgSeqNum as number | undefined;
+        if (error === null && sent !== seq) this.#fail(new Error(`jspurefix sent ${item.msgType} as ${sent}, committed as ${seq}`));
+      });
+      item.app?.settle(null, seq);
     }
   }
 
@@ -287,11 +369,13 @@ export class DurableFixSession extends AsciiSession {
     let next = begin;
     const gapFill = async (upTo: number) => {
       const now = this.#deps.clock.now();
+      this.#counters.resent('gap_fill');
       await this.#sendAgain(MsgType.SequenceReset, { GapFillFlag: true, NewSeqNo: upTo, StandardHeader: { MsgSeqNum: next, PossDupFlag: true, SendingTime: now } });
     };
     for (const message of stored) {
       if (message.seq > next) await gapFill(message.seq);
       const body = JSON.parse(message.body) as ILooseObject;
+      this.#counters.resent('application');
       await this.#sendAgain(message.msg_type, { ...body, StandardHeader: { MsgSeqNum: message.seq, PossDupFlag: true, SendingTime: new Date(message.sending_time) } });
       next = message.seq + 1;
     }
@@ -347,8 +431,9 @@ export class DurableFixSession extends AsciiSession {
     // An application message jspurefix did not forward was not applied: its number stays owed. One
     // refused with a Reject has had its answer: its number is dealt with.
     if (!SESSION_TYPES.has(msgType) && message === null && !rejected) return;
+    this.#inboundPending.push({ effect, message });
     this.#inboundChain = this.#inboundChain
-      .then(() => (this.#inboundFailed ? undefined : this.#applyInbound(effect, message)))
+      .then(() => (this.#inboundFailed ? undefined : this.#applyInbound()))
       .catch((error: unknown) => {
         // The next connection starts from the sequence number committed before this message, and
         // asks the partner for it again.
@@ -393,18 +478,27 @@ export class DurableFixSession extends AsciiSession {
     super.checkForwardMsg(msgType, view);
   }
 
-  async #applyInbound(effect: (inbound: InboundSequence) => void, message: PartnerMessage | null): Promise<void> {
+  /**
+   * Applies the partner's messages received so far, in order, in one transaction that also commits
+   * the partner's sequence number past them (never past a gap). Messages that arrive together (the
+   * answers to orders handed over together) cost one durable commit.
+   */
+  async #applyInbound(): Promise<void> {
+    const batch = this.#inboundPending.splice(0, MAX_BATCH);
+    if (batch.length === 0) return;
     const before = this.#inbound.next;
-    effect(this.#inbound);
+    for (const { effect } of batch) effect(this.#inbound);
     const next = this.#inbound.next;
-    if (message === null && next === before) return;
+    const messages = batch.map((b) => b.message).filter((m): m is PartnerMessage => m !== null);
+    if (messages.length === 0 && next === before) return;
     const now = this.#deps.clock.now().getTime();
     const after = await this.#deps.transact(async (trx) => {
-      const then = message === null ? undefined : await this.#deps.hooks.applyInbound(trx, message);
+      const then: ((() => void) | undefined)[] = [];
+      for (const message of messages) then.push(await this.#deps.hooks.applyInbound(trx, message));
       await commitReceived(trx, this.#deps.partnerId, next, now);
       return then;
     });
-    after?.();
+    for (const done of after) done?.();
   }
 
   // --- Lifecycle ---
@@ -430,10 +524,20 @@ export class DurableFixSession extends AsciiSession {
   }
 
   protected onDecoded(msgType: string, text: string): void {
+    this.#counters.message('received', msgType);
+    if (msgType === MsgType.ResendRequest) this.#counters.resendRequest('partner');
+    else if (msgType === MsgType.Reject) this.#counters.reject('received', 'session');
+    else if (msgType === MsgType.BusinessMessageReject) this.#counters.reject('received', 'business');
+    else if (msgType === MsgType.OrderCancelReject) this.#counters.reject('received', 'cancel');
+    else if (msgType === MsgType.ExecutionReport && REJECTED_REPORT.test(text)) this.#counters.reject('received', 'order');
     this.#deps.log.debug({ partner_id: this.#deps.partnerId, msg_type: msgType, fix: maskSecrets(text) }, 'FIX message received');
   }
 
   protected onEncoded(msgType: string, text: string): void {
+    this.#counters.message('sent', msgType);
+    if (msgType === MsgType.ResendRequest) this.#counters.resendRequest('cauri');
+    else if (msgType === MsgType.Reject) this.#counters.reject('sent', 'session');
+    else if (msgType === MsgType.BusinessMessageReject) this.#counters.reject('sent', 'business');
     this.#deps.log.debug({ partner_id: this.#deps.partnerId, msg_type: msgType, fix: maskSecrets(text) }, 'FIX message sent');
   }
 }
