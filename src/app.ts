@@ -61,6 +61,11 @@ export interface RuntimeOptions {
   clock?: Clock;
   /** PostgreSQL schema (tests give each run its own). */
   pgSchema?: string;
+  /**
+   * Called with the HTTP app once every route is registered, before it is ready: a place for hooks
+   * of an embedding program (the tests check every response against the OpenAPI document there).
+   */
+  extendApp?: (app: App) => void | Promise<void>;
 }
 
 export interface Services {
@@ -264,6 +269,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   await app.register(webhooks.routes);
   await app.register(eventStreamRoutes, { db, dialect: storage.dialect, clock, idempotency: services.idempotency, deliveries: webhooks.service.deliveries });
   await app.register(dashboardRoutes, {});
+  await options.extendApp?.(app);
   await app.ready();
 
   const maintenance = new MaintenanceWorker(db, services.keys, clock, log);
