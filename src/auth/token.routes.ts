@@ -6,7 +6,7 @@ import { detailsFromAjv } from '../lib/validation.js';
 import { missingBody, sendError, toApiError } from '../http/errors.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import { authorizationServerMetadataPath } from '../http/openapi.js';
-import { ErrorBody } from '../http/schemas.js';
+import { errorResponse } from '../http/schemas.js';
 import type { KeyRing } from '../keys/key-ring.js';
 import type { ClientService } from './client.service.js';
 import type { CredentialGuard } from './credential-guard.js';
@@ -154,7 +154,12 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<TokenRouteDeps> = async (app
           'Errors carry the OAuth `error` and `error_description` members beside the error body. Unknown form parameters are ignored (RFC 6749 §3.2); unknown JSON members are refused.',
         consumes: ['application/json', 'application/x-www-form-urlencoded'],
         body: TokenRequest,
-        response: { 200: TokenResponse, 401: ErrorBody, 422: ErrorBody, 429: ErrorBody },
+        response: {
+          200: TokenResponse,
+          401: errorResponse('`unauthorized`, OAuth `invalid_client`: unknown client, wrong or expired secret, disabled client.'),
+          422: errorResponse('`validation_error`, OAuth `invalid_request`, `unsupported_grant_type` or `invalid_scope`; `details` says which field.'),
+          429: errorResponse('`rate_limit_exceeded`, OAuth `temporarily_unavailable`: over the rate limit, or too many failed authentications; retry after `Retry-After` seconds.'),
+        },
       },
     },
     async (request, reply) => {

@@ -140,7 +140,7 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
   '415': '`unsupported_media_type`: the body is not `application/json`.',
   '422': '`validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which.',
   '429': '`rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds.',
-  '500': '`internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key.',
+  '500': '`internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key).',
 };
 
 const SUCCESS_DESCRIPTIONS: Record<string, string> = { '200': 'OK', '201': 'Created', '202': 'Accepted', '204': 'No content', '304': 'Not modified' };

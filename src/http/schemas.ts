@@ -41,6 +41,15 @@ export const ErrorBody = Type.Object(
 );
 
 /**
+ * The Error body as a response of its own description, for an operation whose errors mean something
+ * other than the shared description of their status says (the token endpoint's 401 is about client
+ * credentials, not an access token). The description goes to the document's response, not the schema.
+ */
+export function errorResponse(description: string): typeof ErrorBody & { 'x-response-description': string } {
+  return { ...ErrorBody, 'x-response-description': description };
+}
+
+/**
  * The schema option of a body that may be left out (the route pairs it with the `absentBodyIsEmpty`
  * hook, which makes no body `{}`); the OpenAPI document then marks the body not required.
  */

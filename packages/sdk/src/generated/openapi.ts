@@ -1573,7 +1573,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1618,7 +1618,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1673,7 +1673,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1736,7 +1736,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1778,7 +1778,7 @@ export interface operations {
                     "application/json": components["schemas"]["TokenResponse"];
                 };
             };
-            /** @description `unauthorized`: the access token is missing, malformed, expired or no longer accepted. */
+            /** @description `unauthorized`, OAuth `invalid_client`: unknown client, wrong or expired secret, disabled client. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1830,7 +1830,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            /** @description `validation_error`, OAuth `invalid_request`, `unsupported_grant_type` or `invalid_scope`; `details` says which field. */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1843,7 +1843,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            /** @description `rate_limit_exceeded`, OAuth `temporarily_unavailable`: over the rate limit, or too many failed authentications; retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1857,7 +1857,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1921,7 +1921,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1985,7 +1985,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2137,7 +2137,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2226,7 +2226,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2318,7 +2318,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2407,7 +2407,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2499,7 +2499,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2565,7 +2565,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2665,7 +2665,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2758,7 +2758,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2911,7 +2911,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3031,7 +3031,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3151,7 +3151,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3320,7 +3320,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3410,7 +3410,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3474,7 +3474,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3596,7 +3596,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3749,7 +3749,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3869,7 +3869,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4021,7 +4021,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4203,7 +4203,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4325,7 +4325,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4437,7 +4437,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4597,7 +4597,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4717,7 +4717,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4843,7 +4843,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5017,7 +5017,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5141,7 +5141,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5264,7 +5264,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5380,7 +5380,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5533,7 +5533,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5653,7 +5653,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5771,7 +5771,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5921,7 +5921,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6090,7 +6090,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6258,7 +6258,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6427,7 +6427,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6546,7 +6546,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6666,7 +6666,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6835,7 +6835,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6953,7 +6953,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7073,7 +7073,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7184,7 +7184,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7352,7 +7352,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: a transient failure; nothing was kept. Retry with the same Idempotency-Key. */
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
