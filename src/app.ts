@@ -71,6 +71,11 @@ export interface RuntimeOptions {
   pgSchema?: string;
   /** Where the logs go instead of standard output (tests read them). */
   logDestination?: DestinationStream;
+  /**
+   * Called with the HTTP app once every route is registered, before it is ready: a place for hooks
+   * of an embedding program (the tests check every response against the OpenAPI document there).
+   */
+  extendApp?: (app: App) => void | Promise<void>;
 }
 
 export interface Services {
@@ -306,6 +311,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   await app.register(webhooks.routes);
   await app.register(eventStreamRoutes, { db, dialect: storage.dialect, clock, idempotency: services.idempotency, deliveries: webhooks.service.deliveries });
   await app.register(dashboardRoutes, {});
+  await options.extendApp?.(app);
   await app.ready();
 
   const maintenance = new MaintenanceWorker(db, services.keys, clock, log);

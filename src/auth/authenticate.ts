@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import { ApiError } from '../lib/errors.js';
 import { addRouteHook, registeredRoutes } from '../http/app.js';
-import type { RateLimiter } from '../http/rate-limit.js';
+import { isRateLimitedPath, type RateLimiter } from '../http/rate-limit.js';
 import { CommittedCache } from '../storage/committed-cache.js';
 import type { Database } from '../storage/schema.js';
 import { clientState, type ClientState } from './client.repository.js';
@@ -19,11 +19,6 @@ declare module 'fastify' {
     /** The verified access token of a protected route; null on public routes. */
     auth: AccessToken | null;
   }
-}
-
-/** Paths that are part of the API (and so rate limited), as opposed to operations and documentation. */
-function isApiPath(url: string): boolean {
-  return url.startsWith('/v1/') || url.startsWith('/.well-known/');
 }
 
 function bearerToken(request: FastifyRequest): string {
@@ -107,7 +102,7 @@ export function installAuthentication(
     limiter.enforce(reply, `ip:${request.ip}`).then(() => done(), done);
   };
 
-  if (registeredRoutes(app).some((route) => isApiPath(route.url))) {
+  if (registeredRoutes(app).some((route) => isRateLimitedPath(route.url))) {
     throw new Error('installAuthentication must run before any API route is registered: each route gets its check when it is registered');
   }
   app.decorateRequest('auth', null);
@@ -116,7 +111,7 @@ export function installAuthentication(
   app.addHook('onRoute', (route) => {
     const scope = route.config?.scope;
     if (scope === undefined) {
-      if (isApiPath(route.url)) addRouteHook(route, 'onRequest', limitByAddress);
+      if (isRateLimitedPath(route.url)) addRouteHook(route, 'onRequest', limitByAddress);
       return;
     }
     addRouteHook(route, 'onRequest', (request, reply, done) => {
@@ -133,7 +128,7 @@ export function installAuthentication(
   });
   // Unknown paths have no route of their own; those under the API are limited per client address.
   app.addHook('onRequest', (request, reply, done) => {
-    if (request.is404 && isApiPath(request.url)) limitByAddress(request, reply, done);
+    if (request.is404 && isRateLimitedPath(request.url)) limitByAddress(request, reply, done);
     else done();
   });
 }

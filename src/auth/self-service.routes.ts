@@ -4,7 +4,7 @@ import { ApiError } from '../lib/errors.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import { absentBodyIsEmpty } from '../http/json-body.js';
 import { DateTime, OPTIONAL_BODY, StringEnum } from '../http/schemas.js';
-import { IdempotencyHeaders, bearerSecurity, protectedErrors } from '../http/schemas-auth.js';
+import { IdempotencyHeaders, protectedErrors } from '../http/schemas-auth.js';
 import { IdempotencyService } from '../idempotency/idempotency.service.js';
 import { PREVIOUS_SECRET_EXPIRIES, tokenRefusal, type ClientService } from './client.service.js';
 import { unauthorized, type AccessToken, type TokenService } from './token.service.js';
@@ -53,6 +53,7 @@ export const selfServiceRoutes: FastifyPluginAsyncTypebox<SelfServiceRouteDeps> 
     {
       preValidation: absentBodyIsEmpty,
       schema: {
+        operationId: 'rotateClientSecret',
         tags: ['Authentication'],
         summary: 'Rotate the calling client\'s own secret; the previous one keeps working for 24 hours, or stops at once',
         description:
@@ -62,7 +63,7 @@ export const selfServiceRoutes: FastifyPluginAsyncTypebox<SelfServiceRouteDeps> 
           'keeps working for 24 hours, so a lost response loses nothing. With `expire_previous: now` every earlier secret fails at ' +
           'once (a secret that leaked); access tokens already issued keep working until they expire (at most 15 minutes), and a lost ' +
           'response is then recovered by rotating again with such a token.',
-        security: bearerSecurity,
+       
         headers: IdempotencyHeaders,
         body: ClientSecretRotationRequest,
         response: { 200: ClientSecretRotation, ...protectedErrors(422) },

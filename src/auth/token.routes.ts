@@ -5,7 +5,8 @@ import { ApiError, type ErrorDetail } from '../lib/errors.js';
 import { detailsFromAjv } from '../lib/validation.js';
 import { missingBody, sendError, toApiError } from '../http/errors.js';
 import type { RateLimiter } from '../http/rate-limit.js';
-import { ErrorBody } from '../http/schemas.js';
+import { authorizationServerMetadataPath } from '../http/openapi.js';
+import { errorResponse } from '../http/schemas.js';
 import type { KeyRing } from '../keys/key-ring.js';
 import type { ClientService } from './client.service.js';
 import type { CredentialGuard } from './credential-guard.js';
@@ -32,16 +33,49 @@ const TokenResponse = Type.Object(
   { title: 'TokenResponse' },
 );
 
-const Jwks = Type.Object({
-  keys: Type.Array(
-    Type.Object({ kty: Type.Literal('OKP'), crv: Type.Literal('Ed25519'), x: Type.String(), kid: Type.String(), alg: Type.Literal('EdDSA'), use: Type.Literal('sig') }),
-  ),
-});
+const Jwks = Type.Object(
+  {
+    keys: Type.Array(
+      Type.Object({ kty: Type.Literal('OKP'), crv: Type.Literal('Ed25519'), x: Type.String(), kid: Type.String(), alg: Type.Literal('EdDSA'), use: Type.Literal('sig') }),
+    ),
+  },
+  { title: 'JsonWebKeySet' },
+);
 
-type OAuthError = 'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'invalid_scope';
+const AuthorizationServerMetadata = Type.Object(
+  {
+    issuer: Type.String({ format: 'uri', description: 'Equal to the `iss` claim of every access token.' }),
+    token_endpoint: Type.String({ format: 'uri' }),
+    jwks_uri: Type.String({ format: 'uri', description: 'The keys that verify access tokens.' }),
+    scopes_supported: Type.Array(Type.String()),
+    response_types_supported: Type.Array(Type.String(), { description: 'Empty: there is no authorization endpoint.' }),
+    grant_types_supported: Type.Array(Type.String()),
+    token_endpoint_auth_methods_supported: Type.Array(Type.String()),
+    service_documentation: Type.String({ format: 'uri' }),
+  },
+  { title: 'AuthorizationServerMetadata', description: 'OAuth 2.0 authorization server metadata (RFC 8414).' },
+);
+
+type OAuthError = 'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'invalid_scope' | 'temporarily_unavailable' | 'server_error';
+
+/** The OAuth 2.0 members of a token endpoint error (RFC 6749 §5.2): the code, and the message as its description. */
+function oauthMembers(error: OAuthError, message: string): Record<string, string> {
+  return { error, error_description: message };
+}
 
 function oauthError(status: 'validation_error' | 'unauthorized', error: OAuthError, message: string, details?: ErrorDetail[], headers?: Record<string, string>): ApiError {
-  return new ApiError(status, message, { extra: { error }, ...(details === undefined ? {} : { details }), ...(headers === undefined ? {} : { headers }) });
+  return new ApiError(status, message, { extra: oauthMembers(error, message), ...(details === undefined ? {} : { details }), ...(headers === undefined ? {} : { headers }) });
+}
+
+/**
+ * The OAuth error code of a refusal that did not choose one (a body the parser refused, a rate limit,
+ * a failure): RFC 6749 §5.2 has no code for the last two, so those of §4.1.2.1 serve.
+ */
+function oauthErrorOf(status: number): OAuthError {
+  if (status === 401) return 'invalid_client';
+  if (status === 429) return 'temporarily_unavailable';
+  if (status >= 500) return 'server_error';
+  return 'invalid_request';
 }
 
 /**
@@ -82,14 +116,18 @@ export interface TokenRouteDeps {
   guard: CredentialGuard;
 }
 
-/** A request refused before the handler runs (by a body parser) still gets the OAuth member (RFC 6749 §5.2). */
+/**
+ * Every error of the token endpoint carries the OAuth members (RFC 6749 §5.2), also one refused before
+ * the handler runs (a body parser, the rate limit) or a failure.
+ */
 function withOAuthMember(error: unknown, request: FastifyRequest): ApiError {
   const apiError = toApiError(error, request);
-  if (apiError.extra !== undefined || ![413, 415, 422].includes(apiError.status)) return apiError;
+  if (apiError.extra !== undefined) return apiError;
   return new ApiError(apiError.code, apiError.message, {
-    extra: { error: 'invalid_request' },
+    extra: oauthMembers(oauthErrorOf(apiError.status), apiError.message),
     ...(apiError.details === undefined ? {} : { details: apiError.details }),
     ...(apiError.headers === undefined ? {} : { headers: apiError.headers }),
+    ...(apiError.cause === undefined ? {} : { cause: apiError.cause }),
   });
 }
 
@@ -99,6 +137,7 @@ function withOAuthMember(error: unknown, request: FastifyRequest): ApiError {
  * credential checks count in the guard's buckets; only a verified secret counts against its client.
  */
 export const tokenRoutes: FastifyPluginAsyncTypebox<TokenRouteDeps> = async (app, { clients, tokens, keys, limiter, guard }) => {
+  const issuer = tokens.issuer;
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, parseForm);
   app.setErrorHandler((error, request, reply) => sendError(request, reply, withOAuthMember(error, request)));
 
@@ -107,13 +146,20 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<TokenRouteDeps> = async (app
     {
       attachValidation: true,
       schema: {
+        operationId: 'createAccessToken',
         tags: ['Authentication'],
         summary: 'Exchange client credentials for an access token (OAuth 2.0 client credentials grant)',
         description:
           'JSON or application/x-www-form-urlencoded; credentials in the body or in HTTP Basic (RFC 6749 §2.3.1). ' +
-          'Errors carry the OAuth `error` member. Unknown form parameters are ignored (RFC 6749 §3.2); unknown JSON members are refused.',
+          'Errors carry the OAuth `error` and `error_description` members beside the error body. Unknown form parameters are ignored (RFC 6749 §3.2); unknown JSON members are refused.',
+        consumes: ['application/json', 'application/x-www-form-urlencoded'],
         body: TokenRequest,
-        response: { 200: TokenResponse, 401: ErrorBody, 422: ErrorBody, 429: ErrorBody },
+        response: {
+          200: TokenResponse,
+          401: errorResponse('`unauthorized`, OAuth `invalid_client`: unknown client, wrong or expired secret, disabled client.'),
+          422: errorResponse('`validation_error`, OAuth `invalid_request`, `unsupported_grant_type` or `invalid_scope`; `details` says which field.'),
+          429: errorResponse('`rate_limit_exceeded`, OAuth `temporarily_unavailable`: over the rate limit, or too many failed authentications; retry after `Retry-After` seconds.'),
+        },
       },
     },
     async (request, reply) => {
@@ -167,13 +213,42 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<TokenRouteDeps> = async (app
 
   app.get(
     '/.well-known/jwks.json',
-    { schema: { tags: ['Authentication'], summary: 'Public keys that verify access tokens (current and previous)', response: { 200: Jwks } } },
+    { schema: { operationId: 'getAccessTokenKeys', tags: ['Authentication'], summary: 'Public keys that verify access tokens (current and previous)', response: { 200: Jwks } } },
     async (_request, reply) => {
       const all = await keys.all('token');
       reply.header('cache-control', 'public, max-age=300');
       return {
         keys: all.slice(-2).map((k) => ({ kty: 'OKP' as const, crv: 'Ed25519' as const, x: k.publicKey, kid: k.id, alg: 'EdDSA' as const, use: 'sig' as const })),
       };
+    },
+  );
+
+  const metadata: Static<typeof AuthorizationServerMetadata> = {
+    issuer,
+    token_endpoint: `${issuer}/v1/auth/token`,
+    jwks_uri: `${issuer}/.well-known/jwks.json`,
+    scopes_supported: [...ALL_SCOPES],
+    response_types_supported: [],
+    grant_types_supported: ['client_credentials'],
+    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    service_documentation: `${issuer}/docs`,
+  };
+  app.get(
+    authorizationServerMetadataPath(issuer),
+    {
+      schema: {
+        operationId: 'getAuthorizationServerMetadata',
+        tags: ['Authentication'],
+        summary: 'OAuth 2.0 authorization server metadata (RFC 8414): the token endpoint, its keys, grant types, client authentication methods and scopes',
+        description:
+          'For OAuth libraries that discover the token endpoint from the issuer (the `iss` of the access tokens, the public base URL). ' +
+          'When the issuer has a path, the document is at this path followed by the issuer\'s path (RFC 8414 §3).',
+        response: { 200: AuthorizationServerMetadata },
+      },
+    },
+    async (_request, reply) => {
+      reply.header('cache-control', 'public, max-age=300');
+      return metadata;
     },
   );
 };

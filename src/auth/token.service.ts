@@ -55,6 +55,11 @@ export class TokenService {
     private readonly clock: Clock,
   ) {}
 
+  /** The `iss` of every token: the issuer the authorization server metadata names. */
+  get issuer(): string {
+    return this.options.issuer;
+  }
+
   async issue(clientId: ClientId, scopes: readonly Scope[]): Promise<string> {
     const now = this.clock.now().getTime();
     if (this.#signing === null || this.#signing.until <= now) {

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import { authOf } from '../auth/authenticate.js';
 import { replyIdempotently } from '../http/idempotent.js';
 import { ErrorBody } from '../http/schemas.js';
-import { IdempotencyHeaders, bearerSecurity, protectedErrors } from '../http/schemas-auth.js';
+import { IdempotencyHeaders, protectedErrors } from '../http/schemas-auth.js';
 import type { IdempotencyService } from '../idempotency/idempotency.service.js';
 import type { Clock } from '../lib/clock.js';
 import { validationError } from '../lib/errors.js';
@@ -76,13 +76,14 @@ export const eventStreamRoutes: FastifyPluginAsyncTypebox<EventStreamRouteDeps> 
     {
       config: { scope },
       schema: {
+        operationId: 'streamEvents',
         tags,
         summary: 'Follow the client\'s events as they happen (Server-Sent Events), resuming after Last-Event-ID',
         description:
           'Each event is sent as `id: <event id>`, `event: <type>` and `data: <envelope>`, where the envelope is byte for byte the body a webhook delivery of it carries. ' +
           'Sends the client\'s events and those addressed to every client, in id order, about two seconds after they happen. With `Last-Event-ID` (or `last_event_id`) the stored events after that id are sent first. ' +
           'A `: ping` comment comes every 15 seconds. The stream ends when the access token expires; reconnect with a new token and the last id received.',
-        security: bearerSecurity,
+       
         produces: ['text/event-stream'],
         headers: StreamHeaders,
         querystring: StreamQuery,
@@ -127,12 +128,13 @@ export const eventStreamRoutes: FastifyPluginAsyncTypebox<EventStreamRouteDeps> 
         if (request.body === undefined || request.body === null) request.body = {};
       },
       schema: {
+        operationId: 'resendEvent',
         tags,
         summary: 'Send a stored event again: to one endpoint, or to every endpoint subscribed to its type',
         description:
           'For each endpoint: a new delivery, due now, if it never had one; a succeeded or dead delivery is made due again (same idempotency key, its retry schedule restarted); a pending one is left on its way. ' +
           '409 while the event has not been fanned out yet (within a second of its creation), or when no endpoint subscribes to its type and none is named.',
-        security: bearerSecurity,
+       
         headers: IdempotencyHeaders,
         params: ResendParams,
         body: ResendRequest,

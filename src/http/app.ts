@@ -17,8 +17,9 @@ import { newId } from '../lib/ids.js';
 import { bodyAjv, textAjv } from '../lib/validation.js';
 import { capConnections, clientErrorHandler, timeoutOptions } from './connections.js';
 import { sendError } from './errors.js';
-import { documentOptionalBodies, installJsonBodyParser } from './json-body.js';
+import { installJsonBodyParser } from './json-body.js';
 import type { Metrics } from './metrics.js';
+import { routeFacts, swaggerOptions, type RouteFacts } from './openapi.js';
 import { requestLoggerFactory } from './request-logger.js';
 
 export type App = FastifyInstance;
@@ -84,8 +85,11 @@ export async function createHttpApp(config: Config, metrics: Metrics, logger?: F
 
   const routes: RouteInfo[] = [];
   ROUTES.set(app, routes);
+  // What the OpenAPI document says of each operation beyond its schemas (security, shared responses).
+  const operations = new Map<string, RouteFacts>();
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) routes.push({ method, url: route.url });
+    for (const [key, facts] of routeFacts(route)) operations.set(key, facts);
     const record = metrics.routeRecorder(route.url);
     addRouteHook(route, 'onResponse', (request, reply, done) => {
       record(request.method, reply.statusCode, reply.elapsedTime / 1000);
@@ -114,21 +118,7 @@ export async function createHttpApp(config: Config, metrics: Metrics, logger?: F
     sendError(request, reply, new ApiError('not_found', `No route ${request.method} ${request.url.split('?')[0]}`)),
   );
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: `${config.serviceName} brokerage order routing and portable KYC attestation API`,
-        version: '1.4.0',
-        description: 'Routes investors\' orders to approved SGI partners and issues KYC attestations verifiable offline.',
-      },
-      servers: [{ url: config.publicUrl }],
-      components: {
-        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
-      },
-    },
-    transformObject: (document) => documentOptionalBodies('openapiObject' in document ? document.openapiObject : document.swaggerObject),
-  });
+  await app.register(swagger, swaggerOptions(config, operations));
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true }, staticCSP: true });
   return app;
 }

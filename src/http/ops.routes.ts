@@ -20,7 +20,7 @@ export interface OpsRouteDeps {
 export const opsRoutes: FastifyPluginAsyncTypebox<OpsRouteDeps> = async (app, { db, metrics, checks = {}, degradable = {} }) => {
   app.get(
     '/healthz',
-    { schema: { tags: ['Operations'], summary: 'Liveness: the process answers', response: { 200: Type.Object({ status: Type.Literal('ok') }) } } },
+    { schema: { operationId: 'checkLiveness', tags: ['Operations'], summary: 'Liveness: the process answers', response: { 200: Type.Object({ status: Type.Literal('ok') }) } } },
     async () => ({ status: 'ok' as const }),
   );
 
@@ -28,6 +28,7 @@ export const opsRoutes: FastifyPluginAsyncTypebox<OpsRouteDeps> = async (app, { 
     '/readyz',
     {
       schema: {
+        operationId: 'checkReadiness',
         tags: ['Operations'],
         summary: 'Readiness: the database answers (and Redis, when configured: without it the service is degraded, still ready)',
         response: {
@@ -59,7 +60,14 @@ export const opsRoutes: FastifyPluginAsyncTypebox<OpsRouteDeps> = async (app, { 
 
   app.get(
     '/metrics',
-    { schema: { tags: ['Operations'], summary: 'Prometheus metrics (text exposition format)', produces: ['text/plain'] } },
+    {
+      schema: {
+        operationId: 'getMetrics',
+        tags: ['Operations'],
+        summary: 'Prometheus metrics (text exposition format)',
+        response: { 200: { description: 'The metrics, in the Prometheus text format', content: { 'text/plain': { schema: Type.String() } } } },
+      },
+    },
     async (_request, reply) => {
       reply.type(metrics.registry.contentType);
       return metrics.registry.metrics();
@@ -68,7 +76,14 @@ export const opsRoutes: FastifyPluginAsyncTypebox<OpsRouteDeps> = async (app, { 
 
   app.get(
     '/v1/openapi.json',
-    { schema: { tags: ['Operations'], summary: 'This OpenAPI 3.1 description' } },
+    {
+      schema: {
+        operationId: 'getOpenApiDocument',
+        tags: ['Operations'],
+        summary: 'This OpenAPI 3.1 description',
+        response: { 200: { description: 'The OpenAPI document', content: { 'application/json': { schema: Type.Object({}, { additionalProperties: true }) } } } },
+      },
+    },
     async () => app.swagger(),
   );
 };

@@ -4,6 +4,11 @@ import { ApiError } from '../lib/errors.js';
 
 export const WINDOW_MS = 60_000;
 
+/** Paths that are part of the API (and so rate limited), as opposed to operations and documentation. */
+export function isRateLimitedPath(url: string): boolean {
+  return url.startsWith('/v1/') || url.startsWith('/.well-known/');
+}
+
 /** The start of the fixed one-minute window holding `now`. */
 export function windowStartOf(now: number): number {
   return now - (now % WINDOW_MS);

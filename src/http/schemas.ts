@@ -2,11 +2,12 @@ import { Type, type Static, type TProperties, type TSchema } from '@sinclair/typ
 
 /**
  * `T` or null, written as a JSON Schema type list rather than anyOf, so that a wrong value gets one
- * precise validation error instead of one per branch.
+ * precise validation error instead of one per branch. A closed set (`enum`) lists null too: the type
+ * list alone would let null past `type` and refuse it at `enum`.
  */
 export function Nullable<T extends TSchema>(schema: T) {
-  const base = schema as unknown as { type?: string };
-  return Type.Unsafe<Static<T> | null>({ ...schema, type: [base.type ?? 'object', 'null'] });
+  const base = schema as unknown as { type?: string; enum?: unknown[] };
+  return Type.Unsafe<Static<T> | null>({ ...schema, type: [base.type ?? 'object', 'null'], ...(base.enum === undefined ? {} : { enum: [...base.enum, null] }) });
 }
 
 export const DateTime = (description?: string) =>
@@ -19,19 +20,34 @@ export const ErrorDetailSchema = Type.Object(
     value: Type.Unknown({ description: 'The offending value (null when absent).' }),
     message: Type.Optional(Type.String()),
   },
-  { additionalProperties: true },
+  { additionalProperties: true, title: 'ErrorDetail' },
 );
 
 export const ErrorBody = Type.Object(
   {
-    code: Type.String({ description: 'Machine code from the errors table.' }),
+    code: Type.String({ description: 'Machine code from the errors table (`validation_error`, `not_found`, ...); switch on it, not on `message`.' }),
     message: Type.String(),
     details: Type.Optional(Type.Array(ErrorDetailSchema)),
     request_id: Type.String({ description: 'Quote it to support; equals the X-Request-Id header.' }),
-    error: Type.Optional(Type.String({ description: 'OAuth 2.0 error code (token endpoint only).' })),
+    error: Type.Optional(
+      Type.String({
+        description:
+          'Token endpoint only: the OAuth 2.0 error code (RFC 6749 §5.2): `invalid_request`, `invalid_client`, `unsupported_grant_type`, `invalid_scope`, `temporarily_unavailable` (429) or `server_error` (500).',
+      }),
+    ),
+    error_description: Type.Optional(Type.String({ description: 'Token endpoint only: the OAuth 2.0 error description, the same text as `message`.' })),
   },
   { title: 'Error', additionalProperties: true },
 );
+
+/**
+ * The Error body as a response of its own description, for an operation whose errors mean something
+ * other than the shared description of their status says (the token endpoint's 401 is about client
+ * credentials, not an access token). The description goes to the document's response, not the schema.
+ */
+export function errorResponse(description: string): typeof ErrorBody & { 'x-response-description': string } {
+  return { ...ErrorBody, 'x-response-description': description };
+}
 
 /**
  * The schema option of a body that may be left out (the route pairs it with the `absentBodyIsEmpty`

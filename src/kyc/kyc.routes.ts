@@ -4,7 +4,7 @@ import { authOf } from '../auth/authenticate.js';
 import { replyIdempotently } from '../http/idempotent.js';
 import { absentBodyIsEmpty } from '../http/json-body.js';
 import { ErrorBody } from '../http/schemas.js';
-import { IdempotencyHeaders, bearerSecurity, protectedErrors } from '../http/schemas-auth.js';
+import { IdempotencyHeaders, protectedErrors } from '../http/schemas-auth.js';
 import { IdempotencyService } from '../idempotency/idempotency.service.js';
 import type { KeyRing } from '../keys/key-ring.js';
 import type { Kysely } from 'kysely';
@@ -35,9 +35,10 @@ export const kycRoutes: FastifyPluginAsyncTypebox<KycRouteDeps> = async (app, de
     {
       config: { scope: 'kyc:write' },
       schema: {
+        operationId: 'createAttestation',
         tags: ['KYC attestations'],
         summary: 'Issue a signed KYC attestation',
-        security: bearerSecurity,
+       
         headers: IdempotencyHeaders,
         body: KycAttestationRequest,
         response: { 201: KycAttestation, ...protectedErrors(409, 422) },
@@ -56,9 +57,10 @@ export const kycRoutes: FastifyPluginAsyncTypebox<KycRouteDeps> = async (app, de
     {
       config: { scope: 'kyc:read' },
       schema: {
+        operationId: 'getAttestation',
         tags: ['KYC attestations'],
         summary: 'Read an attestation: exactly the signed object',
-        security: bearerSecurity,
+       
         params: IdParams,
         response: { 200: KycAttestation, ...protectedErrors(404) },
       },
@@ -73,9 +75,10 @@ export const kycRoutes: FastifyPluginAsyncTypebox<KycRouteDeps> = async (app, de
     {
       config: { scope: 'kyc:read' },
       schema: {
+        operationId: 'getAttestationStatus',
         tags: ['KYC attestations'],
         summary: 'Whether an attestation is active, revoked or expired',
-        security: bearerSecurity,
+       
         params: IdParams,
         response: { 200: AttestationStatus, ...protectedErrors(404) },
       },
@@ -89,10 +92,11 @@ export const kycRoutes: FastifyPluginAsyncTypebox<KycRouteDeps> = async (app, de
       config: { scope: 'kyc:write' },
       preValidation: absentBodyIsEmpty,
       schema: {
+        operationId: 'revokeAttestation',
         tags: ['KYC attestations'],
         summary: 'Revoke an attestation (adds it to the revocation list; revoking again returns the same record)',
         description: 'The body is optional: none, an empty one and `{}` all revoke with reason `other`.',
-        security: bearerSecurity,
+       
         headers: IdempotencyHeaders,
         params: IdParams,
         body: RevokeRequest,
@@ -110,6 +114,7 @@ export const kycRoutes: FastifyPluginAsyncTypebox<KycRouteDeps> = async (app, de
     '/v1/kyc/crl',
     {
       schema: {
+        operationId: 'getRevocationList',
         tags: ['KYC attestations'],
         summary: 'The signed revocation list (public); ?since=N returns only the entries after number N',
         querystring: Type.Object({ since: Type.Optional(Type.Integer({ minimum: 0 })) }, { additionalProperties: false }),
@@ -131,6 +136,7 @@ export const kycRoutes: FastifyPluginAsyncTypebox<KycRouteDeps> = async (app, de
     `/.well-known/${deps.serviceName}`,
     {
       schema: {
+        operationId: 'getIssuerKeyDocument',
         tags: ['KYC attestations'],
         summary: 'The issuer key document: every attestation key with its validity window',
         response: { 200: KeyDocument, 429: ErrorBody },

@@ -17,6 +17,7 @@ export const marketRoutes: FastifyPluginAsyncTypebox<MarketRouteDeps> = async (a
     '/v1/exchanges',
     {
       schema: {
+        operationId: 'listExchanges',
         tags: ['Markets'],
         summary: 'List the exchanges the service routes to',
         response: { 200: Type.Object({ data: Type.Array(ExchangeInfo) }), 429: ErrorBody },
@@ -29,6 +30,7 @@ export const marketRoutes: FastifyPluginAsyncTypebox<MarketRouteDeps> = async (a
     '/v1/exchanges/:code/calendar',
     {
       schema: {
+        operationId: 'getExchangeCalendar',
         tags: ['Markets'],
         summary: "An exchange's trading days and phases between two dates (at most 366 days)",
         description:
@@ -48,6 +50,7 @@ export const marketRoutes: FastifyPluginAsyncTypebox<MarketRouteDeps> = async (a
     '/v1/exchanges/:code/clock',
     {
       schema: {
+        operationId: 'getExchangeClock',
         tags: ['Markets'],
         summary: "An exchange's phase now, whether it is open, and its next open and close",
         params: ExchangeParams,

@@ -5,7 +5,7 @@ import type { CursorCodec } from '../http/cursor.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { idempotentRequestOf, sendOutcome, serializerOf } from '../http/idempotent.js';
 import { pageHeaders } from '../http/schemas.js';
-import { IdempotencyHeaders, bearerSecurity, protectedErrors } from '../http/schemas-auth.js';
+import { IdempotencyHeaders, protectedErrors } from '../http/schemas-auth.js';
 import type { Database } from '../storage/schema.js';
 import { AmendRequest, Fill, Order, OrderListQuery, OrderRequest } from './order.schemas.js';
 import type { OrderService } from './order.service.js';
@@ -38,11 +38,12 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRouteDeps> = async (app
     {
       config: { scope: 'orders:write' },
       schema: {
+        operationId: 'createOrder',
         tags: ['Orders'],
         summary: 'Submit an order; it is checked, stored, and handed to the SGI partner',
         description:
           'The response shows `routed` when the partner took the order within the request, `created` when the hand-over is still being retried in the background, and `failed` when the partner refused it at once.',
-        security: bearerSecurity,
+       
         headers: IdempotencyHeaders,
         body: OrderRequest,
         response: { 201: Order, ...protectedErrors(409, 422) },
@@ -56,9 +57,10 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRouteDeps> = async (app
     {
       config: { scope: 'orders:read' },
       schema: {
+        operationId: 'getOrder',
         tags: ['Orders'],
         summary: 'Read an order: its current state, fills included',
-        security: bearerSecurity,
+       
         params: IdParams,
         response: { 200: Order, ...protectedErrors(404) },
       },
@@ -71,9 +73,10 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRouteDeps> = async (app
     {
       config: { scope: 'orders:read' },
       schema: {
+        operationId: 'listOrders',
         tags: ['Orders'],
         summary: 'List orders, newest first',
-        security: bearerSecurity,
+       
         querystring: OrderListQuery,
         response: {
           200: Type.Object({ data: Type.Array(Order) }, { headers: { ...pageHeaders, 'x-cursor-prev': Type.String({ description: 'Cursor of the previous (newer) page; empty on the first page.' }) } }),
@@ -106,11 +109,12 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRouteDeps> = async (app
     {
       config: { scope: 'orders:write' },
       schema: {
+        operationId: 'cancelOrder',
         tags: ['Orders'],
         summary: 'Cancel an open order (a final order is 409)',
         description:
           'Asks the partner to cancel what remains. 200 when the partner answered within the request: the order is `cancelled` (`cancel_reason` says why), or, if the partner refused (the order filled meanwhile), as the partner reports it with `last_refusal`. 202 when the answer comes later: the order shows `pending_request: pending_cancel`, and `order.cancelled` (or `order.request_refused`) follows.',
-        security: bearerSecurity,
+       
         headers: IdempotencyHeaders,
         params: IdParams,
         response: { 200: Order, 202: Order, ...protectedErrors(404, 409, 422) },
@@ -124,11 +128,12 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRouteDeps> = async (app
     {
       config: { scope: 'orders:write' },
       schema: {
+        operationId: 'amendOrder',
         tags: ['Orders'],
         summary: 'Change the quantity or the limit price of an open limit order',
         description:
           'Only a limit order that is `routed` or `partially_filled`, with no other request waiting, can be amended (else 409). The new values pass the checks of a new order (the monthly cap counts the increase) and the new `qty` must be above `filled_qty` (422 `above_filled`). 200 when the partner answered within the request (the order with its new values and `order.amended`, or unchanged with `last_refusal`); 202 with `pending_request: pending_amend` and `pending_changes` when the answer comes later.',
-        security: bearerSecurity,
+       
         headers: IdempotencyHeaders,
         params: IdParams,
         body: AmendRequest,
@@ -144,9 +149,10 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRouteDeps> = async (app
     {
       config: { scope: 'orders:read' },
       schema: {
+        operationId: 'listOrderFills',
         tags: ['Orders'],
         summary: "The order's executions, oldest first, with amounts and settlement dates",
-        security: bearerSecurity,
+       
         params: IdParams,
         response: { 200: Type.Object({ data: Type.Array(Fill) }), ...protectedErrors(404) },
       },

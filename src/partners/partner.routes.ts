@@ -18,6 +18,7 @@ export const directoryRoutes: FastifyPluginAsyncTypebox<DirectoryRouteDeps> = as
     '/v1/sgi/partners',
     {
       schema: {
+        operationId: 'listPartners',
         tags: ['Partners'],
         summary: 'List approved SGI partners, ordered by id',
         querystring: QueryObject({ ...PageQuery, jurisdiction: Type.Optional(JurisdictionSchema), capability: Type.Optional(CapabilitySchema) }),
@@ -37,6 +38,7 @@ export const directoryRoutes: FastifyPluginAsyncTypebox<DirectoryRouteDeps> = as
     '/v1/sgi/partners/:id',
     {
       schema: {
+        operationId: 'getPartner',
         tags: ['Partners'],
         summary: 'Read one approved SGI partner',
         params: Type.Object({ id: Type.String() }),
@@ -50,6 +52,7 @@ export const directoryRoutes: FastifyPluginAsyncTypebox<DirectoryRouteDeps> = as
     '/v1/instruments',
     {
       schema: {
+        operationId: 'listInstruments',
         tags: ['Instruments'],
         summary: 'List the instrument catalogue, ordered by code',
         querystring: QueryObject({
@@ -74,6 +77,7 @@ export const directoryRoutes: FastifyPluginAsyncTypebox<DirectoryRouteDeps> = as
     '/v1/instruments/:code',
     {
       schema: {
+        operationId: 'getInstrument',
         tags: ['Instruments'],
         summary: 'Read one instrument by code (TICKER.EXCHANGE)',
         params: Type.Object({ code: Type.String() }),

@@ -2,7 +2,7 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import type { Kysely } from 'kysely';
 import { authOf } from '../auth/authenticate.js';
 import { replyIdempotently } from '../http/idempotent.js';
-import { IdempotencyHeaders, bearerSecurity, protectedErrors } from '../http/schemas-auth.js';
+import { IdempotencyHeaders, protectedErrors } from '../http/schemas-auth.js';
 import type { IdempotencyService } from '../idempotency/idempotency.service.js';
 import type { Database } from '../storage/schema.js';
 import { TestClock, TestClockAdvance, TestClockCreate, TestClockListQuery } from './test-clock.schemas.js';
@@ -24,10 +24,11 @@ export const testClockRoutes: FastifyPluginAsyncTypebox<TestClockRouteDeps> = as
     {
       config: { scope: 'orders:write' },
       schema: {
+        operationId: 'createTestClock',
         tags: ['Sandbox'],
         summary: 'Create a test clock frozen at an instant (sandbox only)',
         description: 'Orders placed with `test_clock` live on the clock\'s time: they execute and expire as the clock is advanced.',
-        security: bearerSecurity,
+       
         headers: IdempotencyHeaders,
         body: TestClockCreate,
         response: { 201: TestClock, ...protectedErrors(409, 422) },
@@ -41,7 +42,7 @@ export const testClockRoutes: FastifyPluginAsyncTypebox<TestClockRouteDeps> = as
     '/v1/test-clocks/:id',
     {
       config: { scope: 'orders:read' },
-      schema: { tags: ['Sandbox'], summary: 'Read a test clock', security: bearerSecurity, params: IdParams, response: { 200: TestClock, ...protectedErrors(404) } },
+      schema: { operationId: 'getTestClock', tags: ['Sandbox'], summary: 'Read a test clock', params: IdParams, response: { 200: TestClock, ...protectedErrors(404) } },
     },
     async (request) => testClocks.get(db, authOf(request).clientId, request.params.id),
   );
@@ -51,9 +52,10 @@ export const testClockRoutes: FastifyPluginAsyncTypebox<TestClockRouteDeps> = as
     {
       config: { scope: 'orders:read' },
       schema: {
+        operationId: 'listTestClocks',
         tags: ['Sandbox'],
         summary: 'List the test clocks, newest first',
-        security: bearerSecurity,
+       
         querystring: TestClockListQuery,
         response: { 200: Type.Object({ data: Type.Array(TestClock), has_more: Type.Boolean() }), ...protectedErrors(422) },
       },
@@ -66,9 +68,10 @@ export const testClockRoutes: FastifyPluginAsyncTypebox<TestClockRouteDeps> = as
     {
       config: { scope: 'orders:write' },
       schema: {
+        operationId: 'deleteTestClock',
         tags: ['Sandbox'],
         summary: 'Delete a test clock; its open orders stay at its last time and can still be cancelled',
-        security: bearerSecurity,
+       
         params: IdParams,
         response: { 200: Deleted, ...protectedErrors(404) },
       },
@@ -81,11 +84,12 @@ export const testClockRoutes: FastifyPluginAsyncTypebox<TestClockRouteDeps> = as
     {
       config: { scope: 'orders:write' },
       schema: {
+        operationId: 'advanceTestClock',
         tags: ['Sandbox'],
         summary: 'Advance a test clock; answers once everything due to its orders up to the new time is applied',
         description:
           'Forward only, by at most 2 years. In time order: the executions of the clock\'s orders in the exchange phases crossed, and each day or gtd expiry at its close (`order.cancelled`, `cancel_reason: expired`).',
-        security: bearerSecurity,
+       
         headers: IdempotencyHeaders,
         params: IdParams,
         body: TestClockAdvance,

@@ -5,7 +5,7 @@ import { authOf } from '../auth/authenticate.js';
 import type { CursorCodec } from '../http/cursor.js';
 import { refuseLoneSurrogates, replyIdempotently } from '../http/idempotent.js';
 import { pageHeaders } from '../http/schemas.js';
-import { IdempotencyHeaders, bearerSecurity, protectedErrors } from '../http/schemas-auth.js';
+import { IdempotencyHeaders, protectedErrors } from '../http/schemas-auth.js';
 import type { IdempotencyService } from '../idempotency/idempotency.service.js';
 import type { Database } from '../storage/schema.js';
 import type { DeliveryService } from './delivery.service.js';
@@ -70,9 +70,10 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async 
     {
       config: { scope },
       schema: {
+        operationId: 'createWebhookEndpoint',
         tags,
         summary: 'Register a webhook endpoint; the response shows its signing secret, this once',
-        security: bearerSecurity,
+       
         headers: IdempotencyHeaders,
         body: WebhookEndpointRequest,
         response: { 201: WebhookEndpointCreated, ...protectedErrors(409, 422) },
@@ -89,9 +90,10 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async 
     {
       config: { scope },
       schema: {
+        operationId: 'listWebhookEndpoints',
         tags,
         summary: 'List webhook endpoints, newest first',
-        security: bearerSecurity,
+       
         querystring: EndpointListQuery,
         response: { 200: Type.Object({ data: Type.Array(WebhookEndpoint) }, { headers: pagedHeaders }), ...protectedErrors(422) },
       },
@@ -106,7 +108,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async 
     '/v1/webhooks/endpoints/:id',
     {
       config: { scope },
-      schema: { tags, summary: 'Read a webhook endpoint (without its secret)', security: bearerSecurity, params: IdParams, response: { 200: WebhookEndpoint, ...protectedErrors(404) } },
+      schema: { operationId: 'getWebhookEndpoint', tags, summary: 'Read a webhook endpoint (without its secret)', params: IdParams, response: { 200: WebhookEndpoint, ...protectedErrors(404) } },
     },
     async (request) => endpoints.get(db, authOf(request).clientId, request.params.id),
   );
@@ -118,9 +120,10 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async 
       // Takes no Idempotency-Key, but its text is stored and sent in webhooks like a POST's.
       preHandler: refuseLoneSurrogates,
       schema: {
+        operationId: 'updateWebhookEndpoint',
         tags,
         summary: 'Change an endpoint\'s url, events, description, or disable it',
-        security: bearerSecurity,
+       
         params: IdParams,
         body: WebhookEndpointUpdate,
         response: { 200: WebhookEndpoint, ...protectedErrors(404, 422) },
@@ -134,9 +137,10 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async 
     {
       config: { scope },
       schema: {
+        operationId: 'deleteWebhookEndpoint',
         tags,
         summary: 'Delete an endpoint; its pending deliveries stop',
-        security: bearerSecurity,
+       
         params: IdParams,
         response: { 204: Type.Null({ description: 'Deleted' }), ...protectedErrors(404) },
       },
@@ -153,9 +157,10 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async 
       config: { scope },
       ...bodyOptional,
       schema: {
+        operationId: 'rotateWebhookEndpointSecret',
         tags,
         summary: 'Issue a new signing secret; for 24 hours deliveries carry two v1= signatures, new then old',
-        security: bearerSecurity,
+       
         headers: IdempotencyHeaders,
         params: IdParams,
         body: EmptyBody,
@@ -174,10 +179,11 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async 
       config: { scope },
       ...bodyOptional,
       schema: {
+        operationId: 'sendWebhookTestEvent',
         tags,
         summary: 'Send a sample event of any type to this endpoint only',
         description: 'The event is stored like any other (see GET /v1/events) with the livemode given, and delivered, signed, to this endpoint alone.',
-        security: bearerSecurity,
+       
         headers: IdempotencyHeaders,
         params: IdParams,
         body: TestEventRequest,
@@ -197,11 +203,11 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async 
       config: { scope },
       ...bodyOptional,
       schema: {
+        operationId: 'sendSampleEvent',
         tags,
         summary: 'Store a sample event of any type as one of the client\'s events',
         description:
           'The sample is stored like any other event (see GET /v1/events), with the livemode given: it is delivered, signed, to each of the client\'s endpoints subscribed to its type, and sent on the event stream (GET /v1/events/stream), so `cauri listen` forwards it. The client needs no endpoint. `webhook.test` samples carry `endpoint_id: null`.',
-        security: bearerSecurity,
         headers: IdempotencyHeaders,
         body: TestEventRequest,
         response: { 202: SampleEventResponse, ...protectedErrors(409, 422) },
@@ -217,9 +223,10 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async 
       config: { scope },
       ...bodyOptional,
       schema: {
+        operationId: 'replayDeadDeliveries',
         tags,
         summary: 'Replay every dead delivery of an endpoint (one new attempt each)',
-        security: bearerSecurity,
+       
         headers: IdempotencyHeaders,
         params: IdParams,
         body: EmptyBody,
@@ -238,9 +245,10 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async 
     {
       config: { scope },
       schema: {
+        operationId: 'listWebhookDeliveries',
         tags,
         summary: 'List deliveries with their attempts, newest first; status=dead lists the dead letters',
-        security: bearerSecurity,
+       
         querystring: DeliveryListQuery,
         response: { 200: Type.Object({ data: Type.Array(Delivery) }, { headers: pagedHeaders }), ...protectedErrors(422) },
       },
@@ -262,7 +270,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async 
     '/v1/webhooks/deliveries/:id',
     {
       config: { scope },
-      schema: { tags, summary: 'Read a delivery and its attempts', security: bearerSecurity, params: IdParams, response: { 200: Delivery, ...protectedErrors(404) } },
+      schema: { operationId: 'getWebhookDelivery', tags, summary: 'Read a delivery and its attempts', params: IdParams, response: { 200: Delivery, ...protectedErrors(404) } },
     },
     async (request) => deliveries.get(db, authOf(request).clientId, request.params.id),
   );
@@ -273,9 +281,10 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async 
       config: { scope },
       ...bodyOptional,
       schema: {
+        operationId: 'replayWebhookDelivery',
         tags,
         summary: 'Replay a dead delivery: one new attempt, signed afresh, same event id and idempotency key (409 unless dead)',
-        security: bearerSecurity,
+       
         headers: IdempotencyHeaders,
         params: IdParams,
         body: EmptyBody,
@@ -294,9 +303,10 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ db: Kysely<Database>; deli
     {
       config: { scope },
       schema: {
+        operationId: 'listEvents',
         tags: ['Events'],
         summary: 'List events, newest first (the client\'s own and those sent to every client)',
-        security: bearerSecurity,
+       
         querystring: EventListQuery,
         response: { 200: Type.Object({ data: Type.Array(EventEnvelope) }, { headers: pagedHeaders }), ...protectedErrors(422) },
       },
@@ -312,7 +322,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ db: Kysely<Database>; deli
     '/v1/events/:id',
     {
       config: { scope },
-      schema: { tags: ['Events'], summary: 'Read an event: its envelope', security: bearerSecurity, params: IdParams, response: { 200: EventEnvelope, ...protectedErrors(404) } },
+      schema: { operationId: 'getEvent', tags: ['Events'], summary: 'Read an event: its envelope', params: IdParams, response: { 200: EventEnvelope, ...protectedErrors(404) } },
     },
     async (request) => deliveries.getEvent(db, authOf(request).clientId, request.params.id),
   );

@@ -65,10 +65,12 @@ describe('POST /v1/auth/token: limits and failed credentials', () => {
     }
     // Refused even with the right secret: answering it would tell a guesser which guess was right.
     const refused = await exchange(ATTACKER_ADDRESS, victim.client_id, victim.client_secret);
-    const body = (await refused.json()) as { code: string; message: string };
+    const body = (await refused.json()) as { code: string; message: string; error: string; error_description: string };
     assert.equal(refused.status, 429);
     assert.equal(body.code, 'rate_limit_exceeded');
     assert.match(body.message, /failed client authentications from this address/);
+    assert.equal(body.error, 'temporarily_unavailable');
+    assert.equal(body.error_description, body.message);
     assert.equal(refused.headers.get('retry-after'), '55');
     assert.equal(refused.headers.get('x-ratelimit-limit'), '3');
     assert.equal(refused.headers.get('x-ratelimit-remaining'), '0');
@@ -138,5 +140,8 @@ describe('POST /v1/auth/token: limits and failed credentials', () => {
     const limited = await post();
     assert.equal(limited.status, 429);
     assert.equal(limited.headers.get('retry-after'), '55');
+    // Refused before the body is read (the address's budget), it is an OAuth error all the same.
+    const body = (await limited.json()) as { code: string; error: string; error_description: string; message: string };
+    assert.deepEqual([body.code, body.error, body.error_description], ['rate_limit_exceeded', 'temporarily_unavailable', body.message]);
   });
 });

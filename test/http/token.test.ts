@@ -22,10 +22,11 @@ function postForm(base: string, body: string, headers: Record<string, string> = 
 }
 
 async function expectError(res: Response, status: number, code: string, oauthError: string, field?: string, rule?: string) {
-  const body = (await res.json()) as { code: string; error: string; request_id: string; details?: { field: string; rule: string }[] };
+  const body = (await res.json()) as { code: string; message: string; error: string; error_description: string; request_id: string; details?: { field: string; rule: string }[] };
   assert.equal(res.status, status, JSON.stringify(body));
   assert.equal(body.code, code);
   assert.equal(body.error, oauthError);
+  assert.equal(body.error_description, body.message);
   assert.equal(body.request_id, res.headers.get('x-request-id'));
   if (field !== undefined) assert.ok(body.details?.some((d) => d.field === field && d.rule === rule), JSON.stringify(body.details));
 }

@@ -6,6 +6,7 @@ import type { TestContext } from 'node:test';
 import { parseConfig, type Config } from '../../src/config/config.js';
 import { createRuntime, openDatabase, type Runtime, type RuntimeOptions } from '../../src/app.js';
 import { openStorage, type Storage, type StorageOptions } from '../../src/storage/database.js';
+import { checkResponsesAgainstDocument } from './conformance.js';
 
 export interface DatabaseCase {
   name: 'sqlite' | 'postgres';
@@ -23,6 +24,12 @@ export interface TestEnvironment {
   options: RuntimeOptions;
   /** Closes what was opened in this environment, before its data folder and schema are removed. */
   closers: (() => Promise<void>)[];
+  /**
+   * Responses of this environment's runtimes that break the published OpenAPI document (an
+   * undocumented status, a missing header, a body outside its schema): the test fails with them
+   * once everything is closed.
+   */
+  responseProblems: string[];
 }
 
 /**
@@ -44,6 +51,7 @@ export function testEnvironment(t: TestContext, db: DatabaseCase, env: Record<st
     ...env,
   });
   const closers: (() => Promise<void>)[] = [];
+  const responseProblems: string[] = [];
   t.after(async () => {
     // Everything that uses the database closes first (newest first). The PostgreSQL schema is not
     // dropped here: Kysely's migrator introspects every schema of the database, and a schema dropped
@@ -51,8 +59,17 @@ export function testEnvironment(t: TestContext, db: DatabaseCase, env: Record<st
     // the test schemas before and after the whole run (scripts/run-tests.mjs).
     for (const close of closers.reverse()) await close();
     rmSync(dataDir, { recursive: true, force: true });
+    // The failure comes from a hook added now, so that it runs after every other hook of the test
+    // (the test's own clean-up included): a hook that throws skips the hooks after it.
+    t.after(() => {
+      if (responseProblems.length === 0) return;
+      const shown = [...new Set(responseProblems)];
+      throw new Error(
+        `${shown.length} response(s) of this test break the published OpenAPI document (GET /v1/openapi.json); describe them in the route's schema or fix the response (docs/api-conventions.md):\n- ${shown.slice(0, 20).join('\n- ')}`,
+      );
+    });
   });
-  return { config, options: { ...options, ...(db.url === null ? {} : { pgSchema }) }, closers };
+  return { config, options: { ...options, ...(db.url === null ? {} : { pgSchema }) }, closers, responseProblems };
 }
 
 export async function startRuntime(t: TestContext, db: DatabaseCase, env: Record<string, string> = {}, options: RuntimeOptions = {}): Promise<Runtime> {
@@ -61,7 +78,14 @@ export async function startRuntime(t: TestContext, db: DatabaseCase, env: Record
 
 /** Another process of the same deployment: same database, same master key. */
 export async function startRuntimeIn(t: TestContext, e: TestEnvironment): Promise<Runtime> {
-  const runtime = await createRuntime(e.config, e.options);
+  const extendApp = e.options.extendApp;
+  const runtime = await createRuntime(e.config, {
+    ...e.options,
+    extendApp: async (app) => {
+      checkResponsesAgainstDocument(app, e.responseProblems);
+      await extendApp?.(app);
+    },
+  });
   let closed = false;
   e.closers.push(async () => {
     if (!closed) await runtime.close();

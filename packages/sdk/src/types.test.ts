@@ -4,6 +4,8 @@ import { CauriClient } from './client.js';
 import type {
   AmendRequest,
   Attestation,
+  components,
+  ErrorBody,
   Event,
   Fill,
   ListItem,
@@ -42,6 +44,13 @@ const checks = {
   pathParams: true satisfies Equal<PathParams<'/v1/audit/snapshots/{date}/proofs/{order_id}', 'get'>, { date: string; order_id: string }>,
   noQuery: true satisfies Equal<QueryParams<'/v1/orders/{id}', 'get'>, never>,
   listItem: true satisfies Equal<ListItem<'/v1/orders'>, Order>,
+  // The operations' bodies are the named schemas themselves.
+  orderNamed: true satisfies Equal<ResponseBody<'/v1/orders/{id}', 'get'>, components['schemas']['Order']>,
+  fillNamed: true satisfies Equal<ListItem<'/v1/orders/{id}/fills'>, components['schemas']['Fill']>,
+  attestationNamed: true satisfies Equal<ResponseBody<'/v1/kyc/attestations', 'post'>, Attestation>,
+  requestNamed: true satisfies Equal<RequestBody<'/v1/orders', 'post'>, OrderRequest>,
+  errorNamed: true satisfies Equal<ErrorBody['code'], string>,
+  failureReasonNullable: true satisfies Equal<Order['failure_reason'], 'sgi_rejected' | 'insufficient_funds' | 'instrument_suspended' | null>,
   partnersItem: true satisfies Equal<ListItem<'/v1/sgi/partners'>, Partner>,
   deleteIs204: true satisfies Equal<ResponseBody<'/v1/webhooks/endpoints/{id}', 'delete'>, undefined>,
   tokenType: true satisfies Equal<TokenResponse['token_type'], 'Bearer'>,

@@ -1,12 +1,12 @@
-import type { paths } from './generated/openapi.js';
+import type { components, paths } from './generated/openapi.js';
 
 /**
- * Request and response types, all derived from the generated `paths` (src/generated/openapi.ts, made
- * from the service's own OpenAPI document). Nothing here restates a field: when the service's schemas
- * change, regenerating the file changes these types.
+ * Request and response types, all taken from the generated `paths` and `components`
+ * (src/generated/openapi.ts, made from the service's own OpenAPI document). Nothing here restates a
+ * field: when the service's schemas change, regenerating the file changes these types.
  */
 
-export type { paths } from './generated/openapi.js';
+export type { components, paths } from './generated/openapi.js';
 
 export type ApiPath = keyof paths;
 export type HttpMethod = 'get' | 'put' | 'post' | 'patch' | 'delete';
@@ -61,44 +61,56 @@ export type ListItem<P extends ListPath> = ResponseBody<P, 'get' & MethodOf<P>> 
 /** Filters of a list, without the paging parameters the iterator manages. */
 export type ListQuery<P extends ListPath> = Omit<QueryParams<P, 'get' & MethodOf<P>>, 'cursor'>;
 
-// Names for the resources, for signatures in the caller's code. Each is a view of `paths`.
-export type TokenResponse = ResponseBody<'/v1/auth/token', 'post'>;
-export type Partner = ResponseBody<'/v1/sgi/partners/{id}', 'get'>;
-export type Instrument = ResponseBody<'/v1/instruments/{code}', 'get'>;
-export type Exchange = ListItem<'/v1/exchanges'>;
+/** The document's named schemas (`components.schemas`): one type per resource and request body. */
+export type Schemas = components['schemas'];
+
+// Names for the resources, for signatures in the caller's code: the document's named schemas, under
+// the names the SDK has always used where they differ (`Partner` is `SgiPartner`, `Attestation` is
+// `KycAttestation`).
+export type TokenResponse = Schemas['TokenResponse'];
+export type AuthorizationServerMetadata = Schemas['AuthorizationServerMetadata'];
+export type Partner = Schemas['SgiPartner'];
+export type Instrument = Schemas['Instrument'];
+export type Exchange = Schemas['Exchange'];
 export type ExchangeCode = Exchange['code'];
-export type CalendarDay = ListItem<'/v1/exchanges/{code}/calendar'>;
+export type CalendarDay = Schemas['CalendarDay'];
+export type CalendarPhase = Schemas['CalendarPhase'];
 export type CalendarQuery = QueryParams<'/v1/exchanges/{code}/calendar', 'get'>;
-export type ExchangeClock = ResponseBody<'/v1/exchanges/{code}/clock', 'get'>;
-export type AttestationRequest = RequestBody<'/v1/kyc/attestations', 'post'>;
-export type Attestation = ResponseBody<'/v1/kyc/attestations/{id}', 'get'>;
-export type AttestationStatus = ResponseBody<'/v1/kyc/attestations/{id}/status', 'get'>;
-export type RevokeRequest = RequestBody<'/v1/kyc/attestations/{id}/revoke', 'post'>;
-export type Revocation = ResponseBody<'/v1/kyc/attestations/{id}/revoke', 'post'>;
-export type RevocationList = ResponseBody<'/v1/kyc/crl', 'get'>;
-export type IssuerKeyDocument = ResponseBody<'/.well-known/cauri', 'get'>;
-export type OrderRequest = RequestBody<'/v1/orders', 'post'>;
-export type Order = ResponseBody<'/v1/orders/{id}', 'get'>;
-export type TestClock = ResponseBody<'/v1/test-clocks/{id}', 'get'>;
-export type InvestorAccount = ResponseBody<'/v1/subjects/{subject_id}/accounts/{partner_id}', 'get'>;
+export type ExchangeClock = Schemas['ExchangeClock'];
+export type AttestationRequest = Schemas['KycAttestationRequest'];
+export type KycVerification = Schemas['KycVerification'];
+export type Attestation = Schemas['KycAttestation'];
+export type AttestationStatus = Schemas['AttestationStatus'];
+export type RevokeRequest = Schemas['RevokeRequest'];
+export type Revocation = Schemas['Revocation'];
+export type RevocationList = Schemas['RevocationList'];
+export type IssuerKeyDocument = Schemas['IssuerKeyDocument'];
+export type OrderRequest = Schemas['OrderRequest'];
+export type Order = Schemas['Order'];
+export type TestClock = Schemas['TestClock'];
 export type OrderListQuery = ListQuery<'/v1/orders'>;
-export type AmendRequest = RequestBody<'/v1/orders/{id}/amend', 'post'>;
-export type Fill = ListItem<'/v1/orders/{id}/fills'>;
+export type AmendRequest = Schemas['AmendRequest'];
+export type Fill = Schemas['Fill'];
+export type AuditSnapshot = Schemas['AuditSnapshot'];
+export type SnapshotAnchor = Schemas['SnapshotAnchor'];
+export type SnapshotProof = Schemas['SnapshotProof'];
+export type WebhookEndpointRequest = Schemas['WebhookEndpointRequest'];
+export type WebhookEndpointCreated = Schemas['WebhookEndpointCreated'];
+export type WebhookEndpoint = Schemas['WebhookEndpoint'];
+export type WebhookEndpointUpdate = Schemas['WebhookEndpointUpdate'];
+export type WebhookSecretRotation = Schemas['WebhookSecretRotation'];
+export type WebhookTestRequest = Schemas['WebhookTestEventRequest'];
+export type WebhookTestEvent = Schemas['WebhookTestEvent'];
+export type WebhookReplayDead = Schemas['WebhookReplayDead'];
+export type WebhookDelivery = Schemas['WebhookDelivery'];
+export type WebhookDeliveryAttempt = Schemas['WebhookDeliveryAttempt'];
+export type Event = Schemas['Event'];
+/** The body of every error response (CauriApiError carries it). */
+export type ErrorBody = Schemas['Error'];
+export type InvestorAccount = ResponseBody<'/v1/subjects/{subject_id}/accounts/{partner_id}', 'get'>;
 export type Position = ListItem<'/v1/positions'>;
 export type PositionListQuery = ListQuery<'/v1/positions'>;
 export type StatementRequest = RequestBody<'/v1/positions/statements', 'post'>;
 export type Statement = ResponseBody<'/v1/positions/statements/{id}', 'get'>;
 export type PositionBreak = Statement['breaks'][number];
-export type AuditSnapshot = ResponseBody<'/v1/audit/snapshots/{date}', 'get'>;
-export type SnapshotProof = ResponseBody<'/v1/audit/snapshots/{date}/proofs/{order_id}', 'get'>;
 export type FixSession = ResponseBody<'/v1/operator/fix-sessions', 'get'>['data'][number];
-export type WebhookEndpointRequest = RequestBody<'/v1/webhooks/endpoints', 'post'>;
-export type WebhookEndpointCreated = ResponseBody<'/v1/webhooks/endpoints', 'post'>;
-export type WebhookEndpoint = ResponseBody<'/v1/webhooks/endpoints/{id}', 'get'>;
-export type WebhookEndpointUpdate = RequestBody<'/v1/webhooks/endpoints/{id}', 'patch'>;
-export type WebhookSecretRotation = ResponseBody<'/v1/webhooks/endpoints/{id}/rotate-secret', 'post'>;
-export type WebhookTestRequest = RequestBody<'/v1/webhooks/endpoints/{id}/test', 'post'>;
-export type WebhookTestEvent = ResponseBody<'/v1/webhooks/endpoints/{id}/test', 'post'>;
-export type WebhookReplayDead = ResponseBody<'/v1/webhooks/endpoints/{id}/replay-dead', 'post'>;
-export type WebhookDelivery = ResponseBody<'/v1/webhooks/deliveries/{id}', 'get'>;
-export type Event = ResponseBody<'/v1/events/{id}', 'get'>;
