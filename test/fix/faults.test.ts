@@ -316,12 +316,15 @@ if (!IN_LOOPBACK_NAMESPACE) {
         const firstFill = fill('F-1', 4, 4);
         const firstSeq = gateway.send('8', firstFill);
         await orderWhen(api, order.id, 'partially_filled');
+        const log = () => runtime.services.fix.connector(d.partnerId).reports(null);
+        const reportsBefore = (await log()).reports.length;
         const original = gateway.sent.find((f) => f.fields.get(34) === String(firstSeq)) as FixFrame;
         const possDup = { origSendingTime: original.fields.get(52) as string };
         gateway.send('8', firstFill, { possDup });
         gateway.send('8', firstFill, { seq: firstSeq, possDup });
         await waitFor('the copies to be dealt with', async () => (await findSession(runtime.storage.db, d.partnerId))?.next_target_seq === gateway.nextSeq());
-        await sleep(500);
+        assert.equal((await log()).reports.length, reportsBefore, 'the copies added nothing to the report log');
+        await sleep(500); // a few more report polls: nothing applies twice
         assert.deepEqual(await fillsOf(runtime, order.id), [{ fill_qty: 4, exchange_ref: 'F-1' }]);
         assert.equal((await getOrder(api, order.id)).filled_qty, 4);
         gateway.send('8', fill('F-2', 6, 10));
