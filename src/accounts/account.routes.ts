@@ -29,6 +29,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteDeps> = async 
     {
       config: { scope: 'orders:write' },
       schema: {
+        operationId: 'setInvestorAccount',
         tags,
         summary: "Register the investor's account number at an SGI, or replace it",
         description:
@@ -50,6 +51,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteDeps> = async 
     {
       config: { scope: 'orders:read' },
       schema: {
+        operationId: 'listInvestorAccounts',
         tags,
         summary: "List a subject's accounts at the SGIs, ordered by partner id",
         description: 'A subject with no account registered has an empty list.',
@@ -76,6 +78,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteDeps> = async 
     {
       config: { scope: 'orders:read' },
       schema: {
+        operationId: 'getInvestorAccount',
         tags,
         summary: "Read the subject's account at one SGI",
         security: bearerSecurity,
@@ -91,6 +94,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteDeps> = async 
     {
       config: { scope: 'orders:write' },
       schema: {
+        operationId: 'deleteInvestorAccount',
         tags,
         summary: "Remove the subject's account at one SGI",
         description:

@@ -39,6 +39,7 @@ export const positionRoutes: FastifyPluginAsyncTypebox<PositionRouteDeps> = asyn
     {
       config: { scope: 'orders:read' },
       schema: {
+        operationId: 'listPositions',
         tags: ['Positions'],
         summary: 'List positions: per subject, partner and instrument, with cost, value and profit and loss',
         description:
@@ -62,6 +63,7 @@ export const positionRoutes: FastifyPluginAsyncTypebox<PositionRouteDeps> = asyn
     {
       config: { scope: 'orders:write' },
       schema: {
+        operationId: 'createStatement',
         tags: ['Positions'],
         summary: "Declare a statement of a subject's holdings at a partner, from the SGI's statement",
         description:
@@ -87,6 +89,7 @@ export const positionRoutes: FastifyPluginAsyncTypebox<PositionRouteDeps> = asyn
     {
       config: { scope: 'orders:read' },
       schema: {
+        operationId: 'getStatement',
         tags: ['Positions'],
         summary: 'Read a statement with its breaks',
         security: bearerSecurity,
@@ -102,6 +105,7 @@ export const positionRoutes: FastifyPluginAsyncTypebox<PositionRouteDeps> = asyn
     {
       config: { scope: 'orders:read' },
       schema: {
+        operationId: 'listStatements',
         tags: ['Positions'],
         summary: 'List statements, newest first',
         security: bearerSecurity,

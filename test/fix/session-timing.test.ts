@@ -59,13 +59,13 @@ if (!IN_LOOPBACK_NAMESPACE) {
   for (const database of DATABASES) {
     describe(`daily session window on ${database.name}`, () => {
       test('outside the window there is no logon and orders wait created; at its start the session logs on and they are handed over; at its end cauri logs out', async (t) => {
-        // A window that opens in 6 s and lasts 14 s.
-        const opensIn = 6000;
+        // A window that opens in 12 s (time for the service to start on a busy machine) and lasts 14 s.
+        const opensIn = 12_000;
         const opensAt = Date.now() + opensIn - ((Date.now() + opensIn) % 1000);
         const d = await fixDeployment(t, database, nextPort++, { fix: { start_time: utcIn(opensIn), end_time: utcIn(opensIn + 14_000) }, waitForLogon: false });
         const { runtime, api } = await d.start();
         const partner = d.partnerId;
-        await waitFor('the session to be outside its window', async () => (await findSession(runtime.storage.db, partner))?.state === 'outside_window');
+        await waitFor('the session to be outside its window', async () => (await findSession(runtime.storage.db, partner))?.state === 'outside_window', 60_000);
         const early = await placeOrder(api, partner, { limit_price_cents: 1_500_000 });
         assert.equal(early.status, 'created', 'no session: the order waits');
         assert.equal(received(d.executor, 'A').length, 0);
@@ -81,7 +81,7 @@ if (!IN_LOOPBACK_NAMESPACE) {
         assert.equal(during.status, 'routed');
 
         // At the window's end cauri logs out, and stays out.
-        await waitFor('the Logout at the end of the window', () => received(d.executor, '5').length === 1, 25_000);
+        await waitFor('the Logout at the end of the window', () => received(d.executor, '5').length === 1, 40_000);
         await waitFor('the session to be outside its window again', async () => (await findSession(runtime.storage.db, partner))?.state === 'outside_window');
         assert.equal(runtime.services.fix.runner(partner)?.session, null);
         const late = await placeOrder(api, partner, { limit_price_cents: 1_500_000 });

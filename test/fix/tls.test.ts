@@ -97,7 +97,7 @@ if (!IN_LOOPBACK_NAMESPACE) {
     await waitFor(`a connection error matching ${pattern}`, async () => {
       session = await findSession(runtime.storage.db, partnerId);
       return pattern.test(session?.last_error ?? '');
-    });
+    }, 60_000);
     t.diagnostic(`last_error: ${session?.last_error}`);
     return session;
   }
@@ -108,7 +108,7 @@ if (!IN_LOOPBACK_NAMESPACE) {
         const d = await deployment(t, database, material({ client, ca: gatewayCa }));
         const runtime = await startRuntimeIn(t, d.env);
         const api = await apiClient(runtime, await listen(runtime));
-        await waitFor('the FIX session to log on', () => runtime.services.fix.runner(d.partnerId)?.session != null);
+        await waitFor('the FIX session to log on', () => runtime.services.fix.runner(d.partnerId)?.session != null, 60_000);
         // The executor verified the certificate cauri presented, and took the Logon after it.
         assert.match(d.executor.output(), /Certificate Verification: depth: 0, subject: \/CN=CAURI, issuer: \/CN=Client CA/);
         assert.equal(refusedHandshakes(d.executor), 0);
@@ -131,7 +131,7 @@ if (!IN_LOOPBACK_NAMESPACE) {
     test('without a client certificate, or with one from an authority the gateway does not trust, the handshake fails and no Logon reaches the gateway', async (t) => {
       const d = await deployment(t, database, material({ ca: gatewayCa }));
       const runtime = await startRuntimeIn(t, d.env);
-      await waitFor('the gateway to refuse a handshake without a client certificate', () => /peer did not return a certificate/.test(d.executor.output()));
+      await waitFor('the gateway to refuse a handshake without a client certificate', () => /peer did not return a certificate/.test(d.executor.output()), 60_000);
       let session = await failedWith(t, runtime, d.partnerId, /^the gateway closed the TLS connection before answering the Logon \(does it accept the client certificate\?\)/);
       assert.notEqual(session?.state, 'logged_on');
 

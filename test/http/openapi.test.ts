@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { DATABASES, listen, startRuntime } from '../support/harness.js';
 import { registeredRoutes } from '../../src/http/app.js';
-import { SCOPES } from '../../src/auth/scopes.js';
+import { ALL_SCOPES } from '../../src/auth/scopes.js';
 
 interface Operation {
   operationId?: string;
@@ -124,7 +124,7 @@ test('the OpenAPI 3.1 document is valid and describes every route the server reg
   const schemes = doc.components.securitySchemes as Record<string, { type: string; flows?: { clientCredentials?: { tokenUrl: string; scopes: Record<string, string> } } }>;
   assert.equal(schemes.oauth2?.type, 'oauth2');
   assert.equal(schemes.oauth2?.flows?.clientCredentials?.tokenUrl, `${runtime.config.publicUrl}/v1/auth/token`);
-  assert.deepEqual(Object.keys(schemes.oauth2?.flows?.clientCredentials?.scopes ?? {}).sort(), [...SCOPES].sort());
+  assert.deepEqual(Object.keys(schemes.oauth2?.flows?.clientCredentials?.scopes ?? {}).sort(), [...ALL_SCOPES].sort());
   assert.equal(doc.info.license?.identifier, 'Apache-2.0');
 
   // Named schemas, referenced where they are used.

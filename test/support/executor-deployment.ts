@@ -65,7 +65,8 @@ export async function fixDeployment(
       const runtime = await startRuntimeIn(t, env);
       const base = await listen(runtime);
       const api = await apiClient(runtime, base);
-      if (options.waitForLogon !== false) await waitFor('the FIX session to log on', () => runtime.services.fix.runner(partnerId)?.session != null);
+      // The first logon of a process loads jspurefix and its dictionary: seconds of CPU on a busy machine.
+      if (options.waitForLogon !== false) await waitFor('the FIX session to log on', () => runtime.services.fix.runner(partnerId)?.session != null, 60_000);
       return { runtime, api, base };
     },
   };

@@ -43,6 +43,7 @@ export const fixRoutes: FastifyPluginAsyncTypebox<FixRouteDeps> = async (app, { 
     {
       config: { scope: 'operator:read' },
       schema: {
+        operationId: 'listFixSessions',
         tags: ['Operations'],
         summary: "The FIX partners' sessions (operators only)",
         description:
