@@ -33,6 +33,7 @@ import { systemClock, type Clock } from './lib/clock.js';
 import { deriveKey } from './lib/crypto.js';
 import { CalendarCache } from './markets/calendar-cache.js';
 import { applyShippedCalendars } from './markets/calendar.service.js';
+import { applyShippedFees } from './post-trade/fee-schedule.service.js';
 import { EXCHANGE_INFO } from './markets/exchanges.js';
 import { marketRoutes } from './markets/market.routes.js';
 import { orderRoutes } from './orders/order.routes.js';
@@ -177,8 +178,8 @@ async function createRateLimitStore(config: Config, log: FastifyBaseLogger): Pro
 }
 
 /**
- * Opens the database, applies migrations and the shipped exchange calendars (in every mode) and, in
- * sandbox, seeds the synthetic directory.
+ * Opens the database, applies migrations, the shipped exchange calendars and fee schedules (in every
+ * mode) and, in sandbox, seeds the synthetic directory.
  */
 export async function openDatabase(config: Config, options: RuntimeOptions = {}): Promise<Storage> {
   const storage = await openStorage({
@@ -193,6 +194,7 @@ export async function openDatabase(config: Config, options: RuntimeOptions = {})
     await migrateToLatest(storage.db, storage.schema);
     const now = (options.clock ?? systemClock).now();
     await applyShippedCalendars(storage.db, storage.dialect, now);
+    await applyShippedFees(storage.db, storage.dialect, now);
     if (config.seedSandboxData) await seedSandboxDirectory(storage.db, storage.dialect, now);
   } catch (error) {
     await storage.close();

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, StringEnum } from '../http/schemas.js';
 import { FixMember } from '../routing/fix/settings.js';
+import { PartnerFeesMember } from '../post-trade/fee-file.js';
 import { DECIMAL_RATE_PATTERN } from './core/decimal-rate.js';
 import { ISIN_PATTERN } from './core/isin.js';
 import { CAPABILITIES, CURRENCIES, EXCHANGES, INSTRUMENT_CODE_PATTERN, JURISDICTIONS } from './markets.js';
@@ -62,6 +63,8 @@ export const PartnerImportRow = Type.Object(
     connector: Type.Optional(Type.String({ pattern: '^[a-z][a-z0-9_-]{0,63}$' })),
     /** The FIX session settings, with `"connector": "fix"`; kept from the previous import when absent. */
     fix: Type.Optional(FixMember),
+    /** Commission schedule versions (docs/post-trade.md); versions not listed are kept as stored. */
+    fees: Type.Optional(PartnerFeesMember),
   },
   { additionalProperties: false },
 );

@@ -9,6 +9,7 @@ import type { ConnectorPositionTable, SandboxJournalTable } from '../routing/rou
 import type { FixExecIdTable, FixMessageTable, FixOrderTable, FixReportTable, FixRequestTable, FixSessionTable } from '../routing/fix/fix.table.js';
 import type { EventQueueTable, EventTable } from '../events/event.table.js';
 import type { MarketCalendarTable } from '../markets/calendar.table.js';
+import type { FeeScheduleTable } from '../post-trade/fee-schedule.table.js';
 import type { FxRateTable, InstrumentTable } from '../partners/instrument.table.js';
 import type { PartnerTable } from '../partners/partner.table.js';
 import type { WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable, WebhookMessageTable } from '../webhooks/webhook.table.js';
@@ -43,4 +44,5 @@ export interface Database {
   audit_snapshots: AuditSnapshotTable;
   audit_chunks: AuditChunkTable;
   market_calendars: MarketCalendarTable;
+  fee_schedules: FeeScheduleTable;
 }
