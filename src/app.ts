@@ -37,6 +37,8 @@ import { applyShippedFees } from './post-trade/fee-schedule.service.js';
 import { EXCHANGE_INFO } from './markets/exchanges.js';
 import { marketRoutes } from './markets/market.routes.js';
 import { orderRoutes } from './orders/order.routes.js';
+import { contractNoteRoutes } from './post-trade/contract-note.routes.js';
+import { ContractNoteService } from './post-trade/contract-note.service.js';
 import { OrderService } from './orders/order.service.js';
 import { listPartners } from './partners/partner.repository.js';
 import { directoryRoutes } from './partners/partner.routes.js';
@@ -80,6 +82,8 @@ export interface Services {
   /** Partners, instruments and reference rates as this process holds them; invalidate() after an import. */
   readonly reference: ReferenceData;
   readonly orders: OrderService;
+  /** Trade confirmations of orders with fills (JSON and PDF). */
+  readonly contractNotes: ContractNoteService;
   readonly router: Router;
   /** The expiry use case: day and gtd orders cancelled at their close. */
   readonly expiry: OrderExpiry;
@@ -147,6 +151,14 @@ export function createServices(
   const router = new Router(db, storage.transact, connectors, clock, { livemode: config.livemode, dialect, handOverTimeoutMs: 2000, leaseMs: 30_000, owner, random: Math.random }, log);
   const expiry = new OrderExpiry(db, storage.transact, router, clock, { dialect, leaseMs: 30_000 }, log);
   const testClocks = config.mode === 'sandbox' ? new TestClockService(db, storage.transact, connectors, router, expiry, clock, log) : undefined;
+  const orders = new OrderService(
+    connectors,
+    reference,
+    clock,
+    calendars,
+    { livemode: config.livemode, dialect, firstHandOverGraceMs: 5000, settlementDays: (exchange) => EXCHANGE_INFO[exchange].settlement_days },
+    testClocks === undefined ? undefined : (trx, clientId, id) => testClocks.frozenTimeFor(trx, clientId, id),
+  );
   return {
     expiry,
     clients: new ClientService(db, deriveKey(masterKey, 'client-secrets'), config.mode, clock, () => storage.changeMarker()),
@@ -160,12 +172,8 @@ export function createServices(
     connectors,
     fix,
     reference,
-    orders: new OrderService(connectors, reference, clock, calendars, {
-      livemode: config.livemode,
-      dialect,
-      firstHandOverGraceMs: 5000,
-      settlementDays: (exchange) => EXCHANGE_INFO[exchange].settlement_days,
-    }, testClocks === undefined ? undefined : (trx, clientId, id) => testClocks.frozenTimeFor(trx, clientId, id)),
+    orders,
+    contractNotes: new ContractNoteService(orders, clock, config.serviceName),
     testClocks,
     router,
     audit: new AuditService(db, storage.transact, keys, anchorFromConfig(config.anchor, clock), clock, { livemode: config.livemode, dialect }, log),
@@ -261,6 +269,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   });
   const useCases = { transact: storage.transact, idempotency: services.idempotency, orders: services.orders, router: services.router, livemode: config.livemode };
   await app.register(orderRoutes, { db, orders: services.orders, useCases, cursors });
+  await app.register(contractNoteRoutes, { db, notes: services.contractNotes });
   if (services.testClocks !== undefined) await app.register(testClockRoutes, { db, testClocks: services.testClocks, idempotency: services.idempotency });
   await app.register(auditRoutes, { db, audit: services.audit });
   await app.register(webhooks.routes);

@@ -4,6 +4,7 @@ import { ConfigError } from '../config/config.js';
 import { registerAudit } from './commands/audit.js';
 import { registerClients } from './commands/clients.js';
 import { registerDirectory } from './commands/directory.js';
+import { registerFees } from './commands/fees.js';
 import { registerIntegrator } from './commands/integrator.js';
 import { registerKeys } from './commands/keys.js';
 import { registerMarkets } from './commands/markets.js';
@@ -27,6 +28,7 @@ export function buildProgram(): Command {
   registerMigrate(program);
   registerDirectory(program);
   registerMarkets(program);
+  registerFees(program);
   registerClients(program);
   registerKeys(program);
   registerAudit(program);
