@@ -126,7 +126,7 @@ export function renderContractNotePdf(note: ContractNote, texts: ContractNoteTex
   field(doc, texts.instrument, [note.instrument.code, note.instrument.name].filter((x) => x !== null).join(' - '));
   if (note.instrument.isin !== null) field(doc, texts.isin, note.instrument.isin);
   field(doc, texts.exchange, note.instrument.exchange);
-  field(doc, texts.side[note.side], `${formatQuantity(texts, note.filled_qty)} / ${formatQuantity(texts, note.order_qty)}`);
+  field(doc, texts.side[note.side], texts.executedOfOrdered(formatQuantity(texts, note.filled_qty), formatQuantity(texts, note.order_qty)));
   field(doc, texts.limit, note.limit_price_cents === null ? texts.market : money(note.limit_price_cents));
   field(doc, texts.averagePrice, money(note.average_price_cents));
   field(doc, texts.tradeDate, formatDate(texts, note.trade_date));

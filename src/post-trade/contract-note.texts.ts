@@ -21,7 +21,7 @@ export interface ContractNoteTexts {
   readonly isin: string;
   readonly exchange: string;
   readonly side: { readonly buy: string; readonly sell: string };
-  readonly quantity: string;
+  readonly executedOfOrdered: (executed: string, ordered: string) => string;
   readonly limit: string;
   readonly market: string;
   readonly averagePrice: string;
@@ -62,7 +62,7 @@ export const CONTRACT_NOTE_TEXTS = {
     isin: 'ISIN',
     exchange: 'Exchange',
     side: { buy: 'Purchase', sell: 'Sale' },
-    quantity: 'Quantity executed',
+    executedOfOrdered: (executed, ordered) => `${executed} of ${ordered} ordered`,
     limit: 'Limit price',
     market: 'At market',
     averagePrice: 'Average price',

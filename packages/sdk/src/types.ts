@@ -83,6 +83,7 @@ export type TestClock = ResponseBody<'/v1/test-clocks/{id}', 'get'>;
 export type OrderListQuery = ListQuery<'/v1/orders'>;
 export type AmendRequest = RequestBody<'/v1/orders/{id}/amend', 'post'>;
 export type Fill = ListItem<'/v1/orders/{id}/fills'>;
+export type ContractNote = ResponseBody<'/v1/orders/{id}/contract-note', 'get'>;
 export type AuditSnapshot = ResponseBody<'/v1/audit/snapshots/{date}', 'get'>;
 export type SnapshotProof = ResponseBody<'/v1/audit/snapshots/{date}/proofs/{order_id}', 'get'>;
 export type WebhookEndpointRequest = RequestBody<'/v1/webhooks/endpoints', 'post'>;

@@ -3983,15 +3983,34 @@ export interface paths {
                                 exchange_ref: string;
                                 /** @description `qty` times `price_cents` */
                                 gross_cents: number;
-                                /** @description Fees and taxes charged on the execution; empty until fee schedules are configured. */
+                                /** @description Fees and taxes charged on the execution, fixed when it was applied, from the schedules in force on its trade date (docs/post-trade.md); each type at most once. */
                                 fees: {
-                                    type: string;
+                                    /**
+                                     * @description `commission` (the partner's), `exchange`, `depository`, `regulator`, `levy` (the exchange's and its authorities'), `tax` (on fees, such as VAT).
+                                     * @enum {string}
+                                     */
+                                    type: "commission" | "exchange" | "depository" | "regulator" | "levy" | "tax";
+                                    /** @description In cents of the order's currency. */
                                     amount_cents: number;
                                 }[];
-                                /** @description A buy: gross plus fees; a sell: gross minus fees */
+                                /** @description A buy: gross plus fees; a sell: gross minus fees (negative when the fees exceed the gross). */
                                 net_cents: number;
                                 /** @description YYYY-MM-DD: the trade date plus the exchange's settlement days, in open days of its calendar */
                                 settlement_date: string;
+                                /**
+                                 * @description `settled` from the settlement date on (00:00 UTC, on the test clock for an order on one), `pending` before.
+                                 * @enum {string}
+                                 */
+                                settlement_status: "pending" | "settled";
+                                /** @description The schedule versions the fees came from (none when no schedule was in force). */
+                                fee_schedules: {
+                                    /** @enum {string} */
+                                    scope: "partner" | "exchange";
+                                    /** @description The partner's id (`sgi_...`) or the exchange's code. */
+                                    id: string;
+                                    /** @description YYYY-MM-DD: the version of the schedule used. */
+                                    effective_from: string;
+                                }[];
                             }[];
                         };
                     };
@@ -4058,6 +4077,324 @@ export interface paths {
                 };
                 /** @description Default Response */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orders/{id}/contract-note": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The trade confirmation of an order with fills: JSON, or a PDF with Accept: application/pdf
+         * @description The partner, the investor and their account, each fill with its fees, the fees by type, the net amount and the settlement date. `Accept: application/pdf` returns the same note as a PDF document. 409 `conflict` while the order has no fill.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The contract note */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            order_id: string;
+                            /**
+                             * Format: date-time
+                             * @description When this note was produced; its amounts were fixed when each fill was applied.
+                             */
+                            generated_at: string;
+                            /** @description The SGI that executed the order. */
+                            partner: {
+                                id: string;
+                                name: string;
+                                /**
+                                 * @description UEMOA, CEMAC or GHANA.
+                                 * @enum {string}
+                                 */
+                                jurisdiction: "UEMOA" | "CEMAC" | "GHANA";
+                            };
+                            /** @description The investor, as the client identifies them. */
+                            subject_id: string;
+                            /** @description The investor's account with the partner; null when none is registered. */
+                            account: string | null;
+                            kyc_attestation_id: string;
+                            instrument: {
+                                code: string;
+                                /** @description null when the instrument is no longer in the catalogue. */
+                                name: string | null;
+                                isin: string | null;
+                                /** @enum {string} */
+                                exchange: "BRVM" | "BVMAC" | "GSE";
+                            };
+                            /** @enum {string} */
+                            side: "buy" | "sell";
+                            /**
+                             * @description ISO 4217: XOF (BRVM), XAF (BVMAC), GHS (GSE). Every amount ending in _cents is in hundredths of it.
+                             * @enum {string}
+                             */
+                            currency: "XOF" | "XAF" | "GHS";
+                            /** @description The quantity ordered. */
+                            order_qty: number;
+                            /** @description null: a market order. */
+                            limit_price_cents: number | null;
+                            /** @description The order's status when the note was produced. */
+                            order_status: string;
+                            /** Format: date-time */
+                            order_created_at: string;
+                            /** @description The quantity executed: the sum of the fills. */
+                            filled_qty: number;
+                            /** @description The quantity-weighted mean price of the fills, rounded half up. */
+                            average_price_cents: number;
+                            /** @description YYYY-MM-DD: the trade date of the first fill. */
+                            trade_date: string;
+                            /** @description YYYY-MM-DD: the latest settlement date of the fills. */
+                            settlement_date: string;
+                            /**
+                             * @description `settled` once every fill is settled.
+                             * @enum {string}
+                             */
+                            settlement_status: "pending" | "settled";
+                            /** @description Oldest first. */
+                            fills: {
+                                id: string;
+                                order_id: string;
+                                qty: number;
+                                price_cents: number;
+                                /**
+                                 * Format: date-time
+                                 * @description When the trade executed on the exchange
+                                 */
+                                executed_at: string;
+                                /** @description The exchange's trade reference */
+                                exchange_ref: string;
+                                /** @description `qty` times `price_cents` */
+                                gross_cents: number;
+                                /** @description Fees and taxes charged on the execution, fixed when it was applied, from the schedules in force on its trade date (docs/post-trade.md); each type at most once. */
+                                fees: {
+                                    /**
+                                     * @description `commission` (the partner's), `exchange`, `depository`, `regulator`, `levy` (the exchange's and its authorities'), `tax` (on fees, such as VAT).
+                                     * @enum {string}
+                                     */
+                                    type: "commission" | "exchange" | "depository" | "regulator" | "levy" | "tax";
+                                    /** @description In cents of the order's currency. */
+                                    amount_cents: number;
+                                }[];
+                                /** @description A buy: gross plus fees; a sell: gross minus fees (negative when the fees exceed the gross). */
+                                net_cents: number;
+                                /** @description YYYY-MM-DD: the trade date plus the exchange's settlement days, in open days of its calendar */
+                                settlement_date: string;
+                                /**
+                                 * @description `settled` from the settlement date on (00:00 UTC, on the test clock for an order on one), `pending` before.
+                                 * @enum {string}
+                                 */
+                                settlement_status: "pending" | "settled";
+                                /** @description The schedule versions the fees came from (none when no schedule was in force). */
+                                fee_schedules: {
+                                    /** @enum {string} */
+                                    scope: "partner" | "exchange";
+                                    /** @description The partner's id (`sgi_...`) or the exchange's code. */
+                                    id: string;
+                                    /** @description YYYY-MM-DD: the version of the schedule used. */
+                                    effective_from: string;
+                                }[];
+                            }[];
+                            /** @description The sum of the fills' gross amounts. */
+                            gross_cents: number;
+                            /** @description The fills' fees summed by type. */
+                            fees: {
+                                /**
+                                 * @description `commission` (the partner's), `exchange`, `depository`, `regulator`, `levy` (the exchange's and its authorities'), `tax` (on fees, such as VAT).
+                                 * @enum {string}
+                                 */
+                                type: "commission" | "exchange" | "depository" | "regulator" | "levy" | "tax";
+                                /** @description In cents of the order's currency. */
+                                amount_cents: number;
+                            }[];
+                            fees_total_cents: number;
+                            /** @description A buy: gross plus fees, what the investor pays; a sell: gross minus fees, what the investor receives. */
+                            net_cents: number;
+                            /** @description Every schedule version the fills' fees came from. */
+                            fee_schedules: {
+                                /** @enum {string} */
+                                scope: "partner" | "exchange";
+                                /** @description The partner's id (`sgi_...`) or the exchange's code. */
+                                id: string;
+                                /** @description YYYY-MM-DD: the version of the schedule used. */
+                                effective_from: string;
+                            }[];
+                        };
+                        "application/pdf": string;
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Machine code from the errors table. */
+                            code: string;
+                            message: string;
+                            details?: ({
+                                /** @description The field, header or query parameter: a dotted path for body members. */
+                                field: string;
+                                /** @description The JSON Schema keyword or the named business rule that failed. */
+                                rule: string;
+                                /** @description The offending value (null when absent). */
+                                value: unknown;
+                                message?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Quote it to support; equals the X-Request-Id header. */
+                            request_id: string;
+                            /** @description OAuth 2.0 error code (token endpoint only). */
+                            error?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
