@@ -66,6 +66,18 @@ export const SANDBOX_PARTNERS: readonly PartnerImportRow[] = [
   partner('ogooue', { name: 'Ogooue Capital (sandbox)', jurisdiction: 'CEMAC', capabilities: ['equities', 'opcvm'], status: 'suspended', fees: tariff('XAF', 50, 5_000) }),
 ];
 
+const CURRENCY_OF: Record<PartnerImportRow['jurisdiction'], string> = { UEMOA: 'XOF', CEMAC: 'XAF', GHANA: 'GHS' };
+
+/** A partner's commission as docs/sandbox.md lists it: `| name | 1 % | 2,500 XOF | bonds 0.5 % |`. */
+export function sandboxTariffRow(p: PartnerImportRow): string {
+  const v = p.fees?.[0];
+  if (v === undefined) return `| ${p.name} | none | | |`;
+  const pct = (bps: number) => `${bps / 100} %`;
+  const units = (cents: number) => `${(cents / 100).toLocaleString('en-US')} ${CURRENCY_OF[p.jurisdiction]}`;
+  const others = Object.entries(v.by_class ?? {}).flatMap(([cls, c]) => (c === undefined ? [] : [`${cls} ${pct(c.rate_bps)}`]));
+  return `| ${p.name} | ${pct(v.commission.rate_bps)} | ${units(v.commission.minimum_cents)} | ${others.length === 0 ? 'none' : others.join(', ')} |`;
+}
+
 const i = (code: string, cls: InstrumentImportRow['class'], name: string, units: number, status: 'active' | 'suspended' = 'active', extra: Partial<InstrumentImportRow> = {}): InstrumentImportRow => ({
   code,
   class: cls,
