@@ -35,13 +35,14 @@ export function storedSchedules(column: string | null | undefined): ScheduleUsed
  * The amounts of a fill about to be applied to `order`, in the caller's transaction (the one that
  * applies the fill), so that they are fixed with it: a later schedule never changes them. The
  * versions are those in force on the trade date (the UTC day of `executed_at`); the order's earlier
- * fills of that day carry the minimum commission (core/fees.ts).
+ * fills of that day carry the minimum commission (core/fees.ts). `missing` names the schedules no
+ * version of which was in force (that part is charged nothing).
  */
 export async function priceFill(
   trx: Kysely<Database>,
   order: Pick<OrderRow, 'id' | 'side' | 'instrument' | 'rcpt_to'>,
   execution: { fill_qty: number; fill_price_cents: number; executed_at: number },
-): Promise<FillAmountColumns> {
+): Promise<{ columns: FillAmountColumns; missing: FeeScope[] }> {
   const tradeDate = utcDay(execution.executed_at);
   const exchange = exchangeOfInstrument(order.instrument);
   const [instrument, partnerRow, exchangeRow, fills] = await Promise.all([
@@ -69,9 +70,12 @@ export async function priceFill(
   });
   const used: ScheduleUsed[] = [partnerRow, exchangeRow].filter((r) => r !== undefined).map((r) => ({ scope: r.scope, id: r.owner, effective_from: r.effective_from }));
   return {
-    gross_cents: amounts.gross_cents.toString(),
-    fees: JSON.stringify(amounts.fees.map((f) => ({ type: f.type, amount_cents: f.amount_cents.toString() }))),
-    net_cents: amounts.net_cents.toString(),
-    fee_schedules: JSON.stringify(used),
+    columns: {
+      gross_cents: amounts.gross_cents.toString(),
+      fees: JSON.stringify(amounts.fees.map((f) => ({ type: f.type, amount_cents: f.amount_cents.toString() }))),
+      net_cents: amounts.net_cents.toString(),
+      fee_schedules: JSON.stringify(used),
+    },
+    missing: (['partner', 'exchange'] as const).filter((scope) => !used.some((u) => u.scope === scope)),
   };
 }

@@ -284,7 +284,10 @@ export class Router {
       if (execution !== null) {
         const executedAt = Date.parse(execution.executed_at);
         // The fill's gross, fees and net are fixed now, in the transaction that applies it.
-        const amounts = await priceFill(trx, row, { fill_qty: execution.fill_qty, fill_price_cents: execution.fill_price_cents, executed_at: executedAt });
+        const priced = await priceFill(trx, row, { fill_qty: execution.fill_qty, fill_price_cents: execution.fill_price_cents, executed_at: executedAt });
+        if (priced.missing.length > 0) {
+          this.log.warn({ order_id: row.id, partner: row.rcpt_to, instrument: row.instrument, missing: priced.missing }, 'no fee schedule in force on the trade date: that part of the fill is charged nothing');
+        }
         await insertFill(trx, {
           id: newId('fill', executedAt),
           order_id: row.id,
@@ -294,7 +297,7 @@ export class Router {
           fill_price_cents: execution.fill_price_cents,
           exchange_ref: execution.exchange_ref,
           executed_at: executedAt,
-          ...amounts,
+          ...priced.columns,
         });
       }
       const order = await this.#emit(trx, row, { ...row, ...effect.changes }, effect.events, now, execution ?? undefined);
