@@ -1,4 +1,4 @@
-import PDFDocument from 'pdfkit';
+import type PDFKit from 'pdfkit';
 import type { ContractNote } from './contract-note.schemas.js';
 import { formatAmount, formatDate, formatQuantity, type ContractNoteTexts } from './contract-note.texts.js';
 
@@ -9,6 +9,11 @@ import { formatAmount, formatDate, formatQuantity, type ContractNoteTexts } from
  * are the note's `generated_at`, so the same note gives the same bytes.
  */
 
+type PdfKit = typeof PDFKit;
+let pdfkit: Promise<PdfKit> | undefined;
+/** PDFKit (and its font machinery) is loaded on the first note drawn, not when the service starts. */
+const loadPdfKit = (): Promise<PdfKit> => (pdfkit ??= import('pdfkit').then((m) => m.default));
+
 const MARGIN = 50;
 const WIDTH = 595.28 - 2 * MARGIN;
 const BOTTOM = 841.89 - MARGIN - 30;
@@ -16,7 +21,7 @@ const INK = '#1a1a1a';
 const MUTED = '#666666';
 const RULE = '#bbbbbb';
 
-type Doc = InstanceType<typeof PDFDocument>;
+type Doc = PDFKit.PDFDocument;
 
 /** Table columns of the executions: [width, align]. */
 const COLUMNS: readonly [keyof ContractNoteTexts['columns'], number, 'left' | 'right'][] = [
@@ -85,7 +90,8 @@ function time(iso: string): string {
   return `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
 }
 
-export function renderContractNotePdf(note: ContractNote, texts: ContractNoteTexts, issuer: string): Promise<Buffer> {
+export async function renderContractNotePdf(note: ContractNote, texts: ContractNoteTexts, issuer: string): Promise<Buffer> {
+  const PDFDocument = await loadPdfKit();
   const generated = new Date(note.generated_at);
   const doc = new PDFDocument({
     size: 'A4',

@@ -4,7 +4,7 @@ import { ApiError } from '../lib/errors.js';
 import type { ClientId } from '../lib/ids.js';
 import type { OrderService } from '../orders/order.service.js';
 import { findInstrument } from '../partners/instrument.repository.js';
-import type { Jurisdiction } from '../partners/markets.js';
+import { JURISDICTION_OF_EXCHANGE, exchangeOfInstrument, type Jurisdiction } from '../partners/markets.js';
 import { findPartner } from '../partners/partner.repository.js';
 import type { Database } from '../storage/schema.js';
 import { contractNoteOf } from './contract-note.js';
@@ -33,7 +33,7 @@ export class ContractNoteService {
       row,
       fills,
       {
-        partner: { id: row.rcpt_to, name: partner?.name ?? row.rcpt_to, jurisdiction: (partner?.jurisdiction ?? 'UEMOA') as Jurisdiction },
+        partner: { id: row.rcpt_to, name: partner?.name ?? row.rcpt_to, jurisdiction: (partner?.jurisdiction as Jurisdiction | undefined) ?? JURISDICTION_OF_EXCHANGE[exchangeOfInstrument(row.instrument)] },
         instrument: { name: instrument?.name ?? null, isin: instrument?.isin ?? null },
       },
       this.clock.now().getTime(),

@@ -4,7 +4,7 @@ import type { ErrorDetail } from '../lib/errors.js';
 import { compileValidator } from '../lib/validation.js';
 import { CAPABILITIES, EXCHANGES } from '../partners/markets.js';
 import { EXCHANGE_FEE_TYPES, FEE_TYPES, ROUNDING_MODES } from './core/fees.js';
-import type { ExchangeFeeVersion, PartnerFeeVersion, RoundingSpec, TaxSpec } from './core/schedule.js';
+import type { CommissionSpec, ExchangeFeeVersion, PartnerFeeVersion, TaxSpec } from './core/schedule.js';
 
 /**
  * The fee schedule files: exchange schedules (`cauri fees import`, and the repository's fees/ folder)
@@ -98,10 +98,11 @@ function checkTax(field: string, tax: TaxSpec | null | undefined, details: Error
   if (tax !== null && tax !== undefined) checkRate(`${field}.rate_bps`, tax.rate_bps, details);
 }
 
-function checkRounding(field: string, rounding: RoundingSpec | undefined, minimum: number | undefined, details: ErrorDetail[]): void {
-  const increment = rounding?.increment_cents ?? 1;
-  if (minimum !== undefined && minimum % increment !== 0) {
-    details.push({ field: field.replace(/rounding$/, 'minimum_cents'), rule: 'increment', value: minimum, message: `a whole multiple of the rounding increment (${increment})` });
+/** A commission's minimum is a whole number of its rounding increments, so that it is charged as stated. */
+function checkMinimum(at: string, commission: CommissionSpec, details: ErrorDetail[]): void {
+  const increment = commission.rounding?.increment_cents ?? 1;
+  if (commission.minimum_cents % increment !== 0) {
+    details.push({ field: `${at}.minimum_cents`, rule: 'increment', value: commission.minimum_cents, message: `a whole multiple of the rounding increment (${increment})` });
   }
 }
 
@@ -149,11 +150,11 @@ export function validatePartnerFees(value: unknown): ErrorDetail[] {
     if (earlier !== undefined) details.push({ field: `${at}.effective_from`, rule: 'unique', value: v.effective_from, message: `same date as fees.${earlier}` });
     else dates.set(v.effective_from, i);
     checkRate(`${at}.commission.rate_bps`, v.commission.rate_bps, details);
-    checkRounding(`${at}.commission.rounding`, v.commission.rounding, v.commission.minimum_cents, details);
+    checkMinimum(`${at}.commission`, v.commission, details);
     for (const [cls, c] of Object.entries(v.by_class ?? {})) {
       if (c === undefined) continue;
       checkRate(`${at}.by_class.${cls}.rate_bps`, c.rate_bps, details);
-      checkRounding(`${at}.by_class.${cls}.rounding`, c.rounding, c.minimum_cents, details);
+      checkMinimum(`${at}.by_class.${cls}`, c, details);
     }
     checkTax(`${at}.tax`, v.tax, details);
   }
