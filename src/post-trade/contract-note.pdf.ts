@@ -38,8 +38,11 @@ function rule(doc: Doc, y: number): void {
   doc.moveTo(MARGIN, y).lineTo(MARGIN + WIDTH, y).lineWidth(0.5).strokeColor(RULE).stroke();
 }
 
-function ensureRoom(doc: Doc, height: number): void {
-  if (doc.y + height > BOTTOM) doc.addPage();
+/** Starts a new page when `height` does not fit on this one; true when it did. */
+function ensureRoom(doc: Doc, height: number): boolean {
+  if (doc.y + height <= BOTTOM) return false;
+  doc.addPage();
+  return true;
 }
 
 /** A label and its value on one line, the value from a fixed column. */
@@ -139,8 +142,11 @@ export async function renderContractNotePdf(note: ContractNote, texts: ContractN
   field(doc, texts.settlementDate, `${formatDate(texts, note.settlement_date)} (${texts.settlementStatus[note.settlement_status]})`);
 
   heading(doc, texts.executions);
-  tableRow(doc, COLUMNS.map(([key]) => texts.columns[key]), { bold: true });
+  const header = COLUMNS.map(([key]) => texts.columns[key]);
+  tableRow(doc, header, { bold: true });
   for (const fill of note.fills) {
+    // A table that runs onto another page repeats its header there.
+    if (ensureRoom(doc, 26)) tableRow(doc, header, { bold: true });
     const fees = fill.fees.reduce((sum, f) => sum + BigInt(f.amount_cents), 0n);
     tableRow(
       doc,
