@@ -35,10 +35,13 @@ import { systemClock, type Clock } from './lib/clock.js';
 import { deriveKey } from './lib/crypto.js';
 import { CalendarCache } from './markets/calendar-cache.js';
 import { applyShippedCalendars } from './markets/calendar.service.js';
+import { applyShippedFees } from './post-trade/fee-schedule.service.js';
 import { EXCHANGE_INFO } from './markets/exchanges.js';
 import { marketRoutes } from './markets/market.routes.js';
 import { retryPartnerOrdersNow } from './orders/order.repository.js';
 import { orderRoutes } from './orders/order.routes.js';
+import { contractNoteRoutes } from './post-trade/contract-note.routes.js';
+import { ContractNoteService } from './post-trade/contract-note.service.js';
 import { OrderService } from './orders/order.service.js';
 import { listPartners } from './partners/partner.repository.js';
 import { directoryRoutes } from './partners/partner.routes.js';
@@ -102,6 +105,8 @@ export interface Services {
   readonly statements: StatementService;
   /** The holdings check of sells, for partners that ask for it. */
   readonly holdings: HoldingsCheck;
+  /** Trade confirmations of orders with fills (JSON and PDF). */
+  readonly contractNotes: ContractNoteService;
   readonly router: Router;
   /** The expiry use case: day and gtd orders cancelled at their close. */
   readonly expiry: OrderExpiry;
@@ -183,6 +188,14 @@ export function createServices(
   const router = new Router(db, storage.transact, connectors, clock, { livemode: config.livemode, dialect, handOverTimeoutMs: 2000, leaseMs: 30_000, owner, random: Math.random }, log, positions);
   const expiry = new OrderExpiry(db, storage.transact, router, clock, { dialect, leaseMs: 30_000 }, log);
   const testClocks = config.mode === 'sandbox' ? new TestClockService(db, storage.transact, connectors, router, expiry, clock, log) : undefined;
+  const orders = new OrderService(
+    connectors,
+    reference,
+    clock,
+    calendars,
+    { livemode: config.livemode, dialect, firstHandOverGraceMs: 5000, settlementDays: (exchange) => EXCHANGE_INFO[exchange].settlement_days },
+    testClocks === undefined ? undefined : (trx, clientId, id) => testClocks.frozenTimeFor(trx, clientId, id),
+  );
   return {
     expiry,
     clients: new ClientService(db, deriveKey(masterKey, 'client-secrets'), config.mode, clock, () => storage.changeMarker()),
@@ -196,15 +209,11 @@ export function createServices(
     connectors,
     fix,
     reference,
-    orders: new OrderService(connectors, reference, clock, calendars, {
-      livemode: config.livemode,
-      dialect,
-      firstHandOverGraceMs: 5000,
-      settlementDays,
-    }, testClocks === undefined ? undefined : (trx, clientId, id) => testClocks.frozenTimeFor(trx, clientId, id)),
+    orders,
     positions,
     statements: new StatementService(positions, reference, clock, { dialect, livemode: config.livemode }),
     holdings: new HoldingsCheck(reference, dialect),
+    contractNotes: new ContractNoteService(orders, clock, config.serviceName),
     testClocks,
     accounts: new AccountService(clock),
     router,
@@ -218,8 +227,8 @@ async function createRateLimitStore(config: Config, log: FastifyBaseLogger): Pro
 }
 
 /**
- * Opens the database, applies migrations and the shipped exchange calendars (in every mode) and, in
- * sandbox, seeds the synthetic directory.
+ * Opens the database, applies migrations, the shipped exchange calendars and fee schedules (in every
+ * mode) and, in sandbox, seeds the synthetic directory.
  */
 export async function openDatabase(config: Config, options: RuntimeOptions = {}): Promise<Storage> {
   const storage = await openStorage({
@@ -234,6 +243,7 @@ export async function openDatabase(config: Config, options: RuntimeOptions = {})
     await migrateToLatest(storage.db, storage.schema);
     const now = (options.clock ?? systemClock).now();
     await applyShippedCalendars(storage.db, storage.dialect, now);
+    await applyShippedFees(storage.db, storage.dialect, now);
     if (config.seedSandboxData) await seedSandboxDirectory(storage.db, storage.dialect, now);
   } catch (error) {
     await storage.close();
@@ -305,6 +315,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   await app.register(orderRoutes, { db, orders: services.orders, useCases, cursors });
   await app.register(accountRoutes, { db, transact: storage.transact, accounts: services.accounts, cursors });
   await app.register(positionRoutes, { db, positions: services.positions, statements: services.statements, idempotency: services.idempotency, cursors });
+  await app.register(contractNoteRoutes, { db, notes: services.contractNotes });
   if (services.testClocks !== undefined) await app.register(testClockRoutes, { db, testClocks: services.testClocks, idempotency: services.idempotency });
   await app.register(auditRoutes, { db, audit: services.audit });
   await app.register(fixRoutes, { db, clock });

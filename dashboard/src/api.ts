@@ -127,6 +127,24 @@ export async function call<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path:
   return { body: (res.status === 204 ? null : await res.json()) as T, headers: res.headers };
 }
 
+/**
+ * A document of the API in another type than JSON (a contract note as a PDF), with the session's
+ * token: a link could not carry the token, which lives in memory only.
+ */
+export async function fetchDocument(path: string, accept: string): Promise<Blob> {
+  if (token === null) {
+    signOut('Sign in to continue.');
+    throw new ApiError(401, 'unauthorized', 'Not signed in');
+  }
+  const res = await send(path, { method: 'GET', headers: { authorization: `Bearer ${token}`, accept } });
+  if (res.status === 401) {
+    signOut('Your session has expired. Sign in again.');
+    throw await errorOf(res);
+  }
+  if (!res.ok) throw await errorOf(res);
+  return res.blob();
+}
+
 /** A query string from the non-empty values. */
 export function query(params: Record<string, string | number | undefined | null>): string {
   const q = new URLSearchParams();
@@ -174,6 +192,8 @@ export interface Fill {
   fees: { type: string; amount_cents: number }[];
   net_cents: number;
   settlement_date: string;
+  settlement_status: 'pending' | 'settled';
+  fee_schedules: { scope: 'partner' | 'exchange'; id: string; effective_from: string }[];
 }
 
 export interface Position {

@@ -6,6 +6,7 @@ import { registerAccounts } from './commands/accounts.js';
 import { registerAudit } from './commands/audit.js';
 import { registerClients } from './commands/clients.js';
 import { registerDirectory } from './commands/directory.js';
+import { registerFees } from './commands/fees.js';
 import { registerIntegrator } from './commands/integrator.js';
 import { registerKeys } from './commands/keys.js';
 import { registerMarkets } from './commands/markets.js';
@@ -37,6 +38,7 @@ export function buildProgram(): Command {
   registerDirectory(program);
   registerAccounts(program);
   registerMarkets(program);
+  registerFees(program);
   registerClients(program);
   registerKeys(program);
   registerAudit(program);

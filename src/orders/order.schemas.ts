@@ -4,6 +4,8 @@ import { INSTRUMENT_CODE_PATTERN } from '../partners/markets.js';
 import { CurrencySchema } from '../partners/partner.schemas.js';
 import { CANCEL_REASONS, PENDING_REQUESTS, REQUEST_REFUSALS, TIME_IN_FORCE } from './core/lifecycle.js';
 import { ORDER_STATUSES } from './core/state-machine.js';
+import { FEE_TYPES } from '../post-trade/core/fees.js';
+import { SETTLEMENT_STATUSES } from '../post-trade/core/settlement.js';
 
 export const MAX_QTY = 1_000_000_000;
 export const MAX_LIMIT_PRICE_CENTS = 1_000_000_000_000;
@@ -109,6 +111,26 @@ export const AmendRequest = Type.Object(
 );
 export type AmendRequest = Static<typeof AmendRequest>;
 
+export const FeeSchema = Type.Object(
+  {
+    type: StringEnum(FEE_TYPES, {
+      description:
+        '`commission` (the partner\'s), `exchange`, `depository`, `regulator`, `levy` (the exchange\'s and its authorities\'), `tax` (on fees, such as VAT).',
+    }),
+    amount_cents: Type.Integer({ description: 'In cents of the order\'s currency.' }),
+  },
+  { additionalProperties: false, title: 'Fee' },
+);
+
+export const FeeScheduleUsed = Type.Object(
+  {
+    scope: StringEnum(['partner', 'exchange']),
+    id: Type.String({ description: 'The partner\'s id (`sgi_...`) or the exchange\'s code.' }),
+    effective_from: Type.String({ description: 'YYYY-MM-DD: the version of the schedule used.' }),
+  },
+  { additionalProperties: false, title: 'FeeScheduleUsed' },
+);
+
 export const Fill = Type.Object(
   {
     id: Type.String(),
@@ -118,11 +140,14 @@ export const Fill = Type.Object(
     executed_at: DateTime('When the trade executed on the exchange'),
     exchange_ref: Type.String({ description: 'The exchange\'s trade reference' }),
     gross_cents: Type.Integer({ description: '`qty` times `price_cents`' }),
-    fees: Type.Array(Type.Object({ type: Type.String(), amount_cents: Type.Integer() }, { additionalProperties: false }), {
-      description: 'Fees and taxes charged on the execution; empty until fee schedules are configured.',
+    fees: Type.Array(FeeSchema, {
+      description:
+        'Fees and taxes charged on the execution, fixed when it was applied, from the schedules in force on its trade date (docs/post-trade.md); each type at most once.',
     }),
-    net_cents: Type.Integer({ description: 'A buy: gross plus fees; a sell: gross minus fees' }),
+    net_cents: Type.Integer({ description: 'A buy: gross plus fees; a sell: gross minus fees (negative when the fees exceed the gross).' }),
     settlement_date: Type.String({ description: 'YYYY-MM-DD: the trade date plus the exchange\'s settlement days, in open days of its calendar' }),
+    settlement_status: StringEnum(SETTLEMENT_STATUSES, { description: '`settled` from the settlement date on (00:00 UTC, on the test clock for an order on one), `pending` before.' }),
+    fee_schedules: Type.Array(FeeScheduleUsed, { description: 'The schedule versions the fees came from (none when no schedule was in force).' }),
   },
   { title: 'Fill' },
 );

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { accountOfOrder } from '../accounts/account.service.js';
-import type { Clock } from '../lib/clock.js';
+import { utcDay, type Clock } from '../lib/clock.js';
 import { ApiError, notFound, validationError, type ErrorDetail } from '../lib/errors.js';
 import { isId, newId, type ClientId } from '../lib/ids.js';
 import { findClientAttestation, findClientAttestationShared } from '../kyc/attestation.repository.js';
@@ -17,6 +17,8 @@ import { checkTradingRules, marketWorstPriceCents } from './core/price-rules.js'
 import { isFinal } from './core/state-machine.js';
 import type { TradingDays } from './core/trading-days.js';
 import { fillOf } from './fill.js';
+import { settlementDate } from '../post-trade/core/settlement.js';
+import { frozenTimeOf } from '../testclocks/test-clock.repository.js';
 import { toOrder } from './order.mapping.js';
 import { fcfaRateOn, heldThisMonth } from './monthly-cap.js';
 import { findClientOrder, listClientOrders, listFills, updateOrder, type OrderFilter } from './order.repository.js';
@@ -357,13 +359,24 @@ export class OrderService {
     return { ...row, ...changes };
   }
 
-  /** The order's fills, oldest first, with their amounts and settlement dates. */
+  /** The order's fills, oldest first, with their amounts, settlement dates and statuses. */
   async fills(db: Kysely<Database>, clientId: ClientId, id: string): Promise<Fill[]> {
+    return (await this.orderWithFills(db, clientId, id)).fills;
+  }
+
+  /**
+   * The order (404 when it is not this client's) and its fills. Settlement statuses are those of
+   * today: the service's date, or the order's test clock's date for an order on one.
+   */
+  async orderWithFills(db: Kysely<Database>, clientId: ClientId, id: string): Promise<{ row: OrderRow; fills: Fill[] }> {
     const row = await this.#find(db, clientId, id);
     const exchange = exchangeOfInstrument(row.instrument);
     const days = this.options.settlementDays(exchange);
     const calendar = this.calendars.current();
-    return (await listFills(db, row.id)).map((fill) => fillOf(fill, row.side, (tradeDate) => calendar.addOpenDays(exchange, tradeDate, days)));
+    const clockTime = row.test_clock_id === null || row.test_clock_id === undefined ? undefined : await frozenTimeOf(db, row.test_clock_id);
+    const today = utcDay(clockTime ?? this.clock.now().getTime());
+    const fills = (await listFills(db, row.id)).map((fill) => fillOf(fill, row.side, (tradeDate) => settlementDate(calendar, exchange, tradeDate, days), today));
+    return { row, fills };
   }
 }
 

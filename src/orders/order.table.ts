@@ -76,6 +76,14 @@ export interface OrderFillTable {
   fill_price_cents: number;
   exchange_ref: string;
   executed_at: number;
+  /** `fill_qty * fill_price_cents`, decimal text; null for fills recorded before fees were charged. */
+  gross_cents?: string | null;
+  /** JSON `[{ type, amount_cents }]`, amounts as decimal text, fixed when the fill was applied; null: none. */
+  fees?: string | null;
+  /** Gross plus fees (a buy) or minus fees (a sell), decimal text; null with `fees`. */
+  net_cents?: string | null;
+  /** JSON `[{ scope, owner, effective_from }]`: the schedule versions the fees came from; null with `fees`. */
+  fee_schedules?: string | null;
 }
 
 export type OrderRow = OrderTable;

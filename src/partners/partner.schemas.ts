@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, StringEnum } from '../http/schemas.js';
 import { FixMember } from '../routing/fix/settings.js';
+import { PartnerFeesMember } from '../post-trade/fee-file.js';
 import { DECIMAL_RATE_PATTERN } from './core/decimal-rate.js';
 import { ISIN_PATTERN } from './core/isin.js';
 import { CAPABILITIES, CURRENCIES, EXCHANGES, INSTRUMENT_CODE_PATTERN, JURISDICTIONS } from './markets.js';
@@ -78,6 +79,8 @@ export const PartnerImportRow = Type.Object(
     fix: Type.Optional(FixMember),
     /** Kept from the previous import when absent; `{}` requires nothing more. */
     checks: Type.Optional(PartnerChecksMember),
+    /** Commission schedule versions (docs/post-trade.md); versions not listed are kept as stored. */
+    fees: Type.Optional(PartnerFeesMember),
   },
   { additionalProperties: false },
 );

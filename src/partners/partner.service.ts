@@ -10,6 +10,10 @@ import type { Capability, Jurisdiction } from './markets.js';
 import { runImport, type ImportReport } from './import.js';
 import { resolvePartnerChecks, type PartnerChecks } from './core/checks.js';
 import { checkFixMember, resolveFixSettings } from '../routing/fix/settings.js';
+import { validatePartnerFees } from '../post-trade/fee-file.js';
+import { upsertSchedule } from '../post-trade/fee-schedule.repository.js';
+import { partnerFeeRows } from '../post-trade/fee-schedule.service.js';
+import type { FeeScheduleRow } from '../post-trade/fee-schedule.table.js';
 
 export type { ImportReport } from './import.js';
 
@@ -58,7 +62,8 @@ function storedChecks(checks: PartnerChecks): string | null {
  * Inserts or updates partners (matched by id, else by name); the contract of runImport. A `fix`
  * member (the FIX session settings) goes with `"connector": "fix"`; `tls: false` is refused unless
  * `fixPlaintextAllowed` (sandbox, or production with CAURI_FIX_ALLOW_PLAINTEXT=true). `fix` and
- * `checks` left out keep what the partner had.
+ * `checks` left out keep what the partner had. A `fees` member writes each commission schedule
+ * version it lists (replacing a stored one of the same date) and leaves the others as stored.
  */
 export async function importPartners(
   trx: Kysely<Database>,
@@ -67,7 +72,7 @@ export async function importPartners(
 ): Promise<ImportReport> {
   const names = new Map<string, number>();
   const ids = new Map<string, number>();
-  return runImport<PartnerImportRow, PartnerRow>(
+  return runImport<PartnerImportRow, { partner: PartnerRow; fees: FeeScheduleRow[] }>(
     input,
     'partners',
     options,
@@ -85,6 +90,7 @@ export async function importPartners(
       const fix = row.fix === undefined ? (existing?.fix ?? null) : JSON.stringify(resolveFixSettings(row.fix));
       const checks = row.checks === undefined ? (existing?.checks ?? null) : storedChecks(resolvePartnerChecks(row.checks));
       if (connector === 'fix' && fix === null) details.push({ field: 'fix', rule: 'required', value: null, message: 'a partner with "connector": "fix" needs its fix member' });
+      if (row.fees !== undefined) details.push(...validatePartnerFees(row.fees));
       if (details.length > 0) return { details };
       names.set(row.name, index);
       ids.set(id, index);
@@ -93,22 +99,28 @@ export async function importPartners(
         id,
         action: existing === undefined ? 'created' : 'updated',
         row: {
-          id,
-          name: row.name,
-          jurisdiction: row.jurisdiction,
-          capabilities: JSON.stringify(row.capabilities),
-          approved_since: row.approved_since ?? (status === 'approved' ? (existing?.approved_since ?? options.now.toISOString().slice(0, 10)) : null),
-          status,
-          connector,
-          fix,
-          fix_credentials: existing?.fix_credentials ?? null,
-          checks,
-          fix_tls: existing?.fix_tls ?? null,
-          created_at: existing?.created_at ?? options.now.getTime(),
-          updated_at: options.now.getTime(),
+          fees: partnerFeeRows(id, row.fees ?? [], options.now.getTime()),
+          partner: {
+            id,
+            name: row.name,
+            jurisdiction: row.jurisdiction,
+            capabilities: JSON.stringify(row.capabilities),
+            approved_since: row.approved_since ?? (status === 'approved' ? (existing?.approved_since ?? options.now.toISOString().slice(0, 10)) : null),
+            status,
+            connector,
+            fix,
+            fix_credentials: existing?.fix_credentials ?? null,
+            checks,
+            fix_tls: existing?.fix_tls ?? null,
+            created_at: existing?.created_at ?? options.now.getTime(),
+            updated_at: options.now.getTime(),
+          },
         },
       };
     },
-    (row) => upsertPartner(trx, row),
+    async ({ partner, fees }) => {
+      await upsertPartner(trx, partner);
+      for (const version of fees) await upsertSchedule(trx, version);
+    },
   );
 }

@@ -7,6 +7,8 @@ import { importInstruments } from './instrument.service.js';
 import { LISTED_INSTRUMENTS } from './sandbox-catalogue.js';
 import { importPartners } from './partner.service.js';
 import type { InstrumentImportRow, PartnerImportRow } from './partner.schemas.js';
+import { insertScheduleIfAbsent, listSchedules } from '../post-trade/fee-schedule.repository.js';
+import { partnerFeeRows } from '../post-trade/fee-schedule.service.js';
 
 /**
  * Reference data for sandbox deployments. The partners are invented (no real firm); their ids are
@@ -19,20 +21,63 @@ const partner = (label: string, row: Omit<PartnerImportRow, 'id'>): PartnerImpor
   ...row,
 });
 
+/**
+ * A sandbox partner's commission schedule: invented firms, with tariffs in the range the region's
+ * brokers publish. UEMOA SGIs commonly charge 0.6 to 1.5 % a side with a minimum per order; a CEMAC
+ * Société de Bourse at most 0.5 % (COSUMAF's 2024 grid); Ghanaian brokers negotiate 1 to 2.5 %.
+ * Amounts in francs CFA are rounded to the franc (100 cents), cedi amounts to the pesewa.
+ */
+const tariff = (
+  currency: 'XOF' | 'XAF' | 'GHS',
+  rate_bps: number,
+  minimumUnits: number,
+  byClass: Partial<Record<'bonds' | 'money_market' | 'opcvm', [number, number]>> = {},
+): NonNullable<PartnerImportRow['fees']> => {
+  const increment_cents = currency === 'GHS' ? 1 : 100;
+  const commission = (rate: number, minimum: number) => ({ rate_bps: rate, minimum_cents: minimum * 100, rounding: { mode: 'half_up' as const, increment_cents } });
+  const classes = Object.entries(byClass);
+  return [
+    {
+      effective_from: '2026-01-01',
+      source: `Sandbox: an invented ${currency === 'GHS' ? "broker's" : currency === 'XAF' ? "Société de Bourse's" : "SGI's"} tariff, in the range the region's brokers publish (docs/sandbox.md).`,
+      commission: commission(rate_bps, minimumUnits),
+      ...(classes.length === 0 ? {} : { by_class: Object.fromEntries(classes.map(([cls, [rate, minimum]]) => [cls, commission(rate, minimum)])) }),
+    },
+  ];
+};
+
 export const SANDBOX_PARTNERS: readonly PartnerImportRow[] = [
-  partner('baobab', { name: 'Baobab Titres (sandbox)', jurisdiction: 'UEMOA', capabilities: ['equities', 'bonds', 'opcvm'], approved_since: '2019-03-01' }),
-  partner('lagune', { name: 'Lagune Capital Bourse (sandbox)', jurisdiction: 'UEMOA', capabilities: ['equities', 'bonds', 'money_market', 'junior_board'], approved_since: '2020-06-15' }),
-  partner('sahel', { name: 'Sahel Horizon Valeurs (sandbox)', jurisdiction: 'UEMOA', capabilities: ['bonds', 'money_market'], approved_since: '2021-01-10' }),
+  partner('baobab', { name: 'Baobab Titres (sandbox)', jurisdiction: 'UEMOA', capabilities: ['equities', 'bonds', 'opcvm'], approved_since: '2019-03-01', fees: tariff('XOF', 100, 2_500, { bonds: [50, 2_500] }) }),
+  partner('lagune', {
+    name: 'Lagune Capital Bourse (sandbox)',
+    jurisdiction: 'UEMOA',
+    capabilities: ['equities', 'bonds', 'money_market', 'junior_board'],
+    approved_since: '2020-06-15',
+    fees: tariff('XOF', 80, 5_000, { bonds: [40, 5_000], money_market: [20, 5_000] }),
+  }),
+  partner('sahel', { name: 'Sahel Horizon Valeurs (sandbox)', jurisdiction: 'UEMOA', capabilities: ['bonds', 'money_market'], approved_since: '2021-01-10', fees: tariff('XOF', 40, 10_000) }),
   // Karite asks for the holdings check: a sell beyond the subject's position there is refused.
-  partner('karite', { name: 'Karite Securities (sandbox)', jurisdiction: 'UEMOA', capabilities: ['equities', 'reit', 'opcvm'], approved_since: '2022-09-05', checks: { holdings: true } }),
-  partner('sanaga', { name: 'Sanaga Titres Centrale (sandbox)', jurisdiction: 'CEMAC', capabilities: ['equities', 'bonds'], approved_since: '2020-02-20' }),
-  partner('ebene', { name: 'Ebene Bourse Afrique Centrale (sandbox)', jurisdiction: 'CEMAC', capabilities: ['bonds', 'money_market', 'opcvm'], approved_since: '2023-04-01' }),
-  partner('volta', { name: 'Volta Lake Brokerage (sandbox)', jurisdiction: 'GHANA', capabilities: ['equities', 'bonds', 'junior_board'], approved_since: '2018-11-30' }),
-  partner('kente', { name: 'Kente Stockbrokers (sandbox)', jurisdiction: 'GHANA', capabilities: ['equities', 'reit', 'money_market'], approved_since: '2021-07-19' }),
-  partner('adinkra', { name: 'Adinkra Fixed Income (sandbox)', jurisdiction: 'GHANA', capabilities: ['bonds'], approved_since: '2024-02-12' }),
-  partner('niger', { name: 'Fleuve Niger Courtage (sandbox)', jurisdiction: 'UEMOA', capabilities: ['equities'], status: 'pending' }),
-  partner('ogooue', { name: 'Ogooue Capital (sandbox)', jurisdiction: 'CEMAC', capabilities: ['equities', 'opcvm'], status: 'suspended' }),
+  partner('karite', { name: 'Karite Securities (sandbox)', jurisdiction: 'UEMOA', capabilities: ['equities', 'reit', 'opcvm'], approved_since: '2022-09-05', checks: { holdings: true }, fees: tariff('XOF', 120, 1_000) }),
+  partner('sanaga', { name: 'Sanaga Titres Centrale (sandbox)', jurisdiction: 'CEMAC', capabilities: ['equities', 'bonds'], approved_since: '2020-02-20', fees: tariff('XAF', 50, 5_000, { bonds: [30, 5_000] }) }),
+  partner('ebene', { name: 'Ebene Bourse Afrique Centrale (sandbox)', jurisdiction: 'CEMAC', capabilities: ['bonds', 'money_market', 'opcvm'], approved_since: '2023-04-01', fees: tariff('XAF', 30, 5_000) }),
+  partner('volta', { name: 'Volta Lake Brokerage (sandbox)', jurisdiction: 'GHANA', capabilities: ['equities', 'bonds', 'junior_board'], approved_since: '2018-11-30', fees: tariff('GHS', 150, 20, { bonds: [25, 20] }) }),
+  partner('kente', { name: 'Kente Stockbrokers (sandbox)', jurisdiction: 'GHANA', capabilities: ['equities', 'reit', 'money_market'], approved_since: '2021-07-19', fees: tariff('GHS', 200, 10, { money_market: [25, 10] }) }),
+  partner('adinkra', { name: 'Adinkra Fixed Income (sandbox)', jurisdiction: 'GHANA', capabilities: ['bonds'], approved_since: '2024-02-12', fees: tariff('GHS', 25, 50) }),
+  partner('niger', { name: 'Fleuve Niger Courtage (sandbox)', jurisdiction: 'UEMOA', capabilities: ['equities'], status: 'pending', fees: tariff('XOF', 100, 2_500) }),
+  partner('ogooue', { name: 'Ogooue Capital (sandbox)', jurisdiction: 'CEMAC', capabilities: ['equities', 'opcvm'], status: 'suspended', fees: tariff('XAF', 50, 5_000) }),
 ];
+
+const CURRENCY_OF: Record<PartnerImportRow['jurisdiction'], string> = { UEMOA: 'XOF', CEMAC: 'XAF', GHANA: 'GHS' };
+
+/** A partner's commission as docs/sandbox.md lists it: `| name | 1 % | 2,500 XOF | bonds 0.5 % |`. */
+export function sandboxTariffRow(p: PartnerImportRow): string {
+  const v = p.fees?.[0];
+  if (v === undefined) return `| ${p.name} | none | | |`;
+  const pct = (bps: number) => `${bps / 100} %`;
+  const units = (cents: number) => `${(cents / 100).toLocaleString('en-US')} ${CURRENCY_OF[p.jurisdiction]}`;
+  const others = Object.entries(v.by_class ?? {}).flatMap(([cls, c]) => (c === undefined ? [] : [`${cls} ${pct(c.rate_bps)}`]));
+  return `| ${p.name} | ${pct(v.commission.rate_bps)} | ${units(v.commission.minimum_cents)} | ${others.length === 0 ? 'none' : others.join(', ')} |`;
+}
 
 const i = (code: string, cls: InstrumentImportRow['class'], name: string, units: number, status: 'active' | 'suspended' = 'active', extra: Partial<InstrumentImportRow> = {}): InstrumentImportRow => ({
   code,
@@ -87,18 +132,21 @@ export const SANDBOX_INSTRUMENTS: readonly InstrumentImportRow[] = [...LISTED_IN
 
 /**
  * Seeds the sandbox directory once, when the partner table is empty. A directory seeded by an older
- * version gets the catalogue's instruments it lacks; no instrument that exists is changed. Returns
- * whether it wrote anything.
+ * version gets the catalogue's instruments it lacks, and each sandbox partner that has no fee
+ * schedule gets its own; no instrument or schedule that exists is changed. Returns whether it wrote
+ * anything.
  */
 export async function seedSandboxDirectory(db: Kysely<Database>, dialect: DialectName, now: Date): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     // Processes starting together on one PostgreSQL database would each find the directory empty.
     await lockForTransaction(trx, dialect, 'seed:sandbox-directory');
     let rows = SANDBOX_INSTRUMENTS;
+    let wrote = false;
     if ((await countPartners(trx)) > 0) {
       const known = new Set((await trx.selectFrom('instruments').select('code').execute()).map((r) => r.code));
       rows = SANDBOX_INSTRUMENTS.filter((row) => !known.has(row.code));
-      if (rows.length === 0) return false;
+      wrote = await seedSandboxFees(trx, now);
+      if (rows.length === 0) return wrote;
     } else {
       const partners = await importPartners(trx, SANDBOX_PARTNERS, { now });
       if (!partners.committed) throw new Error(`sandbox seed data is invalid: ${JSON.stringify(partners.rejected)}`);
@@ -107,4 +155,17 @@ export async function seedSandboxDirectory(db: Kysely<Database>, dialect: Dialec
     if (!instruments.committed) throw new Error(`sandbox seed data is invalid: ${JSON.stringify(instruments.rejected)}`);
     return true;
   });
+}
+
+/** The sandbox partners' schedules, for those of them still in the directory without any. */
+async function seedSandboxFees(trx: Kysely<Database>, now: Date): Promise<boolean> {
+  const scheduled = new Set((await listSchedules(trx, { scope: 'partner' })).map((r) => r.owner));
+  const present = new Set((await trx.selectFrom('partners').select('id').execute()).map((r) => r.id));
+  let wrote = false;
+  for (const p of SANDBOX_PARTNERS) {
+    if (p.id === undefined || p.fees === undefined || !present.has(p.id) || scheduled.has(p.id)) continue;
+    for (const row of partnerFeeRows(p.id, p.fees, now.getTime())) await insertScheduleIfAbsent(trx, row);
+    wrote = true;
+  }
+  return wrote;
 }

@@ -6,6 +6,7 @@ import { newId, type ClientId, type OrderId } from '../lib/ids.js';
 import { recordEvent } from '../events/event.service.js';
 import { priceLimits } from '../orders/core/price-rules.js';
 import { findInstrument } from '../partners/instrument.repository.js';
+import { priceFill } from '../post-trade/fill-pricing.js';
 import type { RequestRefusal } from '../orders/core/lifecycle.js';
 import { isFinal } from '../orders/core/state-machine.js';
 import { claimDueOrders, findOrder, findOrderForUpdate, insertFill, partnersWithOpenOrders, updateOrder } from '../orders/order.repository.js';
@@ -289,6 +290,11 @@ export class Router {
       const { execution } = effect;
       if (execution !== null) {
         const executedAt = Date.parse(execution.executed_at);
+        // The fill's gross, fees and net are fixed now, in the transaction that applies it.
+        const priced = await priceFill(trx, row, { fill_qty: execution.fill_qty, fill_price_cents: execution.fill_price_cents, executed_at: executedAt });
+        if (priced.missing.length > 0) {
+          this.log.warn({ order_id: row.id, partner: row.rcpt_to, instrument: row.instrument, missing: priced.missing }, 'no fee schedule in force on the trade date: that part of the fill is charged nothing');
+        }
         await insertFill(trx, {
           id: newId('fill', executedAt),
           order_id: row.id,
@@ -298,6 +304,7 @@ export class Router {
           fill_price_cents: execution.fill_price_cents,
           exchange_ref: execution.exchange_ref,
           executed_at: executedAt,
+          ...priced.columns,
         });
         await this.fillEffects?.fillApplied(trx, row, { fill_qty: execution.fill_qty, fill_price_cents: execution.fill_price_cents, executed_at: executedAt });
       }

@@ -21,6 +21,7 @@ import * as testClocks from './migrations/2026-11-25T04-00-test-clocks.js';
 import * as investorAccounts from './migrations/2026-11-25T05-00-investor-accounts.js';
 import * as fixTls from './migrations/2026-11-25T06-00-fix-tls.js';
 import * as positions from './migrations/2026-11-26T03-00-positions.js';
+import * as fees from './migrations/2026-11-25T07-00-fees.js';
 
 /**
  * The migrations, listed explicitly rather than read from a folder, so that bundlers and tools see
@@ -48,6 +49,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-25T04-00-test-clocks': testClocks,
   '2026-11-25T05-00-investor-accounts': investorAccounts,
   '2026-11-25T06-00-fix-tls': fixTls,
+  '2026-11-25T07-00-fees': fees,
   '2026-11-26T03-00-positions': positions,
 };
 

@@ -10,6 +10,7 @@ import type { ConnectorPositionTable, SandboxJournalTable } from '../routing/rou
 import type { FixExecIdTable, FixMessageTable, FixOrderTable, FixReportTable, FixRequestTable, FixSessionTable } from '../routing/fix/fix.table.js';
 import type { EventQueueTable, EventTable } from '../events/event.table.js';
 import type { MarketCalendarTable } from '../markets/calendar.table.js';
+import type { FeeScheduleTable } from '../post-trade/fee-schedule.table.js';
 import type { FxRateTable, InstrumentTable } from '../partners/instrument.table.js';
 import type { PartnerTable } from '../partners/partner.table.js';
 import type { PositionBookTable, PositionBreakTable, PositionStatementTable, PositionTable } from '../positions/position.table.js';
@@ -50,4 +51,5 @@ export interface Database {
   positions: PositionTable;
   position_statements: PositionStatementTable;
   position_breaks: PositionBreakTable;
+  fee_schedules: FeeScheduleTable;
 }

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac, randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -223,6 +223,21 @@ test('a developer signs in and manages orders, attestations, webhook endpoints, 
     const fills = page.locator('section.card', { has: page.getByRole('heading', { name: 'Fills' }) }).locator('table.grid tbody tr');
     assert.equal(await fills.count(), 1);
     assert.match(await fills.first().innerText(), /fil_\w{26}[\s\S]*BRVM-\d{8}-\d{6}/);
+    // Its fees by type and their total, as the API has them, and its settlement status.
+    const [fill] = (await api('GET', `/v1/orders/${filled.body.id}/fills`)).body.data as Json[];
+    const shownFees = await page.getByTestId('fill-fees').innerText();
+    for (const type of ['commission', 'exchange', 'depository', 'regulator', 'tax']) assert.match(shownFees, new RegExp(`^${type} [\\d\\s\u202f,]+ XOF$`, 'm'));
+    assert.equal(fill?.fees.length, 5);
+    assert.match(await fills.first().innerText(), /\d{4}-\d{2}-\d{2}\s+pending/);
+    // The contract note: fetched with the session's token, offered as a PDF to open or save.
+    await page.getByTestId('contract-note').click();
+    const open = page.getByTestId('contract-note-open');
+    await open.waitFor();
+    assert.match((await open.getAttribute('href')) ?? '', /^blob:/);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: /^save contract-note-ord_/ }).click()]);
+    assert.equal(download.suggestedFilename(), `contract-note-${filled.body.id}.pdf`);
+    const saved = await download.path();
+    assert.equal(readFileSync(saved).subarray(0, 5).toString(), '%PDF-');
     assert.equal(await page.getByRole('button', { name: 'Cancel order' }).count(), 0, 'a filled order offers no cancel');
   });
 

@@ -1,6 +1,6 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -64,7 +64,24 @@ test('cauri orders list, get, fills, cancel and amend act on the remote service 
   const fills = (await json(['fills', market.id], env)) as Json[];
   assert.deepEqual(fills, ((await (await c.api.call('GET', `/v1/orders/${market.id}/fills`)).json()) as { data: Json[] }).data);
   assert.equal(fills.reduce((n, f) => n + (f.qty as number), 0), 4);
-  assert.match((await cli(['fills', market.id], env)).stdout, /^id\s+qty\s+price_cents\s+executed_at\s+gross_cents\s+net_cents\s+settlement_date$/m);
+  const fillTable = (await cli(['fills', market.id], env)).stdout;
+  assert.match(fillTable, /^id\s+qty\s+price_cents\s+executed_at\s+gross_cents\s+fees\s+net_cents\s+settlement_date\s+settlement_status$/m);
+  const fee = (type: string) => (fills[0]?.fees as Json[]).find((f) => f.type === type)?.amount_cents;
+  assert.match(fillTable, new RegExp(`commission ${fee('commission')}, exchange ${fee('exchange')}, depository ${fee('depository')}, regulator ${fee('regulator')}, tax ${fee('tax')}\\s+${fills[0]?.net_cents}\\s+\\d{4}-\\d{2}-\\d{2}\\s+pending`));
+
+  // The contract note: a summary, the JSON as the API has it, the PDF written to a file.
+  const note = await json(['contract-note', market.id], env);
+  assert.deepEqual({ ...note, generated_at: null }, { ...((await (await c.api.call('GET', `/v1/orders/${market.id}/contract-note`)).json()) as Json), generated_at: null });
+  const summary = await cli(['contract-note', market.id], env);
+  assert.match(summary.stdout, new RegExp(`^net_cents\\s+${note.net_cents} XOF cents \\(payable\\)$`, 'm'));
+  assert.match(summary.stdout, /^partner\s+Baobab Titres \(sandbox\)/m);
+  const pdfFile = join(env.CAURI_CONFIG_DIR as string, 'note.pdf');
+  const saved = await cli(['contract-note', market.id, '--pdf', pdfFile], env);
+  assert.equal(saved.code, 0, saved.stderr);
+  assert.equal(readFileSync(pdfFile).subarray(0, 5).toString(), '%PDF-');
+  const noFill = await cli(['contract-note', open.id], env);
+  assert.equal(noFill.code, 1);
+  assert.match(noFill.stderr, /^cauri: GET \/v1\/orders\/ord_[0-9a-z]+\/contract-note: 409 conflict: /);
 
   // Amend: the partner answers in the request (200) with the new values.
   const amended = await json(['amend', open.id, '--qty', '20'], env);

@@ -212,7 +212,7 @@ for (const database of DATABASES) {
       assert.equal(next.body.details[0].rule, 'monthly_cap');
     });
 
-    test('GET /v1/orders/{id}/fills: oldest first, amounts, no fees yet, settlement three open days after the trade', async (t) => {
+    test('GET /v1/orders/{id}/fills: oldest first, amounts and fees, settlement three open days after the trade', async (t) => {
       const c = await orderContext(t, database, '2026-11-27T10:00:00.000Z'); // a Friday
       const att = await c.attestation();
       const buy = (await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'CIMSN.BRVM', side: 'buy', qty: 3000 })).body;
@@ -226,20 +226,22 @@ for (const database of DATABASES) {
       assert.ok(data.length >= 3);
       assert.equal(data.length, executed.length);
       data.forEach((fill, i) => {
-        assert.deepEqual(Object.keys(fill).sort(), ['exchange_ref', 'executed_at', 'fees', 'gross_cents', 'id', 'net_cents', 'order_id', 'price_cents', 'qty', 'settlement_date']);
+        assert.deepEqual(Object.keys(fill).sort(), ['exchange_ref', 'executed_at', 'fee_schedules', 'fees', 'gross_cents', 'id', 'net_cents', 'order_id', 'price_cents', 'qty', 'settlement_date', 'settlement_status']);
         assert.match(fill.id, /^fil_[0-9a-z]{26}$/);
         assert.equal(fill.order_id, buy.id);
         assert.deepEqual([fill.qty, fill.price_cents, fill.exchange_ref, fill.executed_at], [executed[i]?.fill_qty, executed[i]?.fill_price_cents, executed[i]?.exchange_ref, executed[i]?.executed_at], 'oldest first');
         assert.equal(fill.gross_cents, fill.qty * fill.price_cents);
-        assert.deepEqual(fill.fees, []);
-        assert.equal(fill.net_cents, fill.gross_cents);
+        // The sandbox partner's commission and the BRVM's fees (their amounts: test/http/post-trade.test.ts).
+        assert.deepEqual(fill.fees.map((f: Json) => f.type), ['commission', 'exchange', 'depository', 'regulator', 'tax']);
+        assert.equal(fill.net_cents, fill.gross_cents + fill.fees.reduce((n: number, f: Json) => n + f.amount_cents, 0));
         assert.equal(fill.settlement_date, '2026-12-02', 'Friday T+3: Wednesday');
+        assert.equal(fill.settlement_status, 'pending');
       });
       assert.equal(data.reduce((n, f) => n + f.qty, 0), 3000);
       assert.ok(data.every((f, i) => i === 0 || f.executed_at >= (data[i - 1]?.executed_at ?? '')));
       const sold = (await (await c.api.call('GET', `/v1/orders/${sell.id}/fills`)).json()) as { data: Json[] };
       assert.equal(sold.data.length, 1);
-      assert.equal(sold.data[0]?.net_cents, sold.data[0]?.gross_cents);
+      assert.equal(sold.data[0]?.net_cents, sold.data[0]?.gross_cents - (sold.data[0]?.fees ?? []).reduce((n: number, f: Json) => n + f.amount_cents, 0));
       assert.deepEqual(await (await c.api.call('GET', `/v1/orders/${none.id}/fills`)).json(), { data: [] });
       const base = `http://127.0.0.1:${(c.runtime.app.server.address() as { port: number }).port}`;
       const stranger = await apiClient(c.runtime, base, undefined, 'stranger');

@@ -2,6 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CompiledQuery, sql } from 'kysely';
 import { openPartnersQuery, partnersWithOpenOrders } from '../../src/orders/order.repository.js';
+import { fillOf } from '../../src/orders/fill.js';
 import { JournaledSandboxConnector } from '../../src/routing/sandbox/journaled-connector.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import type { OrderId } from '../../src/lib/ids.js';
@@ -196,6 +197,20 @@ for (const database of DATABASES) {
       ]);
       assert.equal((await db.selectFrom('position_books').select('subject_id').execute()).length, 2);
       assert.deepEqual(await db.selectFrom('partners').select(['id', 'checks']).execute(), [{ id: 'sgi_a', checks: null }], 'no partner asks for a check');
+    test('fees: fills recorded before fee schedules keep no fees, their net equal to their gross', async (t) => {
+      const storage = await openUnmigratedStorage(t, database);
+      const { db } = storage;
+      await migrateUpTo(db, '2026-11-25T04-00-test-clocks', storage.schema);
+      await sql`insert into order_fills (id, order_id, seq, report_id, fill_qty, fill_price_cents, exchange_ref, executed_at)
+                values ('fil_old', 'ord_old', 2, 'r2', 3, 1000000000000, 'BRVM-20261123-000001', ${Date.parse('2026-11-23T10:00:00Z')})`.execute(db);
+      const report = await migrateToLatest(db, storage.schema);
+      assert.ok(report.applied.includes('2026-11-25T07-00-fees'), JSON.stringify(report));
+      const [row] = await db.selectFrom('order_fills').selectAll().execute();
+      assert.ok(row);
+      assert.deepEqual([row.gross_cents, row.fees, row.net_cents, row.fee_schedules], [null, null, null, null]);
+      const fill = fillOf(row, 'sell', () => '2026-11-26', '2026-11-24');
+      assert.deepEqual([fill.gross_cents, fill.fees, fill.net_cents, fill.fee_schedules, fill.settlement_status], [3_000_000_000_000, [], 3_000_000_000_000, [], 'pending']);
+      assert.deepEqual(await db.selectFrom('fee_schedules').selectAll().execute(), [], 'the shipped schedules are written at start, not by the migration');
     });
   });
 }

@@ -1,4 +1,4 @@
-import { call, query, ORDER_STATUSES, type EventEnvelope, type Fill, type Order } from '../api.js';
+import { call, fetchDocument, query, ORDER_STATUSES, type EventEnvelope, type Fill, type Order } from '../api.js';
 import { field, h, mount, type Child } from '../dom.js';
 import { money, when } from '../format.js';
 import { badge, busy, facts, go, heading, href, pager, table, type Route } from '../ui.js';
@@ -61,6 +61,43 @@ function pendingOf(order: Order): Child {
     badge(order.pending_request),
     changes ? h('span', { class: 'muted' }, ` (qty ${changes.qty}, limit ${money(changes.limit_price_cents, order.currency)})`) : null,
   ];
+}
+
+/** A fill's fees, one line per type, with their total. */
+function feesOf(fill: Fill, currency: string | undefined): Child {
+  if (fill.fees.length === 0) return h('span', { class: 'muted' }, 'none');
+  const total = fill.fees.reduce((sum, f) => sum + f.amount_cents, 0);
+  return h(
+    'span',
+    { class: 'fees', 'data-testid': 'fill-fees' },
+    fill.fees.map((f) => h('span', { class: 'small' }, `${words(f.type)} ${money(f.amount_cents, currency)}`, h('br'))),
+    h('strong', null, money(total, currency)),
+  );
+}
+
+/**
+ * The order's contract note as a PDF. It is fetched with the session's token (a plain link could not
+ * carry it), then offered as links to open or save.
+ */
+function contractNote(order: Order): Child {
+  const out = h('div');
+  const button = h('button', { type: 'button', class: 'secondary', 'data-testid': 'contract-note' }, 'Contract note (PDF)');
+  button.addEventListener('click', () =>
+    busy(button, out, async () => {
+      const pdf = await fetchDocument(`/v1/orders/${encodeURIComponent(order.id)}/contract-note`, 'application/pdf');
+      const url = URL.createObjectURL(pdf);
+      const name = `contract-note-${order.id}.pdf`;
+      return h(
+        'p',
+        { class: 'small' },
+        h('a', { href: url, target: '_blank', rel: 'noopener', 'data-testid': 'contract-note-open' }, 'Open the contract note'),
+        ' or ',
+        h('a', { href: url, download: name }, `save ${name}`),
+        ` (${Math.ceil(pdf.size / 1024)} KiB).`,
+      );
+    }),
+  );
+  return h('div', { class: 'actions' }, button, out);
 }
 
 /** Cancel and amend, offered while the order can take them; each answers with the order as it then is. */
@@ -146,10 +183,21 @@ export async function orderPage(view: HTMLElement, route: Route): Promise<void> 
         ['Average fill price', h('span', { 'data-testid': 'average-price' }, money(order.average_fill_price_cents, order.currency))],
       ]),
       table(
-        ['Fill', 'Executed', 'Qty', 'Price', 'Gross', 'Net', 'Settles', 'Exchange ref'],
-        fills.data.map((f) => [h('span', { class: 'mono' }, f.id), when(f.executed_at), f.qty, money(f.price_cents, order.currency), money(f.gross_cents, order.currency), money(f.net_cents, order.currency), f.settlement_date, h('span', { class: 'mono' }, f.exchange_ref)]),
+        ['Fill', 'Executed', 'Qty', 'Price', 'Gross', 'Fees', 'Net', 'Settles', 'Exchange ref'],
+        fills.data.map((f) => [
+          h('span', { class: 'mono' }, f.id),
+          when(f.executed_at),
+          f.qty,
+          money(f.price_cents, order.currency),
+          money(f.gross_cents, order.currency),
+          feesOf(f, order.currency),
+          money(f.net_cents, order.currency),
+          [f.settlement_date, ' ', badge(f.settlement_status)],
+          h('span', { class: 'mono' }, f.exchange_ref),
+        ]),
         'No execution yet.',
       ),
+      fills.data.length > 0 ? contractNote(order) : null,
     ),
     h('section', { class: 'card' },
       h('h2', null, 'Events'),

@@ -155,7 +155,9 @@ describe('CauriClient against the service (SQLite, loopback HTTP)', () => {
     c.clock.advance(1500);
     await c.runtime.services.router.pollReports();
     const fills = await client.orders.fills(order.id);
-    assert.deepEqual(fills.map((f) => [f.order_id, f.qty, f.gross_cents === f.qty * f.price_cents, f.fees]), [[order.id, 10, true, []]]);
+    assert.deepEqual(fills.map((f) => [f.order_id, f.qty, f.gross_cents === f.qty * f.price_cents, f.fees.map((x) => x.type), f.settlement_status]), [
+      [order.id, 10, true, ['commission', 'exchange', 'depository', 'regulator', 'tax'], 'pending'],
+    ]);
     const [position] = await client.positions.list({ subject_id: attestation.subject_id }).toArray();
     assert.deepEqual([position?.instrument, position?.qty, position?.average_cost_cents, position?.realised_pnl_cents], ['KOLA.BRVM', 10, fills[0]?.price_cents, 0]);
     const yesterday = new Date(c.clock.now().getTime() - 86_400_000).toISOString().slice(0, 10);
@@ -164,6 +166,11 @@ describe('CauriClient against the service (SQLite, loopback HTTP)', () => {
     assert.deepEqual(await client.positions.statements.get(statement.id), statement);
     assert.deepEqual((await client.positions.statements.list({ subject_id: attestation.subject_id }).toArray()).map((s) => s.id), [statement.id]);
     assert.equal((await client.positions.list({ instrument: 'KOLA.BRVM' }).toArray())[0]?.qty, 14, 'the statement, plus the fill that settles after it');
+    const note = await client.orders.contractNote(order.id);
+    assert.deepEqual([note.order_id, note.fills, note.net_cents], [order.id, fills, fills[0]!.net_cents]);
+    const pdf = await client.orders.contractNotePdf(order.id);
+    assert.equal(new TextDecoder().decode(pdf.subarray(0, 5)), '%PDF-');
+    await assert.rejects(client.orders.contractNote(resting.id), (e: unknown) => e instanceof CauriApiError && e.status === 409 && e.code === 'conflict', 'no fill yet');
     assert.equal((await client.orders.cancel(resting.id)).status, 'cancelled');
     await assert.rejects(client.orders.cancel(order.id), (e: unknown) => e instanceof CauriApiError && e.status === 409 && e.code === 'conflict');
     assert.equal(calls(c.log, 'POST', `/v1/orders/${order.id}/cancel`).length, 1, 'a 409 without Retry-After is final: not retried');

@@ -16,6 +16,7 @@ import type {
   Exchange,
   ExchangeClock,
   ExchangeCode,
+  ContractNote,
   Fill,
   Instrument,
   InvestorAccount,
@@ -131,6 +132,7 @@ async function readBody(response: Response): Promise<unknown> {
     await response.body?.cancel();
     return undefined;
   }
+  if (/^application\/pdf\b/i.test(response.headers.get('content-type') ?? '')) return new Uint8Array(await response.arrayBuffer());
   const text = await response.text();
   if (text === '') return undefined;
   return /\bjson\b/i.test(response.headers.get('content-type') ?? '') ? JSON.parse(text) : text;
@@ -304,8 +306,17 @@ export class CauriClient {
      * `pending_request: 'pending_amend'` and `pending_changes`, and `order.amended` follows.
      */
     amend: (id: string, body: AmendRequest, options?: CallOptions): Promise<Order> => this.request('post', '/v1/orders/{id}/amend', { path: { id }, body, ...options }),
-    /** The order's executions, oldest first. */
+    /** The order's executions, oldest first, each with its fees, net amount and settlement. */
     fills: async (id: string, options?: CallOptions): Promise<Fill[]> => (await this.request('get', '/v1/orders/{id}/fills', { path: { id }, ...options })).data,
+    /** The trade confirmation of an order with fills (409 while it has none). */
+    contractNote: (id: string, options?: CallOptions): Promise<ContractNote> => this.request('get', '/v1/orders/{id}/contract-note', { path: { id }, ...options }),
+    /** The same note as a PDF document: its bytes. */
+    contractNotePdf: async (id: string, options: CallOptions = {}): Promise<Uint8Array> => {
+      const path = '/v1/orders/{id}/contract-note';
+      const { body } = await this.#send('GET', path, fillPath(path, { id }), undefined, undefined, true, { ...options, accept: 'application/pdf' });
+      if (!(body instanceof Uint8Array)) throw new TypeError(`GET ${path} did not answer with a PDF`);
+      return body;
+    },
   };
 
   /**
@@ -444,7 +455,7 @@ export class CauriClient {
     query: Record<string, unknown> | undefined,
     body: unknown,
     auth: boolean,
-    call: CallOptions,
+    call: CallOptions & { accept?: string },
   ): Promise<ApiResponse<unknown>> {
     const operation = `${method} ${template}`;
     const url = new URL(this.#baseUrl + path);
@@ -459,7 +470,7 @@ export class CauriClient {
 
     for (let attempt = 1; ; attempt++) {
       call.signal?.throwIfAborted();
-      const headers: Record<string, string> = { accept: 'application/json' };
+      const headers: Record<string, string> = { accept: call.accept ?? 'application/json' };
       if (payload !== undefined) headers['content-type'] = 'application/json';
       if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
       const token = auth ? await this.#accessToken() : undefined;

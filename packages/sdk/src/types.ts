@@ -114,3 +114,4 @@ export type StatementRequest = RequestBody<'/v1/positions/statements', 'post'>;
 export type Statement = ResponseBody<'/v1/positions/statements/{id}', 'get'>;
 export type PositionBreak = Statement['breaks'][number];
 export type FixSession = ResponseBody<'/v1/operator/fix-sessions', 'get'>['data'][number];
+export type ContractNote = ResponseBody<'/v1/orders/{id}/contract-note', 'get'>;

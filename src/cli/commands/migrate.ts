@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/config.js';
 import { applyShippedCalendars } from '../../markets/calendar.service.js';
+import { applyShippedFees } from '../../post-trade/fee-schedule.service.js';
 import { openStorage } from '../../storage/database.js';
 import { migrateToLatest } from '../../storage/migrate.js';
 import { join } from 'node:path';
@@ -9,7 +10,7 @@ import { printJson } from '../output.js';
 export function registerMigrate(program: Command): void {
   program
     .command('migrate')
-    .description('Apply pending database migrations and the shipped exchange calendars (the service also applies both at start)')
+    .description('Apply pending database migrations, the shipped exchange calendars and fee schedules (the service also applies them at start)')
     .option('--json', 'print the result as JSON')
     .action(async (options: { json?: boolean }) => {
       const config = loadConfig();
@@ -22,11 +23,13 @@ export function registerMigrate(program: Command): void {
       try {
         const report = await migrateToLatest(storage.db, storage.schema);
         const calendars = await applyShippedCalendars(storage.db, storage.dialect, new Date());
+        const fees = await applyShippedFees(storage.db, storage.dialect, new Date());
         if (options.json === true) {
-          printJson({ dialect: storage.dialect, applied: report.applied, calendars });
+          printJson({ dialect: storage.dialect, applied: report.applied, calendars, fees });
         } else {
           process.stdout.write(report.applied.length === 0 ? 'Database is up to date.\n' : `Applied: ${report.applied.join(', ')}\n`);
           if (calendars.length > 0) process.stdout.write(`Shipped calendars written: ${calendars.join(', ')}\n`);
+          if (fees.length > 0) process.stdout.write(`Shipped fee schedules written: ${fees.join(', ')}\n`);
         }
       } finally {
         await storage.close();

@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { ORDER_STATUSES } from '../../orders/core/state-machine.js';
 import { IntegratorApi } from '../integrator/api.js';
@@ -24,7 +25,7 @@ interface Order {
 }
 
 const LIST_COLUMNS = ['id', 'status', 'instrument', 'side', 'qty', 'filled_qty', 'limit_price_cents', 'time_in_force', 'pending_request', 'created_at'];
-const FILL_COLUMNS = ['id', 'qty', 'price_cents', 'executed_at', 'gross_cents', 'net_cents', 'settlement_date'];
+const FILL_COLUMNS = ['id', 'qty', 'price_cents', 'executed_at', 'gross_cents', 'fees', 'net_cents', 'settlement_date', 'settlement_status'];
 
 function api(): IntegratorApi {
   return new IntegratorApi(resolveCredentials());
@@ -128,6 +129,77 @@ export function registerOrders(program: Command): void {
     .action(async (id: string, options: { json?: boolean }) => {
       const { data } = await api().json<{ data: Record<string, unknown>[] }>('GET', orderPath(id, '/fills'));
       if (options.json === true) printJson(data);
-      else printTable(data, FILL_COLUMNS);
+      else printTable(data.map((fill) => ({ ...fill, fees: feeSummary(fill.fees as Fee[]) })), FILL_COLUMNS);
     });
+
+  orders
+    .command('contract-note <order_id>')
+    .description('The trade confirmation of an order with fills: a summary, the note as JSON (--json), or its PDF written to a file (--pdf)')
+    .option('--pdf <file>', 'write the note as a PDF to this file')
+    .option('--json', 'print the note as JSON')
+    .action(async (id: string, options: { pdf?: string; json?: boolean }) => {
+      if (options.pdf !== undefined) {
+        const pdf = await api().bytes(orderPath(id, '/contract-note'), 'application/pdf');
+        writeFileSync(options.pdf, pdf);
+        if (options.json === true) printJson({ order_id: id, file: options.pdf, bytes: pdf.length });
+        else process.stdout.write(`${options.pdf}: contract note of ${id}, ${pdf.length} bytes\n`);
+        return;
+      }
+      const note = await api().json<ContractNote>('GET', orderPath(id, '/contract-note'));
+      if (options.json === true) printJson(note);
+      else printContractNote(note);
+    });
+}
+
+interface Fee {
+  type: string;
+  amount_cents: number;
+}
+
+interface ContractNote {
+  order_id: string;
+  partner: { id: string; name: string };
+  subject_id: string;
+  account: string | null;
+  instrument: { code: string; name: string | null };
+  side: string;
+  currency: string;
+  filled_qty: number;
+  average_price_cents: number;
+  trade_date: string;
+  settlement_date: string;
+  settlement_status: string;
+  fills: Record<string, unknown>[];
+  gross_cents: number;
+  fees: Fee[];
+  fees_total_cents: number;
+  net_cents: number;
+}
+
+/** `commission 500000, tax 90000`: a fill's fees in one cell, in cents. */
+function feeSummary(fees: readonly Fee[]): string {
+  return fees.map((f) => `${f.type} ${f.amount_cents}`).join(', ');
+}
+
+function printContractNote(note: ContractNote): void {
+  const lines: [string, string][] = [
+    ['order', note.order_id],
+    ['partner', `${note.partner.name} (${note.partner.id})`],
+    ['subject', note.subject_id],
+    ['account', note.account ?? ''],
+    ['instrument', `${note.instrument.code}${note.instrument.name === null ? '' : ` ${note.instrument.name}`}`],
+    ['side', note.side],
+    ['filled_qty', String(note.filled_qty)],
+    ['average_price_cents', String(note.average_price_cents)],
+    ['trade_date', note.trade_date],
+    ['settlement', `${note.settlement_date} ${note.settlement_status}`],
+    ['gross_cents', String(note.gross_cents)],
+    ...note.fees.map((f): [string, string] => [`  ${f.type}_cents`, String(f.amount_cents)]),
+    ['fees_total_cents', String(note.fees_total_cents)],
+    ['net_cents', `${note.net_cents} ${note.currency} cents (${note.side === 'buy' ? 'payable' : 'receivable'})`],
+  ];
+  const width = Math.max(...lines.map(([k]) => k.length));
+  for (const [k, v] of lines) process.stdout.write(`${k.padEnd(width)}  ${v}\n`);
+  process.stdout.write(`\n${note.fills.length} fill(s):\n`);
+  printTable(note.fills.map((fill) => ({ ...fill, fees: feeSummary(fill.fees as Fee[]) })), FILL_COLUMNS);
 }

@@ -166,6 +166,15 @@ export class IntegratorApi {
     if (res.status < 200 || res.status > 299) throw await errorOf(res, `${method} ${path.split('?')[0]}`);
     return (await res.json()) as T;
   }
+
+  /** A GET of a document in another type (a PDF) that must succeed: its bytes. */
+  async bytes(path: string, accept: string): Promise<Buffer> {
+    const res = await this.send('GET', path, { headers: { accept } });
+    if (res.status < 200 || res.status > 299) throw await errorOf(res, `GET ${path.split('?')[0]}`);
+    const type = res.headers.get('content-type') ?? '';
+    if (!type.startsWith(accept)) throw new CliError(`GET ${path}: expected ${accept}, got ${type || 'no content type'}`);
+    return Buffer.from(await res.arrayBuffer());
+  }
 }
 
 export { errorOf as apiErrorOf };

@@ -1,0 +1,56 @@
+import type { Kysely } from 'kysely';
+import { PreparedQuery } from '../storage/prepared.js';
+import type { Database } from '../storage/schema.js';
+import type { FeeScheduleRow, FeeScope } from './fee-schedule.table.js';
+
+const inForce = new PreparedQuery(3, (qb, scope: string, owner: string, tradeDate: string) =>
+  qb
+    .selectFrom('fee_schedules')
+    .selectAll()
+    .where('scope', '=', scope as FeeScope)
+    .where('owner', '=', owner)
+    .where('effective_from', '<=', tradeDate)
+    .orderBy('effective_from', 'desc')
+    .limit(1),
+);
+
+/** The version in force on `tradeDate`: the latest whose effective_from is on or before it. */
+export async function findScheduleInForce(db: Kysely<Database>, scope: FeeScope, owner: string, tradeDate: string): Promise<FeeScheduleRow | undefined> {
+  return inForce.first(db, scope, owner, tradeDate);
+}
+
+export async function findScheduleVersion(db: Kysely<Database>, scope: FeeScope, owner: string, effectiveFrom: string): Promise<FeeScheduleRow | undefined> {
+  return db.selectFrom('fee_schedules').selectAll().where('scope', '=', scope).where('owner', '=', owner).where('effective_from', '=', effectiveFrom).executeTakeFirst();
+}
+
+export async function listSchedules(db: Kysely<Database>, filter: { scope?: FeeScope; owner?: string } = {}): Promise<FeeScheduleRow[]> {
+  let query = db.selectFrom('fee_schedules').selectAll();
+  if (filter.scope !== undefined) query = query.where('scope', '=', filter.scope);
+  if (filter.owner !== undefined) query = query.where('owner', '=', filter.owner);
+  return query.orderBy('scope').orderBy('owner').orderBy('effective_from').execute();
+}
+
+/** Writes a version, replacing the one of the same scope, owner and date. */
+export async function upsertSchedule(db: Kysely<Database>, row: FeeScheduleRow): Promise<void> {
+  const { scope: _scope, owner: _owner, effective_from: _from, ...changes } = row;
+  await db
+    .insertInto('fee_schedules')
+    .values(row)
+    .onConflict((oc) => oc.columns(['scope', 'owner', 'effective_from']).doUpdateSet(changes))
+    .execute();
+}
+
+/** Writes a version where none of that date exists (processes starting together may race to it). */
+export async function insertScheduleIfAbsent(db: Kysely<Database>, row: FeeScheduleRow): Promise<void> {
+  await db
+    .insertInto('fee_schedules')
+    .values(row)
+    .onConflict((oc) => oc.columns(['scope', 'owner', 'effective_from']).doNothing())
+    .execute();
+}
+
+/** Replaces a version that came from shipped data; an imported one is left alone. */
+export async function replaceShippedSchedule(db: Kysely<Database>, row: FeeScheduleRow): Promise<void> {
+  const { scope, owner, effective_from, ...changes } = row;
+  await db.updateTable('fee_schedules').set(changes).where('scope', '=', scope).where('owner', '=', owner).where('effective_from', '=', effective_from).where('origin', '=', 'shipped').execute();
+}

@@ -1,0 +1,81 @@
+import type { Kysely } from 'kysely';
+import { utcDay } from '../lib/clock.js';
+import { listFills } from '../orders/order.repository.js';
+import type { OrderFillTable, OrderRow } from '../orders/order.table.js';
+import { findInstrument } from '../partners/instrument.repository.js';
+import { CAPABILITIES, exchangeOfInstrument, type Capability } from '../partners/markets.js';
+import type { Database } from '../storage/schema.js';
+import { fillAmounts, type FeeAmount, type FeeType } from './core/fees.js';
+import { scheduleFor, type ExchangeFeeVersion, type PartnerFeeVersion } from './core/schedule.js';
+import { findScheduleInForce } from './fee-schedule.repository.js';
+import type { FeeScope } from './fee-schedule.table.js';
+
+/** A schedule version a fill's fees came from, as the Fill shows it. */
+export interface ScheduleUsed {
+  scope: FeeScope;
+  /** The partner's id, or the exchange's code. */
+  id: string;
+  effective_from: string;
+}
+
+/** The columns of a fill that fix its amounts when it is applied. */
+export type FillAmountColumns = Required<Pick<OrderFillTable, 'gross_cents' | 'fees' | 'net_cents' | 'fee_schedules'>>;
+
+/** A stored fill's fees, or none for a fill recorded before fees were charged. */
+export function storedFees(column: string | null | undefined): FeeAmount[] {
+  if (column === null || column === undefined) return [];
+  return (JSON.parse(column) as { type: FeeType; amount_cents: string }[]).map((f) => ({ type: f.type, amount_cents: BigInt(f.amount_cents) }));
+}
+
+export function storedSchedules(column: string | null | undefined): ScheduleUsed[] {
+  return column === null || column === undefined ? [] : (JSON.parse(column) as ScheduleUsed[]);
+}
+
+/**
+ * The amounts of a fill about to be applied to `order`, in the caller's transaction (the one that
+ * applies the fill), so that they are fixed with it: a later schedule never changes them. The
+ * versions are those in force on the trade date (the UTC day of `executed_at`); the order's earlier
+ * fills of that day carry the minimum commission (core/fees.ts). `missing` names the schedules no
+ * version of which was in force (that part is charged nothing).
+ */
+export async function priceFill(
+  trx: Kysely<Database>,
+  order: Pick<OrderRow, 'id' | 'side' | 'instrument' | 'rcpt_to'>,
+  execution: { fill_qty: number; fill_price_cents: number; executed_at: number },
+): Promise<{ columns: FillAmountColumns; missing: FeeScope[] }> {
+  const tradeDate = utcDay(execution.executed_at);
+  const exchange = exchangeOfInstrument(order.instrument);
+  const [instrument, partnerRow, exchangeRow, fills] = await Promise.all([
+    findInstrument(trx, order.instrument),
+    findScheduleInForce(trx, 'partner', order.rcpt_to, tradeDate),
+    findScheduleInForce(trx, 'exchange', exchange, tradeDate),
+    listFills(trx, order.id),
+  ]);
+  const instrumentClass = instrument !== undefined && (CAPABILITIES as readonly string[]).includes(instrument.class) ? (instrument.class as Capability) : null;
+  const sameDay = fills.filter((f) => utcDay(Number(f.executed_at)) === tradeDate);
+  const amounts = fillAmounts({
+    side: order.side,
+    qty: execution.fill_qty,
+    price_cents: execution.fill_price_cents,
+    instrumentClass,
+    schedule: scheduleFor(
+      partnerRow === undefined ? null : (JSON.parse(partnerRow.content) as PartnerFeeVersion),
+      exchangeRow === undefined ? null : (JSON.parse(exchangeRow.content) as ExchangeFeeVersion),
+      instrumentClass,
+    ),
+    earlier: {
+      gross_cents: sameDay.reduce((sum, f) => sum + BigInt(f.fill_qty) * BigInt(f.fill_price_cents), 0n),
+      fees: sameDay.flatMap((f) => storedFees(f.fees)),
+    },
+  });
+  const used: ScheduleUsed[] = [partnerRow, exchangeRow].filter((r) => r !== undefined).map((r) => ({ scope: r.scope, id: r.owner, effective_from: r.effective_from }));
+  return {
+    columns: {
+      gross_cents: amounts.gross_cents.toString(),
+      fees: JSON.stringify(amounts.fees.map((f) => ({ type: f.type, amount_cents: f.amount_cents.toString() }))),
+      net_cents: amounts.net_cents.toString(),
+      fee_schedules: JSON.stringify(used),
+    },
+    missing: (['partner', 'exchange'] as const).filter((scope) => !used.some((u) => u.scope === scope)),
+  };
+}
