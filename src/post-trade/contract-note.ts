@@ -8,11 +8,11 @@ import { sumFees, type FeeType } from './core/fees.js';
 import type { ContractNote } from './contract-note.schemas.js';
 
 /**
- * The investor's account with the partner, when the order carries one. Orders do not record an
- * account yet, so every note says null; this is the one place that reads it.
+ * The investor's account with the partner: the one fixed on the order when it was accepted (the
+ * subject's registered account, else the partner's default), or null for an order that carried none.
  */
-export function accountOf(_row: OrderRow): string | null {
-  return null;
+export function accountOf(row: OrderRow): string | null {
+  return row.account ?? null;
 }
 
 export interface NoteParties {

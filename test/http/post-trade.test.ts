@@ -238,16 +238,23 @@ for (const database of DATABASES) {
       assert.equal((await writer.call('GET', `/v1/orders/${buy.id}/contract-note`)).status, 403);
     });
 
-    test('a sell\'s contract note: net receivable, and the PDF says so', async (t) => {
+    test('a sell\'s contract note: net receivable, the investor\'s account the order carried, and the PDF says so', async (t) => {
       const c = await orderContext(t, database);
       const att = await c.attestation();
+      const subject = ((await (await c.api.call('GET', `/v1/kyc/attestations/${att}`)).json()) as Json).subject_id as string;
+      const registered = await c.api.call('PUT', `/v1/subjects/${subject}/accounts/${BAOBAB}`, { account_number: 'CI-BAOBAB-0077' });
+      assert.equal(registered.status, 201, await registered.clone().text());
       const sell = (await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'sell', qty: 10 })).body;
+      // A later change of the registration does not reach the order, nor its note.
+      await c.api.call('PUT', `/v1/subjects/${subject}/accounts/${BAOBAB}`, { account_number: 'CI-BAOBAB-0078' });
       await c.tick(1500);
       const note = (await (await c.api.call('GET', `/v1/orders/${sell.id}/contract-note`)).json()) as Json;
       assert.equal(BigInt(note.net_cents), BigInt(note.gross_cents) - BigInt(note.fees_total_cents));
+      assert.equal(note.account, 'CI-BAOBAB-0077');
       const text = (await readPdf(new Uint8Array(await (await c.api.call('GET', `/v1/orders/${sell.id}/contract-note`, undefined, { accept: 'application/pdf' })).arrayBuffer()))).text.join('\n');
       assert.ok(text.includes(`Net amount receivable ${printed(BigInt(note.net_cents))}`), text);
       assert.ok(text.includes('Sale 10 of 10 ordered'), text);
+      assert.ok(text.includes('CI-BAOBAB-0077'), text);
     });
   });
 }

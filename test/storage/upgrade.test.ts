@@ -197,6 +197,8 @@ for (const database of DATABASES) {
       ]);
       assert.equal((await db.selectFrom('position_books').select('subject_id').execute()).length, 2);
       assert.deepEqual(await db.selectFrom('partners').select(['id', 'checks']).execute(), [{ id: 'sgi_a', checks: null }], 'no partner asks for a check');
+    });
+
     test('fees: fills recorded before fee schedules keep no fees, their net equal to their gross', async (t) => {
       const storage = await openUnmigratedStorage(t, database);
       const { db } = storage;

@@ -14,29 +14,7 @@ export interface paths {
             cookie?: never;
         };
         /** Liveness: the process answers */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "ok";
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["checkLiveness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -53,43 +31,7 @@ export interface paths {
             cookie?: never;
         };
         /** Readiness: the database answers (and Redis, when configured: without it the service is degraded, still ready) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            status: "ready" | "degraded";
-                            /** @description When degraded: what is unreachable and what that changes */
-                            reason?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "unavailable";
-                            reason: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["checkReadiness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -106,24 +48,7 @@ export interface paths {
             cookie?: never;
         };
         /** Prometheus metrics (text exposition format) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        get: operations["getMetrics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -140,24 +65,7 @@ export interface paths {
             cookie?: never;
         };
         /** This OpenAPI 3.1 description */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        get: operations["getOpenApiDocument"];
         put?: never;
         post?: never;
         delete?: never;
@@ -177,138 +85,9 @@ export interface paths {
         put?: never;
         /**
          * Exchange client credentials for an access token (OAuth 2.0 client credentials grant)
-         * @description JSON or application/x-www-form-urlencoded; credentials in the body or in HTTP Basic (RFC 6749 §2.3.1). Errors carry the OAuth `error` member. Unknown form parameters are ignored (RFC 6749 §3.2); unknown JSON members are refused.
+         * @description JSON or application/x-www-form-urlencoded; credentials in the body or in HTTP Basic (RFC 6749 §2.3.1). Errors carry the OAuth `error` and `error_description` members beside the error body. Unknown form parameters are ignored (RFC 6749 §3.2); unknown JSON members are refused.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Only value: client_credentials */
-                        grant_type: string;
-                        client_id?: string;
-                        client_secret?: string;
-                        /** @description Space-separated scopes among: kyc:read, kyc:write, orders:read, orders:write, audit:read, webhooks:manage */
-                        scope?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Bearer token in JWT format */
-                            access_token: string;
-                            /** @enum {string} */
-                            token_type: "Bearer";
-                            /** @description Lifetime in seconds: 900 */
-                            expires_in: number;
-                            /** @description Space-separated granted scopes */
-                            scope: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createAccessToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -323,39 +102,27 @@ export interface paths {
             cookie?: never;
         };
         /** Public keys that verify access tokens (current and previous) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            keys: {
-                                /** @enum {string} */
-                                kty: "OKP";
-                                /** @enum {string} */
-                                crv: "Ed25519";
-                                x: string;
-                                kid: string;
-                                /** @enum {string} */
-                                alg: "EdDSA";
-                                /** @enum {string} */
-                                use: "sig";
-                            }[];
-                        };
-                    };
-                };
-            };
+        get: operations["getAccessTokenKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-authorization-server": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
         };
+        /**
+         * OAuth 2.0 authorization server metadata (RFC 8414): the token endpoint, its keys, grant types, client authentication methods and scopes
+         * @description For OAuth libraries that discover the token endpoint from the issuer (the `iss` of the access tokens, the public base URL). When the issuer has a path, the document is at this path followed by the issuer's path (RFC 8414 §3).
+         */
+        get: operations["getAuthorizationServerMetadata"];
         put?: never;
         post?: never;
         delete?: never;
@@ -377,170 +144,7 @@ export interface paths {
          * Rotate the calling client's own secret; the previous one keeps working for 24 hours, or stops at once
          * @description Authenticated with the client's bearer token, which must carry every scope the client is allowed (a narrowed token cannot mint full credentials). Requires an Idempotency-Key (a UUID). Client secrets are stored only as keyed hashes, so the new secret is never stored in clear and a retry cannot return it again: each request issues a new secret, and every earlier one keeps working for 24 hours, so a lost response loses nothing. With `expire_previous: now` every earlier secret fails at once (a secret that leaked); access tokens already issued keep working until they expire (at most 15 minutes), and a lost response is then recovered by rotating again with such a token.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description UUID; required. A retry with the same key and body within 24 hours returns the first response. */
-                    "idempotency-key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            /** @description Optional: no body is the same as `{}`. */
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        /**
-                         * @description `in_24_hours` (default): every older secret keeps working 24 hours. `now`: every older secret fails at once (a secret that leaked).
-                         * @enum {string}
-                         */
-                        expire_previous?: "in_24_hours" | "now";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description The client whose secret was rotated (cli_...) */
-                            client_id: string;
-                            /** @description The new client secret (sk_test_... or sk_live_...). Shown only in this response; never stored in clear. */
-                            client_secret: string;
-                            /**
-                             * Format: date-time
-                             * @description Every older secret of the client keeps working until then (24 hours, or now with `expire_previous: now`), then fails with 401.
-                             */
-                            previous_secret_expires_at: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["rotateClientSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -555,110 +159,7 @@ export interface paths {
             cookie?: never;
         };
         /** List approved SGI partners, ordered by id */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Opaque value from X-Cursor-Next (or X-Cursor-Prev). */
-                    cursor?: string;
-                    /** @description Page size, 1 to 200. */
-                    limit?: number;
-                    /** @description UEMOA, CEMAC or GHANA. */
-                    jurisdiction?: "UEMOA" | "CEMAC" | "GHANA";
-                    capability?: "equities" | "bonds" | "opcvm" | "reit" | "money_market" | "junior_board";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        /** @description Cursor of the next page; empty on the last page. */
-                        "x-cursor-next"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @description Partner identifier (sgi_...), used as rcpt_to in orders. */
-                                id: string;
-                                name: string;
-                                /**
-                                 * @description UEMOA, CEMAC or GHANA.
-                                 * @enum {string}
-                                 */
-                                jurisdiction: "UEMOA" | "CEMAC" | "GHANA";
-                                capabilities: ("equities" | "bonds" | "opcvm" | "reit" | "money_market" | "junior_board")[];
-                                /** Format: date */
-                                approved_since?: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listPartners"];
         put?: never;
         post?: never;
         delete?: never;
@@ -675,100 +176,7 @@ export interface paths {
             cookie?: never;
         };
         /** Read one approved SGI partner */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Partner identifier (sgi_...), used as rcpt_to in orders. */
-                            id: string;
-                            name: string;
-                            /**
-                             * @description UEMOA, CEMAC or GHANA.
-                             * @enum {string}
-                             */
-                            jurisdiction: "UEMOA" | "CEMAC" | "GHANA";
-                            capabilities: ("equities" | "bonds" | "opcvm" | "reit" | "money_market" | "junior_board")[];
-                            /** Format: date */
-                            approved_since?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getPartner"];
         put?: never;
         post?: never;
         delete?: never;
@@ -785,123 +193,7 @@ export interface paths {
             cookie?: never;
         };
         /** List the instrument catalogue, ordered by code */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Opaque value from X-Cursor-Next (or X-Cursor-Prev). */
-                    cursor?: string;
-                    /** @description Page size, 1 to 200. */
-                    limit?: number;
-                    exchange?: "BRVM" | "BVMAC" | "GSE";
-                    class?: "equities" | "bonds" | "opcvm" | "reit" | "money_market" | "junior_board";
-                    status?: "active" | "suspended";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        /** @description Cursor of the next page; empty on the last page. */
-                        "x-cursor-next"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @description <TICKER>.<EXCHANGE> */
-                                code: string;
-                                /** @enum {string} */
-                                exchange: "BRVM" | "BVMAC" | "GSE";
-                                /** @enum {string} */
-                                class: "equities" | "bonds" | "opcvm" | "reit" | "money_market" | "junior_board";
-                                name: string;
-                                /**
-                                 * @description ISO 4217: XOF (BRVM), XAF (BVMAC), GHS (GSE). Every amount ending in _cents is in hundredths of it.
-                                 * @enum {string}
-                                 */
-                                currency: "XOF" | "XAF" | "GHS";
-                                /** @description ISO 6166 identifier, or null when not known. */
-                                isin: string | null;
-                                /** @description An order's qty is a whole multiple of it. */
-                                lot_size: number;
-                                /** @description A limit price is a whole multiple of it, in cents of the currency. */
-                                tick_size_cents: number;
-                                /** @description The previous close, in cents of the currency. */
-                                reference_price_cents: number;
-                                /** @description Limit prices must lie within this many basis points either side of the reference price, the limits rounded inwards to the tick: low = ceil(reference x (1 - bps/10000) / tick) x tick (at least one tick), high = floor(reference x (1 + bps/10000) / tick) x tick. A market buy counts against a monthly cap at qty x high. null: no band. */
-                                price_band_bps: number | null;
-                                /** @enum {string} */
-                                status: "active" | "suspended";
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listInstruments"];
         put?: never;
         post?: never;
         delete?: never;
@@ -918,113 +210,7 @@ export interface paths {
             cookie?: never;
         };
         /** Read one instrument by code (TICKER.EXCHANGE) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    code: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description <TICKER>.<EXCHANGE> */
-                            code: string;
-                            /** @enum {string} */
-                            exchange: "BRVM" | "BVMAC" | "GSE";
-                            /** @enum {string} */
-                            class: "equities" | "bonds" | "opcvm" | "reit" | "money_market" | "junior_board";
-                            name: string;
-                            /**
-                             * @description ISO 4217: XOF (BRVM), XAF (BVMAC), GHS (GSE). Every amount ending in _cents is in hundredths of it.
-                             * @enum {string}
-                             */
-                            currency: "XOF" | "XAF" | "GHS";
-                            /** @description ISO 6166 identifier, or null when not known. */
-                            isin: string | null;
-                            /** @description An order's qty is a whole multiple of it. */
-                            lot_size: number;
-                            /** @description A limit price is a whole multiple of it, in cents of the currency. */
-                            tick_size_cents: number;
-                            /** @description The previous close, in cents of the currency. */
-                            reference_price_cents: number;
-                            /** @description Limit prices must lie within this many basis points either side of the reference price, the limits rounded inwards to the tick: low = ceil(reference x (1 - bps/10000) / tick) x tick (at least one tick), high = floor(reference x (1 + bps/10000) / tick) x tick. A market buy counts against a monthly cap at qty x high. null: no band. */
-                            price_band_bps: number | null;
-                            /** @enum {string} */
-                            status: "active" | "suspended";
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getInstrument"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1041,74 +227,7 @@ export interface paths {
             cookie?: never;
         };
         /** List the exchanges the service routes to */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @enum {string} */
-                                code: "BRVM" | "BVMAC" | "GSE";
-                                name: string;
-                                /**
-                                 * @description UEMOA, CEMAC or GHANA.
-                                 * @enum {string}
-                                 */
-                                jurisdiction: "UEMOA" | "CEMAC" | "GHANA";
-                                /**
-                                 * @description ISO 4217 code of the currency instruments trade in.
-                                 * @enum {string}
-                                 */
-                                currency: "XOF" | "XAF" | "GHS";
-                                /** @description Open days of the calendar between trade date and settlement (T+n). */
-                                settlement_days: number;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listExchanges"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1128,149 +247,7 @@ export interface paths {
          * An exchange's trading days and phases between two dates (at most 366 days)
          * @description Each day from `from` to `to` (both included), open or closed, with its phases in UTC. An auction held at an instant has `start` equal to `end`. Holidays and shortened days come from the calendars the operator imported.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description First day (YYYY-MM-DD); default today (UTC). */
-                    from?: string;
-                    /** @description Last day, included; default 30 days after from. At most 366 days in all. */
-                    to?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description BRVM, BVMAC or GSE. */
-                    code: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date */
-                                date: string;
-                                /** @description Whether the exchange trades that day; a closed day has no phases. */
-                                open: boolean;
-                                /** @description In order; empty when closed. */
-                                phases: {
-                                    /**
-                                     * @description A trading phase.
-                                     * @enum {string}
-                                     */
-                                    name: "pre_open" | "opening_auction" | "continuous" | "pre_close" | "closing_auction" | "trading_at_last";
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, whole seconds.
-                                     */
-                                    start: string;
-                                    /**
-                                     * Format: date-time
-                                     * @description UTC, whole seconds; equal to start for an auction held at an instant.
-                                     */
-                                    end: string;
-                                }[];
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getExchangeCalendar"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1287,114 +264,7 @@ export interface paths {
             cookie?: never;
         };
         /** An exchange's phase now, whether it is open, and its next open and close */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description BRVM, BVMAC or GSE. */
-                    code: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            exchange: "BRVM" | "BVMAC" | "GSE";
-                            /**
-                             * Format: date-time
-                             * @description The instant the clock was read (UTC, milliseconds).
-                             */
-                            timestamp: string;
-                            /**
-                             * @description `closed` outside every phase (and between sessions).
-                             * @enum {string}
-                             */
-                            phase: "pre_open" | "opening_auction" | "continuous" | "pre_close" | "closing_auction" | "trading_at_last" | "closed";
-                            /** @description True in any phase, pre-open included: the exchange is in session and takes orders into its book. */
-                            is_open: boolean;
-                            /**
-                             * Format: date-time
-                             * @description Start of the next session, after the current one when open; null if none within 400 days.
-                             */
-                            next_open: string | null;
-                            /**
-                             * Format: date-time
-                             * @description End of the current session when open, else of the next one; null if none within 400 days.
-                             */
-                            next_close: string | null;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getExchangeClock"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1413,236 +283,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Issue a signed KYC attestation */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description UUID; required. A retry with the same key and body within 24 hours returns the first response. */
-                    "idempotency-key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Pseudonymous subject identifier chosen by the client: 1 to 128 of [A-Za-z0-9._:-] */
-                        subject_id: string;
-                        /** @enum {string} */
-                        level: "KYC1" | "KYC2" | "KYC3";
-                        jurisdictions: ("UEMOA" | "CEMAC" | "GHANA")[];
-                        verifications: {
-                            /** @enum {string} */
-                            type: "id_doc" | "address" | "selfie" | "liveness" | "source_of_funds" | "pep";
-                            /**
-                             * Format: date-time
-                             * @description When the check was done (not in the future; 5 minutes of clock skew allowed).
-                             */
-                            verified_at: string;
-                            /** @description Free-text method label */
-                            method?: string;
-                        }[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Attestation identifier (att_...) */
-                            id: string;
-                            /** @enum {string} */
-                            version: "1.0";
-                            subject_id: string;
-                            /** @enum {string} */
-                            level: "KYC1" | "KYC2" | "KYC3";
-                            /**
-                             * Format: date-time
-                             * @description Issue time (whole seconds)
-                             */
-                            issued_at: string;
-                            /**
-                             * Format: date-time
-                             * @description Expiry time (whole seconds)
-                             */
-                            expires_at: string;
-                            /** @description The lowercase service name */
-                            issuer: string;
-                            verifications: {
-                                /** @enum {string} */
-                                type: "id_doc" | "address" | "selfie" | "liveness" | "source_of_funds" | "pep";
-                                /**
-                                 * Format: date-time
-                                 * @description When the check was done (not in the future; 5 minutes of clock skew allowed).
-                                 */
-                                verified_at: string;
-                                /** @description Free-text method label */
-                                method?: string;
-                            }[];
-                            jurisdictions: ("UEMOA" | "CEMAC" | "GHANA")[];
-                            /** @description Matches a key_id of the issuer key document */
-                            key_id: string;
-                            /** @description Ed25519, base64url, over the RFC 8785 form of the object without signature */
-                            signature: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createAttestation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1657,184 +298,7 @@ export interface paths {
             cookie?: never;
         };
         /** Read an attestation: exactly the signed object */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Attestation identifier (att_...) */
-                            id: string;
-                            /** @enum {string} */
-                            version: "1.0";
-                            subject_id: string;
-                            /** @enum {string} */
-                            level: "KYC1" | "KYC2" | "KYC3";
-                            /**
-                             * Format: date-time
-                             * @description Issue time (whole seconds)
-                             */
-                            issued_at: string;
-                            /**
-                             * Format: date-time
-                             * @description Expiry time (whole seconds)
-                             */
-                            expires_at: string;
-                            /** @description The lowercase service name */
-                            issuer: string;
-                            verifications: {
-                                /** @enum {string} */
-                                type: "id_doc" | "address" | "selfie" | "liveness" | "source_of_funds" | "pep";
-                                /**
-                                 * Format: date-time
-                                 * @description When the check was done (not in the future; 5 minutes of clock skew allowed).
-                                 */
-                                verified_at: string;
-                                /** @description Free-text method label */
-                                method?: string;
-                            }[];
-                            jurisdictions: ("UEMOA" | "CEMAC" | "GHANA")[];
-                            /** @description Matches a key_id of the issuer key document */
-                            key_id: string;
-                            /** @description Ed25519, base64url, over the RFC 8785 form of the object without signature */
-                            signature: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getAttestation"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1851,156 +315,7 @@ export interface paths {
             cookie?: never;
         };
         /** Whether an attestation is active, revoked or expired */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            attestation_id: string;
-                            /** @enum {string} */
-                            status: "active" | "revoked" | "expired";
-                            /** Format: date-time */
-                            revoked_at: string | null;
-                            /** @enum {string|null} */
-                            reason: "superseded" | "compromised" | "subject_request" | "other" | null;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getAttestationStatus"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2022,228 +337,7 @@ export interface paths {
          * Revoke an attestation (adds it to the revocation list; revoking again returns the same record)
          * @description The body is optional: none, an empty one and `{}` all revoke with reason `other`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description UUID; required. A retry with the same key and body within 24 hours returns the first response. */
-                    "idempotency-key"?: string;
-                };
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            /** @description Optional: no body is the same as `{}`. */
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Default: other
-                         * @enum {string}
-                         */
-                        reason?: "superseded" | "compromised" | "subject_request" | "other";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            attestation_id: string;
-                            /** Format: date-time */
-                            revoked_at: string;
-                            /** @enum {string} */
-                            reason: "superseded" | "compromised" | "subject_request" | "other";
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["revokeAttestation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2258,119 +352,7 @@ export interface paths {
             cookie?: never;
         };
         /** The signed revocation list (public); ?since=N returns only the entries after number N */
-        get: {
-            parameters: {
-                query?: {
-                    since?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            version: "1.0";
-                            issuer: string;
-                            /** @description Grows by one with each revocation */
-                            crl_number: number;
-                            /** @description Delta lists only: entries after this number */
-                            base_crl_number?: number;
-                            /** Format: date-time */
-                            issued_at: string;
-                            /**
-                             * Format: date-time
-                             * @description issued_at + 15 minutes; fetch again by then
-                             */
-                            next_update: string;
-                            entries: {
-                                attestation_id: string;
-                                /** Format: date-time */
-                                revoked_at: string;
-                                /** @enum {string} */
-                                reason: "superseded" | "compromised" | "subject_request" | "other";
-                            }[];
-                            key_id: string;
-                            signature: string;
-                        };
-                    };
-                };
-                /** @description Not modified (If-None-Match) */
-                304: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Default Response */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getRevocationList"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2387,79 +369,7 @@ export interface paths {
             cookie?: never;
         };
         /** The issuer key document: every attestation key with its validity window */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            version: "1.0";
-                            issuer: string;
-                            /** @enum {string} */
-                            protocol: "kyc-attestation/v1";
-                            keys: {
-                                key_id: string;
-                                /** @enum {string} */
-                                algorithm: "Ed25519";
-                                /** @description Raw 32-byte public key, base64url */
-                                public_key: string;
-                                /** Format: date-time */
-                                valid_from: string;
-                                /**
-                                 * Format: date-time
-                                 * @description End of the window: the rotation instant, or the planned end for the current key
-                                 */
-                                valid_until: string;
-                            }[];
-                            /** Format: uri */
-                            crl_endpoint: string;
-                            contact: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getIssuerKeyDocument"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2476,509 +386,13 @@ export interface paths {
             cookie?: never;
         };
         /** List orders, newest first */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Opaque value from X-Cursor-Next (or X-Cursor-Prev). */
-                    cursor?: string;
-                    /** @description Page size, 1 to 200. */
-                    limit?: number;
-                    status?: "created" | "routed" | "partially_filled" | "filled" | "failed" | "cancelled";
-                    rcpt_to?: string;
-                    instrument?: string;
-                    kyc_attestation_id?: string;
-                    created_gte?: string;
-                    created_lt?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        /** @description Cursor of the next page; empty on the last page. */
-                        "x-cursor-next"?: string;
-                        /** @description Cursor of the previous (newer) page; empty on the first page. */
-                        "x-cursor-prev"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                /** @enum {string} */
-                                status: "created" | "routed" | "partially_filled" | "filled" | "failed" | "cancelled";
-                                rcpt_to: string;
-                                kyc_attestation_id: string;
-                                instrument: string;
-                                /**
-                                 * @description ISO 4217: XOF (BRVM), XAF (BVMAC), GHS (GSE). Every amount ending in _cents is in hundredths of it.
-                                 * @enum {string}
-                                 */
-                                currency: "XOF" | "XAF" | "GHS";
-                                /** @enum {string} */
-                                side: "buy" | "sell";
-                                qty: number;
-                                limit_price_cents: number | null;
-                                filled_qty: number;
-                                average_fill_price_cents: number | null;
-                                /** @enum {string|null} */
-                                failure_reason: "sgi_rejected" | "insufficient_funds" | "instrument_suspended" | null;
-                                client_metadata: {
-                                    [key: string]: unknown;
-                                } | null;
-                                /**
-                                 * Format: date-time
-                                 * @description Creation time, with milliseconds
-                                 */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                                /** @enum {string} */
-                                time_in_force: "day" | "gtc" | "gtd" | "ioc" | "fok";
-                                /** @description YYYY-MM-DD for `gtd`; null otherwise. */
-                                expire_date: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description When a `day` or `gtd` order expires (its exchange's close); null for the others.
-                                 */
-                                expires_at: string | null;
-                                /** @description Sandbox: the test clock the order lives on; absent for an order on real time. */
-                                test_clock?: string;
-                                /**
-                                 * @description Why a cancelled order was cancelled: `requested` (by the client), `expired` (its time in force ran out), `unfilled` (the rest of an ioc or fok order), `partner` (by the SGI); null unless cancelled.
-                                 * @enum {string|null}
-                                 */
-                                cancel_reason: "requested" | "expired" | "unfilled" | "partner" | null;
-                                /**
-                                 * @description A cancel or amend sent to the partner and not yet answered; null when none.
-                                 * @enum {string|null}
-                                 */
-                                pending_request: "pending_cancel" | "pending_amend" | null;
-                                /** @description The quantity and limit a pending amend asks for; null unless `pending_request` is `pending_amend`. */
-                                pending_changes: {
-                                    qty: number;
-                                    limit_price_cents: number;
-                                } | null;
-                                /** @description The partner's latest refusal of a cancel or amend of this order; null when none. */
-                                last_refusal: {
-                                    /** @enum {string} */
-                                    request: "cancel" | "amend";
-                                    /** @enum {string} */
-                                    reason: "already_filled" | "already_rejected" | "already_cancelled" | "below_filled" | "unknown_order" | "partner_refused";
-                                    /** Format: date-time */
-                                    refused_at: string;
-                                } | null;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listOrders"];
         put?: never;
         /**
          * Submit an order; it is checked, stored, and handed to the SGI partner
          * @description The response shows `routed` when the partner took the order within the request, `created` when the hand-over is still being retried in the background, and `failed` when the partner refused it at once.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description UUID; required. A retry with the same key and body within 24 hours returns the first response. */
-                    "idempotency-key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description SGI partner id receiving the routed order */
-                        rcpt_to: string;
-                        /** @description Attestation of the investor, issued to this client */
-                        kyc_attestation_id: string;
-                        /** @description <TICKER>.<EXCHANGE>, for example SNTS.BRVM */
-                        instrument: string;
-                        /** @enum {string} */
-                        side: "buy" | "sell";
-                        /** @description A multiple of the instrument's lot_size */
-                        qty: number;
-                        /** @description Omitted: a market order. In cents of the instrument's currency; a multiple of its tick_size_cents and within its price band. */
-                        limit_price_cents?: number;
-                        /** @description Free-form; at most 8 KiB serialised, 50 members, depth 5. Echoed back. */
-                        client_metadata?: {
-                            [key: string]: unknown;
-                        };
-                        /**
-                         * @description How long the order stays open: `day` (default: until the close of the exchange's session), `gtc` (until cancelled), `gtd` (until the close of `expire_date`), `ioc` (what executes at once, the rest cancelled), `fok` (all at once or nothing).
-                         * @enum {string}
-                         */
-                        time_in_force?: "day" | "gtc" | "gtd" | "ioc" | "fok";
-                        /**
-                         * @description YYYY-MM-DD, from today (UTC) to a year ahead; required with `gtd` and only with it (422 `expire_date` otherwise).
-                         * @example 2026-12-31
-                         */
-                        expire_date?: string;
-                        /**
-                         * Format: date-time
-                         * @description Accepted and ignored (it appears in the specification's example)
-                         */
-                        submitted_at?: string;
-                        /** @description Sandbox only: a test clock of this client (`clk_...`); the order lives on its time (422 `sandbox_only` in production, `exists` for an unknown clock). */
-                        test_clock?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            /** @enum {string} */
-                            status: "created" | "routed" | "partially_filled" | "filled" | "failed" | "cancelled";
-                            rcpt_to: string;
-                            kyc_attestation_id: string;
-                            instrument: string;
-                            /**
-                             * @description ISO 4217: XOF (BRVM), XAF (BVMAC), GHS (GSE). Every amount ending in _cents is in hundredths of it.
-                             * @enum {string}
-                             */
-                            currency: "XOF" | "XAF" | "GHS";
-                            /** @enum {string} */
-                            side: "buy" | "sell";
-                            qty: number;
-                            limit_price_cents: number | null;
-                            filled_qty: number;
-                            average_fill_price_cents: number | null;
-                            /** @enum {string|null} */
-                            failure_reason: "sgi_rejected" | "insufficient_funds" | "instrument_suspended" | null;
-                            client_metadata: {
-                                [key: string]: unknown;
-                            } | null;
-                            /**
-                             * Format: date-time
-                             * @description Creation time, with milliseconds
-                             */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                            /** @enum {string} */
-                            time_in_force: "day" | "gtc" | "gtd" | "ioc" | "fok";
-                            /** @description YYYY-MM-DD for `gtd`; null otherwise. */
-                            expire_date: string | null;
-                            /**
-                             * Format: date-time
-                             * @description When a `day` or `gtd` order expires (its exchange's close); null for the others.
-                             */
-                            expires_at: string | null;
-                            /** @description Sandbox: the test clock the order lives on; absent for an order on real time. */
-                            test_clock?: string;
-                            /**
-                             * @description Why a cancelled order was cancelled: `requested` (by the client), `expired` (its time in force ran out), `unfilled` (the rest of an ioc or fok order), `partner` (by the SGI); null unless cancelled.
-                             * @enum {string|null}
-                             */
-                            cancel_reason: "requested" | "expired" | "unfilled" | "partner" | null;
-                            /**
-                             * @description A cancel or amend sent to the partner and not yet answered; null when none.
-                             * @enum {string|null}
-                             */
-                            pending_request: "pending_cancel" | "pending_amend" | null;
-                            /** @description The quantity and limit a pending amend asks for; null unless `pending_request` is `pending_amend`. */
-                            pending_changes: {
-                                qty: number;
-                                limit_price_cents: number;
-                            } | null;
-                            /** @description The partner's latest refusal of a cancel or amend of this order; null when none. */
-                            last_refusal: {
-                                /** @enum {string} */
-                                request: "cancel" | "amend";
-                                /** @enum {string} */
-                                reason: "already_filled" | "already_rejected" | "already_cancelled" | "below_filled" | "unknown_order" | "partner_refused";
-                                /** Format: date-time */
-                                refused_at: string;
-                            } | null;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createOrder"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2993,213 +407,7 @@ export interface paths {
             cookie?: never;
         };
         /** Read an order: its current state, fills included */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            /** @enum {string} */
-                            status: "created" | "routed" | "partially_filled" | "filled" | "failed" | "cancelled";
-                            rcpt_to: string;
-                            kyc_attestation_id: string;
-                            instrument: string;
-                            /**
-                             * @description ISO 4217: XOF (BRVM), XAF (BVMAC), GHS (GSE). Every amount ending in _cents is in hundredths of it.
-                             * @enum {string}
-                             */
-                            currency: "XOF" | "XAF" | "GHS";
-                            /** @enum {string} */
-                            side: "buy" | "sell";
-                            qty: number;
-                            limit_price_cents: number | null;
-                            filled_qty: number;
-                            average_fill_price_cents: number | null;
-                            /** @enum {string|null} */
-                            failure_reason: "sgi_rejected" | "insufficient_funds" | "instrument_suspended" | null;
-                            client_metadata: {
-                                [key: string]: unknown;
-                            } | null;
-                            /**
-                             * Format: date-time
-                             * @description Creation time, with milliseconds
-                             */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                            /** @enum {string} */
-                            time_in_force: "day" | "gtc" | "gtd" | "ioc" | "fok";
-                            /** @description YYYY-MM-DD for `gtd`; null otherwise. */
-                            expire_date: string | null;
-                            /**
-                             * Format: date-time
-                             * @description When a `day` or `gtd` order expires (its exchange's close); null for the others.
-                             */
-                            expires_at: string | null;
-                            /** @description Sandbox: the test clock the order lives on; absent for an order on real time. */
-                            test_clock?: string;
-                            /**
-                             * @description Why a cancelled order was cancelled: `requested` (by the client), `expired` (its time in force ran out), `unfilled` (the rest of an ioc or fok order), `partner` (by the SGI); null unless cancelled.
-                             * @enum {string|null}
-                             */
-                            cancel_reason: "requested" | "expired" | "unfilled" | "partner" | null;
-                            /**
-                             * @description A cancel or amend sent to the partner and not yet answered; null when none.
-                             * @enum {string|null}
-                             */
-                            pending_request: "pending_cancel" | "pending_amend" | null;
-                            /** @description The quantity and limit a pending amend asks for; null unless `pending_request` is `pending_amend`. */
-                            pending_changes: {
-                                qty: number;
-                                limit_price_cents: number;
-                            } | null;
-                            /** @description The partner's latest refusal of a cancel or amend of this order; null when none. */
-                            last_refusal: {
-                                /** @enum {string} */
-                                request: "cancel" | "amend";
-                                /** @enum {string} */
-                                reason: "already_filled" | "already_rejected" | "already_cancelled" | "below_filled" | "unknown_order" | "partner_refused";
-                                /** Format: date-time */
-                                refused_at: string;
-                            } | null;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getOrder"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3221,350 +429,7 @@ export interface paths {
          * Cancel an open order (a final order is 409)
          * @description Asks the partner to cancel what remains. 200 when the partner answered within the request: the order is `cancelled` (`cancel_reason` says why), or, if the partner refused (the order filled meanwhile), as the partner reports it with `last_refusal`. 202 when the answer comes later: the order shows `pending_request: pending_cancel`, and `order.cancelled` (or `order.request_refused`) follows.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description UUID; required. A retry with the same key and body within 24 hours returns the first response. */
-                    "idempotency-key"?: string;
-                };
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            /** @enum {string} */
-                            status: "created" | "routed" | "partially_filled" | "filled" | "failed" | "cancelled";
-                            rcpt_to: string;
-                            kyc_attestation_id: string;
-                            instrument: string;
-                            /**
-                             * @description ISO 4217: XOF (BRVM), XAF (BVMAC), GHS (GSE). Every amount ending in _cents is in hundredths of it.
-                             * @enum {string}
-                             */
-                            currency: "XOF" | "XAF" | "GHS";
-                            /** @enum {string} */
-                            side: "buy" | "sell";
-                            qty: number;
-                            limit_price_cents: number | null;
-                            filled_qty: number;
-                            average_fill_price_cents: number | null;
-                            /** @enum {string|null} */
-                            failure_reason: "sgi_rejected" | "insufficient_funds" | "instrument_suspended" | null;
-                            client_metadata: {
-                                [key: string]: unknown;
-                            } | null;
-                            /**
-                             * Format: date-time
-                             * @description Creation time, with milliseconds
-                             */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                            /** @enum {string} */
-                            time_in_force: "day" | "gtc" | "gtd" | "ioc" | "fok";
-                            /** @description YYYY-MM-DD for `gtd`; null otherwise. */
-                            expire_date: string | null;
-                            /**
-                             * Format: date-time
-                             * @description When a `day` or `gtd` order expires (its exchange's close); null for the others.
-                             */
-                            expires_at: string | null;
-                            /** @description Sandbox: the test clock the order lives on; absent for an order on real time. */
-                            test_clock?: string;
-                            /**
-                             * @description Why a cancelled order was cancelled: `requested` (by the client), `expired` (its time in force ran out), `unfilled` (the rest of an ioc or fok order), `partner` (by the SGI); null unless cancelled.
-                             * @enum {string|null}
-                             */
-                            cancel_reason: "requested" | "expired" | "unfilled" | "partner" | null;
-                            /**
-                             * @description A cancel or amend sent to the partner and not yet answered; null when none.
-                             * @enum {string|null}
-                             */
-                            pending_request: "pending_cancel" | "pending_amend" | null;
-                            /** @description The quantity and limit a pending amend asks for; null unless `pending_request` is `pending_amend`. */
-                            pending_changes: {
-                                qty: number;
-                                limit_price_cents: number;
-                            } | null;
-                            /** @description The partner's latest refusal of a cancel or amend of this order; null when none. */
-                            last_refusal: {
-                                /** @enum {string} */
-                                request: "cancel" | "amend";
-                                /** @enum {string} */
-                                reason: "already_filled" | "already_rejected" | "already_cancelled" | "below_filled" | "unknown_order" | "partner_refused";
-                                /** Format: date-time */
-                                refused_at: string;
-                            } | null;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            /** @enum {string} */
-                            status: "created" | "routed" | "partially_filled" | "filled" | "failed" | "cancelled";
-                            rcpt_to: string;
-                            kyc_attestation_id: string;
-                            instrument: string;
-                            /**
-                             * @description ISO 4217: XOF (BRVM), XAF (BVMAC), GHS (GSE). Every amount ending in _cents is in hundredths of it.
-                             * @enum {string}
-                             */
-                            currency: "XOF" | "XAF" | "GHS";
-                            /** @enum {string} */
-                            side: "buy" | "sell";
-                            qty: number;
-                            limit_price_cents: number | null;
-                            filled_qty: number;
-                            average_fill_price_cents: number | null;
-                            /** @enum {string|null} */
-                            failure_reason: "sgi_rejected" | "insufficient_funds" | "instrument_suspended" | null;
-                            client_metadata: {
-                                [key: string]: unknown;
-                            } | null;
-                            /**
-                             * Format: date-time
-                             * @description Creation time, with milliseconds
-                             */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                            /** @enum {string} */
-                            time_in_force: "day" | "gtc" | "gtd" | "ioc" | "fok";
-                            /** @description YYYY-MM-DD for `gtd`; null otherwise. */
-                            expire_date: string | null;
-                            /**
-                             * Format: date-time
-                             * @description When a `day` or `gtd` order expires (its exchange's close); null for the others.
-                             */
-                            expires_at: string | null;
-                            /** @description Sandbox: the test clock the order lives on; absent for an order on real time. */
-                            test_clock?: string;
-                            /**
-                             * @description Why a cancelled order was cancelled: `requested` (by the client), `expired` (its time in force ran out), `unfilled` (the rest of an ioc or fok order), `partner` (by the SGI); null unless cancelled.
-                             * @enum {string|null}
-                             */
-                            cancel_reason: "requested" | "expired" | "unfilled" | "partner" | null;
-                            /**
-                             * @description A cancel or amend sent to the partner and not yet answered; null when none.
-                             * @enum {string|null}
-                             */
-                            pending_request: "pending_cancel" | "pending_amend" | null;
-                            /** @description The quantity and limit a pending amend asks for; null unless `pending_request` is `pending_amend`. */
-                            pending_changes: {
-                                qty: number;
-                                limit_price_cents: number;
-                            } | null;
-                            /** @description The partner's latest refusal of a cancel or amend of this order; null when none. */
-                            last_refusal: {
-                                /** @enum {string} */
-                                request: "cancel" | "amend";
-                                /** @enum {string} */
-                                reason: "already_filled" | "already_rejected" | "already_cancelled" | "below_filled" | "unknown_order" | "partner_refused";
-                                /** Format: date-time */
-                                refused_at: string;
-                            } | null;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["cancelOrder"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3584,359 +449,7 @@ export interface paths {
          * Change the quantity or the limit price of an open limit order
          * @description Only a limit order that is `routed` or `partially_filled`, with no other request waiting, can be amended (else 409). The new values pass the checks of a new order (the monthly cap counts the increase) and the new `qty` must be above `filled_qty` (422 `above_filled`). 200 when the partner answered within the request (the order with its new values and `order.amended`, or unchanged with `last_refusal`); 202 with `pending_request: pending_amend` and `pending_changes` when the answer comes later.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description UUID; required. A retry with the same key and body within 24 hours returns the first response. */
-                    "idempotency-key"?: string;
-                };
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description The new total quantity; above what has already filled, and a multiple of the instrument's lot_size. */
-                        qty?: number;
-                        /** @description The new limit price, in cents of the instrument's currency; a multiple of its tick_size_cents and within its price band. */
-                        limit_price_cents?: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            /** @enum {string} */
-                            status: "created" | "routed" | "partially_filled" | "filled" | "failed" | "cancelled";
-                            rcpt_to: string;
-                            kyc_attestation_id: string;
-                            instrument: string;
-                            /**
-                             * @description ISO 4217: XOF (BRVM), XAF (BVMAC), GHS (GSE). Every amount ending in _cents is in hundredths of it.
-                             * @enum {string}
-                             */
-                            currency: "XOF" | "XAF" | "GHS";
-                            /** @enum {string} */
-                            side: "buy" | "sell";
-                            qty: number;
-                            limit_price_cents: number | null;
-                            filled_qty: number;
-                            average_fill_price_cents: number | null;
-                            /** @enum {string|null} */
-                            failure_reason: "sgi_rejected" | "insufficient_funds" | "instrument_suspended" | null;
-                            client_metadata: {
-                                [key: string]: unknown;
-                            } | null;
-                            /**
-                             * Format: date-time
-                             * @description Creation time, with milliseconds
-                             */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                            /** @enum {string} */
-                            time_in_force: "day" | "gtc" | "gtd" | "ioc" | "fok";
-                            /** @description YYYY-MM-DD for `gtd`; null otherwise. */
-                            expire_date: string | null;
-                            /**
-                             * Format: date-time
-                             * @description When a `day` or `gtd` order expires (its exchange's close); null for the others.
-                             */
-                            expires_at: string | null;
-                            /** @description Sandbox: the test clock the order lives on; absent for an order on real time. */
-                            test_clock?: string;
-                            /**
-                             * @description Why a cancelled order was cancelled: `requested` (by the client), `expired` (its time in force ran out), `unfilled` (the rest of an ioc or fok order), `partner` (by the SGI); null unless cancelled.
-                             * @enum {string|null}
-                             */
-                            cancel_reason: "requested" | "expired" | "unfilled" | "partner" | null;
-                            /**
-                             * @description A cancel or amend sent to the partner and not yet answered; null when none.
-                             * @enum {string|null}
-                             */
-                            pending_request: "pending_cancel" | "pending_amend" | null;
-                            /** @description The quantity and limit a pending amend asks for; null unless `pending_request` is `pending_amend`. */
-                            pending_changes: {
-                                qty: number;
-                                limit_price_cents: number;
-                            } | null;
-                            /** @description The partner's latest refusal of a cancel or amend of this order; null when none. */
-                            last_refusal: {
-                                /** @enum {string} */
-                                request: "cancel" | "amend";
-                                /** @enum {string} */
-                                reason: "already_filled" | "already_rejected" | "already_cancelled" | "below_filled" | "unknown_order" | "partner_refused";
-                                /** Format: date-time */
-                                refused_at: string;
-                            } | null;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            /** @enum {string} */
-                            status: "created" | "routed" | "partially_filled" | "filled" | "failed" | "cancelled";
-                            rcpt_to: string;
-                            kyc_attestation_id: string;
-                            instrument: string;
-                            /**
-                             * @description ISO 4217: XOF (BRVM), XAF (BVMAC), GHS (GSE). Every amount ending in _cents is in hundredths of it.
-                             * @enum {string}
-                             */
-                            currency: "XOF" | "XAF" | "GHS";
-                            /** @enum {string} */
-                            side: "buy" | "sell";
-                            qty: number;
-                            limit_price_cents: number | null;
-                            filled_qty: number;
-                            average_fill_price_cents: number | null;
-                            /** @enum {string|null} */
-                            failure_reason: "sgi_rejected" | "insufficient_funds" | "instrument_suspended" | null;
-                            client_metadata: {
-                                [key: string]: unknown;
-                            } | null;
-                            /**
-                             * Format: date-time
-                             * @description Creation time, with milliseconds
-                             */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                            /** @enum {string} */
-                            time_in_force: "day" | "gtc" | "gtd" | "ioc" | "fok";
-                            /** @description YYYY-MM-DD for `gtd`; null otherwise. */
-                            expire_date: string | null;
-                            /**
-                             * Format: date-time
-                             * @description When a `day` or `gtd` order expires (its exchange's close); null for the others.
-                             */
-                            expires_at: string | null;
-                            /** @description Sandbox: the test clock the order lives on; absent for an order on real time. */
-                            test_clock?: string;
-                            /**
-                             * @description Why a cancelled order was cancelled: `requested` (by the client), `expired` (its time in force ran out), `unfilled` (the rest of an ioc or fok order), `partner` (by the SGI); null unless cancelled.
-                             * @enum {string|null}
-                             */
-                            cancel_reason: "requested" | "expired" | "unfilled" | "partner" | null;
-                            /**
-                             * @description A cancel or amend sent to the partner and not yet answered; null when none.
-                             * @enum {string|null}
-                             */
-                            pending_request: "pending_cancel" | "pending_amend" | null;
-                            /** @description The quantity and limit a pending amend asks for; null unless `pending_request` is `pending_amend`. */
-                            pending_changes: {
-                                qty: number;
-                                limit_price_cents: number;
-                            } | null;
-                            /** @description The partner's latest refusal of a cancel or amend of this order; null when none. */
-                            last_refusal: {
-                                /** @enum {string} */
-                                request: "cancel" | "amend";
-                                /** @enum {string} */
-                                reason: "already_filled" | "already_rejected" | "already_cancelled" | "below_filled" | "unknown_order" | "partner_refused";
-                                /** Format: date-time */
-                                refused_at: string;
-                            } | null;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["amendOrder"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3951,192 +464,110 @@ export interface paths {
             cookie?: never;
         };
         /** The order's executions, oldest first, with amounts and settlement dates */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                order_id: string;
-                                qty: number;
-                                price_cents: number;
-                                /**
-                                 * Format: date-time
-                                 * @description When the trade executed on the exchange
-                                 */
-                                executed_at: string;
-                                /** @description The exchange's trade reference */
-                                exchange_ref: string;
-                                /** @description `qty` times `price_cents` */
-                                gross_cents: number;
-                                /** @description Fees and taxes charged on the execution, fixed when it was applied, from the schedules in force on its trade date (docs/post-trade.md); each type at most once. */
-                                fees: {
-                                    /**
-                                     * @description `commission` (the partner's), `exchange`, `depository`, `regulator`, `levy` (the exchange's and its authorities'), `tax` (on fees, such as VAT).
-                                     * @enum {string}
-                                     */
-                                    type: "commission" | "exchange" | "depository" | "regulator" | "levy" | "tax";
-                                    /** @description In cents of the order's currency. */
-                                    amount_cents: number;
-                                }[];
-                                /** @description A buy: gross plus fees; a sell: gross minus fees (negative when the fees exceed the gross). */
-                                net_cents: number;
-                                /** @description YYYY-MM-DD: the trade date plus the exchange's settlement days, in open days of its calendar */
-                                settlement_date: string;
-                                /**
-                                 * @description `settled` from the settlement date on (00:00 UTC, on the test clock for an order on one), `pending` before.
-                                 * @enum {string}
-                                 */
-                                settlement_status: "pending" | "settled";
-                                /** @description The schedule versions the fees came from (none when no schedule was in force). */
-                                fee_schedules: {
-                                    /** @enum {string} */
-                                    scope: "partner" | "exchange";
-                                    /** @description The partner's id (`sgi_...`) or the exchange's code. */
-                                    id: string;
-                                    /** @description YYYY-MM-DD: the version of the schedule used. */
-                                    effective_from: string;
-                                }[];
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
+        get: operations["listOrderFills"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/subjects/{subject_id}/accounts/{partner_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
         };
+        /** Read the subject's account at one SGI */
+        get: operations["getInvestorAccount"];
+        /**
+         * Register the investor's account number at an SGI, or replace it
+         * @description 201 when the subject had no account at this partner, 200 when it replaces (or repeats) the one registered. Orders placed afterwards carry it (FIX Account, tag 1); orders already placed keep the account they were accepted with. An unknown partner, or one not in the directory, is 404.
+         */
+        put: operations["setInvestorAccount"];
+        post?: never;
+        /**
+         * Remove the subject's account at one SGI
+         * @description Orders already placed keep their account. Later orders to this partner take the partner's default account, or are refused (422 `account`) by a partner that requires one and has none.
+         */
+        delete: operations["deleteInvestorAccount"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/subjects/{subject_id}/accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a subject's accounts at the SGIs, ordered by partner id
+         * @description A subject with no account registered has an empty list.
+         */
+        get: operations["listInvestorAccounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/positions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List positions: per subject, partner and instrument, with cost, value and profit and loss
+         * @description Ordered by subject, partner and instrument. Quantities come from the latest statement of holdings and the fills since (fills alone without a statement); the average cost is the weighted average of gross prices, a sell leaves it unchanged and realises `(price - average cost) x qty`; market value and unrealised profit and loss use the instrument's reference price. Amounts are in cents of `currency`. A closed position (`qty` 0) stays listed with its realised profit or loss.
+         */
+        get: operations["listPositions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/positions/statements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List statements, newest first */
+        get: operations["listStatements"];
+        put?: never;
+        /**
+         * Declare a statement of a subject's holdings at a partner, from the SGI's statement
+         * @description The holdings settled at the end of `as_of`, every line of the statement (an instrument left out is held at 0). The statement is compared with the service's records for that date (the previous statement plus the fills settled since; every fill settled by then before the first statement): each instrument that differs is a break, listed in the answer and emitted as `position.break`. It then becomes the start of the subject's positions at the partner: each is its line plus the fills settling after `as_of`, and realised profit and loss starts again. A statement of the latest one's date corrects it; an earlier date is 422 `not_before_latest`. Unknown instruments, negative quantities and a future date are 422 naming the field; a refused statement stores nothing.
+         */
+        post: operations["createStatement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/positions/statements/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a statement with its breaks */
+        get: operations["getStatement"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4170,287 +601,122 @@ export interface paths {
                 /** @description The contract note */
                 200: {
                     headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            order_id: string;
-                            /**
-                             * Format: date-time
-                             * @description When this note was produced; its amounts were fixed when each fill was applied.
-                             */
-                            generated_at: string;
-                            /** @description The SGI that executed the order. */
-                            partner: {
-                                id: string;
-                                name: string;
-                                /**
-                                 * @description UEMOA, CEMAC or GHANA.
-                                 * @enum {string}
-                                 */
-                                jurisdiction: "UEMOA" | "CEMAC" | "GHANA";
-                            };
-                            /** @description The investor, as the client identifies them. */
-                            subject_id: string;
-                            /** @description The investor's account with the partner; null when none is registered. */
-                            account: string | null;
-                            kyc_attestation_id: string;
-                            instrument: {
-                                code: string;
-                                /** @description null when the instrument is no longer in the catalogue. */
-                                name: string | null;
-                                isin: string | null;
-                                /** @enum {string} */
-                                exchange: "BRVM" | "BVMAC" | "GSE";
-                            };
-                            /** @enum {string} */
-                            side: "buy" | "sell";
-                            /**
-                             * @description ISO 4217: XOF (BRVM), XAF (BVMAC), GHS (GSE). Every amount ending in _cents is in hundredths of it.
-                             * @enum {string}
-                             */
-                            currency: "XOF" | "XAF" | "GHS";
-                            /** @description The quantity ordered. */
-                            order_qty: number;
-                            /** @description null: a market order. */
-                            limit_price_cents: number | null;
-                            /** @description The order's status when the note was produced. */
-                            order_status: string;
-                            /** Format: date-time */
-                            order_created_at: string;
-                            /** @description The quantity executed: the sum of the fills. */
-                            filled_qty: number;
-                            /** @description The quantity-weighted mean price of the fills, rounded half up. */
-                            average_price_cents: number;
-                            /** @description YYYY-MM-DD: the trade date of the first fill. */
-                            trade_date: string;
-                            /** @description YYYY-MM-DD: the latest settlement date of the fills. */
-                            settlement_date: string;
-                            /**
-                             * @description `settled` once every fill is settled.
-                             * @enum {string}
-                             */
-                            settlement_status: "pending" | "settled";
-                            /** @description Oldest first. */
-                            fills: {
-                                id: string;
-                                order_id: string;
-                                qty: number;
-                                price_cents: number;
-                                /**
-                                 * Format: date-time
-                                 * @description When the trade executed on the exchange
-                                 */
-                                executed_at: string;
-                                /** @description The exchange's trade reference */
-                                exchange_ref: string;
-                                /** @description `qty` times `price_cents` */
-                                gross_cents: number;
-                                /** @description Fees and taxes charged on the execution, fixed when it was applied, from the schedules in force on its trade date (docs/post-trade.md); each type at most once. */
-                                fees: {
-                                    /**
-                                     * @description `commission` (the partner's), `exchange`, `depository`, `regulator`, `levy` (the exchange's and its authorities'), `tax` (on fees, such as VAT).
-                                     * @enum {string}
-                                     */
-                                    type: "commission" | "exchange" | "depository" | "regulator" | "levy" | "tax";
-                                    /** @description In cents of the order's currency. */
-                                    amount_cents: number;
-                                }[];
-                                /** @description A buy: gross plus fees; a sell: gross minus fees (negative when the fees exceed the gross). */
-                                net_cents: number;
-                                /** @description YYYY-MM-DD: the trade date plus the exchange's settlement days, in open days of its calendar */
-                                settlement_date: string;
-                                /**
-                                 * @description `settled` from the settlement date on (00:00 UTC, on the test clock for an order on one), `pending` before.
-                                 * @enum {string}
-                                 */
-                                settlement_status: "pending" | "settled";
-                                /** @description The schedule versions the fees came from (none when no schedule was in force). */
-                                fee_schedules: {
-                                    /** @enum {string} */
-                                    scope: "partner" | "exchange";
-                                    /** @description The partner's id (`sgi_...`) or the exchange's code. */
-                                    id: string;
-                                    /** @description YYYY-MM-DD: the version of the schedule used. */
-                                    effective_from: string;
-                                }[];
-                            }[];
-                            /** @description The sum of the fills' gross amounts. */
-                            gross_cents: number;
-                            /** @description The fills' fees summed by type. */
-                            fees: {
-                                /**
-                                 * @description `commission` (the partner's), `exchange`, `depository`, `regulator`, `levy` (the exchange's and its authorities'), `tax` (on fees, such as VAT).
-                                 * @enum {string}
-                                 */
-                                type: "commission" | "exchange" | "depository" | "regulator" | "levy" | "tax";
-                                /** @description In cents of the order's currency. */
-                                amount_cents: number;
-                            }[];
-                            fees_total_cents: number;
-                            /** @description A buy: gross plus fees, what the investor pays; a sell: gross minus fees, what the investor receives. */
-                            net_cents: number;
-                            /** @description Every schedule version the fills' fees came from. */
-                            fee_schedules: {
-                                /** @enum {string} */
-                                scope: "partner" | "exchange";
-                                /** @description The partner's id (`sgi_...`) or the exchange's code. */
-                                id: string;
-                                /** @description YYYY-MM-DD: the version of the schedule used. */
-                                effective_from: string;
-                            }[];
-                        };
+                        "application/json": components["schemas"]["ContractNote"];
                         "application/pdf": string;
                     };
                 };
-                /** @description Default Response */
+                /** @description `unauthorized`: the access token is missing, malformed, expired or no longer accepted. */
                 401: {
                     headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Default Response */
+                /** @description `forbidden`: the access token lacks the scope of the operation (`Missing scope: <scope>`). */
                 403: {
                     headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Default Response */
+                /** @description `not_found`: the resource does not exist or belongs to another client. */
                 404: {
                     headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Default Response */
+                /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+                408: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description `conflict`: the resource is not in a state that allows this, or a request with the same Idempotency-Key is still running (`Retry-After: 1`). */
                 409: {
                     headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Default Response */
-                429: {
+                /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+                422: {
                     headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+                500: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
             };
@@ -4471,372 +737,13 @@ export interface paths {
             cookie?: never;
         };
         /** List the test clocks, newest first */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    /** @description A clock id: the clocks created before it. */
-                    starting_after?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @description Prefixed `clk_`. */
-                                id: string;
-                                /** @enum {string} */
-                                object: "test_clock";
-                                name: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description The time the orders on this clock see as now.
-                                 */
-                                frozen_time: string;
-                                /** @description `ready` once an advance applied everything due; `advancing` only in the answer to an advance that could not finish (read the clock again to see the time it reached). */
-                                status: "ready" | "advancing";
-                                /** Format: date-time */
-                                created_at: string;
-                            }[];
-                            has_more: boolean;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listTestClocks"];
         put?: never;
         /**
          * Create a test clock frozen at an instant (sandbox only)
          * @description Orders placed with `test_clock` live on the clock's time: they execute and expire as the clock is advanced.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description UUID; required. A retry with the same key and body within 24 hours returns the first response. */
-                    "idempotency-key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * Format: date-time
-                         * @description The instant the clock starts at (between 2000 and 2099).
-                         */
-                        frozen_time: string;
-                        name?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Prefixed `clk_`. */
-                            id: string;
-                            /** @enum {string} */
-                            object: "test_clock";
-                            name: string | null;
-                            /**
-                             * Format: date-time
-                             * @description The time the orders on this clock see as now.
-                             */
-                            frozen_time: string;
-                            /** @description `ready` once an advance applied everything due; `advancing` only in the answer to an advance that could not finish (read the clock again to see the time it reached). */
-                            status: "ready" | "advancing";
-                            /** Format: date-time */
-                            created_at: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createTestClock"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4851,314 +758,11 @@ export interface paths {
             cookie?: never;
         };
         /** Read a test clock */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Prefixed `clk_`. */
-                            id: string;
-                            /** @enum {string} */
-                            object: "test_clock";
-                            name: string | null;
-                            /**
-                             * Format: date-time
-                             * @description The time the orders on this clock see as now.
-                             */
-                            frozen_time: string;
-                            /** @description `ready` once an advance applied everything due; `advancing` only in the answer to an advance that could not finish (read the clock again to see the time it reached). */
-                            status: "ready" | "advancing";
-                            /** Format: date-time */
-                            created_at: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getTestClock"];
         put?: never;
         post?: never;
         /** Delete a test clock; its open orders stay at its last time and can still be cancelled */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            /** @enum {string} */
-                            object: "test_clock";
-                            /** @enum {boolean} */
-                            deleted: true;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["deleteTestClock"];
         options?: never;
         head?: never;
         patch?: never;
@@ -5177,236 +781,7 @@ export interface paths {
          * Advance a test clock; answers once everything due to its orders up to the new time is applied
          * @description Forward only, by at most 2 years. In time order: the executions of the clock's orders in the exchange phases crossed, and each day or gtd expiry at its close (`order.cancelled`, `cancel_reason: expired`).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description UUID; required. A retry with the same key and body within 24 hours returns the first response. */
-                    "idempotency-key"?: string;
-                };
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * Format: date-time
-                         * @description The new time: after the current one, at most 2 years after it.
-                         */
-                        frozen_time: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Prefixed `clk_`. */
-                            id: string;
-                            /** @enum {string} */
-                            object: "test_clock";
-                            name: string | null;
-                            /**
-                             * Format: date-time
-                             * @description The time the orders on this clock see as now.
-                             */
-                            frozen_time: string;
-                            /** @description `ready` once an advance applied everything due; `advancing` only in the answer to an advance that could not finish (read the clock again to see the time it reached). */
-                            status: "ready" | "advancing";
-                            /** Format: date-time */
-                            created_at: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["advanceTestClock"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5424,211 +799,7 @@ export interface paths {
          * A day's signed Merkle snapshot of orders, once anchored
          * @description Built after the UTC day ends, anchored, then served: 404 until then, also for a future day. A string that is not a calendar day (2026-02-30) is 422.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /**
-                     * @description The UTC day, YYYY-MM-DD (a real calendar day).
-                     * @example 2026-11-22
-                     */
-                    date: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * Format: date
-                             * @description Snapshot day (UTC)
-                             */
-                            date: string;
-                            /** @description SHA-256 hex of the RFC 9162 root over the day's orders, ordered by order id */
-                            merkle_root: string;
-                            /** @description Number of orders in the tree */
-                            count: number;
-                            /**
-                             * Format: date-time
-                             * @description When the anchor's receipt arrived (whole seconds)
-                             */
-                            anchored_at: string;
-                            /** @description Not covered by the signature: anchors arrive after the root is fixed. */
-                            anchors: {
-                                /** @description Chain name: "sandbox", or the configured EVM chain (e.g. "ethereum-sepolia"). */
-                                chain: string;
-                                /** @description The anchoring transaction; on an EVM chain its input is "cau1" || root || date (docs/audit.md). */
-                                tx_hash: string;
-                                block_height: number;
-                            }[];
-                            /** @description merkle_root of the previous day; null for the first snapshot of the deployment */
-                            previous_merkle_root: string | null;
-                            /** @description The issuer key (GET /.well-known/cauri) whose window reaches past the end of the day */
-                            key_id: string;
-                            /** @description Ed25519, base64url, over RFC 8785 of the snapshot without signature and anchors */
-                            signature: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getAuditSnapshot"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5648,195 +819,27 @@ export interface paths {
          * Inclusion proof of one of your orders in its day snapshot
          * @description Verify it offline with @cauri/verifier (verifySnapshotProof) or `cauri-verify proof`. 404 for an unknown order, another client's order, an order created on another day, or a snapshot not yet anchored.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The UTC day, YYYY-MM-DD. */
-                    date: string;
-                    /** @description One of your orders created on that day (ord_...). */
-                    order_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: date */
-                            date: string;
-                            order_id: string;
-                            leaf_index: number;
-                            tree_size: number;
-                            /** @description RFC 8785 JSON text of the leaf; its UTF-8 bytes are the hashed leaf data */
-                            leaf: string;
-                            /** @description SHA-256(0x00 || leaf) */
-                            leaf_hash: string;
-                            /** @description RFC 9162 §2.1.3.1 PATH, nearest sibling first */
-                            audit_path: string[];
-                            /** @description The snapshot's merkle_root */
-                            merkle_root: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
+        get: operations["getSnapshotProof"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/operator/fix-sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
         };
+        /**
+         * The FIX partners' sessions (operators only)
+         * @description Each FIX partner's session: state, CompIDs, sequence numbers in and out, last logon and message times, the process holding it and the last error; by partner id. Needs the scope operator:read, which a client has only when the operator created it with that scope. The sessions carry every client's order flow, so integrators' clients have no view of them.
+         */
+        get: operations["listFixSessions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5853,372 +856,10 @@ export interface paths {
             cookie?: never;
         };
         /** List webhook endpoints, newest first */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Opaque value from X-Cursor-Next (or X-Cursor-Prev). */
-                    cursor?: string;
-                    /** @description Page size, 1 to 200. */
-                    limit?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        /** @description Cursor of the next page; empty on the last page. */
-                        "x-cursor-next"?: string;
-                        /** @description Cursor of the previous (newer) page; empty on the first page. */
-                        "x-cursor-prev"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @description Endpoint identifier (we_...) */
-                                id: string;
-                                url: string;
-                                events: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
-                                description?: string;
-                                disabled: boolean;
-                                /**
-                                 * Format: date-time
-                                 * @description Creation time, with milliseconds
-                                 */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listWebhookEndpoints"];
         put?: never;
         /** Register a webhook endpoint; the response shows its signing secret, this once */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description UUID; required. A retry with the same key and body within 24 hours returns the first response. */
-                    "idempotency-key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Absolute http(s) URL of the receiver (https only in production). */
-                        url: string;
-                        /** @description Event types the endpoint subscribes to; at least one, no repeats. */
-                        events: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
-                        description?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Endpoint identifier (we_...) */
-                            id: string;
-                            url: string;
-                            events: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
-                            description?: string;
-                            disabled: boolean;
-                            /**
-                             * Format: date-time
-                             * @description Creation time, with milliseconds
-                             */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                            /** @description Signing secret (whsec_...). Returned only in this response. */
-                            secret: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createWebhookEndpoint"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6233,506 +874,15 @@ export interface paths {
             cookie?: never;
         };
         /** Read a webhook endpoint (without its secret) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Endpoint identifier (we_...) */
-                            id: string;
-                            url: string;
-                            events: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
-                            description?: string;
-                            disabled: boolean;
-                            /**
-                             * Format: date-time
-                             * @description Creation time, with milliseconds
-                             */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getWebhookEndpoint"];
         put?: never;
         post?: never;
         /** Delete an endpoint; its pending deliveries stop */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Deleted */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["deleteWebhookEndpoint"];
         options?: never;
         head?: never;
         /** Change an endpoint's url, events, description, or disable it */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Absolute http(s) URL of the receiver (https only in production). */
-                        url?: string;
-                        /** @description Event types the endpoint subscribes to; at least one, no repeats. */
-                        events?: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
-                        description?: string | null;
-                        /** @description A disabled endpoint gets no new deliveries; its pending ones wait until it is enabled again. */
-                        disabled?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Endpoint identifier (we_...) */
-                            id: string;
-                            url: string;
-                            events: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
-                            description?: string;
-                            disabled: boolean;
-                            /**
-                             * Format: date-time
-                             * @description Creation time, with milliseconds
-                             */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        patch: operations["updateWebhookEndpoint"];
         trace?: never;
     };
     "/v1/webhooks/endpoints/{id}/rotate-secret": {
@@ -6745,237 +895,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Issue a new signing secret; for 24 hours deliveries carry two v1= signatures, new then old */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description UUID; required. A retry with the same key and body within 24 hours returns the first response. */
-                    "idempotency-key"?: string;
-                };
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            /** @description Optional; when sent, an empty object. */
-            requestBody: {
-                content: {
-                    "application/json": Record<string, never>;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Endpoint identifier (we_...) */
-                            id: string;
-                            url: string;
-                            events: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
-                            description?: string;
-                            disabled: boolean;
-                            /**
-                             * Format: date-time
-                             * @description Creation time, with milliseconds
-                             */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                            /** @description The new signing secret. Returned only in this response. */
-                            secret: string;
-                            /**
-                             * Format: date-time
-                             * @description Until then each delivery carries two v1= signatures: the new secret's, then the old one's.
-                             */
-                            previous_secret_expires_at: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["rotateWebhookEndpointSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6995,283 +915,27 @@ export interface paths {
          * Send a sample event of any type to this endpoint only
          * @description The event is stored like any other (see GET /v1/events) with the livemode given, and delivered, signed, to this endpoint alone.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description UUID; required. A retry with the same key and body within 24 hours returns the first response. */
-                    "idempotency-key"?: string;
-                };
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Event type of the sample; default webhook.test.
-                         * @enum {string}
-                         */
-                        type?: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
-                        /** @description livemode of the sample event; default the deployment's. */
-                        livemode?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Event */
-                            event: {
-                                /** @description Event identifier (evt_...) */
-                                id: string;
-                                /**
-                                 * @description An event type of the specification's Events section.
-                                 * @enum {string}
-                                 */
-                                type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
-                                /**
-                                 * Format: date-time
-                                 * @description With milliseconds
-                                 */
-                                created_at: string;
-                                data: {
-                                    [key: string]: unknown;
-                                };
-                                livemode: boolean;
-                            };
-                            /** WebhookDelivery */
-                            delivery: {
-                                /** @description Delivery identifier (del_...) */
-                                id: string;
-                                event_id: string;
-                                /**
-                                 * @description An event type of the specification's Events section.
-                                 * @enum {string}
-                                 */
-                                event_type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
-                                endpoint_id: string;
-                                /**
-                                 * Format: uuid
-                                 * @description The X-Cauri-Idempotency-Key of every attempt.
-                                 */
-                                idempotency_key: string;
-                                /**
-                                 * @description pending (an attempt is due), succeeded (a 2xx), dead (the +24 h attempt failed: dead-letter queue), cancelled (the endpoint was deleted).
-                                 * @enum {string}
-                                 */
-                                status: "pending" | "succeeded" | "dead" | "cancelled";
-                                /**
-                                 * Format: date-time
-                                 * @description When the next attempt is due; null unless pending.
-                                 */
-                                next_attempt_at: string | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                                attempts: {
-                                    /** Format: date-time */
-                                    attempted_at: string;
-                                    /** @description HTTP status of the response; null when none came. */
-                                    status_code: number | null;
-                                    duration_ms: number;
-                                    /** @description Why the attempt failed; null on success. */
-                                    error: string | null;
-                                }[];
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
+        post: operations["sendWebhookTestEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
         };
+        get?: never;
+        put?: never;
+        /**
+         * Store a sample event of any type as one of the client's events
+         * @description The sample is stored like any other event (see GET /v1/events), with the livemode given: it is delivered, signed, to each of the client's endpoints subscribed to its type, and sent on the event stream (GET /v1/events/stream), so `cauri listen` forwards it. The client needs no endpoint. `webhook.test` samples carry `endpoint_id: null`.
+         */
+        post: operations["sendSampleEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7288,220 +952,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Replay every dead delivery of an endpoint (one new attempt each) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description UUID; required. A retry with the same key and body within 24 hours returns the first response. */
-                    "idempotency-key"?: string;
-                };
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            /** @description Optional; when sent, an empty object. */
-            requestBody: {
-                content: {
-                    "application/json": Record<string, never>;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            endpoint_id: string;
-                            /** @description Dead deliveries given a new attempt. */
-                            replayed: number;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["replayDeadDeliveries"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7516,198 +967,7 @@ export interface paths {
             cookie?: never;
         };
         /** List deliveries with their attempts, newest first; status=dead lists the dead letters */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Opaque value from X-Cursor-Next (or X-Cursor-Prev). */
-                    cursor?: string;
-                    /** @description Page size, 1 to 200. */
-                    limit?: number;
-                    endpoint_id?: string;
-                    event_id?: string;
-                    status?: "pending" | "succeeded" | "dead" | "cancelled";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        /** @description Cursor of the next page; empty on the last page. */
-                        "x-cursor-next"?: string;
-                        /** @description Cursor of the previous (newer) page; empty on the first page. */
-                        "x-cursor-prev"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @description Delivery identifier (del_...) */
-                                id: string;
-                                event_id: string;
-                                /**
-                                 * @description An event type of the specification's Events section.
-                                 * @enum {string}
-                                 */
-                                event_type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
-                                endpoint_id: string;
-                                /**
-                                 * Format: uuid
-                                 * @description The X-Cauri-Idempotency-Key of every attempt.
-                                 */
-                                idempotency_key: string;
-                                /**
-                                 * @description pending (an attempt is due), succeeded (a 2xx), dead (the +24 h attempt failed: dead-letter queue), cancelled (the endpoint was deleted).
-                                 * @enum {string}
-                                 */
-                                status: "pending" | "succeeded" | "dead" | "cancelled";
-                                /**
-                                 * Format: date-time
-                                 * @description When the next attempt is due; null unless pending.
-                                 */
-                                next_attempt_at: string | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                                attempts: {
-                                    /** Format: date-time */
-                                    attempted_at: string;
-                                    /** @description HTTP status of the response; null when none came. */
-                                    status_code: number | null;
-                                    duration_ms: number;
-                                    /** @description Why the attempt failed; null on success. */
-                                    error: string | null;
-                                }[];
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -7724,186 +984,7 @@ export interface paths {
             cookie?: never;
         };
         /** Read a delivery and its attempts */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Delivery identifier (del_...) */
-                            id: string;
-                            event_id: string;
-                            /**
-                             * @description An event type of the specification's Events section.
-                             * @enum {string}
-                             */
-                            event_type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
-                            endpoint_id: string;
-                            /**
-                             * Format: uuid
-                             * @description The X-Cauri-Idempotency-Key of every attempt.
-                             */
-                            idempotency_key: string;
-                            /**
-                             * @description pending (an attempt is due), succeeded (a 2xx), dead (the +24 h attempt failed: dead-letter queue), cancelled (the endpoint was deleted).
-                             * @enum {string}
-                             */
-                            status: "pending" | "succeeded" | "dead" | "cancelled";
-                            /**
-                             * Format: date-time
-                             * @description When the next attempt is due; null unless pending.
-                             */
-                            next_attempt_at: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                            attempts: {
-                                /** Format: date-time */
-                                attempted_at: string;
-                                /** @description HTTP status of the response; null when none came. */
-                                status_code: number | null;
-                                duration_ms: number;
-                                /** @description Why the attempt failed; null on success. */
-                                error: string | null;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getWebhookDelivery"];
         put?: never;
         post?: never;
         delete?: never;
@@ -7922,254 +1003,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Replay a dead delivery: one new attempt, signed afresh, same event id and idempotency key (409 unless dead) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description UUID; required. A retry with the same key and body within 24 hours returns the first response. */
-                    "idempotency-key"?: string;
-                };
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            /** @description Optional; when sent, an empty object. */
-            requestBody: {
-                content: {
-                    "application/json": Record<string, never>;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Delivery identifier (del_...) */
-                            id: string;
-                            event_id: string;
-                            /**
-                             * @description An event type of the specification's Events section.
-                             * @enum {string}
-                             */
-                            event_type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
-                            endpoint_id: string;
-                            /**
-                             * Format: uuid
-                             * @description The X-Cauri-Idempotency-Key of every attempt.
-                             */
-                            idempotency_key: string;
-                            /**
-                             * @description pending (an attempt is due), succeeded (a 2xx), dead (the +24 h attempt failed: dead-letter queue), cancelled (the endpoint was deleted).
-                             * @enum {string}
-                             */
-                            status: "pending" | "succeeded" | "dead" | "cancelled";
-                            /**
-                             * Format: date-time
-                             * @description When the next attempt is due; null unless pending.
-                             */
-                            next_attempt_at: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                            attempts: {
-                                /** Format: date-time */
-                                attempted_at: string;
-                                /** @description HTTP status of the response; null when none came. */
-                                status_code: number | null;
-                                duration_ms: number;
-                                /** @description Why the attempt failed; null on success. */
-                                error: string | null;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["replayWebhookDelivery"];
         delete?: never;
         options?: never;
         head?: never;
@@ -8184,176 +1018,7 @@ export interface paths {
             cookie?: never;
         };
         /** List events, newest first (the client's own and those sent to every client) */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Opaque value from X-Cursor-Next (or X-Cursor-Prev). */
-                    cursor?: string;
-                    /** @description Page size, 1 to 200. */
-                    limit?: number;
-                    /** @description An event type of the specification's Events section. */
-                    type?: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        /** @description Cursor of the next page; empty on the last page. */
-                        "x-cursor-next"?: string;
-                        /** @description Cursor of the previous (newer) page; empty on the first page. */
-                        "x-cursor-prev"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @description Event identifier (evt_...) */
-                                id: string;
-                                /**
-                                 * @description An event type of the specification's Events section.
-                                 * @enum {string}
-                                 */
-                                type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
-                                /**
-                                 * Format: date-time
-                                 * @description With milliseconds
-                                 */
-                                created_at: string;
-                                data: {
-                                    [key: string]: unknown;
-                                };
-                                livemode: boolean;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -8370,165 +1035,7 @@ export interface paths {
             cookie?: never;
         };
         /** Read an event: its envelope */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Event identifier (evt_...) */
-                            id: string;
-                            /**
-                             * @description An event type of the specification's Events section.
-                             * @enum {string}
-                             */
-                            type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
-                            /**
-                             * Format: date-time
-                             * @description With milliseconds
-                             */
-                            created_at: string;
-                            data: {
-                                [key: string]: unknown;
-                            };
-                            livemode: boolean;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getEvent"];
         put?: never;
         post?: never;
         delete?: never;
@@ -8548,152 +1055,7 @@ export interface paths {
          * Follow the client's events as they happen (Server-Sent Events), resuming after Last-Event-ID
          * @description Each event is sent as `id: <event id>`, `event: <type>` and `data: <envelope>`, where the envelope is byte for byte the body a webhook delivery of it carries. Sends the client's events and those addressed to every client, in id order, about two seconds after they happen. With `Last-Event-ID` (or `last_event_id`) the stored events after that id are sent first. A `: ping` comment comes every 15 seconds. The stream ends when the access token expires; reconnect with a new token and the last id received.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Resume after this event id; for clients that cannot set the Last-Event-ID header. */
-                    last_event_id?: string;
-                };
-                header?: {
-                    /** @description Resume after this event id (sent by EventSource clients on reconnection). */
-                    "last-event-id"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description An endless text/event-stream */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/event-stream": string;
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Error */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["streamEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -8715,259 +1077,7 @@ export interface paths {
          * Send a stored event again: to one endpoint, or to every endpoint subscribed to its type
          * @description For each endpoint: a new delivery, due now, if it never had one; a succeeded or dead delivery is made due again (same idempotency key, its retry schedule restarted); a pending one is left on its way. 409 while the event has not been fanned out yet (within a second of its creation), or when no endpoint subscribes to its type and none is named.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description UUID; required. A retry with the same key and body within 24 hours returns the first response. */
-                    "idempotency-key"?: string;
-                };
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description The endpoint to send it to (we_...); default every endpoint subscribed to the event type. */
-                        endpoint_id?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            event_id: string;
-                            deliveries: {
-                                /** @description Delivery identifier (del_...) */
-                                id: string;
-                                event_id: string;
-                                /**
-                                 * @description An event type of the specification's Events section.
-                                 * @enum {string}
-                                 */
-                                event_type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
-                                endpoint_id: string;
-                                /**
-                                 * Format: uuid
-                                 * @description The X-Cauri-Idempotency-Key of every attempt.
-                                 */
-                                idempotency_key: string;
-                                /**
-                                 * @description pending (an attempt is due), succeeded (a 2xx), dead (the +24 h attempt failed: dead-letter queue), cancelled (the endpoint was deleted).
-                                 * @enum {string}
-                                 */
-                                status: "pending" | "succeeded" | "dead" | "cancelled";
-                                /**
-                                 * Format: date-time
-                                 * @description When the next attempt is due; null unless pending.
-                                 */
-                                next_attempt_at: string | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                                attempts: {
-                                    /** Format: date-time */
-                                    attempted_at: string;
-                                    /** @description HTTP status of the response; null when none came. */
-                                    status_code: number | null;
-                                    duration_ms: number;
-                                    /** @description Why the attempt failed; null on success. */
-                                    error: string | null;
-                                }[];
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Machine code from the errors table. */
-                            code: string;
-                            message: string;
-                            details?: ({
-                                /** @description The field, header or query parameter: a dotted path for body members. */
-                                field: string;
-                                /** @description The JSON Schema keyword or the named business rule that failed. */
-                                rule: string;
-                                /** @description The offending value (null when absent). */
-                                value: unknown;
-                                message?: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            /** @description Quote it to support; equals the X-Request-Id header. */
-                            request_id: string;
-                            /** @description OAuth 2.0 error code (token endpoint only). */
-                            error?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["resendEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -8977,12 +1087,8115 @@ export interface paths {
 }
 export type webhooks = Record<string, never>;
 export interface components {
-    schemas: never;
+    schemas: {
+        /** AmendRequest */
+        AmendRequest: {
+            /** @description The new total quantity; above what has already filled, and a multiple of the instrument's lot_size. */
+            qty?: number;
+            /** @description The new limit price, in cents of the instrument's currency; a multiple of its tick_size_cents and within its price band. */
+            limit_price_cents?: number;
+        };
+        /** AttestationStatus */
+        AttestationStatus: {
+            attestation_id: string;
+            /** @enum {string} */
+            status: "active" | "revoked" | "expired";
+            /** Format: date-time */
+            revoked_at: string | null;
+            /** @enum {string|null} */
+            reason: "superseded" | "compromised" | "subject_request" | "other" | null;
+        };
+        /** AuditSnapshot */
+        AuditSnapshot: {
+            /**
+             * Format: date
+             * @description Snapshot day (UTC)
+             */
+            date: string;
+            /** @description SHA-256 hex of the RFC 9162 root over the day's orders, ordered by order id */
+            merkle_root: string;
+            /** @description Number of orders in the tree */
+            count: number;
+            /**
+             * Format: date-time
+             * @description When the anchor's receipt arrived (whole seconds)
+             */
+            anchored_at: string;
+            /** @description Not covered by the signature: anchors arrive after the root is fixed. */
+            anchors: components["schemas"]["SnapshotAnchor"][];
+            /** @description merkle_root of the previous day; null for the first snapshot of the deployment */
+            previous_merkle_root: string | null;
+            /** @description The issuer key (GET /.well-known/cauri) whose window reaches past the end of the day */
+            key_id: string;
+            /** @description Ed25519, base64url, over RFC 8785 of the snapshot without signature and anchors */
+            signature: string;
+        };
+        /**
+         * AuthorizationServerMetadata
+         * @description OAuth 2.0 authorization server metadata (RFC 8414).
+         */
+        AuthorizationServerMetadata: {
+            /**
+             * Format: uri
+             * @description Equal to the `iss` claim of every access token.
+             */
+            issuer: string;
+            /** Format: uri */
+            token_endpoint: string;
+            /**
+             * Format: uri
+             * @description The keys that verify access tokens.
+             */
+            jwks_uri: string;
+            scopes_supported: string[];
+            /** @description Empty: there is no authorization endpoint. */
+            response_types_supported: string[];
+            grant_types_supported: string[];
+            token_endpoint_auth_methods_supported: string[];
+            /** Format: uri */
+            service_documentation: string;
+        };
+        /** CalendarDay */
+        CalendarDay: {
+            /** Format: date */
+            date: string;
+            /** @description Whether the exchange trades that day; a closed day has no phases. */
+            open: boolean;
+            /** @description In order; empty when closed. */
+            phases: components["schemas"]["CalendarPhase"][];
+        };
+        /** CalendarPhase */
+        CalendarPhase: {
+            /**
+             * @description A trading phase.
+             * @enum {string}
+             */
+            name: "pre_open" | "opening_auction" | "continuous" | "pre_close" | "closing_auction" | "trading_at_last";
+            /**
+             * Format: date-time
+             * @description UTC, whole seconds.
+             */
+            start: string;
+            /**
+             * Format: date-time
+             * @description UTC, whole seconds; equal to start for an auction held at an instant.
+             */
+            end: string;
+        };
+        /** ClientSecretRotation */
+        ClientSecretRotation: {
+            /** @description The client whose secret was rotated (cli_...) */
+            client_id: string;
+            /** @description The new client secret (sk_test_... or sk_live_...). Shown only in this response; never stored in clear. */
+            client_secret: string;
+            /**
+             * Format: date-time
+             * @description Every older secret of the client keeps working until then (24 hours, or now with `expire_previous: now`), then fails with 401.
+             */
+            previous_secret_expires_at: string;
+        };
+        /**
+         * ClientSecretRotationRequest
+         * @description Optional: no body is the same as `{}`.
+         */
+        ClientSecretRotationRequest: {
+            /**
+             * @description `in_24_hours` (default): every older secret keeps working 24 hours. `now`: every older secret fails at once (a secret that leaked).
+             * @enum {string}
+             */
+            expire_previous?: "in_24_hours" | "now";
+        };
+        /** ContractNote */
+        ContractNote: {
+            order_id: string;
+            /**
+             * Format: date-time
+             * @description When this note was produced; its amounts were fixed when each fill was applied.
+             */
+            generated_at: string;
+            /** @description The SGI that executed the order. */
+            partner: {
+                id: string;
+                name: string;
+                /**
+                 * @description UEMOA, CEMAC or GHANA.
+                 * @enum {string}
+                 */
+                jurisdiction: "UEMOA" | "CEMAC" | "GHANA";
+            };
+            /** @description The investor, as the client identifies them. */
+            subject_id: string;
+            /** @description The investor's account with the partner; null when none is registered. */
+            account: string | null;
+            kyc_attestation_id: string;
+            instrument: {
+                code: string;
+                /** @description null when the instrument is no longer in the catalogue. */
+                name: string | null;
+                isin: string | null;
+                /** @enum {string} */
+                exchange: "BRVM" | "BVMAC" | "GSE";
+            };
+            /** @enum {string} */
+            side: "buy" | "sell";
+            /**
+             * @description ISO 4217: XOF (BRVM), XAF (BVMAC), GHS (GSE). Every amount ending in _cents is in hundredths of it.
+             * @enum {string}
+             */
+            currency: "XOF" | "XAF" | "GHS";
+            /** @description The quantity ordered. */
+            order_qty: number;
+            /** @description null: a market order. */
+            limit_price_cents: number | null;
+            /** @description The order's status when the note was produced. */
+            order_status: string;
+            /** Format: date-time */
+            order_created_at: string;
+            /** @description The quantity executed: the sum of the fills. */
+            filled_qty: number;
+            /** @description The quantity-weighted mean price of the fills, rounded half up. */
+            average_price_cents: number;
+            /** @description YYYY-MM-DD: the trade date of the first fill. */
+            trade_date: string;
+            /** @description YYYY-MM-DD: the latest settlement date of the fills. */
+            settlement_date: string;
+            /**
+             * @description `settled` once every fill is settled.
+             * @enum {string}
+             */
+            settlement_status: "pending" | "settled";
+            /** @description Oldest first. */
+            fills: components["schemas"]["Fill"][];
+            /** @description The sum of the fills' gross amounts. */
+            gross_cents: number;
+            /** @description The fills' fees summed by type. */
+            fees: components["schemas"]["Fee"][];
+            fees_total_cents: number;
+            /** @description A buy: gross plus fees, what the investor pays; a sell: gross minus fees, what the investor receives. */
+            net_cents: number;
+            /** @description Every schedule version the fills' fees came from. */
+            fee_schedules: components["schemas"]["FeeScheduleUsed"][];
+        };
+        /** Error */
+        Error: {
+            /** @description Machine code from the errors table (`validation_error`, `not_found`, ...); switch on it, not on `message`. */
+            code: string;
+            message: string;
+            details?: components["schemas"]["ErrorDetail"][];
+            /** @description Quote it to support; equals the X-Request-Id header. */
+            request_id: string;
+            /** @description Token endpoint only: the OAuth 2.0 error code (RFC 6749 §5.2): `invalid_request`, `invalid_client`, `unsupported_grant_type`, `invalid_scope`, `temporarily_unavailable` (429) or `server_error` (500). */
+            error?: string;
+            /** @description Token endpoint only: the OAuth 2.0 error description, the same text as `message`. */
+            error_description?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** ErrorDetail */
+        ErrorDetail: {
+            /** @description The field, header or query parameter: a dotted path for body members. */
+            field: string;
+            /** @description The JSON Schema keyword or the named business rule that failed. */
+            rule: string;
+            /** @description The offending value (null when absent). */
+            value: unknown;
+            message?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** Event */
+        Event: {
+            /** @description Event identifier (evt_...) */
+            id: string;
+            /**
+             * @description An event type of the specification's Events section.
+             * @enum {string}
+             */
+            type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "position.break" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
+            /**
+             * Format: date-time
+             * @description With milliseconds
+             */
+            created_at: string;
+            data: {
+                [key: string]: unknown;
+            };
+            livemode: boolean;
+        };
+        /** EventResend */
+        EventResend: {
+            event_id: string;
+            deliveries: components["schemas"]["WebhookDelivery"][];
+        };
+        /** EventResendRequest */
+        EventResendRequest: {
+            /** @description The endpoint to send it to (we_...); default every endpoint subscribed to the event type. */
+            endpoint_id?: string;
+        };
+        /** Exchange */
+        Exchange: {
+            /** @enum {string} */
+            code: "BRVM" | "BVMAC" | "GSE";
+            name: string;
+            /**
+             * @description UEMOA, CEMAC or GHANA.
+             * @enum {string}
+             */
+            jurisdiction: "UEMOA" | "CEMAC" | "GHANA";
+            /**
+             * @description ISO 4217 code of the currency instruments trade in.
+             * @enum {string}
+             */
+            currency: "XOF" | "XAF" | "GHS";
+            /** @description Open days of the calendar between trade date and settlement (T+n). */
+            settlement_days: number;
+        };
+        /** ExchangeClock */
+        ExchangeClock: {
+            /** @enum {string} */
+            exchange: "BRVM" | "BVMAC" | "GSE";
+            /**
+             * Format: date-time
+             * @description The instant the clock was read (UTC, milliseconds).
+             */
+            timestamp: string;
+            /**
+             * @description `closed` outside every phase (and between sessions).
+             * @enum {string}
+             */
+            phase: "pre_open" | "opening_auction" | "continuous" | "pre_close" | "closing_auction" | "trading_at_last" | "closed";
+            /** @description True in any phase, pre-open included: the exchange is in session and takes orders into its book. */
+            is_open: boolean;
+            /**
+             * Format: date-time
+             * @description Start of the next session, after the current one when open; null if none within 400 days.
+             */
+            next_open: string | null;
+            /**
+             * Format: date-time
+             * @description End of the current session when open, else of the next one; null if none within 400 days.
+             */
+            next_close: string | null;
+        };
+        /** Fee */
+        Fee: {
+            /**
+             * @description `commission` (the partner's), `exchange`, `depository`, `regulator`, `levy` (the exchange's and its authorities'), `tax` (on fees, such as VAT).
+             * @enum {string}
+             */
+            type: "commission" | "exchange" | "depository" | "regulator" | "levy" | "tax";
+            /** @description In cents of the order's currency. */
+            amount_cents: number;
+        };
+        /** FeeScheduleUsed */
+        FeeScheduleUsed: {
+            /** @enum {string} */
+            scope: "partner" | "exchange";
+            /** @description The partner's id (`sgi_...`) or the exchange's code. */
+            id: string;
+            /** @description YYYY-MM-DD: the version of the schedule used. */
+            effective_from: string;
+        };
+        /** Fill */
+        Fill: {
+            id: string;
+            order_id: string;
+            qty: number;
+            price_cents: number;
+            /**
+             * Format: date-time
+             * @description When the trade executed on the exchange
+             */
+            executed_at: string;
+            /** @description The exchange's trade reference */
+            exchange_ref: string;
+            /** @description `qty` times `price_cents` */
+            gross_cents: number;
+            /** @description Fees and taxes charged on the execution, fixed when it was applied, from the schedules in force on its trade date (docs/post-trade.md); each type at most once. */
+            fees: components["schemas"]["Fee"][];
+            /** @description A buy: gross plus fees; a sell: gross minus fees (negative when the fees exceed the gross). */
+            net_cents: number;
+            /** @description YYYY-MM-DD: the trade date plus the exchange's settlement days, in open days of its calendar */
+            settlement_date: string;
+            /**
+             * @description `settled` from the settlement date on (00:00 UTC, on the test clock for an order on one), `pending` before.
+             * @enum {string}
+             */
+            settlement_status: "pending" | "settled";
+            /** @description The schedule versions the fees came from (none when no schedule was in force). */
+            fee_schedules: components["schemas"]["FeeScheduleUsed"][];
+        };
+        /** FixSession */
+        FixSession: {
+            /** @description The SGI partner (sgi_...). */
+            partner_id: string;
+            partner_name: string | null;
+            /**
+             * @description connecting: connection or Logon under way; logged_on: orders can go; disconnected: down, reconnecting with backoff (see last_error); outside_window: outside the daily session window.
+             * @enum {string}
+             */
+            state: "connecting" | "logged_on" | "disconnected" | "outside_window";
+            /** @description SenderCompID (49) of this service. */
+            sender_comp_id: string;
+            /** @description TargetCompID (56): the SGI. */
+            target_comp_id: string;
+            /** @description MsgSeqNum of the next message this service sends (out). */
+            next_sender_seq: number;
+            /** @description MsgSeqNum this service expects next from the SGI (in). */
+            next_target_seq: number;
+            /**
+             * Format: date-time
+             * @description When the SGI last answered the Logon.
+             */
+            last_logon_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the last message was sent.
+             */
+            last_sent_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the last message was received.
+             */
+            last_received_at: string | null;
+            /** @description The process holding the session now (its lease), or null when none does. */
+            held_by: string | null;
+            /** @description Why the last connection failed or ended, or null. */
+            last_error: string | null;
+        };
+        /** Holding */
+        Holding: {
+            /** @description An instrument of the catalogue, traded in the partner's jurisdiction. */
+            instrument: string;
+            /** @description Shares held (settled) at the end of the as-of date; 0 states that none are. */
+            qty: number;
+            /** @description The SGI's average cost per share (prix de revient unitaire), in cents of the instrument's currency. */
+            average_cost_cents: number;
+        };
+        /** Instrument */
+        Instrument: {
+            /** @description <TICKER>.<EXCHANGE> */
+            code: string;
+            /** @enum {string} */
+            exchange: "BRVM" | "BVMAC" | "GSE";
+            /** @enum {string} */
+            class: "equities" | "bonds" | "opcvm" | "reit" | "money_market" | "junior_board";
+            name: string;
+            /**
+             * @description ISO 4217: XOF (BRVM), XAF (BVMAC), GHS (GSE). Every amount ending in _cents is in hundredths of it.
+             * @enum {string}
+             */
+            currency: "XOF" | "XAF" | "GHS";
+            /** @description ISO 6166 identifier, or null when not known. */
+            isin: string | null;
+            /** @description An order's qty is a whole multiple of it. */
+            lot_size: number;
+            /** @description A limit price is a whole multiple of it, in cents of the currency. */
+            tick_size_cents: number;
+            /** @description The previous close, in cents of the currency. */
+            reference_price_cents: number;
+            /** @description Limit prices must lie within this many basis points either side of the reference price, the limits rounded inwards to the tick: low = ceil(reference x (1 - bps/10000) / tick) x tick (at least one tick), high = floor(reference x (1 + bps/10000) / tick) x tick. A market buy counts against a monthly cap at qty x high. null: no band. */
+            price_band_bps: number | null;
+            /** @enum {string} */
+            status: "active" | "suspended";
+        };
+        /** InvestorAccount */
+        InvestorAccount: {
+            subject_id: string;
+            partner_id: string;
+            account_number: string;
+            /**
+             * Format: date-time
+             * @description When the account was first registered, with milliseconds
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When its number last changed, with milliseconds
+             */
+            updated_at: string;
+        };
+        /** InvestorAccountRequest */
+        InvestorAccountRequest: {
+            /**
+             * @description The investor's account number at the SGI, sent in Account (1) of FIX orders: 1 to 32 printable ASCII characters, no `|`, `=` or control character, no space at either end.
+             * @example CI-0042-7781
+             */
+            account_number: string;
+        };
+        /** IssuerKeyDocument */
+        IssuerKeyDocument: {
+            /** @enum {string} */
+            version: "1.0";
+            issuer: string;
+            /** @enum {string} */
+            protocol: "kyc-attestation/v1";
+            keys: {
+                key_id: string;
+                /** @enum {string} */
+                algorithm: "Ed25519";
+                /** @description Raw 32-byte public key, base64url */
+                public_key: string;
+                /** Format: date-time */
+                valid_from: string;
+                /**
+                 * Format: date-time
+                 * @description End of the window: the rotation instant, or the planned end for the current key
+                 */
+                valid_until: string;
+            }[];
+            /** Format: uri */
+            crl_endpoint: string;
+            contact: string;
+        };
+        /** JsonWebKeySet */
+        JsonWebKeySet: {
+            keys: {
+                /** @enum {string} */
+                kty: "OKP";
+                /** @enum {string} */
+                crv: "Ed25519";
+                x: string;
+                kid: string;
+                /** @enum {string} */
+                alg: "EdDSA";
+                /** @enum {string} */
+                use: "sig";
+            }[];
+        };
+        /** KycAttestation */
+        KycAttestation: {
+            /** @description Attestation identifier (att_...) */
+            id: string;
+            /** @enum {string} */
+            version: "1.0";
+            subject_id: string;
+            /** @enum {string} */
+            level: "KYC1" | "KYC2" | "KYC3";
+            /**
+             * Format: date-time
+             * @description Issue time (whole seconds)
+             */
+            issued_at: string;
+            /**
+             * Format: date-time
+             * @description Expiry time (whole seconds)
+             */
+            expires_at: string;
+            /** @description The lowercase service name */
+            issuer: string;
+            verifications: components["schemas"]["KycVerification"][];
+            jurisdictions: ("UEMOA" | "CEMAC" | "GHANA")[];
+            /** @description Matches a key_id of the issuer key document */
+            key_id: string;
+            /** @description Ed25519, base64url, over the RFC 8785 form of the object without signature */
+            signature: string;
+        };
+        /** KycAttestationRequest */
+        KycAttestationRequest: {
+            /** @description Pseudonymous subject identifier chosen by the client: 1 to 128 of [A-Za-z0-9._:-] */
+            subject_id: string;
+            /** @enum {string} */
+            level: "KYC1" | "KYC2" | "KYC3";
+            jurisdictions: ("UEMOA" | "CEMAC" | "GHANA")[];
+            verifications: components["schemas"]["KycVerification"][];
+        };
+        /** KycVerification */
+        KycVerification: {
+            /** @enum {string} */
+            type: "id_doc" | "address" | "selfie" | "liveness" | "source_of_funds" | "pep";
+            /**
+             * Format: date-time
+             * @description When the check was done (not in the future; 5 minutes of clock skew allowed).
+             */
+            verified_at: string;
+            /** @description Free-text method label */
+            method?: string;
+        };
+        /** Order */
+        Order: {
+            id: string;
+            /** @enum {string} */
+            status: "created" | "routed" | "partially_filled" | "filled" | "failed" | "cancelled";
+            rcpt_to: string;
+            kyc_attestation_id: string;
+            instrument: string;
+            /**
+             * @description ISO 4217: XOF (BRVM), XAF (BVMAC), GHS (GSE). Every amount ending in _cents is in hundredths of it.
+             * @enum {string}
+             */
+            currency: "XOF" | "XAF" | "GHS";
+            /** @enum {string} */
+            side: "buy" | "sell";
+            qty: number;
+            limit_price_cents: number | null;
+            filled_qty: number;
+            average_fill_price_cents: number | null;
+            /** @enum {string|null} */
+            failure_reason: "sgi_rejected" | "insufficient_funds" | "instrument_suspended" | null;
+            client_metadata: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Format: date-time
+             * @description Creation time, with milliseconds
+             */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @enum {string} */
+            time_in_force: "day" | "gtc" | "gtd" | "ioc" | "fok";
+            /** @description YYYY-MM-DD for `gtd`; null otherwise. */
+            expire_date: string | null;
+            /**
+             * Format: date-time
+             * @description When a `day` or `gtd` order expires (its exchange's close); null for the others.
+             */
+            expires_at: string | null;
+            /** @description Sandbox: the test clock the order lives on; absent for an order on real time. */
+            test_clock?: string;
+            /**
+             * @description Why a cancelled order was cancelled: `requested` (by the client), `expired` (its time in force ran out), `unfilled` (the rest of an ioc or fok order), `partner` (by the SGI); null unless cancelled.
+             * @enum {string|null}
+             */
+            cancel_reason: "requested" | "expired" | "unfilled" | "partner" | null;
+            /**
+             * @description A cancel or amend sent to the partner and not yet answered; null when none.
+             * @enum {string|null}
+             */
+            pending_request: "pending_cancel" | "pending_amend" | null;
+            /** @description The quantity and limit a pending amend asks for; null unless `pending_request` is `pending_amend`. */
+            pending_changes: {
+                qty: number;
+                limit_price_cents: number;
+            } | null;
+            /** @description The partner's latest refusal of a cancel or amend of this order; null when none. */
+            last_refusal: {
+                /** @enum {string} */
+                request: "cancel" | "amend";
+                /** @enum {string} */
+                reason: "already_filled" | "already_rejected" | "already_cancelled" | "below_filled" | "unknown_order" | "partner_refused";
+                /** Format: date-time */
+                refused_at: string;
+            } | null;
+        };
+        /** OrderRequest */
+        OrderRequest: {
+            /** @description SGI partner id receiving the routed order */
+            rcpt_to: string;
+            /** @description Attestation of the investor, issued to this client */
+            kyc_attestation_id: string;
+            /** @description <TICKER>.<EXCHANGE>, for example SNTS.BRVM */
+            instrument: string;
+            /** @enum {string} */
+            side: "buy" | "sell";
+            /** @description A multiple of the instrument's lot_size */
+            qty: number;
+            /** @description Omitted: a market order. In cents of the instrument's currency; a multiple of its tick_size_cents and within its price band. */
+            limit_price_cents?: number;
+            /** @description Free-form; at most 8 KiB serialised, 50 members, depth 5. Echoed back. */
+            client_metadata?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description How long the order stays open: `day` (default: until the close of the exchange's session), `gtc` (until cancelled), `gtd` (until the close of `expire_date`), `ioc` (what executes at once, the rest cancelled), `fok` (all at once or nothing).
+             * @enum {string}
+             */
+            time_in_force?: "day" | "gtc" | "gtd" | "ioc" | "fok";
+            /**
+             * @description YYYY-MM-DD, from today (UTC) to a year ahead; required with `gtd` and only with it (422 `expire_date` otherwise).
+             * @example 2026-12-31
+             */
+            expire_date?: string;
+            /**
+             * Format: date-time
+             * @description Accepted and ignored (it appears in the specification's example)
+             */
+            submitted_at?: string;
+            /** @description Sandbox only: a test clock of this client (`clk_...`); the order lives on its time (422 `sandbox_only` in production, `exists` for an unknown clock). */
+            test_clock?: string;
+        };
+        /** Position */
+        Position: {
+            subject_id: string;
+            /** @description The SGI partner holding the position. */
+            rcpt_to: string;
+            instrument: string;
+            /**
+             * @description ISO 4217: XOF (BRVM), XAF (BVMAC), GHS (GSE). Every amount ending in _cents is in hundredths of it.
+             * @enum {string}
+             */
+            currency: "XOF" | "XAF" | "GHS";
+            /** @description The statement's holdings plus the shares bought less the shares sold since (fills settling after the statement's date; every fill without a statement). Negative when more was sold than the service knows was held. */
+            qty: number;
+            /** @description `qty` less the fills whose settlement date has not passed yet (on their order's test clock, for orders on one). */
+            settled_qty: number;
+            /** @description The cost of `qty` divided by `qty`, rounded half up: the weighted average of the gross prices paid (fees excluded); sells leave it unchanged. null when `qty` is 0. */
+            average_cost_cents: number | null;
+            /** @description The instrument's reference price (its previous close) from the catalogue; null only for an instrument no longer listed. */
+            reference_price_cents: number | null;
+            /** @description `qty` times `reference_price_cents`. */
+            market_value_cents: number | null;
+            /** @description `market_value_cents` less the cost of `qty`: `(reference_price_cents - average cost) x qty`, unrounded average. */
+            unrealised_pnl_cents: number | null;
+            /** @description Sum over the sells since the position's start of `(price - average cost) x qty`, gross of fees. */
+            realised_pnl_cents: number;
+            /**
+             * Format: date
+             * @description The date of the statement the position starts from; null when it comes from fills alone.
+             */
+            statement_as_of: string | null;
+            /**
+             * Format: date-time
+             * @description When a fill or a statement last changed the position
+             */
+            updated_at: string;
+        };
+        /** PositionBreak */
+        PositionBreak: {
+            instrument: string;
+            /** @description What the statement declares (0 when it does not list the instrument). */
+            statement_qty: number;
+            /** @description What the service's records give for the statement's date: the previous statement plus the fills settled since (every fill settled by then, before the first statement). */
+            expected_qty: number;
+            /** @description `statement_qty - expected_qty`. */
+            difference_qty: number;
+        };
+        /** Revocation */
+        Revocation: {
+            attestation_id: string;
+            /** Format: date-time */
+            revoked_at: string;
+            /** @enum {string} */
+            reason: "superseded" | "compromised" | "subject_request" | "other";
+        };
+        /** RevocationList */
+        RevocationList: {
+            /** @enum {string} */
+            version: "1.0";
+            issuer: string;
+            /** @description Grows by one with each revocation */
+            crl_number: number;
+            /** @description Delta lists only: entries after this number */
+            base_crl_number?: number;
+            /** Format: date-time */
+            issued_at: string;
+            /**
+             * Format: date-time
+             * @description issued_at + 15 minutes; fetch again by then
+             */
+            next_update: string;
+            entries: {
+                attestation_id: string;
+                /** Format: date-time */
+                revoked_at: string;
+                /** @enum {string} */
+                reason: "superseded" | "compromised" | "subject_request" | "other";
+            }[];
+            key_id: string;
+            signature: string;
+        };
+        /**
+         * RevokeRequest
+         * @description Optional: no body is the same as `{}`.
+         */
+        RevokeRequest: {
+            /**
+             * @description Default: other
+             * @enum {string}
+             */
+            reason?: "superseded" | "compromised" | "subject_request" | "other";
+        };
+        /** SampleEvent */
+        SampleEvent: {
+            event: components["schemas"]["Event"];
+        };
+        /** SgiPartner */
+        SgiPartner: {
+            /** @description Partner identifier (sgi_...), used as rcpt_to in orders. */
+            id: string;
+            name: string;
+            /**
+             * @description UEMOA, CEMAC or GHANA.
+             * @enum {string}
+             */
+            jurisdiction: "UEMOA" | "CEMAC" | "GHANA";
+            capabilities: ("equities" | "bonds" | "opcvm" | "reit" | "money_market" | "junior_board")[];
+            /** Format: date */
+            approved_since?: string;
+        };
+        /** SnapshotAnchor */
+        SnapshotAnchor: {
+            /** @description Chain name: "sandbox", or the configured EVM chain (e.g. "ethereum-sepolia"). */
+            chain: string;
+            /** @description The anchoring transaction; on an EVM chain its input is "cau1" || root || date (docs/audit.md). */
+            tx_hash: string;
+            block_height: number;
+        };
+        /** SnapshotProof */
+        SnapshotProof: {
+            /** Format: date */
+            date: string;
+            order_id: string;
+            leaf_index: number;
+            tree_size: number;
+            /** @description RFC 8785 JSON text of the leaf; its UTF-8 bytes are the hashed leaf data */
+            leaf: string;
+            /** @description SHA-256(0x00 || leaf) */
+            leaf_hash: string;
+            /** @description RFC 9162 §2.1.3.1 PATH, nearest sibling first */
+            audit_path: string[];
+            /** @description The snapshot's merkle_root */
+            merkle_root: string;
+        };
+        /** Statement */
+        Statement: {
+            /** @description `stm_...` */
+            id: string;
+            subject_id: string;
+            rcpt_to: string;
+            /**
+             * Format: date
+             * @description The statement's date.
+             */
+            as_of: string;
+            holdings: components["schemas"]["Holding"][];
+            /** @description The instruments where the statement disagrees with the service's records; empty when it agrees. */
+            breaks: components["schemas"]["PositionBreak"][];
+            /** @description The statement it was compared with (the latest one dated before it); null for the first. */
+            previous_statement_id: string | null;
+            /** @description The statement of the same date this one corrects; null when none. */
+            replaces: string | null;
+            /** @description The statement of the same date that corrected this one; null while none has. */
+            replaced_by: string | null;
+            /**
+             * Format: date-time
+             * @description When it was declared
+             */
+            created_at: string;
+        };
+        /** StatementRequest */
+        StatementRequest: {
+            /** @description The investor, as in their attestations. */
+            subject_id: string;
+            /** @description The SGI partner whose statement it is. */
+            rcpt_to: string;
+            /**
+             * Format: date
+             * @description The statement's date: its holdings are those settled at the end of that day (UTC). Not in the future, and not before the latest statement of the subject at the partner.
+             */
+            as_of: string;
+            /** @description Every line of the statement, one per instrument: an instrument left out is held at 0. */
+            holdings: components["schemas"]["Holding"][];
+        };
+        /** TestClock */
+        TestClock: {
+            /** @description Prefixed `clk_`. */
+            id: string;
+            /** @enum {string} */
+            object: "test_clock";
+            name: string | null;
+            /**
+             * Format: date-time
+             * @description The time the orders on this clock see as now.
+             */
+            frozen_time: string;
+            /** @description `ready` once an advance applied everything due; `advancing` only in the answer to an advance that could not finish (read the clock again to see the time it reached). */
+            status: "ready" | "advancing";
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** TokenRequest */
+        TokenRequest: {
+            /** @description Only value: client_credentials */
+            grant_type: string;
+            client_id?: string;
+            client_secret?: string;
+            /** @description Space-separated scopes among: kyc:read, kyc:write, orders:read, orders:write, audit:read, webhooks:manage, operator:read */
+            scope?: string;
+        };
+        /** TokenResponse */
+        TokenResponse: {
+            /** @description Bearer token in JWT format */
+            access_token: string;
+            /** @enum {string} */
+            token_type: "Bearer";
+            /** @description Lifetime in seconds: 900 */
+            expires_in: number;
+            /** @description Space-separated granted scopes */
+            scope: string;
+        };
+        /** WebhookDelivery */
+        WebhookDelivery: {
+            /** @description Delivery identifier (del_...) */
+            id: string;
+            event_id: string;
+            /**
+             * @description An event type of the specification's Events section.
+             * @enum {string}
+             */
+            event_type: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "position.break" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
+            endpoint_id: string;
+            /**
+             * Format: uuid
+             * @description The X-Cauri-Idempotency-Key of every attempt.
+             */
+            idempotency_key: string;
+            /**
+             * @description pending (an attempt is due), succeeded (a 2xx), dead (the +24 h attempt failed: dead-letter queue), cancelled (the endpoint was deleted).
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "dead" | "cancelled";
+            /**
+             * Format: date-time
+             * @description When the next attempt is due; null unless pending.
+             */
+            next_attempt_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            attempts: components["schemas"]["WebhookDeliveryAttempt"][];
+        };
+        /** WebhookDeliveryAttempt */
+        WebhookDeliveryAttempt: {
+            /** Format: date-time */
+            attempted_at: string;
+            /** @description HTTP status of the response; null when none came. */
+            status_code: number | null;
+            duration_ms: number;
+            /** @description Why the attempt failed; null on success. */
+            error: string | null;
+        };
+        /** WebhookEndpoint */
+        WebhookEndpoint: {
+            /** @description Endpoint identifier (we_...) */
+            id: string;
+            url: string;
+            events: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "position.break" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
+            description?: string;
+            disabled: boolean;
+            /**
+             * Format: date-time
+             * @description Creation time, with milliseconds
+             */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** WebhookEndpointCreated */
+        WebhookEndpointCreated: {
+            /** @description Endpoint identifier (we_...) */
+            id: string;
+            url: string;
+            events: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "position.break" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
+            description?: string;
+            disabled: boolean;
+            /**
+             * Format: date-time
+             * @description Creation time, with milliseconds
+             */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description Signing secret (whsec_...). Returned only in this response. */
+            secret: string;
+        };
+        /** WebhookEndpointRequest */
+        WebhookEndpointRequest: {
+            /** @description Absolute http(s) URL of the receiver (https only in production). */
+            url: string;
+            /** @description Event types the endpoint subscribes to; at least one, no repeats. */
+            events: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "position.break" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
+            description?: string;
+        };
+        /** WebhookEndpointUpdate */
+        WebhookEndpointUpdate: {
+            /** @description Absolute http(s) URL of the receiver (https only in production). */
+            url?: string;
+            /** @description Event types the endpoint subscribes to; at least one, no repeats. */
+            events?: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "position.break" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
+            description?: string | null;
+            /** @description A disabled endpoint gets no new deliveries; its pending ones wait until it is enabled again. */
+            disabled?: boolean;
+        };
+        /** WebhookReplayDead */
+        WebhookReplayDead: {
+            endpoint_id: string;
+            /** @description Dead deliveries given a new attempt. */
+            replayed: number;
+        };
+        /** WebhookSecretRotation */
+        WebhookSecretRotation: {
+            /** @description Endpoint identifier (we_...) */
+            id: string;
+            url: string;
+            events: ("order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "position.break" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test")[];
+            description?: string;
+            disabled: boolean;
+            /**
+             * Format: date-time
+             * @description Creation time, with milliseconds
+             */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description The new signing secret. Returned only in this response. */
+            secret: string;
+            /**
+             * Format: date-time
+             * @description Until then each delivery carries two v1= signatures: the new secret's, then the old one's.
+             */
+            previous_secret_expires_at: string;
+        };
+        /** WebhookTestEvent */
+        WebhookTestEvent: {
+            event: components["schemas"]["Event"];
+            delivery: components["schemas"]["WebhookDelivery"];
+        };
+        /** WebhookTestEventRequest */
+        WebhookTestEventRequest: {
+            /**
+             * @description Event type of the sample; default webhook.test.
+             * @enum {string}
+             */
+            type?: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "position.break" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
+            /** @description livemode of the sample event; default the deployment's. */
+            livemode?: boolean;
+        };
+    };
     responses: never;
-    parameters: never;
+    parameters: {
+        /** @description A UUID chosen by the client for this request. A retry with the same key and body within 24 hours returns the first response (with `Idempotent-Replayed: true`) and does nothing again. */
+        IdempotencyKey: string;
+    };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key and body. */
+        "Idempotent-Replayed": "true";
+        /** @description Whole seconds to wait before retrying. */
+        "Retry-After": number;
+        /** @description Whole seconds to wait before retrying, when a request with the same Idempotency-Key is still running. */
+        "Retry-After-Conflict": number;
+        /** @description The authentication scheme and, for a token, why it was refused (RFC 6750). */
+        "WWW-Authenticate": string;
+        /** @description Requests allowed in the current one-minute window. */
+        "X-RateLimit-Limit": number;
+        /** @description Requests left in the current window. */
+        "X-RateLimit-Remaining": number;
+        /** @description End of the current window, in Unix seconds. */
+        "X-RateLimit-Reset": number;
+        /** @description The id of this request, as in an error body's `request_id` and in every log line of the request; quote it to support. */
+        "X-Request-Id": string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    checkLiveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                    };
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    checkReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: "ready" | "degraded";
+                        /** @description When degraded: what is unreachable and what that changes */
+                        reason?: string;
+                    };
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "unavailable";
+                        reason: string;
+                    };
+                };
+            };
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metrics, in the Prometheus text format */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOpenApiDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The OpenAPI document */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createAccessToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TokenRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["TokenRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenResponse"];
+                };
+            };
+            /** @description `unauthorized`, OAuth `invalid_client`: unknown client, wrong or expired secret, disabled client. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 64 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`, OAuth `invalid_request`, `unsupported_grant_type` or `invalid_scope`; `details` says which field. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`, OAuth `temporarily_unavailable`: over the rate limit, or too many failed authentications; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAccessTokenKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonWebKeySet"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAuthorizationServerMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OAuth 2.0 authorization server metadata (RFC 8414). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthorizationServerMetadata"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateClientSecret: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description A UUID chosen by the client for this request. A retry with the same key and body within 24 hours returns the first response (with `Idempotent-Replayed: true`) and does nothing again. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Optional: no body is the same as `{}`. */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ClientSecretRotationRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientSecretRotation"];
+                };
+            };
+            /** @description `unauthorized`: the access token is missing, malformed, expired or no longer accepted. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the access token lacks the scope of the operation (`Missing scope: <scope>`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: the resource is not in a state that allows this, or a request with the same Idempotency-Key is still running (`Retry-After: 1`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-Conflict"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 64 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listPartners: {
+        parameters: {
+            query?: {
+                /** @description Opaque value from X-Cursor-Next (or X-Cursor-Prev). */
+                cursor?: string;
+                /** @description Page size, 1 to 200. */
+                limit?: number;
+                /** @description UEMOA, CEMAC or GHANA. */
+                jurisdiction?: "UEMOA" | "CEMAC" | "GHANA";
+                capability?: "equities" | "bonds" | "opcvm" | "reit" | "money_market" | "junior_board";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Cursor of the next page; empty on the last page. */
+                    "X-Cursor-Next"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SgiPartner"][];
+                    };
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPartner: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SgiPartner"];
+                };
+            };
+            /** @description `not_found`: the resource does not exist or belongs to another client. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listInstruments: {
+        parameters: {
+            query?: {
+                /** @description Opaque value from X-Cursor-Next (or X-Cursor-Prev). */
+                cursor?: string;
+                /** @description Page size, 1 to 200. */
+                limit?: number;
+                exchange?: "BRVM" | "BVMAC" | "GSE";
+                class?: "equities" | "bonds" | "opcvm" | "reit" | "money_market" | "junior_board";
+                status?: "active" | "suspended";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Cursor of the next page; empty on the last page. */
+                    "X-Cursor-Next"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Instrument"][];
+                    };
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getInstrument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Instrument"];
+                };
+            };
+            /** @description `not_found`: the resource does not exist or belongs to another client. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listExchanges: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Exchange"][];
+                    };
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getExchangeCalendar: {
+        parameters: {
+            query?: {
+                /** @description First day (YYYY-MM-DD); default today (UTC). */
+                from?: string;
+                /** @description Last day, included; default 30 days after from. At most 366 days in all. */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /** @description BRVM, BVMAC or GSE. */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CalendarDay"][];
+                    };
+                };
+            };
+            /** @description `not_found`: the resource does not exist or belongs to another client. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getExchangeClock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description BRVM, BVMAC or GSE. */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExchangeClock"];
+                };
+            };
+            /** @description `not_found`: the resource does not exist or belongs to another client. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createAttestation: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description A UUID chosen by the client for this request. A retry with the same key and body within 24 hours returns the first response (with `Idempotent-Replayed: true`) and does nothing again. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KycAttestationRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KycAttestation"];
+                };
+            };
+            /** @description `unauthorized`: the access token is missing, malformed, expired or no longer accepted. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the access token lacks the scope of the operation (`Missing scope: <scope>`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: the resource is not in a state that allows this, or a request with the same Idempotency-Key is still running (`Retry-After: 1`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-Conflict"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 64 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAttestation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KycAttestation"];
+                };
+            };
+            /** @description `unauthorized`: the access token is missing, malformed, expired or no longer accepted. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the access token lacks the scope of the operation (`Missing scope: <scope>`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: the resource does not exist or belongs to another client. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAttestationStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttestationStatus"];
+                };
+            };
+            /** @description `unauthorized`: the access token is missing, malformed, expired or no longer accepted. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the access token lacks the scope of the operation (`Missing scope: <scope>`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: the resource does not exist or belongs to another client. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeAttestation: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description A UUID chosen by the client for this request. A retry with the same key and body within 24 hours returns the first response (with `Idempotent-Replayed: true`) and does nothing again. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Optional: no body is the same as `{}`. */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RevokeRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Revocation"];
+                };
+            };
+            /** @description `unauthorized`: the access token is missing, malformed, expired or no longer accepted. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the access token lacks the scope of the operation (`Missing scope: <scope>`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: the resource does not exist or belongs to another client. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: the resource is not in a state that allows this, or a request with the same Idempotency-Key is still running (`Retry-After: 1`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-Conflict"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 64 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRevocationList: {
+        parameters: {
+            query?: {
+                since?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevocationList"];
+                };
+            };
+            /** @description Not modified (If-None-Match) */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getIssuerKeyDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssuerKeyDocument"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listOrders: {
+        parameters: {
+            query?: {
+                /** @description Opaque value from X-Cursor-Next (or X-Cursor-Prev). */
+                cursor?: string;
+                /** @description Page size, 1 to 200. */
+                limit?: number;
+                status?: "created" | "routed" | "partially_filled" | "filled" | "failed" | "cancelled";
+                rcpt_to?: string;
+                instrument?: string;
+                kyc_attestation_id?: string;
+                created_gte?: string;
+                created_lt?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Cursor of the next page; empty on the last page. */
+                    "X-Cursor-Next"?: string;
+                    /** @description Cursor of the previous (newer) page; empty on the first page. */
+                    "X-Cursor-Prev"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Order"][];
+                    };
+                };
+            };
+            /** @description `unauthorized`: the access token is missing, malformed, expired or no longer accepted. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the access token lacks the scope of the operation (`Missing scope: <scope>`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createOrder: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description A UUID chosen by the client for this request. A retry with the same key and body within 24 hours returns the first response (with `Idempotent-Replayed: true`) and does nothing again. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description `unauthorized`: the access token is missing, malformed, expired or no longer accepted. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the access token lacks the scope of the operation (`Missing scope: <scope>`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: the resource is not in a state that allows this, or a request with the same Idempotency-Key is still running (`Retry-After: 1`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-Conflict"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 64 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description `unauthorized`: the access token is missing, malformed, expired or no longer accepted. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the access token lacks the scope of the operation (`Missing scope: <scope>`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: the resource does not exist or belongs to another client. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancelOrder: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description A UUID chosen by the client for this request. A retry with the same key and body within 24 hours returns the first response (with `Idempotent-Replayed: true`) and does nothing again. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description `unauthorized`: the access token is missing, malformed, expired or no longer accepted. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the access token lacks the scope of the operation (`Missing scope: <scope>`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: the resource does not exist or belongs to another client. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: the resource is not in a state that allows this, or a request with the same Idempotency-Key is still running (`Retry-After: 1`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-Conflict"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    amendOrder: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description A UUID chosen by the client for this request. A retry with the same key and body within 24 hours returns the first response (with `Idempotent-Replayed: true`) and does nothing again. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AmendRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description `unauthorized`: the access token is missing, malformed, expired or no longer accepted. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the access token lacks the scope of the operation (`Missing scope: <scope>`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: the resource does not exist or belongs to another client. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: the resource is not in a state that allows this, or a request with the same Idempotency-Key is still running (`Retry-After: 1`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-Conflict"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 64 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listOrderFills: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Fill"][];
+                    };
+                };
+            };
+            /** @description `unauthorized`: the access token is missing, malformed, expired or no longer accepted. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the access token lacks the scope of the operation (`Missing scope: <scope>`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: the resource does not exist or belongs to another client. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getInvestorAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subject, as in its attestations: 1 to 128 of [A-Za-z0-9._:-]. */
+                subject_id: string;
+                /** @description The SGI partner (`sgi_...`), as in `rcpt_to`. */
+                partner_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvestorAccount"];
+                };
+            };
+            /** @description `unauthorized`: the access token is missing, malformed, expired or no longer accepted. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the access token lacks the scope of the operation (`Missing scope: <scope>`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: the resource does not exist or belongs to another client. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setInvestorAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subject, as in its attestations: 1 to 128 of [A-Za-z0-9._:-]. */
+                subject_id: string;
+                /** @description The SGI partner (`sgi_...`), as in `rcpt_to`. */
+                partner_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvestorAccountRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvestorAccount"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvestorAccount"];
+                };
+            };
+            /** @description `unauthorized`: the access token is missing, malformed, expired or no longer accepted. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the access token lacks the scope of the operation (`Missing scope: <scope>`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: the resource does not exist or belongs to another client. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 64 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteInvestorAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subject, as in its attestations: 1 to 128 of [A-Za-z0-9._:-]. */
+                subject_id: string;
+                /** @description The SGI partner (`sgi_...`), as in `rcpt_to`. */
+                partner_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthorized`: the access token is missing, malformed, expired or no longer accepted. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the access token lacks the scope of the operation (`Missing scope: <scope>`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: the resource does not exist or belongs to another client. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listInvestorAccounts: {
+        parameters: {
+            query?: {
+                /** @description Opaque value from X-Cursor-Next (or X-Cursor-Prev). */
+                cursor?: string;
+                /** @description Page size, 1 to 200. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The subject, as in its attestations: 1 to 128 of [A-Za-z0-9._:-]. */
+                subject_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Cursor of the next page; empty on the last page. */
+                    "X-Cursor-Next"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["InvestorAccount"][];
+                    };
+                };
+            };
+            /** @description `unauthorized`: the access token is missing, malformed, expired or no longer accepted. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the access token lacks the scope of the operation (`Missing scope: <scope>`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listPositions: {
+        parameters: {
+            query?: {
+                /** @description Opaque value from X-Cursor-Next (or X-Cursor-Prev). */
+                cursor?: string;
+                /** @description Page size, 1 to 200. */
+                limit?: number;
+                subject_id?: string;
+                rcpt_to?: string;
+                instrument?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Cursor of the next page; empty on the last page. */
+                    "X-Cursor-Next"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Position"][];
+                    };
+                };
+            };
+            /** @description `unauthorized`: the access token is missing, malformed, expired or no longer accepted. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the access token lacks the scope of the operation (`Missing scope: <scope>`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listStatements: {
+        parameters: {
+            query?: {
+                /** @description Opaque value from X-Cursor-Next (or X-Cursor-Prev). */
+                cursor?: string;
+                /** @description Page size, 1 to 200. */
+                limit?: number;
+                subject_id?: string;
+                rcpt_to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Cursor of the next page; empty on the last page. */
+                    "X-Cursor-Next"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Statement"][];
+                    };
+                };
+            };
+            /** @description `unauthorized`: the access token is missing, malformed, expired or no longer accepted. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the access token lacks the scope of the operation (`Missing scope: <scope>`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createStatement: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description A UUID chosen by the client for this request. A retry with the same key and body within 24 hours returns the first response (with `Idempotent-Replayed: true`) and does nothing again. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StatementRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Statement"];
+                };
+            };
+            /** @description `unauthorized`: the access token is missing, malformed, expired or no longer accepted. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the access token lacks the scope of the operation (`Missing scope: <scope>`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: the resource is not in a state that allows this, or a request with the same Idempotency-Key is still running (`Retry-After: 1`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-Conflict"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 64 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getStatement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Statement"];
+                };
+            };
+            /** @description `unauthorized`: the access token is missing, malformed, expired or no longer accepted. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the access token lacks the scope of the operation (`Missing scope: <scope>`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: the resource does not exist or belongs to another client. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listTestClocks: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description A clock id: the clocks created before it. */
+                starting_after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TestClock"][];
+                        has_more: boolean;
+                    };
+                };
+            };
+            /** @description `unauthorized`: the access token is missing, malformed, expired or no longer accepted. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the access token lacks the scope of the operation (`Missing scope: <scope>`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createTestClock: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description A UUID chosen by the client for this request. A retry with the same key and body within 24 hours returns the first response (with `Idempotent-Replayed: true`) and does nothing again. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description The instant the clock starts at (between 2000 and 2099).
+                     */
+                    frozen_time: string;
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestClock"];
+                };
+            };
+            /** @description `unauthorized`: the access token is missing, malformed, expired or no longer accepted. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the access token lacks the scope of the operation (`Missing scope: <scope>`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: the resource is not in a state that allows this, or a request with the same Idempotency-Key is still running (`Retry-After: 1`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-Conflict"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 64 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTestClock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestClock"];
+                };
+            };
+            /** @description `unauthorized`: the access token is missing, malformed, expired or no longer accepted. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the access token lacks the scope of the operation (`Missing scope: <scope>`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: the resource does not exist or belongs to another client. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteTestClock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        object: "test_clock";
+                        /** @enum {boolean} */
+                        deleted: true;
+                    };
+                };
+            };
+            /** @description `unauthorized`: the access token is missing, malformed, expired or no longer accepted. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the access token lacks the scope of the operation (`Missing scope: <scope>`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: the resource does not exist or belongs to another client. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    advanceTestClock: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description A UUID chosen by the client for this request. A retry with the same key and body within 24 hours returns the first response (with `Idempotent-Replayed: true`) and does nothing again. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description The new time: after the current one, at most 2 years after it.
+                     */
+                    frozen_time: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestClock"];
+                };
+            };
+            /** @description `unauthorized`: the access token is missing, malformed, expired or no longer accepted. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the access token lacks the scope of the operation (`Missing scope: <scope>`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: the resource does not exist or belongs to another client. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: the resource is not in a state that allows this, or a request with the same Idempotency-Key is still running (`Retry-After: 1`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-Conflict"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 64 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAuditSnapshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The UTC day, YYYY-MM-DD (a real calendar day).
+                 * @example 2026-11-22
+                 */
+                date: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditSnapshot"];
+                };
+            };
+            /** @description `unauthorized`: the access token is missing, malformed, expired or no longer accepted. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the access token lacks the scope of the operation (`Missing scope: <scope>`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: the resource does not exist or belongs to another client. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSnapshotProof: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The UTC day, YYYY-MM-DD. */
+                date: string;
+                /** @description One of your orders created on that day (ord_...). */
+                order_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SnapshotProof"];
+                };
+            };
+            /** @description `unauthorized`: the access token is missing, malformed, expired or no longer accepted. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the access token lacks the scope of the operation (`Missing scope: <scope>`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: the resource does not exist or belongs to another client. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listFixSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["FixSession"][];
+                    };
+                };
+            };
+            /** @description `unauthorized`: the access token is missing, malformed, expired or no longer accepted. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the access token lacks the scope of the operation (`Missing scope: <scope>`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: {
+                /** @description Opaque value from X-Cursor-Next (or X-Cursor-Prev). */
+                cursor?: string;
+                /** @description Page size, 1 to 200. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Cursor of the next page; empty on the last page. */
+                    "X-Cursor-Next"?: string;
+                    /** @description Cursor of the previous (newer) page; empty on the first page. */
+                    "X-Cursor-Prev"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpoint"][];
+                    };
+                };
+            };
+            /** @description `unauthorized`: the access token is missing, malformed, expired or no longer accepted. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the access token lacks the scope of the operation (`Missing scope: <scope>`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description A UUID chosen by the client for this request. A retry with the same key and body within 24 hours returns the first response (with `Idempotent-Replayed: true`) and does nothing again. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointCreated"];
+                };
+            };
+            /** @description `unauthorized`: the access token is missing, malformed, expired or no longer accepted. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the access token lacks the scope of the operation (`Missing scope: <scope>`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: the resource is not in a state that allows this, or a request with the same Idempotency-Key is still running (`Retry-After: 1`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-Conflict"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 64 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description `unauthorized`: the access token is missing, malformed, expired or no longer accepted. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the access token lacks the scope of the operation (`Missing scope: <scope>`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: the resource does not exist or belongs to another client. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthorized`: the access token is missing, malformed, expired or no longer accepted. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the access token lacks the scope of the operation (`Missing scope: <scope>`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: the resource does not exist or belongs to another client. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description `unauthorized`: the access token is missing, malformed, expired or no longer accepted. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the access token lacks the scope of the operation (`Missing scope: <scope>`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: the resource does not exist or belongs to another client. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 64 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateWebhookEndpointSecret: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description A UUID chosen by the client for this request. A retry with the same key and body within 24 hours returns the first response (with `Idempotent-Replayed: true`) and does nothing again. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Optional; when sent, an empty object. */
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecretRotation"];
+                };
+            };
+            /** @description `unauthorized`: the access token is missing, malformed, expired or no longer accepted. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the access token lacks the scope of the operation (`Missing scope: <scope>`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: the resource does not exist or belongs to another client. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: the resource is not in a state that allows this, or a request with the same Idempotency-Key is still running (`Retry-After: 1`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-Conflict"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 64 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    sendWebhookTestEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description A UUID chosen by the client for this request. A retry with the same key and body within 24 hours returns the first response (with `Idempotent-Replayed: true`) and does nothing again. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookTestEventRequest"];
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookTestEvent"];
+                };
+            };
+            /** @description `unauthorized`: the access token is missing, malformed, expired or no longer accepted. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the access token lacks the scope of the operation (`Missing scope: <scope>`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: the resource does not exist or belongs to another client. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: the resource is not in a state that allows this, or a request with the same Idempotency-Key is still running (`Retry-After: 1`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-Conflict"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 64 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    sendSampleEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description A UUID chosen by the client for this request. A retry with the same key and body within 24 hours returns the first response (with `Idempotent-Replayed: true`) and does nothing again. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookTestEventRequest"];
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SampleEvent"];
+                };
+            };
+            /** @description `unauthorized`: the access token is missing, malformed, expired or no longer accepted. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the access token lacks the scope of the operation (`Missing scope: <scope>`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: the resource is not in a state that allows this, or a request with the same Idempotency-Key is still running (`Retry-After: 1`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-Conflict"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 64 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    replayDeadDeliveries: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description A UUID chosen by the client for this request. A retry with the same key and body within 24 hours returns the first response (with `Idempotent-Replayed: true`) and does nothing again. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Optional; when sent, an empty object. */
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookReplayDead"];
+                };
+            };
+            /** @description `unauthorized`: the access token is missing, malformed, expired or no longer accepted. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the access token lacks the scope of the operation (`Missing scope: <scope>`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: the resource does not exist or belongs to another client. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: the resource is not in a state that allows this, or a request with the same Idempotency-Key is still running (`Retry-After: 1`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-Conflict"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 64 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Opaque value from X-Cursor-Next (or X-Cursor-Prev). */
+                cursor?: string;
+                /** @description Page size, 1 to 200. */
+                limit?: number;
+                endpoint_id?: string;
+                event_id?: string;
+                status?: "pending" | "succeeded" | "dead" | "cancelled";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Cursor of the next page; empty on the last page. */
+                    "X-Cursor-Next"?: string;
+                    /** @description Cursor of the previous (newer) page; empty on the first page. */
+                    "X-Cursor-Prev"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookDelivery"][];
+                    };
+                };
+            };
+            /** @description `unauthorized`: the access token is missing, malformed, expired or no longer accepted. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the access token lacks the scope of the operation (`Missing scope: <scope>`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description `unauthorized`: the access token is missing, malformed, expired or no longer accepted. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the access token lacks the scope of the operation (`Missing scope: <scope>`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: the resource does not exist or belongs to another client. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    replayWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description A UUID chosen by the client for this request. A retry with the same key and body within 24 hours returns the first response (with `Idempotent-Replayed: true`) and does nothing again. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Optional; when sent, an empty object. */
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description `unauthorized`: the access token is missing, malformed, expired or no longer accepted. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the access token lacks the scope of the operation (`Missing scope: <scope>`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: the resource does not exist or belongs to another client. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: the resource is not in a state that allows this, or a request with the same Idempotency-Key is still running (`Retry-After: 1`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-Conflict"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 64 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Opaque value from X-Cursor-Next (or X-Cursor-Prev). */
+                cursor?: string;
+                /** @description Page size, 1 to 200. */
+                limit?: number;
+                /** @description An event type of the specification's Events section. */
+                type?: "order.created" | "order.routed" | "order.executed" | "order.failed" | "order.cancelled" | "order.amended" | "order.request_refused" | "position.break" | "kyc.attested" | "kyc.revoked" | "audit.snapshot" | "webhook.test";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Cursor of the next page; empty on the last page. */
+                    "X-Cursor-Next"?: string;
+                    /** @description Cursor of the previous (newer) page; empty on the first page. */
+                    "X-Cursor-Prev"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Event"][];
+                    };
+                };
+            };
+            /** @description `unauthorized`: the access token is missing, malformed, expired or no longer accepted. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the access token lacks the scope of the operation (`Missing scope: <scope>`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"];
+                };
+            };
+            /** @description `unauthorized`: the access token is missing, malformed, expired or no longer accepted. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the access token lacks the scope of the operation (`Missing scope: <scope>`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: the resource does not exist or belongs to another client. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    streamEvents: {
+        parameters: {
+            query?: {
+                /** @description Resume after this event id; for clients that cannot set the Last-Event-ID header. */
+                last_event_id?: string;
+            };
+            header?: {
+                /** @description Resume after this event id (sent by EventSource clients on reconnection). */
+                "last-event-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An endless text/event-stream */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resendEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description A UUID chosen by the client for this request. A retry with the same key and body within 24 hours returns the first response (with `Idempotent-Replayed: true`) and does nothing again. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventResendRequest"];
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventResend"];
+                };
+            };
+            /** @description `unauthorized`: the access token is missing, malformed, expired or no longer accepted. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the access token lacks the scope of the operation (`Missing scope: <scope>`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: the resource does not exist or belongs to another client. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time; answered on the connection, which is then closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: the resource is not in a state that allows this, or a request with the same Idempotency-Key is still running (`Retry-After: 1`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-Conflict"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 64 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+}
