@@ -39,6 +39,7 @@ export const contractNoteRoutes: FastifyPluginAsyncTypebox<ContractNoteRouteDeps
     {
       config: { scope: 'orders:read' },
       schema: {
+        operationId: 'getContractNote',
         tags: ['Orders'],
         summary: 'The trade confirmation of an order with fills: JSON, or a PDF with Accept: application/pdf',
         description:
