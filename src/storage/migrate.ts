@@ -18,6 +18,7 @@ import * as instrumentRules from './migrations/2026-11-25T01-00-instrument-rules
 import * as orderLifecycle from './migrations/2026-11-25T02-00-order-lifecycle.js';
 import * as fixSessions from './migrations/2026-11-25T03-00-fix-sessions.js';
 import * as testClocks from './migrations/2026-11-25T04-00-test-clocks.js';
+import * as eventOrigin from './migrations/2026-11-25T10-00-event-origin.js';
 
 /**
  * The migrations, listed explicitly rather than read from a folder, so that bundlers and tools see
@@ -43,6 +44,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-25T02-00-order-lifecycle': orderLifecycle,
   '2026-11-25T03-00-fix-sessions': fixSessions,
   '2026-11-25T04-00-test-clocks': testClocks,
+  '2026-11-25T10-00-event-origin': eventOrigin,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

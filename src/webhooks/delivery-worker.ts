@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { EventRow } from '../events/event.table.js';
+import { deliveryTrace } from '../events/origin.js';
 import type { Clock } from '../lib/clock.js';
 import type { DialectName } from '../storage/dialect.js';
 import { transaction } from '../storage/prepared.js';
@@ -13,6 +14,7 @@ import {
   dequeueEvents,
   dueCandidates,
   dueCandidatesBounded,
+  findEventOrigins,
   findEvents,
   findMessages,
   hasDueDeliveries,
@@ -144,6 +146,8 @@ interface Launch {
   body: string | undefined;
   /** Whether the body is stored (webhook_messages); if not, a failed attempt stores it with its record. */
   stored: boolean;
+  /** The API request the event came from (events.origin), for the attempt's trace headers. */
+  origin: string | null;
 }
 
 /** Slots a combined transaction may still lease: in this process, and per endpoint across workers. */
@@ -275,7 +279,7 @@ export class DeliveryWorker {
           delivery.lease_owner = owner;
           slots.free--;
           slots.busy.set(endpoint.id, busy + 1);
-          leased.push({ delivery, endpoint, body, stored: false });
+          leased.push({ delivery, endpoint, body, stored: false, origin: event.origin ?? null });
         } else if (slots !== null) {
           // Its endpoint is at its limit: it waits, due, for a claim.
           this.#mayBeDue = true;
@@ -380,11 +384,12 @@ export class DeliveryWorker {
       await insertMessages(trx, rebuilt);
       for (const m of rebuilt) bodies.set(m.event_id, m.body);
     }
-    return leased.map((delivery) => ({ delivery, endpoint: endpoints.get(delivery.endpoint_id), body: bodies.get(delivery.event_id), stored: true }));
+    const origins = await findEventOrigins(trx, eventIds);
+    return leased.map((delivery) => ({ delivery, endpoint: endpoints.get(delivery.endpoint_id), body: bodies.get(delivery.event_id), stored: true, origin: origins.get(delivery.event_id) ?? null }));
   }
 
   #launch(launches: readonly Launch[]): Promise<void>[] {
-    return launches.map(({ delivery, endpoint, body, stored }) => this.#track(this.#attempt(delivery, endpoint, body, stored)));
+    return launches.map(({ delivery, endpoint, body, stored, origin }) => this.#track(this.#attempt(delivery, endpoint, body, stored, origin)));
   }
 
   #track(work: Promise<void>): Promise<void> {
@@ -402,7 +407,7 @@ export class DeliveryWorker {
 
   // ----- Sending ----------------------------------------------------------------------------------
 
-  async #attempt(delivery: WebhookDeliveryRow, endpoint: WebhookEndpointRow | undefined, body: string | undefined, stored: boolean): Promise<void> {
+  async #attempt(delivery: WebhookDeliveryRow, endpoint: WebhookEndpointRow | undefined, body: string | undefined, stored: boolean, origin: string | null): Promise<void> {
     const { owner } = this.options;
     if (endpoint === undefined || endpoint.deleted_at !== null) {
       const now = this.clock.now().getTime();
@@ -420,13 +425,18 @@ export class DeliveryWorker {
     if (endpoint.previous_secret_sealed !== null && (endpoint.previous_secret_expires_at ?? 0) > attemptedAt) {
       secrets.push(this.secrets.open(endpoint.id, endpoint.previous_secret_sealed));
     }
-    // Signed anew for every attempt (a fresh `t`), over the body bytes stored at fan-out.
-    const headers = {
+    // Signed anew for every attempt (a fresh `t`), over the body bytes stored at fan-out. Each attempt
+    // is a span of its own in the trace of the request that caused the event (docs/webhooks.md).
+    const trace = deliveryTrace(delivery.event_id, origin);
+    const headers: Record<string, string> = {
       'content-type': 'application/json',
       [this.#headers.signature]: signatureHeader(secrets, Math.floor(attemptedAt / 1000), body),
       [this.#headers.idempotency]: delivery.idempotency_key,
       'user-agent': this.#headers.userAgent,
+      traceparent: trace.traceparent,
     };
+    if (trace.tracestate !== undefined) headers.tracestate = trace.tracestate;
+    if (trace.requestId !== undefined) headers['x-request-id'] = trace.requestId;
     const result = await this.sender.send({ url: endpoint.url, headers, body });
     if (result.error === null) this.stats.attempts.succeeded++;
     else this.stats.attempts.failed++;

@@ -219,6 +219,13 @@ export async function findEvents(db: Kysely<Database>, ids: readonly string[]): 
   return db.selectFrom('events').selectAll().where('id', 'in', ids).execute();
 }
 
+/** The origins (src/events/origin.ts) of events, by id; events without one are left out. */
+export async function findEventOrigins(db: Kysely<Database>, ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('events').select(['id', 'origin']).where('id', 'in', ids).where('origin', 'is not', null).execute();
+  return new Map(rows.map((r) => [r.id, r.origin as string]));
+}
+
 export async function findMessages(db: Kysely<Database>, eventIds: readonly string[]): Promise<Map<string, string>> {
   if (eventIds.length === 0) return new Map();
   const rows = await db.selectFrom('webhook_messages').select(['event_id', 'body']).where('event_id', 'in', eventIds).execute();
