@@ -4,6 +4,7 @@ import { accountPage } from './pages/account.js';
 import { attestationPage, attestationsPage } from './pages/attestations.js';
 import { deadLettersPage, deliveriesPage } from './pages/deliveries.js';
 import { endpointPage, endpointsPage } from './pages/endpoints.js';
+import { eventPage, eventsPage } from './pages/events.js';
 import { marketsPage } from './pages/markets.js';
 import { orderPage, ordersPage } from './pages/orders.js';
 import { signInPage } from './pages/signin.js';
@@ -19,6 +20,7 @@ function parse(hash: string): Route {
 const SECTIONS: { path: string; label: string }[] = [
   { path: 'orders', label: 'Orders' },
   { path: 'attestations', label: 'Attestations' },
+  { path: 'events', label: 'Events' },
   { path: 'endpoints', label: 'Endpoints' },
   { path: 'deliveries', label: 'Deliveries' },
   { path: 'dead', label: 'Dead letters' },
@@ -33,6 +35,8 @@ function pageFor(route: Route): Page | null {
       return id === undefined ? ordersPage : orderPage;
     case 'attestations':
       return id === undefined ? attestationsPage : attestationPage;
+    case 'events':
+      return id === undefined ? eventsPage : eventPage;
     case 'endpoints':
       return id === undefined ? endpointsPage : endpointPage;
     case 'deliveries':
