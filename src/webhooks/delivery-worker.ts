@@ -14,9 +14,8 @@ import {
   dequeueEvents,
   dueCandidates,
   dueCandidatesBounded,
-  findEventOrigins,
   findEvents,
-  findMessages,
+  findMessagesWithOrigins,
   hasDueDeliveries,
   hasPendingEvents,
   insertDeliveries,
@@ -375,17 +374,21 @@ export class DeliveryWorker {
     slots.free -= leased.length;
     const endpoints = new Map((await findEndpoints(trx, [...new Set(leased.map((d) => d.endpoint_id))])).map((e) => [e.id, e]));
     const eventIds = [...new Set(leased.map((d) => d.event_id))];
-    const bodies = await findMessages(trx, eventIds);
-    const missing = eventIds.filter((id) => !bodies.has(id));
+    // The bodies, with the origin of their events (for the trace headers), in one read.
+    const messages = await findMessagesWithOrigins(trx, eventIds);
+    const missing = eventIds.filter((id) => !messages.has(id));
     if (missing.length > 0) {
       // A first attempt whose worker died before recording it: its body was never stored. It is
       // made again from the event, exactly as at fan-out, and stored for every attempt after this one.
-      const rebuilt = (await findEvents(trx, missing)).map((event) => ({ event_id: event.id, body: this.#body(event), created_at: now }));
+      const events = await findEvents(trx, missing);
+      const rebuilt = events.map((event) => ({ event_id: event.id, body: this.#body(event), created_at: now }));
       await insertMessages(trx, rebuilt);
-      for (const m of rebuilt) bodies.set(m.event_id, m.body);
+      events.forEach((event, i) => messages.set(event.id, { body: rebuilt[i]?.body as string, origin: event.origin ?? null }));
     }
-    const origins = await findEventOrigins(trx, eventIds);
-    return leased.map((delivery) => ({ delivery, endpoint: endpoints.get(delivery.endpoint_id), body: bodies.get(delivery.event_id), stored: true, origin: origins.get(delivery.event_id) ?? null }));
+    return leased.map((delivery) => {
+      const message = messages.get(delivery.event_id);
+      return { delivery, endpoint: endpoints.get(delivery.endpoint_id), body: message?.body, stored: true, origin: message?.origin ?? null };
+    });
   }
 
   #launch(launches: readonly Launch[]): Promise<void>[] {

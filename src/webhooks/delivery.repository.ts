@@ -219,11 +219,19 @@ export async function findEvents(db: Kysely<Database>, ids: readonly string[]): 
   return db.selectFrom('events').selectAll().where('id', 'in', ids).execute();
 }
 
-/** The origins (src/events/origin.ts) of events, by id; events without one are left out. */
-export async function findEventOrigins(db: Kysely<Database>, ids: readonly string[]): Promise<Map<string, string>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db.selectFrom('events').select(['id', 'origin']).where('id', 'in', ids).where('origin', 'is not', null).execute();
-  return new Map(rows.map((r) => [r.id, r.origin as string]));
+/**
+ * The stored bodies of events, with the events' origins (src/events/origin.ts), by event id; events
+ * whose body is not stored are left out.
+ */
+export async function findMessagesWithOrigins(db: Kysely<Database>, eventIds: readonly string[]): Promise<Map<string, { body: string; origin: string | null }>> {
+  if (eventIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('webhook_messages as m')
+    .leftJoin('events as e', 'e.id', 'm.event_id')
+    .select(['m.event_id', 'm.body', 'e.origin'])
+    .where('m.event_id', 'in', eventIds)
+    .execute();
+  return new Map(rows.map((r) => [r.event_id, { body: r.body, origin: r.origin ?? null }]));
 }
 
 export async function findMessages(db: Kysely<Database>, eventIds: readonly string[]): Promise<Map<string, string>> {
