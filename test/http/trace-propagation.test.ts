@@ -58,7 +58,7 @@ for (const database of DATABASES) {
     t.after(() => worker.stop());
     // The receiver fails the first attempt of each delivery, so that each is also seen on its retry.
     const hooks = await failingOnce(t);
-    const endpoint = await c.post('/v1/webhooks/endpoints', { url: hooks.url, events: ['kyc.attested', 'order.created', 'order.routed', 'order.executed'] });
+    const endpoint = await c.post('/v1/webhooks/endpoints', { url: hooks.url, events: ['kyc.attested', 'kyc.revoked', 'order.created', 'order.routed', 'order.executed'] });
     assert.equal(endpoint.status, 201);
 
     const post = (path: string, body: unknown, headers: Record<string, string>) => c.api.call('POST', path, body, { 'idempotency-key': randomUUID(), ...headers });
@@ -83,6 +83,14 @@ for (const database of DATABASES) {
     const plainOrder = (await plain.json()) as Json;
     const plainRequest = plain.headers.get('x-request-id') as string;
 
+    // A revocation, and a test event (delivered to its endpoint only), each with the caller's id.
+    const other = (await (await post('/v1/kyc/attestations', { ...KYC2_REQUEST, subject_id: 'inv-0002' }, {})).json()) as Json;
+    const revoked = await post(`/v1/kyc/attestations/${other.id}/revoke`, { reason: 'superseded' }, { 'x-request-id': 'revoke-9' });
+    assert.equal(revoked.status, 200);
+    const tested = await post(`/v1/webhooks/endpoints/${endpoint.body.id}/test`, { type: 'webhook.test' }, { traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-00` });
+    assert.equal(tested.status, 202);
+    const testRequest = tested.headers.get('x-request-id') as string;
+
     // The market order fills on the simulated exchange: an event no request caused.
     await c.tick(1500);
     // A few attempts at a time per endpoint; the retries are due at once.
@@ -92,13 +100,13 @@ for (const database of DATABASES) {
     const of = (type: string, orderId?: string) =>
       seen.filter((s) => s.body.type === type && (orderId === undefined || s.body.data.id === orderId || s.body.data.order_id === orderId));
     const spans = new Set<string>();
-    const check = (deliveries: typeof seen, expected: { trace: string; requestId: string | undefined; tracestate?: string }, what: string) => {
+    const check = (deliveries: typeof seen, expected: { trace: string; requestId: string | undefined; tracestate?: string; flags?: string }, what: string) => {
       assert.equal(deliveries.length, 2, `${what}: a failed attempt and its retry`);
       for (const { headers } of deliveries) {
         const parent = parseTraceparent(headers.traceparent);
         assert.ok(parent !== null, `${what}: ${String(headers.traceparent)}`);
         assert.equal(parent.traceId, expected.trace, what);
-        assert.equal(parent.flags, '01');
+        assert.equal(parent.flags, expected.flags ?? '01', `${what}: the caller's sampling decision is kept`);
         assert.ok(!spans.has(parent.parentId), `${what}: a span of its own per attempt`);
         spans.add(parent.parentId);
         assert.equal(headers['x-request-id'], expected.requestId, what);
@@ -111,7 +119,9 @@ for (const database of DATABASES) {
     check(of('order.routed', tracedOrder.id), { trace: CALLER_TRACE, requestId: 'gw-17', tracestate: 'vendor=abc' }, 'order.routed');
     assert.ok(!spans.has(CALLER_SPAN) && !spans.has(uuidHexOfId(tracedRequest).slice(16)), "the deliveries' spans are new, children of the request's");
     // No traceparent sent: the trace the service started for the request, named after its request id.
-    check(of('kyc.attested'), { trace: uuidHexOfId(attestationRequest), requestId: 'kyc-run-1' }, 'kyc.attested');
+    check(of('kyc.attested').filter((d) => d.body.data.id === att.id), { trace: uuidHexOfId(attestationRequest), requestId: 'kyc-run-1' }, 'kyc.attested');
+    check(of('kyc.revoked'), { trace: uuidHexOfId(revoked.headers.get('x-request-id') as string), requestId: 'revoke-9' }, 'kyc.revoked');
+    check(of('webhook.test'), { trace: CALLER_TRACE, requestId: testRequest, flags: '00' }, 'webhook.test');
     check(of('order.created', plainOrder.id), { trace: uuidHexOfId(plainRequest), requestId: plainRequest }, 'order.created without ids');
     // Caused by no request: a trace of its own per event, named after the event.
     const executed = of('order.executed', tracedOrder.id);
