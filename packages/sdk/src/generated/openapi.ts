@@ -52,7 +52,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: the database answers (and Redis, when configured: without it the service is degraded, still ready) */
+        /** Readiness: the database answers (and Redis, when configured: without it the service is degraded, still ready); 503 once the process is shutting down */
         get: {
             parameters: {
                 query?: never;
@@ -577,6 +577,8 @@ export interface paths {
                     headers: {
                         /** @description Cursor of the next page; empty on the last page. */
                         "x-cursor-next"?: string;
+                        /** @description RFC 8288 links to the next page (rel="next") and, on listings that have one, the previous page (rel="prev"): the cursors above as absolute URLs. Absent when there is neither. */
+                        link?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -807,6 +809,8 @@ export interface paths {
                     headers: {
                         /** @description Cursor of the next page; empty on the last page. */
                         "x-cursor-next"?: string;
+                        /** @description RFC 8288 links to the next page (rel="next") and, on listings that have one, the previous page (rel="prev"): the cursors above as absolute URLs. Absent when there is neither. */
+                        link?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2501,6 +2505,8 @@ export interface paths {
                     headers: {
                         /** @description Cursor of the next page; empty on the last page. */
                         "x-cursor-next"?: string;
+                        /** @description RFC 8288 links to the next page (rel="next") and, on listings that have one, the previous page (rel="prev"): the cursors above as absolute URLs. Absent when there is neither. */
+                        link?: string;
                         /** @description Cursor of the previous (newer) page; empty on the first page. */
                         "x-cursor-prev"?: string;
                         [name: string]: unknown;
@@ -5535,6 +5541,8 @@ export interface paths {
                     headers: {
                         /** @description Cursor of the next page; empty on the last page. */
                         "x-cursor-next"?: string;
+                        /** @description RFC 8288 links to the next page (rel="next") and, on listings that have one, the previous page (rel="prev"): the cursors above as absolute URLs. Absent when there is neither. */
+                        link?: string;
                         /** @description Cursor of the previous (newer) page; empty on the first page. */
                         "x-cursor-prev"?: string;
                         [name: string]: unknown;
@@ -7201,6 +7209,8 @@ export interface paths {
                     headers: {
                         /** @description Cursor of the next page; empty on the last page. */
                         "x-cursor-next"?: string;
+                        /** @description RFC 8288 links to the next page (rel="next") and, on listings that have one, the previous page (rel="prev"): the cursors above as absolute URLs. Absent when there is neither. */
+                        link?: string;
                         /** @description Cursor of the previous (newer) page; empty on the first page. */
                         "x-cursor-prev"?: string;
                         [name: string]: unknown;
@@ -7868,6 +7878,8 @@ export interface paths {
                     headers: {
                         /** @description Cursor of the next page; empty on the last page. */
                         "x-cursor-next"?: string;
+                        /** @description RFC 8288 links to the next page (rel="next") and, on listings that have one, the previous page (rel="prev"): the cursors above as absolute URLs. Absent when there is neither. */
+                        link?: string;
                         /** @description Cursor of the previous (newer) page; empty on the first page. */
                         "x-cursor-prev"?: string;
                         [name: string]: unknown;
