@@ -21,6 +21,7 @@ import { eventStreamRoutes } from './events/stream.routes.js';
 import { createHttpApp, type App } from './http/app.js';
 import { CursorCodec } from './http/cursor.js';
 import { dashboardRoutes } from './http/dashboard.routes.js';
+import { Drain } from './http/drain.js';
 import { guardIdempotentRoutes } from './http/idempotent.js';
 import { Metrics } from './http/metrics.js';
 import { opsRoutes } from './http/ops.routes.js';
@@ -117,13 +118,26 @@ export interface Services {
   readonly testClocks: TestClockService | undefined;
 }
 
+export interface CloseOptions {
+  /**
+   * How long the HTTP server keeps serving, not ready, before it stops accepting connections
+   * (CAURI_SHUTDOWN_DELAY_SECONDS on SIGTERM); default 0.
+   */
+  drainMs?: number;
+}
+
 export interface Runtime {
   readonly config: Config;
   readonly clock: Clock;
   readonly storage: Storage;
   readonly services: Services;
   readonly app: App;
-  close(): Promise<void>;
+  /**
+   * Stops the process's work in order: readiness fails at once; after `drainMs` the listener closes
+   * and the requests in flight finish (their connections are cut after CAURI_SHUTDOWN_TIMEOUT_SECONDS);
+   * then the workers finish their passes, and the connections to partners, Redis and the database close.
+   */
+  close(options?: CloseOptions): Promise<void>;
 }
 
 /**
@@ -292,11 +306,17 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   });
 
   services.fix.metrics.register(metrics.registry);
-  const app = await createHttpApp(config, metrics, log);
+  const drain = new Drain();
+  const app = await createHttpApp(config, metrics, log, drain);
   installAuthentication(app, { db, changeMarker: () => storage.changeMarker(), tokens: services.tokens, limiter: services.limiter });
   const redisEffect = 'rate limits are counted by each process on its own until it answers';
   guardIdempotentRoutes(app);
-  await app.register(opsRoutes, { db, metrics, degradable: config.redisUrl === null ? {} : { redis: { check: () => rateLimitStore.ping(), effect: redisEffect } } });
+  await app.register(opsRoutes, {
+    db,
+    metrics,
+    degradable: config.redisUrl === null ? {} : { redis: { check: () => rateLimitStore.ping(), effect: redisEffect } },
+    draining: () => drain.draining,
+  });
   await app.register(tokenRoutes, { clients: services.clients, tokens: services.tokens, keys: services.keys, limiter: services.limiter, guard: services.credentials });
   await app.register(selfServiceRoutes, { clients: services.clients, tokens: services.tokens, limiter: services.limiter });
   await app.register(directoryRoutes, { db, cursors });
@@ -349,7 +369,10 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     storage,
     services,
     app,
-    async close() {
+    async close(options: CloseOptions = {}) {
+      // The HTTP requests first: they may still hand orders to partners' connectors.
+      const { cut } = await drain.close(app, options.drainMs ?? 0, config.shutdownTimeoutSeconds * 1000);
+      if (cut) log.warn({ timeout_s: config.shutdownTimeoutSeconds }, 'requests still in flight after CAURI_SHUTDOWN_TIMEOUT_SECONDS; their connections were closed');
       services.calendars.stop();
       await maintenance.stop();
       await routing.stop();
@@ -357,7 +380,6 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       await snapshots.stop();
       await webhooks.worker.stop();
       await services.fix.close();
-      await app.close();
       await rateLimitStore.close();
       await storage.close();
     },

@@ -145,6 +145,56 @@ export async function fetchDocument(path: string, accept: string): Promise<Blob>
   return res.blob();
 }
 
+/**
+ * Follows the account's events as they happen (`GET /v1/events/stream`, Server-Sent Events), with
+ * the session's token: EventSource cannot send one, so the stream is read with fetch. `onEvent` gets
+ * each event's envelope. Resolves when `signal` aborts (`stopped`) or the service ends the stream
+ * (`ended`: the token expired, or the connection dropped); a 401 ends the session as `call` does.
+ */
+export async function followEvents(signal: AbortSignal, onEvent: (event: EventEnvelope) => void): Promise<'stopped' | 'ended'> {
+  if (token === null) {
+    signOut('Sign in to continue.');
+    throw new ApiError(401, 'unauthorized', 'Not signed in');
+  }
+  let res: Response;
+  try {
+    res = await fetch('/v1/events/stream', { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' }, credentials: 'omit', cache: 'no-store', signal });
+  } catch (error) {
+    if (signal.aborted) return 'stopped';
+    throw new ApiError(0, 'network_error', `The event stream could not be opened: ${String(error)}`);
+  }
+  if (res.status === 401) {
+    signOut('Your session has expired. Sign in again.');
+    throw await errorOf(res);
+  }
+  if (!res.ok || res.body === null) throw await errorOf(res);
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return signal.aborted ? 'stopped' : 'ended';
+      buffer += value.replace(/\r\n?/g, '\n');
+      // A frame ends with a blank line; its `data:` lines hold the envelope (one line of JSON).
+      let end = buffer.indexOf('\n\n');
+      while (end >= 0) {
+        const data = buffer
+          .slice(0, end)
+          .split('\n')
+          .filter((line) => line.startsWith('data:'))
+          .map((line) => line.slice(5).replace(/^ /, ''))
+          .join('\n');
+        buffer = buffer.slice(end + 2);
+        if (data !== '') onEvent(JSON.parse(data) as EventEnvelope);
+        end = buffer.indexOf('\n\n');
+      }
+    }
+  } catch (error) {
+    if (signal.aborted) return 'stopped';
+    throw error;
+  }
+}
+
 /** A query string from the non-empty values. */
 export function query(params: Record<string, string | number | undefined | null>): string {
   const q = new URLSearchParams();

@@ -4,6 +4,7 @@ import { accountPage } from './pages/account.js';
 import { attestationPage, attestationsPage } from './pages/attestations.js';
 import { deadLettersPage, deliveriesPage } from './pages/deliveries.js';
 import { endpointPage, endpointsPage } from './pages/endpoints.js';
+import { eventPage, eventsPage } from './pages/events.js';
 import { marketsPage } from './pages/markets.js';
 import { orderPage, ordersPage } from './pages/orders.js';
 import { positionsPage } from './pages/positions.js';
@@ -23,6 +24,7 @@ const SECTIONS: { path: string; label: string; scope?: string }[] = [
   { path: 'orders', label: 'Orders' },
   { path: 'positions', label: 'Positions' },
   { path: 'attestations', label: 'Attestations' },
+  { path: 'events', label: 'Events' },
   { path: 'endpoints', label: 'Endpoints' },
   { path: 'deliveries', label: 'Deliveries' },
   { path: 'dead', label: 'Dead letters' },
@@ -51,6 +53,8 @@ function pageFor(route: Route): Page | null {
       return positionsPage;
     case 'attestations':
       return id === undefined ? attestationsPage : attestationPage;
+    case 'events':
+      return id === undefined ? eventsPage : eventPage;
     case 'endpoints':
       return id === undefined ? endpointsPage : endpointPage;
     case 'deliveries':

@@ -96,3 +96,23 @@ test('HTTP time-outs and the connection cap: defaults, and a headers time-out lo
   assert.throws(() => parseConfig({ CAURI_HTTP_MAX_CONNECTIONS: '0' }), (e: unknown) => e instanceof ConfigError && e.variable === 'CAURI_HTTP_MAX_CONNECTIONS');
   assert.throws(() => parseConfig({ CAURI_HTTP_REQUEST_TIMEOUT_MS: '10s' }), (e: unknown) => e instanceof ConfigError && e.variable === 'CAURI_HTTP_REQUEST_TIMEOUT_MS');
 });
+
+test('CAURI_CORS_ORIGINS: none by default, *, or origins as browsers send them; anything more is refused', () => {
+  assert.deepEqual(parseConfig({}).corsOrigins, []);
+  assert.equal(parseConfig({ CAURI_CORS_ORIGINS: '*' }).corsOrigins, '*');
+  assert.deepEqual(parseConfig({ CAURI_CORS_ORIGINS: 'https://App.Example.com, http://localhost:3000/,https://app.example.com:443' }).corsOrigins, [
+    'https://app.example.com',
+    'http://localhost:3000',
+  ]);
+  for (const wrong of ['app.example.com', 'https://app.example.com/path', 'https://app.example.com?x=1', 'ftp://files.example.com', 'https://user@app.example.com', '*,https://app.example.com', 'https://app.example.com,']) {
+    assert.throws(() => parseConfig({ CAURI_CORS_ORIGINS: wrong }), (e: unknown) => e instanceof ConfigError && e.variable === 'CAURI_CORS_ORIGINS', wrong);
+  }
+});
+
+test('shutdown: five seconds not ready before the listener closes, thirty for requests in flight, both bounded', () => {
+  assert.deepEqual([parseConfig({}).shutdownDelaySeconds, parseConfig({}).shutdownTimeoutSeconds], [5, 30]);
+  const set = parseConfig({ CAURI_SHUTDOWN_DELAY_SECONDS: '0', CAURI_SHUTDOWN_TIMEOUT_SECONDS: '120' });
+  assert.deepEqual([set.shutdownDelaySeconds, set.shutdownTimeoutSeconds], [0, 120]);
+  assert.throws(() => parseConfig({ CAURI_SHUTDOWN_TIMEOUT_SECONDS: '0' }), (e: unknown) => e instanceof ConfigError && e.variable === 'CAURI_SHUTDOWN_TIMEOUT_SECONDS');
+  assert.throws(() => parseConfig({ CAURI_SHUTDOWN_DELAY_SECONDS: '5s' }), (e: unknown) => e instanceof ConfigError && e.variable === 'CAURI_SHUTDOWN_DELAY_SECONDS');
+});

@@ -67,6 +67,15 @@ export interface Config {
   readonly fixPlaintextAllowed: boolean;
   /** Time-outs and the connection cap of the HTTP server, against slow, idle or too many clients. */
   readonly http: HttpLimits;
+  /**
+   * Origins (`https://app.example.com`) whose browser pages may call the authenticated API; `'*'`
+   * for any origin; empty for none. The public documents are readable from any origin regardless.
+   */
+  readonly corsOrigins: readonly string[] | '*';
+  /** On SIGTERM, how long the process keeps serving, not ready (/readyz 503), before it stops accepting connections. */
+  readonly shutdownDelaySeconds: number;
+  /** Then, how long requests in flight may take to finish before their connections are closed. */
+  readonly shutdownTimeoutSeconds: number;
 }
 
 export interface HttpLimits {
@@ -181,6 +190,9 @@ export function parseConfig(env: Env): Config {
     webhooksAllowPrivate: mode === 'sandbox' && boolean(env, 'CAURI_WEBHOOKS_ALLOW_PRIVATE', true),
     fixPlaintextAllowed: mode === 'sandbox' || boolean(env, 'CAURI_FIX_ALLOW_PLAINTEXT', false),
     http: httpLimits(env),
+    corsOrigins: corsOrigins(env),
+    shutdownDelaySeconds: integer(env, 'CAURI_SHUTDOWN_DELAY_SECONDS', 5, 0, 3600),
+    shutdownTimeoutSeconds: integer(env, 'CAURI_SHUTDOWN_TIMEOUT_SECONDS', 30, 1, 3600),
   };
   return Object.freeze(config);
 }
@@ -225,6 +237,31 @@ function httpLimits(env: Env): HttpLimits {
     throw new ConfigError('CAURI_HTTP_HEADERS_TIMEOUT_MS', `must not exceed CAURI_HTTP_REQUEST_TIMEOUT_MS (${limits.requestTimeoutMs})`);
   }
   return Object.freeze(limits);
+}
+
+/**
+ * `CAURI_CORS_ORIGINS`: `*`, or origins separated by commas, each a scheme, a host and an optional
+ * port (`https://app.example.com`, `http://localhost:3000`), as a browser sends them in `Origin`: no
+ * path, query, fragment or credentials, so that a typo cannot silently allow nothing.
+ */
+function corsOrigins(env: Env): readonly string[] | '*' {
+  const value = env.CAURI_CORS_ORIGINS?.trim();
+  if (value === undefined || value === '') return Object.freeze([]);
+  if (value === '*') return '*';
+  const origins = value.split(',').map((entry) => entry.trim());
+  for (const entry of origins) {
+    const fail = (why: string) => new ConfigError('CAURI_CORS_ORIGINS', `must be * or origins such as https://app.example.com separated by commas; "${entry}" ${why}`);
+    let url: URL;
+    try {
+      url = new URL(entry);
+    } catch {
+      throw fail('is not a URL');
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw fail('is not http or https');
+    if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '' || !/^[a-z]+:\/\/[^/]+\/?$/i.test(entry)) throw fail('has more than a scheme, a host and a port');
+  }
+  // The form a browser sends: lower-case scheme and host, no default port, no trailing slash.
+  return Object.freeze([...new Set(origins.map((entry) => new URL(entry).origin))]);
 }
 
 function oneOf<T extends string>(env: Env, variable: string, allowed: readonly T[], fallback: T): T {

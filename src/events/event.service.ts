@@ -6,13 +6,16 @@ import { insertEvent } from './event.repository.js';
 import type { EventRow } from './event.table.js';
 import type { EventEnvelope, EventType, NewEvent } from './event.types.js';
 import type { EventId } from '../lib/ids.js';
+import { eventOriginIn } from './origin.js';
 
 /**
  * Records an event inside the caller's transaction, so that the event exists exactly when the change
- * it reports commits. Delivery reads it from the table afterwards; nothing is sent from here.
+ * it reports commits. Delivery reads it from the table afterwards; nothing is sent from here. The
+ * API request running the transaction, if any (see origin.ts), is stored with it.
  */
 export async function recordEvent<T>(trx: Kysely<Database>, event: NewEvent<T>): Promise<EventEnvelope<T>> {
   const id = newId('event', event.at.getTime());
+  const origin = eventOriginIn(trx);
   const row = {
     id,
     client_id: event.clientId,
@@ -21,6 +24,7 @@ export async function recordEvent<T>(trx: Kysely<Database>, event: NewEvent<T>):
     created_at: event.at.getTime(),
     data: JSON.stringify(event.data),
     subject_ref: event.subjectRef ?? null,
+    origin: origin === undefined ? null : JSON.stringify(origin),
   };
   await insertEvent(trx, row, event.fanOut ?? true);
   return { id, type: event.type, created_at: isoMillis(event.at), data: event.data, livemode: event.livemode };

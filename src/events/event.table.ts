@@ -9,6 +9,11 @@ export interface EventTable {
   data: string;
   /** The resource the event is about (an order, attestation or endpoint id); kept in the row, not indexed. */
   subject_ref: string | null;
+  /**
+   * The API request that caused the event (src/events/origin.ts), as JSON; null when none did.
+   * Optional in rows made before it existed.
+   */
+  origin?: string | null;
 }
 
 /** An event waiting to be fanned out to webhook endpoints: queued when it is recorded, taken off by the fan-out. */

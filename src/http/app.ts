@@ -8,6 +8,7 @@ import Fastify, {
   type RouteOptions,
 } from 'fastify';
 import type { Server } from 'node:http';
+import compress from '@fastify/compress';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -16,8 +17,13 @@ import { ApiError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { bodyAjv, textAjv } from '../lib/validation.js';
 import { capConnections, clientErrorHandler, timeoutOptions } from './connections.js';
+import { installCors } from './cors.js';
+import { docsCsp } from './docs-csp.js';
+import { Drain } from './drain.js';
 import { sendError } from './errors.js';
+import { installCompressedEtags, installEtags } from './etag.js';
 import { installJsonBodyParser } from './json-body.js';
+import { installPageLinks } from './link.js';
 import type { Metrics } from './metrics.js';
 import { routeFacts, swaggerOptions, type RouteFacts } from './openapi.js';
 import { requestLoggerFactory } from './request-logger.js';
@@ -25,6 +31,8 @@ import { requestLoggerFactory } from './request-logger.js';
 export type App = FastifyInstance;
 
 export const BODY_LIMIT = 64 * 1024;
+/** Responses smaller than this are sent as they are: compressing them saves less than it costs. */
+export const COMPRESSION_THRESHOLD = 1024;
 
 export interface RouteInfo {
   method: string;
@@ -63,23 +71,29 @@ export function fastifyOptions(config: Config, metrics: Metrics, logger?: Fastif
     bodyLimit: BODY_LIMIT,
     // A path parameter may be a subject id: 128 characters, each `:` of it 3 when percent-encoded.
     routerOptions: { maxParamLength: 512 },
-    // Request ids are ours (req_...), never taken from the client, and logged as `request_id`.
+    // Request ids are ours (req_...), logged as `request_id`; a caller's own X-Request-Id is logged
+    // beside it as `client_request_id` (request-logger.ts), never used in its place.
     genReqId: () => newId('request'),
     requestIdHeader: false,
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
     childLoggerFactory: requestLoggerFactory,
     trustProxy: config.trustProxy,
-    return503OnClosing: true,
+    // Requests that arrive on an open connection while the server closes are served (with
+    // `Connection: close`) rather than refused with a body of Fastify's own: the listener is closed
+    // by then, so they are the last ones (see drain.ts).
+    return503OnClosing: false,
     ...timeoutOptions(config.http),
     clientErrorHandler: clientErrorHandler(config.http, metrics),
   };
 }
 
 /**
- * The HTTP edge without routes: validation, errors, request ids, metrics and the OpenAPI generator.
- * Route plugins are registered by the caller (the composition root), each with its dependencies.
+ * The HTTP edge without routes: validation, errors, request ids, CORS, compression, validators of the
+ * public documents, page links, metrics and the OpenAPI generator (docs/http.md). Route plugins are
+ * registered by the caller (the composition root), each with its dependencies. `drain`: the
+ * process's shutdown state, which readiness and every response follow.
  */
-export async function createHttpApp(config: Config, metrics: Metrics, logger?: FastifyBaseLogger): Promise<App> {
+export async function createHttpApp(config: Config, metrics: Metrics, logger?: FastifyBaseLogger, drain: Drain = new Drain()): Promise<App> {
   const app = Fastify(fastifyOptions(config, metrics, logger)).withTypeProvider<TypeBoxTypeProvider>();
   capConnections(app, config.http, metrics);
 
@@ -105,6 +119,7 @@ export async function createHttpApp(config: Config, metrics: Metrics, logger?: F
   // Callback-style hooks: they never wait, and an async function would cost a promise per request.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    if (drain.draining) reply.header('connection', 'close');
     done();
   });
   // Matched routes are counted by their own hook (above); this one counts the rest.
@@ -113,12 +128,21 @@ export async function createHttpApp(config: Config, metrics: Metrics, logger?: F
     done();
   });
 
+  // Before the hooks of authentication and rate limits (installed by the caller), so that preflights
+  // are answered first; and before every route, since each gets its hooks when registered.
+  installCors(app, config.corsOrigins);
+  // The tag is made from the identity body, then compression runs, then the tag names the coding.
+  installEtags(app);
+  await app.register(compress, { global: true, globalDecompression: false, encodings: ['br', 'gzip'], threshold: COMPRESSION_THRESHOLD });
+  installCompressedEtags(app);
+  installPageLinks(app, config.publicUrl);
+
   app.setErrorHandler((error, request, reply) => sendError(request, reply, error));
   app.setNotFoundHandler((request, reply) =>
     sendError(request, reply, new ApiError('not_found', `No route ${request.method} ${request.url.split('?')[0]}`)),
   );
 
   await app.register(swagger, swaggerOptions(config, operations));
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true }, staticCSP: true });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true, validatorUrl: null }, staticCSP: docsCsp(config.publicUrl) });
   return app;
 }

@@ -1,8 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler, RouteOptions } from 'fastify';
 import type { Kysely } from 'kysely';
 import { authOf } from '../auth/authenticate.js';
+import { originOfTrace, withEventOrigin, type EventOrigin } from '../events/origin.js';
 import type { IdempotencyService, IdempotentOutcome, IdempotentRequest, Rewrite, WorkResult } from '../idempotency/idempotency.service.js';
 import { validationError } from '../lib/errors.js';
+import { requestTrace } from '../lib/trace-context.js';
 import { findLoneSurrogate, loneSurrogateDetail } from '../lib/unicode.js';
 import type { Database } from '../storage/schema.js';
 
@@ -32,10 +34,11 @@ export async function replyIdempotently(
   options: IdempotentReplyOptions = {},
 ): Promise<FastifyReply> {
   const { afterCommit } = options;
+  const idempotent = idempotentRequestOf(request, options);
   const outcome = await idempotency.run(
-    idempotentRequestOf(request, options),
+    idempotent,
     serializerOf(reply),
-    work,
+    (trx) => withEventOrigin(trx, idempotent.origin, () => work(trx)),
     afterCommit === undefined ? undefined : async (result, rewrite) => void (await afterCommit(result, rewrite)),
   );
   return sendOutcome(request, reply, outcome);
@@ -50,7 +53,13 @@ export function idempotentRequestOf(request: FastifyRequest, options: { carriesS
     // Fastify's params object has a null prototype; a plain copy is what the canonical form takes.
     fingerprint: { method: request.method, route: request.routeOptions.url, params: { ...(request.params as object) }, body: request.body ?? null },
     sealResponse: options.carriesSecret === true,
+    origin: eventOriginOf(request),
   };
+}
+
+/** The request's ids and trace, as the events it records keep them (X-Request-Id and traceparent as it came). */
+export function eventOriginOf(request: FastifyRequest): EventOrigin {
+  return originOfTrace(requestTrace(request.id, request.headers));
 }
 
 /** The route's serialiser for each status of its response schema: the bytes sent are the bytes stored. */

@@ -14,10 +14,12 @@ export interface OpsRouteDeps {
    * service into an outage) and says `degraded`, naming them.
    */
   degradable?: Record<string, { check: () => Promise<void>; effect: string }>;
+  /** True once the process is shutting down: readiness then answers 503 while requests in flight finish. */
+  draining?: () => boolean;
 }
 
 /** Liveness, readiness, metrics and the machine-readable description. */
-export const opsRoutes: FastifyPluginAsyncTypebox<OpsRouteDeps> = async (app, { db, metrics, checks = {}, degradable = {} }) => {
+export const opsRoutes: FastifyPluginAsyncTypebox<OpsRouteDeps> = async (app, { db, metrics, checks = {}, degradable = {}, draining = () => false }) => {
   app.get(
     '/healthz',
     { schema: { operationId: 'checkLiveness', tags: ['Operations'], summary: 'Liveness: the process answers', response: { 200: Type.Object({ status: Type.Literal('ok') }) } } },
@@ -30,7 +32,7 @@ export const opsRoutes: FastifyPluginAsyncTypebox<OpsRouteDeps> = async (app, { 
       schema: {
         operationId: 'checkReadiness',
         tags: ['Operations'],
-        summary: 'Readiness: the database answers (and Redis, when configured: without it the service is degraded, still ready)',
+        summary: 'Readiness: the database answers (and Redis, when configured: without it the service is degraded, still ready); 503 once the process is shutting down',
         response: {
           200: Type.Object({
             status: Type.Union([Type.Literal('ready'), Type.Literal('degraded')]),
@@ -41,6 +43,7 @@ export const opsRoutes: FastifyPluginAsyncTypebox<OpsRouteDeps> = async (app, { 
       },
     },
     async (request, reply) => {
+      if (draining()) return reply.code(503).send({ status: 'unavailable' as const, reason: 'shutting down' });
       for (const [name, check] of Object.entries({ database: () => ping(db), ...checks })) {
         try {
           await check();

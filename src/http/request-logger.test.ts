@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import Fastify from 'fastify';
+import Fastify, { LogController } from 'fastify';
 import pino from 'pino';
 import { requestLoggerFactory } from './request-logger.js';
 
@@ -52,4 +52,34 @@ test('a request logger whose level is raised logs from then on, for that request
   await app.inject('/');
   await app.inject('/other');
   assert.deepEqual(lines.map((l) => l.msg), ['after']);
+});
+
+test("a request's lines carry the caller's request id and trace when it sent valid ones, and nothing of invalid ones", async (t) => {
+  const lines: Record<string, unknown>[] = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) });
+  const app = Fastify({
+    loggerInstance: logger,
+    childLoggerFactory: requestLoggerFactory,
+    genReqId: () => 'req_01h455vb4pex5vsknk084sn02q',
+    logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
+  });
+  t.after(() => app.close());
+  app.get('/', async (request) => {
+    request.log.info('handled');
+    return {};
+  });
+  await app.inject({ url: '/', headers: { 'x-request-id': 'gw-17', traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' } });
+  await app.inject({ url: '/', headers: { 'x-request-id': 'bad id', traceparent: '00-00000000000000000000000000000000-00f067aa0ba902b7-01' } });
+  await app.inject({ url: '/' });
+  const [joined, invalid, plain] = lines.filter((l) => l.msg === 'handled');
+  assert.equal(lines.length, 3);
+  assert.equal(joined?.request_id, 'req_01h455vb4pex5vsknk084sn02q');
+  assert.equal(joined?.client_request_id, 'gw-17');
+  assert.equal(joined?.trace_id, '4bf92f3577b34da6a3ce929d0e0e4736');
+  assert.equal(joined?.parent_span_id, '00f067aa0ba902b7');
+  assert.match(String(joined?.span_id), /^[0-9a-f]{16}$/);
+  for (const line of [invalid, plain]) {
+    assert.equal(line?.request_id, 'req_01h455vb4pex5vsknk084sn02q');
+    for (const key of ['client_request_id', 'trace_id', 'span_id', 'parent_span_id']) assert.equal(line?.[key], undefined, key);
+  }
 });

@@ -1,4 +1,6 @@
+import type { IncomingMessage } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
+import { callerRequestId, parseTraceparent, uuidHexOfId } from '../lib/trace-context.js';
 
 type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
 type Log = (...args: unknown[]) => void;
@@ -68,7 +70,26 @@ function isEnabled(logger: FastifyBaseLogger, level: Level): boolean {
   return check === undefined ? true : check.call(logger, level);
 }
 
+/**
+ * What a request's log lines carry beside its `request_id`: the caller's own well-formed X-Request-Id
+ * as `client_request_id`, and, when it came with a valid W3C `traceparent`, the caller's `trace_id`,
+ * its span as `parent_span_id` and the service's span for the request as `span_id` (the request id's
+ * last 64 bits, as on the webhooks the request causes). Only headers present cost anything.
+ */
+export function correlationBindings(bindings: Record<string, unknown>, headers: IncomingMessage['headers']): Record<string, unknown> {
+  const caller = headers['x-request-id'] === undefined ? null : callerRequestId(headers['x-request-id']);
+  const parent = headers.traceparent === undefined ? null : parseTraceparent(headers.traceparent);
+  if (caller !== null) bindings.client_request_id = caller;
+  if (parent !== null) {
+    bindings.trace_id = parent.traceId;
+    bindings.parent_span_id = parent.parentId;
+    const requestId = bindings.request_id;
+    if (typeof requestId === 'string') bindings.span_id = uuidHexOfId(requestId).slice(16);
+  }
+  return bindings;
+}
+
 /** Fastify's `childLoggerFactory`: a RequestLogger in place of an eager pino child. */
-export function requestLoggerFactory(logger: FastifyBaseLogger, bindings: Record<string, unknown>, options: ChildOptions): FastifyBaseLogger {
-  return new RequestLogger(logger, bindings, options) as unknown as FastifyBaseLogger;
+export function requestLoggerFactory(logger: FastifyBaseLogger, bindings: Record<string, unknown>, options: ChildOptions, raw?: IncomingMessage): FastifyBaseLogger {
+  return new RequestLogger(logger, raw === undefined ? bindings : correlationBindings(bindings, raw.headers), options) as unknown as FastifyBaseLogger;
 }

@@ -75,6 +75,9 @@ export const PageQuery = {
 
 export const pageHeaders = {
   'x-cursor-next': Type.String({ description: 'Cursor of the next page; empty on the last page.' }),
+  link: Type.String({
+    description: 'RFC 8288 links to the next page (rel="next") and, on listings that have one, the previous page (rel="prev"): the cursors above as absolute URLs. Absent when there is neither.',
+  }),
 };
 
 /** A closed set of strings as one JSON Schema `enum`: one precise error (`rule: enum`) when wrong. */

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { canonicalize, JcsError } from '@cauri/verifier';
+import type { EventOrigin } from '../events/origin.js';
 import type { Clock } from '../lib/clock.js';
 import { ApiError, validationError } from '../lib/errors.js';
 import { findLoneSurrogate, loneSurrogateDetail } from '../lib/unicode.js';
@@ -30,6 +31,8 @@ export interface IdempotentRequest {
   fingerprint: unknown;
   /** The response carries a secret shown once: its copy kept for replays is sealed. */
   sealResponse?: boolean;
+  /** The request's ids and trace, stored with the events its work records (not part of the fingerprint). */
+  origin?: EventOrigin;
 }
 
 export interface IdempotentOutcome {

@@ -17,14 +17,18 @@ import type { InstrumentRow } from '../partners/instrument.table.js';
 import type { DialectName } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';
 import type { Transact } from '../storage/database.js';
+import { withEventOrigin, type EventOrigin } from '../events/origin.js';
 import { routeBackoffMs } from './backoff.js';
 import { classifyReport, ConnectorUnavailableError, type ExecutionReport, type OrderForPartner, type PartnerConnector } from './connector.js';
 import { leaseConnector, savePosition } from './position.repository.js';
 import type { ConnectorRegistry } from './registry.js';
 import { NO_PENDING_REQUEST, refusalChanges, reportEffect, type OrderEventType } from './report-effect.js';
 
-/** Runs in the transaction that applies a change to an order, with the order as it now is. */
-export type AfterApply = (trx: Kysely<Database>, order: Order) => Promise<void>;
+/**
+ * Runs in the transaction that applies a change to an order, with the order as it now is. `origin`:
+ * the API request waiting for that change, whose ids the change's events keep.
+ */
+export type AfterApply = ((trx: Kysely<Database>, order: Order) => Promise<void>) & { origin?: EventOrigin };
 
 /** What a fill changes beyond its order (the investor's position), in the transaction that stores it. */
 export interface FillEffects {
@@ -274,7 +278,7 @@ export class Router {
 
   /** Applies one execution report if it is the next for its order; see the class comment. */
   async apply(report: ExecutionReport, after?: AfterApply): Promise<Outcome> {
-    return this.transact(async (trx) => {
+    return this.transact((trx) => withEventOrigin(trx, after?.origin, async () => {
       const row = await findOrderForUpdate(trx, this.options.dialect, report.order_id);
       if (row === undefined) return 'unknown_order';
       const place = classifyReport(row.last_report_seq, report);
@@ -311,7 +315,7 @@ export class Router {
       const order = await this.#emit(trx, row, { ...row, ...effect.changes }, effect.events, now, execution ?? undefined);
       await after?.(trx, order);
       return 'applied';
-    });
+    }));
   }
 
   /** Records the events of a change of the order, with `next` as the order now is; returns it as an Order. */

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { EventRow } from '../events/event.table.js';
+import { deliveryTrace } from '../events/origin.js';
 import type { Clock } from '../lib/clock.js';
 import type { DialectName } from '../storage/dialect.js';
 import { transaction } from '../storage/prepared.js';
@@ -14,7 +15,7 @@ import {
   dueCandidates,
   dueCandidatesBounded,
   findEvents,
-  findMessages,
+  findMessagesWithOrigins,
   hasDueDeliveries,
   hasPendingEvents,
   insertDeliveries,
@@ -144,6 +145,8 @@ interface Launch {
   body: string | undefined;
   /** Whether the body is stored (webhook_messages); if not, a failed attempt stores it with its record. */
   stored: boolean;
+  /** The API request the event came from (events.origin), for the attempt's trace headers. */
+  origin: string | null;
 }
 
 /** Slots a combined transaction may still lease: in this process, and per endpoint across workers. */
@@ -275,7 +278,7 @@ export class DeliveryWorker {
           delivery.lease_owner = owner;
           slots.free--;
           slots.busy.set(endpoint.id, busy + 1);
-          leased.push({ delivery, endpoint, body, stored: false });
+          leased.push({ delivery, endpoint, body, stored: false, origin: event.origin ?? null });
         } else if (slots !== null) {
           // Its endpoint is at its limit: it waits, due, for a claim.
           this.#mayBeDue = true;
@@ -371,20 +374,25 @@ export class DeliveryWorker {
     slots.free -= leased.length;
     const endpoints = new Map((await findEndpoints(trx, [...new Set(leased.map((d) => d.endpoint_id))])).map((e) => [e.id, e]));
     const eventIds = [...new Set(leased.map((d) => d.event_id))];
-    const bodies = await findMessages(trx, eventIds);
-    const missing = eventIds.filter((id) => !bodies.has(id));
+    // The bodies, with the origin of their events (for the trace headers), in one read.
+    const messages = await findMessagesWithOrigins(trx, eventIds);
+    const missing = eventIds.filter((id) => !messages.has(id));
     if (missing.length > 0) {
       // A first attempt whose worker died before recording it: its body was never stored. It is
       // made again from the event, exactly as at fan-out, and stored for every attempt after this one.
-      const rebuilt = (await findEvents(trx, missing)).map((event) => ({ event_id: event.id, body: this.#body(event), created_at: now }));
+      const events = await findEvents(trx, missing);
+      const rebuilt = events.map((event) => ({ event_id: event.id, body: this.#body(event), created_at: now }));
       await insertMessages(trx, rebuilt);
-      for (const m of rebuilt) bodies.set(m.event_id, m.body);
+      events.forEach((event, i) => messages.set(event.id, { body: rebuilt[i]?.body as string, origin: event.origin ?? null }));
     }
-    return leased.map((delivery) => ({ delivery, endpoint: endpoints.get(delivery.endpoint_id), body: bodies.get(delivery.event_id), stored: true }));
+    return leased.map((delivery) => {
+      const message = messages.get(delivery.event_id);
+      return { delivery, endpoint: endpoints.get(delivery.endpoint_id), body: message?.body, stored: true, origin: message?.origin ?? null };
+    });
   }
 
   #launch(launches: readonly Launch[]): Promise<void>[] {
-    return launches.map(({ delivery, endpoint, body, stored }) => this.#track(this.#attempt(delivery, endpoint, body, stored)));
+    return launches.map(({ delivery, endpoint, body, stored, origin }) => this.#track(this.#attempt(delivery, endpoint, body, stored, origin)));
   }
 
   #track(work: Promise<void>): Promise<void> {
@@ -402,7 +410,7 @@ export class DeliveryWorker {
 
   // ----- Sending ----------------------------------------------------------------------------------
 
-  async #attempt(delivery: WebhookDeliveryRow, endpoint: WebhookEndpointRow | undefined, body: string | undefined, stored: boolean): Promise<void> {
+  async #attempt(delivery: WebhookDeliveryRow, endpoint: WebhookEndpointRow | undefined, body: string | undefined, stored: boolean, origin: string | null): Promise<void> {
     const { owner } = this.options;
     if (endpoint === undefined || endpoint.deleted_at !== null) {
       const now = this.clock.now().getTime();
@@ -420,13 +428,18 @@ export class DeliveryWorker {
     if (endpoint.previous_secret_sealed !== null && (endpoint.previous_secret_expires_at ?? 0) > attemptedAt) {
       secrets.push(this.secrets.open(endpoint.id, endpoint.previous_secret_sealed));
     }
-    // Signed anew for every attempt (a fresh `t`), over the body bytes stored at fan-out.
-    const headers = {
+    // Signed anew for every attempt (a fresh `t`), over the body bytes stored at fan-out. Each attempt
+    // is a span of its own in the trace of the request that caused the event (docs/webhooks.md).
+    const trace = deliveryTrace(delivery.event_id, origin);
+    const headers: Record<string, string> = {
       'content-type': 'application/json',
       [this.#headers.signature]: signatureHeader(secrets, Math.floor(attemptedAt / 1000), body),
       [this.#headers.idempotency]: delivery.idempotency_key,
       'user-agent': this.#headers.userAgent,
+      traceparent: trace.traceparent,
     };
+    if (trace.tracestate !== undefined) headers.tracestate = trace.tracestate;
+    if (trace.requestId !== undefined) headers['x-request-id'] = trace.requestId;
     const result = await this.sender.send({ url: endpoint.url, headers, body });
     if (result.error === null) this.stats.attempts.succeeded++;
     else this.stats.attempts.failed++;

@@ -219,6 +219,21 @@ export async function findEvents(db: Kysely<Database>, ids: readonly string[]): 
   return db.selectFrom('events').selectAll().where('id', 'in', ids).execute();
 }
 
+/**
+ * The stored bodies of events, with the events' origins (src/events/origin.ts), by event id; events
+ * whose body is not stored are left out.
+ */
+export async function findMessagesWithOrigins(db: Kysely<Database>, eventIds: readonly string[]): Promise<Map<string, { body: string; origin: string | null }>> {
+  if (eventIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('webhook_messages as m')
+    .leftJoin('events as e', 'e.id', 'm.event_id')
+    .select(['m.event_id', 'm.body', 'e.origin'])
+    .where('m.event_id', 'in', eventIds)
+    .execute();
+  return new Map(rows.map((r) => [r.event_id, { body: r.body, origin: r.origin ?? null }]));
+}
+
 export async function findMessages(db: Kysely<Database>, eventIds: readonly string[]): Promise<Map<string, string>> {
   if (eventIds.length === 0) return new Map();
   const rows = await db.selectFrom('webhook_messages').select(['event_id', 'body']).where('event_id', 'in', eventIds).execute();

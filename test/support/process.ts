@@ -11,6 +11,8 @@ export interface SpawnedProcess {
   output(): string;
   /** Sends SIGTERM and resolves once it has exited. */
   stop(): Promise<void>;
+  /** Resolves once it has exited, with its exit code (null when a signal ended it) and that signal. */
+  exited(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 /** Runs `cauri serve` as a separate OS process and returns its base URL once it listens. */
@@ -30,15 +32,16 @@ async function spawnCommand(t: TestContext, command: string, env: Record<string,
 /** Runs a command of the `cauri` entry point at `cli` (an installed package's, say) until `ready` matches its output. */
 export async function spawnCommandIn(t: TestContext, cli: string, command: string, env: Record<string, string>, ready: RegExp): Promise<SpawnedProcess> {
   const child = spawn(process.execPath, [cli, command], {
-    // Tests on real time run at any hour: the simulated exchange trades at any hour unless a test says otherwise.
-    env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', CAURI_SANDBOX_MARKET_HOURS: 'always', ...env },
+    // Tests on real time run at any hour: the simulated exchange trades at any hour unless a test says
+    // otherwise. No load balancer waits for these processes to fail readiness: they stop at once.
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', CAURI_SANDBOX_MARKET_HOURS: 'always', CAURI_SHUTDOWN_DELAY_SECONDS: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   t.after(() => {
     child.kill('SIGTERM');
   });
   let output = '';
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     await exited;
@@ -51,7 +54,7 @@ export async function spawnCommandIn(t: TestContext, cli: string, command: strin
       const match = ready.exec(output);
       if (match !== null) {
         clearTimeout(timer);
-        resolve({ base: match[1] as string, pid: child.pid ?? 0, output: () => output, stop });
+        resolve({ base: match[1] as string, pid: child.pid ?? 0, output: () => output, stop, exited: () => exited });
       }
     });
     child.on('exit', (code) => {

@@ -21,14 +21,20 @@ export function listenFailure(error: unknown, host: string, port: number): strin
   }
 }
 
-/** Closes the runtime on SIGTERM or SIGINT: in-flight requests and worker ticks finish first. */
-function closeOnSignal(runtime: Runtime): void {
+/**
+ * Closes the runtime on SIGTERM or SIGINT: in-flight requests and worker ticks finish first. On
+ * SIGTERM (a supervisor or an orchestrator stopping the process) an HTTP process first stays up,
+ * not ready, for CAURI_SHUTDOWN_DELAY_SECONDS, so that its load balancer stops sending it requests
+ * before it stops accepting them; SIGINT (Ctrl-C) skips that wait.
+ */
+function closeOnSignal(runtime: Runtime, http: boolean): void {
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) return;
     closing = true;
-    runtime.app.log.info({ signal }, 'shutting down');
-    runtime.close().then(
+    const drainMs = http && signal === 'SIGTERM' ? runtime.config.shutdownDelaySeconds * 1000 : 0;
+    runtime.app.log.info({ signal, drain_ms: drainMs }, 'shutting down');
+    runtime.close({ drainMs }).then(
       () => process.exit(0),
       (error: unknown) => {
         runtime.app.log.error({ err: error }, 'shutdown failed');
@@ -57,7 +63,7 @@ export function registerServe(program: Command): void {
         throw reason === null ? error : new CliError(reason);
       }
       runtime.app.log.info({ address, database: runtime.storage.dialect, workers: config.workers }, `${config.serviceName} listening`);
-      closeOnSignal(runtime);
+      closeOnSignal(runtime, true);
     });
 
   program
@@ -69,6 +75,6 @@ export function registerServe(program: Command): void {
       const config = { ...loadConfig(), workers: 'all' as const };
       const runtime = await createRuntime(config);
       runtime.app.log.info({ database: runtime.storage.dialect }, `${config.serviceName} workers running`);
-      closeOnSignal(runtime);
+      closeOnSignal(runtime, false);
     });
 }

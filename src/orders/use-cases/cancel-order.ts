@@ -1,3 +1,4 @@
+import { withEventOrigin } from '../../events/origin.js';
 import type { IdempotentOutcome } from '../../idempotency/idempotency.service.js';
 import type { ClientId } from '../../lib/ids.js';
 import { toOrder } from '../order.mapping.js';
@@ -18,16 +19,16 @@ import { answerAfterPartner, type IdempotencyContext, type OrderUseCaseDeps } fr
 export async function cancelOrder(deps: OrderUseCaseDeps, idempotency: IdempotencyContext, clientId: ClientId, orderId: string): Promise<IdempotentOutcome> {
   const call = deps.idempotency.begin(idempotency.request, idempotency.serialize);
   try {
-    const written = await deps.transact(async (trx) => {
+    const written = await deps.transact((trx) => withEventOrigin(trx, idempotency.request.origin, async () => {
       const earlier = await deps.idempotency.claim(trx, call);
       if (earlier !== null) return { outcome: earlier };
       const row = await deps.orders.requestCancel(trx, clientId, orderId);
       const outcome = await deps.idempotency.record(trx, call, { status: 202, body: toOrder(row) }, { final: false });
       return { outcome, row };
-    });
+    }));
     if (written.row === undefined) return written.outcome;
     const { row } = written;
-    return await answerAfterPartner(deps.idempotency, call, written.outcome, 200, (after) => deps.router.cancel(row, after));
+    return await answerAfterPartner(deps.idempotency, call, written.outcome, 200, (after) => deps.router.cancel(row, after), idempotency.request.origin);
   } finally {
     deps.idempotency.end(call);
   }

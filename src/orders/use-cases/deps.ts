@@ -1,5 +1,6 @@
 import type { IdempotencyService, IdempotentCall, IdempotentOutcome, IdempotentRequest, SentResponse, WorkResult } from '../../idempotency/idempotency.service.js';
 import type { HoldingsCheck } from '../../positions/holdings-check.js';
+import type { EventOrigin } from '../../events/origin.js';
 import type { AfterApply, Router } from '../../routing/router.js';
 import type { Transact } from '../../storage/database.js';
 import type { OrderService } from '../order.service.js';
@@ -38,13 +39,17 @@ export async function answerAfterPartner(
   committed: IdempotentOutcome,
   status: number,
   ask: (after: AfterApply) => Promise<unknown>,
+  origin?: EventOrigin,
 ): Promise<IdempotentOutcome> {
   const asCommitted: SentResponse = { status: committed.status, body: committed.body };
   let answered: SentResponse | undefined;
   try {
-    await ask(async (trx, order) => {
+    const after: AfterApply = async (trx, order) => {
       answered = await idempotency.finish(trx, call, { status, body: order });
-    });
+    };
+    // The partner's answer applied within the request is the request's doing: its events keep its ids.
+    after.origin = origin;
+    await ask(after);
   } catch (error) {
     // The transaction that stored the answer may not have committed: the stored record decides.
     return { ...committed, ...(await idempotency.finishAsCommitted(call, asCommitted)), followUpError: error };

@@ -1,4 +1,5 @@
 import { recordEvent } from '../../events/event.service.js';
+import { withEventOrigin } from '../../events/origin.js';
 import type { IdempotentOutcome } from '../../idempotency/idempotency.service.js';
 import type { ClientId } from '../../lib/ids.js';
 import { toOrder } from '../order.mapping.js';
@@ -24,7 +25,7 @@ import { answerAfterPartner, type IdempotencyContext, type OrderUseCaseDeps } fr
 export async function submitOrder(deps: OrderUseCaseDeps, idempotency: IdempotencyContext, clientId: ClientId, request: OrderRequest): Promise<IdempotentOutcome> {
   const call = deps.idempotency.begin(idempotency.request, idempotency.serialize);
   try {
-    const written = await deps.transact(async (trx) => {
+    const written = await deps.transact((trx) => withEventOrigin(trx, idempotency.request.origin, async () => {
       const earlier = await deps.idempotency.claim(trx, call);
       if (earlier !== null) return { outcome: earlier };
       const { row, instrument } = await deps.orders.prepare(trx, clientId, request);
@@ -34,10 +35,10 @@ export async function submitOrder(deps: OrderUseCaseDeps, idempotency: Idempoten
       await recordEvent(trx, { clientId, type: 'order.created', data: order, livemode: deps.livemode, at: new Date(row.created_at), subjectRef: order.id });
       const outcome = await deps.idempotency.record(trx, call, { status: 201, body: order }, { final: false });
       return { outcome, row, instrument };
-    });
+    }));
     if (written.row === undefined) return written.outcome;
     const { row, instrument } = written;
-    return await answerAfterPartner(deps.idempotency, call, written.outcome, 201, (after) => deps.router.handOver(row, after, instrument));
+    return await answerAfterPartner(deps.idempotency, call, written.outcome, 201, (after) => deps.router.handOver(row, after, instrument), idempotency.request.origin);
   } finally {
     deps.idempotency.end(call);
   }

@@ -30,7 +30,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: the database answers (and Redis, when configured: without it the service is degraded, still ready) */
+        /** Readiness: the database answers (and Redis, when configured: without it the service is degraded, still ready); 503 once the process is shutting down */
         get: operations["checkReadiness"];
         put?: never;
         post?: never;
@@ -2592,6 +2592,8 @@ export interface operations {
                 headers: {
                     /** @description Cursor of the next page; empty on the last page. */
                     "X-Cursor-Next"?: string;
+                    /** @description RFC 8288 links to the next page (rel="next") and, on listings that have one, the previous page (rel="prev"): the cursors above as absolute URLs. Absent when there is neither. */
+                    Link?: string;
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -2773,6 +2775,8 @@ export interface operations {
                 headers: {
                     /** @description Cursor of the next page; empty on the last page. */
                     "X-Cursor-Next"?: string;
+                    /** @description RFC 8288 links to the next page (rel="next") and, on listings that have one, the previous page (rel="prev"): the cursors above as absolute URLs. Absent when there is neither. */
+                    Link?: string;
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3932,6 +3936,8 @@ export interface operations {
                 headers: {
                     /** @description Cursor of the next page; empty on the last page. */
                     "X-Cursor-Next"?: string;
+                    /** @description RFC 8288 links to the next page (rel="next") and, on listings that have one, the previous page (rel="prev"): the cursors above as absolute URLs. Absent when there is neither. */
+                    Link?: string;
                     /** @description Cursor of the previous (newer) page; empty on the first page. */
                     "X-Cursor-Prev"?: string;
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5190,6 +5196,8 @@ export interface operations {
                 headers: {
                     /** @description Cursor of the next page; empty on the last page. */
                     "X-Cursor-Next"?: string;
+                    /** @description RFC 8288 links to the next page (rel="next") and, on listings that have one, the previous page (rel="prev"): the cursors above as absolute URLs. Absent when there is neither. */
+                    Link?: string;
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -5307,6 +5315,8 @@ export interface operations {
                 headers: {
                     /** @description Cursor of the next page; empty on the last page. */
                     "X-Cursor-Next"?: string;
+                    /** @description RFC 8288 links to the next page (rel="next") and, on listings that have one, the previous page (rel="prev"): the cursors above as absolute URLs. Absent when there is neither. */
+                    Link?: string;
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -5423,6 +5433,8 @@ export interface operations {
                 headers: {
                     /** @description Cursor of the next page; empty on the last page. */
                     "X-Cursor-Next"?: string;
+                    /** @description RFC 8288 links to the next page (rel="next") and, on listings that have one, the previous page (rel="prev"): the cursors above as absolute URLs. Absent when there is neither. */
+                    Link?: string;
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -6977,6 +6989,8 @@ export interface operations {
                 headers: {
                     /** @description Cursor of the next page; empty on the last page. */
                     "X-Cursor-Next"?: string;
+                    /** @description RFC 8288 links to the next page (rel="next") and, on listings that have one, the previous page (rel="prev"): the cursors above as absolute URLs. Absent when there is neither. */
+                    Link?: string;
                     /** @description Cursor of the previous (newer) page; empty on the first page. */
                     "X-Cursor-Prev"?: string;
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8296,6 +8310,8 @@ export interface operations {
                 headers: {
                     /** @description Cursor of the next page; empty on the last page. */
                     "X-Cursor-Next"?: string;
+                    /** @description RFC 8288 links to the next page (rel="next") and, on listings that have one, the previous page (rel="prev"): the cursors above as absolute URLs. Absent when there is neither. */
+                    Link?: string;
                     /** @description Cursor of the previous (newer) page; empty on the first page. */
                     "X-Cursor-Prev"?: string;
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8703,6 +8719,8 @@ export interface operations {
                 headers: {
                     /** @description Cursor of the next page; empty on the last page. */
                     "X-Cursor-Next"?: string;
+                    /** @description RFC 8288 links to the next page (rel="next") and, on listings that have one, the previous page (rel="prev"): the cursors above as absolute URLs. Absent when there is neither. */
+                    Link?: string;
                     /** @description Cursor of the previous (newer) page; empty on the first page. */
                     "X-Cursor-Prev"?: string;
                     "X-Request-Id": components["headers"]["X-Request-Id"];
