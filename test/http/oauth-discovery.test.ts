@@ -6,7 +6,7 @@ import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import * as oauth from 'openid-client';
 import { DATABASES, startRuntime } from '../support/harness.js';
 import { freePort } from '../docs/shell.js';
-import { SCOPES } from '../../src/auth/scopes.js';
+import { ALL_SCOPES } from '../../src/auth/scopes.js';
 
 /**
  * A deployment listening on a loopback port, whose public URL (the issuer, which must be the URL
@@ -57,7 +57,7 @@ for (const database of DATABASES) {
         issuer,
         token_endpoint: `${issuer}/v1/auth/token`,
         jwks_uri: `${issuer}/.well-known/jwks.json`,
-        scopes_supported: [...SCOPES],
+        scopes_supported: [...ALL_SCOPES],
         response_types_supported: [],
         grant_types_supported: ['client_credentials'],
         token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],

@@ -57,7 +57,7 @@ test('the packed tarballs hold what they declare and nothing of the development 
     const stray = list.filter((f) => /\.test\.|tsbuildinfo|(^|\/)test\/|(^|\/)bench\/|\.env$|(^|\/)data\//.test(f) || (f.endsWith('.ts') && !f.endsWith('.d.ts')));
     assert.deepEqual(stray, [], `${name}: tests, sources or local files in the tarball`);
   }
-  for (const needed of ['dist/src/cli/cauri.cjs', 'dist/src/app.js', 'calendars/BRVM.json', 'dashboard/public/index.html', 'dashboard/dist/main.js']) {
+  for (const needed of ['dist/src/cli/cauri.cjs', 'dist/src/app.js', 'calendars/BRVM.json', 'fees/BRVM.json', 'dashboard/public/index.html', 'dashboard/dist/main.js']) {
     assert.ok(files.cauri!.includes(needed), `cauri: ${needed}`);
   }
   assert.ok(files['@cauri/verifier']!.includes('dist/cli.js'));
