@@ -47,7 +47,8 @@ test('README.md: the first call runs as written', { timeout: 60_000 }, async (t)
   const context = `exit ${result.code}${result.timedOut ? ' (timed out)' : ''}\n--- stdout\n${out}\n--- stderr\n${result.stderr}`;
   assert.equal(result.code, 0, context);
   // The directory page, with its cursor header, and an attestation issued with the token.
-  assert.match(out, /^HTTP\/1\.1 200 OK/m, context);
+  assert.match(out, /"token_endpoint":"http:\/\/[^"]+\/v1\/auth\/token"/, context);
+  assert.match(out, /HTTP\/1\.1 200 OK\r?\n/, context);
   assert.match(out, /^x-cursor-next: /im, context);
   assert.match(out, /"data":\[\{"id":"sgi_[0-9a-z]{26}"/, context);
   assert.match(out, /\{"id":"att_[0-9a-z]{26}","version":"1.0","subject_id":"inv-0001","level":"KYC1"/, context);
