@@ -212,7 +212,24 @@ async function main(): Promise<void> {
       };
     };
 
-    // 2. Hand-over latency: one order at a time, alternating partners, on an otherwise idle service.
+    // 2. Hand-over latency: one order at a time, alternating partners, on an otherwise idle service. The
+    // throughput rounds leave thousands of orders whose fills the routing worker is still applying; the probe
+    // starts once they are all done, so that it measures a hand-over and not that backlog.
+    {
+      const backlog = new Database(join(dataDir, 'cauri.sqlite'), { readonly: true });
+      const open = backlog.prepare("select count(*) as n from orders where status in ('pending', 'routed', 'partially_filled')");
+      const drainedBy = Date.now() + 300_000;
+      let last = -1;
+      for (;;) {
+        const { n } = open.get() as { n: number };
+        if (n === 0) break;
+        if (Date.now() > drainedBy) throw new Error(`${n} orders of the throughput rounds are still open after 300 s`);
+        if (n !== last) log(`  waiting for ${n} open orders of the throughput rounds to be executed`);
+        last = n;
+        await new Promise((resolve) => setTimeout(resolve, 2000));
+      }
+      backlog.close();
+    }
     await new Promise((resolve) => setTimeout(resolve, 3000));
     const sent = new Map<string, { partner: 'fix' | 'sandbox'; at: number; roundTrip: number }>();
     for (let i = 0; i < settings.probeOrders; i++) {
