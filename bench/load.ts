@@ -37,12 +37,18 @@ export interface Probe {
  * A short warm-up run (JIT, connection pools, caches), then the measured run. Any non-2xx answer,
  * connection error or timeout in either fails the scenario.
  */
-export async function measure(label: string, target: LoadTarget, settings: { connections: number; duration: number; warmup: number }, probe?: Probe): Promise<Measurement> {
+export async function measure(
+  label: string,
+  target: LoadTarget,
+  settings: { connections: number; duration: number; warmup: number; /** Requests a second from all connections together; unset: as fast as answered. */ rate?: number },
+  probe?: Probe,
+): Promise<Measurement> {
   if (settings.warmup > 0) {
     check(`${label} (warm-up)`, await autocannon({ ...target, connections: settings.connections, duration: settings.warmup }));
   }
+  const rate = settings.rate === undefined ? {} : { overallRate: Math.max(1, Math.round(settings.rate)) };
   await probe?.start();
-  const result = await autocannon({ ...target, connections: settings.connections, duration: settings.duration });
+  const result = await autocannon({ ...target, ...rate, connections: settings.connections, duration: settings.duration });
   await probe?.stop();
   check(label, result);
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, ok: result['2xx'], seconds: result.duration };

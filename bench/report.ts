@@ -61,7 +61,7 @@ const pct = (r: number) => `${(r * 100).toFixed(0)} %`;
 const ratioText = (r: number) => (r >= 1 ? `${r.toFixed(2)}×` : pct(r));
 
 function goalText(goal: Goal, labelOf: (key: string) => string): string {
-  if (!isRatioGoal(goal)) return `p99 ≤ ${goal.p99Ms} ms`;
+  if (!isRatioGoal(goal)) return goal.atFractionOfMax === undefined ? `p99 ≤ ${goal.p99Ms} ms` : `p99 ≤ ${goal.p99Ms} ms at ${Math.round(goal.atFractionOfMax * 100)} % of the maximum rate`;
   return goal.ratio >= 1 ? `≥ ${goal.ratio}× ${labelOf(goal.of)}` : `≥ ${pct(goal.ratio)} of ${labelOf(goal.of)}`;
 }
 
@@ -146,7 +146,7 @@ export function renderReport(input: {
     for (const ref of r.references) out(`| ${ref.row.label} | ${num(ref.row.rps)} | ${cells(ref.row)} | ${ratioText(ref.ratio)} |`);
     out();
     if (r.goal !== undefined) {
-      out(`Goal: ${goalText(r.goal, labelOf)}. Measured: ${actualText(r.goal)}${isRatioGoal(r.goal) ? '' : " (the worst round's)"}. **${r.goal.met ? 'Met' : 'Not met'}.**`);
+      out(`Goal: ${goalText(r.goal, labelOf)}. Measured: ${actualText(r.goal)}${isRatioGoal(r.goal) ? '' : r.goal.atFractionOfMax === undefined ? " (the worst round's)" : ' (see the note below)'}. **${r.goal.met ? 'Met' : 'Not met'}.**`);
     } else if ((r.otherGoals ?? []).length === 0) {
       out('No goal: recorded for reference.');
     }

@@ -97,9 +97,14 @@ export interface RatioGoal {
   of: ReferenceName | 'raw-ed25519' | 'sandbox-connector';
 }
 
-/** Our p99 latency (the worst round's) must be at most `p99Ms`. */
+/**
+ * Our p99 latency must be at most `p99Ms`: the worst throughput round's, or, with `atFractionOfMax`, the
+ * p99 of one more run of ours held at that fraction of the rate the throughput rounds measured (a
+ * latency read at saturation is mostly time spent queueing behind the other connections).
+ */
 export interface LatencyGoal {
   p99Ms: number;
+  atFractionOfMax?: number;
 }
 
 export type Goal = RatioGoal | LatencyGoal;
@@ -231,7 +236,7 @@ export const SCENARIOS: readonly Scenario[] = [
     description: `\`GET /v1/positions?subject_id=...\` for a subject with ${POSITIONS_FILLS.toLocaleString('en-US')} fills over five instruments, placed through the API before the run: token check, rate limit, one range of the positions' key (kept up to date as each fill was applied, not recomputed), the catalogue's prices and the calendar's settlement dates from memory, JSON`,
     target: (ctx) => ({ url: `${ctx.positions.service}/v1/positions?subject_id=${ctx.positions.subject}`, headers: { authorization: `Bearer ${ctx.positions.token}` } }),
     references: ['bare-json'],
-    goal: { p99Ms: 20 },
+    goal: { p99Ms: 20, atFractionOfMax: 0.5 },
   },
   {
     kind: 'in-process',
