@@ -28,8 +28,9 @@ test('every page with shell blocks to run has its proof line', () => {
  * the way is an error body, which `curl -s` would not notice.
  */
 for (const doc of pages) {
-  test(`${doc}: its shell blocks run as written`, { timeout: 600_000 }, async (t) => {
-    const { code, stdout, context } = await runDocument(t, doc, { timeoutMs: 540_000 });
+  // Generous limits: a page such as cli.md runs some forty commands, each a Node.js process.
+  test(`${doc}: its shell blocks run as written`, { timeout: 900_000 }, async (t) => {
+    const { code, stdout, context } = await runDocument(t, doc, { timeoutMs: 840_000 });
     assert.equal(code, 0, context);
     assert.doesNotMatch(stdout, /\{"code":"[a-z_]+","message":/, context);
     assert.match(stdout, PROOF[doc] as RegExp, context);

@@ -53,7 +53,7 @@ test('no tracked file refers to a contract document the repository does not ship
   const offenders = trackedTexts()
     .filter(({ text }) => FOREIGN_CONTRACTS.some((name) => text.toLowerCase().includes(name)))
     .map(({ path }) => path);
-  assert.deepEqual(offenders, [], 'the rules belong in docs/: cite the page (docs/markets.md#price-bands) or state the rule in the comment');
+  assert.deepEqual(offenders, [], 'the rules belong in docs/: cite the page (docs/concepts.md#instruments-and-prices) or state the rule in the comment');
 });
 
 test('every docs/ page a tracked file cites exists, and so does the section it names', () => {
