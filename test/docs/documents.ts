@@ -29,7 +29,7 @@ export interface DocumentRun extends ScriptResult {
 }
 
 /**
- * Runs a document's shell blocks (those without a not-run mark), in order, in one bash session,
+ * Runs a document's shell blocks (those without a not-run mark), in order, in one bash process,
  * against a fresh sandbox on SQLite started as a separate process on loopback, as a reader who
  * followed the document from a clone would. The environment stands in for the marked blocks: the
  * spawned service is the one `npm start` starts, `BASE` its address, `CAURI_DATA_DIR` the folder it
