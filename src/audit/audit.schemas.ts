@@ -21,7 +21,7 @@ export const SnapshotAnchor = Type.Object(
   { additionalProperties: false, title: 'SnapshotAnchor' },
 );
 
-/** brokerage-api-v1.md AuditSnapshot with the service's extensions (docs/audit.md). */
+/** The AuditSnapshot, with the service's extensions (docs/audit.md#what-is-in-a-snapshot). */
 export const AuditSnapshot = Type.Object(
   {
     date: Type.String({ format: 'date', description: 'Snapshot day (UTC)' }),

@@ -1,59 +1,21 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { spawnService } from '../support/process.js';
-import { fencedBlocks, runnableShellBlocks, shellScript } from './markdown.js';
-import { freePort, runBash } from './shell.js';
+import { readDocument, runDocument } from './documents.js';
+import { runnableShellBlocks } from './markdown.js';
 
-// Compiled to dist/test/docs/: the repository root is three levels up.
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const DOC = 'docs/getting-started.md';
 
 /**
- * docs/getting-started.md, run as a reader would: its `sh` blocks (those not marked `no-test`), in
- * order, in one bash session at the repository root (so `npx cauri` is this checkout's command),
- * against a sandbox started as a separate process. The environment stands in for the `no-test`
- * blocks: `npm start` is the spawned service, `BASE` its address, `CAURI_DATA_DIR` the folder it and
- * `npx cauri` share (`./data` for a reader), `HOOK_PORT` a free port for the webhook receiver.
+ * docs/getting-started.md, run as a reader would, against a fresh sandbox (see runDocument). The
+ * blocks it leaves out (`npm start`, the addresses of the service and of the receiver) are listed
+ * with every other one in blocks.test.ts.
  */
-test('getting-started.md: the five-minute walk-through runs as written', { timeout: 90_000 }, async (t) => {
-  const markdown = readFileSync(join(ROOT, DOC), 'utf8');
-  const skipped = fencedBlocks(markdown).filter((b) => b.language === 'sh' && b.attributes.includes('no-test'));
-  assert.ok(skipped.some((b) => b.code.includes('npm start')), 'starting the service is left to the test');
-  const blocks = runnableShellBlocks(markdown);
-  assert.ok(blocks.length >= 10, `expected the walk-through's blocks, found ${blocks.length}`);
-
-  const dataDir = mkdtempSync(join(tmpdir(), 'cauri-getting-started-'));
-  t.after(() => rmSync(dataDir, { recursive: true, force: true }));
-  // Empty values override any .env at the root: this run is a fresh sandbox on SQLite, whatever the
-  // developer's local configuration says.
-  const deployment = {
-    CAURI_MODE: 'sandbox',
-    CAURI_DATA_DIR: dataDir,
-    CAURI_MASTER_KEY: '',
-    CAURI_PUBLIC_URL: '',
-    DATABASE_URL: '',
-    REDIS_URL: '',
-    CAURI_WORKERS: 'all',
-    CAURI_ANCHOR: 'sandbox',
-    CAURI_SEED: 'true',
-    // The simulated exchange keeps its hours, as for a reader: the walk-through's orders are on a test clock.
-    CAURI_SANDBOX_MARKET_HOURS: 'exchange',
-    HOST: '127.0.0.1',
-  };
-  const { base } = await spawnService(t, deployment);
-
-  const result = await runBash(shellScript(blocks, DOC), {
-    cwd: ROOT,
-    // CAURI_CONFIG_DIR: `cauri listen` keeps its secret and position in a folder of this run, not the user's.
-    env: { ...process.env, ...deployment, BASE: base, HOOK_PORT: String(await freePort()), LOG_LEVEL: 'silent', CAURI_CONFIG_DIR: join(dataDir, 'config') },
-    timeoutMs: 75_000,
-  });
+test('getting-started.md: the five-minute walk-through runs as written', { timeout: 150_000 }, async (t) => {
+  assert.ok(runnableShellBlocks(readDocument(DOC)).length >= 10, "the walk-through's blocks");
+  // The simulated exchange keeps its hours, as for a reader: the walk-through's orders are on a test clock.
+  const result = await runDocument(t, DOC, { service: { CAURI_SANDBOX_MARKET_HOURS: 'exchange' }, timeoutMs: 130_000 });
+  const context = result.context;
   const out = result.stdout;
-  const context = `exit ${result.code}${result.timedOut ? ' (timed out)' : ''}\n--- stdout\n${out}\n--- stderr\n${result.stderr}`;
   assert.equal(result.code, 0, context);
 
   // Step 1: the service answers.

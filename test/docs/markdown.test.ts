@@ -5,7 +5,7 @@ import { fencedBlocks, runnableShellBlocks, shellScript } from './markdown.js';
 const SAMPLE = [
   '# Title',
   '',
-  '```sh no-test',
+  '```sh service',
   'npm start',
   '```',
   '',
@@ -27,22 +27,29 @@ const SAMPLE = [
   '```',
   'plain',
   '```',
+  '',
+  '1. A step:',
+  '   ```sh production',
+  '   npx cauri keys rotate',
+  '     --json',
+  '   ```',
 ].join('\n');
 
 test('fencedBlocks: language, attributes, body and line of every fence, nested fences kept', () => {
   assert.deepEqual(
     fencedBlocks(SAMPLE).map((b) => [b.language, b.attributes, b.code, b.line]),
     [
-      ['sh', ['no-test'], 'npm start', 3],
+      ['sh', ['service'], 'npm start', 3],
       ['sh', [], 'echo one\necho two', 7],
       ['json', [], '{"a":1}', 12],
       ['sh', [], 'cat <<EOF\n```\nEOF', 16],
       ['', [], 'plain', 22],
+      ['sh', ['production'], 'npx cauri keys rotate\n  --json', 27],
     ],
   );
 });
 
-test('runnableShellBlocks skips no-test and other languages; shellScript joins them under set -euo pipefail', () => {
+test('runnableShellBlocks skips marked blocks and other languages; shellScript joins them under set -euo pipefail', () => {
   const blocks = runnableShellBlocks(SAMPLE);
   assert.deepEqual(blocks.map((b) => b.line), [7, 16]);
   const script = shellScript(blocks, 'x.md');

@@ -30,7 +30,7 @@ export interface Anchor {
   confirm(txHash: string): Promise<AnchorReceipt | null>;
 }
 
-/** One item of AuditSnapshot.anchors (brokerage-api-v1.md). */
+/** One item of AuditSnapshot.anchors (docs/audit.md#anchoring). */
 export interface AnchorReceipt {
   chain: string;
   tx_hash: string;

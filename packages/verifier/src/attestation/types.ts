@@ -8,7 +8,7 @@ export interface KycVerification {
   method?: string;
 }
 
-/** A KYC attestation exactly as signed (brokerage-api-v1.md, "KycAttestation"). */
+/** A KYC attestation exactly as signed (docs/concepts.md#attestations). */
 export interface Attestation {
   id: string;
   version: '1.0';

@@ -39,8 +39,8 @@ export type AttestationVerification =
 const DEFAULT_MAX_CRL_AGE = 86_400;
 
 /**
- * Offline verification of a KYC attestation (brokerage-api-v1.md, "Offline verification
- * of an attestation"; docs/concepts.md), in this order, the first
+ * Offline verification of a KYC attestation (docs/concepts.md#offline-verification),
+ * in this order, the first
  * failure deciding the reason:
  *
  * 1. shape of a version 1.0 attestation (closed object, whole-second UTC times);

@@ -7,8 +7,8 @@ export interface Anchor {
 }
 
 /**
- * The daily snapshot (brokerage-api-v1.md, "AuditSnapshot", with the extensions of
- * docs/audit.md). Members beyond these are allowed: they are
+ * The daily snapshot, with the service's extensions (docs/audit.md#what-is-in-a-snapshot).
+ * Members beyond these are allowed: they are
  * covered by the signature like the rest.
  */
 export interface AuditSnapshot {

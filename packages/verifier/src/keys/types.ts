@@ -1,4 +1,4 @@
-/** One signing key of the issuer key document (brokerage-api-v1.md, "Issuer key document"). */
+/** One signing key of the issuer key document (docs/concepts.md#the-key-document-and-key-rotation). */
 export interface IssuerKey {
   key_id: string;
   algorithm: 'Ed25519';

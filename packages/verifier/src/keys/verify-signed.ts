@@ -19,8 +19,8 @@ export function windowContaining(instant: number, label: string): WindowRule {
 }
 
 /**
- * The verification every signed cauri document shares (brokerage-api-v1.md,
- * "Offline verification"): the key named by `key_id` in the issuer's key document,
+ * The verification every signed cauri document shares (docs/concepts.md#offline-verification):
+ * the key named by `key_id` in the issuer's key document,
  * its window, then Ed25519 (RFC 8032) over the UTF-8 RFC 8785 form of the document
  * without `omit`. The caller has checked the document's own shape, including that
  * `key_id` and `signature` are strings. `issuer` is the document's `issuer` member,
