@@ -34,7 +34,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { arch, cpus, platform, release, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { StepFigures } from '../src/webhooks/delivery-worker.js';
+import type { StepFigures } from '../src/workers/delivery-metrics.js';
 import { defaultWebhookOptions } from '../src/webhooks/index.js';
 import { killAllChildren, spawnServer, type ServerProcess } from './processes.js';
 import { packageVersion } from './report.js';

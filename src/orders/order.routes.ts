@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import { authOf } from '../auth/authenticate.js';
 import type { CursorCodec } from '../http/cursor.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { idempotentRequestOf, sendOutcome, serializerOf } from '../http/idempotent.js';
+import { idempotentRequestOf, sendOutcome, serializerOf } from '../idempotency/idempotent-reply.js';
 import { pageHeaders } from '../http/schemas.js';
 import { IdempotencyHeaders, protectedErrors } from '../http/schemas-auth.js';
 import type { Database } from '../storage/schema.js';

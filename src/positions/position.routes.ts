@@ -2,7 +2,7 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import type { Kysely } from 'kysely';
 import { authOf } from '../auth/authenticate.js';
 import type { CursorCodec } from '../http/cursor.js';
-import { replyIdempotently } from '../http/idempotent.js';
+import { replyIdempotently } from '../idempotency/idempotent-reply.js';
 import { pageHeaders } from '../http/schemas.js';
 import { IdempotencyHeaders, bearerSecurity, protectedErrors } from '../http/schemas-auth.js';
 import type { IdempotencyService } from '../idempotency/idempotency.service.js';

@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify';
 import type { Kysely } from 'kysely';
 import { authOf } from '../auth/authenticate.js';
 import type { CursorCodec } from '../http/cursor.js';
-import { refuseLoneSurrogates, replyIdempotently } from '../http/idempotent.js';
+import { refuseLoneSurrogates, replyIdempotently } from '../idempotency/idempotent-reply.js';
 import { pageHeaders } from '../http/schemas.js';
 import { IdempotencyHeaders, protectedErrors } from '../http/schemas-auth.js';
 import type { IdempotencyService } from '../idempotency/idempotency.service.js';

@@ -9,6 +9,7 @@ import { resolveMasterKey } from '../../src/config/master-key.js';
 import { CursorCodec } from '../../src/http/cursor.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { createWebhooks, type WebhookOptions } from '../../src/webhooks/index.js';
+import { createDeliveryWorker, type DeliveryWorker } from '../../src/workers/delivery-worker.js';
 import { RETRY_SCHEDULE_MS } from '../../src/webhooks/core/schedule.js';
 import { DATABASES, listen, startRuntimeIn, testEnvironment, type DatabaseCase, type TestEnvironment } from '../support/harness.js';
 import { apiClient, type ApiClient } from '../support/api.js';
@@ -59,8 +60,8 @@ interface Ctx {
   clock: ManualClock;
   base: string;
   api: ApiClient;
-  worker: ReturnType<typeof createWebhooks>['worker'];
-  newWorker: (options?: Partial<WebhookOptions>) => ReturnType<typeof createWebhooks>['worker'];
+  worker: DeliveryWorker;
+  newWorker: (options?: Partial<WebhookOptions>) => DeliveryWorker;
   /** A fresh access token for `api` (the clock may have moved past the first one's 15 minutes). */
   call: (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<Response>;
   endpoint: (url: string, events?: string[]) => Promise<{ id: string; secret: string }>;
@@ -87,8 +88,9 @@ async function setup(t: TestContext, database: DatabaseCase, env: Record<string,
       // No jitter, so the schedule's offsets are exact.
       options: { random: () => 0.5, timeoutMs: 2000, ...options, ...more },
     });
-    t.after(() => webhooks.worker.stop());
-    return webhooks.worker;
+    const worker = createDeliveryWorker(webhooks);
+    t.after(() => worker.stop());
+    return worker;
   };
   const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
     const res = await fetch(`${base}/v1/auth/token`, {
@@ -530,7 +532,7 @@ for (const database of DATABASES) {
 
       // Another process of the same deployment: same database, same master key.
       const runtime = await startRuntimeIn(t, c.env);
-      const worker = createWebhooks({
+      const webhooks = createWebhooks({
         config: runtime.config,
         storage: runtime.storage,
         clock: c.clock,
@@ -539,7 +541,8 @@ for (const database of DATABASES) {
         cursors: new CursorCodec(Buffer.alloc(32)),
         log: runtime.app.log,
         options: { random: () => 0.5 },
-      }).worker;
+      });
+      const worker = createDeliveryWorker(webhooks);
       t.after(() => worker.stop());
       fail = false;
       assert.equal((await at(c, t0, 29_000, worker)).attempted, 0);

@@ -214,6 +214,7 @@ export class CauriClient {
   async request<P extends ApiPath, M extends MethodOf<P>>(
     method: M,
     path: P,
+    // biome-ignore lint/complexity/noBannedTypes: `{} extends T` asks whether every member of T is optional.
     ...[options]: {} extends RequestOptions<P, M> ? [RequestOptions<P, M>?] : [RequestOptions<P, M>]
   ): Promise<ResponseBody<P, M>> {
     return (await this.exchange(method, path, options as RequestOptions<P, M>)).body;
