@@ -121,7 +121,7 @@ export function renderReport(input: {
   for (const f of failures) out(`| ${f.name} | **error** | | | | | **error** |`);
   out();
   const missed = results.filter((r) => r.goal !== undefined && !r.goal.met);
-  const met = results.filter((r) => r.goal !== undefined && r.goal.met);
+  const met = results.filter((r) => r.goal?.met);
   const others = results.flatMap((r) => (r.otherGoals ?? []).map((g) => ({ name: r.name, ...g })));
   const missedTexts = [
     ...missed.map((r) => `${r.name} (${r.goal === undefined ? '' : actualText(r.goal)}, goal ${r.goal === undefined ? '' : goalText(r.goal, labelOf)})`),

@@ -27,7 +27,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { Agent, request, type Dispatcher } from 'undici';
 import { envelopeOf } from '../src/events/event.service.js';
 import type { EventRow } from '../src/events/event.table.js';
-import { serializeEnvelope } from '../src/webhooks/core/payload.js';
+import { serializeEnvelope } from '../src/events/envelope.js';
 import { signatureHeader } from '../src/webhooks/core/signature.js';
 import type { BenchEndpoint } from './webhook-service.js';
 

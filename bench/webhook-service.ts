@@ -20,7 +20,8 @@ import { recordEvent } from '../src/events/event.service.js';
 import { CursorCodec } from '../src/http/cursor.js';
 import type { ClientId } from '../src/lib/ids.js';
 import { sampleEventData } from '../src/webhooks/core/payload.js';
-import type { DeliveryWorkerStats } from '../src/webhooks/delivery-worker.js';
+import type { DeliveryWorkerStats } from '../src/workers/delivery-metrics.js';
+import { createDeliveryWorker } from '../src/workers/delivery-worker.js';
 import { hasPendingDeliveries, hasPendingEvents } from '../src/webhooks/delivery.repository.js';
 import { createWebhooks, defaultWebhookOptions, type WebhookOptions } from '../src/webhooks/index.js';
 
@@ -105,7 +106,7 @@ async function openRuntime(): Promise<Runtime> {
 }
 
 function webhooksOf(runtime: Runtime) {
-  return createWebhooks({
+  const webhooks = createWebhooks({
     config: runtime.config,
     storage: runtime.storage,
     clock: runtime.clock,
@@ -114,6 +115,7 @@ function webhooksOf(runtime: Runtime) {
     cursors: new CursorCodec(Buffer.alloc(32)),
     log: runtime.app.log,
   });
+  return { ...webhooks, worker: createDeliveryWorker(webhooks) };
 }
 
 function workerSettings(): WorkerSettings {

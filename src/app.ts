@@ -7,22 +7,24 @@ import { AccountService } from './accounts/account.service.js';
 import { anchorFromConfig } from './audit/anchor-from-config.js';
 import { auditRoutes } from './audit/audit.routes.js';
 import { AuditService } from './audit/audit.service.js';
-import { SnapshotWorker } from './audit/snapshot-worker.js';
+import { SnapshotWorker } from './workers/snapshot-worker.js';
 import { installAuthentication } from './auth/authenticate.js';
 import { ClientService } from './auth/client.service.js';
-import { CredentialGuard } from './auth/credential-guard.js';
+import { CredentialGuard, registerCredentialMetrics } from './auth/credential-guard.js';
+import { SCOPE_DESCRIPTIONS } from './auth/scopes.js';
 import { selfServiceRoutes } from './auth/self-service.routes.js';
 import { tokenRoutes } from './auth/token.routes.js';
 import { TokenService } from './auth/token.service.js';
 import type { Config } from './config/config.js';
 import { resolveMasterKey } from './config/master-key.js';
 import { countPendingDispatch } from './events/event.repository.js';
-import { eventStreamRoutes } from './events/stream.routes.js';
+import { eventStreamRoutes } from './webhooks/stream.routes.js';
+import { eventResendRoutes } from './webhooks/resend.routes.js';
 import { createHttpApp, type App } from './http/app.js';
 import { CursorCodec } from './http/cursor.js';
 import { dashboardRoutes } from './http/dashboard.routes.js';
 import { Drain } from './http/drain.js';
-import { guardIdempotentRoutes } from './http/idempotent.js';
+import { guardIdempotentRoutes } from './idempotency/idempotent-reply.js';
 import { Metrics } from './http/metrics.js';
 import { opsRoutes } from './http/ops.routes.js';
 import { MemoryRateLimitStore, RateLimiter, type RateLimitStore } from './http/rate-limit.js';
@@ -64,6 +66,8 @@ import { TestClockService, clockTime } from './testclocks/test-clock.service.js'
 import { openStorage, type Storage } from './storage/database.js';
 import { migrateToLatest } from './storage/migrate.js';
 import { createWebhooks } from './webhooks/index.js';
+import { registerDeliveryMetrics } from './workers/delivery-metrics.js';
+import { createDeliveryWorker } from './workers/delivery-worker.js';
 import { ExpiryWorker } from './workers/expiry-worker.js';
 import { OrderExpiry } from './orders/use-cases/expire-orders.js';
 import { MaintenanceWorker } from './workers/maintenance.js';
@@ -293,21 +297,23 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
 
   const cursors = new CursorCodec(deriveKey(masterKey, 'cursor'));
   const webhooks = createWebhooks({ config, storage, clock, masterKey, idempotency: services.idempotency, cursors, log, options: { allowPrivateInSandbox: config.webhooksAllowPrivate } });
+  const deliveryWorker = createDeliveryWorker(webhooks);
   const metrics = new Metrics({
     poolStats: () => storage.poolStats(),
     commitStats: () => storage.commitStats(),
     pendingEvents: () => countPendingDispatch(db),
     cachedDocuments: () => services.kyc.cachedDocuments,
-    webhookWorker: () => webhooks.worker.stats,
     fixSessions: () => services.fix.sessions(),
     fixRefusedMessages: () => services.fix.refusedMessages(),
     rateLimitStore: () => rateLimitStore.health?.() ?? { degraded: false, outages: 0 },
-    credentialChecks: () => services.credentials.stats,
   });
 
+  // Each producer registers its own series.
+  registerDeliveryMetrics(metrics.registry, () => deliveryWorker.stats);
+  registerCredentialMetrics(metrics.registry, () => services.credentials.stats);
   services.fix.metrics.register(metrics.registry);
   const drain = new Drain();
-  const app = await createHttpApp(config, metrics, log, drain);
+  const app = await createHttpApp(config, metrics, log, drain, SCOPE_DESCRIPTIONS);
   installAuthentication(app, { db, changeMarker: () => storage.changeMarker(), tokens: services.tokens, limiter: services.limiter });
   const redisEffect = 'rate limits are counted by each process on its own until it answers';
   guardIdempotentRoutes(app);
@@ -340,7 +346,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   await app.register(auditRoutes, { db, audit: services.audit });
   await app.register(fixRoutes, { db, clock });
   await app.register(webhooks.routes);
-  await app.register(eventStreamRoutes, { db, dialect: storage.dialect, clock, idempotency: services.idempotency, deliveries: webhooks.service.deliveries });
+  await app.register(eventStreamRoutes, { db, clock });
+  await app.register(eventResendRoutes, { dialect: storage.dialect, clock, idempotency: services.idempotency, deliveries: webhooks.service.deliveries });
   await app.register(dashboardRoutes, {});
   await options.extendApp?.(app);
   await app.ready();
@@ -360,7 +367,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     routing.start();
     expiry.start();
     snapshots.start();
-    webhooks.worker.start();
+    deliveryWorker.start();
   }
 
   return {
@@ -378,7 +385,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       await routing.stop();
       await expiry.stop();
       await snapshots.stop();
-      await webhooks.worker.stop();
+      await deliveryWorker.stop();
       await services.fix.close();
       await rateLimitStore.close();
       await storage.close();

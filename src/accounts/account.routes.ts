@@ -1,7 +1,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Kysely } from 'kysely';
 import { authOf } from '../auth/authenticate.js';
-import type { CursorCodec } from '../http/cursor.js';
+import { KeysetPaging, type CursorCodec } from '../http/cursor.js';
 import { pageHeaders } from '../http/schemas.js';
 import { bearerSecurity, protectedErrors } from '../http/schemas-auth.js';
 import type { Transact } from '../storage/database.js';
@@ -66,10 +66,9 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteDeps> = async 
       const { cursor, limit } = request.query;
       // The cursor is bound to the subject: it pages this subject's list and no other.
       const filters = { subject_id: subjectId };
-      const afterPartnerId = cursor === undefined ? null : cursors.decode(cursor, 'investor_accounts', filters).position;
-      const page = await accounts.list(db, authOf(request).clientId, subjectId, { limit, afterPartnerId });
-      reply.header('x-cursor-next', page.nextAfter === null ? '' : cursors.encode('investor_accounts', filters, { position: page.nextAfter, direction: 'next' }));
-      return { data: page.items };
+      const paging = new KeysetPaging(cursors, 'investor_accounts', filters);
+      const page = await accounts.list(db, authOf(request).clientId, subjectId, { limit, afterPartnerId: paging.after(cursor) });
+      return paging.send(reply, page.items, page.nextAfter);
     },
   );
 

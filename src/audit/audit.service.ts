@@ -36,6 +36,7 @@ import { DAY_MS, addDays, dateOf, dayStartMs, isCalendarDate } from '../lib/date
 import { isClosed, lastClosedDay, orderIdFloor } from './core/days.js';
 import { encodeOrderLeaf, leafHashOfText, orderLeaf } from './core/leaf.js';
 import { ANCHOR_POLL_MS, anchorRetryDelay } from './core/retry.js';
+import { toSnapshot } from './audit.mapping.js';
 
 export interface AuditOptions {
   livemode: boolean;
@@ -388,18 +389,4 @@ export class AuditService {
   async status(date: string): Promise<AuditSnapshotRow | undefined> {
     return findSnapshot(this.db, date);
   }
-}
-
-/** The served AuditSnapshot of an anchored row. */
-export function toSnapshot(row: AuditSnapshotRow): AuditSnapshot {
-  return {
-    date: row.date,
-    merkle_root: row.merkle_root!,
-    count: row.count!,
-    anchored_at: isoSeconds(row.anchored_at!),
-    anchors: [{ chain: row.anchor_chain!, tx_hash: row.anchor_tx_hash!, block_height: row.anchor_block_height! }],
-    previous_merkle_root: row.previous_merkle_root,
-    key_id: row.key_id!,
-    signature: row.signature!,
-  };
 }

@@ -116,7 +116,7 @@ export function installAuthentication(
     }
     addRouteHook(route, 'onRequest', (request, reply, done) => {
       const header = request.headers.authorization;
-      const grant = header !== undefined && header.startsWith(BEARER_PREFIX) ? tokens.cached(header.slice(BEARER_PREFIX.length)) : undefined;
+      const grant = header?.startsWith(BEARER_PREFIX) ? tokens.cached(header.slice(BEARER_PREFIX.length)) : undefined;
       if (grant !== undefined && states.knownToAccept(grant) && limiter.enforceNow(reply, `cli:${grant.clientId}`)) {
         // A sync throw here (429, 403) is caught by Fastify's hook runner and answered as an error.
         checkScope(request, grant, scope);

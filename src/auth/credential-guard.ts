@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
+import { Counter, type Registry } from 'prom-client';
 import type { Clock } from '../lib/clock.js';
 import { rateLimitExceeded, rateLimitState, setRateLimitHeaders, windowStartOf, type RateLimitStore } from '../http/rate-limit.js';
 
@@ -30,6 +31,23 @@ export interface CredentialCheckStats {
   delayed: number;
   /** 429: the address had used up its failed checks; the secret was not checked. */
   blocked: number;
+}
+
+/** Registers the count of refused token requests on `registry`, read from `stats` when Prometheus scrapes. */
+export function registerCredentialMetrics(registry: Registry, stats: () => CredentialCheckStats): void {
+  const authFailures = new Counter({
+    name: 'cauri_auth_failures_total',
+    help: 'Token requests refused for their client credentials, by outcome: rejected (401 at once), delayed (401 after the brute-force delay), blocked (429: the address had used up its failed checks; nothing was checked).',
+    labelNames: ['outcome'],
+    registers: [registry],
+    collect() {
+      const s = stats();
+      authFailures.reset();
+      authFailures.inc({ outcome: 'rejected' }, s.rejected);
+      authFailures.inc({ outcome: 'delayed' }, s.delayed);
+      authFailures.inc({ outcome: 'blocked' }, s.blocked);
+    },
+  });
 }
 
 /**

@@ -14,3 +14,14 @@ export type Scope = (typeof ALL_SCOPES)[number];
 export function isScope(value: string): value is Scope {
   return (ALL_SCOPES as readonly string[]).includes(value);
 }
+
+/** The specification's scopes and what each grants. */
+export const SCOPE_DESCRIPTIONS: Readonly<Record<Scope, string>> = {
+  'kyc:read': 'Read KYC attestations',
+  'kyc:write': 'Create or revoke KYC attestations',
+  'orders:read': 'Read orders and fills',
+  'orders:write': 'Submit, cancel and amend orders',
+  'audit:read': 'Read audit snapshots and Merkle proofs',
+  'webhooks:manage': 'Register and rotate webhook endpoints, read deliveries and events',
+  'operator:read': "Read the deployment's operational state (the FIX sessions to the SGIs); never granted by default",
+};

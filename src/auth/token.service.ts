@@ -70,7 +70,7 @@ export class TokenService {
     const iat = Math.floor(now / 1000);
     // The compact JWS (RFC 7515 §7.1) is signed with node:crypto's one-shot sign on the thread pool:
     // jose signs through WebCrypto, whose job setup costs more than the Ed25519 signature itself
-    // (measured: the top frame of a token-exchange profile). Verification stays with jose and its
+    // (docs/performance.md, "Figures behind the code"). Verification stays with jose and its
     // pinned checks. The protected header depends only on the key, so it is encoded once per key.
     const payload = base64url({
       iss: this.options.issuer,

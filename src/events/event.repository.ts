@@ -1,5 +1,5 @@
 import type { Kysely, SelectQueryBuilder } from 'kysely';
-import { PreparedInsert, PreparedQuery } from '../storage/prepared.js';
+import { PreparedInsert, } from '../storage/prepared.js';
 import type { Database } from '../storage/schema.js';
 import type { EventRow } from './event.table.js';
 

@@ -36,6 +36,7 @@ export function originOfTrace(trace: RequestTrace): EventOrigin {
  */
 const ORIGINS = new WeakMap<object, EventOrigin>();
 
+// biome-ignore lint/suspicious/noExplicitAny: any database's transaction; only its identity is used.
 export async function withEventOrigin<T>(trx: Kysely<any>, origin: EventOrigin | undefined, work: () => Promise<T>): Promise<T> {
   if (origin === undefined) return work();
   const previous = ORIGINS.get(trx);
@@ -48,6 +49,7 @@ export async function withEventOrigin<T>(trx: Kysely<any>, origin: EventOrigin |
   }
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: any database's transaction; only its identity is used.
 export function eventOriginIn(trx: Kysely<any>): EventOrigin | undefined {
   return ORIGINS.get(trx);
 }

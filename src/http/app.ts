@@ -93,7 +93,14 @@ export function fastifyOptions(config: Config, metrics: Metrics, logger?: Fastif
  * registered by the caller (the composition root), each with its dependencies. `drain`: the
  * process's shutdown state, which readiness and every response follow.
  */
-export async function createHttpApp(config: Config, metrics: Metrics, logger?: FastifyBaseLogger, drain: Drain = new Drain()): Promise<App> {
+export async function createHttpApp(
+  config: Config,
+  metrics: Metrics,
+  logger?: FastifyBaseLogger,
+  drain: Drain = new Drain(),
+  /** The OAuth scopes the OpenAPI document describes (the composition root passes the service's). */
+  scopes: Readonly<Record<string, string>> = {},
+): Promise<App> {
   const app = Fastify(fastifyOptions(config, metrics, logger)).withTypeProvider<TypeBoxTypeProvider>();
   capConnections(app, config.http, metrics);
 
@@ -142,7 +149,7 @@ export async function createHttpApp(config: Config, metrics: Metrics, logger?: F
     sendError(request, reply, new ApiError('not_found', `No route ${request.method} ${request.url.split('?')[0]}`)),
   );
 
-  await app.register(swagger, swaggerOptions(config, operations));
+  await app.register(swagger, swaggerOptions(config, operations, scopes));
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true, validatorUrl: null }, staticCSP: docsCsp(config.publicUrl) });
   return app;
 }

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { FastifyReply } from 'fastify';
 import { validationError } from '../lib/errors.js';
 
 export type Direction = 'next' | 'prev';
@@ -60,4 +61,47 @@ function filterKey(filters: Record<string, unknown>): string {
     .sort()
     .map((k) => `${k}=${String(filters[k])}`)
     .join('&');
+}
+
+/** The range a two-way listing (newest first) reads: `before` continues to older items, `after` goes back to newer ones. */
+export interface KeysetRange {
+  limit: number;
+  before?: string;
+  after?: string;
+}
+
+/**
+ * The keyset paging of one listing request, the one way every listing pages: the position its
+ * cursor names, checked against the listing and its filters (422 on `cursor` otherwise), and the
+ * cursors of the page sent back in X-Cursor-Next and, for a two-way listing, X-Cursor-Prev (empty at
+ * an end of the listing).
+ */
+export class KeysetPaging {
+  constructor(
+    private readonly cursors: CursorCodec,
+    private readonly listing: string,
+    private readonly filters: Record<string, unknown>,
+  ) {}
+
+  /** The position after which the next page starts; null on the first page. */
+  after(cursor: string | undefined): string | null {
+    return cursor === undefined ? null : this.cursors.decode(cursor, this.listing, this.filters).position;
+  }
+
+  /** For a two-way listing: the range of the page `cursor` asks for. */
+  range(cursor: string | undefined, limit: number): KeysetRange {
+    if (cursor === undefined) return { limit };
+    const position = this.cursors.decode(cursor, this.listing, this.filters);
+    return position.direction === 'next' ? { limit, before: position.position } : { limit, after: position.position };
+  }
+
+  /**
+   * Sets the page's cursors and gives its body: `next`, the position after its last item (null: the
+   * last page); `prev`, for a two-way listing only, the position before its first (null: the first page).
+   */
+  send<T>(reply: FastifyReply, items: T[], next: string | null, prev?: string | null): { data: T[] } {
+    reply.header('x-cursor-next', next === null ? '' : this.cursors.encode(this.listing, this.filters, { position: next, direction: 'next' }));
+    if (prev !== undefined) reply.header('x-cursor-prev', prev === null ? '' : this.cursors.encode(this.listing, this.filters, { position: prev, direction: 'prev' }));
+    return { data: items };
+  }
 }

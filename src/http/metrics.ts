@@ -1,6 +1,4 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
-import type { CredentialCheckStats } from '../auth/credential-guard.js';
-import type { DeliveryWorkerStats, StepFigures } from '../webhooks/delivery-worker.js';
 import type { RateLimitStoreHealth } from './rate-limit.js';
 import type { CommitStats } from '../storage/database.js';
 
@@ -10,25 +8,13 @@ export interface MetricsSources {
   pendingEvents(): Promise<number>;
   /** Signed attestation documents held in memory by the read endpoint (optional). */
   cachedDocuments?(): number;
-  /** The webhook delivery worker of this process (optional; all zero where it does not run). */
-  webhookWorker?(): DeliveryWorkerStats;
   /** The FIX partners' sessions this process keeps up (optional). */
   fixSessions?(): { partnerId: string; loggedOn: boolean }[];
   /** FIX partners' messages this process did not apply, by reason (optional). */
   fixRefusedMessages?(): { partnerId: string; reason: string; count: number }[];
   /** The rate-limit store: whether it counts in memory because Redis does not answer (optional). */
   rateLimitStore?(): RateLimitStoreHealth;
-  /** Token requests refused for their credentials (optional). */
-  credentialChecks?(): CredentialCheckStats;
 }
-
-const WORKER_STEPS = [
-  ['fan_out', 'fanOut'],
-  ['claim', 'claim'],
-  ['record', 'record'],
-  ['list', 'list'],
-  ['commit', 'commit'],
-] as const;
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
@@ -211,41 +197,6 @@ export class Metrics {
         documents.set(sources.cachedDocuments?.() ?? 0);
       },
     });
-    const attempts = new Counter({
-      name: 'cauri_webhook_attempts_total',
-      help: 'Webhook delivery attempts made by this process, by outcome (succeeded: a 2xx answer; failed: anything else).',
-      labelNames: ['outcome'],
-      registers: [this.registry],
-      collect() {
-        const figures = sources.webhookWorker?.();
-        attempts.reset();
-        attempts.inc({ outcome: 'succeeded' }, figures?.attempts.succeeded ?? 0);
-        attempts.inc({ outcome: 'failed' }, figures?.attempts.failed ?? 0);
-      },
-    });
-    const stepCounter = (name: string, help: string, read: (step: StepFigures) => number) => {
-      const counter = new Counter({
-        name,
-        help,
-        labelNames: ['step'],
-        registers: [this.registry],
-        collect() {
-          const figures = sources.webhookWorker?.();
-          counter.reset();
-          for (const [label, key] of WORKER_STEPS) counter.inc({ step: label }, figures === undefined ? 0 : read(figures[key]));
-        },
-      });
-    };
-    stepCounter(
-      'cauri_webhook_worker_seconds_total',
-      'Time the webhook delivery worker of this process spent in each database step: fan-out, claim and record (a step run in a transaction of its own includes its commit), and the begin and commit of the running worker\'s combined transactions.',
-      (step) => step.seconds,
-    );
-    stepCounter(
-      'cauri_webhook_worker_units_total',
-      'What each step of the webhook delivery worker handled: events fanned out, due deliveries claimed, attempts recorded, combined transactions committed.',
-      (step) => step.units,
-    );
     const fix = new Gauge({
       name: 'cauri_fix_session_logged_on',
       help: 'Per FIX partner whose session this process keeps up: 1 while logged on, 0 otherwise.',
@@ -281,19 +232,6 @@ export class Metrics {
       collect() {
         outages.reset();
         outages.inc(sources.rateLimitStore?.().outages ?? 0);
-      },
-    });
-    const authFailures = new Counter({
-      name: 'cauri_auth_failures_total',
-      help: 'Token requests refused for their client credentials, by outcome: rejected (401 at once), delayed (401 after the brute-force delay), blocked (429: the address had used up its failed checks; nothing was checked).',
-      labelNames: ['outcome'],
-      registers: [this.registry],
-      collect() {
-        const s = sources.credentialChecks?.();
-        authFailures.reset();
-        authFailures.inc({ outcome: 'rejected' }, s?.rejected ?? 0);
-        authFailures.inc({ outcome: 'delayed' }, s?.delayed ?? 0);
-        authFailures.inc({ outcome: 'blocked' }, s?.blocked ?? 0);
       },
     });
     const backlog = new Gauge({

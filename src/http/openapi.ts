@@ -1,6 +1,5 @@
 import type { RouteOptions } from 'fastify';
 import type { SwaggerOptions } from '@fastify/swagger';
-import type { Scope } from '../auth/scopes.js';
 import type { Config } from '../config/config.js';
 import { documentOptionalBodies } from './json-body.js';
 import { isRateLimitedPath } from './rate-limit.js';
@@ -24,7 +23,7 @@ import { isRateLimitedPath } from './rate-limit.js';
 /** What the document needs of a route beyond its schema: collected when the route is registered. */
 export interface RouteFacts {
   /** The scope the route requires; undefined on a public route. */
-  scope: Scope | undefined;
+  scope: string | undefined;
   /** Counted by the rate limiter (API paths), so it carries the X-RateLimit headers and may answer 429. */
   rateLimited: boolean;
   /** Runs under an Idempotency-Key (a mutating POST). */
@@ -53,19 +52,11 @@ export function routeFacts(route: RouteOptions): Array<[string, RouteFacts]> {
   return [route.method].flat().map((method) => [operationKey(method, route.url), facts]);
 }
 
-/** The specification's scopes and what each grants. */
-export const SCOPE_DESCRIPTIONS: Readonly<Record<Scope, string>> = {
-  'kyc:read': 'Read KYC attestations',
-  'kyc:write': 'Create or revoke KYC attestations',
-  'orders:read': 'Read orders and fills',
-  'orders:write': 'Submit, cancel and amend orders',
-  'audit:read': 'Read audit snapshots and Merkle proofs',
-  'webhooks:manage': 'Register and rotate webhook endpoints, read deliveries and events',
-  'operator:read': "Read the deployment's operational state (the FIX sessions to the SGIs); never granted by default",
-};
-
-/** The generator's options: the document's head (info, servers, security schemes) and its finishing. */
-export function swaggerOptions(config: Config, facts: ReadonlyMap<string, RouteFacts>): SwaggerOptions {
+/**
+ * The generator's options: the document's head (info, servers, security schemes) and its finishing.
+ * `scopes`: each OAuth scope a route may require, with what it grants (src/auth/scopes.ts).
+ */
+export function swaggerOptions(config: Config, facts: ReadonlyMap<string, RouteFacts>, scopes: Readonly<Record<string, string>>): SwaggerOptions {
   return {
     openapi: {
       openapi: '3.1.0',
@@ -84,7 +75,7 @@ export function swaggerOptions(config: Config, facts: ReadonlyMap<string, RouteF
           oauth2: {
             type: 'oauth2',
             description: 'OAuth 2.0 client credentials: the client id and secret (HTTP Basic or in the body) for an access token of 15 minutes.',
-            flows: { clientCredentials: { tokenUrl: `${config.publicUrl}/v1/auth/token`, scopes: { ...SCOPE_DESCRIPTIONS } } },
+            flows: { clientCredentials: { tokenUrl: `${config.publicUrl}/v1/auth/token`, scopes: { ...scopes } } },
           },
           bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token from `POST /v1/auth/token`, with the scope the operation names.' },
         },

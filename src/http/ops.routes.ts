@@ -4,6 +4,7 @@ import { ping } from '../storage/dialect.js';
 import type { Metrics } from './metrics.js';
 
 export interface OpsRouteDeps {
+  // biome-ignore lint/suspicious/noExplicitAny: the readiness check runs a bare `select 1` against any schema.
   db: Kysely<any>;
   metrics: Metrics;
   /** Other dependencies readiness waits for, by name: without one, the process cannot serve (503). */

@@ -9,8 +9,8 @@ type ChildOptions = Parameters<FastifyBaseLogger['child']>[1];
 /**
  * A request's logger: the pino child carrying the request id is made when a line is first written
  * at an enabled level, not for every request. Fastify makes one child per request, and pino's child
- * serialises its bindings at once (measured: about 3 % of an authenticated read at LOG_LEVEL=warn,
- * where most requests never log). Every line written carries the request id, as before.
+ * serialises its bindings at once, a cost most requests would pay for nothing, since most never log
+ * (docs/performance.md, "Figures behind the code"). Every line written carries the request id, as before.
  */
 class RequestLogger {
   #child: FastifyBaseLogger | null = null;

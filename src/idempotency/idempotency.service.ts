@@ -94,7 +94,7 @@ export class IdempotencyService {
   readonly #inFlight = new Set<string>();
 
   constructor(
-    private readonly db: Kysely<Database>,
+    _db: Kysely<Database>,
     private readonly transact: Transact,
     private readonly clock: Clock,
     private readonly dialect: DialectName,

@@ -51,7 +51,7 @@ export interface KycServiceOptions {
   documentCacheSize?: number;
 }
 
-/** About 0.5 KB each, plus the id and the entry: 10,000 documents take about 7 MB of memory (measured: 8 MB at most). */
+/** About 0.5 KB each, plus the id and the entry: a few megabytes for the whole cache (docs/performance.md, "Figures behind the code"). */
 export const DOCUMENT_CACHE_SIZE = 10_000;
 
 /**

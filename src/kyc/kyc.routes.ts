@@ -1,7 +1,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { authOf } from '../auth/authenticate.js';
-import { replyIdempotently } from '../http/idempotent.js';
+import { replyIdempotently } from '../idempotency/idempotent-reply.js';
 import { absentBodyIsEmpty } from '../http/json-body.js';
 import { ErrorBody } from '../http/schemas.js';
 import { IdempotencyHeaders, protectedErrors } from '../http/schemas-auth.js';
@@ -127,7 +127,7 @@ export const kycRoutes: FastifyPluginAsyncTypebox<KycRouteDeps> = async (app, de
       const raw = reply as FastifyReply;
       raw.header('etag', signed.etag).header('cache-control', 'public, max-age=900');
       const match = request.headers['if-none-match'];
-      if (match !== undefined && match.split(',').some((tag) => tag.trim().replace(/^W\//, '') === signed.etag)) return raw.code(304).send();
+      if (match?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === signed.etag)) return raw.code(304).send();
       return raw.type('application/json; charset=utf-8').send(Buffer.from(signed.body));
     },
   );

@@ -55,6 +55,13 @@ export const Revocation = Type.Object(
   { title: 'Revocation' },
 );
 
+/** The data of a `kyc.revoked` event: the revocation and the subject it concerns. */
+export const RevocationEvent = Type.Object(
+  { attestation_id: Type.String(), subject_id: Type.String(), revoked_at: DateTime(), reason: StringEnum(REVOCATION_REASONS) },
+  { title: 'RevocationEvent' },
+);
+export type RevocationEvent = Static<typeof RevocationEvent>;
+
 export const AttestationStatus = Type.Object(
   {
     attestation_id: Type.String(),

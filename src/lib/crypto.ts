@@ -50,16 +50,15 @@ function flushSignatures(): void {
 }
 
 /**
- * An Ed25519 signature made on libuv's thread pool rather than on the event loop. A signature costs
- * about 33 µs of CPU; made inline it stops every other request for that long, while on the pool it
- * runs beside them on another core (measured on the token endpoint: 5,600 exchanges a second inline,
- * 9,600 on the pool, on two cores).
+ * An Ed25519 signature made on libuv's thread pool rather than on the event loop. Made inline, a
+ * signature stops every other request for as long as it takes, while on the pool it runs beside them
+ * on another core.
  *
  * The signatures asked for during one turn of the loop are handed over together once the turn's I/O
- * has been handled (setImmediate). A job handed to an idle pool wakes a sleeping thread, which cost
- * the event loop about 18 µs here, against about 5 µs for a job queued behind others; handed over
- * back to back, only the first jobs of a turn wake a thread. In one A/B run (both orders, 8 rounds)
- * the token endpoint went from 5,980 to 6,480 exchanges a second.
+ * has been handled (setImmediate). A job handed to an idle pool wakes a sleeping thread, which costs
+ * the event loop several times what a job queued behind others costs; handed over back to back, only
+ * the first jobs of a turn wake a thread. The figures are in docs/performance.md ("Figures behind the
+ * code").
  */
 export function signEd25519(data: Buffer, key: KeyObject): Promise<Buffer> {
   return new Promise((resolve, reject) => {

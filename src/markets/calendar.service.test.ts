@@ -49,7 +49,7 @@ for (const database of DATABASES) {
     });
 
     test('an import replaces the years it lists and reports each entry', async (t) => {
-      const { db, dialect } = await openTestStorage(t, database);
+      const { db } = await openTestStorage(t, database);
       const report = await db.transaction().execute((trx) => importCalendars(trx, [brvmWithHoliday('2026-11-26')], { now }));
       assert.deepEqual(report, { applied: [{ index: 0, id: 'BRVM 2026', action: 'updated' }], rejected: [], committed: true });
       const calendar = await loadMarketCalendar(db);
@@ -61,7 +61,7 @@ for (const database of DATABASES) {
     });
 
     test('all or nothing: one bad entry and nothing is written; the refusal names the entry and the member', async (t) => {
-      const { db, dialect } = await openTestStorage(t, database);
+      const { db } = await openTestStorage(t, database);
       const before = await listCalendarRows(db);
       const bad = { ...brvmWithHoliday('2026-11-26'), exchange: 'GSE', days: [{ date: '2026-13-01', name: 'No such day' }] };
       const report = await db.transaction().execute((trx) => importCalendars(trx, [brvmWithHoliday('2026-11-26'), bad], { now }));

@@ -1,5 +1,5 @@
 import { isoSeconds } from '../lib/clock.js';
-import { DAY_MS, addDays, dateOf, dayStartMs, isCalendarDate } from '../lib/dates.js';
+import { addDays, dateOf, dayStartMs, isCalendarDate } from '../lib/dates.js';
 import type { Exchange } from '../partners/markets.js';
 
 /**

@@ -1,9 +1,9 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Kysely } from 'kysely';
 import { authOf } from '../auth/authenticate.js';
-import type { CursorCodec } from '../http/cursor.js';
+import { KeysetPaging, type CursorCodec } from '../http/cursor.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { idempotentRequestOf, sendOutcome, serializerOf } from '../http/idempotent.js';
+import { idempotentRequestOf, sendOutcome, serializerOf } from '../idempotency/idempotent-reply.js';
 import { pageHeaders } from '../http/schemas.js';
 import { IdempotencyHeaders, protectedErrors } from '../http/schemas-auth.js';
 import type { Database } from '../storage/schema.js';
@@ -87,7 +87,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRouteDeps> = async (app
     async (request, reply) => {
       const { cursor, limit, created_gte, created_lt, ...rest } = request.query;
       const filters = { ...rest, created_gte, created_lt };
-      const position = cursor === undefined ? undefined : cursors.decode(cursor, 'orders', filters);
+      const paging = new KeysetPaging(cursors, 'orders', filters);
       const page = await orders.list(
         db,
         authOf(request).clientId,
@@ -96,11 +96,9 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRouteDeps> = async (app
           ...(created_gte === undefined ? {} : { createdGte: Date.parse(created_gte) }),
           ...(created_lt === undefined ? {} : { createdLt: Date.parse(created_lt) }),
         },
-        { limit, ...(position === undefined ? {} : position.direction === 'next' ? { before: position.position } : { after: position.position }) },
+        paging.range(cursor, limit),
       );
-      reply.header('x-cursor-next', page.older === null ? '' : cursors.encode('orders', filters, { position: page.older, direction: 'next' }));
-      reply.header('x-cursor-prev', page.newer === null ? '' : cursors.encode('orders', filters, { position: page.newer, direction: 'prev' }));
-      return { data: page.items };
+      return paging.send(reply, page.items, page.older, page.newer);
     },
   );
 

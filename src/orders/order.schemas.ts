@@ -2,14 +2,13 @@ import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, Nullable, PageQuery, QueryObject, StringEnum } from '../http/schemas.js';
 import { INSTRUMENT_CODE_PATTERN } from '../partners/markets.js';
 import { CurrencySchema } from '../partners/partner.schemas.js';
-import { CANCEL_REASONS, PENDING_REQUESTS, REQUEST_REFUSALS, TIME_IN_FORCE } from './core/lifecycle.js';
+import { CANCEL_REASONS, FAILURE_REASONS, PENDING_REQUESTS, REQUEST_REFUSALS, TIME_IN_FORCE } from './core/lifecycle.js';
 import { ORDER_STATUSES } from './core/state-machine.js';
 import { FEE_TYPES } from '../post-trade/core/fees.js';
 import { SETTLEMENT_STATUSES } from '../post-trade/core/settlement.js';
 
 export const MAX_QTY = 1_000_000_000;
 export const MAX_LIMIT_PRICE_CENTS = 1_000_000_000_000;
-export const FAILURE_REASONS = ['sgi_rejected', 'insufficient_funds', 'instrument_suspended'] as const;
 
 export const OrderRequest = Type.Object(
   {
@@ -93,6 +92,25 @@ export const Order = Type.Object(
   { title: 'Order' },
 );
 export type Order = Static<typeof Order>;
+
+/** The data of an `order.executed` event: one fill, with the order's totals after it. */
+export const OrderExecutedEvent = Type.Object(
+  {
+    order_id: Type.String(),
+    rcpt_to: Type.String(),
+    instrument: Type.String(),
+    side: StringEnum(['buy', 'sell']),
+    filled_qty: Type.Integer({ description: 'Cumulative over every fill so far' }),
+    average_fill_price_cents: Type.Integer({ description: 'Quantity-weighted mean of every fill so far, rounded half up' }),
+    executed_at: DateTime(),
+    exchange_ref: Type.String(),
+    fill_qty: Type.Integer({ description: 'This fill alone' }),
+    fill_price_cents: Type.Integer(),
+    status: StringEnum(['partially_filled', 'filled']),
+  },
+  { title: 'OrderExecutedEvent' },
+);
+export type OrderExecutedEvent = Static<typeof OrderExecutedEvent>;
 
 export const AmendRequest = Type.Object(
   {

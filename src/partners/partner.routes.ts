@@ -1,6 +1,6 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Kysely } from 'kysely';
-import type { CursorCodec } from '../http/cursor.js';
+import { KeysetPaging, type CursorCodec } from '../http/cursor.js';
 import { ErrorBody, PageQuery, QueryObject, StringEnum, pageHeaders } from '../http/schemas.js';
 import type { Database } from '../storage/schema.js';
 import { getInstrument, listCatalogue } from './instrument.service.js';
@@ -27,10 +27,9 @@ export const directoryRoutes: FastifyPluginAsyncTypebox<DirectoryRouteDeps> = as
     },
     async (request, reply) => {
       const { cursor, limit, ...filters } = request.query;
-      const afterId = cursor === undefined ? null : cursors.decode(cursor, 'partners', filters).position;
-      const page = await listDirectory(db, { afterId, limit, ...filters });
-      reply.header('x-cursor-next', page.nextAfter === null ? '' : cursors.encode('partners', filters, { position: page.nextAfter, direction: 'next' }));
-      return { data: page.items };
+      const paging = new KeysetPaging(cursors, 'partners', filters);
+      const page = await listDirectory(db, { afterId: paging.after(cursor), limit, ...filters });
+      return paging.send(reply, page.items, page.nextAfter);
     },
   );
 
@@ -66,10 +65,9 @@ export const directoryRoutes: FastifyPluginAsyncTypebox<DirectoryRouteDeps> = as
     },
     async (request, reply) => {
       const { cursor, limit, ...filters } = request.query;
-      const afterCode = cursor === undefined ? null : cursors.decode(cursor, 'instruments', filters).position;
-      const page = await listCatalogue(db, { afterCode, limit, ...filters });
-      reply.header('x-cursor-next', page.nextAfter === null ? '' : cursors.encode('instruments', filters, { position: page.nextAfter, direction: 'next' }));
-      return { data: page.items };
+      const paging = new KeysetPaging(cursors, 'instruments', filters);
+      const page = await listCatalogue(db, { afterCode: paging.after(cursor), limit, ...filters });
+      return paging.send(reply, page.items, page.nextAfter);
     },
   );
 

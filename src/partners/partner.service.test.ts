@@ -64,7 +64,7 @@ for (const database of DATABASES) {
     });
 
     test('an import with a bad row writes nothing; with allowPartial it writes the good rows', async (t) => {
-      const { db, dialect } = await openTestStorage(t, database);
+      const { db } = await openTestStorage(t, database);
       const rows = [
         { name: 'Alpha Titres', jurisdiction: 'UEMOA', capabilities: ['equities'] },
         { name: 'Beta Titres', jurisdiction: 'MARS', capabilities: ['equities'] },
@@ -169,7 +169,7 @@ for (const database of DATABASES) {
     });
 
     test('instrument import derives the exchange from the code and rejects bad codes', async (t) => {
-      const { db, dialect } = await openTestStorage(t, database);
+      const { db } = await openTestStorage(t, database);
       const report = await db.transaction().execute((trx) =>
         importInstruments(
           trx,

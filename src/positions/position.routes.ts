@@ -1,8 +1,8 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Kysely } from 'kysely';
 import { authOf } from '../auth/authenticate.js';
-import type { CursorCodec } from '../http/cursor.js';
-import { replyIdempotently } from '../http/idempotent.js';
+import { KeysetPaging, type CursorCodec } from '../http/cursor.js';
+import { replyIdempotently } from '../idempotency/idempotent-reply.js';
 import { pageHeaders } from '../http/schemas.js';
 import { IdempotencyHeaders, bearerSecurity, protectedErrors } from '../http/schemas-auth.js';
 import type { IdempotencyService } from '../idempotency/idempotency.service.js';
@@ -51,10 +51,10 @@ export const positionRoutes: FastifyPluginAsyncTypebox<PositionRouteDeps> = asyn
     },
     async (request, reply) => {
       const { cursor, limit, ...filters } = request.query;
-      const after = cursor === undefined ? undefined : keyOf(cursors.decode(cursor, 'positions', filters).position);
-      const page = await positions.list(db, authOf(request).clientId, filters, { limit, ...(after === undefined ? {} : { after }) });
-      reply.header('x-cursor-next', page.next === null ? '' : cursors.encode('positions', filters, { position: JSON.stringify(page.next), direction: 'next' }));
-      return { data: page.items };
+      const paging = new KeysetPaging(cursors, 'positions', filters);
+      const position = paging.after(cursor);
+      const page = await positions.list(db, authOf(request).clientId, filters, { limit, ...(position === null ? {} : { after: keyOf(position) }) });
+      return paging.send(reply, page.items, page.next === null ? null : JSON.stringify(page.next));
     },
   );
 
@@ -115,10 +115,11 @@ export const positionRoutes: FastifyPluginAsyncTypebox<PositionRouteDeps> = asyn
     },
     async (request, reply) => {
       const { cursor, limit, ...filters } = request.query;
-      const before = cursor === undefined ? undefined : cursors.decode(cursor, 'statements', filters).position;
-      const page = await statements.list(db, authOf(request).clientId, filters, { limit, ...(before === undefined ? {} : { before }) });
-      reply.header('x-cursor-next', page.next === null ? '' : cursors.encode('statements', filters, { position: page.next, direction: 'next' }));
-      return { data: page.items };
+      const paging = new KeysetPaging(cursors, 'statements', filters);
+      // Statements are listed newest first: the page continues before the position.
+      const before = paging.after(cursor);
+      const page = await statements.list(db, authOf(request).clientId, filters, { limit, ...(before === null ? {} : { before }) });
+      return paging.send(reply, page.items, page.next);
     },
   );
 };

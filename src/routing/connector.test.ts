@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConnectorUnavailableError, REJECT_REASONS, classifyReport, isFinalReport, type ExecutionReport } from './connector.js';
+import { FAILURE_REASONS } from '../orders/core/lifecycle.js';
+import { ConnectorUnavailableError, classifyReport, isFinalReport, type ExecutionReport } from './connector.js';
 import type { OrderId } from '../lib/ids.js';
 
 test('classifyReport: next, duplicate or gap relative to the last applied seq', () => {
@@ -34,5 +35,5 @@ test('ConnectorUnavailableError carries a stable code and the connector', () => 
   assert.equal(err.connector, 'sgi_a');
   assert.equal(err.retryAfterMs, 5000);
   assert.match(err.message, /sgi_a/);
-  assert.deepEqual([...REJECT_REASONS], ['sgi_rejected', 'insufficient_funds', 'instrument_suspended']);
+  assert.deepEqual([...FAILURE_REASONS], ['sgi_rejected', 'insufficient_funds', 'instrument_suspended']);
 });

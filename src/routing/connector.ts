@@ -1,5 +1,5 @@
 import type { OrderId } from '../lib/ids.js';
-import type { CancelReason, CancelRequestReason, RequestRefusal, TimeInForce } from '../orders/core/lifecycle.js';
+import type { CancelReason, CancelRequestReason, FailureReason, RequestRefusal, TimeInForce } from '../orders/core/lifecycle.js';
 
 /**
  * The partner connector: the one I/O seam between the router and an SGI's order gateway. The
@@ -14,9 +14,9 @@ import type { CancelReason, CancelRequestReason, RequestRefusal, TimeInForce } f
  *    idempotent per `request_id`: the router repeats a request with the same id until it gets an
  *    answer, and the partner acts on it once.
  * 2. Every outcome is an ExecutionReport in the partner's report log, readable through `reports`.
- *    The report returned by `submit`, `cancel` or `amend` is also in the log: the router may apply
- *    it from either place, first come first served, and recognises the second copy by `report_id`
- *    (or, equivalently, by its `seq` not being above the last one applied for the order).
+ *    The report returned by `submit`, `cancel` or `amend` is also in the log: the router applies it
+ *    from whichever place it reaches first, and drops the second copy because its `seq` is not above
+ *    the last one applied for the order (`report_id` is stored with a fill, not used to deduplicate).
  * 3. Per order, reports have `seq` 1, 2, 3, ... with no gap, in the order the partner produced them.
  *    Report 1 is `accepted` or `rejected`. After `accepted` come zero or more `partial_fill`,
  *    `replaced` (an amend took effect) and `request_refused` (a cancel or amend answered `pending`
@@ -30,12 +30,21 @@ import type { CancelReason, CancelRequestReason, RequestRefusal, TimeInForce } f
  *    no `request_id`.
  * 4. `reports(since)` returns the log after `since`, oldest first, and the position to pass next.
  *    Delivery is at-least-once: a report may come again (for instance when the router crashed before
- *    storing the position), never out of order within one order. The router therefore keeps, per
- *    order, the last applied `seq`, and applies a report only when its `seq` is the next one
- *    (`classifyReport`); it stores the new position in the same transaction as the reports' effects.
+ *    storing the position), never out of order within one order. What the router does with it
+ *    (router.ts, `pollConnector` and `apply`): one process at a time reads a connector's log, under a
+ *    lease on it; each report is applied in a transaction of its own, which locks the order, keeps its
+ *    last applied `seq` and applies the report only when its `seq` is the next one
+ *    (`classifyReport`): a duplicate is dropped, a report for an order the service does not hold is
+ *    skipped, and a report that does not fit the order's state is marked seen and logged. On a gap
+ *    (an earlier report of that order is missing) the router stops the batch and keeps the old
+ *    position, so the batch is read again later; otherwise it stores the new position, in a
+ *    transaction after the batch's. A crash in between only makes reports come again, which the
+ *    `seq` check drops.
  * 5. Errors: ConnectorUnavailableError means "not reached, or no answer": nothing is known to have
- *    happened, retry later (submit, cancel and amend are safe to repeat). Any other exception is a
- *    bug.
+ *    happened, retry later (submit, cancel and amend are safe to repeat). The router treats a
+ *    `submit` that has not answered within its hand-over time-out the same way, and asks again after
+ *    a backoff (backoff.ts) with the same order. Any other exception is a bug: the router lets it
+ *    propagate.
  */
 export interface PartnerConnector {
   /** Stable name of the connector, used in logs, metrics and report ids. */
@@ -120,9 +129,8 @@ export interface AmendRequest {
   readonly limit_price_cents?: number;
 }
 
-/** The `failure_reason` of a failed order (docs/concepts.md). */
-export const REJECT_REASONS = ['sgi_rejected', 'insufficient_funds', 'instrument_suspended'] as const;
-export type RejectReason = (typeof REJECT_REASONS)[number];
+/** Why a partner rejected an order: the order's `failure_reason`. */
+export type RejectReason = FailureReason;
 
 interface ReportBase {
   /** Globally unique: the same report delivered twice has the same id. */

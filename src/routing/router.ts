@@ -9,7 +9,7 @@ import { findInstrument } from '../partners/instrument.repository.js';
 import { priceFill } from '../post-trade/fill-pricing.js';
 import type { RequestRefusal } from '../orders/core/lifecycle.js';
 import { isFinal } from '../orders/core/state-machine.js';
-import { claimDueOrders, findOrder, findOrderForUpdate, insertFill, partnersWithOpenOrders, updateOrder } from '../orders/order.repository.js';
+import { claimDueOrders, findOrderForUpdate, insertFill, partnersWithOpenOrders, updateOrder } from '../orders/order.repository.js';
 import type { Order } from '../orders/order.schemas.js';
 import { toOrder } from '../orders/order.mapping.js';
 import type { OrderRow } from '../orders/order.table.js';

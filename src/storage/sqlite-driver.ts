@@ -1,6 +1,6 @@
 import SqliteDatabase from 'better-sqlite3';
 import {
-  CompiledQuery,
+  type CompiledQuery,
   SelectQueryNode,
   SqliteAdapter,
   SqliteIntrospector,

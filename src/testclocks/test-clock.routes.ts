@@ -1,7 +1,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Kysely } from 'kysely';
 import { authOf } from '../auth/authenticate.js';
-import { replyIdempotently } from '../http/idempotent.js';
+import { replyIdempotently } from '../idempotency/idempotent-reply.js';
 import { IdempotencyHeaders, protectedErrors } from '../http/schemas-auth.js';
 import type { IdempotencyService } from '../idempotency/idempotency.service.js';
 import type { Database } from '../storage/schema.js';

@@ -4,7 +4,8 @@ import { randomUUID } from 'node:crypto';
 import { CompiledQuery } from 'kysely';
 import { DATABASES, openTestStorage } from '../../test/support/harness.js';
 import { newId } from '../lib/ids.js';
-import { clientDeliveriesQuery, countUnlisted, insertDeliveries, listClientDeliveries, markListed, type DeliveryFilter } from './delivery.repository.js';
+import { clientDeliveriesQuery, countUnlisted, listClientDeliveries, markListed, type DeliveryFilter } from './delivery-listing.repository.js';
+import { insertDeliveries } from './delivery.repository.js';
 import type { DeliveryStatus, WebhookDeliveryRow } from './webhook.table.js';
 
 const START = Date.UTC(2026, 10, 24, 9);

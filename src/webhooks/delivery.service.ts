@@ -4,7 +4,7 @@ import type { Clock } from '../lib/clock.js';
 import { ApiError, notFound } from '../lib/errors.js';
 import { isId, type ClientId } from '../lib/ids.js';
 import type { Database } from '../storage/schema.js';
-import { attemptsOf, findClientDelivery, findClientEvent, listClientDeliveries, listClientEvents, requeueDead, type DeliveryFilter } from './delivery.repository.js';
+import { attemptsOf, findClientDelivery, findClientEvent, listClientDeliveries, listClientEvents, requeueDead, type DeliveryFilter } from './delivery-listing.repository.js';
 import { findClientEndpoint, type PageRequest } from './endpoint.repository.js';
 import { pageOf, toDelivery, type Page } from './mapping.js';
 import type { Delivery, EventEnvelope } from './webhook.schemas.js';

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Mode } from '../config/config.js';
 import { recordEvent } from '../events/event.service.js';
@@ -9,14 +8,17 @@ import { isId, newId, type ClientId } from '../lib/ids.js';
 import { lockForTransaction, type DialectName } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';
 import { checkEndpointUrl } from './core/address.js';
-import { sampleEventData, serializeEnvelope } from './core/payload.js';
+import { newDeliveryRow } from './core/fan-out.js';
+import { serializeEnvelope } from '../events/envelope.js';
+import { sampleEventData } from './core/payload.js';
 import { generateEndpointSecret } from './core/signature.js';
-import { cancelPending, insertDeliveries, insertMessages } from './delivery.repository.js';
+import { cancelPending } from './delivery-listing.repository.js';
+import { insertDeliveries, insertMessages } from './delivery.repository.js';
 import { countClientEndpoints, findClientEndpoint, insertEndpoint, listClientEndpoints, updateEndpoint, type PageRequest } from './endpoint.repository.js';
 import { pageOf, toDelivery, toEndpoint, type Page } from './mapping.js';
 import type { EndpointSecrets } from './secrets.js';
 import type { SecretRotation, TestEventRequest, TestEventResponse, SampleEventResponse, WebhookEndpoint, WebhookEndpointCreated, WebhookEndpointRequest, WebhookEndpointUpdate } from './webhook.schemas.js';
-import type { WebhookDeliveryRow, WebhookEndpointRow } from './webhook.table.js';
+import type { WebhookEndpointRow } from './webhook.table.js';
 
 /** docs/webhooks.md: at most 16 endpoints per client. */
 export const MAX_ENDPOINTS_PER_CLIENT = 16;
@@ -34,29 +36,6 @@ export interface EndpointServiceOptions {
   /** Sandbox: accept private and loopback receivers (local development). Production never does. */
   allowPrivateInSandbox: boolean;
   maxEndpoints: number;
-}
-
-/** A delivery of `eventId` to one endpoint, due at once. */
-export function newDeliveryRow(event: { id: string; type: string }, endpoint: Pick<WebhookEndpointRow, 'id' | 'client_id'>, now: number): WebhookDeliveryRow {
-  return {
-    id: newId('delivery', now),
-    event_id: event.id,
-    event_type: event.type,
-    endpoint_id: endpoint.id,
-    client_id: endpoint.client_id,
-    // Fixed for the (event, endpoint) pair: every attempt and replay carries the same key.
-    idempotency_key: randomUUID(),
-    status: 'pending',
-    attempts: 0,
-    first_attempt_at: now,
-    next_attempt_at: now,
-    lease_until: null,
-    lease_owner: null,
-    last_attempt_at: null,
-    created_at: now,
-    updated_at: now,
-    listed: 1,
-  };
 }
 
 /**

@@ -1,24 +1,60 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyBaseLogger } from 'fastify';
+import type { Kysely } from 'kysely';
 import type { Config } from '../config/config.js';
 import type { CursorCodec } from '../http/cursor.js';
 import type { IdempotencyService } from '../idempotency/idempotency.service.js';
 import type { Clock } from '../lib/clock.js';
 import { deriveKey } from '../lib/crypto.js';
 import type { Storage } from '../storage/database.js';
+import type { DialectName } from '../storage/dialect.js';
+import type { Database } from '../storage/schema.js';
 import { DeliveryService } from './delivery.service.js';
-import { DeliveryWorker, type DeliveryWorkerOptions } from './delivery-worker.js';
 import { EndpointService, MAX_ENDPOINTS_PER_CLIENT } from './endpoint.service.js';
 import { EndpointSecrets } from './secrets.js';
 import { UndiciSender, type Resolver, type WebhookSender } from './sender.js';
 import { eventRoutes, webhookRoutes } from './webhook.routes.js';
 
-export { DeliveryWorker } from './delivery-worker.js';
-export type { RunReport } from './delivery-worker.js';
 export { EndpointService } from './endpoint.service.js';
 export { DeliveryService } from './delivery.service.js';
 export type { Resolver, WebhookSender } from './sender.js';
+
+/** How the delivery worker (src/workers/delivery-worker.ts) makes deliveries. */
+export interface DeliveryWorkerOptions {
+  /** This process, as the holder of leases. */
+  owner: string;
+  /** How long a claimed delivery stays reserved; must exceed the attempt timeout by a wide margin. */
+  leaseMs: number;
+  /** Attempts in flight per endpoint, across every worker sharing the database. */
+  perEndpointConcurrency: number;
+  /** Attempts in flight in this process. */
+  maxInFlight: number;
+  /** Background loop period. */
+  pollIntervalMs: number;
+  /** Events fanned out per transaction. */
+  dispatchBatch: number;
+  /**
+   * SQLite: deliveries added to their clients' listing index in one transaction, when this many
+   * wait (and whatever waits once the worker is idle).
+   */
+  listBatch: number;
+  /** Source of the schedule's jitter (Math.random; a constant in tests). */
+  random: () => number;
+  /** Header brand: `cauri` gives X-Cauri-Signature and Cauri-Webhooks/1.0. */
+  serviceName: string;
+}
+
+/** What a delivery worker of this module is built from (see createDeliveryWorker in src/workers/). */
+export interface DeliveryDeps {
+  db: Kysely<Database>;
+  dialect: DialectName;
+  secrets: EndpointSecrets;
+  sender: WebhookSender;
+  clock: Clock;
+  options: DeliveryWorkerOptions;
+  log: FastifyBaseLogger;
+}
 
 /** docs/webhooks.md: each attempt times out after 10 s. */
 export const DEFAULT_ATTEMPT_TIMEOUT_MS = 10_000;
@@ -50,7 +86,8 @@ export interface Webhooks {
   readonly service: { readonly endpoints: EndpointService; readonly deliveries: DeliveryService };
   /** Every webhook and event route; register with `app.register(webhooks.routes)`. */
   readonly routes: FastifyPluginAsyncTypebox;
-  readonly worker: DeliveryWorker;
+  /** What its delivery worker is built from; the worker itself is a loop of src/workers/. */
+  readonly delivery: DeliveryDeps;
 }
 
 export function defaultWebhookOptions(): WebhookOptions {
@@ -71,9 +108,9 @@ export function defaultWebhookOptions(): WebhookOptions {
 }
 
 /**
- * The webhooks module, wired: its services, its routes and its delivery worker. The composition
- * root registers the routes and starts the worker where workers run; a worker-only process uses the
- * worker alone.
+ * The webhooks module, wired: its services, its routes and what its delivery worker is built from.
+ * The composition root registers the routes, and builds and starts the worker where workers run; a
+ * worker-only process uses the worker alone.
  */
 export function createWebhooks(deps: WebhookDeps): Webhooks {
   const options: WebhookOptions = { ...defaultWebhookOptions(), ...deps.options };
@@ -84,10 +121,10 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
   const deliveries = new DeliveryService(deps.clock);
   const publicOnly = mode === 'production' || !options.allowPrivateInSandbox;
   const sender = options.sender ?? new UndiciSender({ timeoutMs: options.timeoutMs, publicOnly, ...(options.resolve === undefined ? {} : { resolve: options.resolve }) });
-  const worker = new DeliveryWorker(db, dialect, secrets, sender, deps.clock, { ...options, serviceName }, deps.log);
+  const delivery: DeliveryDeps = { db, dialect, secrets, sender, clock: deps.clock, options: { ...options, serviceName }, log: deps.log };
   const routes: FastifyPluginAsyncTypebox = async (app) => {
     await app.register(webhookRoutes, { db, endpoints, deliveries, idempotency: deps.idempotency, cursors: deps.cursors });
     await app.register(eventRoutes, { db, deliveries, cursors: deps.cursors });
   };
-  return { service: { endpoints, deliveries }, routes, worker };
+  return { service: { endpoints, deliveries }, routes, delivery };
 }

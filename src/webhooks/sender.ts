@@ -117,8 +117,8 @@ class ResponseTooLargeError extends Error {}
  * aborted. Once the status has come, the attempt's outcome is that status whatever happens to the
  * rest of the body (a receiver that accepted the event with a 2xx and then stalled has accepted it).
  * undici's `request()` wraps the same dispatch in a promise and a readable stream for the body, which
- * a sender that discards the body does not need: the worker's CPU a delivery went from about 150 to
- * 131 µs without them (the webhook benchmark, alternating runs).
+ * a sender that discards the body does not need, and that cost the worker CPU on every delivery
+ * (docs/performance.md, "Figures behind the code").
  */
 class Attempt implements Dispatcher.DispatchHandler {
   /** When the attempt's time is up (performance.now()); set by Deadlines. */
@@ -194,8 +194,9 @@ class Attempt implements Dispatcher.DispatchHandler {
  * The deadlines of the attempts in flight. Every attempt has the same timeout, so deadlines fall due
  * in the order the attempts started: a queue with one timer, armed for its oldest deadline. Ended
  * attempts are dropped from the head as they end (most end in the order they started). An
- * `AbortSignal.timeout` per attempt, with undici's listener on it, cost about 10 µs of the event
- * loop an attempt (an EventTarget, a timer of its own), this a fraction of a microsecond.
+ * `AbortSignal.timeout` per attempt, with undici's listener on it, costs the event loop an
+ * EventTarget and a timer of its own an attempt; this, a queue entry (docs/performance.md,
+ * "Figures behind the code").
  */
 class Deadlines {
   readonly #queue: Attempt[] = [];

@@ -2,8 +2,8 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import type { FastifyReply } from 'fastify';
 import type { Kysely } from 'kysely';
 import { authOf } from '../auth/authenticate.js';
-import type { CursorCodec } from '../http/cursor.js';
-import { refuseLoneSurrogates, replyIdempotently } from '../http/idempotent.js';
+import { KeysetPaging, type CursorCodec } from '../http/cursor.js';
+import { refuseLoneSurrogates, replyIdempotently } from '../idempotency/idempotent-reply.js';
 import { pageHeaders } from '../http/schemas.js';
 import { IdempotencyHeaders, protectedErrors } from '../http/schemas-auth.js';
 import type { IdempotencyService } from '../idempotency/idempotency.service.js';
@@ -50,17 +50,14 @@ const EmptyBody = Type.Object({}, { additionalProperties: false, description: 'O
 const bodyOptional = { preValidation: async (request: { body: unknown }) => { if (request.body === undefined || request.body === null) request.body = {}; } };
 const pagedHeaders = { ...pageHeaders, 'x-cursor-prev': Type.String({ description: 'Cursor of the previous (newer) page; empty on the first page.' }) };
 
-/** The keyset position a cursor names, checked against the listing and its filters. */
-function positionOf(cursors: CursorCodec, listing: string, filters: Record<string, unknown>, cursor: string | undefined, limit: number): PageRequest {
-  if (cursor === undefined) return { limit };
-  const position = cursors.decode(cursor, listing, filters);
-  return position.direction === 'next' ? { limit, before: position.position } : { limit, after: position.position };
+/** One page of a two-way listing (newest first), in the keyset paging every listing uses. */
+function pageOf(cursors: CursorCodec, listing: string, filters: Record<string, unknown>, cursor: string | undefined, limit: number): { paging: KeysetPaging; range: PageRequest } {
+  const paging = new KeysetPaging(cursors, listing, filters);
+  return { paging, range: paging.range(cursor, limit) };
 }
 
-function sendPage<T>(reply: FastifyReply, cursors: CursorCodec, listing: string, filters: Record<string, unknown>, page: Page<T>): { data: T[] } {
-  reply.header('x-cursor-next', page.older === null ? '' : cursors.encode(listing, filters, { position: page.older, direction: 'next' }));
-  reply.header('x-cursor-prev', page.newer === null ? '' : cursors.encode(listing, filters, { position: page.newer, direction: 'prev' }));
-  return { data: page.items };
+function sendPage<T>(reply: FastifyReply, paging: KeysetPaging, page: Page<T>): { data: T[] } {
+  return paging.send(reply, page.items, page.older, page.newer);
 }
 
 /** Endpoints, deliveries and dead letters (docs/webhooks.md: the spec's POST plus extensions). */
@@ -99,8 +96,8 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async 
       },
     },
     async (request, reply) => {
-      const page = positionOf(cursors, 'webhook_endpoints', {}, request.query.cursor, request.query.limit);
-      return sendPage(reply, cursors, 'webhook_endpoints', {}, await endpoints.list(db, authOf(request).clientId, page));
+      const { paging, range } = pageOf(cursors, 'webhook_endpoints', {}, request.query.cursor, request.query.limit);
+      return sendPage(reply, paging, await endpoints.list(db, authOf(request).clientId, range));
     },
   );
 
@@ -256,13 +253,13 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async 
     async (request, reply) => {
       const { cursor, limit, endpoint_id, event_id, status } = request.query;
       const filters = { endpoint_id, event_id, status };
-      const page = positionOf(cursors, 'webhook_deliveries', filters, cursor, limit);
+      const { paging, range } = pageOf(cursors, 'webhook_deliveries', filters, cursor, limit);
       const filter = {
         ...(endpoint_id === undefined ? {} : { endpointId: endpoint_id }),
         ...(event_id === undefined ? {} : { eventId: event_id }),
         ...(status === undefined ? {} : { status }),
       };
-      return sendPage(reply, cursors, 'webhook_deliveries', filters, await deliveries.list(db, authOf(request).clientId, filter, page));
+      return sendPage(reply, paging, await deliveries.list(db, authOf(request).clientId, filter, range));
     },
   );
 
@@ -313,8 +310,8 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ db: Kysely<Database>; deli
     },
     async (request, reply) => {
       const { cursor, limit, type } = request.query;
-      const page = positionOf(cursors, 'events', { type }, cursor, limit);
-      return sendPage(reply, cursors, 'events', { type }, await deliveries.listEvents(db, authOf(request).clientId, type, page));
+      const { paging, range } = pageOf(cursors, 'events', { type }, cursor, limit);
+      return sendPage(reply, paging, await deliveries.listEvents(db, authOf(request).clientId, type, range));
     },
   );
 

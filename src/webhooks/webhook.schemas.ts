@@ -145,3 +145,13 @@ export type DeliveryListQuery = Static<typeof DeliveryListQuery>;
 
 export const EventListQuery = QueryObject({ ...PageQuery, type: Type.Optional(EventTypeSchema) });
 export type EventListQuery = Static<typeof EventListQuery>;
+
+/** The data of a `webhook.test` event. */
+export const WebhookTestEvent = Type.Object(
+  {
+    message: Type.String(),
+    endpoint_id: Nullable(Type.String({ description: 'The endpoint it was sent to; null when it was sent to the client\'s subscribers and event stream.' })),
+  },
+  { title: 'WebhookTestEvent' },
+);
+export type WebhookTestEvent = Static<typeof WebhookTestEvent>;

@@ -15,6 +15,7 @@ import { importPartners } from '../../src/partners/partner.service.js';
 import { sessionViews } from '../../src/routing/fix/session-view.js';
 import { RETRY_SCHEDULE_MS } from '../../src/webhooks/core/schedule.js';
 import { createWebhooks } from '../../src/webhooks/index.js';
+import { createDeliveryWorker } from '../../src/workers/delivery-worker.js';
 import { DATABASES, listen, startRuntime, startRuntimeIn, testEnvironment } from '../support/harness.js';
 import { launchChromium } from './chromium.js';
 import { receiver } from './receiver.js';
@@ -99,7 +100,7 @@ test('a developer signs in and manages orders, attestations, webhook endpoints, 
   const runtime = await startRuntimeIn(t, env);
   const base = await listen(runtime);
   // The delivery worker, driven by hand: one pass per call, on the manual clock, without jitter.
-  const { worker } = createWebhooks({
+  const webhooks = createWebhooks({
     config: runtime.config,
     storage: runtime.storage,
     clock,
@@ -109,6 +110,7 @@ test('a developer signs in and manages orders, attestations, webhook endpoints, 
     log: runtime.app.log,
     options: { random: () => 0.5, timeoutMs: 2000 },
   });
+  const worker = createDeliveryWorker(webhooks);
   t.after(() => worker.stop());
 
   const client = await runtime.services.clients.create('Dashboard test');

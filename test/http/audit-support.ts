@@ -3,7 +3,7 @@ import { auditLeafHash, attestationDigest, type AuditLeaf } from '@cauri/verifie
 import type { TestContext } from 'node:test';
 import { SandboxAnchor } from '../../src/audit/anchors/sandbox-anchor.js';
 import { AuditService, type AuditOptions } from '../../src/audit/audit.service.js';
-import { SnapshotWorker } from '../../src/audit/snapshot-worker.js';
+import { SnapshotWorker } from '../../src/workers/snapshot-worker.js';
 import type { Runtime } from '../../src/app.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { SANDBOX_PARTNERS } from '../../src/partners/sandbox-seed.js';

@@ -6,7 +6,7 @@ import { isoMillis } from '../../src/lib/clock.js';
 import { apiClient } from '../support/api.js';
 import { orderRow } from '../support/orders.js';
 import { BAOBAB, DATABASES, KYC3, auditSetup, clientLeaf, json, leafHashOf, postOrders, smallChunkService, startRuntimeIn, type AuditCtx, type Json } from './audit-support.js';
-import { SnapshotWorker } from '../../src/audit/snapshot-worker.js';
+import { SnapshotWorker } from '../../src/workers/snapshot-worker.js';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 const flip = (h: string) => (h[0] === '0' ? '1' : '0') + h.slice(1);

@@ -7,6 +7,7 @@ import { resolveMasterKey } from '../../src/config/master-key.js';
 import { CursorCodec } from '../../src/http/cursor.js';
 import { parseTraceparent, uuidHexOfId } from '../../src/lib/trace-context.js';
 import { createWebhooks } from '../../src/webhooks/index.js';
+import { createDeliveryWorker } from '../../src/workers/delivery-worker.js';
 import { KYC2_REQUEST } from '../support/api.js';
 import { DATABASES } from '../support/harness.js';
 import { orderContext, sandboxPartner, type Json } from '../support/order-context.js';
@@ -45,7 +46,7 @@ const CALLER_SPAN = '00f067aa0ba902b7';
 for (const database of DATABASES) {
   test(`${database.name}: webhooks carry the trace and the request id of the API request that caused their event`, async (t) => {
     const c = await orderContext(t, database);
-    const { worker } = createWebhooks({
+    const webhooks = createWebhooks({
       config: c.runtime.config,
       storage: c.runtime.storage,
       clock: c.clock,
@@ -55,6 +56,7 @@ for (const database of DATABASES) {
       log: c.runtime.app.log,
       options: { random: () => 0.5, timeoutMs: 2000 },
     });
+    const worker = createDeliveryWorker(webhooks);
     t.after(() => worker.stop());
     // The receiver fails the first attempt of each delivery, so that each is also seen on its retry.
     const hooks = await failingOnce(t);

@@ -9,6 +9,7 @@ import { IdempotencyService } from '../../src/idempotency/idempotency.service.js
 import { systemClock } from '../../src/lib/clock.js';
 import { newId, type ClientId } from '../../src/lib/ids.js';
 import { createWebhooks } from '../../src/webhooks/index.js';
+import { createDeliveryWorker, type DeliveryWorker } from '../../src/workers/delivery-worker.js';
 import { DATABASES, testEnvironment } from '../support/harness.js';
 
 const EVENTS = 10_000;
@@ -38,7 +39,7 @@ for (const mode of ['step by step', 'started'] as const) {
 
     // Two "processes": each its own connection pool and its own worker identity.
     const masterKey = resolveMasterKey(e.config);
-    const instances: { name: string; storage: Awaited<ReturnType<typeof openDatabase>>; webhooks: ReturnType<typeof createWebhooks> }[] = [];
+    const instances: { name: string; storage: Awaited<ReturnType<typeof openDatabase>>; webhooks: ReturnType<typeof createWebhooks>; worker: DeliveryWorker }[] = [];
     // Opened one after the other: each open runs the (idempotent) migrations.
     for (const name of ['a', 'b']) {
       instances.push(
@@ -55,8 +56,9 @@ for (const mode of ['step by step', 'started'] as const) {
           log: { error() {}, warn() {}, info() {}, debug() {}, trace() {}, fatal() {}, child() { return this; }, level: 'silent', silent() {} } as never,
           options: { owner: `worker-${name}`, perEndpointConcurrency: 8, maxInFlight: 64, dispatchBatch: 500 },
         });
-        t.after(() => webhooks.worker.stop());
-        return { name, storage, webhooks };
+        const worker = createDeliveryWorker(webhooks);
+        t.after(() => worker.stop());
+        return { name, storage, webhooks, worker };
         })(),
       );
     }
@@ -87,10 +89,10 @@ for (const mode of ['step by step', 'started'] as const) {
     const attempted = new Map<string, number>();
     if (mode === 'step by step') {
       await Promise.all(
-        instances.map(async ({ name, webhooks }) => {
+        instances.map(async ({ name, worker }) => {
           let idle = 0;
           while (idle < 3 && performance.now() - started < 50_000) {
-            const report = await webhooks.worker.runOnce();
+            const report = await worker.runOnce();
             attempted.set(name, (attempted.get(name) ?? 0) + report.attempted);
             idle = report.attempted === 0 && report.dispatched === 0 ? idle + 1 : 0;
             if (idle > 0) await new Promise((r) => setTimeout(r, 20));
@@ -98,14 +100,14 @@ for (const mode of ['step by step', 'started'] as const) {
         }),
       );
     } else {
-      for (const { webhooks } of instances) webhooks.worker.start();
-      const total = () => instances.reduce((n, { webhooks }) => n + webhooks.worker.stats.record.units, 0);
+      for (const { worker } of instances) worker.start();
+      const total = () => instances.reduce((n, { worker }) => n + worker.stats.record.units, 0);
       while (total() < EVENTS && performance.now() - started < 50_000) await new Promise((r) => setTimeout(r, 50));
       // Anything sent twice would have been recorded by now or show as a second arrival.
       await new Promise((r) => setTimeout(r, 200));
-      for (const { name, webhooks } of instances) {
-        await webhooks.worker.stop();
-        attempted.set(name, webhooks.worker.stats.attempts.succeeded + webhooks.worker.stats.attempts.failed);
+      for (const { name, worker } of instances) {
+        await worker.stop();
+        attempted.set(name, worker.stats.attempts.succeeded + worker.stats.attempts.failed);
       }
     }
     const seconds = (performance.now() - started) / 1000;

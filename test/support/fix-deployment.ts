@@ -143,7 +143,7 @@ export interface ProcessDeployment {
 export async function processDeployment(t: TestContext, database: DatabaseCase, gateway: GatewayAddress): Promise<ProcessDeployment> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cauri-fix-process-'));
   const env: Record<string, string> = { CAURI_DATA_DIR: dataDir, CAURI_MASTER_KEY: randomBytes(32).toString('hex'), CAURI_WORKERS: 'all', LOG_LEVEL: 'info' };
-  let dropDatabase = async () => undefined as void;
+  let dropDatabase: () => Promise<void> = async () => {};
   if (database.url !== null) {
     const name = `cauri_fix_${randomBytes(4).toString('hex')}`;
     const admin = new pg.Client({ connectionString: database.url });

@@ -77,7 +77,7 @@ export async function startRuntime(t: TestContext, db: DatabaseCase, env: Record
 }
 
 /** Another process of the same deployment: same database, same master key. */
-export async function startRuntimeIn(t: TestContext, e: TestEnvironment): Promise<Runtime> {
+export async function startRuntimeIn(_t: TestContext, e: TestEnvironment): Promise<Runtime> {
   const extendApp = e.options.extendApp;
   const runtime = await createRuntime(e.config, {
     ...e.options,

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CauriClient } from './client.js';
+import type { CauriClient } from './client.js';
 import type {
   AmendRequest,
   Attestation,

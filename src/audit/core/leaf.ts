@@ -41,8 +41,8 @@ function fastIsoMillis(ms: number): string {
 }
 
 /**
- * encodeAuditLeaf(orderLeaf(row)) for the snapshot build, where it is the cost that matters: the
- * general RFC 8785 canonicaliser costs ~10 µs a leaf, this ~1 µs. The members are written in RFC
+ * encodeAuditLeaf(orderLeaf(row)) for the snapshot build, where it is the cost that matters: a tenth
+ * of the general RFC 8785 canonicaliser's (docs/performance.md, "Figures behind the code"). The members are written in RFC
  * 8785 order (§3.2.3: created_at, id, instrument, kyc_attestation_id, kyc_attestation_sha256,
  * limit_price_cents, qty, rcpt_to, side); integers print as ECMAScript does (§3.2.2.3). A row with any
  * string outside the plain set, or a number that is not a safe integer, takes the general path, so

@@ -133,7 +133,7 @@ export function writeListenPosition(apiUrl: string, clientId: string, eventId: s
 /** The stored `listen` secret, made and saved on first use. */
 export function listenSecret(env: Env = process.env): string {
   const stored = readStored(env);
-  if (stored.listen_secret !== undefined && stored.listen_secret.startsWith('whsec_')) return stored.listen_secret;
+  if (stored.listen_secret?.startsWith('whsec_')) return stored.listen_secret;
   const secret = generateEndpointSecret();
   writeStored({ ...stored, listen_secret: secret }, env);
   return secret;

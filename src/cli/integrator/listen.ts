@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { IntegratorApi, UnreachableError, apiErrorOf } from './api.js';
+import { type IntegratorApi, UnreachableError, apiErrorOf } from './api.js';
 import { forwardEvent } from './forward.js';
 import { SseParser, type SseMessage } from './sse-parser.js';
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { calendarYears, type CalendarEntry } from '../../markets/calendar-file.js';
 import { MarketCalendar } from '../../markets/calendar.js';
 import { readShippedCalendars } from '../../markets/shipped-calendars.js';
-import { checkExpireDate, dayStart, expiryInstant, TIME_IN_FORCE } from './lifecycle.js';
+import { checkExpireDate, dayStart, expiryInstant, type TIME_IN_FORCE } from './lifecycle.js';
 import type { TradingDays } from './trading-days.js';
 
 const at = (iso: string) => Date.parse(iso);

@@ -18,6 +18,10 @@ import type { TradingDays } from './trading-days.js';
 export const TIME_IN_FORCE = ['day', 'gtc', 'gtd', 'ioc', 'fok'] as const;
 export type TimeInForce = (typeof TIME_IN_FORCE)[number];
 
+/** The `failure_reason` of a failed order: why the partner refused it (docs/concepts.md). */
+export const FAILURE_REASONS = ['sgi_rejected', 'insufficient_funds', 'instrument_suspended'] as const;
+export type FailureReason = (typeof FAILURE_REASONS)[number];
+
 /**
  * Why an order was cancelled: `requested` (by the client), `expired` (its time in force ran out),
  * `unfilled` (the rest of an ioc or fok order), `partner` (by the SGI on its own initiative).

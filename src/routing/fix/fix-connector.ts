@@ -10,7 +10,6 @@ import {
   type CancelledReport,
   type CancelRequest,
   type CancelResult,
-  type ExecutionReport,
   type OrderForPartner,
   type PartnerConnector,
   type ReplacedReport,
@@ -46,13 +45,13 @@ import {
   type CancelTerms,
   type ExecReportFields,
   type FixBody,
-  type OrderAtPartner,
   type ReportContext,
 } from './mapping.js';
 import type { RefusedReason } from './inbound-check.js';
 import type { PartnerMessage } from './partner-message.js';
 import type { FixSessionRunner, PartnerFixConfig } from './session-runner.js';
 import { KeyedMutex, Waiters } from './waiters.js';
+import { bodyOf, cancelTerms, amendTerms, atPartner, submitResult } from './fix-rows.js';
 
 export interface FixConnectorDeps {
   readonly partnerId: string;
@@ -71,26 +70,6 @@ export interface FixConnectorDeps {
 
 /** Below the router's wait for an answer, so that a cancel or an amend the partner is slow on is `pending`, not repeated. */
 const REQUEST_WAIT_MS = 1500;
-
-const bodyOf = (row: FixOrderRow) => JSON.parse(row.body) as FixBody;
-
-function cancelTerms(request: FixRequestRow): CancelTerms {
-  return { request_id: request.cl_ord_id, ...(JSON.parse(request.terms ?? '{"reason":"requested"}') as Omit<CancelTerms, 'request_id'>) };
-}
-
-function amendTerms(request: FixRequestRow): AmendTerms {
-  return { request_id: request.cl_ord_id, ...(JSON.parse(request.terms ?? '{}') as Omit<AmendTerms, 'request_id'>) };
-}
-
-function atPartner(row: FixOrderRow): OrderAtPartner {
-  return { order_id: row.order_id, qty: row.qty, state: row.state, cum_qty: row.cum_qty, report_seq: row.report_seq };
-}
-
-function submitResult(report: ExecutionReport): SubmitResult | null {
-  if (report.type === 'accepted') return { status: 'accepted', report };
-  if (report.type === 'rejected') return { status: 'rejected', report };
-  return null;
-}
 
 /**
  * The PartnerConnector of an SGI reached over FIX 4.4 (the `fix` connector). Orders go out as

@@ -1,198 +1,17 @@
 import { randomBytes } from 'node:crypto';
+import type { EventType } from '../../events/event.types.js';
 import { isoMillis, isoSeconds, utcDay } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
-import type { EventType } from '../../events/event.types.js';
-
-/**
- * The body of a delivery, and sample `data` for every event type.
- *
- * The body is produced once, when an event is fanned out, and stored as text before any attempt
- * that needs it from storage (a retry, a replay, a delivery that waited); every attempt then signs
- * and sends those identical bytes (docs/webhooks.md). Nothing downstream may parse and
- * re-serialise it, because a receiver verifies the HMAC over the bytes it received. A first attempt
- * whose worker died before storing its body gets it made again from the stored event by this same
- * function, which gives the same bytes for the same event.
- */
-
-/** The spec's envelope (Events): the same members for every event type. */
-export interface Envelope {
-  id: string;
-  type: string;
-  /** Date-time with milliseconds, UTC, trailing `Z`. */
-  created_at: string;
-  /** A JSON object (never an array, a scalar or null). */
-  data: unknown;
-  livemode: boolean;
-}
-
-/**
- * The exact body bytes (as a string, to be sent as UTF-8): compact JSON with the envelope members in
- * the fixed order `id, type, created_at, data, livemode`, whatever order the caller's object has, so
- * that the same event always looks the same to receivers and in logs. Members of `data` keep their
- * own insertion order, so an event's stored data (parsed by JSON.parse, which keeps that order) gives
- * the same bytes every time it is serialised.
- * Throws a TypeError when `data` is not a plain JSON object, since the spec's envelope requires one
- * and `JSON.stringify` would silently drop an `undefined` member.
- */
-export function serializeEnvelope(envelope: Envelope): string {
-  const { data } = envelope;
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
-    throw new TypeError('envelope data must be a JSON object');
-  }
-  return JSON.stringify({
-    id: envelope.id,
-    type: envelope.type,
-    created_at: envelope.created_at,
-    data,
-    livemode: envelope.livemode,
-  });
-}
-
-/** A stored event, as the events table holds it: `data` is the JSON text of the envelope's data. */
-export interface StoredEvent {
-  id: string;
-  type: string;
-  /** Epoch milliseconds. */
-  created_at: number;
-  data: string;
-  /** 0 or 1. */
-  livemode: number;
-}
-
-/**
- * The body of a stored event's deliveries: the bytes `serializeEnvelope` gives for its envelope,
- * with the stored `data` text placed as it is rather than parsed and serialised again. The service
- * stores `data` as `JSON.stringify` wrote it, and `JSON.stringify(JSON.parse(text))` gives such text
- * back unchanged (the same members in the same order, the same escapes, the same numbers), so the
- * bytes are the same either way; this way costs no parse. Text that is not a JSON object goes
- * through `serializeEnvelope`, which refuses it.
- */
-export function storedEnvelopeBody(event: StoredEvent): string {
-  if (event.data.charCodeAt(0) !== 0x7b /* { */) {
-    return serializeEnvelope({ id: event.id, type: event.type, created_at: isoMillis(event.created_at), data: JSON.parse(event.data) as unknown, livemode: event.livemode === 1 });
-  }
-  return `{"id":${JSON.stringify(event.id)},"type":${JSON.stringify(event.type)},"created_at":"${isoMillis(event.created_at)}","data":${event.data},"livemode":${event.livemode === 1}}`;
-}
+import type { EventDataByType } from '../event-data.js';
 
 // ----- Sample data, for `POST /v1/webhooks/endpoints/{id}/test` -------------------------------------
 //
-// The shapes below mirror docs/webhooks.md (event data) and the spec's resources. They are what a
-// receiver will see for a real event of that type, so an integrator can build and test a handler
+// The shapes are the event data schemas (../event-data.ts), the same ones the real events follow,
+// so a sample is what a receiver will see for a real event of that type, so an integrator can build and test a handler
 // before any real order exists. Ids are freshly minted TypeIDs of the right kind, so a sample never
 // names a real resource. The sample attestation and snapshot carry a well-formed but meaningless
 // signature under a fresh key id that no key document lists: a sample can never pass verification
 // and be mistaken for a real attestation.
-
-export interface SampleOrder {
-  id: string;
-  status: 'created' | 'routed' | 'partially_filled' | 'filled' | 'failed' | 'cancelled';
-  rcpt_to: string;
-  kyc_attestation_id: string;
-  instrument: string;
-  currency: 'XOF' | 'XAF' | 'GHS';
-  side: 'buy' | 'sell';
-  qty: number;
-  limit_price_cents: number | null;
-  filled_qty: number;
-  average_fill_price_cents: number | null;
-  created_at: string;
-  updated_at: string;
-  failure_reason: 'sgi_rejected' | 'insufficient_funds' | 'instrument_suspended' | null;
-  client_metadata: Record<string, unknown>;
-  time_in_force: 'day' | 'gtc' | 'gtd' | 'ioc' | 'fok';
-  expire_date: string | null;
-  expires_at: string | null;
-  cancel_reason: 'requested' | 'expired' | 'unfilled' | 'partner' | null;
-  pending_request: 'pending_cancel' | 'pending_amend' | null;
-  pending_changes: { qty: number; limit_price_cents: number } | null;
-  last_refusal: { request: 'cancel' | 'amend'; reason: string; refused_at: string } | null;
-}
-
-export interface SampleOrderExecuted {
-  order_id: string;
-  rcpt_to: string;
-  instrument: string;
-  side: 'buy' | 'sell';
-  /** Cumulative over every fill so far. */
-  filled_qty: number;
-  /** Quantity-weighted mean of every fill so far, rounded half up. */
-  average_fill_price_cents: number;
-  executed_at: string;
-  exchange_ref: string;
-  /** This fill alone. */
-  fill_qty: number;
-  fill_price_cents: number;
-  status: 'partially_filled' | 'filled';
-}
-
-export interface SampleVerification {
-  type: 'id_doc' | 'address' | 'selfie' | 'liveness' | 'source_of_funds' | 'pep';
-  verified_at: string;
-  method?: string;
-}
-
-export interface SampleAttestation {
-  id: string;
-  version: '1.0';
-  subject_id: string;
-  level: 'KYC1' | 'KYC2' | 'KYC3';
-  issued_at: string;
-  expires_at: string;
-  issuer: string;
-  verifications: SampleVerification[];
-  jurisdictions: string[];
-  signature: string;
-  key_id: string;
-}
-
-export interface SampleRevocation {
-  attestation_id: string;
-  subject_id: string;
-  revoked_at: string;
-  reason: 'superseded' | 'compromised' | 'subject_request' | 'other';
-}
-
-export interface SampleAuditSnapshot {
-  date: string;
-  merkle_root: string;
-  count: number;
-  anchored_at: string;
-  anchors: { chain: string; tx_hash: string; block_height: number }[];
-  previous_merkle_root: string;
-  key_id: string;
-  signature: string;
-}
-
-export interface SamplePositionBreak {
-  statement_id: string;
-  subject_id: string;
-  rcpt_to: string;
-  as_of: string;
-  previous_statement_id: string | null;
-  breaks: { instrument: string; statement_qty: number; expected_qty: number; difference_qty: number }[];
-}
-
-export interface SampleWebhookTest {
-  message: string;
-  /** The endpoint it was sent to; null when it was sent to the client's subscribers and event stream. */
-  endpoint_id: string | null;
-}
-
-/** The `data` member of each event type. */
-export interface SampleDataByType {
-  'order.created': SampleOrder;
-  'order.routed': SampleOrder;
-  'order.failed': SampleOrder;
-  'order.cancelled': SampleOrder;
-  'order.amended': SampleOrder;
-  'order.request_refused': SampleOrder;
-  'order.executed': SampleOrderExecuted;
-  'position.break': SamplePositionBreak;
-  'kyc.attested': SampleAttestation;
-  'kyc.revoked': SampleRevocation;
-  'audit.snapshot': SampleAuditSnapshot;
-  'webhook.test': SampleWebhookTest;
-}
 
 export interface SampleContext {
   /** The moment the sample event is made; every date in the sample is derived from it. */
@@ -225,7 +44,7 @@ type SampleOrderKind = 'created' | 'routed' | 'failed' | 'cancelled' | 'amended'
  * hand-over, cancelled at the client's request with 40 filled, amended to 150 shares, or still open
  * after the partner refused a cancel.
  */
-function sampleOrder(kind: SampleOrderKind, at: Date): SampleOrder {
+function sampleOrder(kind: SampleOrderKind, at: Date): EventDataByType['order.created'] {
   const createdAt = kind === 'created' ? at.getTime() : at.getTime() - 1_500;
   const status = kind === 'amended' || kind === 'request_refused' ? 'partially_filled' : kind;
   const filled = status === 'partially_filled' || status === 'cancelled' ? 40 : 0;
@@ -256,7 +75,7 @@ function sampleOrder(kind: SampleOrderKind, at: Date): SampleOrder {
   };
 }
 
-function sampleExecuted(at: Date): SampleOrderExecuted {
+function sampleExecuted(at: Date): EventDataByType['order.executed'] {
   // The second of two fills: 60 at 24,950.00 XOF earlier, then 40 at 25,000.00 XOF now, so the
   // cumulative members differ from this fill's own and the order is complete.
   const earlierQty = 60;
@@ -279,7 +98,7 @@ function sampleExecuted(at: Date): SampleOrderExecuted {
   };
 }
 
-function samplePositionBreak(at: Date): SamplePositionBreak {
+function samplePositionBreak(at: Date): EventDataByType['position.break'] {
   // Yesterday's statement, compared with the one of the day before: the SGI holds 100 shares where
   // the fills settled since give 120 (a sale the service did not route, or a fill not reported).
   return {
@@ -292,7 +111,7 @@ function samplePositionBreak(at: Date): SamplePositionBreak {
   };
 }
 
-function sampleAttestation(at: Date, issuer: string): SampleAttestation {
+function sampleAttestation(at: Date, issuer: string): EventDataByType['kyc.attested'] {
   // Attestations use whole seconds (docs/concepts.md).
   const issued = Math.floor(at.getTime() / 1000) * 1000;
   const checked = isoSeconds(issued - 2 * DAY_MS);
@@ -316,7 +135,7 @@ function sampleAttestation(at: Date, issuer: string): SampleAttestation {
   };
 }
 
-function sampleSnapshot(at: Date): SampleAuditSnapshot {
+function sampleSnapshot(at: Date): EventDataByType['audit.snapshot'] {
   // The snapshot for the UTC day before `at`, anchored shortly after midnight.
   const day = utcDay(at.getTime() - DAY_MS);
   return {
@@ -335,8 +154,8 @@ function sampleSnapshot(at: Date): SampleAuditSnapshot {
  * A realistic `data` for an event of `type`, as the "send a test event" endpoint delivers it.
  * Every date is derived from `context.at`; ids are new on each call.
  */
-export function sampleEventData<T extends EventType>(type: T, context: SampleContext): SampleDataByType[T];
-export function sampleEventData(type: EventType, context: SampleContext): SampleDataByType[EventType] {
+export function sampleEventData<T extends EventType>(type: T, context: SampleContext): EventDataByType[T];
+export function sampleEventData(type: EventType, context: SampleContext): EventDataByType[EventType] {
   const { at } = context;
   const issuer = context.issuer ?? 'cauri';
   switch (type) {

@@ -90,3 +90,16 @@ export function nextAttemptAt(firstAttemptAt: number, attemptsMade: number, rand
 export function isDead(attemptsMade: number): boolean {
   return attemptsMade >= MAX_ATTEMPTS;
 }
+
+/** A delivery's state after an attempt: succeeded, due again at its next scheduled time, or dead. */
+export function afterAttempt(
+  delivery: { attempts: number; first_attempt_at: number },
+  succeeded: boolean,
+  random: () => number,
+): { status: 'succeeded' | 'pending' | 'dead'; attempts: number; next_attempt_at: number | null } {
+  const attempts = delivery.attempts + 1;
+  if (succeeded) return { status: 'succeeded', attempts, next_attempt_at: null };
+  // A replayed delivery has used up the schedule already, so its failed attempt leaves it dead again.
+  const next = nextAttemptAt(delivery.first_attempt_at, attempts, random);
+  return next === null ? { status: 'dead', attempts, next_attempt_at: null } : { status: 'pending', attempts, next_attempt_at: next };
+}

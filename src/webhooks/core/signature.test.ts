@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import Stripe from 'stripe';
 import { vectorsDir } from '../../../test/support/vectors.js';
 import { newId } from '../../lib/ids.js';
-import { serializeEnvelope } from './payload.js';
+import { serializeEnvelope } from '../../events/envelope.js';
 import {
   DEFAULT_TOLERANCE_SECONDS,
   generateEndpointSecret,

@@ -65,6 +65,7 @@ test('values without a JSON form throw a JcsError with a closed code', () => {
     [{ a: Number.POSITIVE_INFINITY }, 'non_finite_number'],
     [undefined, 'unsupported_type'],
     [{ a: undefined }, 'unsupported_type'],
+    // biome-ignore lint/suspicious/noSparseArray: a hole is the input under test.
     [[1, , 3], 'unsupported_type'],
     [() => 1, 'unsupported_type'],
     [10n, 'unsupported_type'],

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DialectName } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';
-import type { EventRow } from './event.table.js';
+import type { EventRow } from '../events/event.table.js';
 
 /**
  * The client's event (its own or one addressed to every client), locked on PostgreSQL until the

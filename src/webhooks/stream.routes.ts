@@ -1,27 +1,18 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Kysely } from 'kysely';
 import { authOf } from '../auth/authenticate.js';
-import { replyIdempotently } from '../http/idempotent.js';
 import { ErrorBody } from '../http/schemas.js';
-import { IdempotencyHeaders, protectedErrors } from '../http/schemas-auth.js';
-import type { IdempotencyService } from '../idempotency/idempotency.service.js';
+import { protectedErrors } from '../http/schemas-auth.js';
 import type { Clock } from '../lib/clock.js';
 import { validationError } from '../lib/errors.js';
 import { isId } from '../lib/ids.js';
-import type { DialectName } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';
-import type { DeliveryService } from '../webhooks/delivery.service.js';
-import { Delivery } from '../webhooks/webhook.schemas.js';
 import { DEFAULT_FOLLOW_OPTIONS, EventFollower, type FollowOptions } from './event-follower.js';
-import { EventResendService } from './resend.service.js';
 import { lastEventIdAt } from './sse.js';
 
 export interface EventStreamRouteDeps {
   db: Kysely<Database>;
-  dialect: DialectName;
   clock: Clock;
-  idempotency: IdempotencyService;
-  deliveries: DeliveryService;
   follow?: Partial<FollowOptions>;
 }
 
@@ -39,13 +30,6 @@ const StreamHeaders = Type.Object({
 /** Every status of the stream route carries its media type, so the documented `produces` applies to the 200 alone. */
 const jsonErrors = Object.fromEntries(Object.keys(protectedErrors(422)).map((s) => [s, { description: 'Error', content: { 'application/json': { schema: ErrorBody } } }]));
 
-const ResendParams = Type.Object({ id: Type.String() });
-const ResendRequest = Type.Object(
-  { endpoint_id: Type.Optional(Type.String({ maxLength: 64, description: 'The endpoint to send it to (we_...); default every endpoint subscribed to the event type.' })) },
-  { additionalProperties: false, title: 'EventResendRequest' },
-);
-const ResendResponse = Type.Object({ event_id: Type.String(), deliveries: Type.Array(Delivery) }, { title: 'EventResend' });
-
 /** The event's resume position: the header wins over the query parameter. Unknown but well-formed ids are positions too. */
 function resumeAfter(header: string | undefined, query: string | undefined): string | null {
   const value = header ?? query;
@@ -55,14 +39,12 @@ function resumeAfter(header: string | undefined, query: string | undefined): str
 }
 
 /**
- * The live event stream (Server-Sent Events) and re-sending a stored event. Registered beside the
- * webhook routes; `GET /v1/events/stream` is a static path, so it takes precedence over
- * `GET /v1/events/:id`.
+ * The live event stream (Server-Sent Events). Registered beside the webhook routes;
+ * `GET /v1/events/stream` is a static path, so it takes precedence over `GET /v1/events/:id`.
  */
 export const eventStreamRoutes: FastifyPluginAsyncTypebox<EventStreamRouteDeps> = async (app, deps) => {
-  const { db, clock, idempotency } = deps;
+  const { db, clock } = deps;
   const follow: FollowOptions = { ...DEFAULT_FOLLOW_OPTIONS, ...deps.follow };
-  const resender = new EventResendService(deps.deliveries, clock, deps.dialect);
   const open = new Set<EventFollower>();
 
   // Streams never finish by themselves: they are ended before the server waits for open requests,
@@ -118,33 +100,5 @@ export const eventStreamRoutes: FastifyPluginAsyncTypebox<EventStreamRouteDeps> 
       res.off('close', gone);
       if (!res.destroyed) res.end();
     },
-  );
-
-  app.post(
-    '/v1/events/:id/resend',
-    {
-      config: { scope },
-      preValidation: async (request: { body: unknown }) => {
-        if (request.body === undefined || request.body === null) request.body = {};
-      },
-      schema: {
-        operationId: 'resendEvent',
-        tags,
-        summary: 'Send a stored event again: to one endpoint, or to every endpoint subscribed to its type',
-        description:
-          'For each endpoint: a new delivery, due now, if it never had one; a succeeded or dead delivery is made due again (same idempotency key, its retry schedule restarted); a pending one is left on its way. ' +
-          '409 while the event has not been fanned out yet (within a second of its creation), or when no endpoint subscribes to its type and none is named.',
-       
-        headers: IdempotencyHeaders,
-        params: ResendParams,
-        body: ResendRequest,
-        response: { 202: ResendResponse, ...protectedErrors(404, 409, 422) },
-      },
-    },
-    async (request, reply) =>
-      replyIdempotently(idempotency, request, reply, async (trx) => ({
-        status: 202,
-        body: await resender.resend(trx, authOf(request).clientId, request.params.id, request.body.endpoint_id),
-      })),
   );
 };

@@ -1,14 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler, RouteOptions } from 'fastify';
 import type { Kysely } from 'kysely';
-import { authOf } from '../auth/authenticate.js';
 import { originOfTrace, withEventOrigin, type EventOrigin } from '../events/origin.js';
-import type { IdempotencyService, IdempotentOutcome, IdempotentRequest, Rewrite, WorkResult } from '../idempotency/idempotency.service.js';
-import { validationError } from '../lib/errors.js';
+import { ApiError, validationError } from '../lib/errors.js';
+import type { ClientId } from '../lib/ids.js';
 import { requestTrace } from '../lib/trace-context.js';
 import { findLoneSurrogate, loneSurrogateDetail } from '../lib/unicode.js';
 import type { Database } from '../storage/schema.js';
+import type { IdempotencyService, IdempotentOutcome, IdempotentRequest, Rewrite, WorkResult } from './idempotency.service.js';
 
-export type { Rewrite } from '../idempotency/idempotency.service.js';
+export type { Rewrite } from './idempotency.service.js';
 
 export interface IdempotentReplyOptions {
   /**
@@ -44,11 +44,20 @@ export async function replyIdempotently(
   return sendOutcome(request, reply, outcome);
 }
 
+/**
+ * The client a protected request was authenticated as: the grant that src/auth/authenticate.ts
+ * verified and set on the request before any handler runs.
+ */
+function callerOf(request: FastifyRequest): ClientId {
+  if (request.auth === null) throw new ApiError('unauthorized', 'Authentication required');
+  return request.auth.clientId;
+}
+
 /** What identifies the request under its key: the client, the key, and the route, params and body. */
 export function idempotentRequestOf(request: FastifyRequest, options: { carriesSecret?: boolean } = {}): IdempotentRequest {
   const header = request.headers['idempotency-key'];
   return {
-    clientId: authOf(request).clientId,
+    clientId: callerOf(request),
     key: Array.isArray(header) ? header[0] : header,
     // Fastify's params object has a null prototype; a plain copy is what the canonical form takes.
     fingerprint: { method: request.method, route: request.routeOptions.url, params: { ...(request.params as object) }, body: request.body ?? null },

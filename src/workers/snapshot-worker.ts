@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../lib/clock.js';
-import { PeriodicTask } from '../workers/periodic.js';
-import type { AuditService, BuildOutcome } from './audit.service.js';
+import { PeriodicTask } from './periodic.js';
+import type { AuditService, BuildOutcome } from '../audit/audit.service.js';
 
 /**
  * The daily snapshot loop: builds every closed day not built yet (yesterday, shortly after 00:00

@@ -4,14 +4,15 @@ import { ApiError, notFound } from '../lib/errors.js';
 import { isId, type ClientId } from '../lib/ids.js';
 import type { DialectName } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';
-import { storedEnvelopeBody } from '../webhooks/core/payload.js';
-import { findMessages, insertDeliveries, insertMessages, isQueued, listClientDeliveries } from '../webhooks/delivery.repository.js';
-import type { DeliveryService } from '../webhooks/delivery.service.js';
-import { findClientEndpoint, listClientEndpoints } from '../webhooks/endpoint.repository.js';
-import { newDeliveryRow } from '../webhooks/endpoint.service.js';
-import type { Delivery } from '../webhooks/webhook.schemas.js';
-import type { WebhookEndpointRow } from '../webhooks/webhook.table.js';
+import { storedEnvelopeBody } from '../events/envelope.js';
+import { listClientDeliveries } from './delivery-listing.repository.js';
+import { findMessages, insertDeliveries, insertMessages, isQueued } from './delivery.repository.js';
+import type { DeliveryService } from './delivery.service.js';
+import { newDeliveryRow } from './core/fan-out.js';
+import { findClientEndpoint, listClientEndpoints } from './endpoint.repository.js';
 import { lockClientEvent, requeueSettled } from './resend.repository.js';
+import type { Delivery } from './webhook.schemas.js';
+import type { WebhookEndpointRow } from './webhook.table.js';
 
 /** More than the per-client endpoint limit (16): one read returns them all. */
 const ENDPOINTS_READ = 1000;

@@ -3,8 +3,8 @@ import { clientState } from '../auth/client.repository.js';
 import { clientAcceptsToken } from '../auth/client.service.js';
 import type { Clock } from '../lib/clock.js';
 import type { Database } from '../storage/schema.js';
-import { serializeEnvelope } from '../webhooks/core/payload.js';
-import { envelopeOf } from './event.service.js';
+import { serializeEnvelope } from '../events/envelope.js';
+import { envelopeOf } from '../events/event.service.js';
 import { lastEventIdAt, SSE_PING, sseEvent } from './sse.js';
 import { clientEventsBetween } from './stream.repository.js';
 
