@@ -113,6 +113,7 @@ const brand = document.querySelector('.brand .muted');
 async function render(): Promise<void> {
   const route = parse(location.hash);
   if (brand !== null) brand.textContent = t('app.brand');
+  nav.setAttribute('aria-label', t('nav.sections'));
   const mine = ++renderCount;
   renderNav(route);
   if (currentSession() === null) {
