@@ -75,7 +75,7 @@ export function resolveCredentials(env: Env = process.env): Credentials {
   const clientSecret = pick('CAURI_CLIENT_SECRET', stored.client_secret);
   const missing = [apiUrl === undefined ? 'CAURI_API_URL' : null, clientId === undefined ? 'CAURI_CLIENT_ID' : null, clientSecret === undefined ? 'CAURI_CLIENT_SECRET' : null].filter((m) => m !== null);
   if (missing.length > 0 || apiUrl === undefined || clientId === undefined || clientSecret === undefined) {
-    throw new CliError(`no credentials: run cauri login --api-url <url> --client-id <id> --client-secret <secret>, or set ${missing.join(', ')}`);
+    throw new CliError({ key: 'credentials.none', params: { missing: missing.join(', ') } });
   }
   return { apiUrl: normaliseApiUrl(apiUrl), clientId, clientSecret };
 }
