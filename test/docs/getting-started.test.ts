@@ -10,16 +10,20 @@ import { freePort, runBash } from './shell.js';
 
 // Compiled to dist/test/docs/: the repository root is three levels up.
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const DOC = 'docs/getting-started.md';
+/** The walk-through in English, and in French (docs/fr/demarrage.md) under a French locale. */
+const DOCS = [
+  { doc: 'docs/getting-started.md', locale: { LANG: 'C.UTF-8', LC_ALL: '', LC_MESSAGES: '' } },
+  { doc: 'docs/fr/demarrage.md', locale: { LANG: 'fr_FR.UTF-8', LC_ALL: '', LC_MESSAGES: '' } },
+] as const;
 
 /**
- * docs/getting-started.md, run as a reader would: its `sh` blocks (those not marked `no-test`), in
+ * docs/getting-started.md and docs/fr/demarrage.md, each run as a reader would: its `sh` blocks (those not marked `no-test`), in
  * order, in one bash session at the repository root (so `npx cauri` is this checkout's command),
  * against a sandbox started as a separate process. The environment stands in for the `no-test`
  * blocks: `npm start` is the spawned service, `BASE` its address, `CAURI_DATA_DIR` the folder it and
  * `npx cauri` share (`./data` for a reader), `HOOK_PORT` a free port for the webhook receiver.
  */
-test('getting-started.md: the five-minute walk-through runs as written', { timeout: 90_000 }, async (t) => {
+for (const { doc: DOC, locale } of DOCS) test(`${DOC}: the five-minute walk-through runs as written`, { timeout: 90_000 }, async (t) => {
   const markdown = readFileSync(join(ROOT, DOC), 'utf8');
   const skipped = fencedBlocks(markdown).filter((b) => b.language === 'sh' && b.attributes.includes('no-test'));
   assert.ok(skipped.some((b) => b.code.includes('npm start')), 'starting the service is left to the test');
@@ -49,7 +53,7 @@ test('getting-started.md: the five-minute walk-through runs as written', { timeo
   const result = await runBash(shellScript(blocks, DOC), {
     cwd: ROOT,
     // CAURI_CONFIG_DIR: `cauri listen` keeps its secret and position in a folder of this run, not the user's.
-    env: { ...process.env, ...deployment, BASE: base, HOOK_PORT: String(await freePort()), LOG_LEVEL: 'silent', CAURI_CONFIG_DIR: join(dataDir, 'config') },
+    env: { ...process.env, ...locale, ...deployment, BASE: base, HOOK_PORT: String(await freePort()), LOG_LEVEL: 'silent', CAURI_CONFIG_DIR: join(dataDir, 'config') },
     timeoutMs: 75_000,
   });
   const out = result.stdout;
