@@ -1,5 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { allCommands, cliLanguageOf, commandPath, helpKeys } from '../../src/cli/i18n.js';
 import { FR_HELP } from '../../src/cli/i18n/help.fr.js';
 import { MESSAGES } from '../../src/cli/i18n/messages.js';
@@ -49,8 +52,10 @@ test('the language: --lang anywhere on the line, else LC_ALL, LC_MESSAGES, LANG,
   assert.throws(() => run(['--lang', 'de'], {}), /--lang must be en or fr \(got "de"\)/);
 });
 
-test('cauri in French: help, commander\'s errors and the command\'s own messages; --lang en overrides the locale', async () => {
-  const fr = { LANG: 'fr_FR.UTF-8' };
+test('cauri in French: help, commander\'s errors and the command\'s own messages; --lang en overrides the locale', async (t) => {
+  const config = mkdtempSync(join(tmpdir(), 'cauri-cli-i18n-'));
+  t.after(() => rmSync(config, { recursive: true, force: true }));
+  const fr = { LANG: 'fr_FR.UTF-8', CAURI_CONFIG_DIR: config };
   const help = await runCli(['orders', 'list', '--help'], fr);
   assert.equal(help.code, 0, help.stderr);
   assert.match(help.stdout, /^Utilisation : cauri orders list \[options\]/);
@@ -82,6 +87,11 @@ test('cauri in French: help, commander\'s errors and the command\'s own messages
   const none = await runCli(['orders', 'get', 'ord_1', '--lang', 'fr'], { CAURI_API_URL: '', CAURI_CLIENT_ID: '', CAURI_CLIENT_SECRET: '', CAURI_CONFIG_DIR: '/nonexistent-cauri-config' });
   assert.equal(none.code, 1);
   assert.match(none.stderr, /^cauri: aucun identifiant : lancez cauri login/);
+
+  const listen = await runCli(['listen', '--forward-to', 'http://127.0.0.1:9/', '--after', 'evt_1', '--from-now'], fr);
+  assert.equal(listen.stderr, 'cauri: --after et --from-now ne vont pas ensemble\n');
+  const trigger = await runCli(['trigger', 'order.nope'], { ...fr, CAURI_API_URL: 'http://127.0.0.1:9', CAURI_CLIENT_ID: 'cli_x', CAURI_CLIENT_SECRET: 'sk_test_x' });
+  assert.match(trigger.stderr, /^cauri: type d'événement inconnu « order\.nope » ; les types sont : order\.created, /);
 
   const bad = await runCli(['--lang', 'de', 'orders'], fr);
   assert.equal(bad.code, 2);
