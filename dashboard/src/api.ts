@@ -5,6 +5,8 @@
  * exchanged.
  */
 
+import type { MessageKey } from './i18n/en.js';
+
 export interface ErrorDetail {
   field: string;
   rule: string;
@@ -20,6 +22,8 @@ export class ApiError extends Error {
     message: string,
     readonly requestId: string | null = null,
     readonly details: ErrorDetail[] = [],
+    /** Values for the translation of an error of the dashboard itself (`error.<code>` of the catalogues). */
+    readonly params: Record<string, string | number> = {},
   ) {
     super(message);
   }
@@ -35,18 +39,18 @@ export interface Session {
 let token: string | null = null;
 let session: Session | null = null;
 let expiryTimer: ReturnType<typeof setTimeout> | undefined;
-let onEnd: (reason: string | null) => void = () => {};
+let onEnd: (reason: MessageKey | null) => void = () => {};
 
 export function currentSession(): Session | null {
   return session;
 }
 
-/** Called when the session ends: signed out (reason null) or expired (a message for the sign-in page). */
-export function onSessionEnd(callback: (reason: string | null) => void): void {
+/** Called when the session ends: signed out (reason null) or expired (the message key for the sign-in page). */
+export function onSessionEnd(callback: (reason: MessageKey | null) => void): void {
   onEnd = callback;
 }
 
-export function signOut(reason: string | null = null): void {
+export function signOut(reason: MessageKey | null = null): void {
   token = null;
   session = null;
   clearTimeout(expiryTimer);
@@ -97,7 +101,7 @@ export async function signIn(clientId: string, clientSecret: string): Promise<Se
   token = body.access_token;
   session = { clientId, scopes: body.scope.split(' ').filter((s) => s !== ''), expiresAt: Date.now() + body.expires_in * 1000 };
   clearTimeout(expiryTimer);
-  expiryTimer = setTimeout(() => signOut('Your session has expired. Sign in again.'), body.expires_in * 1000);
+  expiryTimer = setTimeout(() => signOut('session.expired'), body.expires_in * 1000);
   return session;
 }
 
@@ -112,7 +116,7 @@ export interface Result<T> {
  */
 export async function call<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<Result<T>> {
   if (token === null) {
-    signOut('Sign in to continue.');
+    signOut('session.required');
     throw new ApiError(401, 'unauthorized', 'Not signed in');
   }
   const headers: Record<string, string> = { authorization: `Bearer ${token}` };
@@ -120,7 +124,7 @@ export async function call<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path:
   if (method === 'POST') headers['idempotency-key'] = uuid();
   const res = await send(path, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
   if (res.status === 401) {
-    signOut('Your session has expired. Sign in again.');
+    signOut('session.expired');
     throw await errorOf(res);
   }
   if (!res.ok) throw await errorOf(res);
@@ -133,12 +137,12 @@ export async function call<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path:
  */
 export async function fetchDocument(path: string, accept: string): Promise<Blob> {
   if (token === null) {
-    signOut('Sign in to continue.');
+    signOut('session.required');
     throw new ApiError(401, 'unauthorized', 'Not signed in');
   }
   const res = await send(path, { method: 'GET', headers: { authorization: `Bearer ${token}`, accept } });
   if (res.status === 401) {
-    signOut('Your session has expired. Sign in again.');
+    signOut('session.expired');
     throw await errorOf(res);
   }
   if (!res.ok) throw await errorOf(res);
@@ -153,7 +157,7 @@ export async function fetchDocument(path: string, accept: string): Promise<Blob>
  */
 export async function followEvents(signal: AbortSignal, onEvent: (event: EventEnvelope) => void): Promise<'stopped' | 'ended'> {
   if (token === null) {
-    signOut('Sign in to continue.');
+    signOut('session.required');
     throw new ApiError(401, 'unauthorized', 'Not signed in');
   }
   let res: Response;
@@ -161,10 +165,10 @@ export async function followEvents(signal: AbortSignal, onEvent: (event: EventEn
     res = await fetch('/v1/events/stream', { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' }, credentials: 'omit', cache: 'no-store', signal });
   } catch (error) {
     if (signal.aborted) return 'stopped';
-    throw new ApiError(0, 'network_error', `The event stream could not be opened: ${String(error)}`);
+    throw new ApiError(0, 'stream_error', `The event stream could not be opened: ${String(error)}`);
   }
   if (res.status === 401) {
-    signOut('Your session has expired. Sign in again.');
+    signOut('session.expired');
     throw await errorOf(res);
   }
   if (!res.ok || res.body === null) throw await errorOf(res);

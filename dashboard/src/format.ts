@@ -1,13 +1,50 @@
-const grouped = new Intl.NumberFormat('fr-FR', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+import { currentLocale } from './i18n.js';
 
-/** An amount in hundredths of a currency (the order's), as `12 345,67 XOF`; a dash when absent. */
-export function money(cents: number | null | undefined, currency = 'XOF'): string {
-  return cents === null || cents === undefined ? '—' : `${grouped.format(cents / 100)} ${currency}`;
+/** How many decimals a currency shows (CLDR, through Intl): 0 for XOF and XAF, 2 for GHS. */
+function currencyDigits(currency: string): number {
+  try {
+    return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+  } catch {
+    return 2;
+  }
 }
 
-/** A date-time of the API as `2026-11-22 10:00:00 UTC` (the API speaks UTC only). */
+/**
+ * An amount in hundredths of a currency (the order's), grouped for the language: `12 345,67 XOF` in
+ * French, `12,345.67 XOF` in English; francs without decimals when there are no cents. A dash when
+ * absent.
+ */
+export function money(cents: number | null | undefined, currency = 'XOF'): string {
+  if (cents === null || cents === undefined) return '—';
+  const digits = cents % 100 === 0 ? currencyDigits(currency) : 2;
+  const format = new Intl.NumberFormat(currentLocale(), { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  return `${format.format(cents / 100)} ${currency}`;
+}
+
+/** A count or quantity, grouped for the language. */
+export function num(value: number | null | undefined): string {
+  return value === null || value === undefined ? '—' : new Intl.NumberFormat(currentLocale()).format(value);
+}
+
+/**
+ * A date-time of the API in the language's words, in UTC as the API gives it (`22 Nov 2026, 10:00:00
+ * UTC`, `22 nov. 2026, 10:00:00 UTC`).
+ */
 export function when(iso: string | null | undefined): string {
   if (iso === null || iso === undefined || iso === '') return '—';
   const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : `${d.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+  if (Number.isNaN(d.getTime())) return iso;
+  return new Intl.DateTimeFormat(currentLocale(), { dateStyle: 'medium', timeStyle: 'medium', timeZone: 'UTC' }).format(d) + ' UTC';
+}
+
+/** A time of day in the browser's own time zone (the session's end). */
+export function localTime(ms: number): string {
+  return new Intl.DateTimeFormat(currentLocale(), { timeStyle: 'short' }).format(new Date(ms));
+}
+
+/** A calendar date of the API (`2026-11-26`) in the language's words, e.g. `26 nov. 2026`. */
+export function day(date: string | null | undefined): string {
+  if (date === null || date === undefined || date === '') return '—';
+  const d = new Date(`${date}T00:00:00Z`);
+  return Number.isNaN(d.getTime()) ? date : new Intl.DateTimeFormat(currentLocale(), { dateStyle: 'medium', timeZone: 'UTC' }).format(d);
 }

@@ -10,6 +10,7 @@ import { orderPage, ordersPage } from './pages/orders.js';
 import { positionsPage } from './pages/positions.js';
 import { SESSIONS_SCOPE, sessionsPage } from './pages/sessions.js';
 import { signInPage } from './pages/signin.js';
+import { LANGUAGES, currentLanguage, onLanguageChange, setLanguage, t, type MessageKey } from './i18n.js';
 import { errorBox, href, type Page, type Route } from './ui.js';
 
 /** Hash routes: `#/<section>[/<id>][?query]`. */
@@ -20,17 +21,17 @@ function parse(hash: string): Route {
 }
 
 /** The sections in the navigation; one with a `scope` shows only to a client that has it. */
-const SECTIONS: { path: string; label: string; scope?: string }[] = [
-  { path: 'orders', label: 'Orders' },
-  { path: 'positions', label: 'Positions' },
-  { path: 'attestations', label: 'Attestations' },
-  { path: 'events', label: 'Events' },
-  { path: 'endpoints', label: 'Endpoints' },
-  { path: 'deliveries', label: 'Deliveries' },
-  { path: 'dead', label: 'Dead letters' },
-  { path: 'markets', label: 'Markets' },
-  { path: 'sessions', label: 'FIX sessions', scope: SESSIONS_SCOPE },
-  { path: 'account', label: 'Account' },
+const SECTIONS: { path: string; label: MessageKey; scope?: string }[] = [
+  { path: 'orders', label: 'nav.orders' },
+  { path: 'positions', label: 'nav.positions' },
+  { path: 'attestations', label: 'nav.attestations' },
+  { path: 'events', label: 'nav.events' },
+  { path: 'endpoints', label: 'nav.endpoints' },
+  { path: 'deliveries', label: 'nav.deliveries' },
+  { path: 'dead', label: 'nav.dead' },
+  { path: 'markets', label: 'nav.markets' },
+  { path: 'sessions', label: 'nav.sessions', scope: SESSIONS_SCOPE },
+  { path: 'account', label: 'nav.account' },
 ];
 
 function visibleSections(): typeof SECTIONS {
@@ -74,31 +75,49 @@ function pageFor(route: Route): Page | null {
 
 const app = document.getElementById('app') as HTMLElement;
 const nav = document.getElementById('nav') as HTMLElement;
-let signInReason: string | null = null;
+let signInReason: MessageKey | null = null;
 let lastClientId = '';
 let renderCount = 0;
+
+/** The visible language switch: each language named in itself, the current one pressed. */
+function languageSwitch(): HTMLElement {
+  const names: Record<(typeof LANGUAGES)[number], string> = { en: 'English', fr: 'Français' };
+  return h(
+    'div',
+    { class: 'lang', role: 'group', 'aria-label': t('nav.language') },
+    LANGUAGES.map((l) => {
+      const button = h('button', { type: 'button', class: 'link', lang: l, 'data-lang': l, 'aria-pressed': String(l === currentLanguage()) }, names[l]);
+      button.addEventListener('click', () => setLanguage(l));
+      return button;
+    }),
+  );
+}
 
 function renderNav(route: Route): void {
   const session = currentSession();
   if (session === null) {
-    mount(nav);
+    mount(nav, h('div', { class: 'who' }, languageSwitch()));
     return;
   }
-  const out = h('button', { type: 'button', class: 'link' }, 'Sign out');
+  const out = h('button', { type: 'button', class: 'link' }, t('nav.signOut'));
   out.addEventListener('click', () => signOut(null));
   mount(
     nav,
-    h('ul', null, visibleSections().map((s) => h('li', null, h('a', { href: href(s.path), 'aria-current': route.path[0] === s.path ? 'page' : null }, s.label)))),
-    h('div', { class: 'who' }, h('span', { class: 'mono small' }, session.clientId), out),
+    h('ul', null, visibleSections().map((s) => h('li', null, h('a', { href: href(s.path), 'aria-current': route.path[0] === s.path ? 'page' : null }, t(s.label))))),
+    h('div', { class: 'who' }, h('span', { class: 'mono small' }, session.clientId), out, languageSwitch()),
   );
 }
 
+const brand = document.querySelector('.brand .muted');
+
 async function render(): Promise<void> {
   const route = parse(location.hash);
+  if (brand !== null) brand.textContent = t('app.brand');
+  nav.setAttribute('aria-label', t('nav.sections'));
   const mine = ++renderCount;
   renderNav(route);
   if (currentSession() === null) {
-    document.title = 'Sign in · cauri dashboard';
+    document.title = `${t('signin.title')} · ${t('app.title')}`;
     signInPage(app, signInReason, lastClientId, () => {
       signInReason = null;
       if (pageFor(parse(location.hash)) === null) location.hash = href(home());
@@ -113,9 +132,9 @@ async function render(): Promise<void> {
     return;
   }
   const section = SECTIONS.find((s) => s.path === route.path[0]);
-  document.title = `${section?.label ?? 'Dashboard'} · cauri dashboard`;
+  document.title = `${section === undefined ? t('app.title') : t(section.label)} · ${t('app.title')}`;
   app.setAttribute('aria-busy', 'true');
-  mount(app, h('p', { class: 'muted' }, 'Loading…'));
+  mount(app, h('p', { class: 'muted' }, t('app.loading')));
   try {
     await page(app, route);
   } catch (error) {
@@ -132,4 +151,5 @@ onSessionEnd((reason) => {
   void render();
 });
 window.addEventListener('hashchange', () => void render());
+onLanguageChange(() => void render());
 void render();

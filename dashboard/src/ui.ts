@@ -1,5 +1,6 @@
 import { ApiError } from './api.js';
 import { h, type Child } from './dom.js';
+import { t, tKnown } from './i18n.js';
 
 /** The hash route being shown: `#/orders/ord_1?status=filled` is path ['orders', 'ord_1'] and its query. */
 export interface Route {
@@ -20,15 +21,21 @@ export function go(path: string, params: Record<string, string | undefined | nul
   location.hash = href(path, params);
 }
 
-/** An API error as the user should read it: the message, each invalid field, and the request id for support. */
+/**
+ * An API error as the user should read it: what its `code` means in the user's language, the API's
+ * own message (English, stable: docs/errors.md), each invalid field, and the request id for support.
+ * An error of the dashboard itself (status 0) is in the user's language only.
+ */
 export function errorBox(error: unknown): HTMLElement {
-  if (!(error instanceof ApiError)) return h('div', { class: 'alert error', role: 'alert' }, String(error));
+  if (!(error instanceof ApiError)) return h('div', { class: 'alert error', role: 'alert' }, t('error.unexpected'), ' ', h('span', { lang: 'en' }, String(error)));
+  const summary = tKnown(`error.${error.code}`, t('error.other', { code: error.code }), error.params);
   return h(
     'div',
-    { class: 'alert error', role: 'alert' },
-    h('p', null, error.message),
-    error.details.length > 0 ? h('ul', null, error.details.map((d) => h('li', null, `${d.field}: ${d.message ?? d.rule}`))) : null,
-    error.requestId === null ? null : h('p', { class: 'muted small' }, `Request id: ${error.requestId}`),
+    { class: 'alert error', role: 'alert', 'data-code': error.code },
+    h('p', null, h('strong', null, summary)),
+    error.status === 0 ? null : h('p', { lang: 'en', class: 'small' }, error.message),
+    error.details.length > 0 ? h('ul', { lang: 'en' }, error.details.map((d) => h('li', null, `${d.field}: ${d.message ?? d.rule}`))) : null,
+    error.requestId === null ? null : h('p', { class: 'muted small' }, t('error.requestId', { id: error.requestId })),
   );
 }
 
@@ -36,24 +43,25 @@ export function notice(text: Child, kind: 'success' | 'info' = 'success'): HTMLE
   return h('div', { class: `alert ${kind}`, role: 'status' }, text);
 }
 
+/** A status as a coloured badge, in the user's language (`status.<value>` of the catalogues). */
 export function badge(status: string): HTMLElement {
-  return h('span', { class: `badge badge-${status.replace(/[^a-z_]/g, '')}` }, status.replace(/_/g, ' '));
+  return h('span', { class: `badge badge-${status.replace(/[^a-z_]/g, '')}`, 'data-status': status }, tKnown(`status.${status}`, status.replace(/_/g, ' ')));
 }
 
 /** A secret shown once: selectable in one click, with the warning that it will not be shown again. */
 export function secretBox(title: string, secret: string, extra: Child = null): HTMLElement {
   const input = h('input', { type: 'text', readonly: true, value: secret, class: 'secret', 'aria-label': title, 'data-testid': 'secret', spellcheck: 'false' });
   input.addEventListener('focus', () => input.select());
-  const copy = h('button', { type: 'button', class: 'secondary' }, 'Copy');
+  const copy = h('button', { type: 'button', class: 'secondary' }, t('secret.copy'));
   copy.addEventListener('click', () => {
     input.select();
-    void navigator.clipboard?.writeText(secret).then(() => (copy.textContent = 'Copied'), () => document.execCommand('copy'));
+    void navigator.clipboard?.writeText(secret).then(() => (copy.textContent = t('secret.copied')), () => document.execCommand('copy'));
   });
   return h(
     'div',
     { class: 'alert secret-box', role: 'status' },
     h('p', null, h('strong', null, title)),
-    h('p', { class: 'small' }, 'Copy it now: it is shown only once and cannot be retrieved later.'),
+    h('p', { class: 'small' }, t('secret.once')),
     h('div', { class: 'secret-row' }, input, copy),
     extra,
   );
@@ -68,7 +76,7 @@ export function facts(rows: [string, Child][]): HTMLElement {
  * A table that becomes a list of cards on a narrow screen: each cell carries its column's name
  * (`data-label`), which the phone stylesheet shows in front of the value.
  */
-export function table(columns: string[], rows: Child[][], empty = 'Nothing to show.'): HTMLElement {
+export function table(columns: string[], rows: Child[][], empty = t('table.empty')): HTMLElement {
   if (rows.length === 0) return h('p', { class: 'empty' }, empty);
   return h(
     'table',
@@ -85,9 +93,9 @@ export function pager(headers: Headers, path: string, params: Record<string, str
   if (prev === '' && next === '') return null;
   return h(
     'nav',
-    { class: 'pager', 'aria-label': 'Pages' },
-    prev === '' ? h('span', { class: 'muted' }, '← Newer') : h('a', { href: href(path, { ...params, cursor: prev }), class: 'button secondary' }, '← Newer'),
-    next === '' ? h('span', { class: 'muted' }, 'Older →') : h('a', { href: href(path, { ...params, cursor: next }), class: 'button secondary' }, 'Older →'),
+    { class: 'pager', 'aria-label': t('pager.label') },
+    prev === '' ? h('span', { class: 'muted' }, t('pager.newer')) : h('a', { href: href(path, { ...params, cursor: prev }), class: 'button secondary' }, t('pager.newer')),
+    next === '' ? h('span', { class: 'muted' }, t('pager.older')) : h('a', { href: href(path, { ...params, cursor: next }), class: 'button secondary' }, t('pager.older')),
   );
 }
 

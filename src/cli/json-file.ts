@@ -74,7 +74,7 @@ export function readJsonFile(path: string): unknown {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new CliError(`cannot read ${path}: ${(error as Error).message}`);
+    throw new CliError({ key: 'file.unreadable', params: { path, reason: (error as Error).message } });
   }
   try {
     return JSON.parse(text) as unknown;

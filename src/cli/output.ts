@@ -1,3 +1,5 @@
+import { MESSAGES, type MessageKey } from './i18n/messages.js';
+
 /** Output helpers shared by the commands: JSON for scripts, aligned text for people. */
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -12,10 +14,30 @@ export function printTable(records: readonly object[], columns: string[]): void 
   for (const row of cells) process.stdout.write(`${line(row)}\n`);
 }
 
-/** A failure the user can fix: printed without a stack trace, exit code 1. */
+/** A message of the command line's catalogues (src/cli/i18n/messages.ts) and its values. */
+export interface CliText {
+  key: string;
+  params?: Record<string, string | number>;
+}
+
+/**
+ * A failure the user can fix: printed without a stack trace, exit code 1. Given a catalogue message,
+ * it is printed in the user's language (its `message` is the English one).
+ */
 export class CliError extends Error {
-  constructor(message: string, readonly exitCode = 1) {
-    super(message);
+  readonly text: CliText | undefined;
+
+  constructor(message: string | CliText, readonly exitCode = 1) {
+    super(typeof message === 'string' ? message : fill(MESSAGES.en[message.key as MessageKey] ?? message.key, message.params ?? {}));
     this.name = 'CliError';
+    this.text = typeof message === 'string' ? undefined : message;
   }
+}
+
+/** `{name}` placeholders of a catalogue message, filled. */
+export function fill(text: string, params: Record<string, string | number>, locale = 'en'): string {
+  return text.replace(/\{(\w+)\}/g, (whole, name: string) => {
+    const value = params[name];
+    return value === undefined ? whole : typeof value === 'number' ? new Intl.NumberFormat(locale).format(value) : value;
+  });
 }

@@ -5,6 +5,7 @@ import { bearerSecurity, protectedErrors } from '../http/schemas-auth.js';
 import type { Database } from '../storage/schema.js';
 import { ContractNote } from './contract-note.schemas.js';
 import type { ContractNoteService } from './contract-note.service.js';
+import { CONTRACT_NOTE_LANGUAGES } from './contract-note.texts.js';
 
 export interface ContractNoteRouteDeps {
   db: Kysely<Database>;
@@ -43,9 +44,20 @@ export const contractNoteRoutes: FastifyPluginAsyncTypebox<ContractNoteRouteDeps
         tags: ['Orders'],
         summary: 'The trade confirmation of an order with fills: JSON, or a PDF with Accept: application/pdf',
         description:
-          'The partner, the investor and their account, each fill with its fees, the fees by type, the net amount and the settlement date. `Accept: application/pdf` returns the same note as a PDF document. 409 `conflict` while the order has no fill.',
+          'The partner, the investor and their account, each fill with its fees, the fees by type, the net amount and the settlement date. `Accept: application/pdf` returns the same note as a PDF document, in French (avis d\'opéré) for BRVM and BVMAC partners and in English for GSE partners unless `lang` names the language; its `Content-Language` says which. The JSON is the same in every language. 409 `conflict` while the order has no fill.',
         security: bearerSecurity,
         params: Type.Object({ id: Type.String() }),
+        querystring: Type.Object(
+          {
+            lang: Type.Optional(
+              Type.Union(
+                CONTRACT_NOTE_LANGUAGES.map((l) => Type.Literal(l)),
+                { description: "The PDF's language: `fr` or `en`. Without it, the partner's: French for BRVM and BVMAC partners, English for GSE partners. The JSON ignores it." },
+              ),
+            ),
+          },
+          { title: 'ContractNoteQuery', additionalProperties: false },
+        ),
         response: {
           200: {
             description: 'The contract note',
@@ -54,7 +66,7 @@ export const contractNoteRoutes: FastifyPluginAsyncTypebox<ContractNoteRouteDeps
               'application/pdf': { schema: Type.String({ format: 'binary', description: 'The note as a PDF document (A4).' }) },
             },
           },
-          ...protectedErrors(404, 409),
+          ...protectedErrors(404, 409, 422),
         },
       },
     },
@@ -62,9 +74,10 @@ export const contractNoteRoutes: FastifyPluginAsyncTypebox<ContractNoteRouteDeps
       const note = await notes.note(db, authOf(request).clientId, request.params.id);
       reply.header('vary', 'Accept');
       if (!prefersPdf(request.headers.accept)) return reply.type('application/json; charset=utf-8').send(note);
-      const pdf = await notes.pdf(note);
+      const { pdf, language } = await notes.pdf(note, request.query.lang);
       return reply
         .type('application/pdf')
+        .header('content-language', language)
         .header('content-disposition', `inline; filename="contract-note-${note.order_id}.pdf"`)
         // The PDF's bytes go out as they are: a Buffer is never serialised.
         .send(pdf as unknown as string);

@@ -10,7 +10,7 @@ import type { Database } from '../storage/schema.js';
 import { contractNoteOf } from './contract-note.js';
 import { renderContractNotePdf } from './contract-note.pdf.js';
 import type { ContractNote } from './contract-note.schemas.js';
-import { CONTRACT_NOTE_TEXTS, type ContractNoteLanguage } from './contract-note.texts.js';
+import { CONTRACT_NOTE_TEXTS, defaultContractNoteLanguage, type ContractNoteLanguage } from './contract-note.texts.js';
 
 /** Contract notes of a client's orders: the JSON note, and its PDF. */
 export class ContractNoteService {
@@ -40,7 +40,9 @@ export class ContractNoteService {
     );
   }
 
-  pdf(note: ContractNote, language: ContractNoteLanguage = 'en'): Promise<Buffer> {
-    return renderContractNotePdf(note, CONTRACT_NOTE_TEXTS[language], this.issuer);
+  /** The note as a PDF, in `language`, else in its partner's default (see defaultContractNoteLanguage). */
+  async pdf(note: ContractNote, language?: ContractNoteLanguage): Promise<{ pdf: Buffer; language: ContractNoteLanguage }> {
+    const chosen = language ?? defaultContractNoteLanguage(note.partner.jurisdiction);
+    return { pdf: await renderContractNotePdf(note, CONTRACT_NOTE_TEXTS[chosen], this.issuer), language: chosen };
   }
 }

@@ -10,10 +10,10 @@ export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 /**
- * A headless Chromium with a fresh profile, closed (and its profile removed) when the test ends. A
+ * A headless Chromium with a fresh profile (British English unless `locale` says otherwise), closed (and its profile removed) when the test ends. A
  * missing browser fails the test: the browser tests never skip silently.
  */
-export async function launchChromium(t: TestContext): Promise<BrowserContext> {
+export async function launchChromium(t: TestContext, options: { locale?: string } = {}): Promise<BrowserContext> {
   if (!existsSync(CHROMIUM_PATH)) {
     throw new Error(`Chromium is missing at ${CHROMIUM_PATH}. Install Debian's chromium (apt-get install -y chromium) or set CHROMIUM_PATH; the browser tests do not skip.`);
   }
@@ -24,7 +24,7 @@ export async function launchChromium(t: TestContext): Promise<BrowserContext> {
     args: ARGS,
     viewport: { width: 1280, height: 800 },
     deviceScaleFactor: 1,
-    locale: 'en-GB',
+    locale: options.locale ?? 'en-GB',
     timezoneId: 'UTC',
     colorScheme: 'light',
     serviceWorkers: 'block',

@@ -56,6 +56,48 @@ async function noHorizontalScroll(page: Page, what: string): Promise<void> {
   assert.ok(scroll <= width, `${what}: content is ${scroll}px wide in a ${width}px viewport`);
 }
 
+/** The dashboard's catalogues, as compiled for the browser (dashboard/dist). */
+async function catalogues(): Promise<{ en: Record<string, string>; fr: Record<string, string> }> {
+  const [{ en }, { fr }] = await Promise.all([
+    import(new URL('../../../dashboard/dist/i18n/en.js', import.meta.url).href) as Promise<{ en: Record<string, string> }>,
+    import(new URL('../../../dashboard/dist/i18n/fr.js', import.meta.url).href) as Promise<{ fr: Record<string, string> }>,
+  ]);
+  return { en, fr };
+}
+
+/**
+ * The text a user reads on the page, with what is English on purpose left out: the API's own
+ * messages and the name of the other language (marked `lang="en"`). Options, hidden rows and
+ * accessible names count; titles (an exchange's own name) do not.
+ */
+const SHOWN_TEXT = `(() => {
+  const copy = document.body.cloneNode(true);
+  for (const el of copy.querySelectorAll('[lang="en"], script, style, noscript, pre')) el.remove();
+  const attrs = [...copy.querySelectorAll('[aria-label]')].map((el) => el.getAttribute('aria-label'));
+  return copy.textContent + ' ' + attrs.join(' ') + ' ' + document.title;
+})()`;
+
+/**
+ * What is wrong with a page's text in `language`: a missing message (shown as its key between ⟦ ⟧)
+ * or, in French, a sentence of the English catalogue that French says differently.
+ */
+function untranslated(text: string, language: 'en' | 'fr', en: Record<string, string>, fr: Record<string, string>): string[] {
+  const found = [...text.matchAll(/\u27e6([^\u27e7]*)\u27e7/g)].map((m) => `missing message ${m[1]}`);
+  if (language === 'en') return found;
+  for (const [key, english] of Object.entries(en)) {
+    if (fr[key] === english) continue;
+    // The parts of the message around its values, long enough to be words of the interface.
+    for (const part of english.split(/\{\w+\}/)) {
+      const words = part.trim().replace(/^[(:,.]+|[):,.]+$/g, '').trim();
+      if (words.length < 4 || !/[A-Za-z]{3}/.test(words)) continue;
+      const escaped = words.replace(/[.*+?^$()|[\]\\{}]/g, '\\$&');
+      // Codes such as order.created or partially_filled are data, not words of the interface.
+      if (new RegExp(`(^|[^A-Za-z._])${escaped}($|[^A-Za-z._])`).test(text)) found.push(`English "${words}" (${key})`);
+    }
+  }
+  return found;
+}
+
 test('the dashboard is served as static files with a strict policy, and nothing else is reachable', async (t) => {
   const runtime = await startRuntime(t, DATABASES[0]!, { CAURI_WORKERS: 'none' });
   for (const url of ['/dashboard', '/dashboard/', '/dashboard/index.html']) {
@@ -230,7 +272,7 @@ test('a developer signs in and manages orders, attestations, webhook endpoints, 
     const shownFees = await page.getByTestId('fill-fees').innerText();
     for (const type of ['commission', 'exchange', 'depository', 'regulator', 'tax']) assert.match(shownFees, new RegExp(`^${type} [\\d\\s\u202f,]+ XOF$`, 'm'));
     assert.equal(fill?.fees.length, 5);
-    assert.match(await fills.first().innerText(), /\d{4}-\d{2}-\d{2}\s+pending/);
+    assert.match(await fills.first().innerText(), /\d{1,2} [A-Z][a-z]{2} \d{4}\s+pending/, 'the settlement date in words, in UTC');
     // The contract note: fetched with the session's token, offered as a PDF to open or save.
     await page.getByTestId('contract-note').click();
     const open = page.getByTestId('contract-note-open');
@@ -250,7 +292,7 @@ test('a developer signs in and manages orders, attestations, webhook endpoints, 
     assert.equal(await qty.innerText(), '10');
     const row = page.locator('table.grid tbody tr', { has: qty });
     const [position] = (await api('GET', '/v1/positions?subject_id=inv-dash-1')).body.data as Json[];
-    assert.match(await row.innerText(), new RegExp(`^inv-dash-1\\s+${BAOBAB}\\s+KOLA\\.BRVM\\s+10\\s+0\\s+[\\d\\s]+,\\d\\d XOF`));
+    assert.match(await row.innerText(), new RegExp(`^inv-dash-1\\s+${BAOBAB}\\s+KOLA\\.BRVM\\s+10\\s+0\\s+\\d{1,3}(,\\d{3})*(\\.\\d\\d)? XOF`));
     assert.equal(position?.average_cost_cents, filledNow.average_fill_price_cents, 'one fill: its price');
     await page.getByText('No statement declared yet.').waitFor();
 
@@ -270,11 +312,11 @@ test('a developer signs in and manages orders, attestations, webhook endpoints, 
     await page.getByRole('button', { name: 'Declare statement' }).click();
     const result = page.getByTestId('statement-result');
     await result.waitFor();
-    assert.match(await result.innerText(), /Statement stm_\w{26} declared as of \d{4}-\d{2}-\d{2}: 1 break\(s\)\.[\s\S]*KOLA\.BRVM\s+25\s+0\s+\+25/);
+    assert.match(await result.innerText(), /Statement stm_\w{26} declared as of \d{1,2} [A-Z][a-z]{2} \d{4}: 1 break\.[\s\S]*KOLA\.BRVM\s+25\s+0\s+\+25/);
     // The statement's 25, plus today's fill, which settles after its date.
     await until(async () => (await qty.innerText()) === '35', 'the position after the statement');
     await page.locator('table.grid tbody tr', { hasText: 'KOLA.BRVM +25' }).waitFor();
-    assert.match(await row.innerText(), /since the statement of \d{4}-\d{2}-\d{2}/);
+    assert.match(await row.innerText(), /since the statement of \d{1,2} [A-Z][a-z]{2} \d{4}/);
     await page.evaluate('window.scrollTo(0, 0)');
     await shot(page, 'positions');
 
@@ -494,8 +536,76 @@ test('a developer signs in and manages orders, attestations, webhook endpoints, 
     }
     const week = page.locator('table.grid').nth(1).locator('tbody tr');
     assert.equal(await week.count(), 7);
-    assert.match(await week.first().innerText(), /^\d{4}-\d{2}-\d{2}\s+(\d{2}:\d{2}–\d{2}:\d{2}|closed)/);
+    assert.match(await week.first().innerText(), /^\d{1,2} [A-Z][a-z]{2} \d{4}\s+(\d{2}:\d{2}–\d{2}:\d{2}|closed)/);
     await shot(page, 'markets');
+  });
+
+  await t.test('every page in French and in English: the switch is remembered, no message is missing or left in English', async () => {
+    const { en, fr } = await catalogues();
+    const pages = (language: 'en' | 'fr') => [
+      ['#/orders', language === 'en' ? 'Orders' : 'Ordres'],
+      [`#/orders/${filled.body.id}`, language === 'en' ? `Order ${filled.body.id}` : `Ordre ${filled.body.id}`],
+      ['#/positions', 'Positions'],
+      ['#/attestations', 'Attestations'],
+      [`#/attestations/${att.body.id}`, `Attestation ${att.body.id}`],
+      ['#/events', language === 'en' ? 'Events' : 'Événements'],
+      [`#/events/${executedEvent}`, language === 'en' ? `Event ${executedEvent}` : `Événement ${executedEvent}`],
+      ['#/endpoints', language === 'en' ? 'Webhook endpoints' : 'Points de réception des webhooks'],
+      [`#/endpoints/${okEndpoint}`, language === 'en' ? `Endpoint ${okEndpoint}` : `Point de réception ${okEndpoint}`],
+      ['#/deliveries', language === 'en' ? 'Deliveries' : 'Livraisons'],
+      ['#/dead', language === 'en' ? 'Dead letters' : 'Lettres mortes'],
+      ['#/markets', language === 'en' ? 'Markets' : 'Marchés'],
+      ['#/account', language === 'en' ? 'Account' : 'Compte'],
+    ] as const;
+    const walk = async (language: 'en' | 'fr') => {
+      for (const [hash, title] of pages(language)) {
+        await page.evaluate(`location.hash = ${JSON.stringify(hash)}`);
+        await heading(title).waitFor();
+        await until(async () => (await page.locator('#app[aria-busy]').count()) === 0, 'page loaded');
+        assert.equal(await page.evaluate('document.documentElement.lang'), language, hash);
+        assert.deepEqual(untranslated(await page.evaluate<string>(SHOWN_TEXT), language, en, fr), [], `${language} ${hash}`);
+      }
+    };
+    await walk('en');
+    assert.equal(await page.locator('button[data-lang="en"][aria-pressed="true"]').count(), 1);
+
+    await page.locator('button[data-lang="fr"]').click();
+    await heading('Compte').waitFor();
+    assert.equal(await page.getByRole('navigation').getByRole('link', { name: 'Ordres', exact: true }).count(), 1);
+    assert.equal(await page.evaluate("localStorage.getItem('cauri.lang')"), 'fr', 'the choice is remembered, and it is all that is stored');
+    await walk('fr');
+    // French figures: grouped with a (narrow) no-break space, a decimal comma, francs without decimals when whole.
+    await page.evaluate(`location.hash = ${JSON.stringify(`#/orders/${filled.body.id}`)}`);
+    await heading(`Ordre ${filled.body.id}`).waitFor();
+    assert.match(await page.getByTestId('average-price').innerText(), /^\d{1,3}([\u202f\u00a0]\d{3})*(,\d\d)? XOF$/);
+    assert.match(await page.getByTestId('filled-qty').innerText(), /^10 sur 10$/);
+    assert.match(await page.locator('table.grid tbody tr').first().innerText(), /\d{1,2} [a-zéû]+\.? 20\d\d( à|,)? \d\d:\d\d:\d\d UTC/);
+    await shot(page, 'order-fr');
+
+    // A reload forgets the token but not the language: the sign-in page is in French.
+    await page.reload();
+    await heading('Connexion').waitFor();
+    assert.deepEqual(untranslated(await page.evaluate<string>(SHOWN_TEXT), 'fr', en, fr), []);
+    await page.getByLabel('Identifiant du client').fill(client.client_id);
+    await page.getByLabel('Secret du client').fill('sk_test_wrong-secret');
+    await page.getByRole('button', { name: 'Se connecter' }).click();
+    await page.getByText('Identifiant ou secret incorrect. Vérifiez les deux et réessayez.').waitFor();
+    await page.getByLabel('Secret du client').fill(client.client_secret);
+    await page.getByRole('button', { name: 'Se connecter' }).click();
+    await heading(`Ordre ${filled.body.id}`).waitFor();
+    // An error of the API: its meaning in French by its code, the API's message in English beside it.
+    await page.evaluate("location.hash = '#/attestations/att_nope'");
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    assert.match(await alert.innerText(), /^Introuvable\./);
+    assert.equal(await alert.getAttribute('data-code'), 'not_found');
+    assert.deepEqual(untranslated(await page.evaluate<string>(SHOWN_TEXT), 'fr', en, fr), []);
+
+    await page.locator('button[data-lang="en"]').click();
+    await heading('Attestations').waitFor().catch(() => undefined);
+    await page.evaluate("location.hash = '#/orders'");
+    await heading('Orders').waitFor();
+    assert.equal(await page.evaluate("localStorage.getItem('cauri.lang')"), 'en');
   });
 
   await t.test('the client rotates its own secret; the new one works', async () => {
@@ -553,6 +663,26 @@ test('a developer signs in and manages orders, attestations, webhook endpoints, 
   });
 
   assert.deepEqual(problems, [], 'no script error and no Content-Security-Policy violation');
+});
+
+test('a browser in French opens the dashboard in French, with amounts and dates of its region, and stores nothing until the switch is used', async (t) => {
+  const runtime = await startRuntime(t, DATABASES[0]!, { CAURI_WORKERS: 'none' });
+  const base = await listen(runtime);
+  const { en, fr } = await catalogues();
+  const context = await launchChromium(t, { locale: 'fr-CI' });
+  const page = context.pages()[0] ?? (await context.newPage());
+  await page.goto(`${base}/dashboard`);
+  await page.getByRole('heading', { level: 1, name: 'Connexion' }).waitFor();
+  assert.equal(await page.evaluate('document.documentElement.lang'), 'fr');
+  assert.equal(await page.evaluate('document.title'), 'Connexion · tableau de bord cauri');
+  assert.deepEqual(untranslated(await page.evaluate<string>(SHOWN_TEXT), 'fr', en, fr), []);
+  assert.equal(await page.locator('button[data-lang="fr"][aria-pressed="true"]').count(), 1, 'the switch is visible before signing in');
+  assert.deepEqual(await page.evaluate(STORED), { local: 0, session: 0, cookie: '' }, 'the browser\'s language is not stored');
+  await page.locator('button[data-lang="en"]').click();
+  await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+  assert.equal(await page.evaluate("localStorage.getItem('cauri.lang')"), 'en', 'a choice made with the switch is');
+  await page.reload();
+  await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
 });
 
 test("an operators' client sees each FIX partner's session; an integrator's client has no such view", async (t) => {

@@ -12,11 +12,12 @@ export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** README.md and every page of docs/, in a stable order, as paths relative to the repository root. */
 export function documents(): string[] {
-  const pages = readdirSync(join(ROOT, 'docs'))
-    .filter((name) => name.endsWith('.md'))
-    .sort()
-    .map((name) => `docs/${name}`);
-  return ['README.md', ...pages];
+  const pages = (folder: string) =>
+    readdirSync(join(ROOT, folder))
+      .filter((name) => name.endsWith('.md'))
+      .sort()
+      .map((name) => `${folder}/${name}`);
+  return ['README.md', ...pages('docs'), ...pages('docs/fr')];
 }
 
 export function readDocument(doc: string): string {
@@ -38,7 +39,11 @@ export interface DocumentRun extends ScriptResult {
  * the build output, so `npx cauri` is this checkout's command and the files a document writes
  * (`rates.json`, ...) land outside the sources. Empty values override any `.env` at the root.
  */
-export async function runDocument(t: TestContext, doc: string, options: { service?: Record<string, string>; timeoutMs: number }): Promise<DocumentRun> {
+export async function runDocument(
+  t: TestContext,
+  doc: string,
+  options: { service?: Record<string, string>; /** Added to the shell's environment only (a locale, say). */ shell?: Record<string, string>; timeoutMs: number },
+): Promise<DocumentRun> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cauri-docs-'));
   mkdirSync(join(ROOT, 'dist', 'docs-run'), { recursive: true });
   const workDir = mkdtempSync(join(ROOT, 'dist', 'docs-run', 'work-'));
@@ -65,7 +70,7 @@ export async function runDocument(t: TestContext, doc: string, options: { servic
   const result = await runBash(shellScript(runnableShellBlocks(readDocument(doc)), doc), {
     cwd: workDir,
     // CAURI_CONFIG_DIR: `cauri login` and `cauri listen` keep their files in a folder of this run, not the user's.
-    env: { ...process.env, ...deployment, BASE: base, HOOK_PORT: String(await freePort()), LOG_LEVEL: 'silent', CAURI_CONFIG_DIR: join(dataDir, 'config') },
+    env: { ...process.env, ...deployment, ...options.shell, BASE: base, HOOK_PORT: String(await freePort()), LOG_LEVEL: 'silent', CAURI_CONFIG_DIR: join(dataDir, 'config') },
     timeoutMs: options.timeoutMs,
   });
   const context = `${doc}: exit ${result.code}${result.timedOut ? ' (timed out)' : ''}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`;

@@ -3,17 +3,21 @@ import assert from 'node:assert/strict';
 import { readDocument, runDocument } from './documents.js';
 import { runnableShellBlocks } from './markdown.js';
 
-const DOC = 'docs/getting-started.md';
+/** The walk-through in English, and in French (docs/fr/demarrage.md) under a French locale. */
+const DOCS = [
+  { doc: 'docs/getting-started.md', locale: { LANG: 'C.UTF-8', LC_ALL: '', LC_MESSAGES: '' } },
+  { doc: 'docs/fr/demarrage.md', locale: { LANG: 'fr_FR.UTF-8', LC_ALL: '', LC_MESSAGES: '' } },
+] as const;
 
 /**
- * docs/getting-started.md, run as a reader would, against a fresh sandbox (see runDocument). The
- * blocks it leaves out (`npm start`, the addresses of the service and of the receiver) are listed
- * with every other one in blocks.test.ts.
+ * docs/getting-started.md and docs/fr/demarrage.md, each run as a reader would, against a fresh
+ * sandbox (see runDocument). The blocks they leave out (`npm start`, the addresses of the service and
+ * of the receiver) are listed with every other one in blocks.test.ts.
  */
-test('getting-started.md: the five-minute walk-through runs as written', { timeout: 150_000 }, async (t) => {
+for (const { doc: DOC, locale } of DOCS) test(`${DOC}: the five-minute walk-through runs as written`, { timeout: 150_000 }, async (t) => {
   assert.ok(runnableShellBlocks(readDocument(DOC)).length >= 10, "the walk-through's blocks");
   // The simulated exchange keeps its hours, as for a reader: the walk-through's orders are on a test clock.
-  const result = await runDocument(t, DOC, { service: { CAURI_SANDBOX_MARKET_HOURS: 'exchange' }, timeoutMs: 130_000 });
+  const result = await runDocument(t, DOC, { service: { CAURI_SANDBOX_MARKET_HOURS: 'exchange' }, shell: locale, timeoutMs: 130_000 });
   const context = result.context;
   const out = result.stdout;
   assert.equal(result.code, 0, context);

@@ -34,13 +34,17 @@ async function fills(c: OrderContext, id: string): Promise<Json[]> {
   return ((await res.json()) as { data: Json[] }).data;
 }
 
-/** An amount as the PDF prints it: thousands with commas, francs whole unless there are cents. */
-function printed(cents: bigint, currency = 'XOF'): string {
+/**
+ * An amount as the PDF prints it: in English thousands with commas and a decimal point, in French
+ * thousands with (no-break) spaces and a decimal comma; francs whole unless there are cents.
+ */
+function printed(cents: bigint, currency = 'XOF', lang: 'en' | 'fr' = 'en'): string {
+  const [thousands, point] = lang === 'en' ? [',', '.'] : ['\u00a0', ','];
   const negative = cents < 0n;
   const abs = negative ? -cents : cents;
-  const units = (abs / 100n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  const units = (abs / 100n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, thousands);
   const rest = abs % 100n;
-  return `${negative ? '-' : ''}${units}${rest === 0n ? '' : `.${rest.toString().padStart(2, '0')}`} ${currency}`;
+  return `${negative ? '-' : ''}${units}${rest === 0n ? '' : `${point}${rest.toString().padStart(2, '0')}`} ${currency}`;
 }
 
 for (const database of DATABASES) {
@@ -186,9 +190,10 @@ for (const database of DATABASES) {
       assert.deepEqual([note.trade_date, note.settlement_date, note.settlement_status], ['2026-11-23', '2026-11-26', 'pending']);
       assert.equal(note.fee_schedules.length, 2);
 
-      const pdf = await c.api.call('GET', `/v1/orders/${buy.id}/contract-note`, undefined, { accept: 'application/pdf' });
+      const pdf = await c.api.call('GET', `/v1/orders/${buy.id}/contract-note?lang=en`, undefined, { accept: 'application/pdf' });
       assert.equal(pdf.status, 200);
       assert.equal(pdf.headers.get('content-type'), 'application/pdf');
+      assert.equal(pdf.headers.get('content-language'), 'en');
       assert.match(pdf.headers.get('content-disposition') ?? '', new RegExp(`contract-note-${buy.id}\\.pdf`));
       const bytes = new Uint8Array(await pdf.arrayBuffer());
       assert.equal(Buffer.from(bytes.subarray(0, 5)).toString(), '%PDF-');
@@ -227,7 +232,7 @@ for (const database of DATABASES) {
       assert.match(preferJson.headers.get('content-type') ?? '', /^application\/json/);
       const refused = await c.api.call('GET', `/v1/orders/${buy.id}/contract-note`, undefined, { accept: 'application/pdf;q=0' });
       assert.match(refused.headers.get('content-type') ?? '', /^application\/json/);
-      const again = await c.api.call('GET', `/v1/orders/${buy.id}/contract-note`, undefined, { accept: 'text/html, application/pdf;q=0.9' });
+      const again = await c.api.call('GET', `/v1/orders/${buy.id}/contract-note?lang=en`, undefined, { accept: 'text/html, application/pdf;q=0.9' });
       assert.equal(again.headers.get('content-type'), 'application/pdf');
       assert.deepEqual(new Uint8Array(await again.arrayBuffer()), bytes, 'same note, same clock: same bytes');
 
@@ -251,10 +256,61 @@ for (const database of DATABASES) {
       const note = (await (await c.api.call('GET', `/v1/orders/${sell.id}/contract-note`)).json()) as Json;
       assert.equal(BigInt(note.net_cents), BigInt(note.gross_cents) - BigInt(note.fees_total_cents));
       assert.equal(note.account, 'CI-BAOBAB-0077');
-      const text = (await readPdf(new Uint8Array(await (await c.api.call('GET', `/v1/orders/${sell.id}/contract-note`, undefined, { accept: 'application/pdf' })).arrayBuffer()))).text.join('\n');
+      const text = (await readPdf(new Uint8Array(await (await c.api.call('GET', `/v1/orders/${sell.id}/contract-note?lang=en`, undefined, { accept: 'application/pdf' })).arrayBuffer()))).text.join('\n');
       assert.ok(text.includes(`Net amount receivable ${printed(BigInt(note.net_cents))}`), text);
       assert.ok(text.includes('Sale 10 of 10 ordered'), text);
       assert.ok(text.includes('CI-BAOBAB-0077'), text);
+    });
+
+    test('a BRVM partner\'s contract note is in French by default (avis d\'opéré), in English on request, and a bad lang is refused', async (t) => {
+      const c = await orderContext(t, database);
+      const att = await c.attestation();
+      const buy = (await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'CIMSN.BRVM', side: 'buy', qty: 3000 })).body;
+      for (let i = 0; i < 12; i++) await c.tick(1000);
+      const json = await c.api.call('GET', `/v1/orders/${buy.id}/contract-note?lang=fr`);
+      assert.match(json.headers.get('content-type') ?? '', /^application\/json/);
+      assert.equal(json.headers.get('content-language'), null, 'the JSON is not localised');
+      const note = (await json.json()) as Json;
+      assert.deepEqual(note.partner, { id: BAOBAB, name: 'Baobab Titres (sandbox)', jurisdiction: 'UEMOA' });
+
+      const pdf = await c.api.call('GET', `/v1/orders/${buy.id}/contract-note`, undefined, { accept: 'application/pdf' });
+      assert.equal(pdf.status, 200);
+      assert.equal(pdf.headers.get('content-language'), 'fr');
+      const bytes = new Uint8Array(await pdf.arrayBuffer());
+      const read = await readPdf(bytes);
+      // PDF.js reads the no-break space back as a space.
+      const plain = (text: string) => text.replace(/\u00a0/g, ' ');
+      const text = plain(read.text.join('\n'));
+      for (const expected of [
+        "Avis d'opéré",
+        "Compte chez l'intermédiaire non enregistré",
+        'Achat 3\u00a0000 exécutés sur 3\u00a0000 demandés',
+        'Date de négociation 23 novembre 2026',
+        'Date de règlement-livraison 26 novembre 2026 (à dénouer)',
+        `Montant brut ${printed(BigInt(note.gross_cents), 'XOF', 'fr')}`,
+        `Frais de courtage ${printed(byType(note.fees).commission as bigint, 'XOF', 'fr')}`,
+        `Total des frais et taxes ${printed(total(note.fees), 'XOF', 'fr')}`,
+        `Montant net à payer ${printed(BigInt(note.net_cents), 'XOF', 'fr')}`,
+        "commission de l'intermédiaire, version en vigueur depuis le 2026-01-01",
+        'Page 1 sur 1',
+      ]) {
+        assert.ok(text.includes(plain(expected)), `the PDF says "${expected}":\n${text}`);
+      }
+      for (const english of ['Contract note', 'Brokerage commission', 'Settlement date']) assert.ok(!text.includes(english), english);
+      assert.equal(read.info.Title, `Avis d'opéré ${buy.id}`);
+      const named = await c.api.call('GET', `/v1/orders/${buy.id}/contract-note?lang=fr`, undefined, { accept: 'application/pdf' });
+      assert.deepEqual(new Uint8Array(await named.arrayBuffer()), bytes, 'lang=fr is the default for this partner');
+      const english = await c.api.call('GET', `/v1/orders/${buy.id}/contract-note?lang=en`, undefined, { accept: 'application/pdf' });
+      assert.equal(english.headers.get('content-language'), 'en');
+      assert.ok((await readPdf(new Uint8Array(await english.arrayBuffer()))).text.join('\n').includes('Contract note'));
+
+      for (const bad of ['de', 'FR', '']) {
+        const refused = await c.api.call('GET', `/v1/orders/${buy.id}/contract-note?lang=${bad}`, undefined, { accept: 'application/pdf' });
+        assert.equal(refused.status, 422, bad);
+        const body = (await refused.json()) as Json;
+        assert.equal(body.code, 'validation_error');
+        assert.ok((body.details as Json[]).some((d) => d.field === 'lang'), JSON.stringify(body));
+      }
     });
   });
 }

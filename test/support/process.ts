@@ -66,7 +66,8 @@ export async function spawnCommandIn(t: TestContext, cli: string, command: strin
 
 /** Runs a `cauri` command to completion (with `input` on its standard input) and returns its output. */
 export async function runCli(args: string[], env: Record<string, string>, input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, LOG_LEVEL: 'silent', ...env }, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+  // English unless the test names a locale, whatever the developer's own is (docs/cli.md#languages).
+  const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, LOG_LEVEL: 'silent', LC_ALL: '', LC_MESSAGES: '', LANG: 'C.UTF-8', ...env }, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
   child.stdin?.end(input);
   let stdout = '';
   let stderr = '';

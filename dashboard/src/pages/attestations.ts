@@ -1,14 +1,15 @@
 import { call, REVOCATION_REASONS, type Attestation, type AttestationStatus } from '../api.js';
 import { field, h, mount } from '../dom.js';
 import { when } from '../format.js';
+import { t, tKnown } from '../i18n.js';
 import { badge, busy, facts, go, heading, href, notice, table, type Route } from '../ui.js';
 
 function lookupForm(current = ''): HTMLFormElement {
   const form = h(
     'form',
     { class: 'filters', role: 'search' },
-    h('label', { class: 'grow' }, 'Attestation id', h('input', { name: 'id', value: current, placeholder: 'att_…', required: true, spellcheck: 'false', autocomplete: 'off' })),
-    h('button', { type: 'submit' }, 'Open'),
+    h('label', { class: 'grow' }, t('att.id'), h('input', { name: 'id', value: current, placeholder: 'att_…', required: true, spellcheck: 'false', autocomplete: 'off' })),
+    h('button', { type: 'submit' }, t('att.open')),
   );
   form.addEventListener('submit', (e) => {
     e.preventDefault();
@@ -19,7 +20,7 @@ function lookupForm(current = ''): HTMLFormElement {
 
 /** The API has no attestation listing (they are read by id), so the page starts with a look-up. */
 export async function attestationsPage(view: HTMLElement): Promise<void> {
-  mount(view, heading('Attestations'), h('p', null, 'Open an attestation by its id to see its status or revoke it.'), lookupForm());
+  mount(view, heading(t('att.title')), h('p', null, t('att.intro')), lookupForm());
 }
 
 /** One attestation (exactly the signed object), its status, and revocation with a reason. */
@@ -33,12 +34,12 @@ export async function attestationPage(view: HTMLElement, route: Route): Promise<
   let revoke: HTMLElement | null = null;
   if (status.status === 'active') {
     const out = h('div');
-    const button = h('button', { type: 'submit', class: 'danger' }, 'Revoke attestation');
+    const button = h('button', { type: 'submit', class: 'danger' }, t('att.revokeButton'));
     const form = h(
       'form',
       { class: 'stack' },
-      h('p', null, 'Revocation is final: the attestation is added to the signed revocation list and relying parties will refuse it.'),
-      h('label', null, 'Reason', h('select', { name: 'reason' }, REVOCATION_REASONS.map((r) => h('option', { value: r }, r.replace(/_/g, ' '))))),
+      h('p', null, t('att.revokeFinal')),
+      h('label', null, t('att.reason'), h('select', { name: 'reason' }, REVOCATION_REASONS.map((r) => h('option', { value: r }, tKnown(`reason.${r}`, r.replace(/_/g, ' ')))))),
       button,
       out,
     );
@@ -50,28 +51,28 @@ export async function attestationPage(view: HTMLElement, route: Route): Promise<
         return null;
       });
     });
-    revoke = h('section', { class: 'card' }, h('h2', null, 'Revoke'), form);
+    revoke = h('section', { class: 'card' }, h('h2', null, t('att.revoke')), form);
   }
 
   mount(
     view,
-    heading(`Attestation ${att.id}`, h('a', { href: href('attestations'), class: 'button secondary' }, 'Open another')),
-    status.status === 'revoked' ? notice(`Revoked on ${when(status.revoked_at)} (${(status.reason ?? 'no reason').replace(/_/g, ' ')}).`, 'info') : null,
+    heading(t('att.heading', { id: att.id }), h('a', { href: href('attestations'), class: 'button secondary' }, t('att.another'))),
+    status.status === 'revoked' ? notice(t('att.revokedOn', { at: when(status.revoked_at), reason: status.reason === null || status.reason === undefined ? t('att.noReason') : tKnown(`reason.${status.reason}`, status.reason.replace(/_/g, ' ')) }), 'info') : null,
     h('section', { class: 'card' },
       facts([
-        ['Status', h('span', { 'data-testid': 'attestation-status' }, badge(status.status))],
-        ['Subject', h('span', { class: 'mono' }, att.subject_id)],
-        ['Level', att.level],
-        ['Jurisdictions', att.jurisdictions.join(', ')],
-        ['Issued', when(att.issued_at)],
-        ['Expires', when(att.expires_at)],
-        ['Issuer', att.issuer],
-        ['Signing key', h('span', { class: 'mono' }, att.key_id)],
+        [t('att.status'), h('span', { 'data-testid': 'attestation-status' }, badge(status.status))],
+        [t('att.subject'), h('span', { class: 'mono' }, att.subject_id)],
+        [t('att.level'), att.level],
+        [t('att.jurisdictions'), att.jurisdictions.join(', ')],
+        [t('att.issued'), when(att.issued_at)],
+        [t('att.expires'), when(att.expires_at)],
+        [t('att.issuer'), att.issuer],
+        [t('att.key'), h('span', { class: 'mono' }, att.key_id)],
       ]),
     ),
     h('section', { class: 'card' },
-      h('h2', null, 'Verifications'),
-      table(['Type', 'Verified', 'Method'], att.verifications.map((v) => [v.type.replace(/_/g, ' '), when(v.verified_at), v.method ?? '—'])),
+      h('h2', null, t('att.verifications')),
+      table([t('att.type'), t('att.verified'), t('att.method')], att.verifications.map((v) => [tKnown(`verification.${v.type}`, v.type.replace(/_/g, ' ')), when(v.verified_at), v.method ?? '—'])),
     ),
     revoke,
   );

@@ -1,15 +1,16 @@
 import { call, query, type Attempt, type Delivery } from '../api.js';
 import { field, h, mount } from '../dom.js';
 import { when } from '../format.js';
+import { t, tKnown, tn } from '../i18n.js';
 import { badge, busy, go, heading, href, notice, pager, table, type Route } from '../ui.js';
 
 const STATUSES = ['pending', 'succeeded', 'dead', 'cancelled'] as const;
 
 function attempts(list: Attempt[]): HTMLElement {
   return table(
-    ['#', 'At', 'Response', 'Duration', 'Error'],
-    list.map((a, i) => [i + 1, when(a.attempted_at), a.status_code === null ? 'none' : String(a.status_code), `${a.duration_ms} ms`, a.error ?? '—']),
-    'No attempt yet.',
+    ['#', t('deliveries.at'), t('deliveries.response'), t('deliveries.duration'), t('deliveries.error')],
+    list.map((a, i) => [i + 1, when(a.attempted_at), a.status_code === null ? t('deliveries.noResponse') : String(a.status_code), t('deliveries.ms', { ms: a.duration_ms }), a.error === null || a.error === undefined ? '—' : h('span', { lang: 'en' }, a.error)]),
+    t('deliveries.noAttempt'),
   );
 }
 
@@ -17,7 +18,7 @@ function deliveryCard(d: Delivery, onReplayed: () => Promise<void>): HTMLElement
   let replay: HTMLElement | null = null;
   if (d.status === 'dead') {
     const out = h('div');
-    const button = h('button', { type: 'button', class: 'secondary' }, 'Replay');
+    const button = h('button', { type: 'button', class: 'secondary' }, t('deliveries.replay'));
     button.addEventListener('click', () =>
       busy(button, out, async () => {
         await call('POST', `/v1/webhooks/deliveries/${encodeURIComponent(d.id)}/replay`, {});
@@ -35,12 +36,12 @@ function deliveryCard(d: Delivery, onReplayed: () => Promise<void>): HTMLElement
       badge(d.status),
     ),
     h('p', { class: 'small' },
-      `${d.event_type} · event `, h('span', { class: 'mono' }, d.event_id),
-      ' · endpoint ', h('a', { href: href(`endpoints/${d.endpoint_id}`), class: 'mono' }, d.endpoint_id),
-      d.next_attempt_at === null ? null : ` · next attempt ${when(d.next_attempt_at)}`,
+      `${d.event_type} · ${t('deliveries.event')} `, h('span', { class: 'mono' }, d.event_id),
+      ` · ${t('deliveries.endpoint')} `, h('a', { href: href(`endpoints/${d.endpoint_id}`), class: 'mono' }, d.endpoint_id),
+      d.next_attempt_at === null ? null : ` · ${t('deliveries.nextAttempt', { at: when(d.next_attempt_at) })}`,
     ),
     h('details', { open: d.attempts.length <= 3 },
-      h('summary', null, `${d.attempts.length} ${d.attempts.length === 1 ? 'attempt' : 'attempts'}`),
+      h('summary', null, tn('deliveries.attempts', d.attempts.length)),
       attempts(d.attempts),
     ),
     replay,
@@ -59,9 +60,9 @@ async function deliveriesView(view: HTMLElement, route: Route, dead: boolean): P
   const form = h(
     'form',
     { class: 'filters', role: 'search' },
-    dead ? null : h('label', null, 'Status', h('select', { name: 'status' }, h('option', { value: '' }, 'Any'), STATUSES.map((s) => h('option', { value: s, selected: s === status }, s)))),
-    h('label', { class: 'grow' }, 'Endpoint id', h('input', { name: 'endpoint_id', value: endpointId, placeholder: 'we_…', spellcheck: 'false', autocomplete: 'off' })),
-    h('button', { type: 'submit' }, 'Filter'),
+    dead ? null : h('label', null, t('deliveries.status'), h('select', { name: 'status' }, h('option', { value: '' }, t('filter.any')), STATUSES.map((s) => h('option', { value: s, selected: s === status }, tKnown(`status.${s}`, s))))),
+    h('label', { class: 'grow' }, t('deliveries.endpointId'), h('input', { name: 'endpoint_id', value: endpointId, placeholder: 'we_…', spellcheck: 'false', autocomplete: 'off' })),
+    h('button', { type: 'submit' }, t('filter.submit')),
   );
   form.addEventListener('submit', (e) => {
     e.preventDefault();
@@ -74,14 +75,14 @@ async function deliveriesView(view: HTMLElement, route: Route, dead: boolean): P
     const out = h('div');
     const endpoints = [...new Set(body.data.map((d) => d.endpoint_id))];
     replayAll = h('section', { class: 'card' },
-      h('h2', null, 'Replay all'),
+      h('h2', null, t('deliveries.replayAll')),
       h('div', { class: 'actions wrap' }, endpoints.map((id) => {
-        const button = h('button', { type: 'button', class: 'secondary', 'data-endpoint': id }, `Replay all dead of ${id}`);
+        const button = h('button', { type: 'button', class: 'secondary', 'data-endpoint': id }, t('deliveries.replayAllOf', { id }));
         button.addEventListener('click', () =>
           busy(button, out, async () => {
             const { body: result } = await call<{ replayed: number }>('POST', `/v1/webhooks/endpoints/${encodeURIComponent(id)}/replay-dead`, {});
             await reload();
-            view.prepend(notice(`${result.replayed} dead ${result.replayed === 1 ? 'delivery' : 'deliveries'} of ${id} replayed.`));
+            view.prepend(notice(tn('deliveries.replayedOf', result.replayed, { id })));
             return null;
           }),
         );
@@ -93,12 +94,12 @@ async function deliveriesView(view: HTMLElement, route: Route, dead: boolean): P
 
   mount(
     view,
-    heading(dead ? 'Dead letters' : 'Deliveries'),
-    dead ? h('p', null, 'Deliveries whose last scheduled attempt (+24 h) failed. A replay makes one new attempt, signed afresh, with the same event id.') : null,
+    heading(dead ? t('nav.dead') : t('nav.deliveries')),
+    dead ? h('p', null, t('deliveries.deadIntro')) : null,
     form,
     replayAll,
     body.data.length === 0
-      ? h('p', { class: 'empty' }, dead ? 'No dead letters.' : 'No deliveries.')
+      ? h('p', { class: 'empty' }, dead ? t('deliveries.noDead') : t('deliveries.none'))
       : h('div', { class: 'list' }, body.data.map((d) => deliveryCard(d, reload))),
     pager(headers, page, { status: dead ? undefined : status, endpoint_id: endpointId }),
   );

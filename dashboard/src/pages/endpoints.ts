@@ -1,13 +1,14 @@
 import { call, EVENT_TYPES, query, type Delivery, type Endpoint, type EventEnvelope } from '../api.js';
 import { checked, field, h, mount } from '../dom.js';
 import { when } from '../format.js';
+import { t, tn } from '../i18n.js';
 import { badge, busy, facts, heading, href, notice, pager, secretBox, table, type Route } from '../ui.js';
 
 function eventChoices(selected: readonly string[]): HTMLElement {
   return h(
     'fieldset',
     { class: 'choices' },
-    h('legend', null, 'Events'),
+    h('legend', null, t('ep.events')),
     EVENT_TYPES.map((t) => h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'events', value: t, checked: selected.includes(t) }), t)),
   );
 }
@@ -18,13 +19,13 @@ export async function endpointsPage(view: HTMLElement, route: Route): Promise<vo
   const { body, headers } = await call<{ data: Endpoint[] }>('GET', `/v1/webhooks/endpoints${query({ limit: 50, cursor })}`);
 
   const out = h('div');
-  const button = h('button', { type: 'submit' }, 'Create endpoint');
+  const button = h('button', { type: 'submit' }, t('ep.create'));
   const form = h(
     'form',
     { class: 'stack' },
-    h('label', null, 'URL', h('input', { name: 'url', type: 'url', required: true, placeholder: 'https://example.com/hooks', spellcheck: 'false', autocomplete: 'off' })),
+    h('label', null, t('ep.url'), h('input', { name: 'url', type: 'url', required: true, placeholder: 'https://example.com/hooks', spellcheck: 'false', autocomplete: 'off' })),
     eventChoices(EVENT_TYPES.filter((t) => t.startsWith('order.'))),
-    h('label', null, 'Description (optional)', h('input', { name: 'description', maxlength: 1024 })),
+    h('label', null, t('ep.descriptionOptional'), h('input', { name: 'description', maxlength: 1024 })),
     button,
   );
   form.addEventListener('submit', (e) => {
@@ -38,7 +39,7 @@ export async function endpointsPage(view: HTMLElement, route: Route): Promise<vo
       });
       form.reset();
       await listInto(list);
-      return secretBox(`Endpoint ${created.id} created. Its signing secret:`, created.secret, h('p', null, h('a', { href: href(`endpoints/${created.id}`) }, 'Open the endpoint →')));
+      return secretBox(t('ep.created', { id: created.id }), created.secret, h('p', null, h('a', { href: href(`endpoints/${created.id}`) }, t('ep.openIt'))));
     });
   });
 
@@ -46,10 +47,10 @@ export async function endpointsPage(view: HTMLElement, route: Route): Promise<vo
   renderList(list, body.data);
   mount(
     view,
-    heading('Webhook endpoints'),
-    h('section', { class: 'card' }, h('h2', null, 'New endpoint'), form),
+    heading(t('ep.title')),
+    h('section', { class: 'card' }, h('h2', null, t('ep.new')), form),
     out,
-    h('section', { class: 'card' }, h('h2', null, 'Endpoints'), list, pager(headers, 'endpoints', {})),
+    h('section', { class: 'card' }, h('h2', null, t('nav.endpoints')), list, pager(headers, 'endpoints', {})),
   );
 }
 
@@ -62,7 +63,7 @@ function renderList(list: HTMLElement, endpoints: Endpoint[]): void {
   mount(
     list,
     table(
-      ['Endpoint', 'URL', 'Events', 'State', 'Created'],
+      [t('ep.endpoint'), t('ep.url'), t('ep.events'), t('ep.state'), t('ep.createdAt')],
       endpoints.map((ep) => [
         h('a', { href: href(`endpoints/${ep.id}`), class: 'mono' }, ep.id),
         h('span', { class: 'mono wrap' }, ep.url),
@@ -70,7 +71,7 @@ function renderList(list: HTMLElement, endpoints: Endpoint[]): void {
         badge(ep.disabled ? 'disabled' : 'enabled'),
         when(ep.created_at),
       ]),
-      'No endpoint yet.',
+      t('ep.none'),
     ),
   );
 }
@@ -84,13 +85,13 @@ export async function endpointPage(view: HTMLElement, route: Route): Promise<voi
 
   // Edit.
   const editOut = h('div');
-  const save = h('button', { type: 'submit' }, 'Save changes');
+  const save = h('button', { type: 'submit' }, t('ep.save'));
   const edit = h(
     'form',
     { class: 'stack' },
-    h('label', null, 'URL', h('input', { name: 'url', type: 'url', required: true, value: ep.url, spellcheck: 'false' })),
+    h('label', null, t('ep.url'), h('input', { name: 'url', type: 'url', required: true, value: ep.url, spellcheck: 'false' })),
     eventChoices(ep.events),
-    h('label', null, 'Description', h('input', { name: 'description', value: ep.description ?? '', maxlength: 1024 })),
+    h('label', null, t('ep.description'), h('input', { name: 'description', value: ep.description ?? '', maxlength: 1024 })),
     save,
     editOut,
   );
@@ -99,13 +100,13 @@ export async function endpointPage(view: HTMLElement, route: Route): Promise<voi
     busy(save, editOut, async () => {
       const description = field(edit, 'description');
       await call('PATCH', path, { url: field(edit, 'url'), events: checked(edit, 'events'), description: description === '' ? null : description });
-      return notice('Saved.');
+      return notice(t('ep.saved'));
     });
   });
 
   // Disable / enable.
   const toggleOut = h('div');
-  const toggle = h('button', { type: 'button', class: ep.disabled ? '' : 'danger' }, ep.disabled ? 'Enable endpoint' : 'Disable endpoint');
+  const toggle = h('button', { type: 'button', class: ep.disabled ? '' : 'danger' }, ep.disabled ? t('ep.enableButton') : t('ep.disableButton'));
   toggle.addEventListener('click', () =>
     busy(toggle, toggleOut, async () => {
       await call('PATCH', path, { disabled: !ep.disabled });
@@ -116,21 +117,21 @@ export async function endpointPage(view: HTMLElement, route: Route): Promise<voi
 
   // Rotate the signing secret.
   const rotateOut = h('div');
-  const rotate = h('button', { type: 'button', class: 'secondary' }, 'Rotate signing secret');
+  const rotate = h('button', { type: 'button', class: 'secondary' }, t('ep.rotate'));
   rotate.addEventListener('click', () =>
     busy(rotate, rotateOut, async () => {
       const { body } = await call<{ secret: string; previous_secret_expires_at: string }>('POST', `${path}/rotate-secret`, {});
-      return secretBox('New signing secret:', body.secret, h('p', { class: 'small' }, `Deliveries are signed with both secrets until ${when(body.previous_secret_expires_at)}; switch your receiver to the new one before then.`));
+      return secretBox(t('ep.newSecret'), body.secret, h('p', { class: 'small' }, t('ep.bothSecrets', { at: when(body.previous_secret_expires_at) })));
     }),
   );
 
   // Test event.
   const testOut = h('div');
-  const sendTest = h('button', { type: 'submit' }, 'Send test event');
+  const sendTest = h('button', { type: 'submit' }, t('ep.sendTest'));
   const test = h(
     'form',
     { class: 'filters' },
-    h('label', null, 'Type', h('select', { name: 'type' }, EVENT_TYPES.map((t) => h('option', { value: t, selected: t === 'webhook.test' }, t)))),
+    h('label', null, t('ep.type'), h('select', { name: 'type' }, EVENT_TYPES.map((t) => h('option', { value: t, selected: t === 'webhook.test' }, t)))),
     h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'livemode' }), 'livemode'),
     sendTest,
   );
@@ -140,45 +141,45 @@ export async function endpointPage(view: HTMLElement, route: Route): Promise<voi
       const livemode = (test.elements.namedItem('livemode') as HTMLInputElement).checked;
       const { body } = await call<{ event: EventEnvelope; delivery: Delivery }>('POST', `${path}/test`, { type: field(test, 'type'), livemode });
       return notice(
-        h('span', null, `Test event ${body.event.id} (${body.event.type}, livemode ${String(body.event.livemode)}) queued as delivery `, h('a', { href: href('deliveries', { endpoint_id: ep.id }), class: 'mono' }, body.delivery.id), '.'),
+        h('span', null, t('ep.testQueued', { id: body.event.id, type: body.event.type, livemode: String(body.event.livemode) }), ' ', h('a', { href: href('deliveries', { endpoint_id: ep.id }), class: 'mono' }, body.delivery.id), '.'),
       );
     });
   });
 
   // Replay every dead delivery of this endpoint.
   const replayOut = h('div');
-  const replay = h('button', { type: 'button', class: 'secondary' }, 'Replay all dead deliveries');
+  const replay = h('button', { type: 'button', class: 'secondary' }, t('ep.replayDead'));
   replay.addEventListener('click', () =>
     busy(replay, replayOut, async () => {
       const { body } = await call<{ replayed: number }>('POST', `${path}/replay-dead`, {});
-      return notice(`${body.replayed} dead ${body.replayed === 1 ? 'delivery' : 'deliveries'} replayed.`);
+      return notice(tn('ep.replayed', body.replayed));
     }),
   );
 
   mount(
     view,
-    heading(`Endpoint ${ep.id}`, h('a', { href: href('endpoints'), class: 'button secondary' }, '← All endpoints')),
+    heading(t('ep.heading', { id: ep.id }), h('a', { href: href('endpoints'), class: 'button secondary' }, t('ep.all'))),
     h('section', { class: 'card' },
       facts([
-        ['State', badge(ep.disabled ? 'disabled' : 'enabled')],
-        ['URL', h('span', { class: 'mono wrap' }, ep.url)],
-        ['Events', ep.events.join(', ')],
-        ['Created', when(ep.created_at)],
-        ['Updated', when(ep.updated_at)],
+        [t('ep.state'), badge(ep.disabled ? 'disabled' : 'enabled')],
+        [t('ep.url'), h('span', { class: 'mono wrap' }, ep.url)],
+        [t('ep.events'), ep.events.join(', ')],
+        [t('ep.createdAt'), when(ep.created_at)],
+        [t('ep.updatedAt'), when(ep.updated_at)],
       ]),
       h('p', { class: 'links' },
-        h('a', { href: href('deliveries', { endpoint_id: ep.id }) }, 'Deliveries'),
+        h('a', { href: href('deliveries', { endpoint_id: ep.id }) }, t('nav.deliveries')),
         ' · ',
-        h('a', { href: href('dead', { endpoint_id: ep.id }) }, 'Dead letters'),
+        h('a', { href: href('dead', { endpoint_id: ep.id }) }, t('nav.dead')),
       ),
     ),
-    h('section', { class: 'card' }, h('h2', null, 'Send a test event'), test, testOut),
-    h('section', { class: 'card' }, h('h2', null, 'Edit'), edit),
-    h('section', { class: 'card' }, h('h2', null, 'Signing secret'), h('p', null, 'The old secret keeps signing deliveries (as a second v1= value) for 24 hours.'), rotate, rotateOut),
-    h('section', { class: 'card' }, h('h2', null, 'Dead letters'), replay, replayOut),
+    h('section', { class: 'card' }, h('h2', null, t('ep.testTitle')), test, testOut),
+    h('section', { class: 'card' }, h('h2', null, t('ep.edit')), edit),
+    h('section', { class: 'card' }, h('h2', null, t('ep.secret')), h('p', null, t('ep.oldSecret')), rotate, rotateOut),
+    h('section', { class: 'card' }, h('h2', null, t('nav.dead')), replay, replayOut),
     h('section', { class: 'card' },
-      h('h2', null, ep.disabled ? 'Enable' : 'Disable'),
-      h('p', null, ep.disabled ? 'A disabled endpoint gets no new deliveries; its pending ones resume when enabled.' : 'A disabled endpoint gets no new deliveries; its pending ones wait until it is enabled again.'),
+      h('h2', null, ep.disabled ? t('ep.enable') : t('ep.disable')),
+      h('p', null, ep.disabled ? t('ep.disabledResume') : t('ep.disabledWait')),
       toggle,
       toggleOut,
     ),

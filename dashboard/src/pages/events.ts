@@ -1,6 +1,7 @@
 import { call, EVENT_TYPES, followEvents, query, type Delivery, type Endpoint, type EventEnvelope } from '../api.js';
 import { field, h, mount, type Child } from '../dom.js';
-import { when } from '../format.js';
+import { day, when } from '../format.js';
+import { t, tn } from '../i18n.js';
 import { badge, busy, errorBox, facts, go, heading, href, notice, pager, table, type Route } from '../ui.js';
 
 const PAGE_SIZE = 25;
@@ -13,7 +14,7 @@ function about(event: EventEnvelope): Child {
   const data = event.data;
   const id = [data['id'], data['order_id'], data['attestation_id']].find((v): v is string => typeof v === 'string' && /^(ord|att)_/.test(v));
   if (id !== undefined) return h('a', { href: href(`${id.startsWith('ord_') ? 'orders' : 'attestations'}/${id}`), class: 'mono' }, id);
-  if (typeof data['date'] === 'string') return `snapshot of ${data['date']}`;
+  if (typeof data['date'] === 'string') return t('events.snapshotOf', { date: day(data['date']) });
   return '—';
 }
 
@@ -23,7 +24,7 @@ function rows(events: EventEnvelope[]): Child[][] {
   return events.map((e) => [h('a', { href: href(`events/${e.id}`), class: 'mono' }, e.id), e.type, when(e.created_at), about(e), mode(e)]);
 }
 
-const COLUMNS = ['Event', 'Type', 'Created', 'About', 'Mode'];
+const COLUMNS = (): string[] => [t('events.event'), t('events.type'), t('events.created'), t('events.about'), t('events.mode')];
 
 /**
  * Follows the event stream, from the moment it is opened, until stopped, the session ends, or the
@@ -31,12 +32,13 @@ const COLUMNS = ['Event', 'Type', 'Created', 'About', 'Mode'];
  */
 function liveSection(type: string): HTMLElement {
   const body = h('tbody');
-  const status = h('p', { class: 'muted small', role: 'status', 'data-testid': 'live-status' }, 'Not following.');
-  const start = h('button', { type: 'button', class: 'secondary' }, 'Follow live');
-  const stop = h('button', { type: 'button', class: 'secondary', disabled: true }, 'Stop');
+  const columns = COLUMNS();
+  const status = h('p', { class: 'muted small', role: 'status', 'data-testid': 'live-status' }, t('events.notFollowing'));
+  const start = h('button', { type: 'button', class: 'secondary' }, t('events.follow'));
+  const stop = h('button', { type: 'button', class: 'secondary', disabled: true }, t('events.stop'));
   const out = h('div');
   // Shown from the first event on.
-  const live = h('table', { class: 'grid', 'data-testid': 'live-events', hidden: true }, h('thead', null, h('tr', null, COLUMNS.map((c) => h('th', { scope: 'col' }, c)))), body);
+  const live = h('table', { class: 'grid', 'data-testid': 'live-events', hidden: true }, h('thead', null, h('tr', null, columns.map((c) => h('th', { scope: 'col' }, c)))), body);
   let controller: AbortController | null = null;
   const end = () => controller?.abort();
   start.addEventListener('click', () => {
@@ -46,18 +48,18 @@ function liveSection(type: string): HTMLElement {
     start.disabled = true;
     stop.disabled = false;
     out.replaceChildren();
-    status.textContent = 'Following: new events appear here about two seconds after they happen.';
+    status.textContent = t('events.following');
     followEvents(signal, (event) => {
       if (type !== '' && event.type !== type) return;
       const [first] = rows([event]);
       live.hidden = false;
-      body.prepend(h('tr', { 'data-event': event.id }, (first ?? []).map((cell, i) => h('td', { 'data-label': COLUMNS[i] ?? '' }, cell))));
+      body.prepend(h('tr', { 'data-event': event.id }, (first ?? []).map((cell, i) => h('td', { 'data-label': columns[i] ?? '' }, cell))));
     })
       .then((how) => {
-        status.textContent = how === 'stopped' ? 'Stopped.' : 'The stream ended (the access token expired). Follow again to resume.';
+        status.textContent = how === 'stopped' ? t('events.stopped') : t('events.ended');
       })
       .catch((error: unknown) => {
-        status.textContent = 'Stopped.';
+        status.textContent = t('events.stopped');
         out.replaceChildren(errorBox(error));
       })
       .finally(() => {
@@ -70,7 +72,7 @@ function liveSection(type: string): HTMLElement {
   return h(
     'section',
     { class: 'card', 'aria-labelledby': 'live-title' },
-    h('h2', { id: 'live-title' }, 'Live'),
+    h('h2', { id: 'live-title' }, t('events.live')),
     h('div', { class: 'actions' }, start, stop),
     status,
     out,
@@ -87,8 +89,8 @@ export async function eventsPage(view: HTMLElement, route: Route): Promise<void>
   const form = h(
     'form',
     { class: 'filters', role: 'search' },
-    h('label', null, 'Type', h('select', { name: 'type' }, h('option', { value: '' }, 'Any'), EVENT_TYPES.map((t) => h('option', { value: t, selected: t === type }, t)))),
-    h('button', { type: 'submit' }, 'Filter'),
+    h('label', null, t('events.type'), h('select', { name: 'type' }, h('option', { value: '' }, t('filter.any')), EVENT_TYPES.map((t) => h('option', { value: t, selected: t === type }, t)))),
+    h('button', { type: 'submit' }, t('filter.submit')),
   );
   form.addEventListener('submit', (e) => {
     e.preventDefault();
@@ -97,15 +99,15 @@ export async function eventsPage(view: HTMLElement, route: Route): Promise<void>
 
   mount(
     view,
-    heading('Events'),
-    h('p', null, 'Everything that happened to your orders, attestations and endpoints, as webhooks deliver it (the same envelope, byte for byte), and events sent to every client.'),
+    heading(t('nav.events')),
+    h('p', null, t('events.intro')),
     form,
     liveSection(type),
     h(
       'section',
       { class: 'card' },
-      h('h2', null, 'Stored events'),
-      table(COLUMNS, rows(body.data), type === '' ? 'No events yet.' : 'No event of this type.'),
+      h('h2', null, t('events.stored')),
+      table(COLUMNS(), rows(body.data), type === '' ? t('events.none') : t('events.noneOfType')),
       pager(headers, 'events', { type }),
     ),
   );
@@ -117,7 +119,7 @@ async function deliveriesOf(eventId: string, list: HTMLElement): Promise<void> {
   mount(
     list,
     table(
-      ['Delivery', 'Endpoint', 'Status', 'Attempts', 'Next attempt'],
+      [t('events.delivery'), t('ep.endpoint'), t('deliveries.status'), t('events.attempts'), t('events.nextAttempt')],
       body.data.map((d) => [
         h('span', { class: 'mono' }, d.id),
         h('a', { href: href(`endpoints/${d.endpoint_id}`), class: 'mono' }, d.endpoint_id),
@@ -125,7 +127,7 @@ async function deliveriesOf(eventId: string, list: HTMLElement): Promise<void> {
         d.attempts.length,
         when(d.next_attempt_at),
       ]),
-      'Not delivered to any endpoint.',
+      t('events.notDelivered'),
     ),
   );
 }
@@ -141,15 +143,15 @@ export async function eventPage(view: HTMLElement, route: Route): Promise<void> 
   await deliveriesOf(event.id, list);
 
   const out = h('div');
-  const button = h('button', { type: 'submit' }, 'Send again');
+  const button = h('button', { type: 'submit' }, t('events.sendAgain'));
   const form = h(
     'form',
     { class: 'filters' },
     h(
       'label',
       { class: 'grow' },
-      'To',
-      h('select', { name: 'endpoint_id' }, h('option', { value: '' }, 'Every endpoint subscribed to its type'), endpoints.data.map((ep) => h('option', { value: ep.id }, `${ep.id} (${ep.url})`))),
+      t('events.to'),
+      h('select', { name: 'endpoint_id' }, h('option', { value: '' }, t('events.everyEndpoint')), endpoints.data.map((ep) => h('option', { value: ep.id }, `${ep.id} (${ep.url})`))),
     ),
     button,
   );
@@ -159,26 +161,26 @@ export async function eventPage(view: HTMLElement, route: Route): Promise<void> 
     busy(button, out, async () => {
       const { body: sent } = await call<{ deliveries: Delivery[] }>('POST', `/v1/events/${encodeURIComponent(event.id)}/resend`, endpointId === '' ? {} : { endpoint_id: endpointId });
       await deliveriesOf(event.id, list);
-      return notice(`${sent.deliveries.length} ${sent.deliveries.length === 1 ? 'delivery' : 'deliveries'} due now.`);
+      return notice(tn('events.due', sent.deliveries.length));
     });
   });
 
   mount(
     view,
-    heading(`Event ${event.id}`, h('a', { href: href('events'), class: 'button secondary' }, '← All events')),
+    heading(t('events.heading', { id: event.id }), h('a', { href: href('events'), class: 'button secondary' }, t('events.all'))),
     h('section', { class: 'card' }, facts([
-      ['Type', h('span', { 'data-testid': 'event-type' }, event.type)],
-      ['Created', when(event.created_at)],
-      ['Mode', mode(event)],
-      ['About', about(event)],
+      [t('events.type'), h('span', { 'data-testid': 'event-type' }, event.type)],
+      [t('events.created'), when(event.created_at)],
+      [t('events.mode'), mode(event)],
+      [t('events.about'), about(event)],
     ])),
-    h('section', { class: 'card' }, h('h2', null, 'Envelope'), h('pre', { class: 'json', 'data-testid': 'envelope' }, JSON.stringify(event, null, 2))),
+    h('section', { class: 'card' }, h('h2', null, t('events.envelope')), h('pre', { class: 'json', 'data-testid': 'envelope' }, JSON.stringify(event, null, 2))),
     h(
       'section',
       { class: 'card' },
-      h('h2', null, 'Deliveries'),
+      h('h2', null, t('nav.deliveries')),
       list,
-      h('p', { class: 'muted small' }, 'Sending again makes a new delivery, due now, to an endpoint that never had one; a succeeded or dead one is made due again with the same idempotency key.'),
+      h('p', { class: 'muted small' }, t('events.resendRule')),
       form,
       out,
     ),

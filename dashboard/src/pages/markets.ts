@@ -1,6 +1,7 @@
 import { call } from '../api.js';
 import { h, mount } from '../dom.js';
-import { when } from '../format.js';
+import { day as dayOf, when } from '../format.js';
+import { t } from '../i18n.js';
 import { badge, heading, table } from '../ui.js';
 
 interface Exchange {
@@ -28,7 +29,7 @@ interface CalendarDay {
 function hours(day: CalendarDay | undefined): string {
   const first = day?.phases[0];
   const last = day?.phases.at(-1);
-  return day?.open === true && first !== undefined && last !== undefined ? `${first.start.slice(11, 16)}–${last.end.slice(11, 16)}` : 'closed';
+  return day?.open === true && first !== undefined && last !== undefined ? `${first.start.slice(11, 16)}–${last.end.slice(11, 16)}` : t('markets.closed');
 }
 
 /** Each exchange's clock now, and its hours over the next seven days (public routes, UTC). */
@@ -42,16 +43,16 @@ export async function marketsPage(view: HTMLElement): Promise<void> {
   ]);
   mount(
     view,
-    heading('Markets'),
+    heading(t('nav.markets')),
     h('section', { class: 'card' },
-      h('h2', null, 'Now'),
+      h('h2', null, t('markets.now')),
       table(
-        ['Exchange', 'Phase', 'Next open', 'Next close', 'Currency', 'Settlement'],
+        [t('markets.exchange'), t('markets.phase'), t('markets.nextOpen'), t('markets.nextClose'), t('markets.currency'), t('markets.settlement')],
         exchanges.data.map((e, i) => {
           const c = clocks[i];
           return [
             h('span', { title: e.name }, e.code),
-            c === undefined ? '—' : h('span', { 'data-testid': `phase-${e.code}` }, badge(c.phase), c.is_open ? ' open' : ''),
+            c === undefined ? '—' : h('span', { 'data-testid': `phase-${e.code}` }, badge(c.phase), c.is_open ? ` ${t('markets.open')}` : ''),
             when(c?.next_open),
             when(c?.next_close),
             e.currency,
@@ -59,13 +60,13 @@ export async function marketsPage(view: HTMLElement): Promise<void> {
           ];
         }),
       ),
-      h('p', { class: 'muted small' }, 'An exchange is open in any phase, pre-open included. Orders are accepted at any hour: outside a session they wait at the SGI for the next one.'),
+      h('p', { class: 'muted small' }, t('markets.rule')),
     ),
     h('section', { class: 'card' },
-      h('h2', null, 'Next seven days (UTC)'),
+      h('h2', null, t('markets.week')),
       table(
-        ['Date', ...codes],
-        (calendars[0] ?? []).map((day, d) => [day.date, ...calendars.map((days) => hours(days[d]))]),
+        [t('markets.date'), ...codes],
+        (calendars[0] ?? []).map((day, d) => [dayOf(day.date), ...calendars.map((days) => hours(days[d]))]),
       ),
     ),
   );

@@ -1,6 +1,7 @@
 import { call, fetchDocument, query, ORDER_STATUSES, type EventEnvelope, type Fill, type Order } from '../api.js';
 import { field, h, mount, type Child } from '../dom.js';
-import { money, when } from '../format.js';
+import { day, money, num, when } from '../format.js';
+import { t, tKnown } from '../i18n.js';
 import { badge, busy, facts, go, heading, href, pager, table, type Route } from '../ui.js';
 
 const PAGE_SIZE = 20;
@@ -15,9 +16,9 @@ export async function ordersPage(view: HTMLElement, route: Route): Promise<void>
   const form = h(
     'form',
     { class: 'filters', role: 'search' },
-    h('label', null, 'Status', h('select', { name: 'status' }, h('option', { value: '' }, 'Any'), ORDER_STATUSES.map((s) => h('option', { value: s, selected: s === status }, s.replace(/_/g, ' '))))),
-    h('label', null, 'Instrument', h('input', { name: 'instrument', value: instrument, placeholder: 'KOLA.BRVM', autocapitalize: 'characters', spellcheck: 'false' })),
-    h('button', { type: 'submit' }, 'Filter'),
+    h('label', null, t('orders.status'), h('select', { name: 'status' }, h('option', { value: '' }, t('filter.any')), ORDER_STATUSES.map((s) => h('option', { value: s, selected: s === status }, tKnown(`status.${s}`, s.replace(/_/g, ' ')))))),
+    h('label', null, t('orders.instrument'), h('input', { name: 'instrument', value: instrument, placeholder: 'KOLA.BRVM', autocapitalize: 'characters', spellcheck: 'false' })),
+    h('button', { type: 'submit' }, t('filter.submit')),
   );
   form.addEventListener('submit', (e) => {
     e.preventDefault();
@@ -26,21 +27,21 @@ export async function ordersPage(view: HTMLElement, route: Route): Promise<void>
 
   mount(
     view,
-    heading('Orders'),
+    heading(t('nav.orders')),
     form,
     table(
-      ['Order', 'Created', 'Instrument', 'Side', 'Qty', 'Filled', 'Avg. price', 'Status'],
+      [t('orders.order'), t('orders.created'), t('orders.instrument'), t('orders.side'), t('orders.qty'), t('orders.filled'), t('orders.avgPrice'), t('orders.status')],
       body.data.map((o) => [
         h('a', { href: href(`orders/${o.id}`), class: 'mono' }, o.id),
         when(o.created_at),
         o.instrument,
-        o.side,
-        o.qty,
-        o.filled_qty ?? 0,
+        side(o.side),
+        num(o.qty),
+        num(o.filled_qty ?? 0),
         money(o.average_fill_price_cents, o.currency),
         badge(o.status),
       ]),
-      status !== '' || instrument !== '' ? 'No order matches these filters.' : 'No orders yet.',
+      status !== '' || instrument !== '' ? t('orders.noMatch') : t('orders.none'),
     ),
     pager(headers, 'orders', { status, instrument }),
   );
@@ -51,26 +52,27 @@ function concerns(event: EventEnvelope, orderId: string): boolean {
   return event.data['order_id'] === orderId || (event.type.startsWith('order.') && event.data['id'] === orderId);
 }
 
-const words = (value: string) => value.replace(/_/g, ' ');
+const words = (value: string) => tKnown(`reason.${value}`, value.replace(/_/g, ' '));
+const side = (value: string) => tKnown(`side.${value}`, value);
 
 /** The order's request waiting for the partner, with the values an amend asks for. */
 function pendingOf(order: Order): Child {
-  if (!order.pending_request) return 'none';
+  if (!order.pending_request) return t('orders.nothing');
   const changes = order.pending_changes;
   return [
     badge(order.pending_request),
-    changes ? h('span', { class: 'muted' }, ` (qty ${changes.qty}, limit ${money(changes.limit_price_cents, order.currency)})`) : null,
+    changes ? h('span', { class: 'muted' }, ` ${t('orders.pendingChanges', { qty: changes.qty, limit: money(changes.limit_price_cents, order.currency) })}`) : null,
   ];
 }
 
 /** A fill's fees, one line per type, with their total. */
 function feesOf(fill: Fill, currency: string | undefined): Child {
-  if (fill.fees.length === 0) return h('span', { class: 'muted' }, 'none');
+  if (fill.fees.length === 0) return h('span', { class: 'muted' }, t('orders.noFees'));
   const total = fill.fees.reduce((sum, f) => sum + f.amount_cents, 0);
   return h(
     'span',
     { class: 'fees', 'data-testid': 'fill-fees' },
-    fill.fees.map((f) => h('span', { class: 'small' }, `${words(f.type)} ${money(f.amount_cents, currency)}`, h('br'))),
+    fill.fees.map((f) => h('span', { class: 'small', 'data-fee': f.type }, `${tKnown(`fee.${f.type}`, f.type)} ${money(f.amount_cents, currency)}`, h('br'))),
     h('strong', null, money(total, currency)),
   );
 }
@@ -81,7 +83,7 @@ function feesOf(fill: Fill, currency: string | undefined): Child {
  */
 function contractNote(order: Order): Child {
   const out = h('div');
-  const button = h('button', { type: 'button', class: 'secondary', 'data-testid': 'contract-note' }, 'Contract note (PDF)');
+  const button = h('button', { type: 'button', class: 'secondary', 'data-testid': 'contract-note' }, t('orders.contractNote'));
   button.addEventListener('click', () =>
     busy(button, out, async () => {
       const pdf = await fetchDocument(`/v1/orders/${encodeURIComponent(order.id)}/contract-note`, 'application/pdf');
@@ -90,10 +92,10 @@ function contractNote(order: Order): Child {
       return h(
         'p',
         { class: 'small' },
-        h('a', { href: url, target: '_blank', rel: 'noopener', 'data-testid': 'contract-note-open' }, 'Open the contract note'),
-        ' or ',
-        h('a', { href: url, download: name }, `save ${name}`),
-        ` (${Math.ceil(pdf.size / 1024)} KiB).`,
+        h('a', { href: url, target: '_blank', rel: 'noopener', 'data-testid': 'contract-note-open' }, t('orders.openNote')),
+        ` ${t('orders.or')} `,
+        h('a', { href: url, download: name }, t('orders.saveNote', { name })),
+        ` ${t('orders.kib', { size: Math.ceil(pdf.size / 1024) })}`,
       );
     }),
   );
@@ -104,7 +106,7 @@ function contractNote(order: Order): Child {
 function actionsOf(order: Order, rerender: () => Promise<void>): Child {
   if (['filled', 'failed', 'cancelled'].includes(order.status)) return null;
   const out = h('div');
-  const cancel = h('button', { type: 'button', class: 'danger' }, 'Cancel order');
+  const cancel = h('button', { type: 'button', class: 'danger' }, t('orders.cancel'));
   cancel.addEventListener('click', () =>
     busy(cancel, out, async () => {
       await call<Order>('POST', `/v1/orders/${encodeURIComponent(order.id)}/cancel`);
@@ -115,12 +117,12 @@ function actionsOf(order: Order, rerender: () => Promise<void>): Child {
   const amendable = order.limit_price_cents !== null && order.limit_price_cents !== undefined && (order.status === 'routed' || order.status === 'partially_filled') && !order.pending_request;
   let amend: HTMLFormElement | null = null;
   if (amendable) {
-    const button = h('button', { type: 'submit' }, 'Amend');
+    const button = h('button', { type: 'submit' }, t('orders.amend'));
     amend = h(
       'form',
       { class: 'filters' },
-      h('label', null, 'New quantity', h('input', { name: 'qty', type: 'number', min: 1, step: 1, placeholder: String(order.qty) })),
-      h('label', null, 'New limit (cents)', h('input', { name: 'limit_price_cents', type: 'number', min: 1, step: 1, placeholder: String(order.limit_price_cents) })),
+      h('label', null, t('orders.newQty'), h('input', { name: 'qty', type: 'number', min: 1, step: 1, placeholder: String(order.qty) })),
+      h('label', null, t('orders.newLimit'), h('input', { name: 'limit_price_cents', type: 'number', min: 1, step: 1, placeholder: String(order.limit_price_cents) })),
       button,
     );
     const form = amend;
@@ -135,7 +137,7 @@ function actionsOf(order: Order, rerender: () => Promise<void>): Child {
       });
     });
   }
-  return h('section', { class: 'card' }, h('h2', null, 'Change the order'), amend, h('div', { class: 'actions' }, cancel), out);
+  return h('section', { class: 'card' }, h('h2', null, t('orders.change')), amend, h('div', { class: 'actions' }, cancel), out);
 }
 
 /**
@@ -156,61 +158,61 @@ export async function orderPage(view: HTMLElement, route: Route): Promise<void> 
   const refusal = order.last_refusal;
   mount(
     view,
-    heading(`Order ${order.id}`, h('a', { href: href('orders'), class: 'button secondary' }, '← All orders')),
+    heading(t('orders.heading', { id: order.id }), h('a', { href: href('orders'), class: 'button secondary' }, t('orders.all'))),
     h('section', { class: 'card' },
       facts([
-        ['Status', [h('span', { 'data-testid': 'order-status' }, badge(order.status)), reason ? h('span', { class: 'muted', 'data-testid': 'order-reason' }, ` (${words(reason)})`) : null]],
-        ['Instrument', order.instrument],
-        ['Side', order.side],
-        ['Quantity', h('span', { 'data-testid': 'order-qty' }, order.qty)],
-        ['Limit price', order.limit_price_cents === null || order.limit_price_cents === undefined ? 'market order' : money(order.limit_price_cents, order.currency)],
-        ['Time in force', `${order.time_in_force ?? 'day'}${order.expire_date ? ` until ${order.expire_date}` : ''}`],
-        ['Expires', when(order.expires_at)],
-        ['Waiting for the partner', h('span', { 'data-testid': 'pending-request' }, pendingOf(order))],
-        ['Last refusal', refusal ? `${refusal.request} refused: ${words(refusal.reason)}, ${when(refusal.refused_at)}` : 'none'],
-        ['Partner (rcpt_to)', h('span', { class: 'mono' }, order.rcpt_to)],
-        ['Attestation', order.kyc_attestation_id ? h('a', { href: href(`attestations/${order.kyc_attestation_id}`), class: 'mono' }, order.kyc_attestation_id) : '—'],
-        ['Created', when(order.created_at)],
-        ['Updated', when(order.updated_at)],
+        [t('orders.status'), [h('span', { 'data-testid': 'order-status' }, badge(order.status)), reason ? h('span', { class: 'muted', 'data-testid': 'order-reason' }, ` (${words(reason)})`) : null]],
+        [t('orders.instrument'), order.instrument],
+        [t('orders.side'), side(order.side)],
+        [t('orders.quantity'), h('span', { 'data-testid': 'order-qty' }, num(order.qty))],
+        [t('orders.limitPrice'), order.limit_price_cents === null || order.limit_price_cents === undefined ? t('orders.market') : money(order.limit_price_cents, order.currency)],
+        [t('orders.tif'), order.expire_date ? t('orders.tifUntil', { tif: tKnown(`tif.${order.time_in_force ?? 'day'}`, order.time_in_force ?? 'day'), date: day(order.expire_date) }) : tKnown(`tif.${order.time_in_force ?? 'day'}`, order.time_in_force ?? 'day')],
+        [t('orders.expires'), when(order.expires_at)],
+        [t('orders.waiting'), h('span', { 'data-testid': 'pending-request' }, pendingOf(order))],
+        [t('orders.lastRefusal'), refusal ? t('orders.refused', { request: tKnown(`status.${refusal.request}`, refusal.request), reason: words(refusal.reason), at: when(refusal.refused_at) }) : t('orders.nothing')],
+        [t('orders.partner'), h('span', { class: 'mono' }, order.rcpt_to)],
+        [t('orders.attestation'), order.kyc_attestation_id ? h('a', { href: href(`attestations/${order.kyc_attestation_id}`), class: 'mono' }, order.kyc_attestation_id) : '—'],
+        [t('orders.created'), when(order.created_at)],
+        [t('orders.updated'), when(order.updated_at)],
       ]),
     ),
     actionsOf(order, () => orderPage(view, route)),
     h('section', { class: 'card' },
-      h('h2', null, 'Fills'),
-      h('div', { class: 'progress', role: 'img', 'aria-label': `${filled} of ${order.qty} filled` }, h('progress', { max: order.qty, value: filled })),
+      h('h2', null, t('orders.fills')),
+      h('div', { class: 'progress', role: 'img', 'aria-label': t('orders.filledOf', { filled, qty: order.qty }) }, h('progress', { max: order.qty, value: filled })),
       facts([
-        ['Filled quantity', h('span', { 'data-testid': 'filled-qty' }, `${filled} of ${order.qty}`)],
-        ['Average fill price', h('span', { 'data-testid': 'average-price' }, money(order.average_fill_price_cents, order.currency))],
+        [t('orders.filledQty'), h('span', { 'data-testid': 'filled-qty' }, t('orders.of', { filled, qty: order.qty }))],
+        [t('orders.averageFill'), h('span', { 'data-testid': 'average-price' }, money(order.average_fill_price_cents, order.currency))],
       ]),
       table(
-        ['Fill', 'Executed', 'Qty', 'Price', 'Gross', 'Fees', 'Net', 'Settles', 'Exchange ref'],
+        [t('orders.fill'), t('orders.executed'), t('orders.qty'), t('orders.price'), t('orders.gross'), t('orders.fees'), t('orders.net'), t('orders.settles'), t('orders.exchangeRef')],
         fills.data.map((f) => [
           h('span', { class: 'mono' }, f.id),
           when(f.executed_at),
-          f.qty,
+          num(f.qty),
           money(f.price_cents, order.currency),
           money(f.gross_cents, order.currency),
           feesOf(f, order.currency),
           money(f.net_cents, order.currency),
-          [f.settlement_date, ' ', badge(f.settlement_status)],
+          [day(f.settlement_date), ' ', badge(f.settlement_status)],
           h('span', { class: 'mono' }, f.exchange_ref),
         ]),
-        'No execution yet.',
+        t('orders.noFill'),
       ),
       fills.data.length > 0 ? contractNote(order) : null,
     ),
     h('section', { class: 'card' },
-      h('h2', null, 'Events'),
-      h('p', { class: 'muted small' }, 'From the 200 most recent events of your account.'),
+      h('h2', null, t('nav.events')),
+      h('p', { class: 'muted small' }, t('orders.recentEvents')),
       table(
-        ['Event', 'Type', 'At', 'Fill'],
+        [t('events.event'), t('events.type'), t('deliveries.at'), t('orders.fill')],
         mine.map((e) => [
           h('span', { class: 'mono' }, e.id),
           e.type,
           when(e.created_at),
-          e.type === 'order.executed' ? `${String(e.data['fill_qty'] ?? '')} @ ${money(e.data['fill_price_cents'] as number | undefined, order.currency)}${e.data['exchange_ref'] ? ` (${String(e.data['exchange_ref'])})` : ''}` : '—',
+          e.type === 'order.executed' ? `${num(e.data['fill_qty'] as number | undefined)} @ ${money(e.data['fill_price_cents'] as number | undefined, order.currency)}${e.data['exchange_ref'] ? ` (${String(e.data['exchange_ref'])})` : ''}` : '—',
         ]),
-        'No recent event for this order.',
+        t('orders.noEvent'),
       ),
     ),
   );

@@ -1,6 +1,7 @@
 import { ApiError, call, query, type Position, type Statement } from '../api.js';
 import { field, h, mount, type Child } from '../dom.js';
-import { money, when } from '../format.js';
+import { day, money, num, when } from '../format.js';
+import { t, tn } from '../i18n.js';
 import { busy, go, heading, notice, pager, table, type Route } from '../ui.js';
 
 const PAGE_SIZE = 50;
@@ -23,7 +24,7 @@ function holdingsOf(text: string): { instrument: string; qty: number; average_co
     .map((line, i) => {
       const [instrument, qty, cost, ...rest] = line.split(/\s+/);
       if (instrument === undefined || qty === undefined || cost === undefined || rest.length > 0 || !/^-?\d+$/.test(qty) || !/^-?\d+$/.test(cost)) {
-        throw new ApiError(0, 'invalid_line', `Line ${i + 1} should read: INSTRUMENT QUANTITY AVERAGE_COST_CENTS (got "${line}")`);
+        throw new ApiError(0, 'invalid_line', `Line ${i + 1} should read: INSTRUMENT QUANTITY AVERAGE_COST_CENTS (got "${line}")`, null, [], { line: i + 1, text: line });
       }
       return { instrument: instrument.toUpperCase(), qty: Number(qty), average_cost_cents: Number(cost) };
     });
@@ -31,26 +32,26 @@ function holdingsOf(text: string): { instrument: string; qty: number; average_co
 
 function breaksTable(statement: Statement): HTMLElement {
   return table(
-    ['Instrument', 'Statement', 'Expected', 'Difference'],
+    [t('orders.instrument'), t('positions.statement'), t('positions.expected'), t('positions.difference')],
     statement.breaks.map((b) => [b.instrument, b.statement_qty, b.expected_qty, h('span', { class: b.difference_qty < 0 ? 'loss' : 'gain' }, b.difference_qty > 0 ? `+${b.difference_qty}` : String(b.difference_qty))]),
-    'No break: the statement agrees with the fills.',
+    t('positions.noBreak'),
   );
 }
 
 /** Declaring a statement from the SGI's: the positions reload, with the answer and its breaks above the form. */
 function declareForm(subject: string, declared: (result: HTMLElement) => Promise<void>): HTMLElement {
   const out = h('div');
-  const button = h('button', { type: 'submit' }, 'Declare statement');
+  const button = h('button', { type: 'submit' }, t('positions.declare'));
   const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
   const form = h(
     'form',
     { class: 'stack' },
     h('div', { class: 'fields' },
-      h('label', null, 'Investor (subject_id)', h('input', { name: 'subject_id', value: subject, required: true, spellcheck: 'false', autocomplete: 'off' })),
-      h('label', null, 'SGI (rcpt_to)', h('input', { name: 'rcpt_to', required: true, placeholder: 'sgi_…', spellcheck: 'false', autocomplete: 'off' })),
-      h('label', null, 'As of', h('input', { name: 'as_of', type: 'date', value: yesterday, required: true })),
+      h('label', null, t('positions.investor'), h('input', { name: 'subject_id', value: subject, required: true, spellcheck: 'false', autocomplete: 'off' })),
+      h('label', null, t('positions.sgi'), h('input', { name: 'rcpt_to', required: true, placeholder: 'sgi_…', spellcheck: 'false', autocomplete: 'off' })),
+      h('label', null, t('positions.asOf'), h('input', { name: 'as_of', type: 'date', value: yesterday, required: true })),
     ),
-    h('label', null, 'Holdings, one line each: instrument, quantity, average cost in cents', h('textarea', { name: 'holdings', rows: 4, placeholder: 'SNTS.BRVM 40 2500000', spellcheck: 'false' })),
+    h('label', null, t('positions.holdings'), h('textarea', { name: 'holdings', rows: 4, placeholder: 'SNTS.BRVM 40 2500000', spellcheck: 'false' })),
     button,
     out,
   );
@@ -60,12 +61,12 @@ function declareForm(subject: string, declared: (result: HTMLElement) => Promise
       const body = { subject_id: field(form, 'subject_id'), rcpt_to: field(form, 'rcpt_to'), as_of: field(form, 'as_of'), holdings: holdingsOf(field(form, 'holdings')) };
       const { body: statement } = await call<Statement>('POST', '/v1/positions/statements', body);
       await declared(
-        h('section', { class: 'card', 'data-testid': 'statement-result' }, notice(`Statement ${statement.id} declared as of ${statement.as_of}: ${statement.breaks.length === 0 ? 'no break' : `${statement.breaks.length} break(s)`}.`), breaksTable(statement)),
+        h('section', { class: 'card', 'data-testid': 'statement-result' }, notice(statement.breaks.length === 0 ? t('positions.declaredNoBreak', { id: statement.id, date: day(statement.as_of) }) : tn('positions.declaredBreaks', statement.breaks.length, { id: statement.id, date: day(statement.as_of) })), breaksTable(statement)),
       );
       return null;
     });
   });
-  return h('section', { class: 'card' }, h('h2', null, 'Declare a statement'), h('p', { class: 'muted small' }, "The investor's settled holdings at the partner at the end of the day, from the SGI's statement. The positions start again from it; where it disagrees with the fills, the difference is a break (also sent as position.break)."), form);
+  return h('section', { class: 'card' }, h('h2', null, t('positions.declareTitle')), h('p', { class: 'muted small' }, t('positions.declareIntro')), form);
 }
 
 /**
@@ -85,10 +86,10 @@ export async function positionsPage(view: HTMLElement, route: Route, result: HTM
   const form = h(
     'form',
     { class: 'filters', role: 'search' },
-    h('label', null, 'Subject', h('input', { name: 'subject_id', value: subject, placeholder: 'inv-0001', spellcheck: 'false' })),
-    h('label', null, 'Partner', h('input', { name: 'rcpt_to', value: partner, placeholder: 'sgi_…', spellcheck: 'false' })),
-    h('label', null, 'Instrument', h('input', { name: 'instrument', value: instrument, placeholder: 'KOLA.BRVM', autocapitalize: 'characters', spellcheck: 'false' })),
-    h('button', { type: 'submit' }, 'Filter'),
+    h('label', null, t('att.subject'), h('input', { name: 'subject_id', value: subject, placeholder: 'inv-0001', spellcheck: 'false' })),
+    h('label', null, t('sessions.partner'), h('input', { name: 'rcpt_to', value: partner, placeholder: 'sgi_…', spellcheck: 'false' })),
+    h('label', null, t('orders.instrument'), h('input', { name: 'instrument', value: instrument, placeholder: 'KOLA.BRVM', autocapitalize: 'characters', spellcheck: 'false' })),
+    h('button', { type: 'submit' }, t('filter.submit')),
   );
   form.addEventListener('submit', (e) => {
     e.preventDefault();
@@ -97,33 +98,33 @@ export async function positionsPage(view: HTMLElement, route: Route, result: HTM
 
   mount(
     view,
-    heading('Positions'),
+    heading(t('nav.positions')),
     form,
     h('section', { class: 'card' },
       table(
-        ['Subject and partner', 'Instrument', 'Qty', 'Settled', 'Avg. cost', 'Ref. price', 'Market value', 'Unrealised P&L', 'Realised P&L'],
+        [t('positions.subjectPartner'), t('orders.instrument'), t('orders.qty'), t('positions.settled'), t('positions.avgCost'), t('positions.refPrice'), t('positions.marketValue'), t('positions.unrealised'), t('positions.realised')],
         body.data.map((p) => [
           [p.subject_id, h('div', { class: 'mono small muted' }, p.rcpt_to)],
-          [p.instrument, p.statement_as_of === null ? null : h('div', { class: 'small muted' }, `since the statement of ${p.statement_as_of}`)],
-          h('span', { 'data-testid': `qty-${p.subject_id}-${p.instrument}` }, p.qty),
-          p.settled_qty,
+          [p.instrument, p.statement_as_of === null ? null : h('div', { class: 'small muted' }, t('positions.since', { date: day(p.statement_as_of) }))],
+          h('span', { 'data-testid': `qty-${p.subject_id}-${p.instrument}` }, num(p.qty)),
+          num(p.settled_qty),
           money(p.average_cost_cents, p.currency),
           money(p.reference_price_cents, p.currency),
           money(p.market_value_cents, p.currency),
           pnl(p.unrealised_pnl_cents, p.currency),
           pnl(p.realised_pnl_cents, p.currency),
         ]),
-        subject !== '' || partner !== '' || instrument !== '' ? 'No position matches these filters.' : 'No positions yet: they come from fills and declared statements.',
+        subject !== '' || partner !== '' || instrument !== '' ? t('positions.noMatch') : t('positions.none'),
       ),
-      h('p', { class: 'muted small' }, 'Average cost: the weighted average of the gross prices paid (fees excluded); a sell leaves it unchanged and realises (price − average cost) × quantity. Values at the reference price (the previous close).'),
+      h('p', { class: 'muted small' }, t('positions.rule')),
     ),
     pager(headers, 'positions', { subject_id: subject, rcpt_to: partner, instrument }),
     h('section', { class: 'card' },
-      h('h2', null, 'Statements'),
+      h('h2', null, t('positions.statements')),
       table(
-        ['Statement', 'Subject', 'As of', 'Breaks', 'Declared'],
-        statements.data.map((s) => [h('span', { class: 'mono' }, s.id), s.subject_id, s.as_of, s.breaks.length === 0 ? 'none' : s.breaks.map((b) => `${b.instrument} ${b.difference_qty > 0 ? '+' : ''}${b.difference_qty}`).join(', '), when(s.created_at)]),
-        'No statement declared yet.',
+        [t('positions.statement'), t('att.subject'), t('positions.asOf'), t('positions.breaks'), t('positions.declared')],
+        statements.data.map((s) => [h('span', { class: 'mono' }, s.id), s.subject_id, day(s.as_of), s.breaks.length === 0 ? t('orders.nothing') : s.breaks.map((b) => `${b.instrument} ${b.difference_qty > 0 ? '+' : ''}${b.difference_qty}`).join(', '), when(s.created_at)]),
+        t('positions.noStatement'),
       ),
     ),
     result,

@@ -1,6 +1,7 @@
 import { call } from '../api.js';
 import { h, mount } from '../dom.js';
 import { when } from '../format.js';
+import { t } from '../i18n.js';
 import { badge, heading, table } from '../ui.js';
 
 /** One FIX partner's session (`GET /v1/operator/fix-sessions`). */
@@ -28,14 +29,14 @@ export const SESSIONS_SCOPE = 'operator:read';
  */
 export async function sessionsPage(view: HTMLElement): Promise<void> {
   const { body } = await call<{ data: FixSession[] }>('GET', '/v1/operator/fix-sessions');
-  const refresh = h('button', { type: 'button', class: 'secondary' }, 'Refresh');
+  const refresh = h('button', { type: 'button', class: 'secondary' }, t('sessions.refresh'));
   refresh.addEventListener('click', () => void sessionsPage(view));
   mount(
     view,
-    heading('FIX sessions', refresh),
+    heading(t('nav.sessions'), refresh),
     h('section', { class: 'card' },
       table(
-        ['Partner', 'State', 'CompIDs', 'Seq out', 'Seq in', 'Last logon', 'Last sent', 'Last received', 'Held by', 'Last error'],
+        [t('sessions.partner'), t('sessions.state'), 'CompIDs', t('sessions.seqOut'), t('sessions.seqIn'), t('sessions.lastLogon'), t('sessions.lastSent'), t('sessions.lastReceived'), t('sessions.heldBy'), t('sessions.lastError')],
         body.data.map((s) => [
           h('span', null, s.partner_name ?? '', h('br'), h('span', { class: 'mono small' }, s.partner_id)),
           h('span', { 'data-testid': `state-${s.partner_id}` }, badge(s.state)),
@@ -46,12 +47,12 @@ export async function sessionsPage(view: HTMLElement): Promise<void> {
           when(s.last_sent_at),
           when(s.last_received_at),
           s.held_by === null ? '—' : h('span', { class: 'mono small' }, s.held_by),
-          s.last_error === null ? '—' : h('span', { class: 'small', 'data-testid': `error-${s.partner_id}` }, s.last_error),
+          s.last_error === null ? '—' : h('span', { class: 'small', lang: 'en', 'data-testid': `error-${s.partner_id}` }, s.last_error),
         ]),
-        'No FIX partner has a session yet.',
+        t('sessions.none'),
       ),
       h('p', { class: 'muted small' },
-        'Seq out is the MsgSeqNum of the next message this service sends; Seq in the one it expects next from the SGI. A session reconnects by itself with a growing delay; a disconnected one shows why in its last error. Times are UTC.'),
+        t('sessions.rule')),
     ),
   );
 }

@@ -170,6 +170,10 @@ describe('CauriClient against the service (SQLite, loopback HTTP)', () => {
     assert.deepEqual([note.order_id, note.fills, note.net_cents], [order.id, fills, fills[0]!.net_cents]);
     const pdf = await client.orders.contractNotePdf(order.id);
     assert.equal(new TextDecoder().decode(pdf.subarray(0, 5)), '%PDF-');
+    // The document's language tag, in its catalogue: French by default for a BRVM partner, English on request.
+    const lang = (bytes: Uint8Array) => /\/Lang \((\w+)\)/.exec(new TextDecoder('latin1').decode(bytes))?.[1];
+    assert.equal(lang(pdf), 'fr');
+    assert.equal(lang(await client.orders.contractNotePdf(order.id, { lang: 'en' })), 'en');
     await assert.rejects(client.orders.contractNote(resting.id), (e: unknown) => e instanceof CauriApiError && e.status === 409 && e.code === 'conflict', 'no fill yet');
     assert.equal((await client.orders.cancel(resting.id)).status, 'cancelled');
     await assert.rejects(client.orders.cancel(order.id), (e: unknown) => e instanceof CauriApiError && e.status === 409 && e.code === 'conflict');

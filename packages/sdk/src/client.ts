@@ -202,10 +202,14 @@ export class CauriClient {
     fills: async (id: string, options?: CallOptions): Promise<Fill[]> => (await this.request('get', '/v1/orders/{id}/fills', { path: { id }, ...options })).data,
     /** The trade confirmation of an order with fills (409 while it has none). */
     contractNote: (id: string, options?: CallOptions): Promise<ContractNote> => this.request('get', '/v1/orders/{id}/contract-note', { path: { id }, ...options }),
-    /** The same note as a PDF document: its bytes. */
-    contractNotePdf: async (id: string, options: CallOptions = {}): Promise<Uint8Array> => {
+    /**
+     * The same note as a PDF document: its bytes. In French (an avis d'opéré) for BRVM and BVMAC
+     * partners and in English for GSE partners, unless `lang` names the language.
+     */
+    contractNotePdf: async (id: string, options: CallOptions & { lang?: 'en' | 'fr' } = {}): Promise<Uint8Array> => {
       const path = '/v1/orders/{id}/contract-note';
-      const { body } = await this.#send('GET', path, fillPath(path, { id }), undefined, undefined, true, { ...options, accept: 'application/pdf' });
+      const { lang, ...rest } = options;
+      const { body } = await this.#send('GET', path, fillPath(path, { id }), lang === undefined ? undefined : { lang }, undefined, true, { ...rest, accept: 'application/pdf' });
       if (!(body instanceof Uint8Array)) throw new TypeError(`GET ${path} did not answer with a PDF`);
       return body;
     },

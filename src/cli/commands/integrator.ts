@@ -3,6 +3,7 @@ import { EVENT_TYPES } from '../../events/event.types.js';
 import { IntegratorApi } from '../integrator/api.js';
 import { credentialsPath, listenSecret, listenStatePath, normaliseApiUrl, readListenPosition, readStored, resolveCredentials, writeListenPosition, writeStored } from '../integrator/credentials.js';
 import { listen } from '../integrator/listen.js';
+import { say } from '../i18n.js';
 import { CliError, printJson, printTable } from '../output.js';
 
 /**
@@ -27,7 +28,7 @@ interface Delivery {
 }
 
 function eventType(value: string): string {
-  if (!(EVENT_TYPES as readonly string[]).includes(value)) throw new CliError(`unknown event type "${value}"; types are: ${EVENT_TYPES.join(', ')}`);
+  if (!(EVENT_TYPES as readonly string[]).includes(value)) throw new CliError({ key: 'events.type', params: { value, types: EVENT_TYPES.join(', ') } });
   return value;
 }
 
@@ -42,12 +43,12 @@ function forwardUrl(value: string): string {
   } catch {
     // Reported below.
   }
-  throw new CliError(`--forward-to must be an absolute http(s) URL, such as http://localhost:3000/webhooks (got "${value}")`);
+  throw new CliError({ key: 'listen.forwardTo', params: { value } });
 }
 
 function positiveInt(name: string, value: string, max: number): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > max) throw new CliError(`${name} must be an integer from 1 to ${max} (got "${value}")`);
+  if (!Number.isInteger(n) || n < 1 || n > max) throw new CliError({ key: 'orders.integer', params: { name, min: '1', max: String(max), value } });
   return n;
 }
 
@@ -63,7 +64,7 @@ export function registerIntegrator(program: Command): void {
       const credentials = { apiUrl: normaliseApiUrl(options.apiUrl), clientId: options.clientId, clientSecret: options.clientSecret };
       if (options.verify) await new IntegratorApi(credentials).token();
       const path = writeStored({ ...readStored(), api_url: credentials.apiUrl, client_id: credentials.clientId, client_secret: credentials.clientSecret });
-      process.stdout.write(`Logged in to ${credentials.apiUrl} as ${credentials.clientId}${options.verify ? '' : ' (not verified)'}; credentials stored in ${path}\n`);
+      process.stdout.write(`${say(options.verify ? 'login.done' : 'login.unverified', { url: credentials.apiUrl, client: credentials.clientId, path })}\n`);
     });
 
   program
@@ -101,8 +102,8 @@ export function registerIntegrator(program: Command): void {
         process.stdout.write(`${secret}\n`);
         return;
       }
-      if (options.forwardTo === undefined) throw new CliError('--forward-to <url> is required (or --print-secret)');
-      if (options.after !== undefined && options.fromNow === true) throw new CliError('--after and --from-now cannot be used together');
+      if (options.forwardTo === undefined) throw new CliError({ key: 'listen.required' });
+      if (options.after !== undefined && options.fromNow === true) throw new CliError({ key: 'listen.conflict' });
       const forwardTo = forwardUrl(options.forwardTo);
       const types = options.events === undefined ? null : new Set(options.events.split(',').map((s) => s.trim()).filter((s) => s !== '').map(eventType));
       const credentials = resolveCredentials();

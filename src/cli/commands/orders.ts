@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { ORDER_STATUSES } from '../../orders/core/state-machine.js';
 import { IntegratorApi } from '../integrator/api.js';
 import { resolveCredentials } from '../integrator/credentials.js';
+import { say } from '../i18n.js';
 import { CliError, printJson, printTable } from '../output.js';
 
 /**
@@ -37,12 +38,12 @@ function orderPath(id: string, tail = ''): string {
 
 function integer(name: string, value: string, min: number, max: number): number {
   const n = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < min || n > max) throw new CliError(`${name} must be an integer from ${min} to ${max} (got "${value}")`);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < min || n > max) throw new CliError({ key: 'orders.integer', params: { name, min: String(min), max: String(max), value } });
   return n;
 }
 
 function status(value: string): string {
-  if (!(ORDER_STATUSES as readonly string[]).includes(value)) throw new CliError(`unknown status "${value}"; statuses are: ${ORDER_STATUSES.join(', ')}`);
+  if (!(ORDER_STATUSES as readonly string[]).includes(value)) throw new CliError({ key: 'orders.status', params: { value, statuses: ORDER_STATUSES.join(', ') } });
   return value;
 }
 
@@ -57,12 +58,12 @@ function printOrder(order: Order): void {
 
 /** What a cancel or an amend came to: answered by the partner within the request (200), or later (202). */
 function describeAnswer(what: 'cancel' | 'amend', status: number, order: Order): string {
-  if (status === 202) return `${order.id} ${what} sent to the partner (${order.pending_request ?? 'pending'}); its answer comes later as an event`;
+  if (status === 202) return say(`orders.${what}.sent`, { id: order.id, pending: order.pending_request ?? 'pending' });
   if (order.last_refusal !== null && order.last_refusal.request === what && order.pending_request === null && !(what === 'cancel' && order.status === 'cancelled')) {
-    return `${order.id} ${what} refused by the partner (${order.last_refusal.reason}); the order is ${order.status}`;
+    return say(`orders.${what}.refused`, { id: order.id, reason: order.last_refusal.reason, status: order.status });
   }
-  if (what === 'cancel') return `${order.id} cancelled (${order.cancel_reason ?? order.status})`;
-  return `${order.id} amended: qty ${order.qty}, limit_price_cents ${order.limit_price_cents ?? ''}; the order is ${order.status}`;
+  if (what === 'cancel') return say('orders.cancel.done', { id: order.id, reason: order.cancel_reason ?? order.status });
+  return say('orders.amend.done', { id: order.id, qty: String(order.qty), limit: String(order.limit_price_cents ?? ''), status: order.status });
 }
 
 export function registerOrders(program: Command): void {
@@ -111,7 +112,7 @@ export function registerOrders(program: Command): void {
     .option('--limit-price-cents <n>', 'the new limit price, in cents of the instrument\'s currency')
     .option('--json', 'print the order as the service answered it, with the HTTP status')
     .action(async (id: string, options: { qty?: string; limitPriceCents?: string; json?: boolean }) => {
-      if (options.qty === undefined && options.limitPriceCents === undefined) throw new CliError('give --qty, --limit-price-cents or both');
+      if (options.qty === undefined && options.limitPriceCents === undefined) throw new CliError({ key: 'orders.amend.nothing' });
       // Bounds are the service's to check; the command only refuses what is not a whole number.
       const body = {
         ...(options.qty === undefined ? {} : { qty: integer('--qty', options.qty, 0, Number.MAX_SAFE_INTEGER) }),

@@ -39,14 +39,14 @@ export function readStored(env: Env = process.env): StoredCredentials {
     text = readFileSync(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw new CliError(`cannot read ${path}: ${(error as Error).message}`);
+    throw new CliError({ key: 'file.unreadable', params: { path, reason: (error as Error).message } });
   }
   try {
     const value = JSON.parse(text) as unknown;
     if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('not a JSON object');
     return value as StoredCredentials;
   } catch (error) {
-    throw new CliError(`${path} is not valid: ${(error as Error).message}; run cauri login again`);
+    throw new CliError({ key: 'credentials.invalid', params: { path, reason: (error as Error).message } });
   }
 }
 
@@ -75,7 +75,7 @@ export function resolveCredentials(env: Env = process.env): Credentials {
   const clientSecret = pick('CAURI_CLIENT_SECRET', stored.client_secret);
   const missing = [apiUrl === undefined ? 'CAURI_API_URL' : null, clientId === undefined ? 'CAURI_CLIENT_ID' : null, clientSecret === undefined ? 'CAURI_CLIENT_SECRET' : null].filter((m) => m !== null);
   if (missing.length > 0 || apiUrl === undefined || clientId === undefined || clientSecret === undefined) {
-    throw new CliError(`no credentials: run cauri login --api-url <url> --client-id <id> --client-secret <secret>, or set ${missing.join(', ')}`);
+    throw new CliError({ key: 'credentials.none', params: { missing: missing.join(', ') } });
   }
   return { apiUrl: normaliseApiUrl(apiUrl), clientId, clientSecret };
 }
@@ -85,9 +85,9 @@ export function normaliseApiUrl(value: string): string {
   try {
     url = new URL(value);
   } catch {
-    throw new CliError(`the API URL must be an absolute http(s) URL (got "${value}")`);
+    throw new CliError({ key: 'credentials.url', params: { value } });
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CliError(`the API URL must be http or https (got "${value}")`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CliError({ key: 'credentials.protocol', params: { value } });
   return url.toString().replace(/\/+$/, '');
 }
 

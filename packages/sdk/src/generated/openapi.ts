@@ -585,7 +585,7 @@ export interface paths {
         };
         /**
          * The trade confirmation of an order with fills: JSON, or a PDF with Accept: application/pdf
-         * @description The partner, the investor and their account, each fill with its fees, the fees by type, the net amount and the settlement date. `Accept: application/pdf` returns the same note as a PDF document. 409 `conflict` while the order has no fill.
+         * @description The partner, the investor and their account, each fill with its fees, the fees by type, the net amount and the settlement date. `Accept: application/pdf` returns the same note as a PDF document, in French (avis d'opéré) for BRVM and BVMAC partners and in English for GSE partners unless `lang` names the language; its `Content-Language` says which. The JSON is the same in every language. 409 `conflict` while the order has no fill.
          */
         get: operations["getContractNote"];
         put?: never;
@@ -5805,7 +5805,10 @@ export interface operations {
     };
     getContractNote: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The PDF's language: `fr` or `en`. Without it, the partner's: French for BRVM and BVMAC partners, English for GSE partners. The JSON ignores it. */
+                lang?: "en" | "fr";
+            };
             header?: never;
             path: {
                 id: string;

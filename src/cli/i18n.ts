@@ -1,0 +1,126 @@
+import type { Command, Help } from 'commander';
+import { FR_COMMANDER_ERRORS, FR_HELP, FR_HELP_TITLES } from './i18n/help.fr.js';
+import { MESSAGES, type MessageKey } from './i18n/messages.js';
+import { CliError, fill } from './output.js';
+
+/**
+ * The command line's languages. The language is `--lang en|fr` when given (anywhere on the line),
+ * else the locale of the environment as POSIX orders it (`LC_ALL`, then `LC_MESSAGES`, then `LANG`:
+ * `fr_FR.UTF-8`, `fr_CI`, `fr` are French), else English. Help texts are English in the commands'
+ * own definitions and French in i18n/help.fr.ts, keyed by the command's path; messages are in
+ * i18n/messages.ts, one key per message in both languages. JSON output (`--json`) is the same in
+ * every language. See docs/cli.md.
+ */
+export const CLI_LANGUAGES = ['en', 'fr'] as const;
+export type CliLanguage = (typeof CLI_LANGUAGES)[number];
+
+function fromLocale(value: string | undefined): CliLanguage | null {
+  if (value === undefined || value === '') return null;
+  return /^fr([_.@-]|$)/i.test(value) ? 'fr' : 'en';
+}
+
+/**
+ * The language of this run, and the arguments without `--lang` (which may stand after a
+ * subcommand, where the subcommand would not know it). A value other than `en` or `fr` is a usage
+ * error (exit 2).
+ */
+export function cliLanguageOf(argv: readonly string[], env: NodeJS.ProcessEnv): { language: CliLanguage; argv: string[] } {
+  const rest: string[] = [];
+  let named: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    if (arg === '--') {
+      rest.push(...argv.slice(i));
+      break;
+    }
+    if (arg === '--lang') {
+      named = argv[i + 1] ?? '';
+      i++;
+    } else if (arg.startsWith('--lang=')) named = arg.slice('--lang='.length);
+    else rest.push(arg);
+  }
+  const environment = environmentLanguage(env);
+  if (named !== undefined && !(CLI_LANGUAGES as readonly string[]).includes(named)) {
+    throw new CliError({ key: 'lang.invalid', params: { value: named } }, 2);
+  }
+  return { language: (named as CliLanguage | undefined) ?? environment, argv: rest };
+}
+
+/** The language of this run's printed messages, set once by buildProgram. */
+let current: CliLanguage = 'en';
+
+export function useCliLanguage(language: CliLanguage): void {
+  current = language;
+}
+
+/** A message of the catalogue in the run's language, for what a command prints. */
+export function say(key: MessageKey, params: Record<string, string | number> = {}): string {
+  return message(current, key, params);
+}
+
+/** The language the environment's locale asks for, before `--lang` is read. */
+export function environmentLanguage(env: NodeJS.ProcessEnv): CliLanguage {
+  return fromLocale(env.LC_ALL) ?? fromLocale(env.LC_MESSAGES) ?? fromLocale(env.LANG) ?? 'en';
+}
+
+/** A message of the catalogue in `language`, its `{name}` placeholders filled. */
+export function message(language: CliLanguage, key: MessageKey, params: Record<string, string | number> = {}): string {
+  return fill(MESSAGES[language][key], params, language);
+}
+
+/** What a CliError says in `language`: its catalogue message when it has one, else its text. */
+export function cliText(language: CliLanguage, error: CliError): string {
+  return error.text === undefined ? error.message : message(language, error.text.key as MessageKey, error.text.params ?? {});
+}
+
+/** The path of a command in the tree: `orders list`, `` for the program itself. */
+export function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = command; c?.parent; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
+}
+
+/** Every command of the tree, the program first. */
+export function allCommands(program: Command): Command[] {
+  return [program, ...program.commands.flatMap((c) => allCommands(c))];
+}
+
+/** The help keys of a command: its description, each argument's and each option's (by its long flag). */
+export function helpKeys(command: Command): { key: string; english: string; set: (text: string) => void }[] {
+  const path = commandPath(command);
+  const keys: { key: string; english: string; set: (text: string) => void }[] = [];
+  keys.push({ key: path, english: command.description(), set: (text) => command.description(text) });
+  for (const arg of command.registeredArguments) {
+    if (arg.description !== '') keys.push({ key: `${path} <${arg.name()}>`, english: arg.description, set: (text) => (arg.description = text) });
+  }
+  for (const option of command.options) {
+    keys.push({ key: `${path} ${option.long ?? option.flags}`, english: option.description, set: (text) => (option.description = text) });
+  }
+  return keys;
+}
+
+/**
+ * Gives the whole tree its help in `language`: every description of command, argument and option,
+ * commander's own titles and its help option and command. English is what the commands define.
+ */
+export function localiseHelp(program: Command, language: CliLanguage): Command {
+  useCliLanguage(language);
+  program.option('--lang <language>', message(language, 'help.lang'));
+  for (const command of allCommands(program)) {
+    command.helpOption('-h, --help', message(language, 'help.help'));
+    if (command.commands.length > 0) command.helpCommand('help [command]', message(language, 'help.helpCommand'));
+    if (language === 'en') continue;
+    command.configureOutput({
+      // Commander's own errors (an unknown option, a missing argument), in French.
+      outputError: (text, write) => write(FR_COMMANDER_ERRORS.reduce((out, [pattern, french]) => out.replace(pattern, french), text)),
+    });
+    for (const { key, set } of helpKeys(command)) {
+      const text = FR_HELP[key];
+      if (text !== undefined) set(text);
+    }
+    command.configureHelp({
+      styleTitle: (title: string) => FR_HELP_TITLES[title] ?? title,
+    } satisfies Partial<Help>);
+  }
+  return program;
+}
