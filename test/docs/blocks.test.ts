@@ -32,6 +32,9 @@ const NOT_RUN_BLOCKS = [
   'docs/production.md production: DATABASE_URL=postgres://... CAURI_MASTER_KEY=... CAURI_PUBLIC_URL=https://api.example.com \\',
   'docs/production.md production: REDIS_URL=redis://redis.internal:6379',
   'docs/production.md production: CAURI_ANCHOR=evm',
+  'docs/fr/demarrage.md service: npm install && npm start',
+  'docs/fr/demarrage.md env: export BASE=http://127.0.0.1:8080',
+  'docs/fr/demarrage.md env: export HOOK_PORT=4242',
 ];
 
 /** The variables the docs run sets itself (see runDocument), the only ones an `env` block may set. */

@@ -4,7 +4,7 @@ import { documents, readDocument, runDocument } from './documents.js';
 import { runnableShellBlocks } from './markdown.js';
 
 /** Documents whose run has a test of its own, with assertions on what each step prints. */
-const OWN_TESTS = new Set(['README.md', 'docs/getting-started.md']);
+const OWN_TESTS = new Set(['README.md', 'docs/getting-started.md', 'docs/fr/demarrage.md']);
 
 /** What each page's run must print, beyond running to the end: one line of proof per page. */
 const PROOF: Record<string, RegExp> = {
