@@ -7,6 +7,7 @@ import type { Database } from './schema.js';
 import type { DialectName } from './dialect.js';
 import { GroupCommitter } from './group-commit.js';
 import { ChangeListener } from './pg-changes.js';
+import { pgTransact } from './pg-transaction.js';
 import { WirePool, type WireStats } from './pg-prepared.js';
 import { registerDirectReads, registerDirectStatements } from './prepared.js';
 import { RoutingSqliteDialect, SQLITE_CACHE_KIB, openReader } from './sqlite-driver.js';
@@ -157,7 +158,8 @@ async function openPostgres(url: string, options: StorageOptions): Promise<Stora
   });
   const changes = new ChangeListener({ connectionString: url, ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }) });
   const wire = new WirePool(pool, { prepare: options.pgPreparedStatements !== false, touchedKept: () => changes.touched() });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: wire }) });
+  const dialect = new PostgresDialect({ pool: wire });
+  const db = new Kysely<Database>({ dialect });
   const pgCommits = { batches: 0, units: 0 };
   await sql`select 1`.execute(db);
   try {
@@ -172,7 +174,7 @@ async function openPostgres(url: string, options: StorageOptions): Promise<Stora
     transact: (work) => {
       pgCommits.batches++;
       pgCommits.units++;
-      return db.transaction().execute(work);
+      return pgTransact(db, dialect, work);
     },
     commitStats: () => pgCommits,
     changeMarker: () => changes.marker,

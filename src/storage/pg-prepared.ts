@@ -176,7 +176,6 @@ class WireClient implements PostgresPoolClient {
   }
 
   async #send<R>(query: string | pg.QueryConfig, values?: unknown[]): Promise<PostgresQueryResult<R>> {
-    if (process.env.WIRE_DEBUG) console.log(this.#awaiting, typeof query === "string" ? query : query.text);
     const stats = this.pool.stats;
     stats.statements++;
     if (this.#awaiting === 0) stats.roundTrips++;

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { EventRow } from '../events/event.table.js';
 import { deliveryTrace } from '../events/origin.js';
 import type { Clock } from '../lib/clock.js';
-import type { DialectName } from '../storage/dialect.js';
+import { dialectOf, type DialectName } from '../storage/dialect.js';
 import { transaction } from '../storage/prepared.js';
 import type { Database } from '../storage/schema.js';
 import { storedEnvelopeBody } from './core/payload.js';
@@ -222,7 +222,7 @@ export class DeliveryWorker {
     private readonly options: DeliveryWorkerOptions,
     private readonly log: FastifyBaseLogger,
   ) {
-    this.#batchListing = dialect === 'sqlite';
+    this.#batchListing = dialectOf(dialect).singleWriter;
     const b = brand(options.serviceName);
     this.#headers = { signature: `x-${options.serviceName}-signature`, idempotency: `x-${options.serviceName}-idempotency-key`, userAgent: `${b}-Webhooks/1.0` };
   }
