@@ -123,7 +123,7 @@ async function main(): Promise<number> {
       name: 'bare Fastify',
       script: BARE_SERVER,
       // The floors' database beside the service's, and the thread pool sized as the `cauri` command sizes it.
-      env: { BARE_JSON_BYTES: String(partnersBytes), PORT: '0', BARE_SQLITE_PATH: join(dataDir, 'bare-floor.db'), UV_THREADPOOL_SIZE: String(Math.max(2, availableParallelism())) },
+      env: { BARE_JSON_BYTES: String(partnersBytes), PORT: '0', BARE_SQLITE_PATH: join(dataDir, 'bare-floor.db'), BARE_DATABASE_URL: process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? '', UV_THREADPOOL_SIZE: String(Math.max(2, availableParallelism())) },
       ready: { kind: 'address-line' },
     });
     servers.push(bare);
