@@ -151,8 +151,10 @@ async function main(): Promise<number> {
     const bareBytes = (await (await fetch(`${bare.base}/bare/json`)).arrayBuffer()).byteLength;
 
     const sqliteOrders = await orderFixture(service.base, token);
-    log('positions fixture: a subject with 10,000 fills');
-    const positions = await positionsFixture(service.base, token, log);
+    // The positions fixture (10,000 orders and their fills) only when its scenario runs.
+    const needsPositions = scenarios.some((s) => s.name === 'positions read');
+    if (needsPositions) log('positions fixture: a subject with 10,000 fills');
+    const positions = needsPositions ? await positionsFixture(service.base, token, log) : { service: service.base, token, subject: '' };
     const postgres = await startPostgresService(serviceEnv, dataDir, servers, CLI);
     const ctx: BenchContext = {
       service: service.base,

@@ -42,8 +42,10 @@ export interface Storage {
   /**
    * Runs `work` in a transaction and resolves once it has committed durably. On SQLite concurrent
    * transactions share one commit (group commit); on PostgreSQL each is its own transaction (the
-   * server groups concurrent commits' WAL flushes itself). Every write of a request path goes through
-   * here, including single statements, so that none pays a commit of its own.
+   * server groups concurrent commits' WAL flushes itself), whose statements issued without waiting
+   * for each other travel together, and whose `atCommit` writes travel with the COMMIT
+   * (pg-transaction.ts). Every write of a request path goes through here, including single
+   * statements, so that none pays a commit of its own.
    */
   transact<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
   /** Pool figures for /metrics (PostgreSQL); SQLite has one connection. */
