@@ -8,7 +8,9 @@
  *   POST /bare/durable         the same, after one durable SQLite insert of the answer
  *   POST /bare/signed-durable  the same, signed (Ed25519 over its RFC 8785 form) before the insert
  *
- * The two last are floors: the least a route can do that must make a write durable (and sign it)
+ *   POST /bare/pg-order        the PostgreSQL floor of an order (below), when BARE_DATABASE_URL is set
+ *
+ * The durable routes are floors: the least a route can do that must make a write durable (and sign it)
  * before answering, on the same stack and with the same techniques as the service (one SQLite
  * writer in WAL mode with `synchronous=FULL`, the writes of one turn of the event loop committed
  * together, the signature made on libuv's thread pool), but without idempotency, events, indexes or
@@ -20,6 +22,7 @@
  */
 import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
 import SqliteDatabase from 'better-sqlite3';
+import pg from 'pg';
 import Fastify from 'fastify';
 import { canonicalize } from '@cauri/verifier';
 
@@ -167,13 +170,47 @@ app.post<{ Body: Body }>('/bare/signed-durable', postSchema, async (request, rep
   return document;
 });
 
+/**
+ * The PostgreSQL floor of an order (when BARE_DATABASE_URL names a server): the durable minimum of
+ * `POST /v1/orders` there, one transaction inserting the order and its event (one statement), then
+ * one recording the hand-over, each committed before the next step, on a pool of 10 connections like
+ * the service's. Its tables live in a schema of their own, dropped at shutdown.
+ */
+const pgUrl = process.env.BARE_DATABASE_URL;
+const pgSchema = `bare_floor_${randomUUID().slice(0, 8)}`;
+const pool = pgUrl === undefined || pgUrl === '' ? null : new pg.Pool({ connectionString: pgUrl, max: 10, options: `-c search_path=${pgSchema}` });
+if (pool !== null) {
+  const admin = new pg.Client({ connectionString: pgUrl });
+  await admin.connect();
+  await admin.query(`create schema ${pgSchema}`);
+  await admin.query(`create table ${pgSchema}.orders (id text primary key, document text not null, status text not null)`);
+  await admin.query(`create table ${pgSchema}.events (id text primary key, order_id text not null, data text not null)`);
+  await admin.end();
+  app.post<{ Body: Body }>('/bare/pg-order', postSchema, async (request, reply) => {
+    const document = received(request.body);
+    const text = JSON.stringify(document);
+    await pool.query({
+      name: 'bare_order',
+      text: 'with o as (insert into orders (id, document, status) values ($1, $2, $3)) insert into events (id, order_id, data) values ($4, $1, $2)',
+      values: [document.id, text, 'created', randomUUID()],
+    });
+    await pool.query({ name: 'bare_handover', text: 'update orders set status = $2 where id = $1', values: [document.id, 'routed'] });
+    reply.code(201);
+    return document;
+  });
+}
+
 const address = await app.listen({ host: '127.0.0.1', port: Number(process.env.PORT ?? '0') });
 process.stdout.write(`${JSON.stringify({ msg: 'bare server listening', address })}\n`);
 
 const shutdown = () => {
   app.close().then(
-    () => {
+    async () => {
       db.close();
+      if (pool !== null) {
+        await pool.query(`drop schema ${pgSchema} cascade`).catch(() => undefined);
+        await pool.end();
+      }
       process.exit(0);
     },
     () => process.exit(1),

@@ -84,7 +84,7 @@ export async function startPostgresService(
   try {
     const created = JSON.parse(await runNode(cli, ['clients', 'create', '--name', 'bench-pg', '--json'], { ...env, LOG_LEVEL: 'silent' }, cwd)) as { client_id: string; client_secret: string };
     const port = await freePort();
-    const server = await spawnServer({ name: 'cauri serve (PostgreSQL)', script: cli, args: ['serve'], env: { ...env, PORT: String(port) }, cwd, ready: { kind: 'poll', base: `http://127.0.0.1:${port}`, path: '/readyz' } });
+    const server = await spawnServer({ name: 'cauri serve (PostgreSQL)', script: cli, args: ['serve'], env: { ...env, PORT: String(port) }, cwd, timeoutMs: 90_000, ready: { kind: 'poll', base: `http://127.0.0.1:${port}`, path: '/readyz' } });
     servers.push(server);
     const token = await exchangeToken(server.base, created.client_id, created.client_secret);
     return { orders: await orderFixture(server.base, token), drop };

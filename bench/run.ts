@@ -123,7 +123,7 @@ async function main(): Promise<number> {
       name: 'bare Fastify',
       script: BARE_SERVER,
       // The floors' database beside the service's, and the thread pool sized as the `cauri` command sizes it.
-      env: { BARE_JSON_BYTES: String(partnersBytes), PORT: '0', BARE_SQLITE_PATH: join(dataDir, 'bare-floor.db'), UV_THREADPOOL_SIZE: String(Math.max(2, availableParallelism())) },
+      env: { BARE_JSON_BYTES: String(partnersBytes), PORT: '0', BARE_SQLITE_PATH: join(dataDir, 'bare-floor.db'), BARE_DATABASE_URL: process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? '', UV_THREADPOOL_SIZE: String(Math.max(2, availableParallelism())) },
       ready: { kind: 'address-line' },
     });
     servers.push(bare);
@@ -151,8 +151,10 @@ async function main(): Promise<number> {
     const bareBytes = (await (await fetch(`${bare.base}/bare/json`)).arrayBuffer()).byteLength;
 
     const sqliteOrders = await orderFixture(service.base, token);
-    log('positions fixture: a subject with 10,000 fills');
-    const positions = await positionsFixture(service.base, token, log);
+    // The positions fixture (10,000 orders and their fills) only when its scenario runs.
+    const needsPositions = scenarios.some((s) => s.name === 'positions read');
+    if (needsPositions) log('positions fixture: a subject with 10,000 fills');
+    const positions = needsPositions ? await positionsFixture(service.base, token, log) : { service: service.base, token, subject: '' };
     const postgres = await startPostgresService(serviceEnv, dataDir, servers, CLI);
     const ctx: BenchContext = {
       service: service.base,

@@ -48,7 +48,7 @@ function orderTarget(target: OrderTarget): LoadTarget {
 }
 
 /** The reference servers a scenario is compared against; each is loaded right after the scenario. */
-export type ReferenceName = 'bare-json' | 'bare-post' | 'bare-durable' | 'bare-signed-durable' | 'oidc-peer-token';
+export type ReferenceName = 'bare-json' | 'bare-post' | 'bare-durable' | 'bare-signed-durable' | 'bare-pg-order' | 'sqlite-orders' | 'oidc-peer-token';
 
 /** A bare POST of the KYC1 body to one of the bare server's routes. */
 function barePost(ctx: BenchContext, path: string): LoadTarget {
@@ -75,6 +75,16 @@ export const REFERENCES: Record<ReferenceName, { label: string; short: string; t
     label: 'floor: bare `POST /bare/signed-durable` (the same, Ed25519-signed over RFC 8785 on the thread pool before the insert)',
     short: 'signed durable floor',
     target: (ctx) => barePost(ctx, '/bare/signed-durable'),
+  },
+  'bare-pg-order': {
+    label: 'floor: bare `POST /bare/pg-order` (the same body, then on PostgreSQL one transaction inserting the order and its event, one recording the hand-over; pool of 10)',
+    short: 'PostgreSQL order floor',
+    target: (ctx) => barePost(ctx, '/bare/pg-order'),
+  },
+  'sqlite-orders': {
+    label: 'cauri `POST /v1/orders` on SQLite (the same order, the embedded service, in the same run)',
+    short: 'SQLite orders',
+    target: (ctx) => orderTarget(ctx.orders.sqlite),
   },
   'oidc-peer-token': {
     label: 'oidc-provider `POST /token` (client credentials, Basic auth, form body)',
@@ -225,9 +235,11 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     kind: 'http',
     name: 'order submission (PostgreSQL)',
-    description: 'The same on PostgreSQL (a throwaway database on the local server, pool of 10 connections)',
+    description:
+      'The same on PostgreSQL (a throwaway database on the local server, pool of 10 connections): 6 round trips and 2 transactions a request (docs/performance.md), against the durable minimum of an order there and SQLite order submission, in the same run',
     target: (ctx) => orderTarget(ctx.orders.postgres as OrderTarget),
-    references: ['bare-post'],
+    references: ['bare-pg-order', 'sqlite-orders', 'bare-post'],
+    goal: { ratio: 0.4, of: 'bare-pg-order' },
     available: (ctx) => ctx.orders.postgres !== null,
   },
   {

@@ -8,8 +8,8 @@ const queueInsert = new PreparedInsert('event_queue');
 
 /** Stores an event and, unless `queue` is false, queues it for the webhook fan-out, in the caller's transaction. */
 export async function insertEvent(db: Kysely<Database>, row: EventRow, queue: boolean): Promise<void> {
-  await eventInsert.run(db, row);
-  if (queue) await queueInsert.run(db, { event_id: row.id });
+  // Both sent at once (PostgreSQL pipelines them: one round trip), the event first.
+  await Promise.all([eventInsert.run(db, row), ...(queue ? [queueInsert.run(db, { event_id: row.id })] : [])]);
 }
 
 /** Events not yet fanned out to webhook endpoints: the delivery backlog. */

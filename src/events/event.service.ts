@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { isoMillis } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import type { Database } from '../storage/schema.js';
+import { atCommit } from '../storage/at-commit.js';
 import { insertEvent } from './event.repository.js';
 import type { EventRow } from './event.table.js';
 import type { EventEnvelope, EventType, NewEvent } from './event.types.js';
@@ -14,6 +15,19 @@ import { eventOriginIn } from './origin.js';
  * API request running the transaction, if any (see origin.ts), is stored with it.
  */
 export async function recordEvent<T>(trx: Kysely<Database>, event: NewEvent<T>): Promise<EventEnvelope<T>> {
+  const { row, envelope } = eventRowOf(trx, event);
+  await insertEvent(trx, row, event.fanOut ?? true);
+  return envelope;
+}
+
+/** `recordEvent`, with the event's rows written together with the transaction's COMMIT (see atCommit). */
+export function recordEventAtCommit<T>(trx: Kysely<Database>, event: NewEvent<T>): EventEnvelope<T> {
+  const { row, envelope } = eventRowOf(trx, event);
+  atCommit(trx, () => insertEvent(trx, row, event.fanOut ?? true));
+  return envelope;
+}
+
+function eventRowOf<T>(trx: Kysely<Database>, event: NewEvent<T>): { row: EventRow; envelope: EventEnvelope<T> } {
   const id = newId('event', event.at.getTime());
   const origin = eventOriginIn(trx);
   const row = {
@@ -26,8 +40,7 @@ export async function recordEvent<T>(trx: Kysely<Database>, event: NewEvent<T>):
     subject_ref: event.subjectRef ?? null,
     origin: origin === undefined ? null : JSON.stringify(origin),
   };
-  await insertEvent(trx, row, event.fanOut ?? true);
-  return { id, type: event.type, created_at: isoMillis(event.at), data: event.data, livemode: event.livemode };
+  return { row, envelope: { id, type: event.type, created_at: isoMillis(event.at), data: event.data, livemode: event.livemode } };
 }
 
 export function envelopeOf(row: EventRow): EventEnvelope {

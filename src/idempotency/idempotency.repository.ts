@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { dialectOf, type DialectName } from '../storage/dialect.js';
 import { PreparedInsert, PreparedQuery } from '../storage/prepared.js';
 import type { Database } from '../storage/schema.js';
 import type { IdempotencyTable } from './idempotency.table.js';
@@ -15,6 +16,16 @@ const recordOfKey = new PreparedQuery(2, (qb, clientId: string, key: string) =>
 
 export async function findRecord(db: Kysely<Database>, clientId: string, key: string): Promise<IdempotencyTable | undefined> {
   return recordOfKey.first(db, clientId, key);
+}
+
+/**
+ * Takes the key's lock without waiting and reads its record, both sent at once: PostgreSQL runs the
+ * read once the lock is taken, as a statement of its own (it sees the record of a holder that just
+ * committed), in the same round trip. `locked` is false when another transaction holds the key.
+ */
+export async function lockAndFindRecord(db: Kysely<Database>, dialect: DialectName, lockKey: string, clientId: string, key: string): Promise<{ locked: boolean; record: IdempotencyTable | undefined }> {
+  const [locked, record] = await Promise.all([dialectOf(dialect).tryLock(db, lockKey), findRecord(db, clientId, key)]);
+  return { locked, record: locked ? record : undefined };
 }
 
 const recordCompletion = new PreparedQuery(4, (qb, status: number, body: string, clientId: string, key: string) =>

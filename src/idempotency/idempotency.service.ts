@@ -5,11 +5,12 @@ import type { EventOrigin } from '../events/origin.js';
 import type { Clock } from '../lib/clock.js';
 import { ApiError, validationError } from '../lib/errors.js';
 import { findLoneSurrogate, loneSurrogateDetail } from '../lib/unicode.js';
-import { tryLockForTransaction, type DialectName } from '../storage/dialect.js';
+import type { DialectName } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';
 import type { Transact } from '../storage/database.js';
+import { atCommit } from '../storage/at-commit.js';
 import type { IdempotencyTable } from './idempotency.table.js';
-import { completeRecord, deleteRecord, findRecord, insertRecord } from './idempotency.repository.js';
+import { completeRecord, deleteRecord, findRecord, insertRecord, lockAndFindRecord } from './idempotency.repository.js';
 import { sentForm, storedForm } from './stored-response.js';
 
 /** The specification's idempotency cache: 24 hours. */
@@ -94,7 +95,7 @@ export class IdempotencyService {
   readonly #inFlight = new Set<string>();
 
   constructor(
-    _db: Kysely<Database>,
+    private readonly db: Kysely<Database>,
     private readonly transact: Transact,
     private readonly clock: Clock,
     private readonly dialect: DialectName,
@@ -172,9 +173,9 @@ export class IdempotencyService {
    * process holds the key, and 422 for the key reused with another body.
    */
   async claim(trx: Kysely<Database>, call: IdempotentCall): Promise<IdempotentOutcome | null> {
-    if (!(await tryLockForTransaction(trx, this.dialect, `idempotency:${call.clientId}:${call.key}`))) throw inFlightConflict();
+    const { locked, record: existing } = await lockAndFindRecord(trx, this.dialect, `idempotency:${call.clientId}:${call.key}`, call.clientId, call.key);
+    if (!locked) throw inFlightConflict();
     const now = this.clock.now().getTime();
-    const existing = await findRecord(trx, call.clientId, call.key);
     if (existing === undefined) return null;
     const decision = decide(existing, call.hash, now);
     if (decision === 'replay') return this.#replay(existing);
@@ -188,10 +189,10 @@ export class IdempotencyService {
    * the key in flight (409 to every other request) until `finish` or `finishAsCommitted` stores the
    * response finally sent.
    */
-  async record(trx: Kysely<Database>, call: IdempotentCall, result: WorkResult, options: { final: boolean }): Promise<IdempotentOutcome> {
+  async record(trx: Kysely<Database>, call: IdempotentCall, result: WorkResult, options: { final: boolean; atCommit?: boolean }): Promise<IdempotentOutcome> {
     const now = this.clock.now().getTime();
     const body = call.serialize(result);
-    await insertRecord(trx, {
+    const row: IdempotencyTable = {
       client_id: call.clientId,
       key: call.key,
       request_hash: call.hash,
@@ -201,7 +202,10 @@ export class IdempotencyService {
       response_body: storedForm(this.secretKey, call.clientId, call.key, body, call.sealed),
       created_at: now,
       expires_at: now + IDEMPOTENCY_TTL_MS,
-    });
+    };
+    // `atCommit`: written together with the transaction's COMMIT (see storage/at-commit.ts).
+    if (options.atCommit === true) atCommit(trx, () => insertRecord(trx, row));
+    else await insertRecord(trx, row);
     return { status: result.status, body, replayed: false };
   }
 
@@ -211,6 +215,24 @@ export class IdempotencyService {
    */
   async finish(trx: Kysely<Database>, call: IdempotentCall, result: WorkResult): Promise<SentResponse> {
     return this.#complete(trx, call.clientId, call.key, call.sealed, { status: result.status, body: call.serialize(result) });
+  }
+
+  /**
+   * `finish`, with the key's record completed together with the transaction's COMMIT (see atCommit):
+   * the promise settles after the commit (await it only then) with the response to send.
+   */
+  finishAtCommit(trx: Kysely<Database>, call: IdempotentCall, result: WorkResult): Promise<SentResponse> {
+    const response: SentResponse = { status: result.status, body: call.serialize(result) };
+    const stored = storedForm(this.secretKey, call.clientId, call.key, response.body, call.sealed);
+    const answered = atCommit(trx, () => completeRecord(trx, call.clientId, call.key, response.status, stored)).then(async (completed) => {
+      if (completed) return response;
+      // No longer in flight (a retry settled it after the lease lapsed): what it stored is final.
+      const record = await findRecord(this.db, call.clientId, call.key);
+      if (record?.response_body == null) return response;
+      return { status: record.response_status ?? response.status, body: sentForm(this.secretKey, call.clientId, call.key, record.response_body) };
+    });
+    answered.catch(() => undefined);
+    return answered;
   }
 
   /** Makes the response committed with the work final (nothing newer to answer), in a transaction of its own. */

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { DialectName } from '../storage/dialect.js';
+import { dialectOf, type DialectName } from '../storage/dialect.js';
 import { PreparedQuery } from '../storage/prepared.js';
 import type { Database } from '../storage/schema.js';
 import type { KeyPurpose, SigningKeyRow } from './signing-key.table.js';
@@ -23,8 +23,8 @@ const currentKeyForUpdate = new PreparedQuery(1, (db, purpose: KeyPurpose) => op
  * waited for a rotation sees the row no longer open and reads again.
  */
 export async function findCurrentKey(db: Kysely<Database>, dialect: DialectName, purpose: KeyPurpose, lock: 'share' | 'update' | 'none'): Promise<SigningKeyRow | undefined> {
-  if (dialect !== 'postgres' || lock === 'none') return currentKey.first(db, purpose);
-  return (lock === 'share' ? currentKeyForShare : currentKeyForUpdate).first(db, purpose);
+  const locking = lock === 'share' ? currentKeyForShare : lock === 'update' ? currentKeyForUpdate : currentKey;
+  return dialectOf(dialect).rowLocked({ locking, plain: currentKey }).first(db, purpose);
 }
 
 export async function insertKey(db: Kysely<Database>, row: SigningKeyRow): Promise<void> {

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { DialectName } from '../storage/dialect.js';
+import { dialectOf, type DialectName } from '../storage/dialect.js';
 import { PreparedInsert, PreparedQuery } from '../storage/prepared.js';
 import type { Database } from '../storage/schema.js';
 import type { AttestationRow, RevocationReason } from './attestation.table.js';
@@ -38,7 +38,7 @@ const clientAttestationForShare = new PreparedQuery(2, (db, clientId: string, id
  * reading transaction, so no order can be accepted under an attestation after its revoke returned.
  */
 export async function findClientAttestationShared(db: Kysely<Database>, dialect: DialectName, clientId: string, id: string): Promise<AttestationRow | undefined> {
-  return (dialect === 'postgres' ? clientAttestationForShare : clientAttestation).first(db, clientId, id);
+  return dialectOf(dialect).rowLocked({ locking: clientAttestationForShare, plain: clientAttestation }).first(db, clientId, id);
 }
 
 export async function maxCrlNumber(db: Kysely<Database>): Promise<number> {

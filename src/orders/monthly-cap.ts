@@ -51,10 +51,15 @@ export interface CapWindow {
  * order with an amend pending at the larger of its amount as it is and as amended (`heldAgainstCap`).
  */
 export async function heldThisMonth(trx: Kysely<Database>, dialect: DialectName, reference: ReferenceSnapshot, w: CapWindow): Promise<bigint> {
-  await lockForTransaction(trx, dialect, `cap:${w.clientId}:${w.subjectId}`);
   const window = monthWindow(new Date(w.monthOf));
+  // Sent together: PostgreSQL runs the read once the lock is taken, as a statement of its own (so it
+  // sees every order committed by the lock's previous holder), in the same round trip.
+  const [, orders] = await Promise.all([
+    lockForTransaction(trx, dialect, `cap:${w.clientId}:${w.subjectId}`),
+    subjectOrdersInWindow(trx, w.clientId, w.subjectId, window.startMs, window.endMs),
+  ]);
   const held: CappedOrder[] = [];
-  for (const r of await subjectOrdersInWindow(trx, w.clientId, w.subjectId, window.startMs, window.endMs)) {
+  for (const r of orders) {
     const rules = reference.instrument(r.instrument);
     const order = {
       ...r,

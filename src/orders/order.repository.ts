@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { ID_TIME_MARGIN_MS, idFloorAt } from '../lib/ids.js';
-import type { DialectName } from '../storage/dialect.js';
+import { dialectOf, type DialectName } from '../storage/dialect.js';
 import { PreparedInsert, PreparedQuery } from '../storage/prepared.js';
 import type { Database } from '../storage/schema.js';
 import type { OrderFillTable, OrderRow } from './order.table.js';
@@ -21,7 +21,7 @@ export async function findOrder(db: Kysely<Database>, id: string): Promise<Order
 
 /** The order with its row locked until the transaction ends (PostgreSQL; SQLite transactions are serial). */
 export async function findOrderForUpdate(db: Kysely<Database>, dialect: DialectName, id: string): Promise<OrderRow | undefined> {
-  return (dialect === 'postgres' ? orderForUpdate : order).first(db, id);
+  return dialectOf(dialect).rowLocked({ locking: orderForUpdate, plain: order }).first(db, id);
 }
 
 const clientOrder = new PreparedQuery(2, (qb, clientId: string, id: string) => qb.selectFrom('orders').selectAll().where('id', '=', id).where('client_id', '=', clientId));
@@ -162,7 +162,7 @@ export async function claimDueOrders(trx: Kysely<Database>, dialect: DialectName
       .where((eb) => eb.or([eb('route_lease_until', 'is', null), eb('route_lease_until', '<=', now)]))
       .orderBy('next_route_at')
       .limit(limit);
-    if (dialect === 'postgres') query = query.modifyEnd(sql`for update skip locked`);
+    query = dialectOf(dialect).rowLocked({ locking: query.modifyEnd(sql`for update skip locked`), plain: query });
     const rows = await query.execute();
     if (rows.length > 0) {
       await trx
@@ -218,7 +218,7 @@ export async function claimExpiredOrders(trx: Kysely<Database>, dialect: Dialect
     .where('test_clock_id', testClock === undefined ? 'is' : '=', testClock?.id ?? null)
     .orderBy('expiry_due_at')
     .limit(limit);
-  if (dialect === 'postgres') query = query.modifyEnd(sql`for update skip locked`);
+  query = dialectOf(dialect).rowLocked({ locking: query.modifyEnd(sql`for update skip locked`), plain: query });
   const claimed: string[] = [];
   for (const row of await query.execute()) {
     const changes: Partial<OrderRow> =

@@ -118,9 +118,18 @@ export class OrderService {
     }
 
     // The investor's account at the partner, fixed on the order now (accounts/core/requirement.ts).
+    // Its read goes out with the cap's lock and read below (one round trip on PostgreSQL).
+    const accountRead = partner?.status === 'approved' && attestation !== undefined ? accountOfOrder(trx, clientId, attestation.subject_id, partner) : undefined;
+    accountRead?.catch(() => undefined);
+    const instrumentOfRequest = reference.instrument(request.instrument);
+    const capRead =
+      attestation !== undefined && request.side === 'buy' && instrumentOfRequest !== undefined && capCents(attestation.level as KycLevel) !== null
+        ? heldThisMonth(trx, this.options.dialect, reference, { clientId, subjectId: attestation.subject_id, monthOf: now, instrument: request.instrument })
+        : undefined;
+    capRead?.catch(() => undefined);
     let account: string | null = null;
-    if (partner?.status === 'approved' && attestation !== undefined) {
-      const chosen = await accountOfOrder(trx, clientId, attestation.subject_id, partner);
+    if (accountRead !== undefined) {
+      const chosen = await accountRead;
       if ('rule' in chosen) details.push(chosen);
       else account = chosen.account;
     }
@@ -144,10 +153,15 @@ export class OrderService {
       }
       details.push(...checkTradingRules(instrument, request));
     }
+    // The cap's read is awaited before any refusal, so that none of its statements outlives the transaction.
+    const held = capRead === undefined ? undefined : await capRead.then((value) => ({ value }), (error: unknown) => ({ error }));
     if (details.length > 0 || partner === undefined || attestation === undefined || instrument === undefined) throw validationError(details);
 
     const level = attestation.level as KycLevel;
-    if (request.side === 'buy' && capCents(level) !== null) await this.#checkCap(trx, { clientId, subjectId: attestation.subject_id, level, request, instrument, reference, now });
+    if (held !== undefined) {
+      if ('error' in held) throw held.error;
+      this.#checkCap({ level, request, instrument, reference, now, used: held.value });
+    }
 
     const expiresAt = expiryInstant(this.calendars.current(), instrument.exchange, timeInForce, request.expire_date ?? null, marketNow);
     const row: OrderRow = {
@@ -213,11 +227,8 @@ export class OrderService {
    * buy counts at its worst case, the band's upper limit. Read under a per-subject lock, so that two
    * concurrent orders cannot each see room for both.
    */
-  async #checkCap(
-    trx: Kysely<Database>,
-    c: { clientId: ClientId; subjectId: string; level: KycLevel; request: OrderRequest; instrument: ReferenceInstrument; reference: ReferenceSnapshot; now: number },
-  ): Promise<void> {
-    const { request, instrument, reference } = c;
+  #checkCap(c: { level: KycLevel; request: OrderRequest; instrument: ReferenceInstrument; reference: ReferenceSnapshot; now: number; used: bigint }): void {
+    const { request, instrument, reference, used } = c;
     const rate = fcfaRateOn(reference, instrument.currency, c.now, request.instrument, 'the day of this order');
     const worst = marketWorstPriceCents(instrument);
     if (request.limit_price_cents === undefined && worst === null) {
@@ -231,7 +242,6 @@ export class OrderService {
       ]);
     }
     const newCents = toFcfaCents(orderNotionalCents({ side: 'buy', qty: request.qty, limit_price_cents: request.limit_price_cents ?? null, market_price_cents: worst ?? 0 }), rate);
-    const used = await heldThisMonth(trx, this.options.dialect, reference, { clientId: c.clientId, subjectId: c.subjectId, monthOf: c.now, instrument: request.instrument });
     const check = checkCap(c.level, used, newCents);
     if (!check.ok) {
       throw validationError([

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { DialectName } from '../storage/dialect.js';
+import { dialectOf, type DialectName } from '../storage/dialect.js';
 import { PreparedQuery } from '../storage/prepared.js';
 import type { Database } from '../storage/schema.js';
 import type { PositionBookTable, PositionBreakTable, PositionStatementTable, PositionTable } from './position.table.js';
@@ -26,7 +26,7 @@ const bookForUpdate = new PreparedQuery(3, (qb, clientId: string, subjectId: str
  * already excludes every other writer); undefined when the subject has no position at the partner.
  */
 export async function findBookForUpdate(trx: Kysely<Database>, dialect: DialectName, key: BookKey): Promise<PositionBookTable | undefined> {
-  return (dialect === 'postgres' ? bookForUpdate : book).first(trx, key.client_id, key.subject_id, key.rcpt_to);
+  return dialectOf(dialect).rowLocked({ locking: bookForUpdate, plain: book }).first(trx, key.client_id, key.subject_id, key.rcpt_to);
 }
 
 const bookInsert = new PreparedQuery(5, (qb, clientId: string, subjectId: string, rcptTo: string, createdAt: number, updatedAt: number) =>

@@ -3,7 +3,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../lib/clock.js';
 import { isoMillis } from '../lib/clock.js';
 import { newId, type ClientId, type OrderId } from '../lib/ids.js';
-import { recordEvent } from '../events/event.service.js';
+import { recordEventAtCommit } from '../events/event.service.js';
+import { atCommit } from '../storage/at-commit.js';
 import { priceLimits } from '../orders/core/price-rules.js';
 import { findInstrument } from '../partners/instrument.repository.js';
 import { priceFill } from '../post-trade/fill-pricing.js';
@@ -285,7 +286,10 @@ export class Router {
       if (place !== 'next') return place;
       const now = this.clock.now().getTime();
       const effect = reportEffect(row, report, now);
-      await updateOrder(trx, row.id, effect.changes);
+      // A report without an execution changes the order and records events only: all of it goes
+      // out with the COMMIT (one round trip on PostgreSQL). A fill's writes read what came before.
+      if (effect.applies && effect.execution === null) void atCommit(trx, () => updateOrder(trx, row.id, effect.changes));
+      else await updateOrder(trx, row.id, effect.changes);
       if (!effect.applies) {
         // Recorded as seen so that it is not read again forever, and logged for an operator.
         this.log.error({ order_id: row.id, status: row.status, report, why: effect.why }, 'execution report does not fit the order; ignored');
@@ -339,7 +343,8 @@ export class Router {
               status: order.status,
             }
           : order;
-      await recordEvent(trx, { clientId: before.client_id as ClientId, type, data, livemode: this.options.livemode, at, subjectRef: before.id });
+      // Events are the last writes of their change: they go out with the COMMIT (see atCommit).
+      recordEventAtCommit(trx, { clientId: before.client_id as ClientId, type, data, livemode: this.options.livemode, at, subjectRef: before.id });
     }
     return order;
   }

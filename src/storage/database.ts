@@ -6,7 +6,9 @@ import pg from 'pg';
 import type { Database } from './schema.js';
 import type { DialectName } from './dialect.js';
 import { GroupCommitter } from './group-commit.js';
-import { PreparingPool } from './pg-prepared.js';
+import { ChangeListener } from './pg-changes.js';
+import { pgTransact } from './pg-transaction.js';
+import { WirePool, type WireStats } from './pg-prepared.js';
 import { registerDirectReads, registerDirectStatements } from './prepared.js';
 import { RoutingSqliteDialect, SQLITE_CACHE_KIB, openReader } from './sqlite-driver.js';
 
@@ -15,7 +17,7 @@ export interface StorageOptions {
   databaseUrl: string | null;
   sqlitePath: string;
   poolSize: number;
-  /** PostgreSQL: named prepared statements (PreparingPool); true unless set to false. */
+  /** PostgreSQL: named prepared statements (WirePool); true unless set to false. */
   pgPreparedStatements?: boolean;
   sqliteSynchronous: 'FULL' | 'NORMAL';
   /** PostgreSQL schema to use (tests give each run its own); created when missing. */
@@ -40,8 +42,10 @@ export interface Storage {
   /**
    * Runs `work` in a transaction and resolves once it has committed durably. On SQLite concurrent
    * transactions share one commit (group commit); on PostgreSQL each is its own transaction (the
-   * server groups concurrent commits' WAL flushes itself). Every write of a request path goes through
-   * here, including single statements, so that none pays a commit of its own.
+   * server groups concurrent commits' WAL flushes itself), whose statements issued without waiting
+   * for each other travel together, and whose `atCommit` writes travel with the COMMIT
+   * (pg-transaction.ts). Every write of a request path goes through here, including single
+   * statements, so that none pays a commit of its own.
    */
   transact<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
   /** Pool figures for /metrics (PostgreSQL); SQLite has one connection. */
@@ -52,11 +56,16 @@ export interface Storage {
    */
   commitStats(): CommitStats;
   /**
-   * A number that changes whenever anything has been committed since it was last read, by this
-   * process or another (SQLite's data_version); null where there is no such signal (PostgreSQL).
-   * Lets a process keep a read cached exactly as long as nothing could have changed it.
+   * A number that changes whenever something a process keeps in memory may have changed, by this
+   * process or another. SQLite: its data_version, which changes at every commit. PostgreSQL: changes
+   * when the database announces a change to the clients or their secrets (ChangeListener: a trigger
+   * and LISTEN/NOTIFY, so another process's change takes effect once its announcement arrives,
+   * milliseconds after its commit), and at once when this process changes them; null while the
+   * announcements cannot be heard. Lets a process keep a read cached as long as nothing changed it.
    */
   changeMarker(): number | null;
+  /** What was sent to PostgreSQL: statements, round trips, transactions (WireStats); null on SQLite. */
+  wireStats(): WireStats | null;
   close(): Promise<void>;
 }
 
@@ -117,6 +126,7 @@ function openSqlite(options: StorageOptions): Storage {
     commitStats: () => committer.stats,
     // The writer's own commits are "another connection" to the reader, so they change it too.
     changeMarker: () => dialect.dataVersion(),
+    wireStats: () => null,
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
     close: () => db.destroy(),
   };
@@ -144,11 +154,21 @@ async function openPostgres(url: string, options: StorageOptions): Promise<Stora
     connectionString: url,
     max: options.poolSize,
     types: pgTypes,
+    // Statements issued without waiting for the one before go out together (see WirePool).
+    pipeline: true,
     ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
   });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: options.pgPreparedStatements === false ? pool : new PreparingPool(pool) }) });
+  const changes = new ChangeListener({ connectionString: url, ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }) });
+  const wire = new WirePool(pool, { prepare: options.pgPreparedStatements !== false, touchedKept: () => changes.touched() });
+  const dialect = new PostgresDialect({ pool: wire });
+  const db = new Kysely<Database>({ dialect });
   const pgCommits = { batches: 0, units: 0 };
   await sql`select 1`.execute(db);
+  try {
+    await changes.start();
+  } catch {
+    // Retried in the background; until it listens, the process keeps nothing (the marker is null).
+  }
   return {
     db,
     dialect: 'postgres',
@@ -156,11 +176,15 @@ async function openPostgres(url: string, options: StorageOptions): Promise<Stora
     transact: (work) => {
       pgCommits.batches++;
       pgCommits.units++;
-      return db.transaction().execute(work);
+      return pgTransact(db, dialect, work);
     },
     commitStats: () => pgCommits,
-    changeMarker: () => null,
+    changeMarker: () => changes.marker,
+    wireStats: () => ({ ...wire.stats }),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
-    close: () => db.destroy(),
+    close: async () => {
+      await changes.close();
+      await db.destroy();
+    },
   };
 }

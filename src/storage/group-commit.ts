@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { discardAtCommit, takeAtCommit } from './at-commit.js';
 import { runStatement, transaction } from './prepared.js';
 import type { Database } from './schema.js';
 
@@ -64,9 +65,11 @@ export class GroupCommitter {
               await runStatement(trx, 'savepoint cauri_unit');
               try {
                 const value = await unit.work(trx);
+                for (const write of takeAtCommit(trx)) await write();
                 await runStatement(trx, 'release savepoint cauri_unit');
                 outcomes.push({ ok: true, value });
               } catch (error) {
+                discardAtCommit(trx, error);
                 await runStatement(trx, 'rollback to savepoint cauri_unit');
                 await runStatement(trx, 'release savepoint cauri_unit');
                 outcomes.push({ ok: false, error });

@@ -23,6 +23,7 @@ import * as fixTls from './migrations/2026-11-25T06-00-fix-tls.js';
 import * as positions from './migrations/2026-11-26T03-00-positions.js';
 import * as fees from './migrations/2026-11-25T07-00-fees.js';
 import * as eventOrigin from './migrations/2026-11-25T10-00-event-origin.js';
+import * as changeNotifications from './migrations/2026-11-26T04-00-change-notifications.js';
 
 /**
  * The migrations, listed explicitly rather than read from a folder, so that bundlers and tools see
@@ -53,6 +54,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-25T07-00-fees': fees,
   '2026-11-26T03-00-positions': positions,
   '2026-11-25T10-00-event-origin': eventOrigin,
+  '2026-11-26T04-00-change-notifications': changeNotifications,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

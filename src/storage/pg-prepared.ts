@@ -10,14 +10,41 @@ function isStaleResultType(error: unknown): boolean {
 }
 
 /**
- * A pool for Kysely's PostgreSQL dialect whose clients run each statement that has parameters as a
- * named prepared statement: PostgreSQL parses it once per connection, not at every execution, and
- * may keep its plan. Measured on order submission (about 25 statements an order, 50 connections):
- * 265 to 302 orders a second, the mean of 4 alternating runs of 8 s, faster in each pair.
+ * What the process sent to PostgreSQL, for /metrics and for the test that holds order submission to
+ * its budget (docs/performance.md): statements, round trips (a statement sent while none of its
+ * connection's is awaiting an answer starts one; statements pipelined behind it share it), and
+ * transactions (a BEGIN actually sent).
+ */
+export interface WireStats {
+  statements: number;
+  roundTrips: number;
+  transactions: number;
+}
+
+export interface WirePoolOptions {
+  /** Run each statement that has parameters as a named prepared statement (see below). */
+  prepare: boolean;
+  /**
+   * Called when a statement that changes a table processes keep in memory (clients, client_secrets)
+   * has run, and again when its transaction ends (see ChangeListener).
+   */
+  touchedKept?: () => void;
+}
+
+/** A statement that changes a table whose rows processes keep in memory (see ChangeListener). */
+const KEPT_WRITE = /^\s*(insert\s+into|update|delete\s+from)\s+"?(clients|client_secrets)"?\s/i;
+
+/**
+ * The pool Kysely's PostgreSQL dialect is given: it counts what is sent (WireStats), defers each
+ * transaction's BEGIN so that it travels with the transaction's first statement (the pool's clients
+ * run in pg's pipeline mode, so the two share one round trip), and optionally names statements.
  *
- * Names are given per statement text, the same on every connection (`cauri_1`, `cauri_2`, ...), to
- * at most 1,000 texts in a process; statements without parameters (`begin`, `commit`) use the
- * simple protocol as before.
+ * Named prepared statements: PostgreSQL parses each once per connection, not at every execution, and
+ * may keep its plan. Measured on order submission (about 25 statements an order, 50 connections):
+ * 265 to 302 orders a second, the mean of 4 alternating runs of 8 s, faster in each pair. Names are
+ * given per statement text, the same on every connection (`cauri_1`, `cauri_2`, ...), to at most
+ * 1,000 texts in a process; statements without parameters (`begin`, `commit`) use the simple
+ * protocol as before.
  *
  * When the schema changes under a running process (another version migrated it during a rolling
  * deploy) and a prepared statement's result columns no longer match, PostgreSQL refuses it. The
@@ -25,15 +52,19 @@ function isStaleResultType(error: unknown): boolean {
  * refused execution is retried at once, unnamed; inside one the error ends the transaction, as any
  * error does.
  */
-export class PreparingPool implements PostgresPool {
+export class WirePool implements PostgresPool {
   readonly #names = new Map<string, string>();
   /** Texts that must run unnamed (their prepared form was refused). */
   readonly #unnamed = new Set<string>();
+  readonly stats: WireStats = { statements: 0, roundTrips: 0, transactions: 0 };
 
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly options: WirePoolOptions,
+  ) {}
 
   async connect(): Promise<PostgresPoolClient> {
-    return new PreparingClient(await this.pool.connect(), this);
+    return new WireClient(await this.pool.connect(), this);
   }
 
   async end(): Promise<void> {
@@ -42,7 +73,7 @@ export class PreparingPool implements PostgresPool {
 
   /** The name for `text`, or undefined when it runs unnamed. */
   nameOf(text: string): string | undefined {
-    if (this.#unnamed.has(text)) return undefined;
+    if (!this.options.prepare || this.#unnamed.has(text)) return undefined;
     let name = this.#names.get(text);
     if (name === undefined && this.#names.size < MAX_NAMED) {
       name = `cauri_${this.#names.size + 1}`;
@@ -54,19 +85,31 @@ export class PreparingPool implements PostgresPool {
   refuse(text: string): void {
     this.#unnamed.add(text);
   }
+
+  touchedKept(): void {
+    this.options.touchedKept?.();
+  }
 }
 
 const TRANSACTION_START = /^(begin|start\s+transaction)\b/;
 // `rollback to savepoint` keeps the transaction open.
 const TRANSACTION_END = /^(commit|end|abort|rollback(?!\s+to\b))\b/;
 
-class PreparingClient implements PostgresPoolClient {
+const EMPTY = { rows: [], command: 'BEGIN', rowCount: null } as unknown as PostgresQueryResult<never>;
+
+class WireClient implements PostgresPoolClient {
   /** Between `begin` and its `commit` or `rollback` (Kysely's transactions send them as statements). */
   #inTransaction = false;
+  /** A BEGIN asked for and not sent yet: it goes with the transaction's first statement. */
+  #deferredBegin: string | undefined;
+  /** Statements sent on this connection and not answered yet. */
+  #awaiting = 0;
+  /** The open transaction changed a kept table. */
+  #touchedKept = false;
 
   constructor(
     private readonly client: pg.PoolClient,
-    private readonly pool: PreparingPool,
+    private readonly pool: WirePool,
   ) {}
 
   query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>>;
@@ -76,32 +119,78 @@ class PreparingClient implements PostgresPoolClient {
     const text = sqlOrCursor;
     const values = parameters === undefined ? [] : [...parameters];
     if (values.length === 0) {
-      this.#track(text);
-      return this.client.query(text, values) as unknown as Promise<PostgresQueryResult<R>>;
+      const head = text.trimStart().slice(0, 24).toLowerCase();
+      if (TRANSACTION_START.test(head)) {
+        this.#inTransaction = true;
+        this.#deferredBegin = text;
+        return Promise.resolve(EMPTY);
+      }
+      if (TRANSACTION_END.test(head)) {
+        this.#inTransaction = false;
+        // A transaction that sent nothing has nothing to end.
+        if (this.#deferredBegin !== undefined) {
+          this.#deferredBegin = undefined;
+          return Promise.resolve(EMPTY);
+        }
+        if (this.#touchedKept) {
+          this.#touchedKept = false;
+          return this.#send<R>(text, []).finally(() => this.pool.touchedKept());
+        }
+      }
     }
-    const name = this.pool.nameOf(text);
-    if (name === undefined) return this.client.query(text, values) as unknown as Promise<PostgresQueryResult<R>>;
+    if (KEPT_WRITE.test(text)) {
+      if (this.#inTransaction) this.#touchedKept = true;
+      return this.#withBegin(() => this.#run<R>(text, values)).finally(() => this.pool.touchedKept());
+    }
+    return this.#withBegin(() => this.#run<R>(text, values));
+  }
+
+  /** Sends the deferred BEGIN, if any, and `statement` right behind it, without waiting in between. */
+  async #withBegin<R>(statement: () => Promise<R>): Promise<R> {
+    const begin = this.#deferredBegin;
+    if (begin === undefined) return statement();
+    this.#deferredBegin = undefined;
+    this.pool.stats.transactions++;
+    const begun = this.#send<unknown>(begin, []);
+    const answer = statement();
+    // BEGIN fails only with its connection, and then so does the statement behind it.
+    await begun.catch(() => undefined);
+    return answer;
+  }
+
+  #run<R>(text: string, values: unknown[]): Promise<PostgresQueryResult<R>> {
+    const name = values.length === 0 ? undefined : this.pool.nameOf(text);
+    if (name === undefined) return this.#send<R>(text, values);
     return this.#named<R>(name, text, values);
   }
 
   async #named<R>(name: string, text: string, values: unknown[]): Promise<PostgresQueryResult<R>> {
     try {
-      return (await this.client.query({ name, text, values })) as unknown as PostgresQueryResult<R>;
+      return await this.#send<R>({ name, text, values });
     } catch (error) {
       if (!isStaleResultType(error)) throw error;
       this.pool.refuse(text);
       if (this.#inTransaction) throw error;
-      return (await this.client.query(text, values)) as unknown as PostgresQueryResult<R>;
+      return await this.#send<R>(text, values);
     }
   }
 
-  #track(text: string): void {
-    const head = text.trimStart().slice(0, 24).toLowerCase();
-    if (TRANSACTION_START.test(head)) this.#inTransaction = true;
-    else if (TRANSACTION_END.test(head)) this.#inTransaction = false;
+  async #send<R>(query: string | pg.QueryConfig, values?: unknown[]): Promise<PostgresQueryResult<R>> {
+    const stats = this.pool.stats;
+    stats.statements++;
+    if (this.#awaiting === 0) stats.roundTrips++;
+    this.#awaiting++;
+    try {
+      return (await (typeof query === 'string' ? this.client.query(query, values) : this.client.query(query))) as unknown as PostgresQueryResult<R>;
+    } finally {
+      this.#awaiting--;
+    }
   }
 
   release(): void {
+    this.#deferredBegin = undefined;
+    this.#inTransaction = false;
+    this.#touchedKept = false;
     this.client.release();
   }
 }

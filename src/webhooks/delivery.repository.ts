@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { EventRow } from '../events/event.table.js';
-import type { DialectName } from '../storage/dialect.js';
+import { dialectOf, type DialectName } from '../storage/dialect.js';
 import { PreparedInsert, PreparedQuery } from '../storage/prepared.js';
 import type { Database } from '../storage/schema.js';
 import type { DeliveryStatus, WebhookAttemptRow, WebhookDeliveryRow, WebhookMessageTable } from './webhook.table.js';
@@ -22,7 +22,7 @@ const pendingEventsLocked = new PreparedQuery(1, (db, limit: number) => queuedEv
  * writer.
  */
 export async function lockPendingEvents(trx: Kysely<Database>, dialect: DialectName, limit: number): Promise<EventRow[]> {
-  return (dialect === 'postgres' ? pendingEventsLocked : pendingEvents).execute(trx, limit);
+  return dialectOf(dialect).rowLocked({ locking: pendingEventsLocked, plain: pendingEvents }).execute(trx, limit);
 }
 
 const pendingEvent = new PreparedQuery(0, (db) => db.selectFrom('event_queue').select('event_id').limit(1));
@@ -199,7 +199,7 @@ export async function leaseDeliveries(
   // Selected by id alone, and re-checked here: given the conditions too, SQLite's planner walks the
   // due index over the whole backlog instead of looking the ids up.
   const query = trx.selectFrom('webhook_deliveries').selectAll().where('id', 'in', ids);
-  const rows = (await (dialect === 'postgres' ? query.forUpdate().skipLocked() : query).execute()).filter(
+  const rows = (await dialectOf(dialect).rowLocked({ locking: query.forUpdate().skipLocked(), plain: query }).execute()).filter(
     (r) => r.status === 'pending' && r.next_attempt_at !== null && r.next_attempt_at <= now && (r.lease_until === null || r.lease_until <= now),
   );
   if (rows.length === 0) return [];

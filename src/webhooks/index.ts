@@ -73,7 +73,7 @@ export interface WebhookOptions extends Omit<DeliveryWorkerOptions, 'serviceName
 
 export interface WebhookDeps {
   config: Pick<Config, 'mode' | 'livemode' | 'serviceName'>;
-  storage: Pick<Storage, 'db' | 'dialect'>;
+  storage: Pick<Storage, 'db' | 'dialect' | 'transact'>;
   clock: Clock;
   masterKey: Buffer;
   idempotency: IdempotencyService;
@@ -123,7 +123,7 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
   const sender = options.sender ?? new UndiciSender({ timeoutMs: options.timeoutMs, publicOnly, ...(options.resolve === undefined ? {} : { resolve: options.resolve }) });
   const delivery: DeliveryDeps = { db, dialect, secrets, sender, clock: deps.clock, options: { ...options, serviceName }, log: deps.log };
   const routes: FastifyPluginAsyncTypebox = async (app) => {
-    await app.register(webhookRoutes, { db, endpoints, deliveries, idempotency: deps.idempotency, cursors: deps.cursors });
+    await app.register(webhookRoutes, { db, transact: deps.storage.transact, endpoints, deliveries, idempotency: deps.idempotency, cursors: deps.cursors });
     await app.register(eventRoutes, { db, deliveries, cursors: deps.cursors });
   };
   return { service: { endpoints, deliveries }, routes, delivery };

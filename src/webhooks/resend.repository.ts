@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { DialectName } from '../storage/dialect.js';
+import { dialectOf, type DialectName } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';
 import type { EventRow } from '../events/event.table.js';
 
@@ -14,7 +14,7 @@ export async function lockClientEvent(trx: Kysely<Database>, dialect: DialectNam
     .selectAll()
     .where('id', '=', id)
     .where((eb) => eb.or([eb('client_id', '=', clientId), eb('client_id', 'is', null)]));
-  return (dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+  return dialectOf(dialect).rowLocked({ locking: query.forUpdate(), plain: query }).executeTakeFirst();
 }
 
 /**

@@ -8,6 +8,7 @@ import { pageHeaders } from '../http/schemas.js';
 import { IdempotencyHeaders, protectedErrors } from '../http/schemas-auth.js';
 import type { IdempotencyService } from '../idempotency/idempotency.service.js';
 import type { Database } from '../storage/schema.js';
+import type { Transact } from '../storage/database.js';
 import type { DeliveryService } from './delivery.service.js';
 import type { PageRequest } from './endpoint.repository.js';
 import type { EndpointService } from './endpoint.service.js';
@@ -31,6 +32,8 @@ import {
 
 export interface WebhookRouteDeps {
   db: Kysely<Database>;
+  /** Opens the routes' transactions (Storage.transact). */
+  transact: Transact;
   endpoints: EndpointService;
   deliveries: DeliveryService;
   idempotency: IdempotencyService;
@@ -61,7 +64,7 @@ function sendPage<T>(reply: FastifyReply, paging: KeysetPaging, page: Page<T>): 
 }
 
 /** Endpoints, deliveries and dead letters (docs/webhooks.md: the spec's POST plus extensions). */
-export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async (app, { db, endpoints, deliveries, idempotency, cursors }) => {
+export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async (app, { db, endpoints, deliveries, idempotency, cursors, transact }) => {
   app.post(
     '/v1/webhooks/endpoints',
     {
@@ -126,7 +129,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async 
         response: { 200: WebhookEndpoint, ...protectedErrors(404, 422) },
       },
     },
-    async (request) => db.transaction().execute((trx) => endpoints.update(trx, authOf(request).clientId, request.params.id, request.body)),
+    async (request) => transact((trx) => endpoints.update(trx, authOf(request).clientId, request.params.id, request.body)),
   );
 
   app.delete(
@@ -143,7 +146,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async 
       },
     },
     async (request, reply) => {
-      await db.transaction().execute((trx) => endpoints.delete(trx, authOf(request).clientId, request.params.id));
+      await transact((trx) => endpoints.delete(trx, authOf(request).clientId, request.params.id));
       return reply.code(204).send(null);
     },
   );

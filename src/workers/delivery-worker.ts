@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../lib/clock.js';
-import type { DialectName } from '../storage/dialect.js';
+import { dialectOf, type DialectName } from '../storage/dialect.js';
 import { transaction } from '../storage/prepared.js';
 import type { Database } from '../storage/schema.js';
 import { attemptDelivery, deliveryHeaderNames, type AttemptDeps } from '../webhooks/attempt.js';
@@ -92,7 +92,7 @@ export class DeliveryWorker {
     private readonly options: DeliveryWorkerOptions,
     private readonly log: FastifyBaseLogger,
   ) {
-    this.#batchListing = dialect === 'sqlite';
+    this.#batchListing = dialectOf(dialect).singleWriter;
     this.#attempt = { secrets, sender, clock, names: deliveryHeaderNames(options.serviceName), random: options.random };
   }
 

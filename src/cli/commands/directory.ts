@@ -42,7 +42,7 @@ function registerImport(parent: Command, what: string, run: ImportFn): void {
       const storage = await openDatabase(config);
       try {
         const now = new Date();
-        const report = await storage.db.transaction().execute((trx) => run(trx, input, { now, allowPartial: options.allowPartial === true, fixPlaintextAllowed: config.fixPlaintextAllowed }));
+        const report = await storage.transact((trx) => run(trx, input, { now, allowPartial: options.allowPartial === true, fixPlaintextAllowed: config.fixPlaintextAllowed }));
         printReport(report, options.json === true, config.referenceRefreshSeconds);
       } finally {
         await storage.close();

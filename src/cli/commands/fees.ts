@@ -58,7 +58,7 @@ export function registerFees(program: Command): void {
     .action(async (file: string, options: { json?: boolean }) => {
       const input = readJsonFile(file);
       await withDatabase(async (storage) => {
-        const report = await storage.db.transaction().execute((trx) => importExchangeFees(trx, input, { now: new Date() }));
+        const report = await storage.transact((trx) => importExchangeFees(trx, input, { now: new Date() }));
         printImportReport(report, options.json === true);
       });
     });

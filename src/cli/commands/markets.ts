@@ -51,7 +51,7 @@ export function registerMarkets(program: Command): void {
     .action(async (file: string, options: { json?: boolean }) => {
       const input = readJsonFile(file);
       await withDatabase(async (storage) => {
-        const report = await storage.db.transaction().execute((trx) => importCalendars(trx, input, { now: new Date() }));
+        const report = await storage.transact((trx) => importCalendars(trx, input, { now: new Date() }));
         // Reading the calendars back checks they build, as every process will build them.
         if (report.committed) await loadMarketCalendar(storage.db);
         printImportReport(report, options.json === true);

@@ -42,10 +42,11 @@ export async function answerAfterPartner(
   origin?: EventOrigin,
 ): Promise<IdempotentOutcome> {
   const asCommitted: SentResponse = { status: committed.status, body: committed.body };
-  let answered: SentResponse | undefined;
+  let answered: Promise<SentResponse> | undefined;
   try {
     const after: AfterApply = async (trx, order) => {
-      answered = await idempotency.finish(trx, call, { status, body: order });
+      // Completed with the COMMIT of the transaction applying the answer; settled once it committed.
+      answered = idempotency.finishAtCommit(trx, call, { status, body: order });
     };
     // The partner's answer applied within the request is the request's doing: its events keep its ids.
     after.origin = origin;
@@ -54,5 +55,5 @@ export async function answerAfterPartner(
     // The transaction that stored the answer may not have committed: the stored record decides.
     return { ...committed, ...(await idempotency.finishAsCommitted(call, asCommitted)), followUpError: error };
   }
-  return { ...committed, ...(answered ?? (await idempotency.finishAsCommitted(call, asCommitted))) };
+  return { ...committed, ...(answered === undefined ? await idempotency.finishAsCommitted(call, asCommitted) : await answered) };
 }

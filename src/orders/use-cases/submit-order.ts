@@ -1,4 +1,5 @@
-import { recordEvent } from '../../events/event.service.js';
+import { recordEventAtCommit } from '../../events/event.service.js';
+import { atCommit } from '../../storage/at-commit.js';
 import { withEventOrigin } from '../../events/origin.js';
 import type { IdempotentOutcome } from '../../idempotency/idempotency.service.js';
 import type { ClientId } from '../../lib/ids.js';
@@ -26,14 +27,20 @@ export async function submitOrder(deps: OrderUseCaseDeps, idempotency: Idempoten
   const call = deps.idempotency.begin(idempotency.request, idempotency.serialize);
   try {
     const written = await deps.transact((trx) => withEventOrigin(trx, idempotency.request.origin, async () => {
-      const earlier = await deps.idempotency.claim(trx, call);
-      if (earlier !== null) return { outcome: earlier };
-      const { row, instrument } = await deps.orders.prepare(trx, clientId, request);
+      // The key's claim and the order's checks are sent together (PostgreSQL pipelines them); the
+      // checks only read and lock, and a replay answers before any of their refusals. Both are
+      // awaited before anything else, so no statement of either outlives the transaction.
+      const [claimed, checked] = await Promise.allSettled([deps.idempotency.claim(trx, call), deps.orders.prepare(trx, clientId, request)]);
+      if (claimed.status === 'rejected') throw claimed.reason;
+      if (claimed.value !== null) return { outcome: claimed.value };
+      if (checked.status === 'rejected') throw checked.reason;
+      const { row, instrument } = checked.value;
       await deps.holdings.newOrder(trx, row);
-      await insertOrder(trx, row);
       const order = toOrder(row);
-      await recordEvent(trx, { clientId, type: 'order.created', data: order, livemode: deps.livemode, at: new Date(row.created_at), subjectRef: order.id });
-      const outcome = await deps.idempotency.record(trx, call, { status: 201, body: order }, { final: false });
+      // The order, its event and the key's response go out with the COMMIT: one round trip on PostgreSQL.
+      atCommit(trx, () => insertOrder(trx, row));
+      recordEventAtCommit(trx, { clientId, type: 'order.created', data: order, livemode: deps.livemode, at: new Date(row.created_at), subjectRef: order.id });
+      const outcome = await deps.idempotency.record(trx, call, { status: 201, body: order }, { final: false, atCommit: true });
       return { outcome, row, instrument };
     }));
     if (written.row === undefined) return written.outcome;

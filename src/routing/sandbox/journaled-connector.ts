@@ -16,6 +16,7 @@ import {
   type ReportBatch,
   type SubmitResult,
 } from '../connector.js';
+import { atCommit } from '../../storage/at-commit.js';
 import { PreparedInsert, PreparedQuery } from '../../storage/prepared.js';
 import type { SessionRule } from './session.js';
 import { SgiSimulator } from './simulator.js';
@@ -85,16 +86,27 @@ export class JournaledSandboxConnector implements PartnerConnector {
 
   /** Journals a call (before making it, so that a failed attempt also counts) and returns its time. */
   async #record(kind: SandboxJournalTable['kind'], orderId: string, payload: OrderForPartner | CancelRequest | AmendRequest): Promise<number> {
-    await this.#catchUp();
     const at = await this.#now();
     const id = newId('event', at);
-    await this.transact((trx) => journalInsert.run(trx, { id, connector: this.#journal, kind, order_id: orderId, payload: JSON.stringify(payload), at }));
+    // The entries not seen yet are read, and this call's written, in one transaction whose
+    // statements go out together (one round trip on PostgreSQL); the read does not see the new entry.
+    const { unseen } = await this.transact(async (trx) => {
+      const read = journalAfter.execute(trx, this.#journal, this.#lastEntry);
+      read.catch(() => undefined);
+      void atCommit(trx, () => journalInsert.run(trx, { id, connector: this.#journal, kind, order_id: orderId, payload: JSON.stringify(payload), at }));
+      // Not awaited here: the read is answered before the COMMIT sent behind it.
+      return { unseen: read };
+    });
+    this.#replay(await unseen);
     this.#lastEntry = id;
     return at;
   }
 
   async #catchUp(): Promise<void> {
-    const entries = await journalAfter.execute(this.db, this.#journal, this.#lastEntry);
+    this.#replay(await journalAfter.execute(this.db, this.#journal, this.#lastEntry));
+  }
+
+  #replay(entries: SandboxJournalTable[]): void {
     for (const entry of entries) {
       try {
         replay(this.#simulator, entry);

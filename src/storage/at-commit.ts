@@ -1,0 +1,49 @@
+import type { Kysely } from 'kysely';
+
+interface Pending {
+  write: () => Promise<unknown>;
+  discard: (error: unknown) => void;
+}
+
+const PENDING = new WeakMap<object, Pending[]>();
+
+/**
+ * Registers a write of the transaction `trx` whose answer nothing in the transaction waits for: it
+ * is sent when the transaction's work is done, together with COMMIT (on PostgreSQL in the same round
+ * trip; on SQLite at the end of the unit, before its commit). If it fails, the transaction fails as
+ * if the work had thrown. The promise returned settles with the write (rejected too when the work
+ * failed and the write was never sent); await it only after the transaction, never inside it. Used
+ * for the last writes of a use case (its rows, its events, the key's final response).
+ */
+export function atCommit<T>(trx: Kysely<any>, write: () => Promise<T>): Promise<T> {
+  let settle!: { resolve: (value: T) => void; reject: (error: unknown) => void };
+  const done = new Promise<T>((resolve, reject) => (settle = { resolve, reject }));
+  // Awaiting it is optional.
+  done.catch(() => undefined);
+  const entry: Pending = {
+    write: () =>
+      write().then(settle.resolve, (error: unknown) => {
+        settle.reject(error);
+        throw error;
+      }),
+    discard: settle.reject,
+  };
+  const pending = PENDING.get(trx);
+  if (pending === undefined) PENDING.set(trx, [entry]);
+  else pending.push(entry);
+  return done;
+}
+
+/** The writes registered on `trx`, removed from it. */
+export function takeAtCommit(trx: Kysely<any>): (() => Promise<unknown>)[] {
+  const pending = PENDING.get(trx) ?? [];
+  PENDING.delete(trx);
+  return pending.map((p) => p.write);
+}
+
+/** Drops the writes registered on `trx` (its work failed): each one's promise rejects with `error`. */
+export function discardAtCommit(trx: Kysely<any>, error: unknown): void {
+  const pending = PENDING.get(trx) ?? [];
+  PENDING.delete(trx);
+  for (const p of pending) p.discard(error);
+}
