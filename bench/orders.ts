@@ -127,7 +127,9 @@ export async function startScaledOut(baseEnv: Record<string, string>, cwd: strin
   const envOf = (name: string) => {
     const url = new URL(serverUrl);
     url.pathname = `/${name}`;
-    return { ...baseEnv, DATABASE_URL: url.href, REDIS_URL: redisUrl };
+    // One public URL for every process of a deployment, as behind its load balancer: a token issued by
+    // one API process names it as its audience, and the other accepts it.
+    return { ...baseEnv, DATABASE_URL: url.href, REDIS_URL: redisUrl, CAURI_PUBLIC_URL: 'http://127.0.0.1:8080' };
   };
   const start = async (env: Record<string, string>, role: 'all' | 'api', label: string) => {
     const port = await freePort();

@@ -152,9 +152,13 @@ async function main(): Promise<number> {
     const bareBytes = (await (await fetch(`${bare.base}/bare/json`)).arrayBuffer()).byteLength;
 
     const sqliteOrders = await orderFixture(service.base, token);
-    log('positions fixture: a subject with 10,000 fills');
-    const positions = await positionsFixture(service.base, token, log);
     const wanted = (name: string) => scenarios.some((s) => s.name === name);
+    // The fixtures of scenarios left out of a partial run are not prepared (10,000 fills take minutes).
+    let positions: BenchContext['positions'] = { service: service.base, token, subject: '' };
+    if (wanted('positions read')) {
+      log('positions fixture: a subject with 10,000 fills');
+      positions = await positionsFixture(service.base, token, log);
+    }
     const postgres = wanted('order submission (PostgreSQL)') ? await startPostgresService(serviceEnv, dataDir, servers, CLI) : null;
     const scaled = wanted('order submission (scaled out)') ? await startScaledOut(serviceEnv, dataDir, servers, CLI) : null;
     const ctx: BenchContext = {
