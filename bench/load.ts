@@ -53,3 +53,27 @@ export async function measure(
   check(label, result);
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, ok: result['2xx'], seconds: result.duration };
 }
+
+/**
+ * The same load spread over several processes of one deployment (as a load balancer would), the
+ * connections shared out evenly: one autocannon run per target, side by side. The rate is their sum;
+ * p50 and p99 are the slowest target's.
+ */
+export async function measureSplit(label: string, targets: LoadTarget[], settings: { connections: number; duration: number; warmup: number }, probe?: Probe): Promise<Measurement> {
+  const share = (i: number) => Math.floor(settings.connections / targets.length) + (i < settings.connections % targets.length ? 1 : 0);
+  if (settings.warmup > 0) {
+    const warm = await Promise.all(targets.map((target, i) => autocannon({ ...target, connections: share(i), duration: settings.warmup })));
+    warm.forEach((result, i) => check(`${label} (warm-up, process ${i + 1})`, result));
+  }
+  await probe?.start();
+  const results = await Promise.all(targets.map((target, i) => autocannon({ ...target, connections: share(i), duration: settings.duration })));
+  await probe?.stop();
+  results.forEach((result, i) => check(`${label} (process ${i + 1})`, result));
+  return {
+    rps: results.reduce((sum, r) => sum + r.requests.average, 0),
+    p50: Math.max(...results.map((r) => r.latency.p50)),
+    p99: Math.max(...results.map((r) => r.latency.p99)),
+    ok: results.reduce((sum, r) => sum + r['2xx'], 0),
+    seconds: Math.max(...results.map((r) => r.duration)),
+  };
+}

@@ -93,3 +93,73 @@ export async function startPostgresService(
     throw error;
   }
 }
+
+/** The scale-out fixture: one process on its own, and two API processes beside a worker process. */
+export interface ScaledOutFixture {
+  /** `cauri serve --role all`, alone on its database. */
+  single: OrderTarget;
+  /** The two `cauri serve --role api` processes (one client, one token), beside one `--role worker`. */
+  apis: OrderTarget[];
+  pids: { single: number; apis: number[]; worker: number };
+  drop: () => Promise<void>;
+}
+
+/**
+ * Two deployments on the PostgreSQL server of BENCH_DATABASE_URL (or TEST_DATABASE_URL) and the Redis
+ * of BENCH_REDIS_URL (or TEST_REDIS_URL), each on a database of its own (dropped afterwards): one
+ * process that runs everything, and two API processes with one worker process. Null without both.
+ */
+export async function startScaledOut(baseEnv: Record<string, string>, cwd: string, servers: ServerProcess[], cli: string): Promise<ScaledOutFixture | null> {
+  const serverUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+  const redisUrl = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL;
+  if (serverUrl === undefined || serverUrl === '' || redisUrl === undefined || redisUrl === '') return null;
+  const names = ['single', 'scaled'].map((side) => `cauri_bench_${side}_${randomBytes(4).toString('hex')}`);
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  for (const name of names) await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const drop = async () => {
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    for (const name of names) await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await client.end();
+  };
+  const envOf = (name: string) => {
+    const url = new URL(serverUrl);
+    url.pathname = `/${name}`;
+    // One public URL for every process of a deployment, as behind its load balancer: a token issued by
+    // one API process names it as its audience, and the other accepts it.
+    return { ...baseEnv, DATABASE_URL: url.href, REDIS_URL: redisUrl, CAURI_PUBLIC_URL: 'http://127.0.0.1:8080' };
+  };
+  const start = async (env: Record<string, string>, role: 'all' | 'api', label: string) => {
+    const port = await freePort();
+    const server = await spawnServer({ name: `cauri serve --role ${role} (${label})`, script: cli, args: ['serve', '--role', role], env: { ...env, PORT: String(port) }, cwd, ready: { kind: 'poll', base: `http://127.0.0.1:${port}`, path: '/readyz' } });
+    servers.push(server);
+    return server;
+  };
+  const target = async (env: Record<string, string>, base: string, label: string) => {
+    const created = JSON.parse(await runNode(cli, ['clients', 'create', '--name', `bench-${label}`, '--json'], { ...env, LOG_LEVEL: 'silent' }, cwd)) as { client_id: string; client_secret: string };
+    return orderFixture(base, await exchangeToken(base, created.client_id, created.client_secret));
+  };
+  try {
+    const singleEnv = envOf(names[0] as string);
+    const single = await start(singleEnv, 'all', 'one process');
+    const singleTarget = await target(singleEnv, single.base, 'single');
+
+    const scaledEnv = envOf(names[1] as string);
+    // The worker first: it migrates the database, so the API processes start on a migrated one.
+    const worker = await spawnServer({ name: 'cauri serve --role worker', script: cli, args: ['serve', '--role', 'worker'], env: { ...scaledEnv, LOG_LEVEL: 'info' }, cwd, ready: { kind: 'line', pattern: /workers running/ } });
+    servers.push(worker);
+    const apis = await Promise.all([start(scaledEnv, 'api', 'API 1'), start(scaledEnv, 'api', 'API 2')]);
+    const first = await target(scaledEnv, (apis[0] as ServerProcess).base, 'scaled');
+    return {
+      single: singleTarget,
+      apis: apis.map((api) => ({ ...first, service: api.base })),
+      pids: { single: single.pid, apis: apis.map((api) => api.pid), worker: worker.pid },
+      drop,
+    };
+  } catch (error) {
+    await drop();
+    throw error;
+  }
+}

@@ -41,7 +41,7 @@ interface SpawnOptions {
   cwd?: string;
   nodeArgs?: string[];
   /** How to learn the base URL: from a stdout line `"address":"http://..."`, or by polling `base + path`. */
-  ready: { kind: 'address-line' } | { kind: 'poll'; base: string; path: string };
+  ready: { kind: 'address-line' } | { kind: 'poll'; base: string; path: string } | { kind: 'line'; pattern: RegExp };
   timeoutMs?: number;
 }
 
@@ -78,6 +78,13 @@ export async function spawnServer(options: SpawnOptions): Promise<ServerProcess>
       });
       child.stdout.on('data', (chunk: Buffer) => {
         keep(chunk);
+        if (options.ready.kind === 'line') {
+          if (options.ready.pattern.test(output)) {
+            clearTimeout(timer);
+            resolve('');
+          }
+          return;
+        }
         if (options.ready.kind !== 'address-line') return;
         const match = /"address":"(http:\/\/[^"]+)"/.exec(output);
         if (match !== null) {

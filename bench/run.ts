@@ -10,12 +10,13 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { measure, type Measurement } from './load.js';
+import { measure, measureSplit, type Measurement } from './load.js';
+import { CpuProbe } from './cpu.js';
 import { freePort, killAllChildren, runNode, spawnServer, type ServerProcess } from './processes.js';
 import { renderReport, type Row, type ScenarioFailure, type ScenarioResult, type Settings } from './report.js';
 import type { FixBenchResult, LatencyFigures } from './fix.js';
 import { FIX_SCENARIO, KYC1_REQUEST, REFERENCES, SCENARIOS, isRatioGoal, type BenchContext, type Scenario } from './scenarios.js';
-import { exchangeToken, orderFixture, startPostgresService } from './orders.js';
+import { exchangeToken, orderFixture, startPostgresService, startScaledOut } from './orders.js';
 import { positionsFixture } from './positions.js';
 import { WriterProbe } from './writer.js';
 
@@ -151,11 +152,15 @@ async function main(): Promise<number> {
     const bareBytes = (await (await fetch(`${bare.base}/bare/json`)).arrayBuffer()).byteLength;
 
     const sqliteOrders = await orderFixture(service.base, token);
-    // The positions fixture (10,000 orders and their fills) only when its scenario runs.
-    const needsPositions = scenarios.some((s) => s.name === 'positions read');
-    if (needsPositions) log('positions fixture: a subject with 10,000 fills');
-    const positions = needsPositions ? await positionsFixture(service.base, token, log) : { service: service.base, token, subject: '' };
-    const postgres = await startPostgresService(serviceEnv, dataDir, servers, CLI);
+    const wanted = (name: string) => scenarios.some((s) => s.name === name);
+    // The fixtures of scenarios left out of a partial run are not prepared (10,000 fills take minutes).
+    let positions: BenchContext['positions'] = { service: service.base, token, subject: '' };
+    if (wanted('positions read')) {
+      log('positions fixture: a subject with 10,000 fills');
+      positions = await positionsFixture(service.base, token, log);
+    }
+    const postgres = wanted('order submission (PostgreSQL)') ? await startPostgresService(serviceEnv, dataDir, servers, CLI) : null;
+    const scaled = wanted('order submission (scaled out)') ? await startScaledOut(serviceEnv, dataDir, servers, CLI) : null;
     const ctx: BenchContext = {
       service: service.base,
       bare: bare.base,
@@ -166,6 +171,7 @@ async function main(): Promise<number> {
       keyDocument,
       orders: { sqlite: sqliteOrders, postgres: postgres?.orders ?? null },
       positions,
+      scaled,
     };
 
     const results: ScenarioResult[] = [];
@@ -173,7 +179,7 @@ async function main(): Promise<number> {
     for (const scenario of scenarios) {
       if (scenario.kind === 'http' && scenario.available !== undefined && !scenario.available(ctx)) {
         log(`scenario "${scenario.name}" skipped: set BENCH_DATABASE_URL (or TEST_DATABASE_URL) to a PostgreSQL server`);
-        failures.push({ name: scenario.name, description: scenario.description, error: 'not measured: no PostgreSQL server configured (BENCH_DATABASE_URL)', skipped: true });
+        failures.push({ name: scenario.name, description: scenario.description, error: 'not measured: no PostgreSQL server (BENCH_DATABASE_URL) or, for the scaled-out scenario, no Redis (BENCH_REDIS_URL) configured', skipped: true });
         continue;
       }
       log(`scenario "${scenario.name}"`);
@@ -224,6 +230,7 @@ async function main(): Promise<number> {
     writeFileSync(output, report);
     log(`report written to ${output}`);
     await postgres?.drop();
+    await scaled?.drop();
     if (failures.some((f) => f.skipped !== true)) {
       process.stderr.write(`[bench] ${failures.length} scenario(s) failed: ${failures.map((f) => f.name).join(', ')}\n`);
       return 1;
@@ -256,17 +263,20 @@ async function runScenario(scenario: Scenario, ctx: BenchContext, settings: { co
   // Ours and each reference in turn, `rounds` times (each run duration / rounds seconds, the warm-up
   // only before the first), so that drift of a noisy machine hits every side alike.
   const sides = [
-    { key: 'ours', label: 'cauri', target: scenario.target(ctx) },
-    ...scenario.references.map((key) => ({ key, label: REFERENCES[key].label, target: REFERENCES[key].target(ctx) })),
+    { key: 'ours', label: 'cauri', target: scenario.target(ctx), split: scenario.targets?.(ctx) },
+    ...scenario.references.map((key) => ({ key, label: REFERENCES[key].label, target: REFERENCES[key].target(ctx), split: undefined })),
   ];
+  const cpuGroups = scenario.cpu?.(ctx);
+  const cpu = new Map(sides.map((side) => [side.key, cpuGroups === undefined ? undefined : new CpuProbe(cpuGroups)]));
   const runs = new Map<string, Measurement[]>(sides.map((s) => [s.key, []]));
   const duration = Math.max(1, Math.round(settings.duration / settings.rounds));
   const writer = scenario.writer === undefined ? undefined : new WriterProbe(scenario.writer(ctx));
   for (let round = 0; round < settings.rounds; round++) {
     for (const side of sides) {
       const label = `${scenario.name} / ${side.key} / round ${round + 1}`;
-      const probe = side.key === 'ours' ? writer : undefined;
-      const measured = await measure(label, side.target, { connections: scenario.connections ?? settings.connections, duration, warmup: round === 0 ? settings.warmup : 0 }, probe);
+      const sideProbe = side.key === 'ours' && writer !== undefined ? writer : cpu.get(side.key);
+      const load = { connections: scenario.connections ?? settings.connections, duration, warmup: round === 0 ? settings.warmup : 0 };
+      const measured = side.split === undefined ? await measure(label, side.target, load, sideProbe) : await measureSplit(label, side.split, load, sideProbe);
       log(`    round ${round + 1}, ${side.key}: ${measured.rps.toFixed(0)}/s`);
       runs.get(side.key)?.push(measured);
       await pause(500);
@@ -301,9 +311,15 @@ async function runScenario(scenario: Scenario, ctx: BenchContext, settings: { co
       : `Latency goal read at ${Math.round((held.rate / ours.rps) * 100)} % of the measured maximum: ours held at ${Math.round(held.rate).toLocaleString('en-US')} requests a second ` +
         `for ${settings.duration} s over the same ${scenario.connections ?? settings.connections} connections answered ${Math.round(held.measured.rps).toLocaleString('en-US')} a second, ` +
         `p50 ${held.measured.p50} ms, p99 ${held.measured.p99} ms. At the maximum rate the p99 (${ours.p99} ms, the worst round's) is mostly time spent queueing behind the other connections.`;
+  const cpuNote =
+    cpuGroups === undefined
+      ? undefined
+      : 'Cores kept busy on average during the measured runs (2.00 would be both cores of this machine all the time; PostgreSQL and Redis count every process of that name on the machine): ' +
+        sides.map((side) => `${side.key === 'ours' ? 'two API processes and a worker' : REFERENCES[side.key as keyof typeof REFERENCES].short}: ${cpu.get(side.key)?.summary() ?? ''}`).join('; ') +
+        '.';
   const writerNote =
     writer === undefined
-      ? undefined
+      ? cpuNote
       : writer.note(answered, ratioGoal === undefined || goalRef === undefined ? undefined : { ratio: ratioGoal.ratio, referenceRps: goalRef.row.rps, referenceLabel: REFERENCES[goalRef.key as keyof typeof REFERENCES].short });
   const goal: ScenarioResult['goal'] =
     scenario.goal === undefined

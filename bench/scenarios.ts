@@ -3,6 +3,8 @@ import { PEER_CLIENT_ID, PEER_CLIENT_SECRET, PEER_SCOPE } from './constants.js';
 import type { LoadTarget } from './load.js';
 import { measureOfflineVerification, type LoopMeasurement } from './offline.js';
 import { POSITIONS_FILLS, type PositionsTarget } from './positions.js';
+import type { ScaledOutFixture } from './orders.js';
+import type { CpuGroup } from './cpu.js';
 
 /** What the scenarios may use: the servers' base URLs and the fixtures prepared before any load. */
 export interface BenchContext {
@@ -23,6 +25,8 @@ export interface BenchContext {
   orders: { sqlite: OrderTarget; postgres: OrderTarget | null };
   /** A subject of the embedded service with POSITIONS_FILLS fills applied. */
   positions: PositionsTarget;
+  /** One process, and two API processes with a worker process, on PostgreSQL and Redis, when both are configured. */
+  scaled: ScaledOutFixture | null;
 }
 
 export interface OrderTarget {
@@ -32,7 +36,7 @@ export interface OrderTarget {
   body: string;
 }
 
-function orderTarget(target: OrderTarget): LoadTarget {
+export function orderTarget(target: OrderTarget): LoadTarget {
   return {
     url: `${target.service}/v1/orders`,
     requests: [
@@ -48,7 +52,7 @@ function orderTarget(target: OrderTarget): LoadTarget {
 }
 
 /** The reference servers a scenario is compared against; each is loaded right after the scenario. */
-export type ReferenceName = 'bare-json' | 'bare-post' | 'bare-durable' | 'bare-signed-durable' | 'bare-pg-order' | 'sqlite-orders' | 'oidc-peer-token';
+export type ReferenceName = 'bare-json' | 'bare-post' | 'bare-durable' | 'bare-signed-durable' | 'bare-pg-order' | 'sqlite-orders' | 'oidc-peer-token' | 'one-process-orders';
 
 /** A bare POST of the KYC1 body to one of the bare server's routes. */
 function barePost(ctx: BenchContext, path: string): LoadTarget {
@@ -85,6 +89,11 @@ export const REFERENCES: Record<ReferenceName, { label: string; short: string; t
     label: 'cauri `POST /v1/orders` on SQLite (the same order, the embedded service, in the same run)',
     short: 'SQLite orders',
     target: (ctx) => orderTarget(ctx.orders.sqlite),
+  },
+  'one-process-orders': {
+    label: 'one process: `cauri serve --role all` on PostgreSQL and Redis, every connection to it',
+    short: 'one process',
+    target: (ctx) => orderTarget((ctx.scaled as ScaledOutFixture).single),
   },
   'oidc-peer-token': {
     label: 'oidc-provider `POST /token` (client credentials, Basic auth, form body)',
@@ -142,6 +151,10 @@ export interface HttpScenario {
   available?: (ctx: BenchContext) => boolean;
   /** Concurrent connections for this scenario, when not the run's (BENCH_CONNECTIONS). */
   connections?: number;
+  /** Ours spread over several processes (the connections shared out evenly), instead of `target`. */
+  targets?: (ctx: BenchContext) => LoadTarget[];
+  /** Processes whose CPU is measured around every measured run (ours and the references), reported per side. */
+  cpu?: (ctx: BenchContext) => Record<string, CpuGroup>;
 }
 
 /** A scenario measured inside this process (no HTTP): ours and a reference, in alternating rounds. */
@@ -241,6 +254,29 @@ export const SCENARIOS: readonly Scenario[] = [
     references: ['bare-pg-order', 'sqlite-orders', 'bare-post'],
     goal: { ratio: 0.4, of: 'bare-pg-order' },
     available: (ctx) => ctx.orders.postgres !== null,
+  },
+  {
+    kind: 'http',
+    name: 'order submission (scaled out)',
+    description:
+      'The order submission of PostgreSQL, with Redis for the rate limits, spread evenly over two `cauri serve --role api` processes beside one `cauri serve --role worker` (routing and fills), against one `cauri serve --role all` process taking every connection; each deployment on a database of its own on the same server',
+    target: (ctx) => orderTarget((ctx.scaled as ScaledOutFixture).apis[0] as OrderTarget),
+    targets: (ctx) => (ctx.scaled as ScaledOutFixture).apis.map(orderTarget),
+    references: ['one-process-orders'],
+    goal: { ratio: 1.5, of: 'one-process-orders' },
+    available: (ctx) => ctx.scaled !== null,
+    cpu: (ctx) => {
+      const pids = (ctx.scaled as ScaledOutFixture).pids;
+      return {
+        'API 1': { pids: [pids.apis[0] as number] },
+        'API 2': { pids: [pids.apis[1] as number] },
+        worker: { pids: [pids.worker] },
+        'one process': { pids: [pids.single] },
+        PostgreSQL: { command: 'postgres' },
+        'Redis': { command: 'redis-server' },
+        'load generator': { pids: [process.pid] },
+      };
+    },
   },
   {
     kind: 'http',

@@ -173,7 +173,7 @@ export function createServices(
       runSessions: options.runFixSessions === true,
       plaintextAllowed: config.fixPlaintextAllowed,
       owner,
-      leaseMs: 15_000,
+      leaseMs: config.leaseSeconds * 500,
       connectTimeoutMs: 10_000,
       answerTimeoutMs: 10_000,
       random: Math.random,
@@ -203,8 +203,8 @@ export function createServices(
   });
   const settlementDays = (exchange: keyof typeof EXCHANGE_INFO) => EXCHANGE_INFO[exchange].settlement_days;
   const positions = new PositionService(reference, calendars, clock, { dialect, settlementDays });
-  const router = new Router(db, storage.transact, connectors, clock, { livemode: config.livemode, dialect, handOverTimeoutMs: 2000, leaseMs: 30_000, owner, random: Math.random }, log, positions);
-  const expiry = new OrderExpiry(db, storage.transact, router, clock, { dialect, leaseMs: 30_000 }, log);
+  const router = new Router(db, storage.transact, connectors, clock, { livemode: config.livemode, dialect, handOverTimeoutMs: 2000, leaseMs: config.leaseSeconds * 1000, owner, random: Math.random }, log, positions);
+  const expiry = new OrderExpiry(db, storage.transact, router, clock, { dialect, leaseMs: config.leaseSeconds * 1000 }, log);
   const testClocks = config.mode === 'sandbox' ? new TestClockService(db, storage.transact, connectors, router, expiry, clock, log) : undefined;
   const orders = new OrderService(
     connectors,

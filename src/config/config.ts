@@ -38,6 +38,12 @@ export interface Config {
   readonly attestationValidityDays: number;
   /** Background workers run in this process (`all`) or in separate `cauri worker` processes (`none`). */
   readonly workers: WorkerSet;
+  /**
+   * How long a process holds the work it claimed (orders being routed or expired, a partner's report
+   * log) without renewing it; after it dies, another process takes over within this time. FIX
+   * sessions are held for half of it.
+   */
+  readonly leaseSeconds: number;
   /** Seed synthetic partners and instruments on first start (sandbox default). */
   readonly seedSandboxData: boolean;
   /**
@@ -182,6 +188,7 @@ export function parseConfig(env: Env): Config {
     contact: get('CAURI_CONTACT') ?? 'security@cauri.example',
     attestationValidityDays: integer(env, 'CAURI_ATTESTATION_VALIDITY_DAYS', 365, 1, 3650),
     workers: oneOf(env, 'CAURI_WORKERS', ['all', 'none'] as const, 'all'),
+    leaseSeconds: integer(env, 'CAURI_LEASE_SECONDS', 30, 2, 3600),
     seedSandboxData: boolean(env, 'CAURI_SEED', mode === 'sandbox'),
     sandboxMarketHours: oneOf(env, 'CAURI_SANDBOX_MARKET_HOURS', ['exchange', 'always'] as const, 'exchange'),
     referenceRefreshSeconds: integer(env, 'CAURI_REFERENCE_REFRESH_SECONDS', 10, 1, 3600),

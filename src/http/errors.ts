@@ -2,6 +2,10 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, validationError, type ErrorDetail } from '../lib/errors.js';
 import { detailsFromAjv } from '../lib/validation.js';
 import type { ErrorObject } from 'ajv';
+import { isDatabaseUnavailable } from '../storage/unavailable.js';
+
+/** Whole seconds a client waits before retrying while the database is unreachable (a restart takes a few). */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
 
 /** Names the part of the request a validation error is about, as the API's `details.field` does. */
 const ROOT_OF_CONTEXT: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
@@ -38,6 +42,12 @@ export function toApiError(error: unknown, request?: FastifyRequest): ApiError {
     const detail: ErrorDetail = { field: 'body', rule: error instanceof SyntaxError ? 'json' : 'request', value: null };
     return validationError([detail], error instanceof SyntaxError ? `Request body is not valid JSON: ${e.message}` : e.message);
   }
+  if (isDatabaseUnavailable(error)) {
+    return new ApiError('service_unavailable', 'The database is unreachable; nothing was kept. Retry after Retry-After seconds (a POST with the same Idempotency-Key)', {
+      headers: { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS) },
+      cause: error,
+    });
+  }
   return new ApiError('internal_error', 'Internal error; retry with the same Idempotency-Key', { cause: error });
 }
 
@@ -46,7 +56,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: u
   if (apiError.code === 'internal_error') {
     request.log.error({ err: apiError.cause ?? error }, 'request failed');
   } else if (apiError.status >= 500) {
-    request.log.warn({ err: error }, 'request failed');
+    request.log.warn({ err: apiError.cause ?? error }, 'request failed');
   }
   if (apiError.headers !== undefined) reply.headers(apiError.headers);
   const body: Record<string, unknown> = {

@@ -13,7 +13,7 @@ import { isRateLimitedPath } from './rate-limit.js';
  *   credentials scheme and as a bearer token;
  * - the error responses every route of its kind can give (401 and 403 on protected routes, 429 on
  *   rate-limited ones, 413, 415 and 422 where a body or parameters are validated, 409 under an
- *   Idempotency-Key, 408 and 500 everywhere), each with the Error schema;
+ *   Idempotency-Key, 408, 500 and 503 everywhere), each with the Error schema;
  * - the response headers the service sends (X-Request-Id, the X-RateLimit headers, Retry-After,
  *   Idempotent-Replayed, WWW-Authenticate), and the Idempotency-Key header as the service requires it;
  * - named schemas: every schema with a `title` becomes `components.schemas[title]`, referenced
@@ -133,6 +133,7 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
   '422': '`validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which.',
   '429': '`rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds.',
   '500': '`internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key).',
+  '503': '`service_unavailable`: the database cannot be reached (a restart, a failover); nothing was kept. Retry after `Retry-After` seconds (a POST with the same Idempotency-Key).',
 };
 
 const SUCCESS_DESCRIPTIONS: Record<string, string> = { '200': 'OK', '201': 'Created', '202': 'Accepted', '204': 'No content', '304': 'Not modified' };
@@ -200,12 +201,14 @@ export function finishDocument(document: OpenApiDocument, facts: ReadonlyMap<str
 
 function describeResponses(operation: OpenApiOperation, fact: RouteFacts, headersUsed: Set<string>): void {
   const responses = (operation.responses ??= {});
-  const errors = ['408', '500'];
+  const errors = ['408', '500', '503'];
   if (fact.scope !== undefined) errors.push('401', '403');
   if (fact.rateLimited) errors.push('429');
   if (fact.hasBody) errors.push('413', '415', '422');
   if (fact.hasParameters || fact.idempotent) errors.push('422');
   if (fact.idempotent) errors.push('409');
+  // A route's own response for one of these statuses (readiness's 503) keeps its own headers.
+  const shared = new Set(errors.filter((status) => responses[status] === undefined));
   for (const status of errors) responses[status] ??= { content: { 'application/json': { schema: ERROR_REF } } };
 
   const header = (response: OpenApiResponse, name: string) => {
@@ -220,7 +223,7 @@ function describeResponses(operation: OpenApiOperation, fact: RouteFacts, header
     response.headers = canonicalHeaderNames(response.headers);
     header(response, 'X-Request-Id');
     if (fact.rateLimited) for (const name of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) header(response, name);
-    if (status === '429') header(response, 'Retry-After');
+    if (status === '429' || (status === '503' && shared.has(status))) header(response, 'Retry-After');
     if (status === '409' && fact.idempotent) header(response, 'Retry-After-Conflict');
     if ((status === '401' || status === '403') && fact.scope !== undefined) header(response, 'WWW-Authenticate');
     if (fact.idempotent && status.startsWith('2')) header(response, 'Idempotent-Replayed');

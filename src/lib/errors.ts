@@ -12,7 +12,8 @@ export type ErrorCode =
   | 'request_timeout'
   | 'validation_error'
   | 'rate_limit_exceeded'
-  | 'internal_error';
+  | 'internal_error'
+  | 'service_unavailable';
 
 export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   unauthorized: 401,
@@ -26,6 +27,8 @@ export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   validation_error: 422,
   rate_limit_exceeded: 429,
   internal_error: 500,
+  // The database cannot be reached (restarting, failing over, out of connections): nothing was kept.
+  service_unavailable: 503,
 };
 
 /** One entry of an error body's `details`: which field, which rule, and the offending value. */

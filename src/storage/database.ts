@@ -157,7 +157,19 @@ async function openPostgres(url: string, options: StorageOptions): Promise<Stora
     // Statements issued without waiting for the one before go out together (see WirePool).
     pipeline: true,
     ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
+    // A request waits at most this long for a connection (the server unreachable or every connection
+    // busy), then fails as `service_unavailable` (503) rather than hanging.
+    connectionTimeoutMillis: 10_000,
+    keepAlive: true,
   });
+  // An idle connection that breaks (the server restarted, a failover, a network cut) is reported
+  // here; without a listener that report would end the process. The pool has already dropped the
+  // connection and opens a new one for the next request, so the service recovers by itself.
+  pool.on('error', () => {});
+  // A connection that breaks while a request holds it (between two statements of a transaction) is
+  // reported on its client: the request's next statement fails (503), and the pool drops the client
+  // when it is released. Without this listener the report would end the process.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const changes = new ChangeListener({ connectionString: url, ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }) });
   const wire = new WirePool(pool, { prepare: options.pgPreparedStatements !== false, touchedKept: () => changes.touched() });
   const dialect = new PostgresDialect({ pool: wire });

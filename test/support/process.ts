@@ -25,13 +25,22 @@ export async function spawnWorker(t: TestContext, env: Record<string, string>): 
   return spawnCommand(t, 'worker', env, /(workers running)/);
 }
 
-async function spawnCommand(t: TestContext, command: string, env: Record<string, string>, ready: RegExp): Promise<SpawnedProcess> {
+/**
+ * Runs `cauri serve --role <role>`: `api` and `all` once they listen (with their base URL), `worker`
+ * once its workers run (base is then empty).
+ */
+export async function spawnRole(t: TestContext, role: 'api' | 'worker' | 'all', env: Record<string, string>): Promise<SpawnedProcess> {
+  const spawned = await spawnCommand(t, ['serve', '--role', role], env, role === 'worker' ? /(workers running)/ : /"address":"(http:\/\/[^"]+)"/);
+  return role === 'worker' ? { ...spawned, base: '' } : spawned;
+}
+
+async function spawnCommand(t: TestContext, command: string | string[], env: Record<string, string>, ready: RegExp): Promise<SpawnedProcess> {
   return spawnCommandIn(t, CLI, command, env, ready);
 }
 
 /** Runs a command of the `cauri` entry point at `cli` (an installed package's, say) until `ready` matches its output. */
-export async function spawnCommandIn(t: TestContext, cli: string, command: string, env: Record<string, string>, ready: RegExp): Promise<SpawnedProcess> {
-  const child = spawn(process.execPath, [cli, command], {
+export async function spawnCommandIn(t: TestContext, cli: string, command: string | string[], env: Record<string, string>, ready: RegExp): Promise<SpawnedProcess> {
+  const child = spawn(process.execPath, [cli, ...(typeof command === 'string' ? [command] : command)], {
     // Tests on real time run at any hour: the simulated exchange trades at any hour unless a test says
     // otherwise. No load balancer waits for these processes to fail readiness: they stop at once.
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', CAURI_SANDBOX_MARKET_HOURS: 'always', CAURI_SHUTDOWN_DELAY_SECONDS: '0', ...env },
@@ -47,7 +56,7 @@ export async function spawnCommandIn(t: TestContext, cli: string, command: strin
     await exited;
   };
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`service did not start:\n${output}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`service did not start:\n${output}`)), 60_000);
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();

@@ -46,35 +46,60 @@ function closeOnSignal(runtime: Runtime, http: boolean): void {
   process.once('SIGINT', () => shutdown('SIGINT'));
 }
 
+/** What one process runs: the HTTP API, the background workers, or both (docs/production.md, "Process layout"). */
+export type Role = 'api' | 'worker' | 'all';
+export const ROLES: readonly Role[] = ['api', 'worker', 'all'];
+
+/**
+ * The role of a `cauri serve` process: `--role` when given; otherwise `api` when CAURI_WORKERS=none
+ * (the older way to say it) and `all` by default. A role that is not one of the three is refused,
+ * naming the valid ones.
+ */
+export function resolveRole(flag: string | undefined, workers: 'all' | 'none'): Role {
+  if (flag === undefined) return workers === 'none' ? 'api' : 'all';
+  const role = flag.trim().toLowerCase();
+  if (!(ROLES as readonly string[]).includes(role)) throw new CliError(`--role must be one of ${ROLES.join(', ')} (got "${flag}")`);
+  return role as Role;
+}
+
+async function runRole(role: Role): Promise<void> {
+  // Every role is the same runtime: `api` without the workers, `worker` without a listening socket.
+  // Processes coordinate through the database (leases) and Redis (rate limits).
+  const config = { ...loadConfig(), workers: role === 'api' ? ('none' as const) : ('all' as const) };
+  const runtime = await createRuntime(config);
+  if (role === 'worker') {
+    runtime.app.log.info({ database: runtime.storage.dialect, role }, `${config.serviceName} workers running`);
+    closeOnSignal(runtime, false);
+    return;
+  }
+  let address: string;
+  try {
+    address = await runtime.app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    // The workers already started and the database is open: both are closed before exiting.
+    await runtime.close();
+    const reason = listenFailure(error, config.host, config.port);
+    throw reason === null ? error : new CliError(reason);
+  }
+  runtime.app.log.info({ address, database: runtime.storage.dialect, role, workers: config.workers }, `${config.serviceName} listening`);
+  closeOnSignal(runtime, true);
+}
+
 export function registerServe(program: Command): void {
   program
     .command('serve')
-    .description('Run the HTTP API (and, unless CAURI_WORKERS=none, the background workers)')
-    .action(async () => {
-      const config = loadConfig();
-      const runtime = await createRuntime(config);
-      let address: string;
-      try {
-        address = await runtime.app.listen({ host: config.host, port: config.port });
-      } catch (error) {
-        // The workers already started and the database is open: both are closed before exiting.
-        await runtime.close();
-        const reason = listenFailure(error, config.host, config.port);
-        throw reason === null ? error : new CliError(reason);
-      }
-      runtime.app.log.info({ address, database: runtime.storage.dialect, workers: config.workers }, `${config.serviceName} listening`);
-      closeOnSignal(runtime, true);
+    .description('Run the service: --role api (the HTTP API), worker (the background workers, no HTTP) or all (both; the default)')
+    .option('--role <role>', `what this process runs: ${ROLES.join(', ')} (default all, or api when CAURI_WORKERS=none)`)
+    .action(async (options: { role?: string }) => {
+      // The role is checked before anything is opened, so a typo fails at once and touches nothing.
+      const role = resolveRole(options.role, loadConfig().workers);
+      await runRole(role);
     });
 
   program
     .command('worker')
-    .description('Run only the background workers (routing, order expiry, webhook delivery, daily snapshot, maintenance), without HTTP')
+    .description('The same as `cauri serve --role worker`: only the background workers, without HTTP')
     .action(async () => {
-      // A worker process is the same runtime with its workers on and no listening socket; API
-      // processes then run with CAURI_WORKERS=none. They coordinate through the database.
-      const config = { ...loadConfig(), workers: 'all' as const };
-      const runtime = await createRuntime(config);
-      runtime.app.log.info({ database: runtime.storage.dialect }, `${config.serviceName} workers running`);
-      closeOnSignal(runtime, false);
+      await runRole('worker');
     });
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../lib/clock.js';
-import { newId, type OrderId } from '../../lib/ids.js';
+import { deterministicId, newId, type OrderId } from '../../lib/ids.js';
 import type { Database } from '../../storage/schema.js';
 import type { SandboxJournalTable } from '../routing.table.js';
 import type { Transact } from '../../storage/database.js';
@@ -37,6 +37,15 @@ const journalAfter = new PreparedQuery(2, (qb, connector: string, after: string)
 );
 
 /**
+ * How late an entry may become visible after its id was made: the duration of the writer's
+ * transaction. Another process's entry can commit after a newer one, so reading only past the newest
+ * id seen would miss it for good; the look-back reads the ids of this window again.
+ */
+const LATE_ENTRY_MS = 5000;
+/** Entries fetched by id in one statement at most (well under both dialects' parameter limits). */
+const FETCH_CHUNK = 500;
+
+/**
  * A sandbox partner whose state survives restarts and is shared by every process of a deployment.
  * The simulated SGI is a pure function of the calls made to it and their times, so each call is
  * written to `sandbox_journal` and each instance replays the journal entries it has not seen before
@@ -49,7 +58,12 @@ export class JournaledSandboxConnector implements PartnerConnector {
   readonly #simulator: SgiSimulator;
   readonly #journal: string;
   readonly #now: () => Promise<number>;
+  /** The newest entry replayed (or written) here. */
   #lastEntry = '';
+  /** Every entry older than this one is replayed here. */
+  #floor = '';
+  /** The entries at or after `#floor` replayed here, so that the look-back replays none twice. */
+  readonly #seen = new Set<string>();
 
   constructor(
     name: string,
@@ -70,26 +84,33 @@ export class JournaledSandboxConnector implements PartnerConnector {
   }
 
   async cancel(orderId: OrderId, request: CancelRequest): Promise<CancelResult> {
+    // The order may have been submitted by another process: its entry is read even if it came late.
+    await this.#catchUp(true);
     const at = await this.#record('cancel', orderId, request);
     return this.#simulator.cancel(orderId, request, at);
   }
 
   async amend(orderId: OrderId, request: AmendRequest): Promise<AmendResult> {
+    await this.#catchUp(true);
     const at = await this.#record('amend', orderId, request);
     return this.#simulator.amend(orderId, request, at);
   }
 
   async reports(since: string | null, options?: { limit?: number }): Promise<ReportBatch> {
-    await this.#catchUp();
+    await this.#catchUp(true);
     return this.#simulator.reports(since, await this.#now(), options);
   }
 
-  /** Journals a call (before making it, so that a failed attempt also counts) and returns its time. */
+  /**
+   * Journals a call (before making it, so that a failed attempt also counts) and returns its time.
+   * The entries past the newest one seen are read, and this call's written, in one transaction whose
+   * statements go out together (one round trip on PostgreSQL); the read does not see the new entry.
+   */
   async #record(kind: SandboxJournalTable['kind'], orderId: string, payload: OrderForPartner | CancelRequest | AmendRequest): Promise<number> {
+    // The set of recent ids stays bounded in a process that only submits.
+    if (this.#seen.size > 50_000) await this.#catchUp(true);
     const at = await this.#now();
     const id = newId('event', at);
-    // The entries not seen yet are read, and this call's written, in one transaction whose
-    // statements go out together (one round trip on PostgreSQL); the read does not see the new entry.
     const { unseen } = await this.transact(async (trx) => {
       const read = journalAfter.execute(trx, this.#journal, this.#lastEntry);
       read.catch(() => undefined);
@@ -97,25 +118,52 @@ export class JournaledSandboxConnector implements PartnerConnector {
       // Not awaited here: the read is answered before the COMMIT sent behind it.
       return { unseen: read };
     });
-    this.#replay(await unseen);
-    this.#lastEntry = id;
+    for (const entry of await unseen) this.#apply(entry);
+    this.#saw(id);
     return at;
   }
 
-  async #catchUp(): Promise<void> {
-    this.#replay(await journalAfter.execute(this.db, this.#journal, this.#lastEntry));
+  /**
+   * Replays the entries not replayed here yet. The quick form reads past the newest entry seen (a
+   * submit needs nothing else); `lookBack` also reads again the ids of the last LATE_ENTRY_MS, where
+   * another process's entry may have committed after newer ones, and replays those it had missed.
+   */
+  async #catchUp(lookBack = false): Promise<void> {
+    // The set of recent ids stays bounded in a process that only submits.
+    if (this.#seen.size > 50_000) lookBack = true;
+    if (!lookBack) {
+      for (const entry of await journalAfter.execute(this.db, this.#journal, this.#lastEntry)) this.#apply(entry);
+      return;
+    }
+    const now = await this.#now();
+    const ids = await this.db.selectFrom('sandbox_journal').select('id').where('connector', '=', this.#journal).where('id', '>', this.#floor).orderBy('id').execute();
+    const missing = ids.map((row) => row.id).filter((id) => !this.#seen.has(id));
+    for (let i = 0; i < missing.length; i += FETCH_CHUNK) {
+      const entries = await this.db.selectFrom('sandbox_journal').selectAll().where('id', 'in', missing.slice(i, i + FETCH_CHUNK)).orderBy('id').execute();
+      for (const entry of entries) this.#apply(entry);
+    }
+    // Everything read up to now; an entry older than the window that is not visible yet never will be.
+    const floor = deterministicId('event', Math.max(0, now - LATE_ENTRY_MS), '');
+    if (floor > this.#floor) {
+      this.#floor = floor;
+      for (const id of this.#seen) if (id < floor) this.#seen.delete(id);
+    }
   }
 
-  #replay(entries: SandboxJournalTable[]): void {
-    for (const entry of entries) {
-      try {
-        replay(this.#simulator, entry);
-      } catch (error) {
-        // A replayed attempt that failed then (the partner was unavailable) fails again: expected.
-        if (!(error instanceof ConnectorUnavailableError)) throw error;
-      }
-      this.#lastEntry = entry.id;
+  #apply(entry: SandboxJournalTable): void {
+    if (this.#seen.has(entry.id) || (entry.id < this.#floor)) return;
+    try {
+      replay(this.#simulator, entry);
+    } catch (error) {
+      // A replayed attempt that failed then (the partner was unavailable) fails again: expected.
+      if (!(error instanceof ConnectorUnavailableError)) throw error;
     }
+    this.#saw(entry.id);
+  }
+
+  #saw(id: string): void {
+    this.#seen.add(id);
+    if (id > this.#lastEntry) this.#lastEntry = id;
   }
 }
 
