@@ -115,7 +115,7 @@ interface Body {
 const app = Fastify({ logger: false });
 
 const sqlitePath = process.env.BARE_SQLITE_PATH;
-if (sqlitePath === undefined || sqlitePath === '') throw new Error('BARE_SQLITE_PATH must name the floor routes\' database file');
+if (sqlitePath === undefined || sqlitePath === '') throw new Error("BARE_SQLITE_PATH must name the floor routes' database file");
 const db = new SqliteDatabase(sqlitePath);
 db.pragma('journal_mode = WAL');
 db.pragma('synchronous = FULL');
@@ -141,10 +141,18 @@ function durableInsert(id: string, document: string): Promise<void> {
 
 const { privateKey } = generateKeyPairSync('ed25519');
 function signOnPool(data: Buffer): Promise<Buffer> {
-  return new Promise((resolve, reject) => sign(null, data, privateKey, (error, signature) => (error === null ? resolve(signature) : reject(error))));
+  return new Promise((resolve, reject) =>
+    sign(null, data, privateKey, (error, signature) => (error === null ? resolve(signature) : reject(error))),
+  );
 }
 
-app.get('/bare/json', { schema: { response: { 200: { type: 'object', properties: { data: { type: 'array', items: Item }, has_more: { type: 'boolean' } } } } } }, async () => PAGE);
+app.get(
+  '/bare/json',
+  {
+    schema: { response: { 200: { type: 'object', properties: { data: { type: 'array', items: Item }, has_more: { type: 'boolean' } } } } },
+  },
+  async () => PAGE,
+);
 
 const postSchema = { schema: { body: ValidatedBody, response: { 201: Created } } };
 /** The answer of every bare POST: the body with an id and the time it was received. */
@@ -178,7 +186,8 @@ app.post<{ Body: Body }>('/bare/signed-durable', postSchema, async (request, rep
  */
 const pgUrl = process.env.BARE_DATABASE_URL;
 const pgSchema = `bare_floor_${randomUUID().slice(0, 8)}`;
-const pool = pgUrl === undefined || pgUrl === '' ? null : new pg.Pool({ connectionString: pgUrl, max: 10, options: `-c search_path=${pgSchema}` });
+const pool =
+  pgUrl === undefined || pgUrl === '' ? null : new pg.Pool({ connectionString: pgUrl, max: 10, options: `-c search_path=${pgSchema}` });
 if (pool !== null) {
   const admin = new pg.Client({ connectionString: pgUrl });
   await admin.connect();

@@ -67,7 +67,8 @@ export class CpuProbe implements Probe {
     const now = this.#read();
     this.seconds += performance.now() / 1000 - this.#start.at;
     // A postgres backend that ended during the run takes its CPU with it: never count less than 0.
-    for (const name of Object.keys(now)) this.used[name] = (this.used[name] ?? 0) + Math.max(0, (now[name] ?? 0) - (this.#start.used[name] ?? 0));
+    for (const name of Object.keys(now))
+      this.used[name] = (this.used[name] ?? 0) + Math.max(0, (now[name] ?? 0) - (this.#start.used[name] ?? 0));
     this.#start = undefined;
   }
 

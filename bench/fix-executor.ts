@@ -21,8 +21,14 @@ export interface RunningExecutor {
 }
 
 export function assertLoopbackOnly(): void {
-  const links = spawnSync('ip', ['-o', 'link', 'show'], { encoding: 'utf8' }).stdout.trim().split('\n').map((l) => l.split(':')[1]?.trim());
-  if (links.length !== 1 || links[0] !== 'lo') throw new Error(`QuickFIX acceptors listen on every address; refusing to start one outside a loopback-only network namespace (interfaces: ${links.join(', ')})`);
+  const links = spawnSync('ip', ['-o', 'link', 'show'], { encoding: 'utf8' })
+    .stdout.trim()
+    .split('\n')
+    .map((l) => l.split(':')[1]?.trim());
+  if (links.length !== 1 || links[0] !== 'lo')
+    throw new Error(
+      `QuickFIX acceptors listen on every address; refusing to start one outside a loopback-only network namespace (interfaces: ${links.join(', ')})`,
+    );
 }
 
 async function waitForPort(port: number, deadline: number): Promise<void> {

@@ -82,7 +82,13 @@ async function expectJson<T>(res: Response, status: number, what: string): Promi
   return JSON.parse(text) as T;
 }
 
-const sample = (text: string, series: string) => Number(text.split('\n').find((l) => l.startsWith(`${series} `))?.slice(series.length + 1) ?? 'NaN');
+const sample = (text: string, series: string) =>
+  Number(
+    text
+      .split('\n')
+      .find((l) => l.startsWith(`${series} `))
+      ?.slice(series.length + 1) ?? 'NaN',
+  );
 
 async function main(): Promise<void> {
   const output = process.env.BENCH_FIX_OUTPUT;
@@ -112,11 +118,25 @@ async function main(): Promise<void> {
       REDIS_URL: '',
       CAURI_PUBLIC_URL: '',
     };
-    const created = JSON.parse(await runNode(CLI, ['clients', 'create', '--name', 'bench-fix', '--json'], { ...env, LOG_LEVEL: 'silent' }, dataDir)) as { client_id: string; client_secret: string };
+    const created = JSON.parse(
+      await runNode(CLI, ['clients', 'create', '--name', 'bench-fix', '--json'], { ...env, LOG_LEVEL: 'silent' }, dataDir),
+    ) as { client_id: string; client_secret: string };
     const partnersFile = join(dataDir, 'fix-partner.json');
-    const fix = { host: '127.0.0.1', port: executor.port, sender_comp_id: 'CAURI', target_comp_id: 'EXEC', tls: false, account: 'CAURI-BENCH' };
-    writeFileSync(partnersFile, JSON.stringify([{ name: 'Executor Titres', jurisdiction: 'UEMOA', capabilities: ['equities'], connector: 'fix', fix }]));
-    const imported = JSON.parse(await runNode(CLI, ['partners', 'import', partnersFile, '--json'], { ...env, LOG_LEVEL: 'silent' }, dataDir)) as { applied: { id: string }[] };
+    const fix = {
+      host: '127.0.0.1',
+      port: executor.port,
+      sender_comp_id: 'CAURI',
+      target_comp_id: 'EXEC',
+      tls: false,
+      account: 'CAURI-BENCH',
+    };
+    writeFileSync(
+      partnersFile,
+      JSON.stringify([{ name: 'Executor Titres', jurisdiction: 'UEMOA', capabilities: ['equities'], connector: 'fix', fix }]),
+    );
+    const imported = JSON.parse(
+      await runNode(CLI, ['partners', 'import', partnersFile, '--json'], { ...env, LOG_LEVEL: 'silent' }, dataDir),
+    ) as { applied: { id: string }[] };
     const fixPartner = imported.applied[0]?.id ?? '';
     const sandboxPartner = SANDBOX_PARTNERS.find((p) => p.name.startsWith('Baobab'))?.id ?? '';
 
@@ -139,7 +159,11 @@ async function main(): Promise<void> {
     log(`service at ${service.base}; FIX session of ${fixPartner} logged on to the executor at port ${executor.port}`);
 
     const tokenBody = await expectJson<{ access_token: string }>(
-      await fetch(`${service.base}/v1/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ grant_type: 'client_credentials', client_id: created.client_id, client_secret: created.client_secret }) }),
+      await fetch(`${service.base}/v1/auth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ grant_type: 'client_credentials', client_id: created.client_id, client_secret: created.client_secret }),
+      }),
       200,
       'token',
     );
@@ -153,19 +177,39 @@ async function main(): Promise<void> {
           subject_id: 'inv-bench-fix',
           level: 'KYC3',
           jurisdictions: ['UEMOA'],
-          verifications: ['id_doc', 'selfie', 'address', 'liveness', 'source_of_funds', 'pep'].map((type) => ({ type, verified_at: '2026-11-20T09:00:00Z' })),
+          verifications: ['id_doc', 'selfie', 'address', 'liveness', 'source_of_funds', 'pep'].map((type) => ({
+            type,
+            verified_at: '2026-11-20T09:00:00Z',
+          })),
         }),
       }),
       201,
       'attestation',
     );
-    const instrument = await expectJson<{ reference_price_cents: number; tick_size_cents: number; price_band_bps: number | null }>(await fetch(`${service.base}/v1/instruments/KOLA.BRVM`), 200, 'instrument');
+    const instrument = await expectJson<{ reference_price_cents: number; tick_size_cents: number; price_band_bps: number | null }>(
+      await fetch(`${service.base}/v1/instruments/KOLA.BRVM`),
+      200,
+      'instrument',
+    );
     // The top of the band: a buy there is marketable at the simulated exchange, and the executor fills at the limit.
     const bps = instrument.price_band_bps ?? 0;
-    const limit = Math.floor((instrument.reference_price_cents * (10_000 + bps)) / 10_000 / instrument.tick_size_cents) * instrument.tick_size_cents;
-    const body = (partner: string) => JSON.stringify({ rcpt_to: partner, kyc_attestation_id: attestation.id, instrument: 'KOLA.BRVM', side: 'buy', qty: 1, limit_price_cents: limit });
+    const limit =
+      Math.floor((instrument.reference_price_cents * (10_000 + bps)) / 10_000 / instrument.tick_size_cents) * instrument.tick_size_cents;
+    const body = (partner: string) =>
+      JSON.stringify({
+        rcpt_to: partner,
+        kyc_attestation_id: attestation.id,
+        instrument: 'KOLA.BRVM',
+        side: 'buy',
+        qty: 1,
+        limit_price_cents: limit,
+      });
     const post = (partner: string) =>
-      fetch(`${service.base}/v1/orders`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json', 'idempotency-key': randomUUID() }, body: body(partner) });
+      fetch(`${service.base}/v1/orders`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+        body: body(partner),
+      });
     for (const partner of [fixPartner, sandboxPartner]) {
       const first = await expectJson<{ status: string }>(await post(partner), 201, `first order to ${partner}`);
       if (first.status !== 'routed') throw new Error(`the first order to ${partner} is ${first.status}, not routed`);
@@ -190,11 +234,19 @@ async function main(): Promise<void> {
               path: '/v1/orders',
               headers: { ...auth, 'content-type': 'application/json' },
               body: body(side.partner),
-              setupRequest: (request: Record<string, any>) => ({ ...request, headers: { ...request.headers, 'idempotency-key': randomUUID() } }),
+              setupRequest: (request: Record<string, any>) => ({
+                ...request,
+                headers: { ...request.headers, 'idempotency-key': randomUUID() },
+              }),
             },
           ],
         };
-        const measured = await measure(`FIX scenario / ${side.key} / round ${round + 1}`, target, { connections: settings.connections, duration: seconds, warmup: round === 0 ? settings.warmup : 0 }, side.probe);
+        const measured = await measure(
+          `FIX scenario / ${side.key} / round ${round + 1}`,
+          target,
+          { connections: settings.connections, duration: seconds, warmup: round === 0 ? settings.warmup : 0 },
+          side.probe,
+        );
         side.runs.push(measured);
         log(`  round ${round + 1}, ${side.key}: ${measured.rps.toFixed(0)}/s (p99 ${measured.p99} ms)`);
         // Let the routing worker catch up with the fills of the run before the other side starts.
@@ -250,7 +302,13 @@ async function main(): Promise<void> {
       events = [];
       for (let i = 0; i < ids.length; i += 500) {
         const chunk = ids.slice(i, i + 500);
-        events.push(...(db.prepare(`select subject_ref, type, created_at from events where type in ('order.created', 'order.routed', 'order.executed') and subject_ref in (${chunk.map(() => '?').join(',')})`).all(...chunk) as typeof events));
+        events.push(
+          ...(db
+            .prepare(
+              `select subject_ref, type, created_at from events where type in ('order.created', 'order.routed', 'order.executed') and subject_ref in (${chunk.map(() => '?').join(',')})`,
+            )
+            .all(...chunk) as typeof events),
+        );
       }
       if (events.filter((e) => e.type === 'order.executed').length >= ids.length || Date.now() > executedBy) break;
       await new Promise((resolve) => setTimeout(resolve, 200));
@@ -267,7 +325,9 @@ async function main(): Promise<void> {
         orders: mine.length,
         postToRouted: percentiles(of('order.routed')),
         postToExecuted: percentiles(of('order.executed')),
-        createdToRouted: percentiles(mine.map(([id]) => (byOrder.get(id)?.['order.routed'] as number) - (byOrder.get(id)?.['order.created'] as number))),
+        createdToRouted: percentiles(
+          mine.map(([id]) => (byOrder.get(id)?.['order.routed'] as number) - (byOrder.get(id)?.['order.created'] as number)),
+        ),
         roundTrip: percentiles(mine.map(([, s]) => s.roundTrip)),
       };
     };

@@ -40,7 +40,12 @@ export interface Probe {
 export async function measure(
   label: string,
   target: LoadTarget,
-  settings: { connections: number; duration: number; warmup: number; /** Requests a second from all connections together; unset: as fast as answered. */ rate?: number },
+  settings: {
+    connections: number;
+    duration: number;
+    warmup: number /** Requests a second from all connections together; unset: as fast as answered. */;
+    rate?: number;
+  },
   probe?: Probe,
 ): Promise<Measurement> {
   if (settings.warmup > 0) {
@@ -59,14 +64,21 @@ export async function measure(
  * connections shared out evenly: one autocannon run per target, side by side. The rate is their sum;
  * p50 and p99 are the slowest target's.
  */
-export async function measureSplit(label: string, targets: LoadTarget[], settings: { connections: number; duration: number; warmup: number }, probe?: Probe): Promise<Measurement> {
+export async function measureSplit(
+  label: string,
+  targets: LoadTarget[],
+  settings: { connections: number; duration: number; warmup: number },
+  probe?: Probe,
+): Promise<Measurement> {
   const share = (i: number) => Math.floor(settings.connections / targets.length) + (i < settings.connections % targets.length ? 1 : 0);
   if (settings.warmup > 0) {
     const warm = await Promise.all(targets.map((target, i) => autocannon({ ...target, connections: share(i), duration: settings.warmup })));
     warm.forEach((result, i) => check(`${label} (warm-up, process ${i + 1})`, result));
   }
   await probe?.start();
-  const results = await Promise.all(targets.map((target, i) => autocannon({ ...target, connections: share(i), duration: settings.duration })));
+  const results = await Promise.all(
+    targets.map((target, i) => autocannon({ ...target, connections: share(i), duration: settings.duration })),
+  );
   await probe?.stop();
   results.forEach((result, i) => check(`${label} (process ${i + 1})`, result));
   return {

@@ -74,7 +74,10 @@ export function measureOfflineVerification(
     const rate = (part: [number, number][]) => (part.reduce((a, [c]) => a + c, 0) * 1000) / part.reduce((a, [, t]) => a + t, 0);
     const rps = rate(slices);
     const q = Math.ceil(slices.length / 4);
-    const quarters = [0, 1, 2, 3].map((i) => slices.slice(i * q, (i + 1) * q)).filter((part) => part.length > 0).map(rate);
+    const quarters = [0, 1, 2, 3]
+      .map((i) => slices.slice(i * q, (i + 1) * q))
+      .filter((part) => part.length > 0)
+      .map(rate);
     return { rps, microsPerOp: 1e6 / rps, quarters };
   };
   return { ours: summary(oursSlices), reference: summary(rawSlices) };

@@ -38,7 +38,12 @@ const provider = new Provider(issuer, {
     },
   ],
   scopes: PEER_SCOPE.split(' '),
-  jwks: { keys: [{ ...ed, kid: 'ed', alg: 'EdDSA', use: 'sig' }, { ...rsa, kid: 'rsa', alg: 'RS256', use: 'sig' }] },
+  jwks: {
+    keys: [
+      { ...ed, kid: 'ed', alg: 'EdDSA', use: 'sig' },
+      { ...rsa, kid: 'rsa', alg: 'RS256', use: 'sig' },
+    ],
+  },
   features: {
     devInteractions: { enabled: false },
     clientCredentials: { enabled: true },

@@ -9,7 +9,10 @@ const KYC3_REQUEST = {
   subject_id: 'inv-bench-orders',
   level: 'KYC3',
   jurisdictions: ['UEMOA'],
-  verifications: ['id_doc', 'selfie', 'address', 'liveness', 'source_of_funds', 'pep'].map((type) => ({ type, verified_at: '2026-11-20T09:00:00Z' })),
+  verifications: ['id_doc', 'selfie', 'address', 'liveness', 'source_of_funds', 'pep'].map((type) => ({
+    type,
+    verified_at: '2026-11-20T09:00:00Z',
+  })),
 };
 
 async function expectJson<T>(res: Response, status: number, what: string): Promise<T> {
@@ -47,7 +50,11 @@ export async function orderFixture(service: string, token: string): Promise<Orde
   const body = JSON.stringify({ rcpt_to: partner?.id, kyc_attestation_id: attestation.id, instrument: 'KOLA.BRVM', side: 'buy', qty: 1 });
   // One order through the API first: its answer must be a routed order.
   const first = await expectJson<{ status: string }>(
-    await fetch(`${service}/v1/orders`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() }, body }),
+    await fetch(`${service}/v1/orders`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+      body,
+    }),
     201,
     'first order',
   );
@@ -82,9 +89,19 @@ export async function startPostgresService(
     await client.end();
   };
   try {
-    const created = JSON.parse(await runNode(cli, ['clients', 'create', '--name', 'bench-pg', '--json'], { ...env, LOG_LEVEL: 'silent' }, cwd)) as { client_id: string; client_secret: string };
+    const created = JSON.parse(
+      await runNode(cli, ['clients', 'create', '--name', 'bench-pg', '--json'], { ...env, LOG_LEVEL: 'silent' }, cwd),
+    ) as { client_id: string; client_secret: string };
     const port = await freePort();
-    const server = await spawnServer({ name: 'cauri serve (PostgreSQL)', script: cli, args: ['serve'], env: { ...env, PORT: String(port) }, cwd, timeoutMs: 90_000, ready: { kind: 'poll', base: `http://127.0.0.1:${port}`, path: '/readyz' } });
+    const server = await spawnServer({
+      name: 'cauri serve (PostgreSQL)',
+      script: cli,
+      args: ['serve'],
+      env: { ...env, PORT: String(port) },
+      cwd,
+      timeoutMs: 90_000,
+      ready: { kind: 'poll', base: `http://127.0.0.1:${port}`, path: '/readyz' },
+    });
     servers.push(server);
     const token = await exchangeToken(server.base, created.client_id, created.client_secret);
     return { orders: await orderFixture(server.base, token), drop };
@@ -109,7 +126,12 @@ export interface ScaledOutFixture {
  * of BENCH_REDIS_URL (or TEST_REDIS_URL), each on a database of its own (dropped afterwards): one
  * process that runs everything, and two API processes with one worker process. Null without both.
  */
-export async function startScaledOut(baseEnv: Record<string, string>, cwd: string, servers: ServerProcess[], cli: string): Promise<ScaledOutFixture | null> {
+export async function startScaledOut(
+  baseEnv: Record<string, string>,
+  cwd: string,
+  servers: ServerProcess[],
+  cli: string,
+): Promise<ScaledOutFixture | null> {
   const serverUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
   const redisUrl = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL;
   if (serverUrl === undefined || serverUrl === '' || redisUrl === undefined || redisUrl === '') return null;
@@ -133,12 +155,21 @@ export async function startScaledOut(baseEnv: Record<string, string>, cwd: strin
   };
   const start = async (env: Record<string, string>, role: 'all' | 'api', label: string) => {
     const port = await freePort();
-    const server = await spawnServer({ name: `cauri serve --role ${role} (${label})`, script: cli, args: ['serve', '--role', role], env: { ...env, PORT: String(port) }, cwd, ready: { kind: 'poll', base: `http://127.0.0.1:${port}`, path: '/readyz' } });
+    const server = await spawnServer({
+      name: `cauri serve --role ${role} (${label})`,
+      script: cli,
+      args: ['serve', '--role', role],
+      env: { ...env, PORT: String(port) },
+      cwd,
+      ready: { kind: 'poll', base: `http://127.0.0.1:${port}`, path: '/readyz' },
+    });
     servers.push(server);
     return server;
   };
   const target = async (env: Record<string, string>, base: string, label: string) => {
-    const created = JSON.parse(await runNode(cli, ['clients', 'create', '--name', `bench-${label}`, '--json'], { ...env, LOG_LEVEL: 'silent' }, cwd)) as { client_id: string; client_secret: string };
+    const created = JSON.parse(
+      await runNode(cli, ['clients', 'create', '--name', `bench-${label}`, '--json'], { ...env, LOG_LEVEL: 'silent' }, cwd),
+    ) as { client_id: string; client_secret: string };
     return orderFixture(base, await exchangeToken(base, created.client_id, created.client_secret));
   };
   try {
@@ -148,7 +179,14 @@ export async function startScaledOut(baseEnv: Record<string, string>, cwd: strin
 
     const scaledEnv = envOf(names[1] as string);
     // The worker first: it migrates the database, so the API processes start on a migrated one.
-    const worker = await spawnServer({ name: 'cauri serve --role worker', script: cli, args: ['serve', '--role', 'worker'], env: { ...scaledEnv, LOG_LEVEL: 'info' }, cwd, ready: { kind: 'line', pattern: /workers running/ } });
+    const worker = await spawnServer({
+      name: 'cauri serve --role worker',
+      script: cli,
+      args: ['serve', '--role', 'worker'],
+      env: { ...scaledEnv, LOG_LEVEL: 'info' },
+      cwd,
+      ready: { kind: 'line', pattern: /workers running/ },
+    });
     servers.push(worker);
     const apis = await Promise.all([start(scaledEnv, 'api', 'API 1'), start(scaledEnv, 'api', 'API 2')]);
     const first = await target(scaledEnv, (apis[0] as ServerProcess).base, 'scaled');

@@ -34,7 +34,10 @@ export async function positionsFixture(service: string, token: string, log: (mes
         subject_id: POSITIONS_SUBJECT,
         level: 'KYC3',
         jurisdictions: ['UEMOA'],
-        verifications: ['id_doc', 'selfie', 'address', 'liveness', 'source_of_funds', 'pep'].map((type) => ({ type, verified_at: '2026-11-20T09:00:00Z' })),
+        verifications: ['id_doc', 'selfie', 'address', 'liveness', 'source_of_funds', 'pep'].map((type) => ({
+          type,
+          verified_at: '2026-11-20T09:00:00Z',
+        })),
       }),
     }),
     201,
@@ -45,15 +48,29 @@ export async function positionsFixture(service: string, token: string, log: (mes
   let next = 0;
   const place = async () => {
     for (let i = next++; i < POSITIONS_FILLS; i = next++) {
-      const body = JSON.stringify({ rcpt_to: partner, kyc_attestation_id: attestation.id, instrument: INSTRUMENTS[i % INSTRUMENTS.length], side: 'buy', qty: 1 });
-      await expectJson(await fetch(`${service}/v1/orders`, { method: 'POST', headers: { ...headers, 'idempotency-key': randomUUID() }, body }), 201, `order ${i}`);
+      const body = JSON.stringify({
+        rcpt_to: partner,
+        kyc_attestation_id: attestation.id,
+        instrument: INSTRUMENTS[i % INSTRUMENTS.length],
+        side: 'buy',
+        qty: 1,
+      });
+      await expectJson(
+        await fetch(`${service}/v1/orders`, { method: 'POST', headers: { ...headers, 'idempotency-key': randomUUID() }, body }),
+        201,
+        `order ${i}`,
+      );
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, place));
   log(`  ${POSITIONS_FILLS} orders placed in ${((Date.now() - started) / 1000).toFixed(1)} s; waiting for their fills`);
   const deadline = Date.now() + 180_000;
   for (;;) {
-    const { data } = await expectJson<{ data: { qty: number }[] }>(await fetch(`${service}/v1/positions?subject_id=${POSITIONS_SUBJECT}`, { headers }), 200, 'positions');
+    const { data } = await expectJson<{ data: { qty: number }[] }>(
+      await fetch(`${service}/v1/positions?subject_id=${POSITIONS_SUBJECT}`, { headers }),
+      200,
+      'positions',
+    );
     const held = data.reduce((n, p) => n + p.qty, 0);
     if (held === POSITIONS_FILLS && data.length === INSTRUMENTS.length) break;
     if (Date.now() > deadline) throw new Error(`positions fixture: ${held} of ${POSITIONS_FILLS} shares filled after 3 minutes`);

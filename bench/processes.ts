@@ -71,7 +71,10 @@ export async function spawnServer(options: SpawnOptions): Promise<ServerProcess>
 
   try {
     const base = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${options.name} did not start within ${options.timeoutMs ?? 30_000} ms:\n${output}`)), options.timeoutMs ?? 30_000);
+      const timer = setTimeout(
+        () => reject(new Error(`${options.name} did not start within ${options.timeoutMs ?? 30_000} ms:\n${output}`)),
+        options.timeoutMs ?? 30_000,
+      );
       child.once('exit', (code, signal) => {
         clearTimeout(timer);
         reject(new Error(`${options.name} exited with ${code ?? signal} before listening:\n${output}`));
@@ -122,7 +125,11 @@ export async function spawnServer(options: SpawnOptions): Promise<ServerProcess>
 
 /** Runs a command to completion; throws with its output if it fails. */
 export async function runNode(script: string, args: string[], env: Record<string, string>, cwd?: string): Promise<string> {
-  const child = spawn(process.execPath, [script, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], ...(cwd === undefined ? {} : { cwd }) });
+  const child = spawn(process.execPath, [script, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(cwd === undefined ? {} : { cwd }),
+  });
   live.add(child);
   let stdout = '';
   let stderr = '';

@@ -44,8 +44,13 @@ const parent = new Map<number, number>();
 for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
 const total = [...selfTime.values()].reduce((a, b) => a + b, 0);
 
-const shortUrl = (url: string) => url.replace(/^file:\/\//, '').replace(/^.*\/node_modules\//, '~/').replace(/^.*\/dist\//, 'dist/');
-const frameKey = (f: CallFrame) => `${f.functionName || '(anonymous)'} ${f.url === '' ? '' : `${shortUrl(f.url)}:${f.lineNumber + 1}`}`.trim();
+const shortUrl = (url: string) =>
+  url
+    .replace(/^file:\/\//, '')
+    .replace(/^.*\/node_modules\//, '~/')
+    .replace(/^.*\/dist\//, 'dist/');
+const frameKey = (f: CallFrame) =>
+  `${f.functionName || '(anonymous)'} ${f.url === '' ? '' : `${shortUrl(f.url)}:${f.lineNumber + 1}`}`.trim();
 function group(url: string): string {
   if (url === '') return '(native / V8)';
   if (url.startsWith('node:')) return 'node: internals';
@@ -63,7 +68,12 @@ for (const [id, t] of selfTime) {
   if (node === undefined) continue;
   const key = frameKey(node.callFrame);
   selfByFrame.set(key, (selfByFrame.get(key) ?? 0) + t);
-  const g = node.callFrame.functionName === '(garbage collector)' ? '(garbage collector)' : node.callFrame.functionName === '(idle)' ? '(idle)' : group(node.callFrame.url);
+  const g =
+    node.callFrame.functionName === '(garbage collector)'
+      ? '(garbage collector)'
+      : node.callFrame.functionName === '(idle)'
+        ? '(idle)'
+        : group(node.callFrame.url);
   selfByGroup.set(g, (selfByGroup.get(g) ?? 0) + t);
   // Inclusive: count each distinct frame once per sample stack.
   const seen = new Set<string>();

@@ -43,7 +43,6 @@ async function json<T>(res: Response, expected: number, what: string): Promise<T
   return JSON.parse(text) as T;
 }
 
-
 async function main(): Promise<number> {
   const settings = {
     connections: positiveInteger('BENCH_CONNECTIONS', 50),
@@ -62,8 +61,11 @@ async function main(): Promise<number> {
   const scenarios = only.length === 0 ? SCENARIOS : SCENARIOS.filter((s) => only.includes(s.name));
   const runFix = only.length === 0 || only.includes(FIX_SCENARIO.name);
   // A partial run does not overwrite the published figures unless asked to.
-  const output = resolve(process.env.BENCH_OUTPUT ?? (only.length === 0 ? join(ROOT, 'docs/benchmarks.md') : join(tmpdir(), 'cauri-benchmarks.md')));
-  const cpuProfDir = process.env.BENCH_CPU_PROF === undefined || process.env.BENCH_CPU_PROF === '' ? null : resolve(process.env.BENCH_CPU_PROF);
+  const output = resolve(
+    process.env.BENCH_OUTPUT ?? (only.length === 0 ? join(ROOT, 'docs/benchmarks.md') : join(tmpdir(), 'cauri-benchmarks.md')),
+  );
+  const cpuProfDir =
+    process.env.BENCH_CPU_PROF === undefined || process.env.BENCH_CPU_PROF === '' ? null : resolve(process.env.BENCH_CPU_PROF);
 
   const started = new Date();
   const loadAtStart = loadavg();
@@ -97,7 +99,9 @@ async function main(): Promise<number> {
     };
 
     log(`data folder ${dataDir}; creating the bench client`);
-    const created = JSON.parse(await runNode(CLI, ['clients', 'create', '--name', 'bench', '--json'], { ...serviceEnv, LOG_LEVEL: 'silent' }, dataDir)) as {
+    const created = JSON.parse(
+      await runNode(CLI, ['clients', 'create', '--name', 'bench', '--json'], { ...serviceEnv, LOG_LEVEL: 'silent' }, dataDir),
+    ) as {
       client_id: string;
       client_secret: string;
     };
@@ -124,11 +128,22 @@ async function main(): Promise<number> {
       name: 'bare Fastify',
       script: BARE_SERVER,
       // The floors' database beside the service's, and the thread pool sized as the `cauri` command sizes it.
-      env: { BARE_JSON_BYTES: String(partnersBytes), PORT: '0', BARE_SQLITE_PATH: join(dataDir, 'bare-floor.db'), BARE_DATABASE_URL: process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? '', UV_THREADPOOL_SIZE: String(Math.max(2, availableParallelism())) },
+      env: {
+        BARE_JSON_BYTES: String(partnersBytes),
+        PORT: '0',
+        BARE_SQLITE_PATH: join(dataDir, 'bare-floor.db'),
+        BARE_DATABASE_URL: process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? '',
+        UV_THREADPOOL_SIZE: String(Math.max(2, availableParallelism())),
+      },
       ready: { kind: 'address-line' },
     });
     servers.push(bare);
-    const peer = await spawnServer({ name: 'oidc-provider peer', script: OIDC_PEER, env: { PORT: '0', DEBUG: '' }, ready: { kind: 'address-line' } });
+    const peer = await spawnServer({
+      name: 'oidc-provider peer',
+      script: OIDC_PEER,
+      env: { PORT: '0', DEBUG: '' },
+      ready: { kind: 'address-line' },
+    });
     servers.push(peer);
     log(`bare Fastify at ${bare.base} (pid ${bare.pid}), oidc-provider peer at ${peer.base} (pid ${peer.pid})`);
 
@@ -179,7 +194,13 @@ async function main(): Promise<number> {
     for (const scenario of scenarios) {
       if (scenario.kind === 'http' && scenario.available !== undefined && !scenario.available(ctx)) {
         log(`scenario "${scenario.name}" skipped: set BENCH_DATABASE_URL (or TEST_DATABASE_URL) to a PostgreSQL server`);
-        failures.push({ name: scenario.name, description: scenario.description, error: 'not measured: no PostgreSQL server (BENCH_DATABASE_URL) or, for the scaled-out scenario, no Redis (BENCH_REDIS_URL) configured', skipped: true });
+        failures.push({
+          name: scenario.name,
+          description: scenario.description,
+          error:
+            'not measured: no PostgreSQL server (BENCH_DATABASE_URL) or, for the scaled-out scenario, no Redis (BENCH_REDIS_URL) configured',
+          skipped: true,
+        });
         continue;
       }
       log(`scenario "${scenario.name}"`);
@@ -205,7 +226,12 @@ async function main(): Promise<number> {
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         const skipped = error instanceof NotRunnable;
-        failures.push({ name: FIX_SCENARIO.name, description: FIX_SCENARIO.description, error: message, ...(skipped ? { skipped: true } : {}) });
+        failures.push({
+          name: FIX_SCENARIO.name,
+          description: FIX_SCENARIO.description,
+          error: message,
+          ...(skipped ? { skipped: true } : {}),
+        });
         process.stderr.write(`[bench] SCENARIO ${skipped ? 'NOT RUN' : 'FAILED'}: ${FIX_SCENARIO.name}: ${message}\n`);
       }
     }
@@ -218,7 +244,11 @@ async function main(): Promise<number> {
       settings: { ...settings, synchronous: 'FULL', logLevel: 'warn', rateLimit: RATE_LIMIT } satisfies Settings,
       results,
       failures,
-      referenceLabels: { ...Object.fromEntries(Object.entries(REFERENCES).map(([k, v]) => [k, v.short])), 'raw-ed25519': 'raw Ed25519', 'sandbox-connector': 'sandbox connector' },
+      referenceLabels: {
+        ...Object.fromEntries(Object.entries(REFERENCES).map(([k, v]) => [k, v.short])),
+        'raw-ed25519': 'raw Ed25519',
+        'sandbox-connector': 'sandbox connector',
+      },
       notes: [
         `Load average of the machine (1, 5, 15 minutes; ${availableParallelism()} cores): ${loadAtStart.map((l) => l.toFixed(1)).join(', ')} at the start, ${loadAtEnd.map((l) => l.toFixed(1)).join(', ')} at the end. Other work on the machine slows every side; the ratios are measured back to back, the absolute figures and latencies are not comparable across runs.`,
         `The partners page (\`GET /v1/sgi/partners\`, default page) was ${partnersBytes} bytes; \`GET /bare/json\` was ${bareBytes} bytes.`,
@@ -244,7 +274,11 @@ async function main(): Promise<number> {
   }
 }
 
-async function runScenario(scenario: Scenario, ctx: BenchContext, settings: { connections: number; duration: number; warmup: number; rounds: number }): Promise<ScenarioResult> {
+async function runScenario(
+  scenario: Scenario,
+  ctx: BenchContext,
+  settings: { connections: number; duration: number; warmup: number; rounds: number },
+): Promise<ScenarioResult> {
   if (scenario.kind === 'in-process') {
     const { ours, reference } = scenario.run(ctx, { durationSeconds: settings.duration });
     const ratio = ours.rps / reference.rps;
@@ -252,8 +286,16 @@ async function runScenario(scenario: Scenario, ctx: BenchContext, settings: { co
       name: scenario.name,
       description: scenario.description,
       ours: { label: 'cauri', rps: ours.rps, p50: null, p99: null, microsPerOp: ours.microsPerOp },
-      references: [{ key: 'raw-ed25519', row: { label: scenario.referenceLabel, rps: reference.rps, p50: null, p99: null, microsPerOp: reference.microsPerOp }, ratio }],
-      ...(scenario.goal === undefined ? {} : { goal: { ...scenario.goal, label: scenario.referenceLabel, actual: ratio, met: ratio >= scenario.goal.ratio } }),
+      references: [
+        {
+          key: 'raw-ed25519',
+          row: { label: scenario.referenceLabel, rps: reference.rps, p50: null, p99: null, microsPerOp: reference.microsPerOp },
+          ratio,
+        },
+      ],
+      ...(scenario.goal === undefined
+        ? {}
+        : { goal: { ...scenario.goal, label: scenario.referenceLabel, actual: ratio, met: ratio >= scenario.goal.ratio } }),
       note:
         `The two sides alternated in 100 ms slices; each rate is a side's verifications over its own time. ` +
         `Verifications per second per quarter of the run: ours ${ours.quarters.map((r) => Math.round(r)).join(', ')}; ` +
@@ -276,7 +318,10 @@ async function runScenario(scenario: Scenario, ctx: BenchContext, settings: { co
       const label = `${scenario.name} / ${side.key} / round ${round + 1}`;
       const sideProbe = side.key === 'ours' && writer !== undefined ? writer : cpu.get(side.key);
       const load = { connections: scenario.connections ?? settings.connections, duration, warmup: round === 0 ? settings.warmup : 0 };
-      const measured = side.split === undefined ? await measure(label, side.target, load, sideProbe) : await measureSplit(label, side.split, load, sideProbe);
+      const measured =
+        side.split === undefined
+          ? await measure(label, side.target, load, sideProbe)
+          : await measureSplit(label, side.split, load, sideProbe);
       log(`    round ${round + 1}, ${side.key}: ${measured.rps.toFixed(0)}/s`);
       runs.get(side.key)?.push(measured);
       await pause(500);
@@ -294,7 +339,12 @@ async function runScenario(scenario: Scenario, ctx: BenchContext, settings: { co
   if (scenario.goal !== undefined && !isRatioGoal(scenario.goal) && scenario.goal.atFractionOfMax !== undefined) {
     const rate = ours.rps * scenario.goal.atFractionOfMax;
     await pause(500);
-    const measured = await measure(`${scenario.name} / ours at ${Math.round(rate)}/s`, sides[0]!.target, { connections: scenario.connections ?? settings.connections, duration: settings.duration, warmup: 0, rate });
+    const measured = await measure(`${scenario.name} / ours at ${Math.round(rate)}/s`, sides[0]!.target, {
+      connections: scenario.connections ?? settings.connections,
+      duration: settings.duration,
+      warmup: 0,
+      rate,
+    });
     log(`    ours held at ${rate.toFixed(0)}/s: ${measured.rps.toFixed(0)}/s, p50 ${measured.p50} ms, p99 ${measured.p99} ms`);
     held = { rate, measured };
   }
@@ -315,12 +365,26 @@ async function runScenario(scenario: Scenario, ctx: BenchContext, settings: { co
     cpuGroups === undefined
       ? undefined
       : 'Cores kept busy on average during the measured runs (2.00 would be both cores of this machine all the time; PostgreSQL and Redis count every process of that name on the machine): ' +
-        sides.map((side) => `${side.key === 'ours' ? 'two API processes and a worker' : REFERENCES[side.key as keyof typeof REFERENCES].short}: ${cpu.get(side.key)?.summary() ?? ''}`).join('; ') +
+        sides
+          .map(
+            (side) =>
+              `${side.key === 'ours' ? 'two API processes and a worker' : REFERENCES[side.key as keyof typeof REFERENCES].short}: ${cpu.get(side.key)?.summary() ?? ''}`,
+          )
+          .join('; ') +
         '.';
   const writerNote =
     writer === undefined
       ? cpuNote
-      : writer.note(answered, ratioGoal === undefined || goalRef === undefined ? undefined : { ratio: ratioGoal.ratio, referenceRps: goalRef.row.rps, referenceLabel: REFERENCES[goalRef.key as keyof typeof REFERENCES].short });
+      : writer.note(
+          answered,
+          ratioGoal === undefined || goalRef === undefined
+            ? undefined
+            : {
+                ratio: ratioGoal.ratio,
+                referenceRps: goalRef.row.rps,
+                referenceLabel: REFERENCES[goalRef.key as keyof typeof REFERENCES].short,
+              },
+        );
   const goal: ScenarioResult['goal'] =
     scenario.goal === undefined
       ? undefined
@@ -357,8 +421,15 @@ function latencyRow(label: string, f: LatencyFigures): string {
  * Runs bench/fix.ts inside a new network namespace whose one interface is loopback (`unshare -n`, as
  * the FIX tests do) and turns its figures into the report's scenario.
  */
-async function runFixScenario(settings: { connections: number; duration: number; warmup: number; rounds: number }, cpuProfDir: string | null, dataDir: string): Promise<ScenarioResult> {
-  if (process.getuid?.() !== 0) throw new NotRunnable('not measured: it needs root, for a network namespace that has only loopback (unshare -n), where QuickFIX\'s executor may listen');
+async function runFixScenario(
+  settings: { connections: number; duration: number; warmup: number; rounds: number },
+  cpuProfDir: string | null,
+  dataDir: string,
+): Promise<ScenarioResult> {
+  if (process.getuid?.() !== 0)
+    throw new NotRunnable(
+      "not measured: it needs root, for a network namespace that has only loopback (unshare -n), where QuickFIX's executor may listen",
+    );
   const output = join(dataDir, 'fix-figures.json');
   const env = {
     ...process.env,
@@ -369,7 +440,11 @@ async function runFixScenario(settings: { connections: number; duration: number;
     BENCH_WARMUP: String(settings.warmup),
     ...(cpuProfDir === null ? {} : { BENCH_CPU_PROF: cpuProfDir }),
   };
-  const child = spawn('unshare', ['-n', '--', 'sh', '-c', 'ip link set lo up && exec "$0" "$@"', process.execPath, '--enable-source-maps', FIX_BENCH], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    'unshare',
+    ['-n', '--', 'sh', '-c', 'ip link set lo up && exec "$0" "$@"', process.execPath, '--enable-source-maps', FIX_BENCH],
+    { env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let errors = '';
   child.stdout.on('data', (chunk: Buffer) => process.stdout.write(chunk));
   child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
@@ -392,10 +467,25 @@ async function runFixScenario(settings: { connections: number; duration: number;
     name: FIX_SCENARIO.name,
     description: FIX_SCENARIO.description,
     ours: { label: 'cauri, FIX connector', rps: figures.fix.rps, p50: figures.fix.p50, p99: figures.fix.p99 },
-    references: [{ key: 'sandbox-connector', row: { label: 'cauri, sandbox connector (the same order to the simulated SGI, same service)', rps: figures.sandbox.rps, p50: figures.sandbox.p50, p99: figures.sandbox.p99 }, ratio }],
+    references: [
+      {
+        key: 'sandbox-connector',
+        row: {
+          label: 'cauri, sandbox connector (the same order to the simulated SGI, same service)',
+          rps: figures.sandbox.rps,
+          p50: figures.sandbox.p50,
+          p99: figures.sandbox.p99,
+        },
+        ratio,
+      },
+    ],
     goal: { ...FIX_SCENARIO.goal, label: 'sandbox connector', actual: ratio, met: ratio >= FIX_SCENARIO.goal.ratio },
     otherGoals: [
-      { goal: `p99 hand-over (POST sent to \`order.routed\`) under ${FIX_SCENARIO.handOverP99Ms} ms on loopback`, measured: fmt(handOver), met: handOver < FIX_SCENARIO.handOverP99Ms },
+      {
+        goal: `p99 hand-over (POST sent to \`order.routed\`) under ${FIX_SCENARIO.handOverP99Ms} ms on loopback`,
+        measured: fmt(handOver),
+        met: handOver < FIX_SCENARIO.handOverP99Ms,
+      },
     ],
     note: [
       `Rounds (req/s): FIX ${figures.fix.rounds.map((r) => Math.round(r)).join(', ')}; sandbox ${figures.sandbox.rounds.map((r) => Math.round(r)).join(', ')}. The FIX session carried ${figures.fixMessages.sent.toLocaleString('en-US')} messages out and ${figures.fixMessages.received.toLocaleString('en-US')} in over the run.`,

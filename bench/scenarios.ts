@@ -52,7 +52,15 @@ export function orderTarget(target: OrderTarget): LoadTarget {
 }
 
 /** The reference servers a scenario is compared against; each is loaded right after the scenario. */
-export type ReferenceName = 'bare-json' | 'bare-post' | 'bare-durable' | 'bare-signed-durable' | 'bare-pg-order' | 'sqlite-orders' | 'oidc-peer-token' | 'one-process-orders';
+export type ReferenceName =
+  | 'bare-json'
+  | 'bare-post'
+  | 'bare-durable'
+  | 'bare-signed-durable'
+  | 'bare-pg-order'
+  | 'sqlite-orders'
+  | 'oidc-peer-token'
+  | 'one-process-orders';
 
 /** A bare POST of the KYC1 body to one of the bare server's routes. */
 function barePost(ctx: BenchContext, path: string): LoadTarget {
@@ -81,7 +89,8 @@ export const REFERENCES: Record<ReferenceName, { label: string; short: string; t
     target: (ctx) => barePost(ctx, '/bare/signed-durable'),
   },
   'bare-pg-order': {
-    label: 'floor: bare `POST /bare/pg-order` (the same body, then on PostgreSQL one transaction inserting the order and its event, one recording the hand-over; pool of 10)',
+    label:
+      'floor: bare `POST /bare/pg-order` (the same body, then on PostgreSQL one transaction inserting the order and its event, one recording the hand-over; pool of 10)',
     short: 'PostgreSQL order floor',
     target: (ctx) => barePost(ctx, '/bare/pg-order'),
   },
@@ -210,7 +219,10 @@ export const SCENARIOS: readonly Scenario[] = [
     name: 'authenticated read',
     description:
       '`GET /v1/kyc/attestations/{id}` with a bearer token: token check, client status check, rate limit, the signed document (from SQLite on its first read, then from memory), JSON',
-    target: (ctx) => ({ url: `${ctx.service}/v1/kyc/attestations/${ctx.attestation.id}`, headers: { authorization: `Bearer ${ctx.token}` } }),
+    target: (ctx) => ({
+      url: `${ctx.service}/v1/kyc/attestations/${ctx.attestation.id}`,
+      headers: { authorization: `Bearer ${ctx.token}` },
+    }),
     references: ['bare-json'],
     goal: { ratio: 0.7, of: 'bare-json' },
   },
@@ -273,7 +285,7 @@ export const SCENARIOS: readonly Scenario[] = [
         worker: { pids: [pids.worker] },
         'one process': { pids: [pids.single] },
         PostgreSQL: { command: 'postgres' },
-        'Redis': { command: 'redis-server' },
+        Redis: { command: 'redis-server' },
         'load generator': { pids: [process.pid] },
       };
     },
@@ -282,14 +294,18 @@ export const SCENARIOS: readonly Scenario[] = [
     kind: 'http',
     name: 'positions read',
     description: `\`GET /v1/positions?subject_id=...\` for a subject with ${POSITIONS_FILLS.toLocaleString('en-US')} fills over five instruments, placed through the API before the run: token check, rate limit, one range of the positions' key (kept up to date as each fill was applied, not recomputed), the catalogue's prices and the calendar's settlement dates from memory, JSON`,
-    target: (ctx) => ({ url: `${ctx.positions.service}/v1/positions?subject_id=${ctx.positions.subject}`, headers: { authorization: `Bearer ${ctx.positions.token}` } }),
+    target: (ctx) => ({
+      url: `${ctx.positions.service}/v1/positions?subject_id=${ctx.positions.subject}`,
+      headers: { authorization: `Bearer ${ctx.positions.token}` },
+    }),
     references: ['bare-json'],
     goal: { p99Ms: 20, atFractionOfMax: 0.5 },
   },
   {
     kind: 'in-process',
     name: 'offline verification',
-    description: '`verifyAttestation(attestation, keyDocument)` from `@cauri/verifier`, in process, on an attestation issued by the service',
+    description:
+      '`verifyAttestation(attestation, keyDocument)` from `@cauri/verifier`, in process, on an attestation issued by the service',
     referenceLabel: 'raw `crypto.verify(null, canonicalBytes, keyObject, signature)` (key imported and bytes canonicalised once)',
     // Both sides alternate in 100 ms slices for twice the HTTP duration (so each side gets the duration).
     run: (ctx, { durationSeconds }) =>
@@ -305,7 +321,7 @@ export const SCENARIOS: readonly Scenario[] = [
 export const FIX_SCENARIO = {
   name: 'order submission (FIX)',
   description:
-    '`POST /v1/orders` to a partner reached over FIX 4.4 (QuickFIX\'s `executor` as the SGI\'s gateway, on loopback), against the same order to the simulated Baobab Securities (the sandbox connector) on the same service, SQLite with synchronous=FULL: a limit buy of one KOLA.BRVM at the top of its band, answered once the partner has acknowledged it (`routed`)',
+    "`POST /v1/orders` to a partner reached over FIX 4.4 (QuickFIX's `executor` as the SGI's gateway, on loopback), against the same order to the simulated Baobab Securities (the sandbox connector) on the same service, SQLite with synchronous=FULL: a limit buy of one KOLA.BRVM at the top of its band, answered once the partner has acknowledged it (`routed`)",
   goal: { ratio: 0.5, of: 'sandbox-connector' as const },
   /** p99 of the time from sending `POST /v1/orders` to the order's `order.routed` event, one order at a time. */
   handOverP99Ms: 20,

@@ -31,7 +31,13 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const log = (message: string) => process.stdout.write(`[bench:snapshot] ${message}\n`);
 
 function configFor(dataDir: string, masterKey: string) {
-  return parseConfig({ CAURI_DATA_DIR: dataDir, CAURI_MASTER_KEY: masterKey, CAURI_SEED: 'false', CAURI_SQLITE_SYNCHRONOUS: 'NORMAL', LOG_LEVEL: 'silent' });
+  return parseConfig({
+    CAURI_DATA_DIR: dataDir,
+    CAURI_MASTER_KEY: masterKey,
+    CAURI_SEED: 'false',
+    CAURI_SQLITE_SYNCHRONOUS: 'NORMAL',
+    LOG_LEVEL: 'silent',
+  });
 }
 
 interface BuildFigures {
@@ -47,7 +53,14 @@ interface BuildFigures {
 async function buildChild(dataDir: string, masterKey: string): Promise<void> {
   const config = configFor(dataDir, masterKey);
   const storage = await openDatabase(config);
-  const services = createServices(config, storage, Buffer.from(masterKey, 'hex'), systemClock, new MemoryRateLimitStore(), pino({ level: 'silent' }));
+  const services = createServices(
+    config,
+    storage,
+    Buffer.from(masterKey, 'hex'),
+    systemClock,
+    new MemoryRateLimitStore(),
+    pino({ level: 'silent' }),
+  );
   await services.keys.current('attestation');
   const startRss = process.memoryUsage().rss;
   let peak = startRss;
@@ -64,7 +77,10 @@ async function buildChild(dataDir: string, masterKey: string): Promise<void> {
   const sample: string[] = [];
   const all = storage.db.selectFrom('orders').select('id').orderBy('id');
   for (let i = 0; i < 500; i++) {
-    const row = await all.offset(Math.floor(Math.random() * outcome.count)).limit(1).executeTakeFirstOrThrow();
+    const row = await all
+      .offset(Math.floor(Math.random() * outcome.count))
+      .limit(1)
+      .executeTakeFirstOrThrow();
     sample.push(row.id);
   }
   const times: number[] = [];
@@ -91,7 +107,33 @@ function insertOrders(path: string, n: number): string {
   const db = new SqliteDatabase(path);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
-  const columns = ['id', 'client_id', 'status', 'rcpt_to', 'kyc_attestation_id', 'kyc_attestation_sha256', 'subject_id', 'kyc_level', 'instrument', 'side', 'qty', 'limit_price_cents', 'reference_price_cents', 'filled_qty', 'fill_notional_cents', 'failure_reason', 'client_metadata', 'connector', 'last_report_seq', 'route_attempts', 'next_route_at', 'route_lease_until', 'cancel_requested_at', 'created_at', 'updated_at'];
+  const columns = [
+    'id',
+    'client_id',
+    'status',
+    'rcpt_to',
+    'kyc_attestation_id',
+    'kyc_attestation_sha256',
+    'subject_id',
+    'kyc_level',
+    'instrument',
+    'side',
+    'qty',
+    'limit_price_cents',
+    'reference_price_cents',
+    'filled_qty',
+    'fill_notional_cents',
+    'failure_reason',
+    'client_metadata',
+    'connector',
+    'last_report_seq',
+    'route_attempts',
+    'next_route_at',
+    'route_lease_until',
+    'cancel_requested_at',
+    'created_at',
+    'updated_at',
+  ];
   const insert = db.prepare(`insert into orders (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`);
   const start = Date.parse(`${DATE}T00:00:00.000Z`);
   const client = newId('client', start);
@@ -102,10 +144,48 @@ function insertOrders(path: string, n: number): string {
     for (let i = 0; i < n; i++) {
       const created = start + Math.floor((i * 86_399_999) / Math.max(1, n - 1));
       const id = newId('order', created);
-      const row = [id, client, 'filled', 'sgi_01jd0000000000000000000000', attestation, sha, 'subject-1', 'KYC3', 'SNTS.BRVM', i % 2 ? 'buy' : 'sell', 1 + (i % 1000), i % 4 ? 1_500_000 + (i % 100_000) : null, 1_550_000, 1 + (i % 1000), '0', null, null, 'sandbox', 0, 1, null, null, null, created, created] as const;
+      const row = [
+        id,
+        client,
+        'filled',
+        'sgi_01jd0000000000000000000000',
+        attestation,
+        sha,
+        'subject-1',
+        'KYC3',
+        'SNTS.BRVM',
+        i % 2 ? 'buy' : 'sell',
+        1 + (i % 1000),
+        i % 4 ? 1_500_000 + (i % 100_000) : null,
+        1_550_000,
+        1 + (i % 1000),
+        '0',
+        null,
+        null,
+        'sandbox',
+        0,
+        1,
+        null,
+        null,
+        null,
+        created,
+        created,
+      ] as const;
       insert.run(...row);
       if (i === 0) {
-        sampleLeaf = encodeAuditLeaf(orderLeaf({ id, rcpt_to: row[3], kyc_attestation_id: attestation, kyc_attestation_sha256: sha, instrument: row[8], side: row[9], qty: row[10], limit_price_cents: row[11], created_at: created }));
+        sampleLeaf = encodeAuditLeaf(
+          orderLeaf({
+            id,
+            rcpt_to: row[3],
+            kyc_attestation_id: attestation,
+            kyc_attestation_sha256: sha,
+            instrument: row[8],
+            side: row[9],
+            qty: row[10],
+            limit_price_cents: row[11],
+            created_at: created,
+          }),
+        );
       }
     }
   })();
@@ -141,7 +221,10 @@ async function main(): Promise<void> {
     const flatMs = Math.min(...flat);
     log(`flat SHA-256 tree over ${n} leaves: ${flatMs.toFixed(0)} ms`);
     t0 = performance.now();
-    const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--build', dataDir, masterKey], { encoding: 'utf8', maxBuffer: 1 << 20 });
+    const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--build', dataDir, masterKey], {
+      encoding: 'utf8',
+      maxBuffer: 1 << 20,
+    });
     if (child.status !== 0) throw new Error(`build child failed: ${child.stderr}`);
     const figures = JSON.parse(child.stdout.trim().split('\n').pop()!) as BuildFigures;
     log(JSON.stringify(figures));
@@ -151,7 +234,10 @@ async function main(): Promise<void> {
       ['Flat SHA-256 tree (RFC 9162 leaf + node hashes, same leaf size), best of 2', `${(flatMs / 1000).toFixed(2)} s`],
       ['Snapshot build (stream from SQLite, encode, hash, store chunks)', `${(figures.build_ms / 1000).toFixed(2)} s`],
       ['Ratio build / flat tree (goal <= 2)', `${ratio.toFixed(2)} ${ratio <= 2 ? '(met)' : '(missed)'}`],
-      ['Peak RSS of the building process (goal < 256 MB)', `${figures.peak_rss_mb.toFixed(0)} MB ${figures.peak_rss_mb < 256 ? '(met)' : '(missed)'} (${figures.start_rss_mb.toFixed(0)} MB before the build)`],
+      [
+        'Peak RSS of the building process (goal < 256 MB)',
+        `${figures.peak_rss_mb.toFixed(0)} MB ${figures.peak_rss_mb < 256 ? '(met)' : '(missed)'} (${figures.start_rss_mb.toFixed(0)} MB before the build)`,
+      ],
       ['Inclusion proof, 500 random orders, p50 / p99', `${figures.proof_p50_ms.toFixed(2)} ms / ${figures.proof_p99_ms.toFixed(2)} ms`],
     ];
     const report = [

@@ -58,7 +58,14 @@ function loadJobs(): Job[] {
       const endpoint = row.client_id === null ? undefined : byClient.get(row.client_id);
       if (endpoint === undefined) return [];
       const envelope = envelopeOf(row);
-      return [{ url: endpoint.url, secret: endpoint.secret, body: serializeEnvelope({ ...envelope, data: envelope.data as Record<string, unknown> }), idempotencyKey: randomUUID() }];
+      return [
+        {
+          url: endpoint.url,
+          secret: endpoint.secret,
+          body: serializeEnvelope({ ...envelope, data: envelope.data as Record<string, unknown> }),
+          idempotencyKey: randomUUID(),
+        },
+      ];
     });
   } finally {
     db.close();
@@ -69,19 +76,16 @@ function loadJobs(): Job[] {
 function dispatchPost(agent: Agent, url: URL, headers: Record<string, string>, body: string): Promise<number> {
   return new Promise<number>((resolve, reject) => {
     let status = 0;
-    agent.dispatch(
-      { origin: url.origin, path: url.pathname, method: 'POST', headers, body },
-      {
-        // undici takes a handler without onRequestStart for one of its older interface.
-        onRequestStart: () => undefined,
-        onResponseStart: (_controller, statusCode) => {
-          status = statusCode;
-        },
-        onResponseData: () => undefined,
-        onResponseEnd: () => resolve(status),
-        onResponseError: (_controller, error) => reject(error),
-      } satisfies Dispatcher.DispatchHandler,
-    );
+    agent.dispatch({ origin: url.origin, path: url.pathname, method: 'POST', headers, body }, {
+      // undici takes a handler without onRequestStart for one of its older interface.
+      onRequestStart: () => undefined,
+      onResponseStart: (_controller, statusCode) => {
+        status = statusCode;
+      },
+      onResponseData: () => undefined,
+      onResponseEnd: () => resolve(status),
+      onResponseError: (_controller, error) => reject(error),
+    } satisfies Dispatcher.DispatchHandler);
   });
 }
 
@@ -98,7 +102,9 @@ function recorder(path: string | undefined): ((record: AttemptRecord) => Promise
   const db = new SqliteDatabase(path);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
-  db.exec('create table attempts (idempotency_key text primary key, status_code integer, duration_ms integer not null, attempted_at integer not null)');
+  db.exec(
+    'create table attempts (idempotency_key text primary key, status_code integer, duration_ms integer not null, attempted_at integer not null)',
+  );
   const insert = db.prepare('insert into attempts values (?, ?, ?, ?)');
   const commit = db.transaction((batch: AttemptRecord[]) => {
     for (const r of batch) insert.run(r.key, r.status, r.durationMs, r.at);
@@ -163,7 +169,14 @@ async function main(): Promise<BareResult> {
   const elapsedMs = performance.now() - started;
   const cpu = process.cpuUsage(cpuBefore);
   await agent.close();
-  return { posts: jobs.length, errors, concurrency, elapsedMs, perSecond: (jobs.length / elapsedMs) * 1000, cpuUsPerPost: (cpu.user + cpu.system) / jobs.length };
+  return {
+    posts: jobs.length,
+    errors,
+    concurrency,
+    elapsedMs,
+    perSecond: (jobs.length / elapsedMs) * 1000,
+    cpuUsPerPost: (cpu.user + cpu.system) / jobs.length,
+  };
 }
 
 try {

@@ -54,7 +54,13 @@ function stats(): ReceiverStats {
     latency:
       list.length === 0
         ? null
-        : { p50: percentile(list, 50), p90: percentile(list, 90), p99: percentile(list, 99), max: list[list.length - 1] ?? 0, mean: list.reduce((a, b) => a + b, 0) / list.length },
+        : {
+            p50: percentile(list, 50),
+            p90: percentile(list, 90),
+            p99: percentile(list, 99),
+            max: list[list.length - 1] ?? 0,
+            mean: list.reduce((a, b) => a + b, 0) / list.length,
+          },
   };
 }
 

@@ -120,7 +120,14 @@ function webhooksOf(runtime: Runtime) {
 
 function workerSettings(): WorkerSettings {
   const o: WebhookOptions = defaultWebhookOptions();
-  return { perEndpointConcurrency: o.perEndpointConcurrency, maxInFlight: o.maxInFlight, pollIntervalMs: o.pollIntervalMs, dispatchBatch: o.dispatchBatch, listBatch: o.listBatch, timeoutMs: o.timeoutMs };
+  return {
+    perEndpointConcurrency: o.perEndpointConcurrency,
+    maxInFlight: o.maxInFlight,
+    pollIntervalMs: o.pollIntervalMs,
+    dispatchBatch: o.dispatchBatch,
+    listBatch: o.listBatch,
+    timeoutMs: o.timeoutMs,
+  };
 }
 
 /** One client per endpoint (a client may have 16), each endpoint at its own path of the receiver. */
@@ -143,16 +150,33 @@ async function recordEvents(runtime: Runtime, clients: readonly string[], count:
     for (let i = 0; i < count; i++) {
       const at = new Date();
       const data = sampleEventData('order.created', { at, endpointId: '' });
-      await recordEvent(trx, { clientId: clients[(offset + i) % clients.length] as ClientId, type: 'order.created', data, livemode: false, at });
+      await recordEvent(trx, {
+        clientId: clients[(offset + i) % clients.length] as ClientId,
+        type: 'order.created',
+        data,
+        livemode: false,
+        at,
+      });
     }
   });
 }
 
 async function countDeliveries(runtime: Runtime): Promise<{ succeeded: number; attempts: number; failedAttempts: number }> {
   const { db } = runtime.storage;
-  const succeeded = await db.selectFrom('webhook_deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'succeeded').executeTakeFirstOrThrow();
-  const attempts = await db.selectFrom('webhook_attempts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-  const failed = await db.selectFrom('webhook_attempts').select((eb) => eb.fn.countAll<number>().as('n')).where('error', 'is not', null).executeTakeFirstOrThrow();
+  const succeeded = await db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('status', '=', 'succeeded')
+    .executeTakeFirstOrThrow();
+  const attempts = await db
+    .selectFrom('webhook_attempts')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  const failed = await db
+    .selectFrom('webhook_attempts')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('error', 'is not', null)
+    .executeTakeFirstOrThrow();
   return { succeeded: Number(succeeded.n), attempts: Number(attempts.n), failedAttempts: Number(failed.n) };
 }
 
@@ -215,7 +239,15 @@ async function deliver(): Promise<DeliverResult> {
       await worker.stop();
     }
     const counts = await countDeliveries(runtime);
-    return { events, ...counts, elapsedMs, perSecond: (events / elapsedMs) * 1000, cpuUsPerDelivery: cpuUs / events, steps: worker.stats, worker: workerSettings() };
+    return {
+      events,
+      ...counts,
+      elapsedMs,
+      perSecond: (events / elapsedMs) * 1000,
+      cpuUsPerDelivery: cpuUs / events,
+      steps: worker.stats,
+      worker: workerSettings(),
+    };
   } finally {
     await runtime.close();
   }

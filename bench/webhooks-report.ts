@@ -42,7 +42,10 @@ export const meanRate = (runs: readonly BareResult[]) => runs.reduce((a, b) => a
 /** The rows of one reference in the throughput table: each of its runs (before round i, then after the last), and their mean. */
 export function referenceRows(label: string, runs: readonly BareResult[], ours: number): string[] {
   return [
-    ...runs.map((b, i) => `| ${label}, ${i < runs.length - 1 ? `before round ${i + 1}` : 'after the last round'} | ${b.concurrency} | ${int(b.posts)} | ${secs(b.elapsedMs)} | ${int(b.perSecond)} | ${int(b.cpuUsPerPost)} µs | ${pct(ours / b.perSecond)} |`),
+    ...runs.map(
+      (b, i) =>
+        `| ${label}, ${i < runs.length - 1 ? `before round ${i + 1}` : 'after the last round'} | ${b.concurrency} | ${int(b.posts)} | ${secs(b.elapsedMs)} | ${int(b.perSecond)} | ${int(b.cpuUsPerPost)} µs | ${pct(ours / b.perSecond)} |`,
+    ),
     `| ${label}, mean | | | | ${int(meanRate(runs))} | | **${pct(ours / meanRate(runs))}** |`,
   ];
 }
@@ -52,7 +55,10 @@ export function together(rounds: readonly DeliverResult[]): DeliverResult {
   const first = rounds[0];
   if (first === undefined) throw new Error('no rounds');
   const sum = (pick: (r: DeliverResult) => number) => rounds.reduce((a, r) => a + pick(r), 0);
-  const step = (key: 'fanOut' | 'claim' | 'record' | 'list' | 'commit') => ({ units: sum((r) => r.steps[key].units), seconds: sum((r) => r.steps[key].seconds) });
+  const step = (key: 'fanOut' | 'claim' | 'record' | 'list' | 'commit') => ({
+    units: sum((r) => r.steps[key].units),
+    seconds: sum((r) => r.steps[key].seconds),
+  });
   const events = sum((r) => r.events);
   const elapsedMs = sum((r) => r.elapsedMs);
   return {
@@ -90,7 +96,10 @@ export function steps(f: Figures): string[] {
   const us = (seconds: number, per: number) => (per === 0 ? '—' : `${int((seconds * 1e6) / per)} µs`);
   const inSteps = rows.reduce((a, [, , s]) => a + s.seconds, 0);
   return [
-    ...rows.map(([name, unit, s]) => `| ${name} | ${int(s.units)} ${unit} | ${secs(s.seconds * 1000)} | ${us(s.seconds, s.units)} | ${us(s.seconds, n)} | ${pct(s.seconds / runSeconds)} |`),
+    ...rows.map(
+      ([name, unit, s]) =>
+        `| ${name} | ${int(s.units)} ${unit} | ${secs(s.seconds * 1000)} | ${us(s.seconds, s.units)} | ${us(s.seconds, n)} | ${pct(s.seconds / runSeconds)} |`,
+    ),
     `| Everything else (signing, HTTP, timers, GC) | | ${secs((runSeconds - inSteps) * 1000)} | | ${us(runSeconds - inSteps, n)} | ${pct((runSeconds - inSteps) / runSeconds)} |`,
   ];
 }
@@ -138,13 +147,13 @@ export function render(f: Figures): string {
       `round-robin over the ${f.endpoints} clients (${secs(f.prepare.recordMs)} to record them in the first round, not counted), on a fresh database. ` +
       'Ours is the time from starting the delivery worker to the moment every delivery is recorded as succeeded: fan-out (serialising ' +
       'each body once, one delivery row per event, inserted already leased when a slot is free), signing, the POST, and recording each ' +
-      'attempt with the delivery\'s new state, in one durable transaction per turn of the event loop with the next fan-out. ' +
+      "attempt with the delivery's new state, in one durable transaction per turn of the event loop with the next fan-out. " +
       'The bare sender posts the same bodies (serialised before its clock starts) with the same headers, signed anew for each post, ' +
       `with ${f.concurrency} requests in flight over one undici Agent (keep-alive), through \`request()\`, and records nothing: the goal's reference. Each round ran the bare sender, the same on \`dispatch()\`, the durable floor, then ours; the three references ran once more after the last ` +
       'round, so that every run of ours has reference runs on either side (a slow spell of the shared machine then weighs on both sides). ' +
       'Ours is the rate over all its rounds; each reference, the mean of its runs.',
     '',
-    'The worker\'s sender posts through undici\'s low-level `dispatch()` with a handler that keeps the status and discards at most 64 KiB of ' +
+    "The worker's sender posts through undici's low-level `dispatch()` with a handler that keeps the status and discards at most 64 KiB of " +
       'body, rather than `request()`, which makes a promise and a readable stream for every response body. The second reference is the bare ' +
       'sender doing the same, so that the part of the ratio that comes from that choice, rather than from the delivery model, can be read off.',
     '',
@@ -155,7 +164,10 @@ export function render(f: Figures): string {
     '',
     '| Sender | In flight | Posts | Time | Per second | CPU per post | Ours ÷ this |',
     '|---|---:|---:|---:|---:|---:|---:|',
-    ...f.rounds.map((r, i) => `| cauri delivery worker, round ${i + 1} | ≤ ${f.concurrency} | ${int(r.succeeded)} | ${secs(r.elapsedMs)} | ${int(r.perSecond)} | ${int(r.cpuUsPerDelivery)} µs | ${pct(r.perSecond / meanRate(f.bare.slice(i, i + 2)))} of the bare runs either side |`),
+    ...f.rounds.map(
+      (r, i) =>
+        `| cauri delivery worker, round ${i + 1} | ≤ ${f.concurrency} | ${int(r.succeeded)} | ${secs(r.elapsedMs)} | ${int(r.perSecond)} | ${int(r.cpuUsPerDelivery)} µs | ${pct(r.perSecond / meanRate(f.bare.slice(i, i + 2)))} of the bare runs either side |`,
+    ),
     `| **cauri delivery worker**, ${f.rounds.length} rounds | ≤ ${f.concurrency} | ${int(f.ours.succeeded)} | ${secs(f.ours.elapsedMs)} | ${int(f.ours.perSecond)} | ${int(f.ours.cpuUsPerDelivery)} µs | — |`,
     ...referenceRows('bare undici', f.bare, f.ours.perSecond),
     ...referenceRows('bare undici on `dispatch()`', f.bareDispatch, f.ours.perSecond),
@@ -165,13 +177,13 @@ export function render(f: Figures): string {
       `${int(f.oursReceived.requests)} requests from the worker with ${int(f.oursReceived.distinctKeys)} distinct idempotency keys; ` +
       `the bare senders had ${[...f.bare, ...f.bareDispatch].reduce((a, b) => a + b.errors, 0)} errors.`,
     '',
-    '### Where the worker\'s time goes',
+    "### Where the worker's time goes",
     '',
-    'The worker\'s own figures for this run (`DeliveryWorker.stats`, also on `/metrics` as `cauri_webhook_worker_seconds_total` and ' +
+    "The worker's own figures for this run (`DeliveryWorker.stats`, also on `/metrics` as `cauri_webhook_worker_seconds_total` and " +
       '`cauri_webhook_worker_units_total`). The running worker does its steps in one transaction per turn: the records of the attempts that ' +
-      'ended, a claim of due deliveries (retries, and deliveries that waited for their endpoint\'s limit), the fan-out of new events into the ' +
-      'free slots; each step\'s time is its statements, and the begin and commit of the shared transaction are counted apart. On SQLite all ' +
-      'of it runs on the event loop (better-sqlite3 is synchronous), so its time is the loop\'s. The rest is signing, the HTTP exchange, ' +
+      "ended, a claim of due deliveries (retries, and deliveries that waited for their endpoint's limit), the fan-out of new events into the " +
+      "free slots; each step's time is its statements, and the begin and commit of the shared transaction are counted apart. On SQLite all " +
+      "of it runs on the event loop (better-sqlite3 is synchronous), so its time is the loop's. The rest is signing, the HTTP exchange, " +
       'timers and garbage collection, on the same loop.',
     '',
     '| Step | Units | Time | Per unit | Per delivery | Share of the run |',
@@ -182,7 +194,7 @@ export function render(f: Figures): string {
     '',
     `On a fresh database with the worker running and idle, events were recorded at ${int(l.rate)} a second for ${l.warmupSeconds} s of warm-up ` +
       `and then ${l.seconds} s measured (${int(l.recorded)} events, ${int(l.achievedRate)} a second reached), each turn recording the events due by then ` +
-      'in one small durable transaction (SQLite group commit), round-robin over the clients. The receiver measures each envelope\'s `created_at` ' +
+      "in one small durable transaction (SQLite group commit), round-robin over the clients. The receiver measures each envelope's `created_at` " +
       '(set when the event is recorded, before its transaction commits) to the arrival of its first attempt; both processes read the machine clock.',
     '',
     '| Measure | p50 | p90 | p99 | max | mean |',
@@ -190,7 +202,9 @@ export function render(f: Figures): string {
     lat === null
       ? '| Event to arrival at the receiver | — | — | — | — | — |'
       : `| Event to arrival at the receiver (${int(f.latencyReceived.counted)} events) | ${lat.p50} ms | ${lat.p90} ms | **${lat.p99} ms** | ${lat.max} ms | ${lat.mean.toFixed(1)} ms |`,
-    l.dbLatency === null ? '' : `| Event to \`attempted_at\` as recorded by the worker | ${l.dbLatency.p50} ms | | ${l.dbLatency.p99} ms | ${l.dbLatency.max} ms | |`,
+    l.dbLatency === null
+      ? ''
+      : `| Event to \`attempted_at\` as recorded by the worker | ${l.dbLatency.p50} ms | | ${l.dbLatency.p99} ms | ${l.dbLatency.max} ms | |`,
     '',
     `Goal: p99 < ${P99_GOAL_MS} ms. **${latencyMet ? 'Met' : 'Not met'}.** ` +
       `All ${int(l.recordedTotal)} events of the run were delivered (${int(l.succeeded)} succeeded, ${int(l.attempts)} attempts); ` +
@@ -217,12 +231,12 @@ export function render(f: Figures): string {
     '- The figures are **ratios measured back to back in one run** on a shared 2-core machine, where the receiver, the sender under test and ' +
       'the harness share the cores. Absolute rates vary from run to run by far more than the ratio; do not quote them as capacity.',
     '- The bare senders post these bodies from Node with nothing else: no database, no fan-out, no leases, no attempt records, no address ' +
-      'check, no timeout. The one on `request()`, undici\'s ordinary API, is the reference the goal names (the goal was set against such a sender at ' +
-      'about 17,000 posts a second); the one on `dispatch()` is the least undici needs, and the API the worker\'s sender uses. The gap to ' +
+      "check, no timeout. The one on `request()`, undici's ordinary API, is the reference the goal names (the goal was set against such a sender at " +
+      "about 17,000 posts a second); the one on `dispatch()` is the least undici needs, and the API the worker's sender uses. The gap to " +
       'them is the cost of durable, exactly-recorded, retryable delivery.',
     '- The durable floor adds only the durable record of each post. The gap between it and the bare sender is what durability alone costs on ' +
       'one SQLite file with `synchronous=FULL`; the gap between ours and the floor is the rest of the delivery model (a delivery row per event ' +
-      'and endpoint with its indexes, the fan-out, the lease that keeps several workers from sending one attempt twice, the delivery\'s new ' +
+      "and endpoint with its indexes, the fan-out, the lease that keeps several workers from sending one attempt twice, the delivery's new " +
       'state with each attempt, the body stored when an attempt fails).',
     '- With one endpoint the worker keeps at most ' +
       `${w.perEndpointConcurrency} attempts in flight to it (docs/webhooks.md), so a single receiver sees at most that concurrency; ` +

@@ -65,8 +65,17 @@ function killChildren(): void {
 }
 
 /** Runs a bench script to completion and parses the JSON of its last stdout line; its stderr passes through. */
-async function runStep<T>(name: string, script: string, args: string[], env: Record<string, string>, options: { nodeArgs?: string[]; timeoutMs: number }): Promise<T> {
-  const child = spawn(process.execPath, ['--enable-source-maps', ...(options.nodeArgs ?? []), script, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+async function runStep<T>(
+  name: string,
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  options: { nodeArgs?: string[]; timeoutMs: number },
+): Promise<T> {
+  const child = spawn(process.execPath, ['--enable-source-maps', ...(options.nodeArgs ?? []), script, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.add(child);
   let stdout = '';
   let stderr = '';
@@ -80,7 +89,10 @@ async function runStep<T>(name: string, script: string, args: string[], env: Rec
   const code = await new Promise<number | string>((resolve) => child.on('close', (c, signal) => resolve(c ?? signal ?? 'unknown')));
   clearTimeout(timer);
   children.delete(child);
-  if (code !== 0) throw new Error(`${name} exited with ${code}${code === 'SIGKILL' ? ` (killed after ${options.timeoutMs} ms?)` : ''}:\n${stderr.slice(-4000)}`);
+  if (code !== 0)
+    throw new Error(
+      `${name} exited with ${code}${code === 'SIGKILL' ? ` (killed after ${options.timeoutMs} ms?)` : ''}:\n${stderr.slice(-4000)}`,
+    );
   const last = stdout.trim().split('\n').pop() ?? '';
   try {
     return JSON.parse(last) as T;
@@ -115,8 +127,10 @@ async function main(): Promise<number> {
   const warmup = Number(process.env.BENCH_WEBHOOK_WARMUP ?? '2');
   if (!(warmup >= 0)) throw new Error('BENCH_WEBHOOK_WARMUP must be a number of seconds >= 0');
   const output = resolve(process.env.BENCH_OUTPUT ?? join(ROOT, 'docs/benchmarks-webhooks.md'));
-  const cpuProfDir = process.env.BENCH_CPU_PROF === undefined || process.env.BENCH_CPU_PROF === '' ? null : resolve(process.env.BENCH_CPU_PROF);
-  const profArgs = (name: string) => (cpuProfDir === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`, `--cpu-prof-name=webhooks-${name}-${Date.now()}.cpuprofile`]);
+  const cpuProfDir =
+    process.env.BENCH_CPU_PROF === undefined || process.env.BENCH_CPU_PROF === '' ? null : resolve(process.env.BENCH_CPU_PROF);
+  const profArgs = (name: string) =>
+    cpuProfDir === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`, `--cpu-prof-name=webhooks-${name}-${Date.now()}.cpuprofile`];
   if (cpuProfDir !== null) mkdirSync(cpuProfDir, { recursive: true });
 
   const started = new Date();
@@ -157,30 +171,53 @@ async function main(): Promise<number> {
         : { ...bareEnv, BENCH_BARE_API: kind };
       const result = await runStep<BareResult>(name, BARE, [], env, { timeoutMs: 120_000 });
       const seen = await receiverStats(receiver!.base);
-      if (seen.requests !== result.posts || result.errors > 0) throw new Error(`${name} (${when}): ${result.posts} posts, ${result.errors} errors, receiver saw ${seen.requests}`);
-      log(`${name} (${when}): ${result.posts} posts in ${result.elapsedMs.toFixed(0)} ms, ${result.perSecond.toFixed(0)}/s at ${concurrency} in flight, ${result.cpuUsPerPost.toFixed(0)} µs CPU a post`);
+      if (seen.requests !== result.posts || result.errors > 0)
+        throw new Error(`${name} (${when}): ${result.posts} posts, ${result.errors} errors, receiver saw ${seen.requests}`);
+      log(
+        `${name} (${when}): ${result.posts} posts in ${result.elapsedMs.toFixed(0)} ms, ${result.perSecond.toFixed(0)}/s at ${concurrency} in flight, ${result.cpuUsPerPost.toFixed(0)} µs CPU a post`,
+      );
       (durable ? floor : kind === 'dispatch' ? bareDispatch : bare).push(result);
     };
     for (let round = 1; round <= roundsWanted; round++) {
       const throughputDir = join(root, `throughput-${round}`);
       log(`round ${round} of ${roundsWanted}: preparing ${events} events for ${endpoints} endpoints`);
-      const prepare = await runStep<PrepareResult>('prepare', SERVICE, ['prepare'], { ...base, BENCH_DATA_DIR: throughputDir, BENCH_EVENTS: String(events) }, { timeoutMs: 120_000 });
+      const prepare = await runStep<PrepareResult>(
+        'prepare',
+        SERVICE,
+        ['prepare'],
+        { ...base, BENCH_DATA_DIR: throughputDir, BENCH_EVENTS: String(events) },
+        { timeoutMs: 120_000 },
+      );
       firstPrepare ??= prepare;
       if (previousDir !== null) rmSync(previousDir, { recursive: true, force: true });
       previousDir = throughputDir;
       const endpointsFile = join(root, `endpoints-${round}.json`);
       writeFileSync(endpointsFile, JSON.stringify(prepare.endpoints));
-      bareEnv = { BENCH_SQLITE: join(throughputDir, 'cauri.sqlite'), BENCH_ENDPOINTS_FILE: endpointsFile, BENCH_CONCURRENCY: String(concurrency) };
+      bareEnv = {
+        BENCH_SQLITE: join(throughputDir, 'cauri.sqlite'),
+        BENCH_ENDPOINTS_FILE: endpointsFile,
+        BENCH_CONCURRENCY: String(concurrency),
+      };
       await runBare(`before round ${round}`, 'request');
       await runBare(`before round ${round}`, 'dispatch');
       await runBare(`before round ${round}`, 'durable');
       await receiverReset(receiver.base);
       log(`round ${round}: delivery worker on the backlog`);
-      const ours = await runStep<DeliverResult>('deliver', SERVICE, ['deliver'], { ...base, BENCH_DATA_DIR: throughputDir, BENCH_EVENTS: String(events) }, { nodeArgs: profArgs(`deliver-${round}`), timeoutMs: 170_000 });
+      const ours = await runStep<DeliverResult>(
+        'deliver',
+        SERVICE,
+        ['deliver'],
+        { ...base, BENCH_DATA_DIR: throughputDir, BENCH_EVENTS: String(events) },
+        { nodeArgs: profArgs(`deliver-${round}`), timeoutMs: 170_000 },
+      );
       const seen = await receiverStats(receiver.base);
-      log(`ours: ${ours.succeeded} delivered in ${ours.elapsedMs.toFixed(0)} ms, ${ours.perSecond.toFixed(0)}/s, ${ours.cpuUsPerDelivery.toFixed(0)} µs CPU a delivery; ${ours.attempts} attempts recorded, receiver saw ${seen.requests}`);
+      log(
+        `ours: ${ours.succeeded} delivered in ${ours.elapsedMs.toFixed(0)} ms, ${ours.perSecond.toFixed(0)}/s, ${ours.cpuUsPerDelivery.toFixed(0)} µs CPU a delivery; ${ours.attempts} attempts recorded, receiver saw ${seen.requests}`,
+      );
       if (ours.succeeded !== events || ours.attempts !== events || ours.failedAttempts !== 0) {
-        throw new Error(`deliver: expected ${events} succeeded deliveries and attempts, got ${ours.succeeded} succeeded, ${ours.attempts} attempts (${ours.failedAttempts} failed)`);
+        throw new Error(
+          `deliver: expected ${events} succeeded deliveries and attempts, got ${ours.succeeded} succeeded, ${ours.attempts} attempts (${ours.failedAttempts} failed)`,
+        );
       }
       rounds.push(ours);
       oursReceived.requests += seen.requests;
@@ -200,7 +237,13 @@ async function main(): Promise<number> {
       'latency',
       SERVICE,
       ['latency'],
-      { ...base, BENCH_DATA_DIR: join(root, 'latency'), BENCH_RATE: String(rate), BENCH_SECONDS: String(seconds), BENCH_WARMUP_SECONDS: String(warmup) },
+      {
+        ...base,
+        BENCH_DATA_DIR: join(root, 'latency'),
+        BENCH_RATE: String(rate),
+        BENCH_SECONDS: String(seconds),
+        BENCH_WARMUP_SECONDS: String(warmup),
+      },
       { nodeArgs: profArgs('latency'), timeoutMs: 120_000 + (seconds + warmup) * 1000 },
     );
     const latencyReceived = await receiverStats(receiver.base);
@@ -210,7 +253,22 @@ async function main(): Promise<number> {
         (latency.dbLatency === null ? '' : `; recorded attempt p50 ${latency.dbLatency.p50} ms, p99 ${latency.dbLatency.p99} ms`),
     );
 
-    const report = render({ started, finished: new Date(), events: events * roundsWanted, endpoints, concurrency, prepare, rounds, ours, oursReceived, bare, bareDispatch, floor, latency, latencyReceived });
+    const report = render({
+      started,
+      finished: new Date(),
+      events: events * roundsWanted,
+      endpoints,
+      concurrency,
+      prepare,
+      rounds,
+      ours,
+      oursReceived,
+      bare,
+      bareDispatch,
+      floor,
+      latency,
+      latencyReceived,
+    });
     mkdirSync(dirname(output), { recursive: true });
     writeFileSync(output, report);
     log(`report written to ${output}`);
@@ -219,7 +277,8 @@ async function main(): Promise<number> {
     if (receiver !== null) await receiver.stop();
     killChildren();
     rmSync(root, { recursive: true, force: true });
-    if (cpuProfDir !== null) log(`CPU profiles of the service steps in ${cpuProfDir} (summarise: node dist/bench/profile-summary.js <file>)`);
+    if (cpuProfDir !== null)
+      log(`CPU profiles of the service steps in ${cpuProfDir} (summarise: node dist/bench/profile-summary.js <file>)`);
   }
 }
 

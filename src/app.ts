@@ -193,8 +193,18 @@ export function createServices(
   if (config.mode === 'sandbox') {
     factories.sandbox = (partnerId, testClock) =>
       testClock === undefined
-        ? new JournaledSandboxConnector(partnerId, db, storage.transact, clock, config.sandboxMarketHours === 'exchange' ? { session: sessions } : {})
-        : new JournaledSandboxConnector(partnerId, db, storage.transact, clock, { journal: `${partnerId}@${testClock}`, session: sessions, now: () => clockTime(db, testClock) });
+        ? new JournaledSandboxConnector(
+            partnerId,
+            db,
+            storage.transact,
+            clock,
+            config.sandboxMarketHours === 'exchange' ? { session: sessions } : {},
+          )
+        : new JournaledSandboxConnector(partnerId, db, storage.transact, clock, {
+            journal: `${partnerId}@${testClock}`,
+            session: sessions,
+            now: () => clockTime(db, testClock),
+          });
   }
   const connectors = new ConnectorRegistry(factories);
   const reference = new ReferenceData(db, clock, {
@@ -203,15 +213,29 @@ export function createServices(
   });
   const settlementDays = (exchange: keyof typeof EXCHANGE_INFO) => EXCHANGE_INFO[exchange].settlement_days;
   const positions = new PositionService(reference, calendars, clock, { dialect, settlementDays });
-  const router = new Router(db, storage.transact, connectors, clock, { livemode: config.livemode, dialect, handOverTimeoutMs: 2000, leaseMs: config.leaseSeconds * 1000, owner, random: Math.random }, log, positions);
+  const router = new Router(
+    db,
+    storage.transact,
+    connectors,
+    clock,
+    { livemode: config.livemode, dialect, handOverTimeoutMs: 2000, leaseMs: config.leaseSeconds * 1000, owner, random: Math.random },
+    log,
+    positions,
+  );
   const expiry = new OrderExpiry(db, storage.transact, router, clock, { dialect, leaseMs: config.leaseSeconds * 1000 }, log);
-  const testClocks = config.mode === 'sandbox' ? new TestClockService(db, storage.transact, connectors, router, expiry, clock, log) : undefined;
+  const testClocks =
+    config.mode === 'sandbox' ? new TestClockService(db, storage.transact, connectors, router, expiry, clock, log) : undefined;
   const orders = new OrderService(
     connectors,
     reference,
     clock,
     calendars,
-    { livemode: config.livemode, dialect, firstHandOverGraceMs: 5000, settlementDays: (exchange) => EXCHANGE_INFO[exchange].settlement_days },
+    {
+      livemode: config.livemode,
+      dialect,
+      firstHandOverGraceMs: 5000,
+      settlementDays: (exchange) => EXCHANGE_INFO[exchange].settlement_days,
+    },
     testClocks === undefined ? undefined : (trx, clientId, id) => testClocks.frozenTimeFor(trx, clientId, id),
   );
   return {
@@ -221,8 +245,17 @@ export function createServices(
     tokens: new TokenService(keys, { issuer: config.publicUrl, audience: `${config.publicUrl}/v1`, livemode: config.livemode }, clock),
     idempotency: new IdempotencyService(db, storage.transact, clock, storage.dialect, deriveKey(masterKey, 'idempotency-responses')),
     limiter: new RateLimiter(rateLimitStore, config.rateLimitPerMinute, clock),
-    credentials: new CredentialGuard(rateLimitStore, { failuresPerAddress: config.authFailuresPerAddress, failuresPerClient: config.authFailuresPerClient }, clock),
-    kyc: new KycService(keys, clock, { issuer: config.serviceName, validityDays: config.attestationValidityDays, livemode: config.livemode, dialect }),
+    credentials: new CredentialGuard(
+      rateLimitStore,
+      { failuresPerAddress: config.authFailuresPerAddress, failuresPerClient: config.authFailuresPerClient },
+      clock,
+    ),
+    kyc: new KycService(keys, clock, {
+      issuer: config.serviceName,
+      validityDays: config.attestationValidityDays,
+      livemode: config.livemode,
+      dialect,
+    }),
     crl: new CrlService(db, keys, clock, config.serviceName),
     connectors,
     fix,
@@ -235,7 +268,15 @@ export function createServices(
     testClocks,
     accounts: new AccountService(clock),
     router,
-    audit: new AuditService(db, storage.transact, keys, anchorFromConfig(config.anchor, clock), clock, { livemode: config.livemode, dialect }, log),
+    audit: new AuditService(
+      db,
+      storage.transact,
+      keys,
+      anchorFromConfig(config.anchor, clock),
+      clock,
+      { livemode: config.livemode, dialect },
+      log,
+    ),
     calendars,
   };
 }
@@ -296,7 +337,16 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   await services.reference.current();
 
   const cursors = new CursorCodec(deriveKey(masterKey, 'cursor'));
-  const webhooks = createWebhooks({ config, storage, clock, masterKey, idempotency: services.idempotency, cursors, log, options: { allowPrivateInSandbox: config.webhooksAllowPrivate } });
+  const webhooks = createWebhooks({
+    config,
+    storage,
+    clock,
+    masterKey,
+    idempotency: services.idempotency,
+    cursors,
+    log,
+    options: { allowPrivateInSandbox: config.webhooksAllowPrivate },
+  });
   const deliveryWorker = createDeliveryWorker(webhooks);
   const metrics = new Metrics({
     poolStats: () => storage.poolStats(),
@@ -323,7 +373,13 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     degradable: config.redisUrl === null ? {} : { redis: { check: () => rateLimitStore.ping(), effect: redisEffect } },
     draining: () => drain.draining,
   });
-  await app.register(tokenRoutes, { clients: services.clients, tokens: services.tokens, keys: services.keys, limiter: services.limiter, guard: services.credentials });
+  await app.register(tokenRoutes, {
+    clients: services.clients,
+    tokens: services.tokens,
+    keys: services.keys,
+    limiter: services.limiter,
+    guard: services.credentials,
+  });
   await app.register(selfServiceRoutes, { clients: services.clients, tokens: services.tokens, limiter: services.limiter });
   await app.register(directoryRoutes, { db, cursors });
   await app.register(marketRoutes, { calendars: services.calendars, clock });
@@ -337,17 +393,36 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     publicUrl: config.publicUrl,
     contact: config.contact,
   });
-  const useCases = { transact: storage.transact, idempotency: services.idempotency, orders: services.orders, router: services.router, holdings: services.holdings, livemode: config.livemode };
+  const useCases = {
+    transact: storage.transact,
+    idempotency: services.idempotency,
+    orders: services.orders,
+    router: services.router,
+    holdings: services.holdings,
+    livemode: config.livemode,
+  };
   await app.register(orderRoutes, { db, orders: services.orders, useCases, cursors });
   await app.register(accountRoutes, { db, transact: storage.transact, accounts: services.accounts, cursors });
-  await app.register(positionRoutes, { db, positions: services.positions, statements: services.statements, idempotency: services.idempotency, cursors });
+  await app.register(positionRoutes, {
+    db,
+    positions: services.positions,
+    statements: services.statements,
+    idempotency: services.idempotency,
+    cursors,
+  });
   await app.register(contractNoteRoutes, { db, notes: services.contractNotes });
-  if (services.testClocks !== undefined) await app.register(testClockRoutes, { db, testClocks: services.testClocks, idempotency: services.idempotency });
+  if (services.testClocks !== undefined)
+    await app.register(testClockRoutes, { db, testClocks: services.testClocks, idempotency: services.idempotency });
   await app.register(auditRoutes, { db, audit: services.audit });
   await app.register(fixRoutes, { db, clock });
   await app.register(webhooks.routes);
   await app.register(eventStreamRoutes, { db, clock });
-  await app.register(eventResendRoutes, { dialect: storage.dialect, clock, idempotency: services.idempotency, deliveries: webhooks.service.deliveries });
+  await app.register(eventResendRoutes, {
+    dialect: storage.dialect,
+    clock,
+    idempotency: services.idempotency,
+    deliveries: webhooks.service.deliveries,
+  });
   await app.register(dashboardRoutes, {});
   await options.extendApp?.(app);
   await app.ready();
@@ -379,7 +454,11 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     async close(options: CloseOptions = {}) {
       // The HTTP requests first: they may still hand orders to partners' connectors.
       const { cut } = await drain.close(app, options.drainMs ?? 0, config.shutdownTimeoutSeconds * 1000);
-      if (cut) log.warn({ timeout_s: config.shutdownTimeoutSeconds }, 'requests still in flight after CAURI_SHUTDOWN_TIMEOUT_SECONDS; their connections were closed');
+      if (cut)
+        log.warn(
+          { timeout_s: config.shutdownTimeoutSeconds },
+          'requests still in flight after CAURI_SHUTDOWN_TIMEOUT_SECONDS; their connections were closed',
+        );
       services.calendars.stop();
       await maintenance.stop();
       await routing.stop();

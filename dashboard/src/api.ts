@@ -73,7 +73,13 @@ async function errorOf(res: Response): Promise<ApiError> {
   } catch {
     // Not an API error body (a proxy's page): the status alone is reported.
   }
-  return new ApiError(res.status, body.code ?? `http_${res.status}`, body.message ?? `HTTP ${res.status}`, body.request_id ?? res.headers.get('x-request-id'), body.details ?? []);
+  return new ApiError(
+    res.status,
+    body.code ?? `http_${res.status}`,
+    body.message ?? `HTTP ${res.status}`,
+    body.request_id ?? res.headers.get('x-request-id'),
+    body.details ?? [],
+  );
 }
 
 async function send(path: string, init: RequestInit): Promise<Response> {
@@ -162,7 +168,12 @@ export async function followEvents(signal: AbortSignal, onEvent: (event: EventEn
   }
   let res: Response;
   try {
-    res = await fetch('/v1/events/stream', { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' }, credentials: 'omit', cache: 'no-store', signal });
+    res = await fetch('/v1/events/stream', {
+      headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' },
+      credentials: 'omit',
+      cache: 'no-store',
+      signal,
+    });
   } catch (error) {
     if (signal.aborted) return 'stopped';
     throw new ApiError(0, 'stream_error', `The event stream could not be opened: ${String(error)}`);

@@ -17,7 +17,13 @@ import { errorBox, href, type Page, type Route } from './ui.js';
 function parse(hash: string): Route {
   const raw = hash.replace(/^#\/?/, '');
   const [path = '', q = ''] = raw.split('?', 2);
-  return { path: path.split('/').filter((p) => p !== '').map(decodeURIComponent), params: new URLSearchParams(q) };
+  return {
+    path: path
+      .split('/')
+      .filter((p) => p !== '')
+      .map(decodeURIComponent),
+    params: new URLSearchParams(q),
+  };
 }
 
 /** The sections in the navigation; one with a `scope` shows only to a client that has it. */
@@ -86,7 +92,11 @@ function languageSwitch(): HTMLElement {
     'div',
     { class: 'lang', role: 'group', 'aria-label': t('nav.language') },
     LANGUAGES.map((l) => {
-      const button = h('button', { type: 'button', class: 'link', lang: l, 'data-lang': l, 'aria-pressed': String(l === currentLanguage()) }, names[l]);
+      const button = h(
+        'button',
+        { type: 'button', class: 'link', lang: l, 'data-lang': l, 'aria-pressed': String(l === currentLanguage()) },
+        names[l],
+      );
       button.addEventListener('click', () => setLanguage(l));
       return button;
     }),
@@ -103,7 +113,13 @@ function renderNav(route: Route): void {
   out.addEventListener('click', () => signOut(null));
   mount(
     nav,
-    h('ul', null, visibleSections().map((s) => h('li', null, h('a', { href: href(s.path), 'aria-current': route.path[0] === s.path ? 'page' : null }, t(s.label))))),
+    h(
+      'ul',
+      null,
+      visibleSections().map((s) =>
+        h('li', null, h('a', { href: href(s.path), 'aria-current': route.path[0] === s.path ? 'page' : null }, t(s.label))),
+      ),
+    ),
     h('div', { class: 'who' }, h('span', { class: 'mono small' }, session.clientId), out, languageSwitch()),
   );
 }

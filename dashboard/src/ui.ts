@@ -27,14 +27,21 @@ export function go(path: string, params: Record<string, string | undefined | nul
  * An error of the dashboard itself (status 0) is in the user's language only.
  */
 export function errorBox(error: unknown): HTMLElement {
-  if (!(error instanceof ApiError)) return h('div', { class: 'alert error', role: 'alert' }, t('error.unexpected'), ' ', h('span', { lang: 'en' }, String(error)));
+  if (!(error instanceof ApiError))
+    return h('div', { class: 'alert error', role: 'alert' }, t('error.unexpected'), ' ', h('span', { lang: 'en' }, String(error)));
   const summary = tKnown(`error.${error.code}`, t('error.other', { code: error.code }), error.params);
   return h(
     'div',
     { class: 'alert error', role: 'alert', 'data-code': error.code },
     h('p', null, h('strong', null, summary)),
     error.status === 0 ? null : h('p', { lang: 'en', class: 'small' }, error.message),
-    error.details.length > 0 ? h('ul', { lang: 'en' }, error.details.map((d) => h('li', null, `${d.field}: ${d.message ?? d.rule}`))) : null,
+    error.details.length > 0
+      ? h(
+          'ul',
+          { lang: 'en' },
+          error.details.map((d) => h('li', null, `${d.field}: ${d.message ?? d.rule}`)),
+        )
+      : null,
     error.requestId === null ? null : h('p', { class: 'muted small' }, t('error.requestId', { id: error.requestId })),
   );
 }
@@ -45,17 +52,32 @@ export function notice(text: Child, kind: 'success' | 'info' = 'success'): HTMLE
 
 /** A status as a coloured badge, in the user's language (`status.<value>` of the catalogues). */
 export function badge(status: string): HTMLElement {
-  return h('span', { class: `badge badge-${status.replace(/[^a-z_]/g, '')}`, 'data-status': status }, tKnown(`status.${status}`, status.replace(/_/g, ' ')));
+  return h(
+    'span',
+    { class: `badge badge-${status.replace(/[^a-z_]/g, '')}`, 'data-status': status },
+    tKnown(`status.${status}`, status.replace(/_/g, ' ')),
+  );
 }
 
 /** A secret shown once: selectable in one click, with the warning that it will not be shown again. */
 export function secretBox(title: string, secret: string, extra: Child = null): HTMLElement {
-  const input = h('input', { type: 'text', readonly: true, value: secret, class: 'secret', 'aria-label': title, 'data-testid': 'secret', spellcheck: 'false' });
+  const input = h('input', {
+    type: 'text',
+    readonly: true,
+    value: secret,
+    class: 'secret',
+    'aria-label': title,
+    'data-testid': 'secret',
+    spellcheck: 'false',
+  });
   input.addEventListener('focus', () => input.select());
   const copy = h('button', { type: 'button', class: 'secondary' }, t('secret.copy'));
   copy.addEventListener('click', () => {
     input.select();
-    void navigator.clipboard?.writeText(secret).then(() => (copy.textContent = t('secret.copied')), () => document.execCommand('copy'));
+    void navigator.clipboard?.writeText(secret).then(
+      () => (copy.textContent = t('secret.copied')),
+      () => document.execCommand('copy'),
+    );
   });
   return h(
     'div',
@@ -69,7 +91,11 @@ export function secretBox(title: string, secret: string, extra: Child = null): H
 
 /** A definition list from label/value pairs; values may be nodes. */
 export function facts(rows: [string, Child][]): HTMLElement {
-  return h('dl', { class: 'facts' }, rows.map(([k, v]) => [h('dt', null, k), h('dd', null, v ?? '—')]));
+  return h(
+    'dl',
+    { class: 'facts' },
+    rows.map(([k, v]) => [h('dt', null, k), h('dd', null, v ?? '—')]),
+  );
 }
 
 /**
@@ -81,8 +107,26 @@ export function table(columns: string[], rows: Child[][], empty = t('table.empty
   return h(
     'table',
     { class: 'grid' },
-    h('thead', null, h('tr', null, columns.map((c) => h('th', { scope: 'col' }, c)))),
-    h('tbody', null, rows.map((cells) => h('tr', null, cells.map((cell, i) => h('td', { 'data-label': columns[i] ?? '' }, cell))))),
+    h(
+      'thead',
+      null,
+      h(
+        'tr',
+        null,
+        columns.map((c) => h('th', { scope: 'col' }, c)),
+      ),
+    ),
+    h(
+      'tbody',
+      null,
+      rows.map((cells) =>
+        h(
+          'tr',
+          null,
+          cells.map((cell, i) => h('td', { 'data-label': columns[i] ?? '' }, cell)),
+        ),
+      ),
+    ),
   );
 }
 
@@ -94,8 +138,12 @@ export function pager(headers: Headers, path: string, params: Record<string, str
   return h(
     'nav',
     { class: 'pager', 'aria-label': t('pager.label') },
-    prev === '' ? h('span', { class: 'muted' }, t('pager.newer')) : h('a', { href: href(path, { ...params, cursor: prev }), class: 'button secondary' }, t('pager.newer')),
-    next === '' ? h('span', { class: 'muted' }, t('pager.older')) : h('a', { href: href(path, { ...params, cursor: next }), class: 'button secondary' }, t('pager.older')),
+    prev === ''
+      ? h('span', { class: 'muted' }, t('pager.newer'))
+      : h('a', { href: href(path, { ...params, cursor: prev }), class: 'button secondary' }, t('pager.newer')),
+    next === ''
+      ? h('span', { class: 'muted' }, t('pager.older'))
+      : h('a', { href: href(path, { ...params, cursor: next }), class: 'button secondary' }, t('pager.older')),
   );
 }
 

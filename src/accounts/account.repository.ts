@@ -12,7 +12,12 @@ export interface AccountKey {
 
 // Read by every order (orders/order.service.ts), hence prepared.
 const accountByKey = new PreparedQuery(3, (qb, clientId: string, subjectId: string, partnerId: string) =>
-  qb.selectFrom('investor_accounts').selectAll().where('client_id', '=', clientId).where('subject_id', '=', subjectId).where('partner_id', '=', partnerId),
+  qb
+    .selectFrom('investor_accounts')
+    .selectAll()
+    .where('client_id', '=', clientId)
+    .where('subject_id', '=', subjectId)
+    .where('partner_id', '=', partnerId),
 );
 
 export async function findInvestorAccount(db: Kysely<Database>, key: AccountKey): Promise<InvestorAccountRow | undefined> {
@@ -23,10 +28,18 @@ export async function findInvestorAccount(db: Kysely<Database>, key: AccountKey)
  * The subject's registrations, ordered by partner, after `afterPartnerId` when given; one row more
  * than `limit` tells that a page follows.
  */
-export async function listSubjectAccounts(db: Kysely<Database>, clientId: string, subjectId: string, page: { limit: number; afterPartnerId: string | null }): Promise<InvestorAccountRow[]> {
+export async function listSubjectAccounts(
+  db: Kysely<Database>,
+  clientId: string,
+  subjectId: string,
+  page: { limit: number; afterPartnerId: string | null },
+): Promise<InvestorAccountRow[]> {
   let query = db.selectFrom('investor_accounts').selectAll().where('client_id', '=', clientId).where('subject_id', '=', subjectId);
   if (page.afterPartnerId !== null) query = query.where('partner_id', '>', page.afterPartnerId);
-  return query.orderBy('partner_id').limit(page.limit + 1).execute();
+  return query
+    .orderBy('partner_id')
+    .limit(page.limit + 1)
+    .execute();
 }
 
 /** Inserts the registration unless one exists for its key; whether it did. */
@@ -61,7 +74,11 @@ export async function deleteInvestorAccount(db: Kysely<Database>, key: AccountKe
 }
 
 /** For operators: a client's registrations, of one subject or of all, by subject then partner. */
-export async function listClientAccounts(db: Kysely<Database>, clientId: string, filter: { subjectId?: string; partnerId?: string }): Promise<InvestorAccountRow[]> {
+export async function listClientAccounts(
+  db: Kysely<Database>,
+  clientId: string,
+  filter: { subjectId?: string; partnerId?: string },
+): Promise<InvestorAccountRow[]> {
   let query = db.selectFrom('investor_accounts').selectAll().where('client_id', '=', clientId);
   if (filter.subjectId !== undefined) query = query.where('subject_id', '=', filter.subjectId);
   if (filter.partnerId !== undefined) query = query.where('partner_id', '=', filter.partnerId);

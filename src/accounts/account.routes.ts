@@ -33,7 +33,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteDeps> = async 
         tags,
         summary: "Register the investor's account number at an SGI, or replace it",
         description:
-          "201 when the subject had no account at this partner, 200 when it replaces (or repeats) the one registered. Orders placed afterwards carry it (FIX Account, tag 1); orders already placed keep the account they were accepted with. An unknown partner, or one not in the directory, is 404.",
+          '201 when the subject had no account at this partner, 200 when it replaces (or repeats) the one registered. Orders placed afterwards carry it (FIX Account, tag 1); orders already placed keep the account they were accepted with. An unknown partner, or one not in the directory, is 404.',
         security: bearerSecurity,
         params: AccountParams,
         body: AccountNumberRequest,
@@ -41,7 +41,9 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteDeps> = async 
       },
     },
     async (request, reply) => {
-      const { created, account } = await transact((trx) => accounts.put(trx, authOf(request).clientId, request.params, request.body.account_number));
+      const { created, account } = await transact((trx) =>
+        accounts.put(trx, authOf(request).clientId, request.params, request.body.account_number),
+      );
       return reply.code(created ? 201 : 200).send(account);
     },
   );

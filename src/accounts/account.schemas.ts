@@ -3,7 +3,10 @@ import { DateTime, PageQuery, QueryObject } from '../http/schemas.js';
 import { SUBJECT_ID_PATTERN } from '../kyc/kyc.schemas.js';
 import { ACCOUNT_NUMBER_MAX_LENGTH, ACCOUNT_NUMBER_PATTERN } from './core/account-number.js';
 
-const SubjectId = Type.String({ pattern: SUBJECT_ID_PATTERN, description: 'The subject, as in its attestations: 1 to 128 of [A-Za-z0-9._:-].' });
+const SubjectId = Type.String({
+  pattern: SUBJECT_ID_PATTERN,
+  description: 'The subject, as in its attestations: 1 to 128 of [A-Za-z0-9._:-].',
+});
 const PartnerId = Type.String({ description: 'The SGI partner (`sgi_...`), as in `rcpt_to`.' });
 
 export const SubjectParams = Type.Object({ subject_id: SubjectId });

@@ -6,7 +6,14 @@ import { isId, type ClientId } from '../lib/ids.js';
 import type { ReferencePartner } from '../partners/reference-data.js';
 import { findPartner } from '../partners/partner.repository.js';
 import type { Database } from '../storage/schema.js';
-import { deleteInvestorAccount, findInvestorAccount, insertInvestorAccount, listSubjectAccounts, updateInvestorAccount, type AccountKey } from './account.repository.js';
+import {
+  deleteInvestorAccount,
+  findInvestorAccount,
+  insertInvestorAccount,
+  listSubjectAccounts,
+  updateInvestorAccount,
+  type AccountKey,
+} from './account.repository.js';
 import type { AccountParams, InvestorAccount } from './account.schemas.js';
 import type { InvestorAccountRow } from './account.table.js';
 import { accountForOrder } from './core/requirement.js';
@@ -27,7 +34,11 @@ export interface AccountPage {
   nextAfter: string | null;
 }
 
-const keyOf = (clientId: ClientId, params: AccountParams): AccountKey => ({ client_id: clientId, subject_id: params.subject_id, partner_id: params.partner_id });
+const keyOf = (clientId: ClientId, params: AccountParams): AccountKey => ({
+  client_id: clientId,
+  subject_id: params.subject_id,
+  partner_id: params.partner_id,
+});
 
 function noAccount(params: AccountParams): ApiError {
   return new ApiError('not_found', `No account of subject ${params.subject_id} registered at ${params.partner_id}`);
@@ -47,7 +58,12 @@ export class AccountService {
    * number again changes nothing (`updated_at` stays). Orders already placed keep the account they
    * were accepted with.
    */
-  async put(trx: Kysely<Database>, clientId: ClientId, params: AccountParams, accountNumber: string): Promise<{ created: boolean; account: InvestorAccount }> {
+  async put(
+    trx: Kysely<Database>,
+    clientId: ClientId,
+    params: AccountParams,
+    accountNumber: string,
+  ): Promise<{ created: boolean; account: InvestorAccount }> {
     const partner = isId('partner', params.partner_id) ? await findPartner(trx, params.partner_id) : undefined;
     if (partner === undefined || partner.status !== 'approved') throw notFound('SGI partner', params.partner_id);
     const key = keyOf(clientId, params);
@@ -72,7 +88,12 @@ export class AccountService {
   }
 
   /** The subject's accounts, ordered by partner id. A subject with none has an empty list. */
-  async list(db: Kysely<Database>, clientId: ClientId, subjectId: string, page: { limit: number; afterPartnerId: string | null }): Promise<AccountPage> {
+  async list(
+    db: Kysely<Database>,
+    clientId: ClientId,
+    subjectId: string,
+    page: { limit: number; afterPartnerId: string | null },
+  ): Promise<AccountPage> {
     const rows = await listSubjectAccounts(db, clientId, subjectId, page);
     const items = rows.slice(0, page.limit).map(toInvestorAccount);
     return { items, nextAfter: rows.length > page.limit ? (items.at(-1)?.partner_id ?? null) : null };
@@ -90,7 +111,12 @@ export class AccountService {
  * A partner that requires an account (core/requirement.ts) with neither gives the 422 detail of rule
  * `account`.
  */
-export async function accountOfOrder(trx: Kysely<Database>, clientId: ClientId, subjectId: string, partner: ReferencePartner): Promise<{ account: string | null } | ErrorDetail> {
+export async function accountOfOrder(
+  trx: Kysely<Database>,
+  clientId: ClientId,
+  subjectId: string,
+  partner: ReferencePartner,
+): Promise<{ account: string | null } | ErrorDetail> {
   const registered = await findInvestorAccount(trx, { client_id: clientId, subject_id: subjectId, partner_id: partner.id });
   const chosen = accountForOrder(partner.account, registered?.account_number);
   if (chosen !== 'missing') return chosen;

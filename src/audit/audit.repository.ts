@@ -3,7 +3,17 @@ import type { Database } from '../storage/schema.js';
 import type { AuditChunkTable, AuditSnapshotRow } from './audit.table.js';
 
 /** The order columns a leaf is made of (docs/audit.md). */
-export const LEAF_COLUMNS = ['id', 'rcpt_to', 'kyc_attestation_id', 'kyc_attestation_sha256', 'instrument', 'side', 'qty', 'limit_price_cents', 'created_at'] as const;
+export const LEAF_COLUMNS = [
+  'id',
+  'rcpt_to',
+  'kyc_attestation_id',
+  'kyc_attestation_sha256',
+  'instrument',
+  'side',
+  'qty',
+  'limit_price_cents',
+  'created_at',
+] as const;
 
 export async function findSnapshot(db: Kysely<Database>, date: string): Promise<AuditSnapshotRow | undefined> {
   return db.selectFrom('audit_snapshots').selectAll().where('date', '=', date).executeTakeFirst();
@@ -32,7 +42,13 @@ export async function firstOrderCreatedAt(db: Kysely<Database>): Promise<number 
  * lock before it reads. Returns the row as it stands afterwards; the caller owns the build only if
  * it is `building` with `lease_owner = owner`.
  */
-export async function claimBuild(trx: Kysely<Database>, date: string, owner: string, now: number, leaseUntil: number): Promise<AuditSnapshotRow> {
+export async function claimBuild(
+  trx: Kysely<Database>,
+  date: string,
+  owner: string,
+  now: number,
+  leaseUntil: number,
+): Promise<AuditSnapshotRow> {
   await trx
     .insertInto('audit_snapshots')
     .values({
@@ -71,7 +87,14 @@ export async function claimBuild(trx: Kysely<Database>, date: string, owner: str
 }
 
 /** Extends the lease of `owner` on a row in `state`; false when the lease was lost. */
-export async function renewLease(trx: Kysely<Database>, date: string, state: AuditSnapshotRow['state'], owner: string, now: number, leaseUntil: number): Promise<boolean> {
+export async function renewLease(
+  trx: Kysely<Database>,
+  date: string,
+  state: AuditSnapshotRow['state'],
+  owner: string,
+  now: number,
+  leaseUntil: number,
+): Promise<boolean> {
   const result = await trx
     .updateTable('audit_snapshots')
     .set({ lease_until: leaseUntil, updated_at: now })
@@ -112,7 +135,13 @@ export async function updateHeld(
  * Takes the anchoring lease of a snapshot that is built or submitted and due; starts with the write
  * (see claimBuild). Returns the row when taken.
  */
-export async function claimAnchoring(trx: Kysely<Database>, date: string, owner: string, now: number, leaseUntil: number): Promise<AuditSnapshotRow | undefined> {
+export async function claimAnchoring(
+  trx: Kysely<Database>,
+  date: string,
+  owner: string,
+  now: number,
+  leaseUntil: number,
+): Promise<AuditSnapshotRow | undefined> {
   const result = await trx
     .updateTable('audit_snapshots')
     .set({ lease_owner: owner, lease_until: leaseUntil, updated_at: now })

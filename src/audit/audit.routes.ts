@@ -22,7 +22,7 @@ export const auditRoutes: FastifyPluginAsyncTypebox<AuditRouteDeps> = async (app
         summary: "A day's signed Merkle snapshot of orders, once anchored",
         description:
           'Built after the UTC day ends, anchored, then served: 404 until then, also for a future day. A string that is not a calendar day (2026-02-30) is 422.',
-       
+
         params: SnapshotParams,
         response: { 200: AuditSnapshot, ...protectedErrors(404, 422) },
       },
@@ -40,7 +40,7 @@ export const auditRoutes: FastifyPluginAsyncTypebox<AuditRouteDeps> = async (app
         summary: 'Inclusion proof of one of your orders in its day snapshot',
         description:
           "Verify it offline with @cauri/verifier (verifySnapshotProof) or `cauri-verify proof`. 404 for an unknown order, another client's order, an order created on another day, or a snapshot not yet anchored.",
-       
+
         params: ProofParams,
         response: { 200: SnapshotProof, ...protectedErrors(404, 422) },
       },

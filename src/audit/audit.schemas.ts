@@ -15,7 +15,9 @@ export const ProofParams = Type.Object({
 export const SnapshotAnchor = Type.Object(
   {
     chain: Type.String({ description: 'Chain name: "sandbox", or the configured EVM chain (e.g. "ethereum-sepolia").' }),
-    tx_hash: Type.String({ description: 'The anchoring transaction; on an EVM chain its input is "cau1" || root || date (docs/audit.md).' }),
+    tx_hash: Type.String({
+      description: 'The anchoring transaction; on an EVM chain its input is "cau1" || root || date (docs/audit.md).',
+    }),
     block_height: Type.Integer({ minimum: 0 }),
   },
   { additionalProperties: false, title: 'SnapshotAnchor' },
@@ -25,9 +27,9 @@ export const SnapshotAnchor = Type.Object(
 export const AuditSnapshot = Type.Object(
   {
     date: Type.String({ format: 'date', description: 'Snapshot day (UTC)' }),
-    merkle_root: Hex32('SHA-256 hex of the RFC 9162 root over the day\'s orders, ordered by order id'),
+    merkle_root: Hex32("SHA-256 hex of the RFC 9162 root over the day's orders, ordered by order id"),
     count: Type.Integer({ minimum: 0, description: 'Number of orders in the tree' }),
-    anchored_at: DateTime('When the anchor\'s receipt arrived (whole seconds)'),
+    anchored_at: DateTime("When the anchor's receipt arrived (whole seconds)"),
     anchors: Type.Array(SnapshotAnchor, { description: 'Not covered by the signature: anchors arrive after the root is fixed.' }),
     previous_merkle_root: Nullable(Hex32('merkle_root of the previous day; null for the first snapshot of the deployment')),
     key_id: Type.String({ description: 'The issuer key (GET /.well-known/cauri) whose window reaches past the end of the day' }),
@@ -46,7 +48,7 @@ export const SnapshotProof = Type.Object(
     leaf: Type.String({ description: 'RFC 8785 JSON text of the leaf; its UTF-8 bytes are the hashed leaf data' }),
     leaf_hash: Hex32('SHA-256(0x00 || leaf)'),
     audit_path: Type.Array(Hex32('sibling hash'), { description: 'RFC 9162 §2.1.3.1 PATH, nearest sibling first' }),
-    merkle_root: Hex32('The snapshot\'s merkle_root'),
+    merkle_root: Hex32("The snapshot's merkle_root"),
   },
   { additionalProperties: false, title: 'SnapshotProof' },
 );

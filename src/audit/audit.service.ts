@@ -138,7 +138,10 @@ export class AuditService {
    */
   async build(date: string, now = this.clock.now().getTime()): Promise<BuildOutcome[]> {
     if (!isCalendarDate(date)) throw new RangeError(`${date} is not a calendar day (YYYY-MM-DD)`);
-    if (!isClosed(date, now, this.#settleMs)) throw new RangeError(`${date} is not over yet; its snapshot can be built from ${new Date(dayStartMs(date) + DAY_MS + this.#settleMs).toISOString()}`);
+    if (!isClosed(date, now, this.#settleMs))
+      throw new RangeError(
+        `${date} is not over yet; its snapshot can be built from ${new Date(dayStartMs(date) + DAY_MS + this.#settleMs).toISOString()}`,
+      );
     const existing = await findSnapshot(this.db, date);
     if (existing !== undefined && existing.state !== 'building') return [{ date, outcome: 'exists', state: existing.state }];
     const start = (await this.chainStart()) ?? date;
@@ -200,7 +203,8 @@ export class AuditService {
       }
     }
     const result = tree.finish();
-    if (result.last !== null) pending.push({ date, chunk_index: result.last.index, first_order_id: chunkFirstId!, leaf_hashes: result.last.leafHashes });
+    if (result.last !== null)
+      pending.push({ date, chunk_index: result.last.index, first_order_id: chunkFirstId!, leaf_hashes: result.last.leafHashes });
 
     const { start, end } = this.#bounds(date);
     const counted = await countDayOrders(this.db, start, end);
@@ -252,7 +256,8 @@ export class AuditService {
       const page = await dayOrdersPage(this.db, bounds, after, this.#pageSize);
       if (page.length === 0) return;
       // The fast encoding is tested equal to the verifier's; one leaf a page re-checks it here.
-      if (encodeOrderLeaf(page[0]!) !== encodeAuditLeaf(orderLeaf(page[0]!))) throw new Error(`audit snapshot ${date}: leaf encodings disagree for ${page[0]!.id}`);
+      if (encodeOrderLeaf(page[0]!) !== encodeAuditLeaf(orderLeaf(page[0]!)))
+        throw new Error(`audit snapshot ${date}: leaf encodings disagree for ${page[0]!.id}`);
       yield page;
       if (page.length < this.#pageSize) return;
       after = page[page.length - 1]!.id;
@@ -285,7 +290,13 @@ export class AuditService {
         const at = this.clock.now().getTime();
         // The hash is persisted before it is relied on (Anchor contract, point 4).
         const kept = await this.transact((trx) =>
-          updateHeld(trx, date, state, this.#owner, { state: 'submitted', anchor_chain: this.anchor.chain, anchor_tx_hash: txHash, anchor_error: null, updated_at: at }),
+          updateHeld(trx, date, state, this.#owner, {
+            state: 'submitted',
+            anchor_chain: this.anchor.chain,
+            anchor_tx_hash: txHash,
+            anchor_error: null,
+            updated_at: at,
+          }),
         );
         if (!kept) return state;
         state = 'submitted';
@@ -293,14 +304,28 @@ export class AuditService {
       const receipt = await this.anchor.confirm(txHash);
       const at = this.clock.now().getTime();
       if (receipt === null) {
-        await this.transact((trx) => updateHeld(trx, date, state, this.#owner, { next_anchor_at: at + ANCHOR_POLL_MS, lease_owner: null, lease_until: 0, updated_at: at }));
+        await this.transact((trx) =>
+          updateHeld(trx, date, state, this.#owner, {
+            next_anchor_at: at + ANCHOR_POLL_MS,
+            lease_owner: null,
+            lease_until: 0,
+            updated_at: at,
+          }),
+        );
         return state;
       }
       const served = await this.transact(async (trx) => {
         const anchoredAt = Math.floor(at / 1000) * 1000;
         const key = await this.keys.current('attestation', trx);
         const signed = signDocument(
-          { date, merkle_root: merkleRoot, count: row.count!, anchored_at: isoSeconds(anchoredAt), previous_merkle_root: row.previous_merkle_root, key_id: key.id },
+          {
+            date,
+            merkle_root: merkleRoot,
+            count: row.count!,
+            anchored_at: isoSeconds(anchoredAt),
+            previous_merkle_root: row.previous_merkle_root,
+            key_id: key.id,
+          },
           key,
         );
         const moved = await updateHeld(trx, date, 'submitted', this.#owner, {
@@ -317,19 +342,39 @@ export class AuditService {
           updated_at: at,
         });
         if (!moved) return undefined;
-        const snapshot = toSnapshot({ ...row, anchor_chain: receipt.chain, anchor_tx_hash: receipt.tx_hash, anchor_block_height: receipt.block_height, anchored_at: anchoredAt, key_id: key.id, signature: signed.signature });
-        await recordEvent(trx, { clientId: null, type: 'audit.snapshot', data: snapshot, livemode: this.options.livemode, at: new Date(at) });
+        const snapshot = toSnapshot({
+          ...row,
+          anchor_chain: receipt.chain,
+          anchor_tx_hash: receipt.tx_hash,
+          anchor_block_height: receipt.block_height,
+          anchored_at: anchoredAt,
+          key_id: key.id,
+          signature: signed.signature,
+        });
+        await recordEvent(trx, {
+          clientId: null,
+          type: 'audit.snapshot',
+          data: snapshot,
+          livemode: this.options.livemode,
+          at: new Date(at),
+        });
         return snapshot;
       });
       if (served === undefined) return state;
-      this.log.info({ date, chain: receipt.chain, tx_hash: receipt.tx_hash, block_height: receipt.block_height }, 'audit snapshot anchored');
+      this.log.info(
+        { date, chain: receipt.chain, tx_hash: receipt.tx_hash, block_height: receipt.block_height },
+        'audit snapshot anchored',
+      );
       return 'anchored';
     } catch (error) {
       const at = this.clock.now().getTime();
       const failures = row.anchor_attempts + 1;
       const resubmit = error instanceof AnchorError && (error.code === 'dropped' || error.code === 'reverted');
       const message = error instanceof Error ? error.message.slice(0, 500) : String(error);
-      this.log[error instanceof AnchorError && error.code !== 'misconfigured' ? 'warn' : 'error']({ err: error, date, failures }, 'audit snapshot anchoring failed');
+      this.log[error instanceof AnchorError && error.code !== 'misconfigured' ? 'warn' : 'error'](
+        { err: error, date, failures },
+        'audit snapshot anchoring failed',
+      );
       await this.transact((trx) =>
         updateHeld(trx, date, state, this.#owner, {
           ...(resubmit ? { state: 'built' as const, anchor_tx_hash: null } : {}),
@@ -379,7 +424,8 @@ export class AuditService {
 
   /** The row of an anchored snapshot; 422 for a string that is not a calendar day, 404 otherwise. */
   async #served(db: Kysely<Database>, date: string): Promise<AuditSnapshotRow> {
-    if (!isCalendarDate(date)) throw validationError([{ field: 'date', rule: 'format', value: date }], 'Invalid date: expected a calendar day as YYYY-MM-DD');
+    if (!isCalendarDate(date))
+      throw validationError([{ field: 'date', rule: 'format', value: date }], 'Invalid date: expected a calendar day as YYYY-MM-DD');
     const row = await findSnapshot(db, date);
     if (row === undefined || row.state !== 'anchored') throw notFound('Snapshot', date);
     return row;

@@ -33,7 +33,12 @@ export async function insertSecret(db: Kysely<Database>, row: ClientSecretTable)
 
 /** Gives every secret of the client that has no expiry yet the expiry `at` (rotation). */
 export async function expireOpenSecrets(db: Kysely<Database>, clientId: string, at: number): Promise<void> {
-  await db.updateTable('client_secrets').set({ expires_at: at }).where('client_id', '=', clientId).where('expires_at', 'is', null).execute();
+  await db
+    .updateTable('client_secrets')
+    .set({ expires_at: at })
+    .where('client_id', '=', clientId)
+    .where('expires_at', 'is', null)
+    .execute();
 }
 
 /**
@@ -70,7 +75,9 @@ export async function findClientBySecret(db: Kysely<Database>, hash: string): Pr
 /** What decides whether a client's access token is accepted: its status and when it was last disabled. */
 export type ClientState = Pick<ClientRow, 'status' | 'disabled_at'>;
 
-const stateOfClient = new PreparedQuery(1, (db, id: string) => db.selectFrom('clients').select(['status', 'disabled_at']).where('id', '=', id));
+const stateOfClient = new PreparedQuery(1, (db, id: string) =>
+  db.selectFrom('clients').select(['status', 'disabled_at']).where('id', '=', id),
+);
 
 /** Current client state, read on every authenticated request so that disabling takes effect at once. */
 export async function clientState(db: Kysely<Database>, id: string): Promise<ClientState | undefined> {

@@ -12,7 +12,11 @@ test('a token is accepted while its client is active and was not disabled after 
   assert.equal(clientAcceptsToken({ status: 'disabled', disabled_at: at }, second + 60), false, 'a disabled client accepts nothing');
   assert.equal(clientAcceptsToken(undefined, second), false, 'an unknown client accepts nothing');
   assert.equal(clientAcceptsToken({ status: 'active', disabled_at: at }, second - 1), false, 'issued before the disabling');
-  assert.equal(clientAcceptsToken({ status: 'active', disabled_at: at }, second), false, 'issued in the second of the disabling: counted before it');
+  assert.equal(
+    clientAcceptsToken({ status: 'active', disabled_at: at }, second),
+    false,
+    'issued in the second of the disabling: counted before it',
+  );
   assert.equal(clientAcceptsToken({ status: 'active', disabled_at: at }, second + 1), true, 'issued after');
 });
 
@@ -91,7 +95,14 @@ for (const database of DATABASES) {
       assert.equal(third.previous_secret_expires_at, clock.now().toISOString());
       for (const old of [first.client_secret, second.client_secret]) assert.equal(await clients.authenticate(first.client_id, old), null);
       assert.notEqual(await clients.authenticate(first.client_id, third.client_secret), null);
-      const expiries = (await storage.db.selectFrom('client_secrets').select('expires_at').where('client_id', '=', first.client_id).orderBy('created_at').execute()).map((r) => r.expires_at);
+      const expiries = (
+        await storage.db
+          .selectFrom('client_secrets')
+          .select('expires_at')
+          .where('client_id', '=', first.client_id)
+          .orderBy('created_at')
+          .execute()
+      ).map((r) => r.expires_at);
       assert.deepEqual(expiries, [clock.now().getTime(), clock.now().getTime(), null]);
       assert.equal(await clients.rotateSecret('cli_unknown', 'now'), null);
     });

@@ -72,7 +72,13 @@ export interface IssuedSecret {
 }
 
 function toClient(row: ClientRow): Client {
-  return { id: row.id as ClientId, name: row.name, scopes: JSON.parse(row.scopes) as Scope[], status: row.status, created_at: new Date(row.created_at).toISOString() };
+  return {
+    id: row.id as ClientId,
+    name: row.name,
+    scopes: JSON.parse(row.scopes) as Scope[],
+    status: row.status,
+    created_at: new Date(row.created_at).toISOString(),
+  };
 }
 
 /**
@@ -120,7 +126,14 @@ export class ClientService {
     const id = newId('client', now);
     const secret = this.#newSecret();
     await this.db.transaction().execute(async (trx) => {
-      await insertClient(trx, { id, name, scopes: JSON.stringify([...new Set(scopes)]), status: 'active', created_at: now, disabled_at: null });
+      await insertClient(trx, {
+        id,
+        name,
+        scopes: JSON.stringify([...new Set(scopes)]),
+        status: 'active',
+        created_at: now,
+        disabled_at: null,
+      });
       await insertSecret(trx, { hash: this.hash(secret), client_id: id, created_at: now, expires_at: null });
     });
     return { client_id: id, client_secret: secret, scopes: [...new Set(scopes)] };
@@ -131,7 +144,10 @@ export class ClientService {
    * `expirePrevious: 'now'`, every older one fails from now on, those still in the overlap of an
    * earlier rotation included.
    */
-  async rotateSecret(clientId: string, expirePrevious: PreviousSecretExpiry = 'in_24_hours'): Promise<(IssuedSecret & { previous_secret_expires_at: string }) | null> {
+  async rotateSecret(
+    clientId: string,
+    expirePrevious: PreviousSecretExpiry = 'in_24_hours',
+  ): Promise<(IssuedSecret & { previous_secret_expires_at: string }) | null> {
     const now = this.clock.now().getTime();
     const until = expirePrevious === 'now' ? now : now + SECRET_OVERLAP_MS;
     const secret = this.#newSecret();
@@ -158,7 +174,9 @@ export class ClientService {
    */
   async expirePreviousSecrets(clientId: string): Promise<number | null> {
     const now = this.clock.now().getTime();
-    return this.db.transaction().execute(async (trx) => ((await findClient(trx, clientId)) === undefined ? null : endSecrets(trx, clientId, now, 'previous')));
+    return this.db
+      .transaction()
+      .execute(async (trx) => ((await findClient(trx, clientId)) === undefined ? null : endSecrets(trx, clientId, now, 'previous')));
   }
 
   async list(): Promise<Client[]> {

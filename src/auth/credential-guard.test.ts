@@ -20,7 +20,8 @@ test('failureDelayMs: nothing up to the allowance, then 100 ms doubling, at most
     [17, 10, 2000],
     [1_000_000, 10, 2000],
   ];
-  for (const [failures, allowed, expected] of vectors) assert.equal(failureDelayMs(failures, allowed), expected, `${failures} of ${allowed}`);
+  for (const [failures, allowed, expected] of vectors)
+    assert.equal(failureDelayMs(failures, allowed), expected, `${failures} of ${allowed}`);
 });
 
 function replyRecorder() {
@@ -32,7 +33,9 @@ function replyRecorder() {
 test('CredentialGuard: failures count per address and per client id, apart; only the address is ever refused', async () => {
   const clock = new ManualClock('2026-11-22T10:00:20.000Z');
   const waits: number[] = [];
-  const guard = new CredentialGuard(new MemoryRateLimitStore(), { failuresPerAddress: 3, failuresPerClient: 1 }, clock, async (ms) => waits.push(ms));
+  const guard = new CredentialGuard(new MemoryRateLimitStore(), { failuresPerAddress: 3, failuresPerClient: 1 }, clock, async (ms) =>
+    waits.push(ms),
+  );
   const log = pino({ level: 'silent' });
   const { reply, headers } = replyRecorder();
 
@@ -45,7 +48,11 @@ test('CredentialGuard: failures count per address and per client id, apart; only
   await guard.failed(log, 'a', 'cli_other');
   const refused = await guard.admit(reply, 'a').catch((e: unknown) => e);
   assert.ok(refused instanceof ApiError && refused.code === 'rate_limit_exceeded' && refused.headers?.['retry-after'] === '40');
-  assert.deepEqual(headers, { 'x-ratelimit-limit': 3, 'x-ratelimit-remaining': 0, 'x-ratelimit-reset': Date.parse('2026-11-22T10:01:00Z') / 1000 });
+  assert.deepEqual(headers, {
+    'x-ratelimit-limit': 3,
+    'x-ratelimit-remaining': 0,
+    'x-ratelimit-reset': Date.parse('2026-11-22T10:01:00Z') / 1000,
+  });
   await guard.admit(reply, 'b');
   assert.deepEqual(guard.stats, { rejected: 2, delayed: 7, blocked: 1 });
   clock.advance(40_000);

@@ -82,19 +82,31 @@ export class CredentialGuard {
     this.stats.blocked++;
     const state = rateLimitState(now, failures, limit);
     setRateLimitHeaders(reply, state);
-    throw rateLimitExceeded(state, `Too many failed client authentications from this address (${limit} per minute); retry in ${state.retryAfter} s`);
+    throw rateLimitExceeded(
+      state,
+      `Too many failed client authentications from this address (${limit} per minute); retry in ${state.retryAfter} s`,
+    );
   }
 
   /** Counts a failed check against the address and the client id it named; resolves once the delay owed (if any) has passed. */
   async failed(log: FastifyBaseLogger, address: string, clientId: string): Promise<void> {
     const windowStart = windowStartOf(this.clock.now().getTime());
-    const [byAddress, byClient] = await Promise.all([this.store.increment(addressKey(address), windowStart), this.store.increment(clientKey(clientId), windowStart)]);
+    const [byAddress, byClient] = await Promise.all([
+      this.store.increment(addressKey(address), windowStart),
+      this.store.increment(clientKey(clientId), windowStart),
+    ]);
     // Each crossing is logged once per window (the store's counts are shared, so once per deployment).
     if (byAddress === this.limits.failuresPerAddress) {
-      log.warn({ address, client_id: clientId, failures: byAddress }, 'failed client authentications: address reached its limit; its token requests are refused until the minute ends');
+      log.warn(
+        { address, client_id: clientId, failures: byAddress },
+        'failed client authentications: address reached its limit; its token requests are refused until the minute ends',
+      );
     }
     if (byClient === this.limits.failuresPerClient + 1) {
-      log.warn({ address, client_id: clientId, failures: byClient }, 'failed client authentications: client id over its limit; further failures naming it are answered slowly until the minute ends');
+      log.warn(
+        { address, client_id: clientId, failures: byClient },
+        'failed client authentications: client id over its limit; further failures naming it are answered slowly until the minute ends',
+      );
     }
     const delay = failureDelayMs(byClient, this.limits.failuresPerClient);
     if (delay === 0) {

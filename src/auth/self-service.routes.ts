@@ -12,8 +12,12 @@ import { unauthorized, type AccessToken, type TokenService } from './token.servi
 const ClientSecretRotation = Type.Object(
   {
     client_id: Type.String({ description: 'The client whose secret was rotated (cli_...)' }),
-    client_secret: Type.String({ description: 'The new client secret (sk_test_... or sk_live_...). Shown only in this response; never stored in clear.' }),
-    previous_secret_expires_at: DateTime('Every older secret of the client keeps working until then (24 hours, or now with `expire_previous: now`), then fails with 401.'),
+    client_secret: Type.String({
+      description: 'The new client secret (sk_test_... or sk_live_...). Shown only in this response; never stored in clear.',
+    }),
+    previous_secret_expires_at: DateTime(
+      'Every older secret of the client keeps working until then (24 hours, or now with `expire_previous: now`), then fails with 401.',
+    ),
   },
   { title: 'ClientSecretRotation' },
 );
@@ -22,11 +26,17 @@ const ClientSecretRotationRequest = Type.Object(
   {
     expire_previous: Type.Optional(
       StringEnum(PREVIOUS_SECRET_EXPIRIES, {
-        description: '`in_24_hours` (default): every older secret keeps working 24 hours. `now`: every older secret fails at once (a secret that leaked).',
+        description:
+          '`in_24_hours` (default): every older secret keeps working 24 hours. `now`: every older secret fails at once (a secret that leaked).',
       }),
     ),
   },
-  { additionalProperties: false, title: 'ClientSecretRotationRequest', description: 'Optional: no body is the same as `{}`.', ...OPTIONAL_BODY },
+  {
+    additionalProperties: false,
+    title: 'ClientSecretRotationRequest',
+    description: 'Optional: no body is the same as `{}`.',
+    ...OPTIONAL_BODY,
+  },
 );
 
 export interface SelfServiceRouteDeps {
@@ -55,15 +65,15 @@ export const selfServiceRoutes: FastifyPluginAsyncTypebox<SelfServiceRouteDeps> 
       schema: {
         operationId: 'rotateClientSecret',
         tags: ['Authentication'],
-        summary: 'Rotate the calling client\'s own secret; the previous one keeps working for 24 hours, or stops at once',
+        summary: "Rotate the calling client's own secret; the previous one keeps working for 24 hours, or stops at once",
         description:
-          'Authenticated with the client\'s bearer token, which must carry every scope the client is allowed (a narrowed token cannot ' +
+          "Authenticated with the client's bearer token, which must carry every scope the client is allowed (a narrowed token cannot " +
           'mint full credentials). Requires an Idempotency-Key (a UUID). Client secrets are stored only as keyed hashes, so the new ' +
           'secret is never stored in clear and a retry cannot return it again: each request issues a new secret, and every earlier one ' +
           'keeps working for 24 hours, so a lost response loses nothing. With `expire_previous: now` every earlier secret fails at ' +
           'once (a secret that leaked); access tokens already issued keep working until they expire (at most 15 minutes), and a lost ' +
           'response is then recovered by rotating again with such a token.',
-       
+
         headers: IdempotencyHeaders,
         body: ClientSecretRotationRequest,
         response: { 200: ClientSecretRotation, ...protectedErrors(422) },
@@ -93,7 +103,11 @@ export const selfServiceRoutes: FastifyPluginAsyncTypebox<SelfServiceRouteDeps> 
       const rotated = await clients.rotateSecret(grant.clientId, request.body.expire_previous);
       if (rotated === null) throw unauthorized('Client is disabled');
       reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
-      return { client_id: rotated.client_id, client_secret: rotated.client_secret, previous_secret_expires_at: rotated.previous_secret_expires_at };
+      return {
+        client_id: rotated.client_id,
+        client_secret: rotated.client_secret,
+        previous_secret_expires_at: rotated.previous_secret_expires_at,
+      };
     },
   );
 };

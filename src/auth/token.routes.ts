@@ -36,7 +36,14 @@ const TokenResponse = Type.Object(
 const Jwks = Type.Object(
   {
     keys: Type.Array(
-      Type.Object({ kty: Type.Literal('OKP'), crv: Type.Literal('Ed25519'), x: Type.String(), kid: Type.String(), alg: Type.Literal('EdDSA'), use: Type.Literal('sig') }),
+      Type.Object({
+        kty: Type.Literal('OKP'),
+        crv: Type.Literal('Ed25519'),
+        x: Type.String(),
+        kid: Type.String(),
+        alg: Type.Literal('EdDSA'),
+        use: Type.Literal('sig'),
+      }),
     ),
   },
   { title: 'JsonWebKeySet' },
@@ -56,15 +63,31 @@ const AuthorizationServerMetadata = Type.Object(
   { title: 'AuthorizationServerMetadata', description: 'OAuth 2.0 authorization server metadata (RFC 8414).' },
 );
 
-type OAuthError = 'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'invalid_scope' | 'temporarily_unavailable' | 'server_error';
+type OAuthError =
+  | 'invalid_request'
+  | 'invalid_client'
+  | 'unsupported_grant_type'
+  | 'invalid_scope'
+  | 'temporarily_unavailable'
+  | 'server_error';
 
 /** The OAuth 2.0 members of a token endpoint error (RFC 6749 §5.2): the code, and the message as its description. */
 function oauthMembers(error: OAuthError, message: string): Record<string, string> {
   return { error, error_description: message };
 }
 
-function oauthError(status: 'validation_error' | 'unauthorized', error: OAuthError, message: string, details?: ErrorDetail[], headers?: Record<string, string>): ApiError {
-  return new ApiError(status, message, { extra: oauthMembers(error, message), ...(details === undefined ? {} : { details }), ...(headers === undefined ? {} : { headers }) });
+function oauthError(
+  status: 'validation_error' | 'unauthorized',
+  error: OAuthError,
+  message: string,
+  details?: ErrorDetail[],
+  headers?: Record<string, string>,
+): ApiError {
+  return new ApiError(status, message, {
+    extra: oauthMembers(error, message),
+    ...(details === undefined ? {} : { details }),
+    ...(headers === undefined ? {} : { headers }),
+  });
 }
 
 /**
@@ -157,17 +180,23 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<TokenRouteDeps> = async (app
         response: {
           200: TokenResponse,
           401: errorResponse('`unauthorized`, OAuth `invalid_client`: unknown client, wrong or expired secret, disabled client.'),
-          422: errorResponse('`validation_error`, OAuth `invalid_request`, `unsupported_grant_type` or `invalid_scope`; `details` says which field.'),
-          429: errorResponse('`rate_limit_exceeded`, OAuth `temporarily_unavailable`: over the rate limit, or too many failed authentications; retry after `Retry-After` seconds.'),
+          422: errorResponse(
+            '`validation_error`, OAuth `invalid_request`, `unsupported_grant_type` or `invalid_scope`; `details` says which field.',
+          ),
+          429: errorResponse(
+            '`rate_limit_exceeded`, OAuth `temporarily_unavailable`: over the rate limit, or too many failed authentications; retry after `Retry-After` seconds.',
+          ),
         },
       },
     },
     async (request, reply) => {
       if (request.body === undefined) throw withOAuthMember(missingBody(), request);
       const isForm = (request.headers['content-type'] ?? '').toLowerCase().startsWith('application/x-www-form-urlencoded');
-      const problems = request.validationError === undefined ? [] : detailsFromAjv((request.validationError as { validation: ErrorObject[] }).validation);
+      const problems =
+        request.validationError === undefined ? [] : detailsFromAjv((request.validationError as { validation: ErrorObject[] }).validation);
       const relevant = isForm ? problems.filter((d) => d.rule !== 'additionalProperties') : problems;
-      if (relevant.length > 0) throw oauthError('validation_error', 'invalid_request', `Invalid ${relevant[0]?.field}: ${relevant[0]?.rule}`, relevant);
+      if (relevant.length > 0)
+        throw oauthError('validation_error', 'invalid_request', `Invalid ${relevant[0]?.field}: ${relevant[0]?.rule}`, relevant);
       const body = request.body as Static<typeof TokenRequest>;
 
       if (body.grant_type !== 'client_credentials') {
@@ -176,7 +205,10 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<TokenRouteDeps> = async (app
         ]);
       }
       const basic = basicCredentials(request.headers.authorization);
-      if (basic === 'malformed') throw oauthError('validation_error', 'invalid_request', 'Malformed HTTP Basic credentials', [{ field: 'Authorization', rule: 'format', value: null }]);
+      if (basic === 'malformed')
+        throw oauthError('validation_error', 'invalid_request', 'Malformed HTTP Basic credentials', [
+          { field: 'Authorization', rule: 'format', value: null },
+        ]);
       if (basic !== null && (body.client_id !== undefined || body.client_secret !== undefined)) {
         throw oauthError('validation_error', 'invalid_request', 'Send client credentials either in HTTP Basic or in the body, not both', [
           { field: 'client_id', rule: 'single_authentication_method', value: body.client_id ?? null },
@@ -184,14 +216,26 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<TokenRouteDeps> = async (app
       }
       const clientId = basic?.id ?? body.client_id;
       const secret = basic?.secret ?? body.client_secret;
-      if (clientId === undefined || clientId === '') throw oauthError('validation_error', 'invalid_request', 'client_id is required', [{ field: 'client_id', rule: 'required', value: null }]);
-      if (secret === undefined || secret === '') throw oauthError('validation_error', 'invalid_request', 'client_secret is required', [{ field: 'client_secret', rule: 'required', value: null }]);
+      if (clientId === undefined || clientId === '')
+        throw oauthError('validation_error', 'invalid_request', 'client_id is required', [
+          { field: 'client_id', rule: 'required', value: null },
+        ]);
+      if (secret === undefined || secret === '')
+        throw oauthError('validation_error', 'invalid_request', 'client_secret is required', [
+          { field: 'client_secret', rule: 'required', value: null },
+        ]);
 
       await guard.admit(reply, request.ip);
       const client = await clients.authenticate(clientId, secret);
       if (client === null) {
         await guard.failed(request.log, request.ip, clientId);
-        throw oauthError('unauthorized', 'invalid_client', 'Invalid client credentials', undefined, basic === null ? undefined : { 'www-authenticate': 'Basic realm="token"' });
+        throw oauthError(
+          'unauthorized',
+          'invalid_client',
+          'Invalid client credentials',
+          undefined,
+          basic === null ? undefined : { 'www-authenticate': 'Basic realm="token"' },
+        );
       }
 
       await limiter.enforce(reply, `cli:${client.id}`);
@@ -200,9 +244,15 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<TokenRouteDeps> = async (app
       if (body.scope !== undefined && body.scope.trim() !== '') {
         const asked = [...new Set(body.scope.trim().split(/ +/))];
         const unknown = asked.find((s) => !isScope(s));
-        if (unknown !== undefined) throw oauthError('validation_error', 'invalid_scope', `Unknown scope ${unknown}`, [{ field: 'scope', rule: 'enum', value: unknown }]);
+        if (unknown !== undefined)
+          throw oauthError('validation_error', 'invalid_scope', `Unknown scope ${unknown}`, [
+            { field: 'scope', rule: 'enum', value: unknown },
+          ]);
         const refused = asked.find((s) => !client.scopes.includes(s as Scope));
-        if (refused !== undefined) throw oauthError('validation_error', 'invalid_scope', `Scope ${refused} is not allowed for this client`, [{ field: 'scope', rule: 'allowed_scope', value: refused }]);
+        if (refused !== undefined)
+          throw oauthError('validation_error', 'invalid_scope', `Scope ${refused} is not allowed for this client`, [
+            { field: 'scope', rule: 'allowed_scope', value: refused },
+          ]);
         granted = asked as Scope[];
       }
       const accessToken = await tokens.issue(client.id, granted);
@@ -213,12 +263,26 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<TokenRouteDeps> = async (app
 
   app.get(
     '/.well-known/jwks.json',
-    { schema: { operationId: 'getAccessTokenKeys', tags: ['Authentication'], summary: 'Public keys that verify access tokens (current and previous)', response: { 200: Jwks } } },
+    {
+      schema: {
+        operationId: 'getAccessTokenKeys',
+        tags: ['Authentication'],
+        summary: 'Public keys that verify access tokens (current and previous)',
+        response: { 200: Jwks },
+      },
+    },
     async (_request, reply) => {
       const all = await keys.all('token');
       reply.header('cache-control', 'public, max-age=300');
       return {
-        keys: all.slice(-2).map((k) => ({ kty: 'OKP' as const, crv: 'Ed25519' as const, x: k.publicKey, kid: k.id, alg: 'EdDSA' as const, use: 'sig' as const })),
+        keys: all.slice(-2).map((k) => ({
+          kty: 'OKP' as const,
+          crv: 'Ed25519' as const,
+          x: k.publicKey,
+          kid: k.id,
+          alg: 'EdDSA' as const,
+          use: 'sig' as const,
+        })),
       };
     },
   );
@@ -239,10 +303,11 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<TokenRouteDeps> = async (app
       schema: {
         operationId: 'getAuthorizationServerMetadata',
         tags: ['Authentication'],
-        summary: 'OAuth 2.0 authorization server metadata (RFC 8414): the token endpoint, its keys, grant types, client authentication methods and scopes',
+        summary:
+          'OAuth 2.0 authorization server metadata (RFC 8414): the token endpoint, its keys, grant types, client authentication methods and scopes',
         description:
           'For OAuth libraries that discover the token endpoint from the issuer (the `iss` of the access tokens, the public base URL). ' +
-          'When the issuer has a path, the document is at this path followed by the issuer\'s path (RFC 8414 §3).',
+          "When the issuer has a path, the document is at this path followed by the issuer's path (RFC 8414 §3).",
         response: { 200: AuthorizationServerMetadata },
       },
     },

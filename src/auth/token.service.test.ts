@@ -29,11 +29,16 @@ test('an issued token verifies, carries the documented claims (docs/concepts.md)
   assert.deepEqual(Object.keys(claims).sort(), ['aud', 'exp', 'iat', 'iss', 'jti', 'livemode', 'scope', 'sub']);
   assert.equal(claims.exp - claims.iat, 900);
   assert.equal(claims.iat, Math.floor(clock.now().getTime() / 1000));
-  assert.deepEqual([claims.iss, claims.aud, claims.sub, claims.scope, claims.livemode], [options.issuer, options.audience, 'cli_a', 'orders:read kyc:read', false]);
+  assert.deepEqual(
+    [claims.iss, claims.aud, claims.sub, claims.scope, claims.livemode],
+    [options.issuer, options.audience, 'cli_a', 'orders:read kyc:read', false],
+  );
   assert.match(claims.jti, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   // Values that need escaping in JSON come back exactly.
   const odd = { issuer: 'ca"u\\ri\u2028', audience: 'https://api.example/\u00e9', livemode: true };
-  const oddClaims = JSON.parse(Buffer.from((await new TokenService(keys, odd, clock).issue('cli_a' as ClientId, [])).split('.')[1] ?? '', 'base64url').toString());
+  const oddClaims = JSON.parse(
+    Buffer.from((await new TokenService(keys, odd, clock).issue('cli_a' as ClientId, [])).split('.')[1] ?? '', 'base64url').toString(),
+  );
   assert.deepEqual([oddClaims.iss, oddClaims.aud, oddClaims.livemode, oddClaims.scope], [odd.issuer, odd.audience, true, '']);
   const grant = await tokens.verify(token);
   assert.equal(grant.clientId, 'cli_a');
@@ -65,7 +70,16 @@ test('forged, tampered and foreign tokens are refused', async (t) => {
   forged.push(['HS256 with the public key', `${hsHeader}.${p}.${hsSig}`]);
   const sign = (claims: Record<string, unknown>, header: Record<string, unknown> = { alg: 'EdDSA', kid: key.id, typ: 'at+jwt' }) =>
     new SignJWT(claims).setProtectedHeader(header as { alg: string }).sign(key.privateKeyObject);
-  const base = { iss: options.issuer, aud: options.audience, sub: 'cli_a', scope: 'orders:read', iat: now, exp: now + 900, jti: 'x', livemode: false };
+  const base = {
+    iss: options.issuer,
+    aud: options.audience,
+    sub: 'cli_a',
+    scope: 'orders:read',
+    iat: now,
+    exp: now + 900,
+    jti: 'x',
+    livemode: false,
+  };
   forged.push(['wrong aud', await sign({ ...base, aud: 'https://elsewhere' })]);
   forged.push(['wrong iss', await sign({ ...base, iss: 'https://elsewhere' })]);
   forged.push(['livemode token in sandbox', await sign({ ...base, livemode: true })]);
@@ -74,7 +88,12 @@ test('forged, tampered and foreign tokens are refused', async (t) => {
   forged.push(['wrong typ', await sign(base, { alg: 'EdDSA', kid: key.id, typ: 'JWT' })]);
   forged.push(['expired', await sign({ ...base, iat: now - 1000, exp: now - 100 })]);
   const rotated = await keys.rotate('attestation');
-  forged.push(['signed by an attestation key', await new SignJWT(base).setProtectedHeader({ alg: 'EdDSA', kid: rotated.current.id, typ: 'at+jwt' }).sign(rotated.current.privateKeyObject)]);
+  forged.push([
+    'signed by an attestation key',
+    await new SignJWT(base)
+      .setProtectedHeader({ alg: 'EdDSA', kid: rotated.current.id, typ: 'at+jwt' })
+      .sign(rotated.current.privateKeyObject),
+  ]);
 
   for (const [name, token] of forged) await assert.rejects(tokens.verify(token), isUnauthorized, name);
   assert.equal((await tokens.verify(good)).clientId, 'cli_a');

@@ -128,10 +128,21 @@ export class TokenService {
       throw unauthorized(code === 'ERR_JWT_EXPIRED' ? 'Access token expired' : 'Invalid access token');
     }
     const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter(isScope) : [];
-    if (payload.livemode !== this.options.livemode || typeof payload.sub !== 'string' || payload.exp === undefined || payload.iat === undefined) {
+    if (
+      payload.livemode !== this.options.livemode ||
+      typeof payload.sub !== 'string' ||
+      payload.exp === undefined ||
+      payload.iat === undefined
+    ) {
       throw unauthorized('Invalid access token');
     }
-    const grant: AccessToken = { clientId: payload.sub as ClientId, scopes: new Set(scopes), livemode: payload.livemode === true, iat: payload.iat, exp: payload.exp };
+    const grant: AccessToken = {
+      clientId: payload.sub as ClientId,
+      scopes: new Set(scopes),
+      livemode: payload.livemode === true,
+      iat: payload.iat,
+      exp: payload.exp,
+    };
     if (this.#verified.size >= CACHE_LIMIT) this.#prune(nowSeconds);
     this.#verified.set(token.slice(-SIGNATURE_CHARS), { token, grant });
     return grant;

@@ -91,7 +91,8 @@ export function helpKeys(command: Command): { key: string; english: string; set:
   const keys: { key: string; english: string; set: (text: string) => void }[] = [];
   keys.push({ key: path, english: command.description(), set: (text) => command.description(text) });
   for (const arg of command.registeredArguments) {
-    if (arg.description !== '') keys.push({ key: `${path} <${arg.name()}>`, english: arg.description, set: (text) => (arg.description = text) });
+    if (arg.description !== '')
+      keys.push({ key: `${path} <${arg.name()}>`, english: arg.description, set: (text) => (arg.description = text) });
   }
   for (const option of command.options) {
     keys.push({ key: `${path} ${option.long ?? option.flags}`, english: option.description, set: (text) => (option.description = text) });

@@ -3,7 +3,15 @@ import assert from 'node:assert/strict';
 import { jsonErrorOffset, lineAndColumn } from './json-file.js';
 
 test('jsonErrorOffset accepts what JSON.parse accepts', () => {
-  for (const text of ['{}', '[]', ' {"a": [1, -2.5e+3, 0, true, false, null, "x\\"\\u00e9\\n"], "b": {}} ', '"s"', '0', '-0.0E1', '\n[\n]\n']) {
+  for (const text of [
+    '{}',
+    '[]',
+    ' {"a": [1, -2.5e+3, 0, true, false, null, "x\\"\\u00e9\\n"], "b": {}} ',
+    '"s"',
+    '0',
+    '-0.0E1',
+    '\n[\n]\n',
+  ]) {
     JSON.parse(text);
     assert.equal(jsonErrorOffset(text), null, text);
   }

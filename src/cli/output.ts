@@ -7,9 +7,15 @@ export function printJson(value: unknown): void {
 
 export function printTable(records: readonly object[], columns: string[]): void {
   const rows = records as readonly Record<string, unknown>[];
-  const cells = rows.map((r) => columns.map((c) => (r[c] === undefined || r[c] === null ? '' : Array.isArray(r[c]) ? (r[c] as unknown[]).join(',') : String(r[c]))));
+  const cells = rows.map((r) =>
+    columns.map((c) => (r[c] === undefined || r[c] === null ? '' : Array.isArray(r[c]) ? (r[c] as unknown[]).join(',') : String(r[c]))),
+  );
   const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((row) => (row[i] ?? '').length)));
-  const line = (values: string[]) => values.map((v, i) => v.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  const line = (values: string[]) =>
+    values
+      .map((v, i) => v.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
   process.stdout.write(`${line(columns)}\n`);
   for (const row of cells) process.stdout.write(`${line(row)}\n`);
 }
@@ -27,7 +33,10 @@ export interface CliText {
 export class CliError extends Error {
   readonly text: CliText | undefined;
 
-  constructor(message: string | CliText, readonly exitCode = 1) {
+  constructor(
+    message: string | CliText,
+    readonly exitCode = 1,
+  ) {
     super(typeof message === 'string' ? message : fill(MESSAGES.en[message.key as MessageKey] ?? message.key, message.params ?? {}));
     this.name = 'CliError';
     this.text = typeof message === 'string' ? undefined : message;

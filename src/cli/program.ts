@@ -46,4 +46,3 @@ export function buildProgram(language: CliLanguage = 'en'): Command {
   registerPositions(program);
   return localiseHelp(program, language);
 }
-

@@ -23,10 +23,21 @@ test('PostgreSQL prepared statements can be turned off (a pooler that cannot kee
 });
 
 test('production needs a master key and a public URL, and uses the production rate', () => {
-  assert.throws(() => parseConfig({ CAURI_MODE: 'production', CAURI_PUBLIC_URL: 'https://api.example' }), (e: unknown) => e instanceof ConfigError && e.variable === 'CAURI_MASTER_KEY');
+  assert.throws(
+    () => parseConfig({ CAURI_MODE: 'production', CAURI_PUBLIC_URL: 'https://api.example' }),
+    (e: unknown) => e instanceof ConfigError && e.variable === 'CAURI_MASTER_KEY',
+  );
   const key = 'ab'.repeat(32);
-  assert.throws(() => parseConfig({ CAURI_MODE: 'production', CAURI_MASTER_KEY: key }), (e: unknown) => e instanceof ConfigError && e.variable === 'CAURI_PUBLIC_URL');
-  const c = parseConfig({ CAURI_MODE: 'production', CAURI_MASTER_KEY: key, CAURI_PUBLIC_URL: 'https://api.example/', CAURI_RATE_LIMIT_PRODUCTION: '20000' });
+  assert.throws(
+    () => parseConfig({ CAURI_MODE: 'production', CAURI_MASTER_KEY: key }),
+    (e: unknown) => e instanceof ConfigError && e.variable === 'CAURI_PUBLIC_URL',
+  );
+  const c = parseConfig({
+    CAURI_MODE: 'production',
+    CAURI_MASTER_KEY: key,
+    CAURI_PUBLIC_URL: 'https://api.example/',
+    CAURI_RATE_LIMIT_PRODUCTION: '20000',
+  });
   assert.equal(c.livemode, true);
   assert.equal(c.publicUrl, 'https://api.example');
   assert.equal(c.rateLimitPerMinute, 20000);
@@ -45,7 +56,10 @@ test('plaintext FIX: allowed in sandbox, in production only with CAURI_FIX_ALLOW
   const production = { CAURI_MODE: 'production', CAURI_MASTER_KEY: 'ab'.repeat(32), CAURI_PUBLIC_URL: 'https://api.example' };
   assert.equal(parseConfig(production).fixPlaintextAllowed, false);
   assert.equal(parseConfig({ ...production, CAURI_FIX_ALLOW_PLAINTEXT: 'true' }).fixPlaintextAllowed, true);
-  assert.throws(() => parseConfig({ ...production, CAURI_FIX_ALLOW_PLAINTEXT: 'maybe' }), (e: unknown) => e instanceof ConfigError && e.variable === 'CAURI_FIX_ALLOW_PLAINTEXT');
+  assert.throws(
+    () => parseConfig({ ...production, CAURI_FIX_ALLOW_PLAINTEXT: 'maybe' }),
+    (e: unknown) => e instanceof ConfigError && e.variable === 'CAURI_FIX_ALLOW_PLAINTEXT',
+  );
 });
 
 test('every wrong value names its variable', () => {
@@ -63,7 +77,11 @@ test('every wrong value names its variable', () => {
     [{ CAURI_PG_PREPARED_STATEMENTS: 'sometimes' }, 'CAURI_PG_PREPARED_STATEMENTS'],
   ];
   for (const [env, variable] of cases) {
-    assert.throws(() => parseConfig(env), (e: unknown) => e instanceof ConfigError && e.variable === variable && e.message.startsWith(variable), variable);
+    assert.throws(
+      () => parseConfig(env),
+      (e: unknown) => e instanceof ConfigError && e.variable === variable && e.message.startsWith(variable),
+      variable,
+    );
   }
 });
 
@@ -75,37 +93,78 @@ test('limits on failed client authentications and the Redis timeout: defaults, o
   const set = parseConfig({ CAURI_AUTH_FAILURES_PER_ADDRESS: '50', CAURI_AUTH_FAILURES_PER_CLIENT: '5', CAURI_REDIS_TIMEOUT_MS: '25' });
   assert.deepEqual([set.authFailuresPerAddress, set.authFailuresPerClient, set.redisTimeoutMs], [50, 5, 25]);
   for (const variable of ['CAURI_AUTH_FAILURES_PER_ADDRESS', 'CAURI_AUTH_FAILURES_PER_CLIENT', 'CAURI_REDIS_TIMEOUT_MS']) {
-    assert.throws(() => parseConfig({ [variable]: '0' }), (e: unknown) => e instanceof ConfigError && e.variable === variable);
+    assert.throws(
+      () => parseConfig({ [variable]: '0' }),
+      (e: unknown) => e instanceof ConfigError && e.variable === variable,
+    );
   }
 });
 
 test('CAURI_TRUST_PROXY: a boolean, or the proxies to trust as addresses, CIDR ranges or names', () => {
   assert.equal(parseConfig({}).trustProxy, false);
   assert.equal(parseConfig({ CAURI_TRUST_PROXY: 'true' }).trustProxy, true);
-  assert.equal(parseConfig({ CAURI_TRUST_PROXY: '10.0.0.0/8, 192.168.1.10,fd00::/8,loopback' }).trustProxy, '10.0.0.0/8,192.168.1.10,fd00::/8,loopback');
+  assert.equal(
+    parseConfig({ CAURI_TRUST_PROXY: '10.0.0.0/8, 192.168.1.10,fd00::/8,loopback' }).trustProxy,
+    '10.0.0.0/8,192.168.1.10,fd00::/8,loopback',
+  );
   for (const wrong of ['proxy.internal', '10.0.0.0/33', '10.0.0.1/8/1', '10.0.0.1,']) {
-    assert.throws(() => parseConfig({ CAURI_TRUST_PROXY: wrong }), (e: unknown) => e instanceof ConfigError && e.variable === 'CAURI_TRUST_PROXY', wrong);
+    assert.throws(
+      () => parseConfig({ CAURI_TRUST_PROXY: wrong }),
+      (e: unknown) => e instanceof ConfigError && e.variable === 'CAURI_TRUST_PROXY',
+      wrong,
+    );
   }
 });
 
 test('HTTP time-outs and the connection cap: defaults, and a headers time-out longer than the request time-out is refused', () => {
-  assert.deepEqual(parseConfig({}).http, { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 72_000, maxConnections: 4096 });
-  const set = parseConfig({ CAURI_HTTP_HEADERS_TIMEOUT_MS: '500', CAURI_HTTP_REQUEST_TIMEOUT_MS: '500', CAURI_HTTP_KEEP_ALIVE_TIMEOUT_MS: '5000', CAURI_HTTP_MAX_CONNECTIONS: '100' });
+  assert.deepEqual(parseConfig({}).http, {
+    headersTimeoutMs: 10_000,
+    requestTimeoutMs: 30_000,
+    keepAliveTimeoutMs: 72_000,
+    maxConnections: 4096,
+  });
+  const set = parseConfig({
+    CAURI_HTTP_HEADERS_TIMEOUT_MS: '500',
+    CAURI_HTTP_REQUEST_TIMEOUT_MS: '500',
+    CAURI_HTTP_KEEP_ALIVE_TIMEOUT_MS: '5000',
+    CAURI_HTTP_MAX_CONNECTIONS: '100',
+  });
   assert.deepEqual(set.http, { headersTimeoutMs: 500, requestTimeoutMs: 500, keepAliveTimeoutMs: 5000, maxConnections: 100 });
-  assert.throws(() => parseConfig({ CAURI_HTTP_HEADERS_TIMEOUT_MS: '40000' }), (e: unknown) => e instanceof ConfigError && e.variable === 'CAURI_HTTP_HEADERS_TIMEOUT_MS');
-  assert.throws(() => parseConfig({ CAURI_HTTP_MAX_CONNECTIONS: '0' }), (e: unknown) => e instanceof ConfigError && e.variable === 'CAURI_HTTP_MAX_CONNECTIONS');
-  assert.throws(() => parseConfig({ CAURI_HTTP_REQUEST_TIMEOUT_MS: '10s' }), (e: unknown) => e instanceof ConfigError && e.variable === 'CAURI_HTTP_REQUEST_TIMEOUT_MS');
+  assert.throws(
+    () => parseConfig({ CAURI_HTTP_HEADERS_TIMEOUT_MS: '40000' }),
+    (e: unknown) => e instanceof ConfigError && e.variable === 'CAURI_HTTP_HEADERS_TIMEOUT_MS',
+  );
+  assert.throws(
+    () => parseConfig({ CAURI_HTTP_MAX_CONNECTIONS: '0' }),
+    (e: unknown) => e instanceof ConfigError && e.variable === 'CAURI_HTTP_MAX_CONNECTIONS',
+  );
+  assert.throws(
+    () => parseConfig({ CAURI_HTTP_REQUEST_TIMEOUT_MS: '10s' }),
+    (e: unknown) => e instanceof ConfigError && e.variable === 'CAURI_HTTP_REQUEST_TIMEOUT_MS',
+  );
 });
 
 test('CAURI_CORS_ORIGINS: none by default, *, or origins as browsers send them; anything more is refused', () => {
   assert.deepEqual(parseConfig({}).corsOrigins, []);
   assert.equal(parseConfig({ CAURI_CORS_ORIGINS: '*' }).corsOrigins, '*');
-  assert.deepEqual(parseConfig({ CAURI_CORS_ORIGINS: 'https://App.Example.com, http://localhost:3000/,https://app.example.com:443' }).corsOrigins, [
-    'https://app.example.com',
-    'http://localhost:3000',
-  ]);
-  for (const wrong of ['app.example.com', 'https://app.example.com/path', 'https://app.example.com?x=1', 'ftp://files.example.com', 'https://user@app.example.com', '*,https://app.example.com', 'https://app.example.com,']) {
-    assert.throws(() => parseConfig({ CAURI_CORS_ORIGINS: wrong }), (e: unknown) => e instanceof ConfigError && e.variable === 'CAURI_CORS_ORIGINS', wrong);
+  assert.deepEqual(
+    parseConfig({ CAURI_CORS_ORIGINS: 'https://App.Example.com, http://localhost:3000/,https://app.example.com:443' }).corsOrigins,
+    ['https://app.example.com', 'http://localhost:3000'],
+  );
+  for (const wrong of [
+    'app.example.com',
+    'https://app.example.com/path',
+    'https://app.example.com?x=1',
+    'ftp://files.example.com',
+    'https://user@app.example.com',
+    '*,https://app.example.com',
+    'https://app.example.com,',
+  ]) {
+    assert.throws(
+      () => parseConfig({ CAURI_CORS_ORIGINS: wrong }),
+      (e: unknown) => e instanceof ConfigError && e.variable === 'CAURI_CORS_ORIGINS',
+      wrong,
+    );
   }
 });
 
@@ -113,6 +172,12 @@ test('shutdown: five seconds not ready before the listener closes, thirty for re
   assert.deepEqual([parseConfig({}).shutdownDelaySeconds, parseConfig({}).shutdownTimeoutSeconds], [5, 30]);
   const set = parseConfig({ CAURI_SHUTDOWN_DELAY_SECONDS: '0', CAURI_SHUTDOWN_TIMEOUT_SECONDS: '120' });
   assert.deepEqual([set.shutdownDelaySeconds, set.shutdownTimeoutSeconds], [0, 120]);
-  assert.throws(() => parseConfig({ CAURI_SHUTDOWN_TIMEOUT_SECONDS: '0' }), (e: unknown) => e instanceof ConfigError && e.variable === 'CAURI_SHUTDOWN_TIMEOUT_SECONDS');
-  assert.throws(() => parseConfig({ CAURI_SHUTDOWN_DELAY_SECONDS: '5s' }), (e: unknown) => e instanceof ConfigError && e.variable === 'CAURI_SHUTDOWN_DELAY_SECONDS');
+  assert.throws(
+    () => parseConfig({ CAURI_SHUTDOWN_TIMEOUT_SECONDS: '0' }),
+    (e: unknown) => e instanceof ConfigError && e.variable === 'CAURI_SHUTDOWN_TIMEOUT_SECONDS',
+  );
+  assert.throws(
+    () => parseConfig({ CAURI_SHUTDOWN_DELAY_SECONDS: '5s' }),
+    (e: unknown) => e instanceof ConfigError && e.variable === 'CAURI_SHUTDOWN_DELAY_SECONDS',
+  );
 });

@@ -216,9 +216,11 @@ function anchorConfig(env: Env, mode: Mode): AnchorConfig {
   const privateKey = required('CAURI_EVM_PRIVATE_KEY');
   if (!/^(0x)?[0-9a-fA-F]{64}$/.test(privateKey)) throw new ConfigError('CAURI_EVM_PRIVATE_KEY', 'must be 32 bytes as 64 hex characters');
   const chainName = required('CAURI_EVM_CHAIN_NAME');
-  if (!/^[a-z][a-z0-9-]{0,63}$/.test(chainName)) throw new ConfigError('CAURI_EVM_CHAIN_NAME', 'must be a lowercase name such as ethereum-sepolia');
+  if (!/^[a-z][a-z0-9-]{0,63}$/.test(chainName))
+    throw new ConfigError('CAURI_EVM_CHAIN_NAME', 'must be a lowercase name such as ethereum-sepolia');
   const chainIdText = env.CAURI_EVM_CHAIN_ID;
-  if (mode === 'production' && (chainIdText === undefined || chainIdText === '')) throw new ConfigError('CAURI_EVM_CHAIN_ID', 'is required in production with CAURI_ANCHOR=evm');
+  if (mode === 'production' && (chainIdText === undefined || chainIdText === ''))
+    throw new ConfigError('CAURI_EVM_CHAIN_ID', 'is required in production with CAURI_ANCHOR=evm');
   const to = env.CAURI_EVM_TO === undefined || env.CAURI_EVM_TO === '' ? null : env.CAURI_EVM_TO;
   if (to !== null && !/^0x[0-9a-fA-F]{40}$/.test(to)) throw new ConfigError('CAURI_EVM_TO', 'must be a 0x-prefixed 20-byte address');
   return {
@@ -257,7 +259,8 @@ function corsOrigins(env: Env): readonly string[] | '*' {
   if (value === '*') return '*';
   const origins = value.split(',').map((entry) => entry.trim());
   for (const entry of origins) {
-    const fail = (why: string) => new ConfigError('CAURI_CORS_ORIGINS', `must be * or origins such as https://app.example.com separated by commas; "${entry}" ${why}`);
+    const fail = (why: string) =>
+      new ConfigError('CAURI_CORS_ORIGINS', `must be * or origins such as https://app.example.com separated by commas; "${entry}" ${why}`);
     let url: URL;
     try {
       url = new URL(entry);
@@ -265,7 +268,8 @@ function corsOrigins(env: Env): readonly string[] | '*' {
       throw fail('is not a URL');
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw fail('is not http or https');
-    if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '' || !/^[a-z]+:\/\/[^/]+\/?$/i.test(entry)) throw fail('has more than a scheme, a host and a port');
+    if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '' || !/^[a-z]+:\/\/[^/]+\/?$/i.test(entry))
+      throw fail('has more than a scheme, a host and a port');
   }
   // The form a browser sends: lower-case scheme and host, no default port, no trailing slash.
   return Object.freeze([...new Set(origins.map((entry) => new URL(entry).origin))]);
@@ -299,14 +303,18 @@ const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
 
 function trustProxy(env: Env): boolean | string {
   const value = env.CAURI_TRUST_PROXY;
-  if (value === undefined || value === '' || /^(1|0|true|false|yes|no|on|off)$/.test(value)) return boolean(env, 'CAURI_TRUST_PROXY', false);
+  if (value === undefined || value === '' || /^(1|0|true|false|yes|no|on|off)$/.test(value))
+    return boolean(env, 'CAURI_TRUST_PROXY', false);
   const entries = value.split(',').map((entry) => entry.trim());
   for (const entry of entries) {
     const [address = '', bits, ...rest] = entry.split('/');
     const family = isIP(address);
     const prefixOk = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32));
     if (!PROXY_NAMES.includes(entry) && (family === 0 || !prefixOk || rest.length > 0)) {
-      throw new ConfigError('CAURI_TRUST_PROXY', `must be true, false, or proxy addresses or CIDR ranges separated by commas (got "${entry}")`);
+      throw new ConfigError(
+        'CAURI_TRUST_PROXY',
+        `must be true, false, or proxy addresses or CIDR ranges separated by commas (got "${entry}")`,
+      );
     }
   }
   return entries.join(',');

@@ -67,7 +67,13 @@ export interface StoredEvent {
  */
 export function storedEnvelopeBody(event: StoredEvent): string {
   if (event.data.charCodeAt(0) !== 0x7b /* { */) {
-    return serializeEnvelope({ id: event.id, type: event.type, created_at: isoMillis(event.created_at), data: JSON.parse(event.data) as unknown, livemode: event.livemode === 1 });
+    return serializeEnvelope({
+      id: event.id,
+      type: event.type,
+      created_at: isoMillis(event.created_at),
+      data: JSON.parse(event.data) as unknown,
+      livemode: event.livemode === 1,
+    });
   }
   return `{"id":${JSON.stringify(event.id)},"type":${JSON.stringify(event.type)},"created_at":"${isoMillis(event.created_at)}","data":${event.data},"livemode":${event.livemode === 1}}`;
 }

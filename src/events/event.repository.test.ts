@@ -16,7 +16,15 @@ async function seed(db: Kysely<Database>): Promise<EventRow[]> {
   for (let i = 0; i < 480; i++) {
     const at = START + i;
     const clientId = i % 8 === 0 ? null : i % 3 === 0 ? 'cli_b' : 'cli_a';
-    rows.push({ id: newId('event', at), client_id: clientId, type: TYPES[i % TYPES.length] as string, livemode: 0, created_at: at, data: `{"n":${i}}`, subject_ref: null });
+    rows.push({
+      id: newId('event', at),
+      client_id: clientId,
+      type: TYPES[i % TYPES.length] as string,
+      livemode: 0,
+      created_at: at,
+      data: `{"n":${i}}`,
+      subject_ref: null,
+    });
   }
   await db.transaction().execute(async (trx) => {
     for (const row of rows) await insertEvent(trx, row, false);
@@ -55,11 +63,21 @@ for (const database of DATABASES) {
       const rows = await seed(db);
       for (const direction of ['asc', 'desc'] as const) {
         for (const limit of [1, 7, 50, 1000]) {
-          assert.deepEqual(await walk(db, 'cli_a', direction, limit), expected(rows, 'cli_a', () => true, direction), `cli_a ${direction} ${limit}`);
+          assert.deepEqual(
+            await walk(db, 'cli_a', direction, limit),
+            expected(rows, 'cli_a', () => true, direction),
+            `cli_a ${direction} ${limit}`,
+          );
         }
-        assert.deepEqual(await walk(db, 'cli_b', direction, 11, 'kyc.attested'), expected(rows, 'cli_b', (r) => r.type === 'kyc.attested', direction));
+        assert.deepEqual(
+          await walk(db, 'cli_b', direction, 11, 'kyc.attested'),
+          expected(rows, 'cli_b', (r) => r.type === 'kyc.attested', direction),
+        );
         // A client with no events of its own still sees the broadcast ones.
-        assert.deepEqual(await walk(db, 'cli_c', direction, 9), expected(rows, 'cli_c', () => true, direction));
+        assert.deepEqual(
+          await walk(db, 'cli_c', direction, 9),
+          expected(rows, 'cli_c', () => true, direction),
+        );
       }
       // A window (the event stream's read): after < id <= upTo, oldest first.
       const ids = expected(rows, 'cli_a', () => true, 'asc');
@@ -77,8 +95,14 @@ for (const database of DATABASES) {
         const { db } = await openTestStorage(t, database);
         await seed(db);
         const compiled = clientEventsQuery(db, 'cli_a', 'desc', 11, (q) => q.where('id', '<', newId('event', START + 400))).compile();
-        const plan = (await db.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]))).rows.map((r) => r.detail);
-        assert.equal(plan.filter((d) => /SEARCH events USING INDEX events_client_id \(client_id=\? AND id<\?\)/.test(d)).length, 2, plan.join('\n'));
+        const plan = (
+          await db.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]))
+        ).rows.map((r) => r.detail);
+        assert.equal(
+          plan.filter((d) => /SEARCH events USING INDEX events_client_id \(client_id=\? AND id<\?\)/.test(d)).length,
+          2,
+          plan.join('\n'),
+        );
         assert.ok(!plan.some((d) => d.includes('MULTI-INDEX OR')), plan.join('\n'));
       });
     }

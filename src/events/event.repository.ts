@@ -1,5 +1,5 @@
 import type { Kysely, SelectQueryBuilder } from 'kysely';
-import { PreparedInsert, } from '../storage/prepared.js';
+import { PreparedInsert } from '../storage/prepared.js';
 import type { Database } from '../storage/schema.js';
 import type { EventRow } from './event.table.js';
 
@@ -39,8 +39,12 @@ export function clientEventsQuery(
   limit: number,
   refine: (query: EventQuery) => EventQuery = (query) => query,
 ) {
-  const own = refine(db.selectFrom('events').selectAll().where('client_id', '=', clientId)).orderBy('id', direction).limit(limit);
-  const everyone = refine(db.selectFrom('events').selectAll().where('client_id', 'is', null)).orderBy('id', direction).limit(limit);
+  const own = refine(db.selectFrom('events').selectAll().where('client_id', '=', clientId))
+    .orderBy('id', direction)
+    .limit(limit);
+  const everyone = refine(db.selectFrom('events').selectAll().where('client_id', 'is', null))
+    .orderBy('id', direction)
+    .limit(limit);
   return db
     .selectFrom(own.as('own'))
     .selectAll()

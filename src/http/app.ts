@@ -53,7 +53,11 @@ export function registeredRoutes(app: App): readonly RouteInfo[] {
  */
 export function addRouteHook(route: RouteOptions, name: 'onRequest', hook: onRequestHookHandler): void;
 export function addRouteHook(route: RouteOptions, name: 'onResponse', hook: onResponseHookHandler): void;
-export function addRouteHook(route: RouteOptions, name: 'onRequest' | 'onResponse', hook: onRequestHookHandler | onResponseHookHandler): void {
+export function addRouteHook(
+  route: RouteOptions,
+  name: 'onRequest' | 'onResponse',
+  hook: onRequestHookHandler | onResponseHookHandler,
+): void {
   const existing = route[name] as unknown;
   (route as unknown as Record<string, unknown>)[name] = existing === undefined ? [hook] : [...[existing].flat(), hook];
 }
@@ -65,7 +69,11 @@ export function fastifyOptions(config: Config, metrics: Metrics, logger?: Fastif
           logger:
             config.logLevel === 'silent'
               ? false
-              : { level: config.logLevel, base: { service: config.serviceName, mode: config.mode, pid: process.pid }, redact: ['req.headers.authorization', 'req.headers.cookie'] },
+              : {
+                  level: config.logLevel,
+                  base: { service: config.serviceName, mode: config.mode, pid: process.pid },
+                  redact: ['req.headers.authorization', 'req.headers.cookie'],
+                },
         }
       : { loggerInstance: logger }),
     bodyLimit: BODY_LIMIT,
@@ -150,6 +158,10 @@ export async function createHttpApp(
   );
 
   await app.register(swagger, swaggerOptions(config, operations, scopes));
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true, validatorUrl: null }, staticCSP: docsCsp(config.publicUrl) });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { deepLinking: true, validatorUrl: null },
+    staticCSP: docsCsp(config.publicUrl),
+  });
   return app;
 }

@@ -32,7 +32,10 @@ export function connectionErrorToApiError(code: string, limits: HttpLimits): Api
         `The request was not received in time (headers within ${limits.headersTimeoutMs} ms, the whole request within ${limits.requestTimeoutMs} ms); the connection is closed`,
       );
     case 'HPE_HEADER_OVERFLOW':
-      return validationError([{ field: 'headers', rule: 'maxLength', value: null }], 'Request headers exceed 16 KiB; the connection is closed');
+      return validationError(
+        [{ field: 'headers', rule: 'maxLength', value: null }],
+        'Request headers exceed 16 KiB; the connection is closed',
+      );
     default:
       // The specification has no 400: a message that is not HTTP is a validation error of the request.
       return validationError([{ field: 'request', rule: 'http', value: code }], 'Malformed HTTP request; the connection is closed');
@@ -41,7 +44,12 @@ export function connectionErrorToApiError(code: string, limits: HttpLimits): Api
 
 /** An error answered on the raw socket (the request never reached a route): the API's error body, then close. */
 export function rawErrorResponse(error: ApiError, requestId: string): string {
-  const body = JSON.stringify({ code: error.code, message: error.message, ...(error.details === undefined ? {} : { details: error.details }), request_id: requestId });
+  const body = JSON.stringify({
+    code: error.code,
+    message: error.message,
+    ...(error.details === undefined ? {} : { details: error.details }),
+    request_id: requestId,
+  });
   return (
     `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? ''}\r\n` +
     'Content-Type: application/json; charset=utf-8\r\n' +
@@ -59,7 +67,10 @@ export function rawErrorResponse(error: ApiError, requestId: string): string {
  * line of a request whose body was too slow), and its connection is closed. Nothing is written when a response has already started
  * on the connection (it would corrupt it); the connection is then only closed.
  */
-export function clientErrorHandler(limits: HttpLimits, metrics: Metrics): (this: FastifyInstance, error: ConnectionError, socket: Socket) => void {
+export function clientErrorHandler(
+  limits: HttpLimits,
+  metrics: Metrics,
+): (this: FastifyInstance, error: ConnectionError, socket: Socket) => void {
   // Fastify calls the handler with the instance as `this`, whose logger is the service's.
   return function onClientError(this: FastifyInstance, error, socket) {
     // A reset connection, or one already closed: nothing to answer.
@@ -68,7 +79,10 @@ export function clientErrorHandler(limits: HttpLimits, metrics: Metrics): (this:
     const requestId = newId('request');
     const timedOut = apiError.code === 'request_timeout';
     metrics.recordConnectionClosed(timedOut ? 'request_timeout' : 'malformed_request');
-    this.log.info({ request_id: requestId, code: error.code, remoteAddress: socket.remoteAddress, remotePort: socket.remotePort }, timedOut ? 'request not received in time; connection closed' : 'malformed request; connection closed');
+    this.log.info(
+      { request_id: requestId, code: error.code, remoteAddress: socket.remoteAddress, remotePort: socket.remotePort },
+      timedOut ? 'request not received in time; connection closed' : 'malformed request; connection closed',
+    );
     // Node keeps the response being written on the socket in this (long-standing) property.
     const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
     if (socket.writable && inFlight?.headersSent !== true) socket.write(rawErrorResponse(apiError, requestId));

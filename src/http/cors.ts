@@ -32,7 +32,16 @@ export const EXPOSED_HEADERS = [
 ].join(', ');
 
 /** Request headers a page may send, beyond the ones every browser allows. */
-export const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-None-Match', 'Last-Event-ID', 'X-Request-Id', 'traceparent', 'tracestate'].join(', ');
+export const ALLOWED_HEADERS = [
+  'Authorization',
+  'Content-Type',
+  'Idempotency-Key',
+  'If-None-Match',
+  'Last-Event-ID',
+  'X-Request-Id',
+  'traceparent',
+  'tracestate',
+].join(', ');
 
 const DOCUMENT_METHODS = ['GET', 'HEAD'];
 const API_METHODS = ['GET', 'HEAD', 'POST', 'PATCH', 'PUT', 'DELETE'];

@@ -100,8 +100,15 @@ export class KeysetPaging {
    * last page); `prev`, for a two-way listing only, the position before its first (null: the first page).
    */
   send<T>(reply: FastifyReply, items: T[], next: string | null, prev?: string | null): { data: T[] } {
-    reply.header('x-cursor-next', next === null ? '' : this.cursors.encode(this.listing, this.filters, { position: next, direction: 'next' }));
-    if (prev !== undefined) reply.header('x-cursor-prev', prev === null ? '' : this.cursors.encode(this.listing, this.filters, { position: prev, direction: 'prev' }));
+    reply.header(
+      'x-cursor-next',
+      next === null ? '' : this.cursors.encode(this.listing, this.filters, { position: next, direction: 'next' }),
+    );
+    if (prev !== undefined)
+      reply.header(
+        'x-cursor-prev',
+        prev === null ? '' : this.cursors.encode(this.listing, this.filters, { position: prev, direction: 'prev' }),
+      );
     return { data: items };
   }
 }

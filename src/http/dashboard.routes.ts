@@ -86,5 +86,7 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardRouteOptions> = async 
 
   const hide = { schema: { hide: true } };
   app.get('/dashboard', hide, async (_request, reply) => send(reply, 'index.html'));
-  app.get<{ Params: { '*': string } }>('/dashboard/*', hide, async (request, reply) => send(reply, request.params['*'] === '' ? 'index.html' : request.params['*']));
+  app.get<{ Params: { '*': string } }>('/dashboard/*', hide, async (request, reply) =>
+    send(reply, request.params['*'] === '' ? 'index.html' : request.params['*']),
+  );
 };

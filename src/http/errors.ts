@@ -43,10 +43,14 @@ export function toApiError(error: unknown, request?: FastifyRequest): ApiError {
     return validationError([detail], error instanceof SyntaxError ? `Request body is not valid JSON: ${e.message}` : e.message);
   }
   if (isDatabaseUnavailable(error)) {
-    return new ApiError('service_unavailable', 'The database is unreachable; nothing was kept. Retry after Retry-After seconds (a POST with the same Idempotency-Key)', {
-      headers: { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS) },
-      cause: error,
-    });
+    return new ApiError(
+      'service_unavailable',
+      'The database is unreachable; nothing was kept. Retry after Retry-After seconds (a POST with the same Idempotency-Key)',
+      {
+        headers: { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS) },
+        cause: error,
+      },
+    );
   }
   return new ApiError('internal_error', 'Internal error; retry with the same Idempotency-Key', { cause: error });
 }

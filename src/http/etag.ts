@@ -2,7 +2,12 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { isPublicDocument } from './cors.js';
 
-type OnSend = (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: Error | null, payload?: unknown) => void) => void;
+type OnSend = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+  done: (error: Error | null, payload?: unknown) => void,
+) => void;
 
 function addOnSend(route: RouteOptions, hook: OnSend): void {
   const existing = route.onSend as unknown;
@@ -16,7 +21,10 @@ export function strongEtag(body: string | Buffer): string {
 
 /** The opaque part of an entity tag as sent: `W/` and the content-coding suffix this file adds are not part of it. */
 function opaque(tag: string): string {
-  return tag.trim().replace(/^W\//, '').replace(/-(br|gzip)"$/, '"');
+  return tag
+    .trim()
+    .replace(/^W\//, '')
+    .replace(/-(br|gzip)"$/, '"');
 }
 
 /**
@@ -48,7 +56,8 @@ export function installEtags(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
     if (!isPublicDocument(route)) return;
     addOnSend(route, (request, reply, payload, done) => {
-      if (reply.statusCode !== 200 || reply.hasHeader('etag') || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return done(null, payload);
+      if (reply.statusCode !== 200 || reply.hasHeader('etag') || (typeof payload !== 'string' && !Buffer.isBuffer(payload)))
+        return done(null, payload);
       const etag = strongEtag(payload);
       reply.header('etag', etag);
       TAGGED.add(reply);

@@ -63,7 +63,14 @@ export function installJsonBodyParser(app: FastifyInstance): void {
     if (depth > MAX_BODY_DEPTH) {
       done(
         validationError(
-          [{ field: 'body', rule: 'maxDepth', value: depth, message: `the body nests ${depth} levels of arrays and objects; at most ${MAX_BODY_DEPTH}` }],
+          [
+            {
+              field: 'body',
+              rule: 'maxDepth',
+              value: depth,
+              message: `the body nests ${depth} levels of arrays and objects; at most ${MAX_BODY_DEPTH}`,
+            },
+          ],
           `Request body nests ${depth} levels of arrays and objects; at most ${MAX_BODY_DEPTH}`,
         ),
       );
@@ -96,7 +103,8 @@ export function documentOptionalBodies<T>(document: T): T {
   for (const operations of Object.values(paths)) {
     for (const operation of Object.values(operations)) {
       const body = operation.requestBody;
-      if (body !== undefined && Object.values(body.content ?? {}).some((media) => media.schema?.[OPTIONAL_KEY] === true)) body.required = false;
+      if (body !== undefined && Object.values(body.content ?? {}).some((media) => media.schema?.[OPTIONAL_KEY] === true))
+        body.required = false;
     }
   }
   return document;

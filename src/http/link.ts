@@ -33,8 +33,14 @@ function header(reply: FastifyReply, name: string): string {
 export function installPageLinks(app: FastifyInstance, publicUrl: string): void {
   app.addHook('onRoute', (route) => {
     if (!declaresLink(route)) return;
-    const hook = (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: Error | null, payload?: unknown) => void) => {
-      const links = reply.statusCode === 200 ? pageLinks(publicUrl, request.url, header(reply, 'x-cursor-next'), header(reply, 'x-cursor-prev')) : null;
+    const hook = (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      payload: unknown,
+      done: (error: Error | null, payload?: unknown) => void,
+    ) => {
+      const links =
+        reply.statusCode === 200 ? pageLinks(publicUrl, request.url, header(reply, 'x-cursor-next'), header(reply, 'x-cursor-prev')) : null;
       if (links !== null) reply.header('link', links);
       done(null, payload);
     };

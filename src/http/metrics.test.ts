@@ -2,7 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Metrics } from './metrics.js';
 
-const sources = { poolStats: () => ({ total: 1, idle: 1, waiting: 0 }), commitStats: () => ({ batches: 0, units: 0 }), pendingEvents: async () => 0 };
+const sources = {
+  poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
+  commitStats: () => ({ batches: 0, units: 0 }),
+  pendingEvents: async () => 0,
+};
 
 test('request counts and latency buckets in the Prometheus text format: cumulative, +Inf equals count, sum exact', async () => {
   const metrics = new Metrics(sources);
@@ -26,7 +30,10 @@ test('request counts and latency buckets in the Prometheus text format: cumulati
   assert.equal(line('cauri_http_request_duration_seconds_count{method="POST",route="/v1/orders"}'), 1);
   // A second scrape reports the same totals: reading does not reset or double them.
   const again = await metrics.registry.metrics();
-  for (const series of ['cauri_http_requests_total{method="GET",route="/v1/orders/:id",status="200"} 5', 'cauri_http_request_duration_seconds_count{method="GET",route="/v1/orders/:id"} 6']) {
+  for (const series of [
+    'cauri_http_requests_total{method="GET",route="/v1/orders/:id",status="200"} 5',
+    'cauri_http_request_duration_seconds_count{method="GET",route="/v1/orders/:id"} 6',
+  ]) {
     assert.ok(again.split('\n').includes(series), series);
   }
 });

@@ -209,7 +209,7 @@ export class Metrics {
     });
     const refused = new Counter({
       name: 'cauri_fix_messages_refused_total',
-      help: 'FIX partners\' messages this process did not apply, by reason: garbled (ignored and asked for again), session_reject (refused with a Reject, 35=3), unknown_order (an ExecutionReport for an order this service did not send).',
+      help: "FIX partners' messages this process did not apply, by reason: garbled (ignored and asked for again), session_reject (refused with a Reject, 35=3), unknown_order (an ExecutionReport for an order this service did not send).",
       labelNames: ['partner', 'reason'],
       registers: [this.registry],
       collect() {

@@ -41,7 +41,12 @@ export function operationKey(method: string, url: string): string {
 
 /** The facts of a route, from its options, for each of its methods. */
 export function routeFacts(route: RouteOptions): Array<[string, RouteFacts]> {
-  const schema = (route.schema ?? {}) as { body?: unknown; params?: unknown; querystring?: unknown; headers?: { properties?: Record<string, unknown> } };
+  const schema = (route.schema ?? {}) as {
+    body?: unknown;
+    params?: unknown;
+    querystring?: unknown;
+    headers?: { properties?: Record<string, unknown> };
+  };
   const facts: RouteFacts = {
     scope: route.config?.scope,
     rateLimited: isRateLimitedPath(route.url),
@@ -56,7 +61,11 @@ export function routeFacts(route: RouteOptions): Array<[string, RouteFacts]> {
  * The generator's options: the document's head (info, servers, security schemes) and its finishing.
  * `scopes`: each OAuth scope a route may require, with what it grants (src/auth/scopes.ts).
  */
-export function swaggerOptions(config: Config, facts: ReadonlyMap<string, RouteFacts>, scopes: Readonly<Record<string, string>>): SwaggerOptions {
+export function swaggerOptions(
+  config: Config,
+  facts: ReadonlyMap<string, RouteFacts>,
+  scopes: Readonly<Record<string, string>>,
+): SwaggerOptions {
   return {
     openapi: {
       openapi: '3.1.0',
@@ -74,14 +83,21 @@ export function swaggerOptions(config: Config, facts: ReadonlyMap<string, RouteF
         securitySchemes: {
           oauth2: {
             type: 'oauth2',
-            description: 'OAuth 2.0 client credentials: the client id and secret (HTTP Basic or in the body) for an access token of 15 minutes.',
+            description:
+              'OAuth 2.0 client credentials: the client id and secret (HTTP Basic or in the body) for an access token of 15 minutes.',
             flows: { clientCredentials: { tokenUrl: `${config.publicUrl}/v1/auth/token`, scopes: { ...scopes } } },
           },
-          bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token from `POST /v1/auth/token`, with the scope the operation names.' },
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'JWT',
+            description: 'An access token from `POST /v1/auth/token`, with the scope the operation names.',
+          },
         },
       },
     },
-    transformObject: (document) => finishDocument(('openapiObject' in document ? document.openapiObject : document.swaggerObject) as OpenApiDocument, facts),
+    transformObject: (document) =>
+      finishDocument(('openapiObject' in document ? document.openapiObject : document.swaggerObject) as OpenApiDocument, facts),
   };
 }
 
@@ -113,7 +129,12 @@ interface OpenApiOperation {
 export interface OpenApiDocument {
   openapi: string;
   paths: Record<string, Record<string, OpenApiOperation>>;
-  components: { schemas?: Record<string, unknown>; headers?: Record<string, unknown>; parameters?: Record<string, unknown>; [other: string]: unknown };
+  components: {
+    schemas?: Record<string, unknown>;
+    headers?: Record<string, unknown>;
+    parameters?: Record<string, unknown>;
+    [other: string]: unknown;
+  };
   [other: string]: unknown;
 }
 
@@ -127,27 +148,43 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
   '403': '`forbidden`: the access token lacks the scope of the operation (`Missing scope: <scope>`).',
   '404': '`not_found`: the resource does not exist or belongs to another client.',
   '408': '`request_timeout`: the request did not arrive in time; answered on the connection, which is then closed.',
-  '409': '`conflict`: the resource is not in a state that allows this, or a request with the same Idempotency-Key is still running (`Retry-After: 1`).',
+  '409':
+    '`conflict`: the resource is not in a state that allows this, or a request with the same Idempotency-Key is still running (`Retry-After: 1`).',
   '413': '`payload_too_large`: the body is over 64 KiB.',
   '415': '`unsupported_media_type`: the body is not `application/json`.',
   '422': '`validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which.',
   '429': '`rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds.',
   '500': '`internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key).',
-  '503': '`service_unavailable`: the database cannot be reached (a restart, a failover); nothing was kept. Retry after `Retry-After` seconds (a POST with the same Idempotency-Key).',
+  '503':
+    '`service_unavailable`: the database cannot be reached (a restart, a failover); nothing was kept. Retry after `Retry-After` seconds (a POST with the same Idempotency-Key).',
 };
 
-const SUCCESS_DESCRIPTIONS: Record<string, string> = { '200': 'OK', '201': 'Created', '202': 'Accepted', '204': 'No content', '304': 'Not modified' };
+const SUCCESS_DESCRIPTIONS: Record<string, string> = {
+  '200': 'OK',
+  '201': 'Created',
+  '202': 'Accepted',
+  '204': 'No content',
+  '304': 'Not modified',
+};
 
 /** The response headers the service sends, as components. */
 const HEADERS: Record<string, Json> = {
   'X-Request-Id': {
-    description: 'The id of this request, as in an error body\'s `request_id` and in every log line of the request; quote it to support.',
+    description: "The id of this request, as in an error body's `request_id` and in every log line of the request; quote it to support.",
     required: true,
     schema: { type: 'string', pattern: '^req_[0-9a-z]{26}$' },
   },
-  'X-RateLimit-Limit': { description: 'Requests allowed in the current one-minute window.', required: true, schema: { type: 'integer', minimum: 0 } },
+  'X-RateLimit-Limit': {
+    description: 'Requests allowed in the current one-minute window.',
+    required: true,
+    schema: { type: 'integer', minimum: 0 },
+  },
   'X-RateLimit-Remaining': { description: 'Requests left in the current window.', required: true, schema: { type: 'integer', minimum: 0 } },
-  'X-RateLimit-Reset': { description: 'End of the current window, in Unix seconds.', required: true, schema: { type: 'integer', minimum: 0 } },
+  'X-RateLimit-Reset': {
+    description: 'End of the current window, in Unix seconds.',
+    required: true,
+    schema: { type: 'integer', minimum: 0 },
+  },
   'Retry-After': { description: 'Whole seconds to wait before retrying.', required: true, schema: { type: 'integer', minimum: 1 } },
   'Retry-After-Conflict': {
     description: 'Whole seconds to wait before retrying, when a request with the same Idempotency-Key is still running.',
@@ -159,7 +196,11 @@ const HEADERS: Record<string, Json> = {
     required: false,
     schema: { type: 'string', enum: ['true'] },
   },
-  'WWW-Authenticate': { description: 'The authentication scheme and, for a token, why it was refused (RFC 6750).', required: false, schema: { type: 'string' } },
+  'WWW-Authenticate': {
+    description: 'The authentication scheme and, for a token, why it was refused (RFC 6750).',
+    required: false,
+    schema: { type: 'string' },
+  },
 };
 
 const HEADER_NAMES: Record<string, string> = { 'Retry-After-Conflict': 'Retry-After' };
@@ -168,7 +209,8 @@ const IDEMPOTENCY_KEY = {
   name: 'Idempotency-Key',
   in: 'header',
   required: true,
-  description: 'A UUID chosen by the client for this request. A retry with the same key and body within 24 hours returns the first response (with `Idempotent-Replayed: true`) and does nothing again.',
+  description:
+    'A UUID chosen by the client for this request. A retry with the same key and body within 24 hours returns the first response (with `Idempotent-Replayed: true`) and does nothing again.',
   schema: { type: 'string', format: 'uuid' },
 };
 
@@ -186,7 +228,9 @@ export function finishDocument(document: OpenApiDocument, facts: ReadonlyMap<str
       if (fact === undefined) continue;
       operation.security = fact.scope === undefined ? [] : [{ oauth2: [fact.scope] }, { bearerAuth: [fact.scope] }];
       if (fact.idempotent) {
-        operation.parameters = (operation.parameters ?? []).filter((p) => !(p.in === 'header' && p.name?.toLowerCase() === 'idempotency-key'));
+        operation.parameters = (operation.parameters ?? []).filter(
+          (p) => !(p.in === 'header' && p.name?.toLowerCase() === 'idempotency-key'),
+        );
         operation.parameters.unshift({ $ref: '#/components/parameters/IdempotencyKey' });
         idempotencyKeyUsed = true;
       }
@@ -233,23 +277,37 @@ function describeResponses(operation: OpenApiOperation, fact: RouteFacts, header
 /** Header names as HTTP writes them (`X-Cursor-Next`), whatever case the route used. */
 function canonicalHeaderNames(headers: Record<string, unknown> | undefined): Record<string, unknown> {
   const special: Record<string, string> = { etag: 'ETag', 'www-authenticate': 'WWW-Authenticate', 'x-request-id': 'X-Request-Id' };
-  const name = (raw: string) => special[raw.toLowerCase()] ?? raw.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase());
+  const name = (raw: string) =>
+    special[raw.toLowerCase()] ?? raw.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase());
   return Object.fromEntries(Object.entries(headers ?? {}).map(([key, value]) => [name(key), value]));
 }
 
 function nameOperationSchemas(operation: OpenApiOperation, namer: SchemaNamer): void {
   for (const parameter of operation.parameters ?? []) if (parameter.schema !== undefined) parameter.schema = namer.name(parameter.schema);
-  for (const media of Object.values(operation.requestBody?.content ?? {})) if (media.schema !== undefined) media.schema = namer.name(media.schema);
+  for (const media of Object.values(operation.requestBody?.content ?? {}))
+    if (media.schema !== undefined) media.schema = namer.name(media.schema);
   for (const response of Object.values(operation.responses ?? {})) {
     for (const media of Object.values(response.content ?? {})) if (media.schema !== undefined) media.schema = namer.name(media.schema);
-    for (const header of Object.values(response.headers ?? {}) as Array<{ schema?: unknown }>) if (header.schema !== undefined) header.schema = namer.name(header.schema);
+    for (const header of Object.values(response.headers ?? {}) as Array<{ schema?: unknown }>)
+      if (header.schema !== undefined) header.schema = namer.name(header.schema);
   }
 }
 
 /** Keywords whose value is a map of schemas, a list of schemas, or one schema (JSON Schema 2020-12). */
 const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
 const SCHEMA_LISTS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
-const SCHEMA_VALUES = new Set(['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties']);
+const SCHEMA_VALUES = new Set([
+  'items',
+  'additionalProperties',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+]);
 
 const NAME = /^[A-Za-z0-9._-]+$/;
 
@@ -297,7 +355,9 @@ export class SchemaNamer {
       this.#forms.set(title, form);
       this.schemas[title] = schema;
     } else if (known !== form) {
-      throw new Error(`OpenAPI: two different schemas are titled "${title}"; give one another title (each title names one component schema)`);
+      throw new Error(
+        `OpenAPI: two different schemas are titled "${title}"; give one another title (each title names one component schema)`,
+      );
     }
     return { $ref: `#/components/schemas/${title}` };
   }

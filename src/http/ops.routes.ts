@@ -20,10 +20,20 @@ export interface OpsRouteDeps {
 }
 
 /** Liveness, readiness, metrics and the machine-readable description. */
-export const opsRoutes: FastifyPluginAsyncTypebox<OpsRouteDeps> = async (app, { db, metrics, checks = {}, degradable = {}, draining = () => false }) => {
+export const opsRoutes: FastifyPluginAsyncTypebox<OpsRouteDeps> = async (
+  app,
+  { db, metrics, checks = {}, degradable = {}, draining = () => false },
+) => {
   app.get(
     '/healthz',
-    { schema: { operationId: 'checkLiveness', tags: ['Operations'], summary: 'Liveness: the process answers', response: { 200: Type.Object({ status: Type.Literal('ok') }) } } },
+    {
+      schema: {
+        operationId: 'checkLiveness',
+        tags: ['Operations'],
+        summary: 'Liveness: the process answers',
+        response: { 200: Type.Object({ status: Type.Literal('ok') }) },
+      },
+    },
     async () => ({ status: 'ok' as const }),
   );
 
@@ -33,7 +43,8 @@ export const opsRoutes: FastifyPluginAsyncTypebox<OpsRouteDeps> = async (app, { 
       schema: {
         operationId: 'checkReadiness',
         tags: ['Operations'],
-        summary: 'Readiness: the database answers (and Redis, when configured: without it the service is degraded, still ready); 503 once the process is shutting down',
+        summary:
+          'Readiness: the database answers (and Redis, when configured: without it the service is degraded, still ready); 503 once the process is shutting down',
         response: {
           200: Type.Object({
             status: Type.Union([Type.Literal('ready'), Type.Literal('degraded')]),
@@ -69,7 +80,9 @@ export const opsRoutes: FastifyPluginAsyncTypebox<OpsRouteDeps> = async (app, { 
         operationId: 'getMetrics',
         tags: ['Operations'],
         summary: 'Prometheus metrics (text exposition format)',
-        response: { 200: { description: 'The metrics, in the Prometheus text format', content: { 'text/plain': { schema: Type.String() } } } },
+        response: {
+          200: { description: 'The metrics, in the Prometheus text format', content: { 'text/plain': { schema: Type.String() } } },
+        },
       },
     },
     async (_request, reply) => {
@@ -85,7 +98,12 @@ export const opsRoutes: FastifyPluginAsyncTypebox<OpsRouteDeps> = async (app, { 
         operationId: 'getOpenApiDocument',
         tags: ['Operations'],
         summary: 'This OpenAPI 3.1 description',
-        response: { 200: { description: 'The OpenAPI document', content: { 'application/json': { schema: Type.Object({}, { additionalProperties: true }) } } } },
+        response: {
+          200: {
+            description: 'The OpenAPI document',
+            content: { 'application/json': { schema: Type.Object({}, { additionalProperties: true }) } },
+          },
+        },
       },
     },
     async () => app.swagger(),

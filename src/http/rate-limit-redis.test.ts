@@ -37,7 +37,12 @@ test('FallbackRateLimitStore: counts in memory during an outage, reported once, 
   const shared = new SwitchableStore();
   let now = 0;
   const events: string[] = [];
-  const store = new FallbackRateLimitStore(shared, { onOutage: () => events.push('outage'), onRecovery: (ms) => events.push(`recovery after ${ms} ms`) }, 1000, () => now);
+  const store = new FallbackRateLimitStore(
+    shared,
+    { onOutage: () => events.push('outage'), onRecovery: (ms) => events.push(`recovery after ${ms} ms`) },
+    1000,
+    () => now,
+  );
   const settle = () => new Promise((r) => setImmediate(r));
 
   assert.equal(await store.increment('cli:a', 0), 1);

@@ -12,7 +12,11 @@ export class RedisRateLimitStore implements RateLimitStore {
 
   async increment(key: string, windowStart: number): Promise<number> {
     const name = `${this.prefix}${key}:${windowStart}`;
-    const results = await this.redis.multi().incr(name).pexpire(name, WINDOW_MS * 2).exec();
+    const results = await this.redis
+      .multi()
+      .incr(name)
+      .pexpire(name, WINDOW_MS * 2)
+      .exec();
     const [error, count] = results?.[0] ?? [new Error('no reply from Redis'), null];
     if (error !== null) throw error;
     return Number(count);
@@ -143,7 +147,11 @@ export class FallbackRateLimitStore implements RateLimitStore {
  * counts in memory (see FallbackRateLimitStore). Waits up to a second for the first connection, so that
  * the first requests do not count an outage while it opens.
  */
-export async function openRedisRateLimitStore(url: string, commandTimeoutMs: number, log: FastifyBaseLogger): Promise<FallbackRateLimitStore> {
+export async function openRedisRateLimitStore(
+  url: string,
+  commandTimeoutMs: number,
+  log: FastifyBaseLogger,
+): Promise<FallbackRateLimitStore> {
   const redis = new Redis(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
@@ -155,8 +163,12 @@ export async function openRedisRateLimitStore(url: string, commandTimeoutMs: num
   redis.on('error', (error: unknown) => log.debug({ err: error }, 'redis connection error'));
   const store = new FallbackRateLimitStore(new RedisRateLimitStore(redis), {
     onOutage: (error) =>
-      log.error({ err: error }, 'rate-limit store (Redis) unreachable: each process now counts rate limits on its own, in memory, until Redis answers'),
-    onRecovery: (outageMs) => log.info({ outage_ms: Math.round(outageMs) }, 'rate-limit store (Redis) answers again: rate limits are shared again'),
+      log.error(
+        { err: error },
+        'rate-limit store (Redis) unreachable: each process now counts rate limits on its own, in memory, until Redis answers',
+      ),
+    onRecovery: (outageMs) =>
+      log.info({ outage_ms: Math.round(outageMs) }, 'rate-limit store (Redis) answers again: rate limits are shared again'),
   });
   await new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, 1000);

@@ -142,6 +142,7 @@ export class RateLimiter {
 
   #apply(reply: FastifyReply, state: RateLimitState): void {
     setRateLimitHeaders(reply, state);
-    if (state.exceeded) throw rateLimitExceeded(state, `Rate limit of ${state.limit} requests per minute reached; retry in ${state.retryAfter} s`);
+    if (state.exceeded)
+      throw rateLimitExceeded(state, `Rate limit of ${state.limit} requests per minute reached; retry in ${state.retryAfter} s`);
   }
 }

@@ -7,7 +7,12 @@ import { requestLoggerFactory } from './request-logger.js';
 function appLogging(level: string) {
   const lines: Record<string, unknown>[] = [];
   const logger = pino({ level }, { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) });
-  const app = Fastify({ loggerInstance: logger, childLoggerFactory: requestLoggerFactory, disableRequestLogging: true, genReqId: () => 'req_test' });
+  const app = Fastify({
+    loggerInstance: logger,
+    childLoggerFactory: requestLoggerFactory,
+    disableRequestLogging: true,
+    genReqId: () => 'req_test',
+  });
   return { app, lines };
 }
 
@@ -51,7 +56,10 @@ test('a request logger whose level is raised logs from then on, for that request
   });
   await app.inject('/');
   await app.inject('/other');
-  assert.deepEqual(lines.map((l) => l.msg), ['after']);
+  assert.deepEqual(
+    lines.map((l) => l.msg),
+    ['after'],
+  );
 });
 
 test("a request's lines carry the caller's request id and trace when it sent valid ones, and nothing of invalid ones", async (t) => {
@@ -68,8 +76,14 @@ test("a request's lines carry the caller's request id and trace when it sent val
     request.log.info('handled');
     return {};
   });
-  await app.inject({ url: '/', headers: { 'x-request-id': 'gw-17', traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' } });
-  await app.inject({ url: '/', headers: { 'x-request-id': 'bad id', traceparent: '00-00000000000000000000000000000000-00f067aa0ba902b7-01' } });
+  await app.inject({
+    url: '/',
+    headers: { 'x-request-id': 'gw-17', traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' },
+  });
+  await app.inject({
+    url: '/',
+    headers: { 'x-request-id': 'bad id', traceparent: '00-00000000000000000000000000000000-00f067aa0ba902b7-01' },
+  });
   await app.inject({ url: '/' });
   const [joined, invalid, plain] = lines.filter((l) => l.msg === 'handled');
   assert.equal(lines.length, 3);

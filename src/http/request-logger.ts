@@ -90,6 +90,15 @@ export function correlationBindings(bindings: Record<string, unknown>, headers: 
 }
 
 /** Fastify's `childLoggerFactory`: a RequestLogger in place of an eager pino child. */
-export function requestLoggerFactory(logger: FastifyBaseLogger, bindings: Record<string, unknown>, options: ChildOptions, raw?: IncomingMessage): FastifyBaseLogger {
-  return new RequestLogger(logger, raw === undefined ? bindings : correlationBindings(bindings, raw.headers), options) as unknown as FastifyBaseLogger;
+export function requestLoggerFactory(
+  logger: FastifyBaseLogger,
+  bindings: Record<string, unknown>,
+  options: ChildOptions,
+  raw?: IncomingMessage,
+): FastifyBaseLogger {
+  return new RequestLogger(
+    logger,
+    raw === undefined ? bindings : correlationBindings(bindings, raw.headers),
+    options,
+  ) as unknown as FastifyBaseLogger;
 }

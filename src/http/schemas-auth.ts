@@ -8,7 +8,9 @@ import { ErrorBody } from './schemas.js';
  * idempotent to the document and guards it (guardIdempotentRoutes).
  */
 export const IdempotencyHeaders = Type.Object({
-  'idempotency-key': Type.Optional(Type.String({ description: 'UUID; required. A retry with the same key and body within 24 hours returns the first response.' })),
+  'idempotency-key': Type.Optional(
+    Type.String({ description: 'UUID; required. A retry with the same key and body within 24 hours returns the first response.' }),
+  ),
 });
 
 /** Error responses of a protected route, plus any others it names. */

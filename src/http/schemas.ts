@@ -7,7 +7,11 @@ import { Type, type Static, type TProperties, type TSchema } from '@sinclair/typ
  */
 export function Nullable<T extends TSchema>(schema: T) {
   const base = schema as unknown as { type?: string; enum?: unknown[] };
-  return Type.Unsafe<Static<T> | null>({ ...schema, type: [base.type ?? 'object', 'null'], ...(base.enum === undefined ? {} : { enum: [...base.enum, null] }) });
+  return Type.Unsafe<Static<T> | null>({
+    ...schema,
+    type: [base.type ?? 'object', 'null'],
+    ...(base.enum === undefined ? {} : { enum: [...base.enum, null] }),
+  });
 }
 
 export const DateTime = (description?: string) =>
@@ -25,7 +29,9 @@ export const ErrorDetailSchema = Type.Object(
 
 export const ErrorBody = Type.Object(
   {
-    code: Type.String({ description: 'Machine code from the errors table (`validation_error`, `not_found`, ...); switch on it, not on `message`.' }),
+    code: Type.String({
+      description: 'Machine code from the errors table (`validation_error`, `not_found`, ...); switch on it, not on `message`.',
+    }),
     message: Type.String(),
     details: Type.Optional(Type.Array(ErrorDetailSchema)),
     request_id: Type.String({ description: 'Quote it to support; equals the X-Request-Id header.' }),
@@ -35,7 +41,9 @@ export const ErrorBody = Type.Object(
           'Token endpoint only: the OAuth 2.0 error code (RFC 6749 §5.2): `invalid_request`, `invalid_client`, `unsupported_grant_type`, `invalid_scope`, `temporarily_unavailable` (429) or `server_error` (500).',
       }),
     ),
-    error_description: Type.Optional(Type.String({ description: 'Token endpoint only: the OAuth 2.0 error description, the same text as `message`.' })),
+    error_description: Type.Optional(
+      Type.String({ description: 'Token endpoint only: the OAuth 2.0 error description, the same text as `message`.' }),
+    ),
   },
   { title: 'Error', additionalProperties: true },
 );
@@ -76,7 +84,8 @@ export const PageQuery = {
 export const pageHeaders = {
   'x-cursor-next': Type.String({ description: 'Cursor of the next page; empty on the last page.' }),
   link: Type.String({
-    description: 'RFC 8288 links to the next page (rel="next") and, on listings that have one, the previous page (rel="prev"): the cursors above as absolute URLs. Absent when there is neither.',
+    description:
+      'RFC 8288 links to the next page (rel="next") and, on listings that have one, the previous page (rel="prev"): the cursors above as absolute URLs. Absent when there is neither.',
   }),
 };
 

@@ -23,7 +23,13 @@ export async function findRecord(db: Kysely<Database>, clientId: string, key: st
  * read once the lock is taken, as a statement of its own (it sees the record of a holder that just
  * committed), in the same round trip. `locked` is false when another transaction holds the key.
  */
-export async function lockAndFindRecord(db: Kysely<Database>, dialect: DialectName, lockKey: string, clientId: string, key: string): Promise<{ locked: boolean; record: IdempotencyTable | undefined }> {
+export async function lockAndFindRecord(
+  db: Kysely<Database>,
+  dialect: DialectName,
+  lockKey: string,
+  clientId: string,
+  key: string,
+): Promise<{ locked: boolean; record: IdempotencyTable | undefined }> {
   const [locked, record] = await Promise.all([dialectOf(dialect).tryLock(db, lockKey), findRecord(db, clientId, key)]);
   return { locked, record: locked ? record : undefined };
 }

@@ -12,10 +12,18 @@ import { insertRecord } from './idempotency.repository.js';
 import { IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_TTL_MS, IdempotencyService } from './idempotency.service.js';
 
 const serialize = (r: { body: unknown }) => JSON.stringify(r.body);
-const hasRule = (rule: string) => (e: unknown) => e instanceof ApiError && e.code === 'validation_error' && e.details?.[0]?.rule === rule && e.details[0].field === 'Idempotency-Key';
+const hasRule = (rule: string) => (e: unknown) =>
+  e instanceof ApiError && e.code === 'validation_error' && e.details?.[0]?.rule === rule && e.details[0].field === 'Idempotency-Key';
 
 async function countEvents(db: Kysely<Database>): Promise<number> {
-  return Number((await db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  return Number(
+    (
+      await db
+        .selectFrom('events')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 }
 
 /** A unit of work that creates a resource the way every endpoint does: an event row in the transaction. */
@@ -43,7 +51,11 @@ for (const database of DATABASES) {
       assert.equal(first.replayed, false);
       assert.equal(first.status, 201);
       // Same body with members in another order is the same request (canonical comparison).
-      const again = await service.run({ clientId: 'cli_a', key: key.toUpperCase(), fingerprint: { body: { b: [1, 2], a: 1 } } }, serialize, thing.work);
+      const again = await service.run(
+        { clientId: 'cli_a', key: key.toUpperCase(), fingerprint: { body: { b: [1, 2], a: 1 } } },
+        serialize,
+        thing.work,
+      );
       assert.deepEqual(again, { status: first.status, body: first.body, replayed: true });
       assert.equal(thing.runs(), 1);
       assert.equal(await countEvents(db), 1);
@@ -60,9 +72,15 @@ for (const database of DATABASES) {
       const thing = createThing(clock);
       const key = randomUUID();
       await service.run({ clientId: 'cli_a', key, fingerprint: { body: { qty: 1 } } }, serialize, thing.work);
-      await assert.rejects(service.run({ clientId: 'cli_a', key, fingerprint: { body: { qty: 2 } } }, serialize, thing.work), hasRule('idempotency_key_reused'));
+      await assert.rejects(
+        service.run({ clientId: 'cli_a', key, fingerprint: { body: { qty: 2 } } }, serialize, thing.work),
+        hasRule('idempotency_key_reused'),
+      );
       await assert.rejects(service.run({ clientId: 'cli_a', key: undefined, fingerprint: {} }, serialize, thing.work), hasRule('required'));
-      await assert.rejects(service.run({ clientId: 'cli_a', key: 'not-a-uuid', fingerprint: {} }, serialize, thing.work), hasRule('format'));
+      await assert.rejects(
+        service.run({ clientId: 'cli_a', key: 'not-a-uuid', fingerprint: {} }, serialize, thing.work),
+        hasRule('format'),
+      );
       assert.equal(thing.runs(), 1);
     });
 
@@ -94,7 +112,17 @@ for (const database of DATABASES) {
       const key = randomUUID();
       const now = clock.now().getTime();
       const requestHash = createHash('sha256').update(canonicalize({})).digest('hex');
-      await insertRecord(db, { client_id: 'cli_a', key, request_hash: requestHash, state: 'in_flight', locked_until: now + IDEMPOTENCY_LEASE_MS, response_status: null, response_body: null, created_at: now, expires_at: now + IDEMPOTENCY_TTL_MS });
+      await insertRecord(db, {
+        client_id: 'cli_a',
+        key,
+        request_hash: requestHash,
+        state: 'in_flight',
+        locked_until: now + IDEMPOTENCY_LEASE_MS,
+        response_status: null,
+        response_body: null,
+        created_at: now,
+        expires_at: now + IDEMPOTENCY_TTL_MS,
+      });
       const thing = createThing(clock);
       await assert.rejects(
         service.run({ clientId: 'cli_a', key, fingerprint: {} }, serialize, thing.work),
@@ -109,7 +137,7 @@ for (const database of DATABASES) {
     if (database.name === 'postgres') {
       test('a second request while the first is running in another connection gets 409', async (t) => {
         const storage = await openTestStorage(t, database);
-      const { db } = storage;
+        const { db } = storage;
         const clock = new ManualClock();
         const service = new IdempotencyService(db, storage.transact, clock, storage.dialect, randomBytes(32));
         let release!: () => void;
@@ -118,7 +146,10 @@ for (const database of DATABASES) {
         const key = randomUUID();
         const first = service.run({ clientId: 'cli_a', key, fingerprint: {} }, serialize, slow.work);
         await new Promise((r) => setTimeout(r, 50));
-        await assert.rejects(service.run({ clientId: 'cli_a', key, fingerprint: {} }, serialize, slow.work), (e: unknown) => e instanceof ApiError && e.code === 'conflict');
+        await assert.rejects(
+          service.run({ clientId: 'cli_a', key, fingerprint: {} }, serialize, slow.work),
+          (e: unknown) => e instanceof ApiError && e.code === 'conflict',
+        );
         release();
         assert.equal((await first).replayed, false);
         assert.equal((await service.run({ clientId: 'cli_a', key, fingerprint: {} }, serialize, slow.work)).replayed, true);
@@ -133,9 +164,15 @@ for (const database of DATABASES) {
       const b = new IdempotencyService(second.db, second.transact, clock, second.dialect, randomBytes(32));
       const thing = createThing(clock, () => new Promise((r) => setTimeout(r, 20)));
       const key = randomUUID();
-      const results = await Promise.allSettled([a, b, a, b].map((service) => service.run({ clientId: 'cli_a', key, fingerprint: { qty: 5 } }, serialize, thing.work)));
+      const results = await Promise.allSettled(
+        [a, b, a, b].map((service) => service.run({ clientId: 'cli_a', key, fingerprint: { qty: 5 } }, serialize, thing.work)),
+      );
       const created = results.filter((r) => r.status === 'fulfilled' && !r.value.replayed);
-      assert.equal(created.length, 1, JSON.stringify(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as ApiError).code))));
+      assert.equal(
+        created.length,
+        1,
+        JSON.stringify(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as ApiError).code))),
+      );
       for (const r of results) {
         if (r.status === 'rejected') assert.equal((r.reason as ApiError).code, 'conflict');
         else if (r.value.replayed) assert.equal(r.value.body, (created[0] as PromiseFulfilledResult<{ body: string }>).value.body);
@@ -185,7 +222,11 @@ for (const database of DATABASES) {
       const answered = await running;
       assert.equal(JSON.parse(answered.body).status, 'routed');
       for (const service of [a, b]) {
-        assert.deepEqual(await service.run({ clientId: 'cli_a', key, fingerprint: { qty: 1 } }, serialize, thing.work), { status: 201, body: answered.body, replayed: true });
+        assert.deepEqual(await service.run({ clientId: 'cli_a', key, fingerprint: { qty: 1 } }, serialize, thing.work), {
+          status: 201,
+          body: answered.body,
+          replayed: true,
+        });
       }
       assert.equal(thing.runs(), 1);
     });
@@ -200,14 +241,22 @@ for (const database of DATABASES) {
         await storage.transact((trx) => rewrite(trx, { pending: false }, 200));
       });
       assert.deepEqual([answered.status, JSON.parse(answered.body)], [200, { pending: false }]);
-      assert.deepEqual(await service.run({ clientId: 'cli_a', key, fingerprint: {} }, serialize, work), { status: 200, body: answered.body, replayed: true });
+      assert.deepEqual(await service.run({ clientId: 'cli_a', key, fingerprint: {} }, serialize, work), {
+        status: 200,
+        body: answered.body,
+        replayed: true,
+      });
       // Without a status the first one stays.
       const other = randomUUID();
       const kept = await service.run({ clientId: 'cli_a', key: other, fingerprint: {} }, serialize, work, async (_result, rewrite) => {
         await storage.transact((trx) => rewrite(trx, { pending: 'still' }));
       });
       assert.deepEqual([kept.status, JSON.parse(kept.body)], [202, { pending: 'still' }]);
-      assert.deepEqual(await service.run({ clientId: 'cli_a', key: other, fingerprint: {} }, serialize, work), { status: 202, body: kept.body, replayed: true });
+      assert.deepEqual(await service.run({ clientId: 'cli_a', key: other, fingerprint: {} }, serialize, work), {
+        status: 202,
+        body: kept.body,
+        replayed: true,
+      });
     });
 
     test('a follow-up that fails after the commit: the committed response is sent, stored and replayed', async (t) => {
@@ -251,7 +300,10 @@ for (const database of DATABASES) {
       });
       await inFollowUp;
       clock.advance(IDEMPOTENCY_LEASE_MS - 1);
-      await assert.rejects(b.run({ clientId: 'cli_a', key, fingerprint: {} }, serialize, thing.work), (e: unknown) => e instanceof ApiError && e.code === 'conflict');
+      await assert.rejects(
+        b.run({ clientId: 'cli_a', key, fingerprint: {} }, serialize, thing.work),
+        (e: unknown) => e instanceof ApiError && e.code === 'conflict',
+      );
       clock.advance(1);
       const settled = await b.run({ clientId: 'cli_a', key, fingerprint: {} }, serialize, thing.work);
       assert.equal(settled.replayed, true);
@@ -274,11 +326,17 @@ for (const database of DATABASES) {
       const row = await db.selectFrom('idempotency_keys').selectAll().executeTakeFirstOrThrow();
       assert.doesNotMatch(JSON.stringify(row), new RegExp(secret));
       assert.match(row.response_body ?? '', /^v1\./);
-      assert.deepEqual(await service.run({ clientId: 'cli_a', key, fingerprint: {}, sealResponse: true }, serialize, work), { ...first, replayed: true });
+      assert.deepEqual(await service.run({ clientId: 'cli_a', key, fingerprint: {}, sealResponse: true }, serialize, work), {
+        ...first,
+        replayed: true,
+      });
       // Copied onto another client's record, the sealed body does not open.
       const other = randomUUID();
       await insertRecord(db, { ...row, client_id: 'cli_b', key: other });
-      await assert.rejects(service.run({ clientId: 'cli_b', key: other, fingerprint: {} }, serialize, work), /unable to authenticate|auth/i);
+      await assert.rejects(
+        service.run({ clientId: 'cli_b', key: other, fingerprint: {} }, serialize, work),
+        /unable to authenticate|auth/i,
+      );
     });
 
     test('a fingerprint holding a lone surrogate is a 422 naming it, never an unhandled error; nothing is stored', async (t) => {
@@ -290,7 +348,11 @@ for (const database of DATABASES) {
       for (let i = 0; i < 2; i++) {
         await assert.rejects(
           service.run({ clientId: 'cli_a', key, fingerprint: { body: { note: 'x\udfff' } } }, serialize, thing.work),
-          (e: unknown) => e instanceof ApiError && e.code === 'validation_error' && e.details?.[0]?.rule === 'unicode' && e.details[0].field === 'body.note',
+          (e: unknown) =>
+            e instanceof ApiError &&
+            e.code === 'validation_error' &&
+            e.details?.[0]?.rule === 'unicode' &&
+            e.details[0].field === 'body.note',
         );
       }
       assert.equal(thing.runs(), 0);
@@ -304,7 +366,9 @@ for (const database of DATABASES) {
       const service = new IdempotencyService(db, storage.transact, clock, storage.dialect, randomBytes(32));
       const thing = createThing(clock, () => new Promise((r) => setTimeout(r, 5)));
       const key = randomUUID();
-      const results = await Promise.allSettled(Array.from({ length: 50 }, () => service.run({ clientId: 'cli_a', key, fingerprint: { qty: 5 } }, serialize, thing.work)));
+      const results = await Promise.allSettled(
+        Array.from({ length: 50 }, () => service.run({ clientId: 'cli_a', key, fingerprint: { qty: 5 } }, serialize, thing.work)),
+      );
       const created = results.filter((r) => r.status === 'fulfilled' && !r.value.replayed);
       const others = results.filter((r) => r.status === 'rejected' || r.value.replayed);
       assert.equal(created.length, 1);

@@ -107,7 +107,8 @@ export class IdempotencyService {
     if (key === undefined || key === '') {
       throw validationError([{ field: 'Idempotency-Key', rule: 'required', value: null }], 'Idempotency-Key header is required (a UUID)');
     }
-    if (!UUID.test(key)) throw validationError([{ field: 'Idempotency-Key', rule: 'format', value: key }], 'Idempotency-Key must be a UUID');
+    if (!UUID.test(key))
+      throw validationError([{ field: 'Idempotency-Key', rule: 'format', value: key }], 'Idempotency-Key must be a UUID');
     return key.toLowerCase();
   }
 
@@ -143,7 +144,12 @@ export class IdempotencyService {
       });
       if (outcome.replayed || followUp === undefined || result === undefined) return outcome;
       const followed = await this.#follow(call, { status: outcome.status, body: outcome.body }, result, followUp);
-      return { ...outcome, status: followed.status, body: followed.body, ...(followed.error === undefined ? {} : { followUpError: followed.error }) };
+      return {
+        ...outcome,
+        status: followed.status,
+        body: followed.body,
+        ...(followed.error === undefined ? {} : { followUpError: followed.error }),
+      };
     } finally {
       this.end(call);
     }
@@ -157,7 +163,14 @@ export class IdempotencyService {
   begin(request: IdempotentRequest, serialize: (result: WorkResult) => string): IdempotentCall {
     const key = IdempotencyService.checkKey(request.key);
     const hash = fingerprintHash(request.fingerprint);
-    const call: IdempotentCall = { clientId: request.clientId, key, hash, sealed: request.sealResponse === true, serialize, slot: `${request.clientId}\u0000${key}` };
+    const call: IdempotentCall = {
+      clientId: request.clientId,
+      key,
+      hash,
+      sealed: request.sealResponse === true,
+      serialize,
+      slot: `${request.clientId}\u0000${key}`,
+    };
     if (this.#inFlight.has(call.slot)) throw inFlightConflict();
     this.#inFlight.add(call.slot);
     return call;
@@ -173,7 +186,13 @@ export class IdempotencyService {
    * process holds the key, and 422 for the key reused with another body.
    */
   async claim(trx: Kysely<Database>, call: IdempotentCall): Promise<IdempotentOutcome | null> {
-    const { locked, record: existing } = await lockAndFindRecord(trx, this.dialect, `idempotency:${call.clientId}:${call.key}`, call.clientId, call.key);
+    const { locked, record: existing } = await lockAndFindRecord(
+      trx,
+      this.dialect,
+      `idempotency:${call.clientId}:${call.key}`,
+      call.clientId,
+      call.key,
+    );
     if (!locked) throw inFlightConflict();
     const now = this.clock.now().getTime();
     if (existing === undefined) return null;
@@ -189,7 +208,12 @@ export class IdempotencyService {
    * the key in flight (409 to every other request) until `finish` or `finishAsCommitted` stores the
    * response finally sent.
    */
-  async record(trx: Kysely<Database>, call: IdempotentCall, result: WorkResult, options: { final: boolean; atCommit?: boolean }): Promise<IdempotentOutcome> {
+  async record(
+    trx: Kysely<Database>,
+    call: IdempotentCall,
+    result: WorkResult,
+    options: { final: boolean; atCommit?: boolean },
+  ): Promise<IdempotentOutcome> {
     const now = this.clock.now().getTime();
     const body = call.serialize(result);
     const row: IdempotencyTable = {
@@ -229,7 +253,10 @@ export class IdempotencyService {
       // No longer in flight (a retry settled it after the lease lapsed): what it stored is final.
       const record = await findRecord(this.db, call.clientId, call.key);
       if (record?.response_body == null) return response;
-      return { status: record.response_status ?? response.status, body: sentForm(this.secretKey, call.clientId, call.key, record.response_body) };
+      return {
+        status: record.response_status ?? response.status,
+        body: sentForm(this.secretKey, call.clientId, call.key, record.response_body),
+      };
     });
     answered.catch(() => undefined);
     return answered;
@@ -245,7 +272,12 @@ export class IdempotencyService {
    * ones stored. A failed follow-up is returned with the body, not thrown: the work committed, and
    * its response is what the request answers.
    */
-  async #follow(call: IdempotentCall, committed: SentResponse, result: WorkResult, followUp: FollowUp): Promise<SentResponse & { error?: unknown }> {
+  async #follow(
+    call: IdempotentCall,
+    committed: SentResponse,
+    result: WorkResult,
+    followUp: FollowUp,
+  ): Promise<SentResponse & { error?: unknown }> {
     let rewritten: SentResponse | undefined;
     try {
       await followUp(result, async (trx, newBody, newStatus = result.status) => {
@@ -264,7 +296,8 @@ export class IdempotencyService {
    * that both requests answer the same.
    */
   async #complete(trx: Kysely<Database>, clientId: string, key: string, sealed: boolean, response: SentResponse): Promise<SentResponse> {
-    if (await completeRecord(trx, clientId, key, response.status, storedForm(this.secretKey, clientId, key, response.body, sealed))) return response;
+    if (await completeRecord(trx, clientId, key, response.status, storedForm(this.secretKey, clientId, key, response.body, sealed)))
+      return response;
     const record = await findRecord(trx, clientId, key);
     if (record?.response_body == null) return response;
     return { status: record.response_status ?? response.status, body: sentForm(this.secretKey, clientId, key, record.response_body) };
@@ -278,7 +311,11 @@ export class IdempotencyService {
   }
 
   #replay(record: IdempotencyTable): IdempotentOutcome {
-    return { status: record.response_status ?? 200, body: sentForm(this.secretKey, record.client_id, record.key, record.response_body ?? ''), replayed: true };
+    return {
+      status: record.response_status ?? 200,
+      body: sentForm(this.secretKey, record.client_id, record.key, record.response_body ?? ''),
+      replayed: true,
+    };
   }
 }
 
@@ -300,7 +337,9 @@ function fingerprintHash(fingerprint: unknown): string {
 }
 
 function inFlightConflict(): ApiError {
-  return new ApiError('conflict', 'A request with this Idempotency-Key is still being processed; retry shortly', { headers: { 'retry-after': '1' } });
+  return new ApiError('conflict', 'A request with this Idempotency-Key is still being processed; retry shortly', {
+    headers: { 'retry-after': '1' },
+  });
 }
 
 /**

@@ -60,7 +60,12 @@ export function idempotentRequestOf(request: FastifyRequest, options: { carriesS
     clientId: callerOf(request),
     key: Array.isArray(header) ? header[0] : header,
     // Fastify's params object has a null prototype; a plain copy is what the canonical form takes.
-    fingerprint: { method: request.method, route: request.routeOptions.url, params: { ...(request.params as object) }, body: request.body ?? null },
+    fingerprint: {
+      method: request.method,
+      route: request.routeOptions.url,
+      params: { ...(request.params as object) },
+      body: request.body ?? null,
+    },
     sealResponse: options.carriesSecret === true,
     origin: eventOriginOf(request),
   };
@@ -80,7 +85,10 @@ export function serializerOf(reply: FastifyReply): (result: WorkResult) => strin
 export function sendOutcome(request: FastifyRequest, reply: FastifyReply, outcome: IdempotentOutcome): FastifyReply {
   if (outcome.replayed) reply.header('idempotent-replayed', 'true');
   if (outcome.settled === true) {
-    request.log.warn({ idempotency_key: request.headers['idempotency-key'] }, 'the request holding this Idempotency-Key outlived its lease; the response it committed is now final');
+    request.log.warn(
+      { idempotency_key: request.headers['idempotency-key'] },
+      'the request holding this Idempotency-Key outlived its lease; the response it committed is now final',
+    );
   }
   if (outcome.followUpError !== undefined) {
     request.log.error({ err: outcome.followUpError }, 'work after the commit failed; the response committed with the request is sent');

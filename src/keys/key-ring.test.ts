@@ -15,7 +15,8 @@ for (const database of DATABASES) {
     assert.equal(first.validFrom, Date.parse('2026-11-22T10:00:00Z'), 'windows start on whole seconds');
     const stored = await storage.db.selectFrom('signing_keys').selectAll().execute();
     const der = first.privateKeyObject.export({ format: 'der', type: 'pkcs8' });
-    for (const row of stored) assert.ok(!row.private_key_sealed.includes(der.toString('base64url')), 'private half is not stored in the clear');
+    for (const row of stored)
+      assert.ok(!row.private_key_sealed.includes(der.toString('base64url')), 'private half is not stored in the clear');
 
     // Rotation within the same second still leaves the first key a non-empty window.
     const { previous, current } = await ring.rotate('attestation');

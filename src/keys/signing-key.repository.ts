@@ -12,7 +12,8 @@ export async function findKey(db: Kysely<Database>, id: string): Promise<Signing
   return db.selectFrom('signing_keys').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-const openKey = (db: Kysely<Database>, purpose: KeyPurpose) => db.selectFrom('signing_keys').selectAll().where('purpose', '=', purpose).where('valid_until', 'is', null);
+const openKey = (db: Kysely<Database>, purpose: KeyPurpose) =>
+  db.selectFrom('signing_keys').selectAll().where('purpose', '=', purpose).where('valid_until', 'is', null);
 const currentKey = new PreparedQuery(1, openKey);
 const currentKeyForShare = new PreparedQuery(1, (db, purpose: KeyPurpose) => openKey(db, purpose).modifyEnd(sql`for share`));
 const currentKeyForUpdate = new PreparedQuery(1, (db, purpose: KeyPurpose) => openKey(db, purpose).forUpdate());
@@ -22,7 +23,12 @@ const currentKeyForUpdate = new PreparedQuery(1, (db, purpose: KeyPurpose) => op
  * `FOR UPDATE` before closing its window) waits for signers that already chose it, and a signer that
  * waited for a rotation sees the row no longer open and reads again.
  */
-export async function findCurrentKey(db: Kysely<Database>, dialect: DialectName, purpose: KeyPurpose, lock: 'share' | 'update' | 'none'): Promise<SigningKeyRow | undefined> {
+export async function findCurrentKey(
+  db: Kysely<Database>,
+  dialect: DialectName,
+  purpose: KeyPurpose,
+  lock: 'share' | 'update' | 'none',
+): Promise<SigningKeyRow | undefined> {
   const locking = lock === 'share' ? currentKeyForShare : lock === 'update' ? currentKeyForUpdate : currentKey;
   return dialectOf(dialect).rowLocked({ locking, plain: currentKey }).first(db, purpose);
 }

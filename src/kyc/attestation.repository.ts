@@ -31,23 +31,43 @@ export async function findClientAttestationDocument(db: Kysely<Database>, client
   return (await clientAttestationDocument.first(db, clientId, id))?.document;
 }
 
-const clientAttestationForShare = new PreparedQuery(2, (db, clientId: string, id: string) => attestationOfClient(db, clientId, id).modifyEnd(sql`for share`));
+const clientAttestationForShare = new PreparedQuery(2, (db, clientId: string, id: string) =>
+  attestationOfClient(db, clientId, id).modifyEnd(sql`for share`),
+);
 
 /**
  * The same, read `FOR SHARE` on PostgreSQL: a revocation (an UPDATE of the row) then waits for the
  * reading transaction, so no order can be accepted under an attestation after its revoke returned.
  */
-export async function findClientAttestationShared(db: Kysely<Database>, dialect: DialectName, clientId: string, id: string): Promise<AttestationRow | undefined> {
+export async function findClientAttestationShared(
+  db: Kysely<Database>,
+  dialect: DialectName,
+  clientId: string,
+  id: string,
+): Promise<AttestationRow | undefined> {
   return dialectOf(dialect).rowLocked({ locking: clientAttestationForShare, plain: clientAttestation }).first(db, clientId, id);
 }
 
 export async function maxCrlNumber(db: Kysely<Database>): Promise<number> {
-  const row = await db.selectFrom('attestations').select((eb) => eb.fn.max('crl_number').as('n')).executeTakeFirst();
+  const row = await db
+    .selectFrom('attestations')
+    .select((eb) => eb.fn.max('crl_number').as('n'))
+    .executeTakeFirst();
   return row?.n === null || row?.n === undefined ? 0 : Number(row.n);
 }
 
-export async function markRevoked(db: Kysely<Database>, id: string, revokedAt: number, reason: RevocationReason, crlNumber: number): Promise<void> {
-  await db.updateTable('attestations').set({ revoked_at: revokedAt, revocation_reason: reason, crl_number: crlNumber }).where('id', '=', id).execute();
+export async function markRevoked(
+  db: Kysely<Database>,
+  id: string,
+  revokedAt: number,
+  reason: RevocationReason,
+  crlNumber: number,
+): Promise<void> {
+  await db
+    .updateTable('attestations')
+    .set({ revoked_at: revokedAt, revocation_reason: reason, crl_number: crlNumber })
+    .where('id', '=', id)
+    .execute();
 }
 
 export interface RevokedRow {

@@ -7,7 +7,13 @@ import type { KeyRing, SigningKey } from '../keys/key-ring.js';
 import { recordEvent } from '../events/event.service.js';
 import { lockForTransaction, type DialectName } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';
-import { findClientAttestation, findClientAttestationDocument, insertAttestation, markRevoked, maxCrlNumber } from './attestation.repository.js';
+import {
+  findClientAttestation,
+  findClientAttestationDocument,
+  insertAttestation,
+  markRevoked,
+  maxCrlNumber,
+} from './attestation.repository.js';
 import type { AttestationRow, RevocationReason } from './attestation.table.js';
 import type { KycAttestation, KycAttestationRequest } from './kyc.schemas.js';
 import { missingVerifications } from './levels.js';
@@ -84,14 +90,25 @@ export function checkAttestationRequest(request: KycAttestationRequest, now: Dat
   const details: ErrorDetail[] = [];
   const seen = new Set<string>();
   request.verifications.forEach((v, i) => {
-    if (seen.has(v.type)) details.push({ field: `verifications.${i}.type`, rule: 'unique', value: v.type, message: `verification ${v.type} is listed twice` });
+    if (seen.has(v.type))
+      details.push({ field: `verifications.${i}.type`, rule: 'unique', value: v.type, message: `verification ${v.type} is listed twice` });
     seen.add(v.type);
     if (Date.parse(v.verified_at) > now.getTime() + VERIFIED_AT_SKEW_MS) {
-      details.push({ field: `verifications.${i}.verified_at`, rule: 'not_in_future', value: v.verified_at, message: 'verified_at lies in the future' });
+      details.push({
+        field: `verifications.${i}.verified_at`,
+        rule: 'not_in_future',
+        value: v.verified_at,
+        message: 'verified_at lies in the future',
+      });
     }
   });
   for (const missing of missingVerifications(request.level, seen)) {
-    details.push({ field: 'verifications', rule: 'required_verification', value: missing, message: `${request.level} requires a ${missing} verification` });
+    details.push({
+      field: 'verifications',
+      rule: 'required_verification',
+      value: missing,
+      message: `${request.level} requires a ${missing} verification`,
+    });
   }
   return details;
 }
@@ -131,9 +148,15 @@ export class KycService {
    * read again there: if it was rotated after signing, the attestation is signed anew with the key now
    * current, so that it is never issued under a key whose window had closed.
    */
-  async store(trx: Kysely<Database>, clientId: ClientId, request: KycAttestationRequest, signed: SignedAttestation): Promise<KycAttestation> {
+  async store(
+    trx: Kysely<Database>,
+    clientId: ClientId,
+    request: KycAttestationRequest,
+    signed: SignedAttestation,
+  ): Promise<KycAttestation> {
     const key = await this.keys.current('attestation', trx);
-    const { attestation, issuedAt, expiresAt, now } = key.id === signed.keyId ? signed : await this.#build(request, key, async (d, k) => signDocument(d, k));
+    const { attestation, issuedAt, expiresAt, now } =
+      key.id === signed.keyId ? signed : await this.#build(request, key, async (d, k) => signDocument(d, k));
     await insertAttestation(trx, {
       id: attestation.id,
       client_id: clientId,
@@ -149,7 +172,14 @@ export class KycService {
       revocation_reason: null,
       crl_number: null,
     });
-    await recordEvent(trx, { clientId, type: 'kyc.attested', data: attestation, livemode: this.options.livemode, at: new Date(now), subjectRef: attestation.id });
+    await recordEvent(trx, {
+      clientId,
+      type: 'kyc.attested',
+      data: attestation,
+      livemode: this.options.livemode,
+      at: new Date(now),
+      subjectRef: attestation.id,
+    });
     return attestation;
   }
 
@@ -173,7 +203,11 @@ export class KycService {
         issued_at: isoSeconds(issuedAt),
         expires_at: isoSeconds(expiresAt),
         issuer: this.options.issuer,
-        verifications: request.verifications.map((v) => ({ type: v.type, verified_at: isoSeconds(Date.parse(v.verified_at)), ...(v.method === undefined ? {} : { method: v.method }) })),
+        verifications: request.verifications.map((v) => ({
+          type: v.type,
+          verified_at: isoSeconds(Date.parse(v.verified_at)),
+          ...(v.method === undefined ? {} : { method: v.method }),
+        })),
         jurisdictions: request.jurisdictions,
         key_id: key.id,
       },

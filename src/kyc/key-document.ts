@@ -14,7 +14,10 @@ export interface KeyDocument {
  * The issuer key document of the specification: every attestation key ever used, with consecutive
  * windows, so that an attestation verifies with the key whose window contains its issued_at.
  */
-export async function buildKeyDocument(keys: KeyRing, options: { issuer: string; publicUrl: string; contact: string }): Promise<KeyDocument> {
+export async function buildKeyDocument(
+  keys: KeyRing,
+  options: { issuer: string; publicUrl: string; contact: string },
+): Promise<KeyDocument> {
   const all = await keys.all('attestation');
   return {
     version: '1.0',

@@ -38,7 +38,7 @@ export const kycRoutes: FastifyPluginAsyncTypebox<KycRouteDeps> = async (app, de
         operationId: 'createAttestation',
         tags: ['KYC attestations'],
         summary: 'Issue a signed KYC attestation',
-       
+
         headers: IdempotencyHeaders,
         body: KycAttestationRequest,
         response: { 201: KycAttestation, ...protectedErrors(409, 422) },
@@ -48,7 +48,10 @@ export const kycRoutes: FastifyPluginAsyncTypebox<KycRouteDeps> = async (app, de
       // The key is checked first, so that a missing or malformed key is reported before the body's rules.
       IdempotencyService.checkKey(request.headers['idempotency-key'] as string | undefined);
       const signed = await kyc.sign(request.body);
-      return replyIdempotently(idempotency, request, reply, async (trx) => ({ status: 201, body: await kyc.store(trx, authOf(request).clientId, request.body, signed) }));
+      return replyIdempotently(idempotency, request, reply, async (trx) => ({
+        status: 201,
+        body: await kyc.store(trx, authOf(request).clientId, request.body, signed),
+      }));
     },
   );
 
@@ -60,14 +63,17 @@ export const kycRoutes: FastifyPluginAsyncTypebox<KycRouteDeps> = async (app, de
         operationId: 'getAttestation',
         tags: ['KYC attestations'],
         summary: 'Read an attestation: exactly the signed object',
-       
+
         params: IdParams,
         response: { 200: KycAttestation, ...protectedErrors(404) },
       },
     },
     // The stored text is sent as it is (a string with its content type set is not serialised again):
     // exactly the object that was signed and first returned.
-    async (request, reply) => (reply as FastifyReply).type('application/json; charset=utf-8').send(await kyc.document(db, authOf(request).clientId, request.params.id)),
+    async (request, reply) =>
+      (reply as FastifyReply)
+        .type('application/json; charset=utf-8')
+        .send(await kyc.document(db, authOf(request).clientId, request.params.id)),
   );
 
   app.get(
@@ -78,7 +84,7 @@ export const kycRoutes: FastifyPluginAsyncTypebox<KycRouteDeps> = async (app, de
         operationId: 'getAttestationStatus',
         tags: ['KYC attestations'],
         summary: 'Whether an attestation is active, revoked or expired',
-       
+
         params: IdParams,
         response: { 200: AttestationStatus, ...protectedErrors(404) },
       },
@@ -96,7 +102,7 @@ export const kycRoutes: FastifyPluginAsyncTypebox<KycRouteDeps> = async (app, de
         tags: ['KYC attestations'],
         summary: 'Revoke an attestation (adds it to the revocation list; revoking again returns the same record)',
         description: 'The body is optional: none, an empty one and `{}` all revoke with reason `other`.',
-       
+
         headers: IdempotencyHeaders,
         params: IdParams,
         body: RevokeRequest,

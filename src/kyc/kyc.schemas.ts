@@ -17,7 +17,10 @@ export const KycVerification = Type.Object(
 
 export const KycAttestationRequest = Type.Object(
   {
-    subject_id: Type.String({ pattern: SUBJECT_ID_PATTERN, description: 'Pseudonymous subject identifier chosen by the client: 1 to 128 of [A-Za-z0-9._:-]' }),
+    subject_id: Type.String({
+      pattern: SUBJECT_ID_PATTERN,
+      description: 'Pseudonymous subject identifier chosen by the client: 1 to 128 of [A-Za-z0-9._:-]',
+    }),
     level: StringEnum(KYC_LEVELS),
     jurisdictions: Type.Array(StringEnum(JURISDICTIONS), { minItems: 1, uniqueItems: true }),
     verifications: Type.Array(KycVerification, { minItems: 1, maxItems: 20 }),

@@ -1,4 +1,15 @@
-import { createCipheriv, createDecipheriv, createHash, createHmac, createSecretKey, hash, hkdfSync, randomBytes, sign, type KeyObject } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createHmac,
+  createSecretKey,
+  hash,
+  hkdfSync,
+  randomBytes,
+  sign,
+  type KeyObject,
+} from 'node:crypto';
 
 /** A 32-byte key for one purpose, derived from the master key (HKDF-SHA-256, RFC 5869). */
 export function deriveKey(master: Buffer, purpose: string): Buffer {

@@ -160,7 +160,6 @@ export function isId<K extends IdKind>(kind: K, value: unknown): value is Id<(ty
   return value.length === prefix.length + 27 && value.startsWith(`${prefix}_`) && SUFFIX.test(value.slice(prefix.length + 1));
 }
 
-
 /**
  * A fixed identifier for seeded reference data (sandbox partners), so that documentation can name
  * them: a UUIDv7 at `ms` whose random bits come from SHA-256 of the kind and `label`.

@@ -2,13 +2,25 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { encodeUuid, newId } from './ids.js';
-import { callerRequestId, formatTraceparent, newSpanId, parseTraceparent, parseTracestate, requestTrace, uuidHexOfId } from './trace-context.js';
+import {
+  callerRequestId,
+  formatTraceparent,
+  newSpanId,
+  parseTraceparent,
+  parseTracestate,
+  requestTrace,
+  uuidHexOfId,
+} from './trace-context.js';
 
 // The example of the specification (W3C Trace Context, §3.2.2.1 and §3.3.1.1).
 const SPEC_EXAMPLE = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
 
 test('traceparent: version 00 parsed as the specification writes it', () => {
-  assert.deepEqual(parseTraceparent(SPEC_EXAMPLE), { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', parentId: '00f067aa0ba902b7', flags: '01' });
+  assert.deepEqual(parseTraceparent(SPEC_EXAMPLE), {
+    traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+    parentId: '00f067aa0ba902b7',
+    flags: '01',
+  });
   assert.deepEqual(parseTraceparent('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00')?.flags, '00');
 });
 
@@ -45,13 +57,21 @@ test('tracestate: kept when well formed, dropped otherwise', () => {
   assert.equal(parseTracestate('rojo=00f067aa0ba902b7,congo=t61rcWkgMzE'), 'rojo=00f067aa0ba902b7,congo=t61rcWkgMzE');
   assert.equal(parseTracestate(['rojo=00f067aa0ba902b7', 'congo=t61rcWkgMzE']), 'rojo=00f067aa0ba902b7,congo=t61rcWkgMzE');
   assert.equal(parseTracestate('tenant@vendor=abc'), 'tenant@vendor=abc');
-  for (const wrong of ['', 'no-equals', 'UPPER=1', `k=${'v'.repeat(600)}`, 'k=v\u00e9', Array.from({ length: 33 }, (_, i) => `k${i}=v`).join(',')]) {
+  for (const wrong of [
+    '',
+    'no-equals',
+    'UPPER=1',
+    `k=${'v'.repeat(600)}`,
+    'k=v\u00e9',
+    Array.from({ length: 33 }, (_, i) => `k${i}=v`).join(','),
+  ]) {
     assert.equal(parseTracestate(wrong), null, wrong);
   }
 });
 
 test('X-Request-Id of the caller: 1 to 128 characters of [A-Za-z0-9._:-], else ignored', () => {
-  for (const ok of ['a', 'f47ac10b-58cc-4372-a567-0e02b2c3d479', 'gw:2026.11.24_17', 'x'.repeat(128)]) assert.equal(callerRequestId(ok), ok);
+  for (const ok of ['a', 'f47ac10b-58cc-4372-a567-0e02b2c3d479', 'gw:2026.11.24_17', 'x'.repeat(128)])
+    assert.equal(callerRequestId(ok), ok);
   for (const wrong of ['', 'x'.repeat(129), 'has space', 'semi;colon', 'é', 'a,b']) assert.equal(callerRequestId(wrong), null, wrong);
   assert.equal(callerRequestId(['a', 'b']), null);
   assert.equal(callerRequestId(undefined), null);
@@ -71,7 +91,15 @@ test('a request joins the caller trace, or starts one named after its request id
   const requestId = newId('request');
   const uuid = uuidHexOfId(requestId);
   const own = requestTrace(requestId, {});
-  assert.deepEqual(own, { requestId, clientRequestId: null, traceId: uuid, spanId: uuid.slice(16), parentId: null, flags: '01', tracestate: null });
+  assert.deepEqual(own, {
+    requestId,
+    clientRequestId: null,
+    traceId: uuid,
+    spanId: uuid.slice(16),
+    parentId: null,
+    flags: '01',
+    tracestate: null,
+  });
   assert.notEqual(own.spanId, '0'.repeat(16));
 
   const joined = requestTrace(requestId, { traceparent: SPEC_EXAMPLE, tracestate: 'rojo=1', 'x-request-id': 'gw-17' });

@@ -66,9 +66,13 @@ export function parseTracestate(value: string | string[] | undefined): string | 
   if (text === undefined) return null;
   const trimmed = text.trim();
   if (trimmed === '' || trimmed.length > 512 || !/^[\x20-\x7e]+$/.test(trimmed)) return null;
-  const members = trimmed.split(',').map((m) => m.trim()).filter((m) => m !== '');
+  const members = trimmed
+    .split(',')
+    .map((m) => m.trim())
+    .filter((m) => m !== '');
   if (members.length === 0 || members.length > 32) return null;
-  if (!members.every((m) => /^[a-z0-9][_0-9a-z\-*/@]{0,255}=[\x20-\x2b\x2d-\x3c\x3e-\x7e]{0,255}[\x21-\x2b\x2d-\x3c\x3e-\x7e]$/.test(m))) return null;
+  if (!members.every((m) => /^[a-z0-9][_0-9a-z\-*/@]{0,255}=[\x20-\x2b\x2d-\x3c\x3e-\x7e]{0,255}[\x21-\x2b\x2d-\x3c\x3e-\x7e]$/.test(m)))
+    return null;
   return members.join(',');
 }
 

@@ -14,14 +14,22 @@ test('a lone high or low surrogate is found wherever it is, with its path', () =
   // A pair written backwards is two lone surrogates.
   assert.equal(findLoneSurrogate({ x: '\ude00\ud83d' })?.index, 0);
   assert.deepEqual(findLoneSurrogate({ a: [{ ok: '😀' }, { m: 'x\udc00' }] })?.path, ['a', '1', 'm']);
-  assert.deepEqual(findLoneSurrogate({ meta: { '\udc00k': 1 } }), { path: ['meta', '\udc00k'], memberName: true, text: '\udc00k', index: 0 });
+  assert.deepEqual(findLoneSurrogate({ meta: { '\udc00k': 1 } }), {
+    path: ['meta', '\udc00k'],
+    memberName: true,
+    text: '\udc00k',
+    index: 0,
+  });
   // The first in document order.
   assert.deepEqual(findLoneSurrogate({ a: 'ok', b: '\ud800', c: '\udfff' })?.path, ['b']);
 });
 
 test('the error detail names the field and is itself valid Unicode', () => {
   const detail = loneSurrogateDetail(findLoneSurrogate({ client_metadata: { note: 'a\udfffb' } }) ?? assert.fail());
-  assert.deepEqual({ ...detail, message: undefined }, { field: 'client_metadata.note', rule: 'unicode', value: 'a\ufffdb', message: undefined });
+  assert.deepEqual(
+    { ...detail, message: undefined },
+    { field: 'client_metadata.note', rule: 'unicode', value: 'a\ufffdb', message: undefined },
+  );
   assert.match(String(detail.message), /U\+DFFF\) at index 1/);
   const named = loneSurrogateDetail(findLoneSurrogate({ m: { '\ud800': 1 } }) ?? assert.fail());
   assert.equal(named.field, 'm.\ufffd');

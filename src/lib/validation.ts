@@ -22,7 +22,13 @@ export const textAjv = makeAjv({ coerceTypes: true, useDefaults: true });
 
 /** Path of an error as the API names fields: dotted for bodies (`verifications.0.type`). */
 function fieldOf(error: ErrorObject, root: string): { field: string; value: unknown } {
-  const segments = error.instancePath === '' ? [] : error.instancePath.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const segments =
+    error.instancePath === ''
+      ? []
+      : error.instancePath
+          .slice(1)
+          .split('/')
+          .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   let value: unknown = error.data;
   if (error.keyword === 'required') {
     segments.push(String((error.params as { missingProperty: string }).missingProperty));

@@ -40,7 +40,9 @@ export class CalendarCache {
   start(intervalMs = CALENDAR_REFRESH_MS): void {
     if (this.#timer !== undefined) return;
     this.#timer = setInterval(() => {
-      this.reload().catch((error: unknown) => this.log.warn({ err: error }, 'market calendars not reloaded; the previous ones stay in use'));
+      this.reload().catch((error: unknown) =>
+        this.log.warn({ err: error }, 'market calendars not reloaded; the previous ones stay in use'),
+      );
     }, intervalMs);
     this.#timer.unref();
   }
@@ -56,10 +58,15 @@ export class CalendarCache {
    */
   #warnOfGaps(): void {
     const year = this.clock.now().getUTCFullYear();
-    const missing = EXCHANGES.flatMap((exchange) => [year, year + 1].filter((y) => !this.#current.covers(exchange, y)).map((y) => `${exchange} ${y}`));
+    const missing = EXCHANGES.flatMap((exchange) =>
+      [year, year + 1].filter((y) => !this.#current.covers(exchange, y)).map((y) => `${exchange} ${y}`),
+    );
     const gaps = missing.join(', ');
     if (gaps !== '' && gaps !== this.#gaps) {
-      this.log.warn({ missing }, 'market calendars missing: those years follow the weekly timetable without holidays; import them with cauri calendars import');
+      this.log.warn(
+        { missing },
+        'market calendars missing: those years follow the weekly timetable without holidays; import them with cauri calendars import',
+      );
     }
     this.#gaps = gaps;
   }

@@ -30,13 +30,19 @@ const problems = (value: unknown) => validateCalendarEntry(value).map((d) => [d.
 
 test('the shipped calendars are valid, name their source and cover two whole years of each exchange', () => {
   const files = readShippedCalendars();
-  assert.deepEqual(files.map((f) => f.file), ['BRVM.json', 'BVMAC.json', 'GSE.json']);
+  assert.deepEqual(
+    files.map((f) => f.file),
+    ['BRVM.json', 'BVMAC.json', 'GSE.json'],
+  );
   for (const { file, content } of files) {
     assert.deepEqual(validateCalendarEntry(content), [], file);
     const entry = content as CalendarEntry;
     assert.deepEqual(entry.years, [2026, 2027], file);
     assert.match(entry.source, /Holidays:/, file);
-    assert.ok(entry.days.some((d) => d.provisional === true), `${file}: Islamic holidays are marked provisional`);
+    assert.ok(
+      entry.days.some((d) => d.provisional === true),
+      `${file}: Islamic holidays are marked provisional`,
+    );
   }
 });
 
@@ -67,7 +73,8 @@ test('schema problems name the member at fault', () => {
 });
 
 test('timetables: phases once each, in order, without overlap; only an auction may be an instant', () => {
-  const phases = (list: [string, string, string][]) => variant((e) => (e.timetables.normal = list.map(([name, start, end]) => ({ name, start, end }))));
+  const phases = (list: [string, string, string][]) =>
+    variant((e) => (e.timetables.normal = list.map(([name, start, end]) => ({ name, start, end }))));
   assert.deepEqual(
     problems(
       phases([
@@ -93,16 +100,35 @@ test('timetables: phases once each, in order, without overlap; only an auction m
     ['timetables.normal.0.end', 'phase_end', '09:00:00'],
     ['timetables.normal', 'phase_end', 'normal'],
   ]);
-  assert.deepEqual(problems(phases([['pre_close', '14:00:00', '14:00:00'], ['closing_auction', '14:30:00', '14:30:00']])), [
-    ['timetables.normal.0.end', 'phase_end', '14:00:00'],
-    ['timetables.normal', 'phase_end', 'normal'],
-  ]);
-  assert.deepEqual(problems(phases([['pre_open', '09:00:00', '09:30:00'], ['opening_auction', '09:30:00', '09:35:00'], ['continuous', '09:35:00', '15:00:00']])), []);
+  assert.deepEqual(
+    problems(
+      phases([
+        ['pre_close', '14:00:00', '14:00:00'],
+        ['closing_auction', '14:30:00', '14:30:00'],
+      ]),
+    ),
+    [
+      ['timetables.normal.0.end', 'phase_end', '14:00:00'],
+      ['timetables.normal', 'phase_end', 'normal'],
+    ],
+  );
+  assert.deepEqual(
+    problems(
+      phases([
+        ['pre_open', '09:00:00', '09:30:00'],
+        ['opening_auction', '09:30:00', '09:35:00'],
+        ['continuous', '09:35:00', '15:00:00'],
+      ]),
+    ),
+    [],
+  );
 });
 
 test('references and dates: known timetables, dates inside the years, each date once', () => {
   assert.deepEqual(problems(variant((e) => (e.week.saturday = 'weekend'))), [['week.saturday', 'timetable', 'weekend']]);
   assert.deepEqual(problems(variant((e) => (e.days[0].timetable = 'half_day'))), [['days.0.timetable', 'timetable', 'half_day']]);
-  assert.deepEqual(problems(variant((e) => e.days.push({ date: '2027-01-01', name: 'Next year' }))), [['days.1.date', 'year', '2027-01-01']]);
+  assert.deepEqual(problems(variant((e) => e.days.push({ date: '2027-01-01', name: 'Next year' }))), [
+    ['days.1.date', 'year', '2027-01-01'],
+  ]);
   assert.deepEqual(problems(variant((e) => e.days.push({ date: '2026-12-25', name: 'Again' }))), [['days.1.date', 'unique', '2026-12-25']]);
 });

@@ -36,7 +36,15 @@ const SpecialDaySchema = Type.Object(
 
 const weekday = () => Nullable(Type.String({ pattern: TIMETABLE_NAME, description: 'a timetable name; null when closed that day' }));
 const WeekSchema = Type.Object(
-  { monday: weekday(), tuesday: weekday(), wednesday: weekday(), thursday: weekday(), friday: weekday(), saturday: weekday(), sunday: weekday() },
+  {
+    monday: weekday(),
+    tuesday: weekday(),
+    wednesday: weekday(),
+    thursday: weekday(),
+    friday: weekday(),
+    saturday: weekday(),
+    sunday: weekday(),
+  },
   { additionalProperties: false },
 );
 
@@ -45,10 +53,14 @@ export const CalendarEntry = Type.Object(
     exchange: StringEnum(EXCHANGES),
     years: Type.Array(Type.Integer({ minimum: 2000, maximum: 2100 }), { minItems: 1, maxItems: 10, uniqueItems: true }),
     source: Type.String({ minLength: 1, maxLength: 4000 }),
-    timetables: Type.Record(Type.String({ pattern: TIMETABLE_NAME }), Type.Array(PhaseTimeSchema, { minItems: 1, maxItems: PHASES.length }), {
-      minProperties: 1,
-      maxProperties: 16,
-    }),
+    timetables: Type.Record(
+      Type.String({ pattern: TIMETABLE_NAME }),
+      Type.Array(PhaseTimeSchema, { minItems: 1, maxItems: PHASES.length }),
+      {
+        minProperties: 1,
+        maxProperties: 16,
+      },
+    ),
     week: WeekSchema,
     days: Type.Array(SpecialDaySchema, { maxItems: 2000 }),
   },
@@ -70,29 +82,61 @@ function checkEntry(entry: CalendarEntry): ErrorDetail[] {
       const start = secondsOfDay(p.start);
       const end = secondsOfDay(p.end);
       const rank = PHASES.indexOf(p.name);
-      if (rank <= previousRank) details.push({ field: `${at}.name`, rule: 'phase_order', value: p.name, message: `phases are listed once each, in the order ${PHASES.join(', ')}` });
-      if (start < previousEnd) details.push({ field: `${at}.start`, rule: 'phase_overlap', value: p.start, message: 'starts before the previous phase ends' });
+      if (rank <= previousRank)
+        details.push({
+          field: `${at}.name`,
+          rule: 'phase_order',
+          value: p.name,
+          message: `phases are listed once each, in the order ${PHASES.join(', ')}`,
+        });
+      if (start < previousEnd)
+        details.push({ field: `${at}.start`, rule: 'phase_overlap', value: p.start, message: 'starts before the previous phase ends' });
       if (end < start || (end === start && !AUCTION_PHASES.includes(p.name))) {
-        details.push({ field: `${at}.end`, rule: 'phase_end', value: p.end, message: end < start ? 'ends before it starts' : 'only an auction may be an instant (start equal to end)' });
+        details.push({
+          field: `${at}.end`,
+          rule: 'phase_end',
+          value: p.end,
+          message: end < start ? 'ends before it starts' : 'only an auction may be an instant (start equal to end)',
+        });
       }
       if (end > start) lasting = true;
       previousEnd = Math.max(previousEnd, end);
       previousRank = Math.max(previousRank, rank);
     }
-    if (!lasting) details.push({ field: `timetables.${name}`, rule: 'phase_end', value: name, message: 'a timetable needs at least one phase that lasts' });
+    if (!lasting)
+      details.push({
+        field: `timetables.${name}`,
+        rule: 'phase_end',
+        value: name,
+        message: 'a timetable needs at least one phase that lasts',
+      });
   }
   const known = (name: string | null | undefined) => name === null || name === undefined || name in entry.timetables;
   for (const day of WEEKDAYS) {
-    if (!known(entry.week[day])) details.push({ field: `week.${day}`, rule: 'timetable', value: entry.week[day], message: 'no timetable of that name in timetables' });
+    if (!known(entry.week[day]))
+      details.push({ field: `week.${day}`, rule: 'timetable', value: entry.week[day], message: 'no timetable of that name in timetables' });
   }
   const seen = new Map<string, number>();
   for (const [i, d] of entry.days.entries()) {
     if (!isCalendarDate(d.date)) continue; // the schema's format check already reported it
-    if (!entry.years.includes(Number(d.date.slice(0, 4)))) details.push({ field: `days.${i}.date`, rule: 'year', value: d.date, message: `outside the years of the entry (${entry.years.join(', ')})` });
+    if (!entry.years.includes(Number(d.date.slice(0, 4))))
+      details.push({
+        field: `days.${i}.date`,
+        rule: 'year',
+        value: d.date,
+        message: `outside the years of the entry (${entry.years.join(', ')})`,
+      });
     const earlier = seen.get(d.date);
-    if (earlier !== undefined) details.push({ field: `days.${i}.date`, rule: 'unique', value: d.date, message: `same date as days.${earlier}` });
+    if (earlier !== undefined)
+      details.push({ field: `days.${i}.date`, rule: 'unique', value: d.date, message: `same date as days.${earlier}` });
     else seen.set(d.date, i);
-    if (!known(d.timetable)) details.push({ field: `days.${i}.timetable`, rule: 'timetable', value: d.timetable, message: 'no timetable of that name in timetables' });
+    if (!known(d.timetable))
+      details.push({
+        field: `days.${i}.timetable`,
+        rule: 'timetable',
+        value: d.timetable,
+        message: 'no timetable of that name in timetables',
+      });
   }
   return details;
 }
@@ -114,7 +158,12 @@ export function calendarYears(entry: CalendarEntry): CalendarYear[] {
       week: entry.week,
       days: entry.days
         .filter((d) => d.date.startsWith(`${year}-`))
-        .map((d) => ({ date: d.date, name: d.name, timetable: d.timetable ?? null, ...(d.provisional === true ? { provisional: true } : {}) }))
+        .map((d) => ({
+          date: d.date,
+          name: d.name,
+          timetable: d.timetable ?? null,
+          ...(d.provisional === true ? { provisional: true } : {}),
+        }))
         .sort((a, b) => (a.date < b.date ? -1 : 1)),
     }));
 }

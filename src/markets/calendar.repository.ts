@@ -32,5 +32,11 @@ export async function insertCalendarRowIfAbsent(db: Kysely<Database>, row: Marke
 /** Replaces a year that came from shipped data; a year an operator imported is left alone. */
 export async function replaceShippedCalendarRow(db: Kysely<Database>, row: MarketCalendarRow): Promise<void> {
   const { exchange, year, ...changes } = row;
-  await db.updateTable('market_calendars').set(changes).where('exchange', '=', exchange).where('year', '=', year).where('origin', '=', 'shipped').execute();
+  await db
+    .updateTable('market_calendars')
+    .set(changes)
+    .where('exchange', '=', exchange)
+    .where('year', '=', year)
+    .where('origin', '=', 'shipped')
+    .execute();
 }

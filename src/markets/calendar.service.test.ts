@@ -67,14 +67,27 @@ for (const database of DATABASES) {
       const report = await db.transaction().execute((trx) => importCalendars(trx, [brvmWithHoliday('2026-11-26'), bad], { now }));
       assert.equal(report.committed, false);
       assert.deepEqual(report.applied, []);
-      assert.deepEqual(report.rejected.map((r) => [r.index, r.details.map((d) => [d.field, d.rule, d.value])]), [[1, [['days.0.date', 'format', '2026-13-01']]]]);
+      assert.deepEqual(
+        report.rejected.map((r) => [r.index, r.details.map((d) => [d.field, d.rule, d.value])]),
+        [[1, [['days.0.date', 'format', '2026-13-01']]]],
+      );
       assert.deepEqual(await listCalendarRows(db), before, 'nothing changed');
 
-      const twice = await db.transaction().execute((trx) => importCalendars(trx, [brvmWithHoliday('2026-11-26'), { ...brvmWithHoliday('2026-11-27'), years: [2027, 2026] }], { now }));
+      const twice = await db
+        .transaction()
+        .execute((trx) =>
+          importCalendars(trx, [brvmWithHoliday('2026-11-26'), { ...brvmWithHoliday('2026-11-27'), years: [2027, 2026] }], { now }),
+        );
       assert.equal(twice.committed, false);
-      assert.deepEqual(twice.rejected.map((r) => [r.index, r.details.map((d) => [d.field, d.rule, d.value])]), [[1, [['years.1', 'unique', 2026]]]]);
+      assert.deepEqual(
+        twice.rejected.map((r) => [r.index, r.details.map((d) => [d.field, d.rule, d.value])]),
+        [[1, [['years.1', 'unique', 2026]]]],
+      );
       const notJson = await db.transaction().execute((trx) => importCalendars(trx, 'BRVM', { now }));
-      assert.deepEqual(notJson.rejected.map((r) => [r.index, r.details[0]?.field, r.details[0]?.rule]), [[-1, 'file', 'type']]);
+      assert.deepEqual(
+        notJson.rejected.map((r) => [r.index, r.details[0]?.field, r.details[0]?.rule]),
+        [[-1, 'file', 'type']],
+      );
       assert.deepEqual(await listCalendarRows(db), before, 'still nothing changed');
     });
 
@@ -102,7 +115,10 @@ for (const database of DATABASES) {
 test('operators are warned, once per change, while this year or the next has no calendar', async (t) => {
   const { db } = await openTestStorage(t, DATABASES[0]!);
   const lines: { msg: string; missing?: string[] }[] = [];
-  const log = pino({ level: 'warn' }, { write: (line: string) => void lines.push(JSON.parse(line) as { msg: string; missing?: string[] }) });
+  const log = pino(
+    { level: 'warn' },
+    { write: (line: string) => void lines.push(JSON.parse(line) as { msg: string; missing?: string[] }) },
+  );
   const clock = new ManualClock('2026-11-25T10:00:00Z');
   const cache = new CalendarCache(db, clock, log);
   await cache.reload();
@@ -110,6 +126,9 @@ test('operators are warned, once per change, while this year or the next has no 
   clock.set('2027-06-01T10:00:00Z');
   await cache.reload();
   await cache.reload();
-  assert.deepEqual(lines.map((l) => l.missing), [['BRVM 2028', 'BVMAC 2028', 'GSE 2028']]);
+  assert.deepEqual(
+    lines.map((l) => l.missing),
+    [['BRVM 2028', 'BVMAC 2028', 'GSE 2028']],
+  );
   assert.match(lines[0]?.msg ?? '', /cauri calendars import/);
 });

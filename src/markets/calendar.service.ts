@@ -5,7 +5,13 @@ import { lockForTransaction, type DialectName } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';
 import { MarketCalendar, type CalendarYear, type ExchangeCode } from './calendar.js';
 import { calendarYears, validateCalendarEntry, type CalendarEntry } from './calendar-file.js';
-import { findCalendarRow, insertCalendarRowIfAbsent, listCalendarRows, replaceShippedCalendarRow, upsertCalendarRow } from './calendar.repository.js';
+import {
+  findCalendarRow,
+  insertCalendarRowIfAbsent,
+  listCalendarRows,
+  replaceShippedCalendarRow,
+  upsertCalendarRow,
+} from './calendar.repository.js';
 import type { CalendarOrigin, MarketCalendarRow } from './calendar.table.js';
 import { readShippedCalendars } from './shipped-calendars.js';
 
@@ -62,7 +68,8 @@ export async function importCalendars(trx: Kysely<Database>, input: unknown, opt
       for (const [i, year] of entry.years.entries()) {
         const key = `${entry.exchange} ${year}`;
         const earlier = seen.get(key);
-        if (earlier !== undefined) details.push({ field: `years.${i}`, rule: 'unique', value: year, message: `${key} is also in entry ${earlier}` });
+        if (earlier !== undefined)
+          details.push({ field: `years.${i}`, rule: 'unique', value: year, message: `${key} is also in entry ${earlier}` });
         else seen.set(key, index);
       }
       if (details.length > 0) return { details };
@@ -89,7 +96,12 @@ function sameContent(a: MarketCalendarRow, b: MarketCalendarRow): boolean {
  * earlier release's files is brought up to date; a year an operator imported is never touched.
  * Returns the `EXCHANGE YEAR` written.
  */
-export async function applyShippedCalendars(db: Kysely<Database>, dialect: DialectName, now: Date, files = readShippedCalendars()): Promise<string[]> {
+export async function applyShippedCalendars(
+  db: Kysely<Database>,
+  dialect: DialectName,
+  now: Date,
+  files = readShippedCalendars(),
+): Promise<string[]> {
   const years: CalendarYear[] = [];
   for (const { file, content } of files) {
     const details = validateCalendarEntry(content);

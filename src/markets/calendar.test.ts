@@ -80,7 +80,14 @@ describe('weekends, holidays and eves', () => {
     assert.equal(eve.open, true);
     assert.deepEqual(
       eve.phases.map((p) => `${p.name} ${p.start.slice(11, 19)}-${p.end.slice(11, 19)}`),
-      ['pre_open 09:00:00-09:30:00', 'opening_auction 09:30:00-09:30:00', 'continuous 09:30:00-11:00:00', 'pre_close 11:00:00-11:30:00', 'closing_auction 11:30:00-11:30:00', 'trading_at_last 11:30:00-12:00:00'],
+      [
+        'pre_open 09:00:00-09:30:00',
+        'opening_auction 09:30:00-09:30:00',
+        'continuous 09:30:00-11:00:00',
+        'pre_close 11:00:00-11:30:00',
+        'closing_auction 11:30:00-11:30:00',
+        'trading_at_last 11:30:00-12:00:00',
+      ],
     );
     assert.equal(iso(shipped.closeOf('BRVM', '2026-12-24')), '2026-12-24T12:00:00.000Z');
     assert.equal(shipped.phaseAt('BRVM', at('2026-12-24T09:30:00Z')), 'continuous');
@@ -163,14 +170,24 @@ describe('calendars built from other data', () => {
   test('a break between phases is closed, and sessions end and start around it', () => {
     const calendar = new MarketCalendar([
       year({
-        timetables: { split: [P('pre_open', '08:00:00', '09:00:00'), P('continuous', '09:00:00', '11:00:00'), P('trading_at_last', '12:00:00', '13:00:00')] },
+        timetables: {
+          split: [
+            P('pre_open', '08:00:00', '09:00:00'),
+            P('continuous', '09:00:00', '11:00:00'),
+            P('trading_at_last', '12:00:00', '13:00:00'),
+          ],
+        },
         week: WEEKDAYS_ONLY('split'),
       }),
     ]);
     assert.equal(calendar.phaseAt('BRVM', at('2026-11-25T10:59:59Z')), 'continuous');
     assert.equal(calendar.phaseAt('BRVM', at('2026-11-25T11:30:00Z')), 'closed');
     assert.equal(calendar.isOpen('BRVM', at('2026-11-25T11:30:00Z')), false);
-    assert.equal(iso(calendar.nextClose('BRVM', at('2026-11-25T08:30:00Z'))), '2026-11-25T11:00:00.000Z', 'pre-open and continuous make one session');
+    assert.equal(
+      iso(calendar.nextClose('BRVM', at('2026-11-25T08:30:00Z'))),
+      '2026-11-25T11:00:00.000Z',
+      'pre-open and continuous make one session',
+    );
     assert.equal(iso(calendar.nextOpen('BRVM', at('2026-11-25T11:30:00Z'))), '2026-11-25T12:00:00.000Z');
     assert.equal(iso(calendar.closeOf('BRVM', '2026-11-25')), '2026-11-25T13:00:00.000Z');
   });
@@ -178,7 +195,13 @@ describe('calendars built from other data', () => {
   test('an auction given as a window is reported during it', () => {
     const calendar = new MarketCalendar([
       year({
-        timetables: { call: [P('pre_open', '09:00:00', '09:40:00'), P('opening_auction', '09:40:00', '09:45:00'), P('continuous', '09:45:00', '15:00:00')] },
+        timetables: {
+          call: [
+            P('pre_open', '09:00:00', '09:40:00'),
+            P('opening_auction', '09:40:00', '09:45:00'),
+            P('continuous', '09:45:00', '15:00:00'),
+          ],
+        },
         week: WEEKDAYS_ONLY('call'),
       }),
     ]);

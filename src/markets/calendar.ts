@@ -108,7 +108,9 @@ interface CompiledYear {
 const CLOSED: DayPlan = { phases: [], sessions: [] };
 
 function plan(phases: readonly PhaseTime[]): DayPlan {
-  const timed = phases.map((p) => ({ name: p.name, start: secondsOfDay(p.start), end: secondsOfDay(p.end) })).sort((a, b) => a.start - b.start || a.end - b.end);
+  const timed = phases
+    .map((p) => ({ name: p.name, start: secondsOfDay(p.start), end: secondsOfDay(p.end) }))
+    .sort((a, b) => a.start - b.start || a.end - b.end);
   const sessions: [number, number][] = [];
   for (const p of timed) {
     if (p.end <= p.start) continue;

@@ -20,8 +20,20 @@ export interface ExchangeInfo {
  * government bonds on T+2, which this figure does not describe).
  */
 export const EXCHANGE_INFO: Readonly<Record<Exchange, ExchangeInfo>> = {
-  BRVM: { code: 'BRVM', name: 'Bourse Régionale des Valeurs Mobilières', jurisdiction: JURISDICTION_OF_EXCHANGE.BRVM, currency: 'XOF', settlement_days: 3 },
-  BVMAC: { code: 'BVMAC', name: "Bourse des Valeurs Mobilières de l'Afrique Centrale", jurisdiction: JURISDICTION_OF_EXCHANGE.BVMAC, currency: 'XAF', settlement_days: 3 },
+  BRVM: {
+    code: 'BRVM',
+    name: 'Bourse Régionale des Valeurs Mobilières',
+    jurisdiction: JURISDICTION_OF_EXCHANGE.BRVM,
+    currency: 'XOF',
+    settlement_days: 3,
+  },
+  BVMAC: {
+    code: 'BVMAC',
+    name: "Bourse des Valeurs Mobilières de l'Afrique Centrale",
+    jurisdiction: JURISDICTION_OF_EXCHANGE.BVMAC,
+    currency: 'XAF',
+    settlement_days: 3,
+  },
   GSE: { code: 'GSE', name: 'Ghana Stock Exchange', jurisdiction: JURISDICTION_OF_EXCHANGE.GSE, currency: 'GHS', settlement_days: 3 },
 };
 

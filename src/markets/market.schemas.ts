@@ -37,7 +37,9 @@ export type CalendarDay = Static<typeof CalendarDay>;
 
 export const CalendarQuery = QueryObject({
   from: Type.Optional(Type.String({ format: 'date', description: 'First day (YYYY-MM-DD); default today (UTC).' })),
-  to: Type.Optional(Type.String({ format: 'date', description: 'Last day, included; default 30 days after from. At most 366 days in all.' })),
+  to: Type.Optional(
+    Type.String({ format: 'date', description: 'Last day, included; default 30 days after from. At most 366 days in all.' }),
+  ),
 });
 
 export const ExchangeClock = Type.Object(
@@ -45,7 +47,9 @@ export const ExchangeClock = Type.Object(
     exchange: ExchangeSchema,
     timestamp: DateTime('The instant the clock was read (UTC, milliseconds).'),
     phase: StringEnum([...PHASES, 'closed'], { description: '`closed` outside every phase (and between sessions).' }),
-    is_open: Type.Boolean({ description: 'True in any phase, pre-open included: the exchange is in session and takes orders into its book.' }),
+    is_open: Type.Boolean({
+      description: 'True in any phase, pre-open included: the exchange is in session and takes orders into its book.',
+    }),
     next_open: Nullable(DateTime('Start of the next session, after the current one when open; null if none within 400 days.')),
     next_close: Nullable(DateTime('End of the current session when open, else of the next one; null if none within 400 days.')),
   },

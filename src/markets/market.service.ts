@@ -21,13 +21,26 @@ export function exchangeOf(code: string): ExchangeCode {
 }
 
 /** The days from `from` to `to` included, each with its phases; both dates already valid. */
-export function calendarBetween(calendar: MarketCalendar, exchange: ExchangeCode, range: { from?: string; to?: string }, today: string): CalendarDay[] {
+export function calendarBetween(
+  calendar: MarketCalendar,
+  exchange: ExchangeCode,
+  range: { from?: string; to?: string },
+  today: string,
+): CalendarDay[] {
   const from = range.from ?? today;
   const to = range.to ?? addDays(from, DEFAULT_CALENDAR_DAYS - 1);
   const days = daysBetween(from, to) + 1;
   if (days < 1) throw validationError([{ field: 'to', rule: 'not_before_from', value: to, message: `must not be before from (${from})` }]);
   if (days > MAX_CALENDAR_DAYS) {
-    throw validationError([{ field: 'to', rule: 'max_days', value: to, message: `at most ${MAX_CALENDAR_DAYS} days from ${from}, both included (asked ${days})`, max_days: MAX_CALENDAR_DAYS }]);
+    throw validationError([
+      {
+        field: 'to',
+        rule: 'max_days',
+        value: to,
+        message: `at most ${MAX_CALENDAR_DAYS} days from ${from}, both included (asked ${days})`,
+        max_days: MAX_CALENDAR_DAYS,
+      },
+    ]);
   }
   return Array.from({ length: days }, (_, i) => calendar.day(exchange, addDays(from, i)));
 }

@@ -19,10 +19,14 @@ export function jsonInteger(value: bigint): number {
  * date, or the test clock's for an order on one).
  */
 export function fillOf(row: OrderFillTable, side: 'buy' | 'sell', settlementDate: (tradeDate: string) => string, today: string): Fill {
-  const gross = row.gross_cents === null || row.gross_cents === undefined ? BigInt(row.fill_qty) * BigInt(row.fill_price_cents) : BigInt(row.gross_cents);
+  const gross =
+    row.gross_cents === null || row.gross_cents === undefined
+      ? BigInt(row.fill_qty) * BigInt(row.fill_price_cents)
+      : BigInt(row.gross_cents);
   const fees = storedFees(row.fees);
   const feeTotal = fees.reduce((sum, fee) => sum + fee.amount_cents, 0n);
-  const net = row.net_cents === null || row.net_cents === undefined ? (side === 'buy' ? gross + feeTotal : gross - feeTotal) : BigInt(row.net_cents);
+  const net =
+    row.net_cents === null || row.net_cents === undefined ? (side === 'buy' ? gross + feeTotal : gross - feeTotal) : BigInt(row.net_cents);
   const settlement = settlementDate(utcDay(Number(row.executed_at)));
   return {
     id: row.id,

@@ -50,7 +50,12 @@ export interface CapWindow {
  * price it was placed at (an instrument since removed, or without a band: that reference price); an
  * order with an amend pending at the larger of its amount as it is and as amended (`heldAgainstCap`).
  */
-export async function heldThisMonth(trx: Kysely<Database>, dialect: DialectName, reference: ReferenceSnapshot, w: CapWindow): Promise<bigint> {
+export async function heldThisMonth(
+  trx: Kysely<Database>,
+  dialect: DialectName,
+  reference: ReferenceSnapshot,
+  w: CapWindow,
+): Promise<bigint> {
   const window = monthWindow(new Date(w.monthOf));
   // Sent together: PostgreSQL runs the read once the lock is taken, as a statement of its own (so it
   // sees every order committed by the lock's previous holder), in the same round trip.
@@ -64,11 +69,22 @@ export async function heldThisMonth(trx: Kysely<Database>, dialect: DialectName,
     const order = {
       ...r,
       fill_notional_cents: BigInt(r.fill_notional_cents),
-      market_price_cents: (rules === undefined ? null : marketWorstPriceCents({ ...rules, reference_price_cents: r.reference_price_cents })) ?? r.reference_price_cents,
+      market_price_cents:
+        (rules === undefined ? null : marketWorstPriceCents({ ...rules, reference_price_cents: r.reference_price_cents })) ??
+        r.reference_price_cents,
     };
     // An order that holds nothing needs no rate.
     if (heldAgainstCap({ ...order, fcfa_rate: AT_PAR }) === 0n) continue;
-    held.push({ ...order, fcfa_rate: fcfaRateOn(reference, currencyOfInstrument(r.instrument), r.created_at, w.instrument, 'the day of an earlier order of this month') });
+    held.push({
+      ...order,
+      fcfa_rate: fcfaRateOn(
+        reference,
+        currencyOfInstrument(r.instrument),
+        r.created_at,
+        w.instrument,
+        'the day of an earlier order of this month',
+      ),
+    });
   }
   return sumHeld(held);
 }

@@ -32,7 +32,10 @@ export function toOrder(row: OrderRow): Order {
     expires_at: row.expires_at === null ? null : isoMillis(row.expires_at),
     cancel_reason: row.cancel_reason,
     pending_request: row.pending_request,
-    pending_changes: row.pending_request === 'pending_amend' ? { qty: row.amend_qty ?? row.qty, limit_price_cents: row.amend_limit_price_cents ?? row.limit_price_cents ?? 0 } : null,
+    pending_changes:
+      row.pending_request === 'pending_amend'
+        ? { qty: row.amend_qty ?? row.qty, limit_price_cents: row.amend_limit_price_cents ?? row.limit_price_cents ?? 0 }
+        : null,
     last_refusal: refusalOf(row.last_refusal),
     ...(row.test_clock_id === null || row.test_clock_id === undefined ? {} : { test_clock: row.test_clock_id }),
   };

@@ -76,7 +76,10 @@ for (const database of DATABASES) {
       assert.deepEqual(await list({ createdLt: T }), newestFirst(mine.filter((r) => r.created_at < T)));
       assert.ok((await list({ createdLt: T })).includes(idAt(START + 105, 1)));
       assert.deepEqual(await list({ createdGte: T }), newestFirst(mine.filter((r) => r.created_at >= T)));
-      assert.deepEqual(await list({ createdGte: START + 20, createdLt: START + 30, status: 'filled' }), newestFirst(mine.filter((r) => r.created_at >= START + 20 && r.created_at < START + 30 && r.status === 'filled')));
+      assert.deepEqual(
+        await list({ createdGte: START + 20, createdLt: START + 30, status: 'filled' }),
+        newestFirst(mine.filter((r) => r.created_at >= START + 20 && r.created_at < START + 30 && r.status === 'filled')),
+      );
       // Page after page by the id cursor, towards older orders and back towards newer ones.
       for (const filter of [{ status: 'routed' }, { kyc_attestation_id: 'att_2', subjectId: 'sub_2' }, { createdLt: START + 150 }]) {
         const whole = await list(filter);
@@ -99,7 +102,10 @@ for (const database of DATABASES) {
       }
       // The monthly cap's rows: one subject's orders created in the window.
       const window = await subjectOrdersInWindow(db, 'cli_a', 'sub_3', START + 90, START + 101);
-      assert.equal(window.length, mine.filter((r) => r.subject_id === 'sub_3' && r.created_at >= START + 90 && r.created_at < START + 101).length);
+      assert.equal(
+        window.length,
+        mine.filter((r) => r.subject_id === 'sub_3' && r.created_at >= START + 90 && r.created_at < START + 101).length,
+      );
       assert.equal(window.length, 4, 'the three of the window a millisecond apart, and the one whose id runs ahead');
     });
 
@@ -109,9 +115,15 @@ for (const database of DATABASES) {
         await seed(db);
         const plan = (filter: Parameters<typeof clientOrdersQuery>[2]) => planOf(db, clientOrdersQuery(db, 'cli_a', filter, { limit: 50 }));
         assert.match(await plan({ status: 'routed' }), /SEARCH orders USING INDEX orders_client_status \(client_id=\? AND status=\?\)/);
-        assert.match(await plan({ kyc_attestation_id: 'att_1', subjectId: 'sub_1' }), /SEARCH orders USING INDEX orders_client_subject \(client_id=\? AND subject_id=\?\)/);
+        assert.match(
+          await plan({ kyc_attestation_id: 'att_1', subjectId: 'sub_1' }),
+          /SEARCH orders USING INDEX orders_client_subject \(client_id=\? AND subject_id=\?\)/,
+        );
         assert.match(await plan({ createdLt: START + 10 }), /SEARCH orders USING INDEX orders_client_id \(client_id=\? AND id<\?\)/);
-        assert.match(await plan({ createdGte: START + 10, createdLt: START + 20 }), /SEARCH orders USING INDEX orders_client_id \(client_id=\? AND id>\? AND id<\?\)/);
+        assert.match(
+          await plan({ createdGte: START + 10, createdLt: START + 20 }),
+          /SEARCH orders USING INDEX orders_client_id \(client_id=\? AND id>\? AND id<\?\)/,
+        );
         for (const filter of [{ status: 'routed' }, { kyc_attestation_id: 'att_1', subjectId: 'sub_1' }, { createdLt: START + 10 }]) {
           assert.doesNotMatch(await plan(filter), /TEMP B-TREE/, 'read in id order, no sort');
         }

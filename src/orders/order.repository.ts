@@ -24,7 +24,9 @@ export async function findOrderForUpdate(db: Kysely<Database>, dialect: DialectN
   return dialectOf(dialect).rowLocked({ locking: orderForUpdate, plain: order }).first(db, id);
 }
 
-const clientOrder = new PreparedQuery(2, (qb, clientId: string, id: string) => qb.selectFrom('orders').selectAll().where('id', '=', id).where('client_id', '=', clientId));
+const clientOrder = new PreparedQuery(2, (qb, clientId: string, id: string) =>
+  qb.selectFrom('orders').selectAll().where('id', '=', id).where('client_id', '=', clientId),
+);
 
 export async function findClientOrder(db: Kysely<Database>, clientId: string, id: string): Promise<OrderRow | undefined> {
   return clientOrder.first(db, clientId, id);
@@ -57,7 +59,9 @@ export async function insertFill(db: Kysely<Database>, row: OrderFillTable): Pro
   await fillInsert.run(db, row);
 }
 
-const fillsOfOrder = new PreparedQuery(1, (qb, orderId: string) => qb.selectFrom('order_fills').selectAll().where('order_id', '=', orderId).orderBy('seq'));
+const fillsOfOrder = new PreparedQuery(1, (qb, orderId: string) =>
+  qb.selectFrom('order_fills').selectAll().where('order_id', '=', orderId).orderBy('seq'),
+);
 
 /** An order's fills, oldest first (in the order the partner reported them). */
 export async function listFills(db: Kysely<Database>, orderId: string): Promise<OrderFillTable[]> {
@@ -76,10 +80,30 @@ const idBefore = (ms: number) => idFloorAt('order', ms + ID_TIME_MARGIN_MS);
  * One subject's orders created in [startMs, endMs): what its monthly cap counts. Read from the index
  * (client_id, subject_id, id) by id range (idFrom, idBefore).
  */
-const ordersInWindowQuery = (qb: Kysely<Database>, clientId: string, subjectId: string, firstId: string, beforeId: string, startMs: number, endMs: number) =>
+const ordersInWindowQuery = (
+  qb: Kysely<Database>,
+  clientId: string,
+  subjectId: string,
+  firstId: string,
+  beforeId: string,
+  startMs: number,
+  endMs: number,
+) =>
   qb
     .selectFrom('orders')
-    .select(['instrument', 'side', 'status', 'qty', 'limit_price_cents', 'reference_price_cents', 'fill_notional_cents', 'created_at', 'pending_request', 'amend_qty', 'amend_limit_price_cents'])
+    .select([
+      'instrument',
+      'side',
+      'status',
+      'qty',
+      'limit_price_cents',
+      'reference_price_cents',
+      'fill_notional_cents',
+      'created_at',
+      'pending_request',
+      'amend_qty',
+      'amend_limit_price_cents',
+    ])
     .where('client_id', '=', clientId)
     .where('subject_id', '=', subjectId)
     .where('id', '>=', firstId)
@@ -127,7 +151,12 @@ export async function listClientOrders(
 }
 
 /** The query of listClientOrders (see there), to run or to explain. */
-export function clientOrdersQuery(db: Kysely<Database>, clientId: string, filter: OrderFilter, page: { limit: number; before?: string; after?: string }) {
+export function clientOrdersQuery(
+  db: Kysely<Database>,
+  clientId: string,
+  filter: OrderFilter,
+  page: { limit: number; before?: string; after?: string },
+) {
   let query = db.selectFrom('orders').selectAll().where('client_id', '=', clientId);
   if (filter.subjectId !== undefined) query = query.where('subject_id', '=', filter.subjectId);
   if (filter.status !== undefined) {
@@ -137,9 +166,14 @@ export function clientOrdersQuery(db: Kysely<Database>, clientId: string, filter
   if (filter.rcpt_to !== undefined) query = query.where('rcpt_to', '=', filter.rcpt_to);
   if (filter.instrument !== undefined) query = query.where('instrument', '=', filter.instrument);
   if (filter.kyc_attestation_id !== undefined) query = query.where('kyc_attestation_id', '=', filter.kyc_attestation_id);
-  if (filter.createdGte !== undefined) query = query.where('created_at', '>=', filter.createdGte).where('id', '>=', idFrom(filter.createdGte));
+  if (filter.createdGte !== undefined)
+    query = query.where('created_at', '>=', filter.createdGte).where('id', '>=', idFrom(filter.createdGte));
   if (filter.createdLt !== undefined) query = query.where('created_at', '<', filter.createdLt).where('id', '<', idBefore(filter.createdLt));
-  if (page.after !== undefined) return query.where('id', '>', page.after).orderBy('id', 'asc').limit(page.limit + 1);
+  if (page.after !== undefined)
+    return query
+      .where('id', '>', page.after)
+      .orderBy('id', 'asc')
+      .limit(page.limit + 1);
   if (page.before !== undefined) query = query.where('id', '<', page.before);
   return query.orderBy('id', 'desc').limit(page.limit + 1);
 }
@@ -153,7 +187,13 @@ export function subjectOrdersInWindowQuery(db: Kysely<Database>, clientId: strin
  * Orders the router must act on now (hand-over or cancel), claimed with a lease; SKIP LOCKED on
  * PostgreSQL. Run it in a transaction so that the read and the lease commit together.
  */
-export async function claimDueOrders(trx: Kysely<Database>, dialect: DialectName, now: number, leaseMs: number, limit: number): Promise<OrderRow[]> {
+export async function claimDueOrders(
+  trx: Kysely<Database>,
+  dialect: DialectName,
+  now: number,
+  leaseMs: number,
+  limit: number,
+): Promise<OrderRow[]> {
   {
     let query = trx
       .selectFrom('orders')
@@ -168,7 +208,11 @@ export async function claimDueOrders(trx: Kysely<Database>, dialect: DialectName
       await trx
         .updateTable('orders')
         .set({ route_lease_until: now + leaseMs })
-        .where('id', 'in', rows.map((r) => r.id))
+        .where(
+          'id',
+          'in',
+          rows.map((r) => r.id),
+        )
         .execute();
     }
     return rows;
@@ -181,7 +225,13 @@ export async function claimDueOrders(trx: Kysely<Database>, dialect: DialectName
  * Returns how many.
  */
 export async function retryPartnerOrdersNow(db: Kysely<Database>, partnerId: string, now: number): Promise<number> {
-  const result = await db.updateTable('orders').set({ next_route_at: now }).where('next_route_at', '>', now).where('rcpt_to', '=', partnerId).where('route_attempts', '>', 0).executeTakeFirst();
+  const result = await db
+    .updateTable('orders')
+    .set({ next_route_at: now })
+    .where('next_route_at', '>', now)
+    .where('rcpt_to', '=', partnerId)
+    .where('route_attempts', '>', 0)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
 
@@ -210,7 +260,14 @@ export function openPartnersQuery(db: Kysely<Database>) {
  * Claims due expiries. Without `testClock`, the orders on real time due at `now` (orders on a test
  * clock are left to their clock); with it, that clock's orders due at its time `testClock.at`.
  */
-export async function claimExpiredOrders(trx: Kysely<Database>, dialect: DialectName, now: number, leaseMs: number, limit: number, testClock?: { id: string; at: number }): Promise<string[]> {
+export async function claimExpiredOrders(
+  trx: Kysely<Database>,
+  dialect: DialectName,
+  now: number,
+  leaseMs: number,
+  limit: number,
+  testClock?: { id: string; at: number },
+): Promise<string[]> {
   let query = trx
     .selectFrom('orders')
     .select(['id', 'pending_request', 'requests_made'])
@@ -236,7 +293,12 @@ export async function claimExpiredOrders(trx: Kysely<Database>, dialect: Dialect
             route_lease_until: now + leaseMs,
             updated_at: now,
           };
-    const result = await trx.updateTable('orders').set(changes).where('id', '=', row.id).where('expiry_due_at', 'is not', null).executeTakeFirst();
+    const result = await trx
+      .updateTable('orders')
+      .set(changes)
+      .where('id', '=', row.id)
+      .where('expiry_due_at', 'is not', null)
+      .executeTakeFirst();
     if (Number(result.numUpdatedRows) === 1 && row.pending_request !== 'pending_cancel') claimed.push(row.id);
   }
   return claimed;

@@ -25,7 +25,10 @@ export interface OrderRouteDeps {
 const IdParams = Type.Object({ id: Type.String() });
 
 /** The request's Idempotency-Key context, with the route's own serialiser. */
-const idempotencyOf = (request: FastifyRequest, reply: FastifyReply): IdempotencyContext => ({ request: idempotentRequestOf(request), serialize: serializerOf(reply) });
+const idempotencyOf = (request: FastifyRequest, reply: FastifyReply): IdempotencyContext => ({
+  request: idempotentRequestOf(request),
+  serialize: serializerOf(reply),
+});
 
 /**
  * The order routes: each parses its request, calls the service (reads) or its use case (writes), and
@@ -43,13 +46,14 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRouteDeps> = async (app
         summary: 'Submit an order; it is checked, stored, and handed to the SGI partner',
         description:
           'The response shows `routed` when the partner took the order within the request, `created` when the hand-over is still being retried in the background, and `failed` when the partner refused it at once.',
-       
+
         headers: IdempotencyHeaders,
         body: OrderRequest,
         response: { 201: Order, ...protectedErrors(409, 422) },
       },
     },
-    async (request, reply) => sendOutcome(request, reply, await submitOrder(useCases, idempotencyOf(request, reply), authOf(request).clientId, request.body)),
+    async (request, reply) =>
+      sendOutcome(request, reply, await submitOrder(useCases, idempotencyOf(request, reply), authOf(request).clientId, request.body)),
   );
 
   app.get(
@@ -60,7 +64,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRouteDeps> = async (app
         operationId: 'getOrder',
         tags: ['Orders'],
         summary: 'Read an order: its current state, fills included',
-       
+
         params: IdParams,
         response: { 200: Order, ...protectedErrors(404) },
       },
@@ -76,10 +80,18 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRouteDeps> = async (app
         operationId: 'listOrders',
         tags: ['Orders'],
         summary: 'List orders, newest first',
-       
+
         querystring: OrderListQuery,
         response: {
-          200: Type.Object({ data: Type.Array(Order) }, { headers: { ...pageHeaders, 'x-cursor-prev': Type.String({ description: 'Cursor of the previous (newer) page; empty on the first page.' }) } }),
+          200: Type.Object(
+            { data: Type.Array(Order) },
+            {
+              headers: {
+                ...pageHeaders,
+                'x-cursor-prev': Type.String({ description: 'Cursor of the previous (newer) page; empty on the first page.' }),
+              },
+            },
+          ),
           ...protectedErrors(422),
         },
       },
@@ -112,13 +124,14 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRouteDeps> = async (app
         summary: 'Cancel an open order (a final order is 409)',
         description:
           'Asks the partner to cancel what remains. 200 when the partner answered within the request: the order is `cancelled` (`cancel_reason` says why), or, if the partner refused (the order filled meanwhile), as the partner reports it with `last_refusal`. 202 when the answer comes later: the order shows `pending_request: pending_cancel`, and `order.cancelled` (or `order.request_refused`) follows.',
-       
+
         headers: IdempotencyHeaders,
         params: IdParams,
         response: { 200: Order, 202: Order, ...protectedErrors(404, 409, 422) },
       },
     },
-    async (request, reply) => sendOutcome(request, reply, await cancelOrder(useCases, idempotencyOf(request, reply), authOf(request).clientId, request.params.id)),
+    async (request, reply) =>
+      sendOutcome(request, reply, await cancelOrder(useCases, idempotencyOf(request, reply), authOf(request).clientId, request.params.id)),
   );
 
   app.post(
@@ -131,7 +144,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRouteDeps> = async (app
         summary: 'Change the quantity or the limit price of an open limit order',
         description:
           'Only a limit order that is `routed` or `partially_filled`, with no other request waiting, can be amended (else 409). The new values pass the checks of a new order (the monthly cap counts the increase) and the new `qty` must be above `filled_qty` (422 `above_filled`). 200 when the partner answered within the request (the order with its new values and `order.amended`, or unchanged with `last_refusal`); 202 with `pending_request: pending_amend` and `pending_changes` when the answer comes later.',
-       
+
         headers: IdempotencyHeaders,
         params: IdParams,
         body: AmendRequest,
@@ -139,7 +152,11 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRouteDeps> = async (app
       },
     },
     async (request, reply) =>
-      sendOutcome(request, reply, await amendOrder(useCases, idempotencyOf(request, reply), authOf(request).clientId, request.params.id, request.body)),
+      sendOutcome(
+        request,
+        reply,
+        await amendOrder(useCases, idempotencyOf(request, reply), authOf(request).clientId, request.params.id, request.body),
+      ),
   );
 
   app.get(
@@ -150,7 +167,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRouteDeps> = async (app
         operationId: 'listOrderFills',
         tags: ['Orders'],
         summary: "The order's executions, oldest first, with amounts and settlement dates",
-       
+
         params: IdParams,
         response: { 200: Type.Object({ data: Type.Array(Fill) }), ...protectedErrors(404) },
       },

@@ -39,9 +39,21 @@ export function checkMetadata(metadata: unknown): ErrorDetail[] {
   if (metadata === undefined) return [];
   const size = Buffer.byteLength(JSON.stringify(metadata));
   const details: ErrorDetail[] = [];
-  if (size > METADATA_MAX_BYTES) details.push({ field: 'client_metadata', rule: 'maxBytes', value: size, message: `client_metadata is ${size} bytes serialised; at most ${METADATA_MAX_BYTES}` });
+  if (size > METADATA_MAX_BYTES)
+    details.push({
+      field: 'client_metadata',
+      rule: 'maxBytes',
+      value: size,
+      message: `client_metadata is ${size} bytes serialised; at most ${METADATA_MAX_BYTES}`,
+    });
   const depth = depthOf(metadata);
-  if (depth > METADATA_MAX_DEPTH) details.push({ field: 'client_metadata', rule: 'maxDepth', value: depth, message: `client_metadata nests ${depth} levels; at most ${METADATA_MAX_DEPTH}` });
+  if (depth > METADATA_MAX_DEPTH)
+    details.push({
+      field: 'client_metadata',
+      rule: 'maxDepth',
+      value: depth,
+      message: `client_metadata nests ${depth} levels; at most ${METADATA_MAX_DEPTH}`,
+    });
   return details;
 }
 
@@ -105,26 +117,69 @@ export class OrderService {
     const reference = await this.reference.current();
     const partner = isId('partner', request.rcpt_to) ? reference.partner(request.rcpt_to) : undefined;
     if (partner === undefined) details.push({ field: 'rcpt_to', rule: 'exists', value: request.rcpt_to, message: 'no such SGI partner' });
-    else if (partner.status !== 'approved') details.push({ field: 'rcpt_to', rule: 'approved', value: request.rcpt_to, message: `partner is ${partner.status}, not approved` });
-    else if (!this.connectors.has(partner.connector)) details.push({ field: 'rcpt_to', rule: 'connector', value: request.rcpt_to, message: `partner's connector ${partner.connector} is not available here` });
+    else if (partner.status !== 'approved')
+      details.push({ field: 'rcpt_to', rule: 'approved', value: request.rcpt_to, message: `partner is ${partner.status}, not approved` });
+    else if (!this.connectors.has(partner.connector))
+      details.push({
+        field: 'rcpt_to',
+        rule: 'connector',
+        value: request.rcpt_to,
+        message: `partner's connector ${partner.connector} is not available here`,
+      });
 
-    const attestation = isId('attestation', request.kyc_attestation_id) ? await findClientAttestationShared(trx, this.options.dialect, clientId, request.kyc_attestation_id) : undefined;
+    const attestation = isId('attestation', request.kyc_attestation_id)
+      ? await findClientAttestationShared(trx, this.options.dialect, clientId, request.kyc_attestation_id)
+      : undefined;
     const now = this.clock.now().getTime();
-    if (attestation === undefined) details.push({ field: 'kyc_attestation_id', rule: 'exists', value: request.kyc_attestation_id, message: 'no such attestation issued to this client' });
-    else if (attestation.revoked_at !== null) details.push({ field: 'kyc_attestation_id', rule: 'not_revoked', value: request.kyc_attestation_id, message: 'attestation is revoked' });
-    else if (attestation.expires_at <= now) details.push({ field: 'kyc_attestation_id', rule: 'not_expired', value: request.kyc_attestation_id, message: 'attestation has expired' });
+    if (attestation === undefined)
+      details.push({
+        field: 'kyc_attestation_id',
+        rule: 'exists',
+        value: request.kyc_attestation_id,
+        message: 'no such attestation issued to this client',
+      });
+    else if (attestation.revoked_at !== null)
+      details.push({
+        field: 'kyc_attestation_id',
+        rule: 'not_revoked',
+        value: request.kyc_attestation_id,
+        message: 'attestation is revoked',
+      });
+    else if (attestation.expires_at <= now)
+      details.push({
+        field: 'kyc_attestation_id',
+        rule: 'not_expired',
+        value: request.kyc_attestation_id,
+        message: 'attestation has expired',
+      });
     else if (partner !== undefined && !(JSON.parse(attestation.jurisdictions) as string[]).includes(partner.jurisdiction)) {
-      details.push({ field: 'kyc_attestation_id', rule: 'jurisdiction', value: partner.jurisdiction, message: `attestation does not cover ${partner.jurisdiction}, the partner's jurisdiction` });
+      details.push({
+        field: 'kyc_attestation_id',
+        rule: 'jurisdiction',
+        value: partner.jurisdiction,
+        message: `attestation does not cover ${partner.jurisdiction}, the partner's jurisdiction`,
+      });
     }
 
     // The investor's account at the partner, fixed on the order now (accounts/core/requirement.ts).
     // Its read goes out with the cap's lock and read below (one round trip on PostgreSQL).
-    const accountRead = partner?.status === 'approved' && attestation !== undefined ? accountOfOrder(trx, clientId, attestation.subject_id, partner) : undefined;
+    const accountRead =
+      partner?.status === 'approved' && attestation !== undefined
+        ? accountOfOrder(trx, clientId, attestation.subject_id, partner)
+        : undefined;
     accountRead?.catch(() => undefined);
     const instrumentOfRequest = reference.instrument(request.instrument);
     const capRead =
-      attestation !== undefined && request.side === 'buy' && instrumentOfRequest !== undefined && capCents(attestation.level as KycLevel) !== null
-        ? heldThisMonth(trx, this.options.dialect, reference, { clientId, subjectId: attestation.subject_id, monthOf: now, instrument: request.instrument })
+      attestation !== undefined &&
+      request.side === 'buy' &&
+      instrumentOfRequest !== undefined &&
+      capCents(attestation.level as KycLevel) !== null
+        ? heldThisMonth(trx, this.options.dialect, reference, {
+            clientId,
+            subjectId: attestation.subject_id,
+            monthOf: now,
+            instrument: request.instrument,
+          })
         : undefined;
     capRead?.catch(() => undefined);
     let account: string | null = null;
@@ -142,20 +197,38 @@ export class OrderService {
     if (expireDate !== null) details.push(expireDate);
 
     const instrument = reference.instrument(request.instrument);
-    if (instrument === undefined) details.push({ field: 'instrument', rule: 'exists', value: request.instrument, message: 'no such instrument in the catalogue' });
+    if (instrument === undefined)
+      details.push({ field: 'instrument', rule: 'exists', value: request.instrument, message: 'no such instrument in the catalogue' });
     else {
       if (partner !== undefined) {
         if (JURISDICTION_OF_EXCHANGE[instrument.exchange] !== partner.jurisdiction) {
-          details.push({ field: 'instrument', rule: 'partner_jurisdiction', value: request.instrument, message: `${instrument.exchange} is outside the partner's jurisdiction ${partner.jurisdiction}` });
+          details.push({
+            field: 'instrument',
+            rule: 'partner_jurisdiction',
+            value: request.instrument,
+            message: `${instrument.exchange} is outside the partner's jurisdiction ${partner.jurisdiction}`,
+          });
         } else if (!partner.capabilities.includes(instrument.class)) {
-          details.push({ field: 'instrument', rule: 'partner_capability', value: request.instrument, message: `the partner does not trade ${instrument.class}` });
+          details.push({
+            field: 'instrument',
+            rule: 'partner_capability',
+            value: request.instrument,
+            message: `the partner does not trade ${instrument.class}`,
+          });
         }
       }
       details.push(...checkTradingRules(instrument, request));
     }
     // The cap's read is awaited before any refusal, so that none of its statements outlives the transaction.
-    const held = capRead === undefined ? undefined : await capRead.then((value) => ({ value }), (error: unknown) => ({ error }));
-    if (details.length > 0 || partner === undefined || attestation === undefined || instrument === undefined) throw validationError(details);
+    const held =
+      capRead === undefined
+        ? undefined
+        : await capRead.then(
+            (value) => ({ value }),
+            (error: unknown) => ({ error }),
+          );
+    if (details.length > 0 || partner === undefined || attestation === undefined || instrument === undefined)
+      throw validationError(details);
 
     const level = attestation.level as KycLevel;
     if (held !== undefined) {
@@ -227,7 +300,14 @@ export class OrderService {
    * buy counts at its worst case, the band's upper limit. Read under a per-subject lock, so that two
    * concurrent orders cannot each see room for both.
    */
-  #checkCap(c: { level: KycLevel; request: OrderRequest; instrument: ReferenceInstrument; reference: ReferenceSnapshot; now: number; used: bigint }): void {
+  #checkCap(c: {
+    level: KycLevel;
+    request: OrderRequest;
+    instrument: ReferenceInstrument;
+    reference: ReferenceSnapshot;
+    now: number;
+    used: bigint;
+  }): void {
     const { request, instrument, reference, used } = c;
     const rate = fcfaRateOn(reference, instrument.currency, c.now, request.instrument, 'the day of this order');
     const worst = marketWorstPriceCents(instrument);
@@ -241,7 +321,15 @@ export class OrderService {
         },
       ]);
     }
-    const newCents = toFcfaCents(orderNotionalCents({ side: 'buy', qty: request.qty, limit_price_cents: request.limit_price_cents ?? null, market_price_cents: worst ?? 0 }), rate);
+    const newCents = toFcfaCents(
+      orderNotionalCents({
+        side: 'buy',
+        qty: request.qty,
+        limit_price_cents: request.limit_price_cents ?? null,
+        market_price_cents: worst ?? 0,
+      }),
+      rate,
+    );
     const check = checkCap(c.level, used, newCents);
     if (!check.ok) {
       throw validationError([
@@ -268,12 +356,19 @@ export class OrderService {
     return toOrder(await this.#find(db, clientId, id));
   }
 
-  async list(db: Kysely<Database>, clientId: ClientId, filter: OrderFilter, page: { limit: number; before?: string; after?: string }): Promise<OrderPage> {
+  async list(
+    db: Kysely<Database>,
+    clientId: ClientId,
+    filter: OrderFilter,
+    page: { limit: number; before?: string; after?: string },
+  ): Promise<OrderPage> {
     let query = filter;
     if (filter.kyc_attestation_id !== undefined) {
       // Orders of one attestation are read among its subject's (an index); an attestation this client
       // was not issued has no orders of the client.
-      const attestation = isId('attestation', filter.kyc_attestation_id) ? await findClientAttestation(db, clientId, filter.kyc_attestation_id) : undefined;
+      const attestation = isId('attestation', filter.kyc_attestation_id)
+        ? await findClientAttestation(db, clientId, filter.kyc_attestation_id)
+        : undefined;
       if (attestation === undefined) return { items: [], older: null, newer: null };
       query = { ...filter, subjectId: attestation.subject_id };
     }
@@ -285,7 +380,11 @@ export class OrderService {
       slice.reverse();
       return { items: slice.map(toOrder), older: slice.at(-1)?.id ?? null, newer: more ? (slice[0]?.id ?? null) : null };
     }
-    return { items: slice.map(toOrder), older: more ? (slice.at(-1)?.id ?? null) : null, newer: page.before !== undefined ? (slice[0]?.id ?? null) : null };
+    return {
+      items: slice.map(toOrder),
+      older: more ? (slice.at(-1)?.id ?? null) : null,
+      newer: page.before !== undefined ? (slice[0]?.id ?? null) : null,
+    };
   }
 
   /**
@@ -334,9 +433,20 @@ export class OrderService {
     const level = row.kyc_level as KycLevel;
     if (capIncreaseCents(row, change) > 0n && capCents(level) !== null) {
       // The order counts in the month it was placed in, at that day's rate, like every order.
-      const rate = fcfaRateOn(reference, currencyOfInstrument(row.instrument), row.created_at, row.instrument, 'the day the order was placed');
+      const rate = fcfaRateOn(
+        reference,
+        currencyOfInstrument(row.instrument),
+        row.created_at,
+        row.instrument,
+        'the day the order was placed',
+      );
       const increase = capIncreaseCents(row, change, rate);
-      const used = await heldThisMonth(trx, this.options.dialect, reference, { clientId, subjectId: row.subject_id, monthOf: row.created_at, instrument: row.instrument });
+      const used = await heldThisMonth(trx, this.options.dialect, reference, {
+        clientId,
+        subjectId: row.subject_id,
+        monthOf: row.created_at,
+        instrument: row.instrument,
+      });
       const check = checkCap(level, used, increase);
       if (!check.ok) {
         const field = change.qty === undefined ? 'limit_price_cents' : 'qty';
@@ -385,7 +495,9 @@ export class OrderService {
     const calendar = this.calendars.current();
     const clockTime = row.test_clock_id === null || row.test_clock_id === undefined ? undefined : await frozenTimeOf(db, row.test_clock_id);
     const today = utcDay(clockTime ?? this.clock.now().getTime());
-    const fills = (await listFills(db, row.id)).map((fill) => fillOf(fill, row.side, (tradeDate) => settlementDate(calendar, exchange, tradeDate, days), today));
+    const fills = (await listFills(db, row.id)).map((fill) =>
+      fillOf(fill, row.side, (tradeDate) => settlementDate(calendar, exchange, tradeDate, days), today),
+    );
     return { row, fills };
   }
 }
@@ -400,7 +512,9 @@ function amendedTradingRules(reference: ReferenceSnapshot, row: OrderRow, change
   const instrument: ReferenceInstrument | undefined = reference.instrument(row.instrument);
   if (instrument === undefined) return [];
   const sent = new Set(Object.keys(change));
-  return checkTradingRules(instrument, { qty: change.qty ?? row.qty, limit_price_cents: change.limit_price_cents ?? null }).filter((d) => sent.has(d.field));
+  return checkTradingRules(instrument, { qty: change.qty ?? row.qty, limit_price_cents: change.limit_price_cents ?? null }).filter((d) =>
+    sent.has(d.field),
+  );
 }
 
 /** The id of the order's next cancel or amend request: `<order id>.<n>`. */

@@ -27,7 +27,10 @@ export async function runImport<T, R>(
 ): Promise<ImportReport> {
   const report: ImportReport = { applied: [], rejected: [], committed: false };
   if (!Array.isArray(input)) {
-    report.rejected.push({ index: -1, details: [{ field: 'file', rule: 'type', value: null, message: `must be a JSON array of ${what}` }] });
+    report.rejected.push({
+      index: -1,
+      details: [{ field: 'file', rule: 'type', value: null, message: `must be a JSON array of ${what}` }],
+    });
     return report;
   }
   const ready: { index: number; id: string; row: R; action: 'created' | 'updated' }[] = [];

@@ -12,7 +12,11 @@ export interface InstrumentQuery {
 }
 
 export async function listInstruments(db: Kysely<Database>, q: InstrumentQuery): Promise<InstrumentRow[]> {
-  let query = db.selectFrom('instruments').selectAll().orderBy('code').limit(q.limit + 1);
+  let query = db
+    .selectFrom('instruments')
+    .selectAll()
+    .orderBy('code')
+    .limit(q.limit + 1);
   if (q.afterCode !== null) query = query.where('code', '>', q.afterCode);
   if (q.exchange !== undefined) query = query.where('exchange', '=', q.exchange);
   if (q.class !== undefined) query = query.where('class', '=', q.class);

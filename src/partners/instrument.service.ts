@@ -58,19 +58,38 @@ const validateInstrumentRow = compileValidator(InstrumentImportRow, 'row');
  * ISIN whose check digit is wrong, a currency other than the exchange's, a reference price off the
  * tick grid. Members the row leaves out keep `existing`'s values, else take the defaults.
  */
-export function instrumentFromImport(row: InstrumentImportRow, existing: InstrumentRow | undefined, nowMs: number): { row: InstrumentRow } | { details: ErrorDetail[] } {
+export function instrumentFromImport(
+  row: InstrumentImportRow,
+  existing: InstrumentRow | undefined,
+  nowMs: number,
+): { row: InstrumentRow } | { details: ErrorDetail[] } {
   const exchange = exchangeOfInstrument(row.code);
   const isin = row.isin !== undefined ? row.isin : (existing?.isin ?? null);
   const tick = row.tick_size_cents ?? existing?.tick_size_cents ?? DEFAULT_TICK_SIZE_CENTS;
   const details: ErrorDetail[] = [];
   if (row.currency !== undefined && row.currency !== CURRENCY_OF_EXCHANGE[exchange]) {
-    details.push({ field: 'currency', rule: 'exchange_currency', value: row.currency, message: `${exchange} trades in ${CURRENCY_OF_EXCHANGE[exchange]}` });
+    details.push({
+      field: 'currency',
+      rule: 'exchange_currency',
+      value: row.currency,
+      message: `${exchange} trades in ${CURRENCY_OF_EXCHANGE[exchange]}`,
+    });
   }
   if (row.isin !== undefined && row.isin !== null && !isValidIsin(row.isin)) {
-    details.push({ field: 'isin', rule: 'check_digit', value: row.isin, message: 'the last digit is not the ISIN check digit of the first eleven characters' });
+    details.push({
+      field: 'isin',
+      rule: 'check_digit',
+      value: row.isin,
+      message: 'the last digit is not the ISIN check digit of the first eleven characters',
+    });
   }
   if (row.reference_price_cents % tick !== 0) {
-    details.push({ field: 'reference_price_cents', rule: 'tick_size', value: row.reference_price_cents, message: `must be a multiple of the tick size, ${tick} cents` });
+    details.push({
+      field: 'reference_price_cents',
+      rule: 'tick_size',
+      value: row.reference_price_cents,
+      message: `must be a multiple of the tick size, ${tick} cents`,
+    });
   }
   if (details.length > 0) return { details };
   return {
@@ -83,7 +102,12 @@ export function instrumentFromImport(row: InstrumentImportRow, existing: Instrum
       lot_size: row.lot_size ?? existing?.lot_size ?? DEFAULT_LOT_SIZE,
       tick_size_cents: tick,
       reference_price_cents: row.reference_price_cents,
-      price_band_bps: row.price_band_bps !== undefined ? row.price_band_bps : existing !== undefined ? existing.price_band_bps : defaultPriceBandBps(exchange, row.class),
+      price_band_bps:
+        row.price_band_bps !== undefined
+          ? row.price_band_bps
+          : existing !== undefined
+            ? existing.price_band_bps
+            : defaultPriceBandBps(exchange, row.class),
       status: row.status ?? 'active',
       created_at: existing?.created_at ?? nowMs,
       updated_at: nowMs,
@@ -92,7 +116,11 @@ export function instrumentFromImport(row: InstrumentImportRow, existing: Instrum
 }
 
 /** Inserts or updates instruments, keyed by code (the exchange comes from it); the contract of runImport. */
-export async function importInstruments(trx: Kysely<Database>, input: unknown, options: { now: Date; allowPartial?: boolean }): Promise<ImportReport> {
+export async function importInstruments(
+  trx: Kysely<Database>,
+  input: unknown,
+  options: { now: Date; allowPartial?: boolean },
+): Promise<ImportReport> {
   const codes = new Map<string, number>();
   return runImport<InstrumentImportRow, InstrumentRow>(
     input,
@@ -100,7 +128,8 @@ export async function importInstruments(trx: Kysely<Database>, input: unknown, o
     options,
     validateInstrumentRow,
     async (row, index) => {
-      if (codes.has(row.code)) return { details: [{ field: 'code', rule: 'unique', value: row.code, message: `same code as row ${codes.get(row.code)}` }] };
+      if (codes.has(row.code))
+        return { details: [{ field: 'code', rule: 'unique', value: row.code, message: `same code as row ${codes.get(row.code)}` }] };
       codes.set(row.code, index);
       const existing = await findInstrument(trx, row.code);
       const made = instrumentFromImport(row, existing, options.now.getTime());

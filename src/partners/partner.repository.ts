@@ -13,7 +13,11 @@ export interface PartnerQuery {
 
 /** Partners ordered by id, starting after `afterId`; one row more than `limit` tells if a page follows. */
 export async function listPartners(db: Kysely<Database>, q: PartnerQuery): Promise<PartnerRow[]> {
-  let query = db.selectFrom('partners').selectAll().orderBy('id').limit(q.limit + 1);
+  let query = db
+    .selectFrom('partners')
+    .selectAll()
+    .orderBy('id')
+    .limit(q.limit + 1);
   if (q.afterId !== null) query = query.where('id', '>', q.afterId);
   if (q.approvedOnly) query = query.where('status', '=', 'approved');
   if (q.jurisdiction !== undefined) query = query.where('jurisdiction', '=', q.jurisdiction);
@@ -42,7 +46,10 @@ export async function upsertPartner(db: Kysely<Database>, row: PartnerRow): Prom
 }
 
 export async function countPartners(db: Kysely<Database>): Promise<number> {
-  const row = await db.selectFrom('partners').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('partners')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 

@@ -21,7 +21,11 @@ export const directoryRoutes: FastifyPluginAsyncTypebox<DirectoryRouteDeps> = as
         operationId: 'listPartners',
         tags: ['Partners'],
         summary: 'List approved SGI partners, ordered by id',
-        querystring: QueryObject({ ...PageQuery, jurisdiction: Type.Optional(JurisdictionSchema), capability: Type.Optional(CapabilitySchema) }),
+        querystring: QueryObject({
+          ...PageQuery,
+          jurisdiction: Type.Optional(JurisdictionSchema),
+          capability: Type.Optional(CapabilitySchema),
+        }),
         response: { 200: Type.Object({ data: Type.Array(SgiPartner) }, { headers: pageHeaders }), 422: ErrorBody, 429: ErrorBody },
       },
     },

@@ -9,7 +9,9 @@ import { CAPABILITIES, CURRENCIES, EXCHANGES, INSTRUMENT_CODE_PATTERN, JURISDICT
 export const JurisdictionSchema = StringEnum(JURISDICTIONS, { description: 'UEMOA, CEMAC or GHANA.' });
 export const CapabilitySchema = StringEnum(CAPABILITIES);
 export const ExchangeSchema = StringEnum(EXCHANGES);
-export const CurrencySchema = StringEnum(CURRENCIES, { description: "ISO 4217: XOF (BRVM), XAF (BVMAC), GHS (GSE). Every amount ending in _cents is in hundredths of it." });
+export const CurrencySchema = StringEnum(CURRENCIES, {
+  description: 'ISO 4217: XOF (BRVM), XAF (BVMAC), GHS (GSE). Every amount ending in _cents is in hundredths of it.',
+});
 
 const MAX_PRICE_CENTS = 1_000_000_000_000;
 const MAX_LOT = 1_000_000_000;
@@ -34,7 +36,7 @@ export const Instrument = Type.Object(
     name: Type.String(),
     currency: CurrencySchema,
     isin: Nullable(Type.String({ pattern: ISIN_PATTERN, description: 'ISO 6166 identifier, or null when not known.' })),
-    lot_size: Type.Integer({ minimum: 1, description: 'An order\'s qty is a whole multiple of it.' }),
+    lot_size: Type.Integer({ minimum: 1, description: "An order's qty is a whole multiple of it." }),
     tick_size_cents: Type.Integer({ minimum: 1, description: 'A limit price is a whole multiple of it, in cents of the currency.' }),
     reference_price_cents: Type.Integer({ minimum: 1, description: 'The previous close, in cents of the currency.' }),
     price_band_bps: Nullable(
@@ -60,7 +62,11 @@ export const PartnerChecksMember = Type.Object(
           "Every order needs the investor's account number at the SGI: registered by the client for the subject, else the partner's default account (`fix.account`). A FIX partner requires one whatever this says.",
       }),
     ),
-    holdings: Type.Optional(Type.Boolean({ description: 'Refuse a sell beyond the position available (held, plus bought, less pending sells): 422 rule `holdings`.' })),
+    holdings: Type.Optional(
+      Type.Boolean({
+        description: 'Refuse a sell beyond the position available (held, plus bought, less pending sells): 422 rule `holdings`.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

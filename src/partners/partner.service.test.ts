@@ -34,7 +34,11 @@ for (const database of DATABASES) {
       await db.updateTable('instruments').set({ reference_price_cents: 1_000 }).where('code', '=', 'KOLA.BRVM').execute();
       assert.equal(await seedSandboxDirectory(db, dialect, now), true);
       assert.equal((await listCatalogue(db, { afterCode: null, limit: 200 })).items.length, SANDBOX_INSTRUMENTS.length);
-      const kola = await db.selectFrom('instruments').select('reference_price_cents').where('code', '=', 'KOLA.BRVM').executeTakeFirstOrThrow();
+      const kola = await db
+        .selectFrom('instruments')
+        .select('reference_price_cents')
+        .where('code', '=', 'KOLA.BRVM')
+        .executeTakeFirstOrThrow();
       assert.equal(kola.reference_price_cents, 1_000, 'an existing instrument is not changed');
       assert.equal(await seedSandboxDirectory(db, dialect, now), false);
     });
@@ -72,18 +76,29 @@ for (const database of DATABASES) {
       ];
       const strict = await db.transaction().execute((trx) => importPartners(trx, rows, { now }));
       assert.equal(strict.committed, false);
-      assert.deepEqual(strict.rejected.map((r) => r.index), [1, 2]);
-      assert.deepEqual(strict.rejected[0]?.details.map((d) => [d.field, d.rule, d.value]), [['jurisdiction', 'enum', 'MARS']]);
+      assert.deepEqual(
+        strict.rejected.map((r) => r.index),
+        [1, 2],
+      );
+      assert.deepEqual(
+        strict.rejected[0]?.details.map((d) => [d.field, d.rule, d.value]),
+        [['jurisdiction', 'enum', 'MARS']],
+      );
       assert.ok(strict.rejected[1]?.details.some((d) => d.field === 'extra' && d.rule === 'additionalProperties'));
       assert.equal((await listPartners(db, { afterId: null, limit: 10, approvedOnly: false })).length, 0, 'nothing written');
 
       const partial = await db.transaction().execute((trx) => importPartners(trx, rows, { now, allowPartial: true }));
       assert.equal(partial.committed, true);
-      assert.deepEqual(partial.applied.map((a) => [a.index, a.action]), [[0, 'created']]);
+      assert.deepEqual(
+        partial.applied.map((a) => [a.index, a.action]),
+        [[0, 'created']],
+      );
 
       // Re-importing by name updates the same partner rather than creating a second one.
       const again = await db.transaction().execute((trx) =>
-        importPartners(trx, [{ name: 'Alpha Titres', jurisdiction: 'UEMOA', capabilities: ['equities', 'bonds'], status: 'suspended' }], { now }),
+        importPartners(trx, [{ name: 'Alpha Titres', jurisdiction: 'UEMOA', capabilities: ['equities', 'bonds'], status: 'suspended' }], {
+          now,
+        }),
       );
       assert.equal(again.applied[0]?.action, 'updated');
       assert.equal(again.applied[0]?.id, partial.applied[0]?.id);
@@ -102,7 +117,14 @@ for (const database of DATABASES) {
       const id = created.applied[0]?.id ?? '';
       const stored = (await listPartners(db, { afterId: null, limit: 10, approvedOnly: false }))[0];
       assert.equal(stored?.connector, 'fix');
-      assert.deepEqual(JSON.parse(stored?.fix ?? 'null'), { ...fix, heartbeat_s: 30, tls: true, account: null, start_time: null, end_time: null });
+      assert.deepEqual(JSON.parse(stored?.fix ?? 'null'), {
+        ...fix,
+        heartbeat_s: 30,
+        tls: true,
+        account: null,
+        start_time: null,
+        end_time: null,
+      });
       assert.equal(stored?.fix_credentials, null);
 
       // Re-imported without the member: the settings stay.
@@ -119,13 +141,22 @@ for (const database of DATABASES) {
       assert.deepEqual(await refused({ ...other, fix: { ...fix, port: 0 } }), [['fix.port', 'minimum']]);
       assert.deepEqual(await refused({ ...other, fix: { ...fix, password: 'x' } }), [['fix.password', 'additionalProperties']]);
       assert.deepEqual(await refused({ ...other, fix: { ...fix, sender_comp_id: 'has space' } }), [['fix.sender_comp_id', 'pattern']]);
-      assert.deepEqual(await refused({ ...other, fix: { ...fix, start_time: '25:00:00', end_time: '15:00:00' } }), [['fix.start_time', 'pattern']]);
+      assert.deepEqual(await refused({ ...other, fix: { ...fix, start_time: '25:00:00', end_time: '15:00:00' } }), [
+        ['fix.start_time', 'pattern'],
+      ]);
       assert.deepEqual(await refused({ ...other, fix: { ...fix, start_time: '08:00:00' } }), [['fix.end_time', 'required']]);
-      assert.deepEqual(await refused({ ...other, fix: { ...fix, start_time: '08:00:00', end_time: '08:00:00' } }), [['fix.end_time', 'session_window']]);
+      assert.deepEqual(await refused({ ...other, fix: { ...fix, start_time: '08:00:00', end_time: '08:00:00' } }), [
+        ['fix.end_time', 'session_window'],
+      ]);
       assert.deepEqual(await refused({ ...other, fix: { ...fix, tls: false } }), [['fix.tls', 'tls']]);
       assert.deepEqual(await refused({ ...other, connector: 'sandbox', fix }), [['fix', 'connector']]);
       assert.deepEqual(await refused(other), [['fix', 'required']]);
-      const plaintext = await db.transaction().execute((trx) => importPartners(trx, [{ ...other, fix: { ...fix, tls: false, account: 'ACC-9', start_time: '08:00:00', end_time: '15:30:00' } }], { now, fixPlaintextAllowed: true }));
+      const plaintext = await db.transaction().execute((trx) =>
+        importPartners(trx, [{ ...other, fix: { ...fix, tls: false, account: 'ACC-9', start_time: '08:00:00', end_time: '15:30:00' } }], {
+          now,
+          fixPlaintextAllowed: true,
+        }),
+      );
       assert.equal(plaintext.committed, true);
     });
 
@@ -136,13 +167,29 @@ for (const database of DATABASES) {
         { name: 'Comptes Titres', jurisdiction: 'UEMOA', capabilities: ['equities'], checks: { accounts: true } },
         { name: 'Sans Comptes', jurisdiction: 'UEMOA', capabilities: ['equities'], checks: { accounts: false } },
         { name: 'Fix Sans Defaut', jurisdiction: 'UEMOA', capabilities: ['equities'], connector: 'fix', fix },
-        { name: 'Fix Avec Defaut', jurisdiction: 'UEMOA', capabilities: ['equities'], connector: 'fix', fix: { ...fix, account: 'OMNIBUS' }, checks: { accounts: true } },
+        {
+          name: 'Fix Avec Defaut',
+          jurisdiction: 'UEMOA',
+          capabilities: ['equities'],
+          connector: 'fix',
+          fix: { ...fix, account: 'OMNIBUS' },
+          checks: { accounts: true },
+        },
       ];
       const created = await db.transaction().execute((trx) => importPartners(trx, rows, { now }));
       assert.equal(created.committed, true, JSON.stringify(created.rejected));
       const ids = created.applied.map((a) => a.id);
-      const stored = async () => new Map((await listPartners(db, { afterId: null, limit: 10, approvedOnly: false })).map((p) => [p.name, p.checks]));
-      assert.deepEqual(await stored(), new Map([['Comptes Titres', '{"accounts":true}'], ['Sans Comptes', null], ['Fix Sans Defaut', null], ['Fix Avec Defaut', '{"accounts":true}']]));
+      const stored = async () =>
+        new Map((await listPartners(db, { afterId: null, limit: 10, approvedOnly: false })).map((p) => [p.name, p.checks]));
+      assert.deepEqual(
+        await stored(),
+        new Map([
+          ['Comptes Titres', '{"accounts":true}'],
+          ['Sans Comptes', null],
+          ['Fix Sans Defaut', null],
+          ['Fix Avec Defaut', '{"accounts":true}'],
+        ]),
+      );
 
       const rules = async () => {
         const snapshot = await new ReferenceData(db, new ManualClock(now), { refreshMs: 60_000 }).current();
@@ -163,9 +210,17 @@ for (const database of DATABASES) {
       assert.equal((await stored()).get('Comptes Titres'), null);
       assert.deepEqual((await rules())[0], { required: false, fallback: null });
 
-      const refused = await db.transaction().execute((trx) => importPartners(trx, [{ ...withoutChecks, checks: { accounts: 'yes', funds: true } }], { now }));
+      const refused = await db
+        .transaction()
+        .execute((trx) => importPartners(trx, [{ ...withoutChecks, checks: { accounts: 'yes', funds: true } }], { now }));
       assert.equal(refused.committed, false);
-      assert.deepEqual(refused.rejected[0]?.details.map((d) => [d.field, d.rule]), [['checks.funds', 'additionalProperties'], ['checks.accounts', 'type']]);
+      assert.deepEqual(
+        refused.rejected[0]?.details.map((d) => [d.field, d.rule]),
+        [
+          ['checks.funds', 'additionalProperties'],
+          ['checks.accounts', 'type'],
+        ],
+      );
     });
 
     test('instrument import derives the exchange from the code and rejects bad codes', async (t) => {
@@ -182,15 +237,33 @@ for (const database of DATABASES) {
           { now, allowPartial: true },
         ),
       );
-      assert.deepEqual(report.applied.map((a) => a.id), ['ABC.BRVM']);
-      assert.deepEqual(report.rejected.map((r) => [r.index, r.details[0]?.field, r.details[0]?.rule]), [
-        [1, 'code', 'pattern'],
-        [2, 'code', 'pattern'],
-        [3, 'reference_price_cents', 'minimum'],
-      ]);
+      assert.deepEqual(
+        report.applied.map((a) => a.id),
+        ['ABC.BRVM'],
+      );
+      assert.deepEqual(
+        report.rejected.map((r) => [r.index, r.details[0]?.field, r.details[0]?.rule]),
+        [
+          [1, 'code', 'pattern'],
+          [2, 'code', 'pattern'],
+          [3, 'reference_price_cents', 'minimum'],
+        ],
+      );
       const page = await listCatalogue(db, { afterCode: null, limit: 10 });
       assert.deepEqual(page.items, [
-        { code: 'ABC.BRVM', exchange: 'BRVM', class: 'equities', name: 'Abc', currency: 'XOF', isin: null, lot_size: 1, tick_size_cents: 1, reference_price_cents: 1000, price_band_bps: 750, status: 'active' },
+        {
+          code: 'ABC.BRVM',
+          exchange: 'BRVM',
+          class: 'equities',
+          name: 'Abc',
+          currency: 'XOF',
+          isin: null,
+          lot_size: 1,
+          tick_size_cents: 1,
+          reference_price_cents: 1000,
+          price_band_bps: 750,
+          status: 'active',
+        },
       ]);
     });
 
@@ -200,7 +273,8 @@ for (const database of DATABASES) {
       const run = (rows: unknown[]) => db.transaction().execute((trx) => importPartners(trx, rows, { now }));
       const first = await run([{ ...row, checks: { holdings: true } }]);
       assert.equal(first.committed, true, JSON.stringify(first.rejected));
-      const checksOf = async () => (await db.selectFrom('partners').select('checks').where('name', '=', 'Checked').executeTakeFirstOrThrow()).checks;
+      const checksOf = async () =>
+        (await db.selectFrom('partners').select('checks').where('name', '=', 'Checked').executeTakeFirstOrThrow()).checks;
       assert.deepEqual(parsePartnerChecks(await checksOf()), { accounts: false, holdings: true });
       assert.equal((await run([{ ...row, capabilities: ['equities', 'bonds'] }])).committed, true);
       assert.deepEqual(parsePartnerChecks(await checksOf()), { accounts: false, holdings: true }, 'kept when the row leaves them out');
@@ -208,7 +282,10 @@ for (const database of DATABASES) {
       assert.equal(await checksOf(), null, 'an empty object asks for none');
       const bad = await run([{ ...row, checks: { holdings: 'yes', funds: true } }]);
       assert.equal(bad.committed, false);
-      assert.deepEqual(bad.rejected[0]?.details.map((d) => [d.field, d.rule]).sort(), [['checks.funds', 'additionalProperties'], ['checks.holdings', 'type']]);
+      assert.deepEqual(bad.rejected[0]?.details.map((d) => [d.field, d.rule]).sort(), [
+        ['checks.funds', 'additionalProperties'],
+        ['checks.holdings', 'type'],
+      ]);
       const karite = SANDBOX_PARTNERS.find((p) => p.name.startsWith('Karite'));
       assert.deepEqual(karite?.checks, { holdings: true }, 'the sandbox partner that asks for the holdings check');
     });

@@ -82,14 +82,18 @@ export async function importPartners(
       const existing = row.id !== undefined ? await findPartner(trx, row.id) : byName;
       const id = existing?.id ?? row.id ?? newId('partner', options.now.getTime());
       const details: ErrorDetail[] = [];
-      if (byName !== undefined && byName.id !== id) details.push({ field: 'name', rule: 'unique', value: row.name, message: `name already used by ${byName.id}` });
-      if (names.has(row.name)) details.push({ field: 'name', rule: 'unique', value: row.name, message: `same name as row ${names.get(row.name)}` });
+      if (byName !== undefined && byName.id !== id)
+        details.push({ field: 'name', rule: 'unique', value: row.name, message: `name already used by ${byName.id}` });
+      if (names.has(row.name))
+        details.push({ field: 'name', rule: 'unique', value: row.name, message: `same name as row ${names.get(row.name)}` });
       if (ids.has(id)) details.push({ field: 'id', rule: 'unique', value: id, message: `same id as row ${ids.get(id)}` });
       const connector = row.connector ?? existing?.connector ?? options.defaultConnector ?? 'sandbox';
-      if (row.fix !== undefined) details.push(...checkFixMember(row.fix, { connector, plaintextAllowed: options.fixPlaintextAllowed === true }));
+      if (row.fix !== undefined)
+        details.push(...checkFixMember(row.fix, { connector, plaintextAllowed: options.fixPlaintextAllowed === true }));
       const fix = row.fix === undefined ? (existing?.fix ?? null) : JSON.stringify(resolveFixSettings(row.fix));
       const checks = row.checks === undefined ? (existing?.checks ?? null) : storedChecks(resolvePartnerChecks(row.checks));
-      if (connector === 'fix' && fix === null) details.push({ field: 'fix', rule: 'required', value: null, message: 'a partner with "connector": "fix" needs its fix member' });
+      if (connector === 'fix' && fix === null)
+        details.push({ field: 'fix', rule: 'required', value: null, message: 'a partner with "connector": "fix" needs its fix member' });
       if (row.fees !== undefined) details.push(...validatePartnerFees(row.fees));
       if (details.length > 0) return { details };
       names.set(row.name, index);
@@ -105,7 +109,8 @@ export async function importPartners(
             name: row.name,
             jurisdiction: row.jurisdiction,
             capabilities: JSON.stringify(row.capabilities),
-            approved_since: row.approved_since ?? (status === 'approved' ? (existing?.approved_since ?? options.now.toISOString().slice(0, 10)) : null),
+            approved_since:
+              row.approved_since ?? (status === 'approved' ? (existing?.approved_since ?? options.now.toISOString().slice(0, 10)) : null),
             status,
             connector,
             fix,

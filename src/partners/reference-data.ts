@@ -73,8 +73,21 @@ async function read(db: Kysely<Database>, nowMs: number): Promise<ReferenceSnaps
   const partners = new Map<string, ReferencePartner>();
   for (const p of partnerRows) {
     const checks = Object.freeze(parsePartnerChecks(p.checks));
-    const account = Object.freeze(accountRuleOf({ connector: p.connector, checks, defaultAccount: p.fix === null ? null : parseFixSettings(p.fix).account }));
-    partners.set(p.id, Object.freeze({ id: p.id, status: p.status, jurisdiction: p.jurisdiction as Jurisdiction, capabilities: Object.freeze(JSON.parse(p.capabilities) as Capability[]), connector: p.connector, account, checks }));
+    const account = Object.freeze(
+      accountRuleOf({ connector: p.connector, checks, defaultAccount: p.fix === null ? null : parseFixSettings(p.fix).account }),
+    );
+    partners.set(
+      p.id,
+      Object.freeze({
+        id: p.id,
+        status: p.status,
+        jurisdiction: p.jurisdiction as Jurisdiction,
+        capabilities: Object.freeze(JSON.parse(p.capabilities) as Capability[]),
+        connector: p.connector,
+        account,
+        checks,
+      }),
+    );
   }
   const instruments = new Map<string, ReferenceInstrument>();
   for (const i of instrumentRows) {

@@ -12,7 +12,15 @@ import type { InstrumentImportRow } from './partner.schemas.js';
 const XOF = 100;
 
 function brvmShare(ticker: string, name: string, xof: number, isin: string | null = null): InstrumentImportRow {
-  return { code: `${ticker}.BRVM`, class: 'equities', name, isin, reference_price_cents: xof * XOF, tick_size_cents: xof < 1000 ? XOF : 5 * XOF, lot_size: 1 };
+  return {
+    code: `${ticker}.BRVM`,
+    class: 'equities',
+    name,
+    isin,
+    reference_price_cents: xof * XOF,
+    tick_size_cents: xof < 1000 ? XOF : 5 * XOF,
+    lot_size: 1,
+  };
 }
 
 // The exchange's bond symbols are ISSUER.Onn; a ticker here has no dot, so TPCI.O70 is TPCIO70. For
@@ -22,7 +30,15 @@ function brvmBond(ticker: string, name: string, xof: number): InstrumentImportRo
 }
 
 function bvmacShare(ticker: string, name: string, xaf: number): InstrumentImportRow {
-  return { code: `${ticker}.BVMAC`, class: 'equities', name, isin: null, reference_price_cents: xaf * 100, tick_size_cents: 500, lot_size: 1 };
+  return {
+    code: `${ticker}.BVMAC`,
+    class: 'equities',
+    name,
+    isin: null,
+    reference_price_cents: xaf * 100,
+    tick_size_cents: 500,
+    lot_size: 1,
+  };
 }
 
 function gseShare(ticker: string, name: string, pesewas: number): InstrumentImportRow {
@@ -31,7 +47,7 @@ function gseShare(ticker: string, name: string, pesewas: number): InstrumentImpo
 
 export const LISTED_INSTRUMENTS: readonly InstrumentImportRow[] = [
   brvmShare('ABJC', "Servair Abidjan Côte d'Ivoire", 2_010, 'CI0000000600'),
-  brvmShare('BICB', 'Banque Internationale pour l\'Industrie et le Commerce du Bénin', 5_000),
+  brvmShare('BICB', "Banque Internationale pour l'Industrie et le Commerce du Bénin", 5_000),
   brvmShare('BICC', "BICI Côte d'Ivoire", 19_500, 'CI0000000014'),
   brvmShare('BNBC', "Bernabé Côte d'Ivoire", 1_250, 'CI0000000048'),
   brvmShare('BOAB', 'Bank of Africa Bénin', 5_300, 'BJ0000000048'),

@@ -34,20 +34,32 @@ const tariff = (
   byClass: Partial<Record<'bonds' | 'money_market' | 'opcvm', [number, number]>> = {},
 ): NonNullable<PartnerImportRow['fees']> => {
   const increment_cents = currency === 'GHS' ? 1 : 100;
-  const commission = (rate: number, minimum: number) => ({ rate_bps: rate, minimum_cents: minimum * 100, rounding: { mode: 'half_up' as const, increment_cents } });
+  const commission = (rate: number, minimum: number) => ({
+    rate_bps: rate,
+    minimum_cents: minimum * 100,
+    rounding: { mode: 'half_up' as const, increment_cents },
+  });
   const classes = Object.entries(byClass);
   return [
     {
       effective_from: '2026-01-01',
       source: `Sandbox: an invented ${currency === 'GHS' ? "broker's" : currency === 'XAF' ? "Société de Bourse's" : "SGI's"} tariff, in the range the region's brokers publish (docs/sandbox.md).`,
       commission: commission(rate_bps, minimumUnits),
-      ...(classes.length === 0 ? {} : { by_class: Object.fromEntries(classes.map(([cls, [rate, minimum]]) => [cls, commission(rate, minimum)])) }),
+      ...(classes.length === 0
+        ? {}
+        : { by_class: Object.fromEntries(classes.map(([cls, [rate, minimum]]) => [cls, commission(rate, minimum)])) }),
     },
   ];
 };
 
 export const SANDBOX_PARTNERS: readonly PartnerImportRow[] = [
-  partner('baobab', { name: 'Baobab Titres (sandbox)', jurisdiction: 'UEMOA', capabilities: ['equities', 'bonds', 'opcvm'], approved_since: '2019-03-01', fees: tariff('XOF', 100, 2_500, { bonds: [50, 2_500] }) }),
+  partner('baobab', {
+    name: 'Baobab Titres (sandbox)',
+    jurisdiction: 'UEMOA',
+    capabilities: ['equities', 'bonds', 'opcvm'],
+    approved_since: '2019-03-01',
+    fees: tariff('XOF', 100, 2_500, { bonds: [50, 2_500] }),
+  }),
   partner('lagune', {
     name: 'Lagune Capital Bourse (sandbox)',
     jurisdiction: 'UEMOA',
@@ -55,16 +67,71 @@ export const SANDBOX_PARTNERS: readonly PartnerImportRow[] = [
     approved_since: '2020-06-15',
     fees: tariff('XOF', 80, 5_000, { bonds: [40, 5_000], money_market: [20, 5_000] }),
   }),
-  partner('sahel', { name: 'Sahel Horizon Valeurs (sandbox)', jurisdiction: 'UEMOA', capabilities: ['bonds', 'money_market'], approved_since: '2021-01-10', fees: tariff('XOF', 40, 10_000) }),
+  partner('sahel', {
+    name: 'Sahel Horizon Valeurs (sandbox)',
+    jurisdiction: 'UEMOA',
+    capabilities: ['bonds', 'money_market'],
+    approved_since: '2021-01-10',
+    fees: tariff('XOF', 40, 10_000),
+  }),
   // Karite asks for the holdings check: a sell beyond the subject's position there is refused.
-  partner('karite', { name: 'Karite Securities (sandbox)', jurisdiction: 'UEMOA', capabilities: ['equities', 'reit', 'opcvm'], approved_since: '2022-09-05', checks: { holdings: true }, fees: tariff('XOF', 120, 1_000) }),
-  partner('sanaga', { name: 'Sanaga Titres Centrale (sandbox)', jurisdiction: 'CEMAC', capabilities: ['equities', 'bonds'], approved_since: '2020-02-20', fees: tariff('XAF', 50, 5_000, { bonds: [30, 5_000] }) }),
-  partner('ebene', { name: 'Ebene Bourse Afrique Centrale (sandbox)', jurisdiction: 'CEMAC', capabilities: ['bonds', 'money_market', 'opcvm'], approved_since: '2023-04-01', fees: tariff('XAF', 30, 5_000) }),
-  partner('volta', { name: 'Volta Lake Brokerage (sandbox)', jurisdiction: 'GHANA', capabilities: ['equities', 'bonds', 'junior_board'], approved_since: '2018-11-30', fees: tariff('GHS', 150, 20, { bonds: [25, 20] }) }),
-  partner('kente', { name: 'Kente Stockbrokers (sandbox)', jurisdiction: 'GHANA', capabilities: ['equities', 'reit', 'money_market'], approved_since: '2021-07-19', fees: tariff('GHS', 200, 10, { money_market: [25, 10] }) }),
-  partner('adinkra', { name: 'Adinkra Fixed Income (sandbox)', jurisdiction: 'GHANA', capabilities: ['bonds'], approved_since: '2024-02-12', fees: tariff('GHS', 25, 50) }),
-  partner('niger', { name: 'Fleuve Niger Courtage (sandbox)', jurisdiction: 'UEMOA', capabilities: ['equities'], status: 'pending', fees: tariff('XOF', 100, 2_500) }),
-  partner('ogooue', { name: 'Ogooue Capital (sandbox)', jurisdiction: 'CEMAC', capabilities: ['equities', 'opcvm'], status: 'suspended', fees: tariff('XAF', 50, 5_000) }),
+  partner('karite', {
+    name: 'Karite Securities (sandbox)',
+    jurisdiction: 'UEMOA',
+    capabilities: ['equities', 'reit', 'opcvm'],
+    approved_since: '2022-09-05',
+    checks: { holdings: true },
+    fees: tariff('XOF', 120, 1_000),
+  }),
+  partner('sanaga', {
+    name: 'Sanaga Titres Centrale (sandbox)',
+    jurisdiction: 'CEMAC',
+    capabilities: ['equities', 'bonds'],
+    approved_since: '2020-02-20',
+    fees: tariff('XAF', 50, 5_000, { bonds: [30, 5_000] }),
+  }),
+  partner('ebene', {
+    name: 'Ebene Bourse Afrique Centrale (sandbox)',
+    jurisdiction: 'CEMAC',
+    capabilities: ['bonds', 'money_market', 'opcvm'],
+    approved_since: '2023-04-01',
+    fees: tariff('XAF', 30, 5_000),
+  }),
+  partner('volta', {
+    name: 'Volta Lake Brokerage (sandbox)',
+    jurisdiction: 'GHANA',
+    capabilities: ['equities', 'bonds', 'junior_board'],
+    approved_since: '2018-11-30',
+    fees: tariff('GHS', 150, 20, { bonds: [25, 20] }),
+  }),
+  partner('kente', {
+    name: 'Kente Stockbrokers (sandbox)',
+    jurisdiction: 'GHANA',
+    capabilities: ['equities', 'reit', 'money_market'],
+    approved_since: '2021-07-19',
+    fees: tariff('GHS', 200, 10, { money_market: [25, 10] }),
+  }),
+  partner('adinkra', {
+    name: 'Adinkra Fixed Income (sandbox)',
+    jurisdiction: 'GHANA',
+    capabilities: ['bonds'],
+    approved_since: '2024-02-12',
+    fees: tariff('GHS', 25, 50),
+  }),
+  partner('niger', {
+    name: 'Fleuve Niger Courtage (sandbox)',
+    jurisdiction: 'UEMOA',
+    capabilities: ['equities'],
+    status: 'pending',
+    fees: tariff('XOF', 100, 2_500),
+  }),
+  partner('ogooue', {
+    name: 'Ogooue Capital (sandbox)',
+    jurisdiction: 'CEMAC',
+    capabilities: ['equities', 'opcvm'],
+    status: 'suspended',
+    fees: tariff('XAF', 50, 5_000),
+  }),
 ];
 
 const CURRENCY_OF: Record<PartnerImportRow['jurisdiction'], string> = { UEMOA: 'XOF', CEMAC: 'XAF', GHANA: 'GHS' };
@@ -79,7 +146,14 @@ export function sandboxTariffRow(p: PartnerImportRow): string {
   return `| ${p.name} | ${pct(v.commission.rate_bps)} | ${units(v.commission.minimum_cents)} | ${others.length === 0 ? 'none' : others.join(', ')} |`;
 }
 
-const i = (code: string, cls: InstrumentImportRow['class'], name: string, units: number, status: 'active' | 'suspended' = 'active', extra: Partial<InstrumentImportRow> = {}): InstrumentImportRow => ({
+const i = (
+  code: string,
+  cls: InstrumentImportRow['class'],
+  name: string,
+  units: number,
+  status: 'active' | 'suspended' = 'active',
+  extra: Partial<InstrumentImportRow> = {},
+): InstrumentImportRow => ({
   code,
   class: cls,
   name: `${name} (synthetic)`,

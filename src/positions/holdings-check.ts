@@ -53,7 +53,13 @@ export class HoldingsCheck {
     for (const o of await openSellOrders(trx, key)) {
       if (o.id !== except) pending += BigInt(Math.max(o.qty, o.amend_qty ?? 0) - o.filled_qty);
     }
-    const shortfall = holdingsShortfall({ qty, needed, held: BigInt(position?.qty ?? 0), pendingSells: pending, instrument: row.instrument });
+    const shortfall = holdingsShortfall({
+      qty,
+      needed,
+      held: BigInt(position?.qty ?? 0),
+      pendingSells: pending,
+      instrument: row.instrument,
+    });
     if (shortfall !== null) throw validationError([shortfall]);
   }
 }

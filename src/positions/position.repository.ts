@@ -17,9 +17,16 @@ export interface PositionKey extends BookKey {
 }
 
 const bookQuery = (qb: Kysely<Database>, clientId: string, subjectId: string, rcptTo: string) =>
-  qb.selectFrom('position_books').selectAll().where('client_id', '=', clientId).where('subject_id', '=', subjectId).where('rcpt_to', '=', rcptTo);
+  qb
+    .selectFrom('position_books')
+    .selectAll()
+    .where('client_id', '=', clientId)
+    .where('subject_id', '=', subjectId)
+    .where('rcpt_to', '=', rcptTo);
 const book = new PreparedQuery(3, bookQuery);
-const bookForUpdate = new PreparedQuery(3, (qb, clientId: string, subjectId: string, rcptTo: string) => bookQuery(qb, clientId, subjectId, rcptTo).forUpdate());
+const bookForUpdate = new PreparedQuery(3, (qb, clientId: string, subjectId: string, rcptTo: string) =>
+  bookQuery(qb, clientId, subjectId, rcptTo).forUpdate(),
+);
 
 /**
  * The book, its row locked until the transaction ends (PostgreSQL; on SQLite a write transaction
@@ -32,7 +39,15 @@ export async function findBookForUpdate(trx: Kysely<Database>, dialect: DialectN
 const bookInsert = new PreparedQuery(5, (qb, clientId: string, subjectId: string, rcptTo: string, createdAt: number, updatedAt: number) =>
   qb
     .insertInto('position_books')
-    .values({ client_id: clientId, subject_id: subjectId, rcpt_to: rcptTo, statement_id: null, statement_as_of: null, created_at: createdAt, updated_at: updatedAt })
+    .values({
+      client_id: clientId,
+      subject_id: subjectId,
+      rcpt_to: rcptTo,
+      statement_id: null,
+      statement_as_of: null,
+      created_at: createdAt,
+      updated_at: updatedAt,
+    })
     .onConflict((oc) => oc.columns(['client_id', 'subject_id', 'rcpt_to']).doNothing()),
 );
 
@@ -47,12 +62,28 @@ export async function lockBook(trx: Kysely<Database>, dialect: DialectName, key:
   return made;
 }
 
-export async function updateBook(trx: Kysely<Database>, key: BookKey, changes: Pick<PositionBookTable, 'statement_id' | 'statement_as_of' | 'updated_at'>): Promise<void> {
-  await trx.updateTable('position_books').set(changes).where('client_id', '=', key.client_id).where('subject_id', '=', key.subject_id).where('rcpt_to', '=', key.rcpt_to).execute();
+export async function updateBook(
+  trx: Kysely<Database>,
+  key: BookKey,
+  changes: Pick<PositionBookTable, 'statement_id' | 'statement_as_of' | 'updated_at'>,
+): Promise<void> {
+  await trx
+    .updateTable('position_books')
+    .set(changes)
+    .where('client_id', '=', key.client_id)
+    .where('subject_id', '=', key.subject_id)
+    .where('rcpt_to', '=', key.rcpt_to)
+    .execute();
 }
 
 const position = new PreparedQuery(4, (qb, clientId: string, subjectId: string, rcptTo: string, instrument: string) =>
-  qb.selectFrom('positions').selectAll().where('client_id', '=', clientId).where('subject_id', '=', subjectId).where('rcpt_to', '=', rcptTo).where('instrument', '=', instrument),
+  qb
+    .selectFrom('positions')
+    .selectAll()
+    .where('client_id', '=', clientId)
+    .where('subject_id', '=', subjectId)
+    .where('rcpt_to', '=', rcptTo)
+    .where('instrument', '=', instrument),
 );
 
 /** One position; read under its book's lock by every writer. */
@@ -88,12 +119,29 @@ const positionUpsert = new PreparedQuery(10, (qb, ...v: unknown[]) =>
 );
 
 export async function savePosition(trx: Kysely<Database>, row: PositionTable): Promise<void> {
-  await positionUpsert.execute(trx, row.client_id, row.subject_id, row.rcpt_to, row.instrument, row.qty, row.cost_cents, row.realised_pnl_cents, row.unsettled, row.statement_as_of, row.updated_at);
+  await positionUpsert.execute(
+    trx,
+    row.client_id,
+    row.subject_id,
+    row.rcpt_to,
+    row.instrument,
+    row.qty,
+    row.cost_cents,
+    row.realised_pnl_cents,
+    row.unsettled,
+    row.statement_as_of,
+    row.updated_at,
+  );
 }
 
 /** Replaces every position of the book with `rows` (a statement starts them again). */
 export async function replaceBookPositions(trx: Kysely<Database>, key: BookKey, rows: readonly PositionTable[]): Promise<void> {
-  await trx.deleteFrom('positions').where('client_id', '=', key.client_id).where('subject_id', '=', key.subject_id).where('rcpt_to', '=', key.rcpt_to).execute();
+  await trx
+    .deleteFrom('positions')
+    .where('client_id', '=', key.client_id)
+    .where('subject_id', '=', key.subject_id)
+    .where('rcpt_to', '=', key.rcpt_to)
+    .execute();
   for (const row of rows) await savePosition(trx, row);
 }
 
@@ -116,7 +164,17 @@ function listing(filters: readonly (keyof PositionFilter)[], after: boolean): Pr
     query = new PreparedQuery(1 + filters.length + (after ? 3 : 0) + 1, (qb, ...args: unknown[]) => {
       let q = qb
         .selectFrom('positions')
-        .select(['subject_id', 'rcpt_to', 'instrument', 'qty', 'cost_cents', 'realised_pnl_cents', 'unsettled', 'statement_as_of', 'updated_at'])
+        .select([
+          'subject_id',
+          'rcpt_to',
+          'instrument',
+          'qty',
+          'cost_cents',
+          'realised_pnl_cents',
+          'unsettled',
+          'statement_as_of',
+          'updated_at',
+        ])
         .where('client_id', '=', args[0] as string);
       filters.forEach((column, i) => {
         q = q.where(column, '=', args[1 + i] as string);
@@ -125,7 +183,11 @@ function listing(filters: readonly (keyof PositionFilter)[], after: boolean): Pr
         const [subject, partner, instrument] = args.slice(1 + filters.length, 4 + filters.length) as [string, string, string];
         q = q.where((eb) => eb(eb.refTuple('subject_id', 'rcpt_to', 'instrument'), '>', eb.tuple(subject, partner, instrument)));
       }
-      return q.orderBy('subject_id').orderBy('rcpt_to').orderBy('instrument').limit(args.at(-1) as number);
+      return q
+        .orderBy('subject_id')
+        .orderBy('rcpt_to')
+        .orderBy('instrument')
+        .limit(args.at(-1) as number);
     });
     listings.set(shape, query);
   }
@@ -138,7 +200,12 @@ function listing(filters: readonly (keyof PositionFilter)[], after: boolean): Pr
  * primary key: one subject's positions are one range of it. Prepared once per set of filters: a
  * subject's positions are read on every call of a portfolio screen.
  */
-export async function listPositions(db: Kysely<Database>, clientId: string, filter: PositionFilter, page: { limit: number; after?: readonly [string, string, string] }): Promise<ListedPosition[]> {
+export async function listPositions(
+  db: Kysely<Database>,
+  clientId: string,
+  filter: PositionFilter,
+  page: { limit: number; after?: readonly [string, string, string] },
+): Promise<ListedPosition[]> {
   const filters = (['subject_id', 'rcpt_to', 'instrument'] as const).filter((column) => filter[column] !== undefined);
   const args: unknown[] = [clientId, ...filters.map((column) => filter[column]), ...(page.after ?? []), page.limit + 1];
   return listing(filters, page.after !== undefined).execute(db, ...args);
@@ -167,7 +234,10 @@ const openSells = new PreparedQuery(4, (qb, clientId: string, subjectId: string,
 );
 
 /** The subject's open sell orders of the instrument at the partner (created, routed, partially filled). */
-export async function openSellOrders(db: Kysely<Database>, key: PositionKey): Promise<{ id: string; qty: number; amend_qty: number | null; filled_qty: number }[]> {
+export async function openSellOrders(
+  db: Kysely<Database>,
+  key: PositionKey,
+): Promise<{ id: string; qty: number; amend_qty: number | null; filled_qty: number }[]> {
   return openSells.execute(db, key.client_id, key.subject_id, key.rcpt_to, key.instrument);
 }
 
@@ -216,10 +286,19 @@ export async function statementBefore(db: Kysely<Database>, key: BookKey, asOf: 
 }
 
 /** Stores a statement with its breaks; the statement it corrects (`row.replaces`) records it. */
-export async function insertStatement(trx: Kysely<Database>, row: PositionStatementTable, breaks: readonly PositionBreakTable[]): Promise<void> {
+export async function insertStatement(
+  trx: Kysely<Database>,
+  row: PositionStatementTable,
+  breaks: readonly PositionBreakTable[],
+): Promise<void> {
   await trx.insertInto('position_statements').values(row).execute();
-  if (row.replaces !== null) await trx.updateTable('position_statements').set({ replaced_by: row.id }).where('id', '=', row.replaces).execute();
-  if (breaks.length > 0) await trx.insertInto('position_breaks').values([...breaks]).execute();
+  if (row.replaces !== null)
+    await trx.updateTable('position_statements').set({ replaced_by: row.id }).where('id', '=', row.replaces).execute();
+  if (breaks.length > 0)
+    await trx
+      .insertInto('position_breaks')
+      .values([...breaks])
+      .execute();
 }
 
 export async function findClientStatement(db: Kysely<Database>, clientId: string, id: string): Promise<PositionStatementTable | undefined> {
@@ -227,19 +306,33 @@ export async function findClientStatement(db: Kysely<Database>, clientId: string
 }
 
 /** A page of the client's statements, newest first (by id, that is by declaration), after `before`. */
-export async function listStatements(db: Kysely<Database>, clientId: string, filter: { subject_id?: string; rcpt_to?: string }, page: { limit: number; before?: string }): Promise<PositionStatementTable[]> {
+export async function listStatements(
+  db: Kysely<Database>,
+  clientId: string,
+  filter: { subject_id?: string; rcpt_to?: string },
+  page: { limit: number; before?: string },
+): Promise<PositionStatementTable[]> {
   let query = db.selectFrom('position_statements').selectAll().where('client_id', '=', clientId);
   if (filter.subject_id !== undefined) query = query.where('subject_id', '=', filter.subject_id);
   if (filter.rcpt_to !== undefined) query = query.where('rcpt_to', '=', filter.rcpt_to);
   if (page.before !== undefined) query = query.where('id', '<', page.before);
-  return query.orderBy('id', 'desc').limit(page.limit + 1).execute();
+  return query
+    .orderBy('id', 'desc')
+    .limit(page.limit + 1)
+    .execute();
 }
 
 /** The breaks of these statements, by statement id, each list by instrument. */
 export async function breaksOfStatements(db: Kysely<Database>, ids: readonly string[]): Promise<Map<string, PositionBreakTable[]>> {
   const out = new Map<string, PositionBreakTable[]>(ids.map((id) => [id, []]));
   if (ids.length === 0) return out;
-  const rows = await db.selectFrom('position_breaks').selectAll().where('statement_id', 'in', ids).orderBy('statement_id').orderBy('instrument').execute();
+  const rows = await db
+    .selectFrom('position_breaks')
+    .selectAll()
+    .where('statement_id', 'in', ids)
+    .orderBy('statement_id')
+    .orderBy('instrument')
+    .execute();
   for (const row of rows) out.get(row.statement_id)?.push(row);
   return out;
 }

@@ -33,7 +33,10 @@ function keyOf(position: string): [string, string, string] {
  * Positions and the statements of holdings they start from: the routes parse, call the services,
  * and serialise. Declaring a statement takes an Idempotency-Key like every mutating POST.
  */
-export const positionRoutes: FastifyPluginAsyncTypebox<PositionRouteDeps> = async (app, { db, positions, statements, idempotency, cursors }) => {
+export const positionRoutes: FastifyPluginAsyncTypebox<PositionRouteDeps> = async (
+  app,
+  { db, positions, statements, idempotency, cursors },
+) => {
   app.get(
     '/v1/positions',
     {
@@ -43,7 +46,7 @@ export const positionRoutes: FastifyPluginAsyncTypebox<PositionRouteDeps> = asyn
         tags: ['Positions'],
         summary: 'List positions: per subject, partner and instrument, with cost, value and profit and loss',
         description:
-          'Ordered by subject, partner and instrument. Quantities come from the latest statement of holdings and the fills since (fills alone without a statement); the average cost is the weighted average of gross prices, a sell leaves it unchanged and realises `(price - average cost) x qty`; market value and unrealised profit and loss use the instrument\'s reference price. Amounts are in cents of `currency`. A closed position (`qty` 0) stays listed with its realised profit or loss.',
+          "Ordered by subject, partner and instrument. Quantities come from the latest statement of holdings and the fills since (fills alone without a statement); the average cost is the weighted average of gross prices, a sell leaves it unchanged and realises `(price - average cost) x qty`; market value and unrealised profit and loss use the instrument's reference price. Amounts are in cents of `currency`. A closed position (`qty` 0) stays listed with its realised profit or loss.",
         security: bearerSecurity,
         querystring: PositionListQuery,
         response: { 200: Type.Object({ data: Type.Array(Position) }, { headers: pageHeaders }), ...protectedErrors(422) },
@@ -53,7 +56,10 @@ export const positionRoutes: FastifyPluginAsyncTypebox<PositionRouteDeps> = asyn
       const { cursor, limit, ...filters } = request.query;
       const paging = new KeysetPaging(cursors, 'positions', filters);
       const position = paging.after(cursor);
-      const page = await positions.list(db, authOf(request).clientId, filters, { limit, ...(position === null ? {} : { after: keyOf(position) }) });
+      const page = await positions.list(db, authOf(request).clientId, filters, {
+        limit,
+        ...(position === null ? {} : { after: keyOf(position) }),
+      });
       return paging.send(reply, page.items, page.next === null ? null : JSON.stringify(page.next));
     },
   );
@@ -78,7 +84,10 @@ export const positionRoutes: FastifyPluginAsyncTypebox<PositionRouteDeps> = asyn
       replyIdempotently(idempotency, request, reply, async (trx) => {
         const statement = await statements.declare(trx, authOf(request).clientId, request.body);
         if (statement.breaks.length > 0) {
-          request.log.warn({ statement_id: statement.id, subject_id: statement.subject_id, rcpt_to: statement.rcpt_to, breaks: statement.breaks.length }, 'statement disagrees with the fills: breaks reported');
+          request.log.warn(
+            { statement_id: statement.id, subject_id: statement.subject_id, rcpt_to: statement.rcpt_to, breaks: statement.breaks.length },
+            'statement disagrees with the fills: breaks reported',
+          );
         }
         return { status: 201, body: statement };
       }),

@@ -10,7 +10,16 @@ import type { DialectName } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';
 import { applyTrade, averageCostCents, FLAT, valuation, type PositionAmounts } from './core/average-cost.js';
 import { addUnsettled, clocksOf, parseUnsettled, serialiseUnsettled, unsettledQty } from './core/settlement.js';
-import { clockTimes, findPosition, listPositions, lockBook, savePosition, type ListedPosition, type PositionFilter, type PositionKey } from './position.repository.js';
+import {
+  clockTimes,
+  findPosition,
+  listPositions,
+  lockBook,
+  savePosition,
+  type ListedPosition,
+  type PositionFilter,
+  type PositionKey,
+} from './position.repository.js';
 import type { Position } from './position.schemas.js';
 import type { PositionTable } from './position.table.js';
 
@@ -78,7 +87,8 @@ export class PositionService {
    */
   settlementDate(instrument: string, tradeDate: string): string {
     const calendar = this.calendars.current();
-    if (this.#settlements?.calendar !== calendar || this.#settlements.dates.size > 10_000) this.#settlements = { calendar, dates: new Map() };
+    if (this.#settlements?.calendar !== calendar || this.#settlements.dates.size > 10_000)
+      this.#settlements = { calendar, dates: new Map() };
     const exchange = exchangeOfInstrument(instrument);
     const key = `${exchange}:${tradeDate}`;
     let date = this.#settlements.dates.get(key);
@@ -95,7 +105,12 @@ export class PositionService {
    * is already in that statement's holdings (a report read late): it changes nothing.
    */
   async fillApplied(trx: Kysely<Database>, order: OrderRow, fill: AppliedFill): Promise<void> {
-    const key: PositionKey = { client_id: order.client_id, subject_id: order.subject_id, rcpt_to: order.rcpt_to, instrument: order.instrument };
+    const key: PositionKey = {
+      client_id: order.client_id,
+      subject_id: order.subject_id,
+      rcpt_to: order.rcpt_to,
+      instrument: order.instrument,
+    };
     const now = this.clock.now().getTime();
     const book = await lockBook(trx, this.options.dialect, key, now);
     const tradeDate = utcDay(fill.executed_at);
@@ -104,11 +119,22 @@ export class PositionService {
     const amounts = applyTrade(amountsOf(current), { side: order.side, qty: fill.fill_qty, price_cents: fill.fill_price_cents });
     const signed = order.side === 'buy' ? fill.fill_qty : -fill.fill_qty;
     const unsettled = addUnsettled(parseUnsettled(current?.unsettled), order.test_clock_id ?? null, tradeDate, signed);
-    await savePosition(trx, { ...key, ...storedAmounts(amounts), unsettled: serialiseUnsettled(unsettled), statement_as_of: book.statement_as_of, updated_at: now });
+    await savePosition(trx, {
+      ...key,
+      ...storedAmounts(amounts),
+      unsettled: serialiseUnsettled(unsettled),
+      statement_as_of: book.statement_as_of,
+      updated_at: now,
+    });
   }
 
   /** A page of the client's positions (GET /v1/positions), in key order. */
-  async list(db: Kysely<Database>, clientId: string, filter: PositionFilter, page: { limit: number; after?: readonly [string, string, string] }): Promise<PositionPage> {
+  async list(
+    db: Kysely<Database>,
+    clientId: string,
+    filter: PositionFilter,
+    page: { limit: number; after?: readonly [string, string, string] },
+  ): Promise<PositionPage> {
     const rows = await listPositions(db, clientId, filter, page);
     const more = rows.length > page.limit;
     const slice = rows.slice(0, page.limit);
@@ -125,7 +151,8 @@ export class PositionService {
     const now = this.clock.now().getTime();
     const today = utcDay(now);
     const todayOf = (clock: string | null) => (clock === null ? today : utcDay(clocks.get(clock) ?? now));
-    return (row) => toPosition(row, reference, entries.get(row) ?? [], (tradeDate) => this.settlementDate(row.instrument, tradeDate), todayOf);
+    return (row) =>
+      toPosition(row, reference, entries.get(row) ?? [], (tradeDate) => this.settlementDate(row.instrument, tradeDate), todayOf);
   }
 }
 

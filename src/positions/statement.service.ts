@@ -91,11 +91,24 @@ export class StatementService {
     const breaks = breaksOf(new Map(request.holdings.map((h) => [h.instrument, h.qty])), expected);
 
     const id = newId('statement', now);
-    const positions = rebuild(request, settled.filter((s) => s.settles > request.as_of).map((s) => s.fill));
+    const positions = rebuild(
+      request,
+      settled.filter((s) => s.settles > request.as_of).map((s) => s.fill),
+    );
     await replaceBookPositions(
       trx,
       key,
-      [...positions].map(([instrument, p]) => ({ ...key, instrument, ...storedAmounts(p.amounts), unsettled: serialiseUnsettled(p.unsettled), statement_as_of: request.as_of, updated_at: now }) satisfies PositionTable),
+      [...positions].map(
+        ([instrument, p]) =>
+          ({
+            ...key,
+            instrument,
+            ...storedAmounts(p.amounts),
+            unsettled: serialiseUnsettled(p.unsettled),
+            statement_as_of: request.as_of,
+            updated_at: now,
+          }) satisfies PositionTable,
+      ),
     );
     await updateBook(trx, key, { statement_id: id, statement_as_of: request.as_of, updated_at: now });
     const row: PositionStatementTable = {
@@ -110,11 +123,31 @@ export class StatementService {
       replaced_by: null,
       created_at: now,
     };
-    const breakRows: PositionBreakTable[] = breaks.map((b) => ({ statement_id: id, client_id: clientId, subject_id: request.subject_id, rcpt_to: request.rcpt_to, ...b }));
+    const breakRows: PositionBreakTable[] = breaks.map((b) => ({
+      statement_id: id,
+      client_id: clientId,
+      subject_id: request.subject_id,
+      rcpt_to: request.rcpt_to,
+      ...b,
+    }));
     await insertStatement(trx, row, breakRows);
     if (breaks.length > 0) {
-      const data: PositionBreakEvent = { statement_id: id, subject_id: row.subject_id, rcpt_to: row.rcpt_to, as_of: row.as_of, previous_statement_id: row.previous_statement_id, breaks };
-      await recordEvent(trx, { clientId, type: 'position.break', data, livemode: this.options.livemode, at: new Date(now), subjectRef: id });
+      const data: PositionBreakEvent = {
+        statement_id: id,
+        subject_id: row.subject_id,
+        rcpt_to: row.rcpt_to,
+        as_of: row.as_of,
+        previous_statement_id: row.previous_statement_id,
+        breaks,
+      };
+      await recordEvent(trx, {
+        clientId,
+        type: 'position.break',
+        data,
+        livemode: this.options.livemode,
+        at: new Date(now),
+        subjectRef: id,
+      });
     }
     return toStatement(row, breakRows);
   }
@@ -130,17 +163,30 @@ export class StatementService {
     const partner = isId('partner', request.rcpt_to) ? reference.partner(request.rcpt_to) : undefined;
     if (partner === undefined) details.push({ field: 'rcpt_to', rule: 'exists', value: request.rcpt_to, message: 'no such SGI partner' });
     const today = utcDay(now);
-    if (request.as_of > today) details.push({ field: 'as_of', rule: 'not_in_future', value: request.as_of, message: `the statement's date is after today (${today}, UTC)` });
+    if (request.as_of > today)
+      details.push({
+        field: 'as_of',
+        rule: 'not_in_future',
+        value: request.as_of,
+        message: `the statement's date is after today (${today}, UTC)`,
+      });
     const seen = new Map<string, number>();
     request.holdings.forEach((h, i) => {
       const field = `holdings.${i}.instrument`;
       const instrument = reference.instrument(h.instrument);
-      if (instrument === undefined) details.push({ field, rule: 'exists', value: h.instrument, message: 'no such instrument in the catalogue' });
+      if (instrument === undefined)
+        details.push({ field, rule: 'exists', value: h.instrument, message: 'no such instrument in the catalogue' });
       else if (partner !== undefined && JURISDICTION_OF_EXCHANGE[instrument.exchange] !== partner.jurisdiction) {
-        details.push({ field, rule: 'partner_jurisdiction', value: h.instrument, message: `${instrument.exchange} is outside the partner's jurisdiction ${partner.jurisdiction}` });
+        details.push({
+          field,
+          rule: 'partner_jurisdiction',
+          value: h.instrument,
+          message: `${instrument.exchange} is outside the partner's jurisdiction ${partner.jurisdiction}`,
+        });
       }
       const first = seen.get(h.instrument);
-      if (first !== undefined) details.push({ field, rule: 'unique', value: h.instrument, message: `the same instrument as holdings.${first}` });
+      if (first !== undefined)
+        details.push({ field, rule: 'unique', value: h.instrument, message: `the same instrument as holdings.${first}` });
       else seen.set(h.instrument, i);
     });
     if (details.length > 0) throw validationError(details);
@@ -152,18 +198,32 @@ export class StatementService {
     return toStatement(row, (await breaksOfStatements(db, [row.id])).get(row.id) ?? []);
   }
 
-  async list(db: Kysely<Database>, clientId: ClientId, filter: { subject_id?: string; rcpt_to?: string }, page: { limit: number; before?: string }): Promise<StatementPage> {
+  async list(
+    db: Kysely<Database>,
+    clientId: ClientId,
+    filter: { subject_id?: string; rcpt_to?: string },
+    page: { limit: number; before?: string },
+  ): Promise<StatementPage> {
     const rows = await listStatements(db, clientId, filter, page);
     const slice = rows.slice(0, page.limit);
-    const breaks = await breaksOfStatements(db, slice.map((r) => r.id));
-    return { items: slice.map((r) => toStatement(r, breaks.get(r.id) ?? [])), next: rows.length > page.limit ? (slice.at(-1)?.id ?? null) : null };
+    const breaks = await breaksOfStatements(
+      db,
+      slice.map((r) => r.id),
+    );
+    return {
+      items: slice.map((r) => toStatement(r, breaks.get(r.id) ?? [])),
+      next: rows.length > page.limit ? (slice.at(-1)?.id ?? null) : null,
+    };
   }
 }
 
 const signed = (fill: BookFill) => (fill.side === 'buy' ? fill.fill_qty : -fill.fill_qty);
 
 /** The positions a statement starts: its lines, then the fills settling after its date, in execution order. */
-function rebuild(request: StatementRequest, fills: readonly BookFill[]): Map<string, { amounts: PositionAmounts; unsettled: UnsettledEntry[] }> {
+function rebuild(
+  request: StatementRequest,
+  fills: readonly BookFill[],
+): Map<string, { amounts: PositionAmounts; unsettled: UnsettledEntry[] }> {
   const out = new Map<string, { amounts: PositionAmounts; unsettled: UnsettledEntry[] }>();
   for (const h of request.holdings) out.set(h.instrument, { amounts: declared(h.qty, h.average_cost_cents), unsettled: [] });
   for (const fill of fills) {
@@ -182,7 +242,12 @@ function toStatement(row: PositionStatementTable, breaks: readonly PositionBreak
     rcpt_to: row.rcpt_to,
     as_of: row.as_of,
     holdings: JSON.parse(row.holdings) as Holding[],
-    breaks: breaks.map((b) => ({ instrument: b.instrument, statement_qty: b.statement_qty, expected_qty: b.expected_qty, difference_qty: b.difference_qty })),
+    breaks: breaks.map((b) => ({
+      instrument: b.instrument,
+      statement_qty: b.statement_qty,
+      expected_qty: b.expected_qty,
+      difference_qty: b.difference_qty,
+    })),
     previous_statement_id: row.previous_statement_id,
     replaces: row.replaces,
     replaced_by: row.replaced_by,

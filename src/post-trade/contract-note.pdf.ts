@@ -35,7 +35,12 @@ const COLUMNS: readonly [keyof ContractNoteTexts['columns'], number, 'left' | 'r
 ];
 
 function rule(doc: Doc, y: number): void {
-  doc.moveTo(MARGIN, y).lineTo(MARGIN + WIDTH, y).lineWidth(0.5).strokeColor(RULE).stroke();
+  doc
+    .moveTo(MARGIN, y)
+    .lineTo(MARGIN + WIDTH, y)
+    .lineWidth(0.5)
+    .strokeColor(RULE)
+    .stroke();
 }
 
 /** Starts a new page when `height` does not fit on this one; true when it did. */
@@ -50,7 +55,11 @@ function field(doc: Doc, label: string, value: string): void {
   ensureRoom(doc, 16);
   const y = doc.y;
   doc.font('Helvetica').fontSize(9).fillColor(MUTED).text(label, MARGIN, y, { width: 150 });
-  doc.font('Helvetica').fontSize(10).fillColor(INK).text(value, MARGIN + 155, y, { width: WIDTH - 155 });
+  doc
+    .font('Helvetica')
+    .fontSize(10)
+    .fillColor(INK)
+    .text(value, MARGIN + 155, y, { width: WIDTH - 155 });
   doc.moveDown(0.25);
 }
 
@@ -66,7 +75,10 @@ function tableRow(doc: Doc, cells: readonly string[], options: { bold?: boolean;
   ensureRoom(doc, options.note === undefined ? 16 : 26);
   const y = doc.y;
   let x = MARGIN;
-  doc.font(options.bold === true ? 'Helvetica-Bold' : 'Helvetica').fontSize(8.5).fillColor(INK);
+  doc
+    .font(options.bold === true ? 'Helvetica-Bold' : 'Helvetica')
+    .fontSize(8.5)
+    .fillColor(INK);
   COLUMNS.forEach(([, width, align], i) => {
     doc.text(cells[i] ?? '', x, y, { width: width - 4, align, lineBreak: false });
     x += width;
@@ -83,7 +95,10 @@ function tableRow(doc: Doc, cells: readonly string[], options: { bold?: boolean;
 function amountLine(doc: Doc, label: string, amount: string, bold = false): void {
   ensureRoom(doc, 16);
   const y = doc.y;
-  doc.font(bold ? 'Helvetica-Bold' : 'Helvetica').fontSize(bold ? 11 : 10).fillColor(INK);
+  doc
+    .font(bold ? 'Helvetica-Bold' : 'Helvetica')
+    .fontSize(bold ? 11 : 10)
+    .fillColor(INK);
   doc.text(label, MARGIN, y, { width: WIDTH - 170 });
   doc.text(amount, MARGIN + WIDTH - 170, y, { width: 170, align: 'right' });
   doc.moveDown(0.3);
@@ -119,10 +134,26 @@ export async function renderContractNotePdf(note: ContractNote, texts: ContractN
   const money = (cents: number | bigint) => formatAmount(texts, cents, note.currency);
 
   // Title block: the note on the left, the broker on the right.
-  doc.font('Helvetica-Bold').fontSize(18).fillColor(INK).text(texts.title, MARGIN, MARGIN, { width: WIDTH / 2 });
-  doc.font('Helvetica').fontSize(9).fillColor(MUTED).text(texts.subtitle, MARGIN, doc.y, { width: WIDTH / 2 });
-  doc.font('Helvetica-Bold').fontSize(11).fillColor(INK).text(note.partner.name, MARGIN + WIDTH / 2, MARGIN, { width: WIDTH / 2, align: 'right' });
-  doc.font('Helvetica').fontSize(8).fillColor(MUTED).text(`${note.partner.id} - ${note.partner.jurisdiction}`, MARGIN + WIDTH / 2, doc.y, { width: WIDTH / 2, align: 'right' });
+  doc
+    .font('Helvetica-Bold')
+    .fontSize(18)
+    .fillColor(INK)
+    .text(texts.title, MARGIN, MARGIN, { width: WIDTH / 2 });
+  doc
+    .font('Helvetica')
+    .fontSize(9)
+    .fillColor(MUTED)
+    .text(texts.subtitle, MARGIN, doc.y, { width: WIDTH / 2 });
+  doc
+    .font('Helvetica-Bold')
+    .fontSize(11)
+    .fillColor(INK)
+    .text(note.partner.name, MARGIN + WIDTH / 2, MARGIN, { width: WIDTH / 2, align: 'right' });
+  doc
+    .font('Helvetica')
+    .fontSize(8)
+    .fillColor(MUTED)
+    .text(`${note.partner.id} - ${note.partner.jurisdiction}`, MARGIN + WIDTH / 2, doc.y, { width: WIDTH / 2, align: 'right' });
   doc.y = MARGIN + 48;
   rule(doc, doc.y);
   doc.moveDown(0.8);
@@ -150,7 +181,15 @@ export async function renderContractNotePdf(note: ContractNote, texts: ContractN
     const fees = fill.fees.reduce((sum, f) => sum + BigInt(f.amount_cents), 0n);
     tableRow(
       doc,
-      [time(fill.executed_at), formatQuantity(texts, fill.qty), money(fill.price_cents), money(fill.gross_cents), money(fees), money(fill.net_cents), fill.settlement_date.slice(5)],
+      [
+        time(fill.executed_at),
+        formatQuantity(texts, fill.qty),
+        money(fill.price_cents),
+        money(fill.gross_cents),
+        money(fees),
+        money(fill.net_cents),
+        fill.settlement_date.slice(5),
+      ],
       { note: `${texts.columns.reference}: ${fill.exchange_ref}` },
     );
   }
@@ -164,7 +203,8 @@ export async function renderContractNotePdf(note: ContractNote, texts: ContractN
   amountLine(doc, texts.net[note.side], money(note.net_cents), true);
 
   heading(doc, texts.schedules);
-  const schedules = note.fee_schedules.length === 0 ? [texts.noSchedule] : note.fee_schedules.map((s) => texts.scheduleOf(s.scope, s.id, s.effective_from));
+  const schedules =
+    note.fee_schedules.length === 0 ? [texts.noSchedule] : note.fee_schedules.map((s) => texts.scheduleOf(s.scope, s.id, s.effective_from));
   for (const line of schedules) {
     ensureRoom(doc, 14);
     doc.font('Helvetica').fontSize(9).fillColor(INK).text(`- ${line}`, MARGIN, doc.y, { width: WIDTH });
@@ -172,7 +212,11 @@ export async function renderContractNotePdf(note: ContractNote, texts: ContractN
 
   ensureRoom(doc, 40);
   doc.moveDown(1.5);
-  doc.font('Helvetica').fontSize(8).fillColor(MUTED).text(texts.generated(issuer, `${time(note.generated_at)} UTC`), MARGIN, doc.y, { width: WIDTH });
+  doc
+    .font('Helvetica')
+    .fontSize(8)
+    .fillColor(MUTED)
+    .text(texts.generated(issuer, `${time(note.generated_at)} UTC`), MARGIN, doc.y, { width: WIDTH });
   doc.text(texts.footer, MARGIN, doc.y, { width: WIDTH });
 
   const range = doc.bufferedPageRange();
@@ -180,7 +224,11 @@ export async function renderContractNotePdf(note: ContractNote, texts: ContractN
     doc.switchToPage(range.start + i);
     // The page number sits in the bottom margin, which PDFKit would otherwise answer with a new page.
     doc.page.margins.bottom = 0;
-    doc.font('Helvetica').fontSize(8).fillColor(MUTED).text(texts.page(i + 1, range.count), MARGIN, 841.89 - MARGIN, { width: WIDTH, align: 'right', lineBreak: false });
+    doc
+      .font('Helvetica')
+      .fontSize(8)
+      .fillColor(MUTED)
+      .text(texts.page(i + 1, range.count), MARGIN, 841.89 - MARGIN, { width: WIDTH, align: 'right', lineBreak: false });
   }
   doc.end();
   return done;

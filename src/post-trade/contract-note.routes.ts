@@ -44,7 +44,7 @@ export const contractNoteRoutes: FastifyPluginAsyncTypebox<ContractNoteRouteDeps
         tags: ['Orders'],
         summary: 'The trade confirmation of an order with fills: JSON, or a PDF with Accept: application/pdf',
         description:
-          'The partner, the investor and their account, each fill with its fees, the fees by type, the net amount and the settlement date. `Accept: application/pdf` returns the same note as a PDF document, in French (avis d\'opéré) for BRVM and BVMAC partners and in English for GSE partners unless `lang` names the language; its `Content-Language` says which. The JSON is the same in every language. 409 `conflict` while the order has no fill.',
+          "The partner, the investor and their account, each fill with its fees, the fees by type, the net amount and the settlement date. `Accept: application/pdf` returns the same note as a PDF document, in French (avis d'opéré) for BRVM and BVMAC partners and in English for GSE partners unless `lang` names the language; its `Content-Language` says which. The JSON is the same in every language. 409 `conflict` while the order has no fill.",
         security: bearerSecurity,
         params: Type.Object({ id: Type.String() }),
         querystring: Type.Object(
@@ -52,7 +52,10 @@ export const contractNoteRoutes: FastifyPluginAsyncTypebox<ContractNoteRouteDeps
             lang: Type.Optional(
               Type.Union(
                 CONTRACT_NOTE_LANGUAGES.map((l) => Type.Literal(l)),
-                { description: "The PDF's language: `fr` or `en`. Without it, the partner's: French for BRVM and BVMAC partners, English for GSE partners. The JSON ignores it." },
+                {
+                  description:
+                    "The PDF's language: `fr` or `en`. Without it, the partner's: French for BRVM and BVMAC partners, English for GSE partners. The JSON ignores it.",
+                },
               ),
             ),
           },
@@ -75,12 +78,14 @@ export const contractNoteRoutes: FastifyPluginAsyncTypebox<ContractNoteRouteDeps
       reply.header('vary', 'Accept');
       if (!prefersPdf(request.headers.accept)) return reply.type('application/json; charset=utf-8').send(note);
       const { pdf, language } = await notes.pdf(note, request.query.lang);
-      return reply
-        .type('application/pdf')
-        .header('content-language', language)
-        .header('content-disposition', `inline; filename="contract-note-${note.order_id}.pdf"`)
-        // The PDF's bytes go out as they are: a Buffer is never serialised.
-        .send(pdf as unknown as string);
+      return (
+        reply
+          .type('application/pdf')
+          .header('content-language', language)
+          .header('content-disposition', `inline; filename="contract-note-${note.order_id}.pdf"`)
+          // The PDF's bytes go out as they are: a Buffer is never serialised.
+          .send(pdf as unknown as string)
+      );
     },
   );
 };

@@ -33,7 +33,12 @@ export class ContractNoteService {
       row,
       fills,
       {
-        partner: { id: row.rcpt_to, name: partner?.name ?? row.rcpt_to, jurisdiction: (partner?.jurisdiction as Jurisdiction | undefined) ?? JURISDICTION_OF_EXCHANGE[exchangeOfInstrument(row.instrument)] },
+        partner: {
+          id: row.rcpt_to,
+          name: partner?.name ?? row.rcpt_to,
+          jurisdiction:
+            (partner?.jurisdiction as Jurisdiction | undefined) ?? JURISDICTION_OF_EXCHANGE[exchangeOfInstrument(row.instrument)],
+        },
         instrument: { name: instrument?.name ?? null, isin: instrument?.isin ?? null },
       },
       this.clock.now().getTime(),

@@ -31,7 +31,16 @@ export interface ContractNoteTexts {
   readonly settlementDate: string;
   readonly settlementStatus: { readonly pending: string; readonly settled: string };
   readonly executions: string;
-  readonly columns: { readonly time: string; readonly qty: string; readonly price: string; readonly gross: string; readonly fees: string; readonly net: string; readonly settles: string; readonly reference: string };
+  readonly columns: {
+    readonly time: string;
+    readonly qty: string;
+    readonly price: string;
+    readonly gross: string;
+    readonly fees: string;
+    readonly net: string;
+    readonly settles: string;
+    readonly reference: string;
+  };
   readonly amounts: string;
   readonly gross: string;
   readonly feeNames: Readonly<Record<FeeType, string>>;
@@ -70,7 +79,16 @@ export const CONTRACT_NOTE_TEXTS = {
     settlementDate: 'Settlement date',
     settlementStatus: { pending: 'to be settled', settled: 'settled' },
     executions: 'Executions',
-    columns: { time: 'Executed (UTC)', qty: 'Quantity', price: 'Price', gross: 'Gross', fees: 'Fees', net: 'Net', settles: 'Settles', reference: 'Exchange reference' },
+    columns: {
+      time: 'Executed (UTC)',
+      qty: 'Quantity',
+      price: 'Price',
+      gross: 'Gross',
+      fees: 'Fees',
+      net: 'Net',
+      settles: 'Settles',
+      reference: 'Exchange reference',
+    },
     amounts: 'Amounts',
     gross: 'Gross amount',
     feeNames: {
@@ -115,7 +133,16 @@ export const CONTRACT_NOTE_TEXTS = {
     settlementDate: 'Date de règlement-livraison',
     settlementStatus: { pending: 'à dénouer', settled: 'dénoué' },
     executions: 'Exécutions',
-    columns: { time: 'Exécution (UTC)', qty: 'Quantité', price: 'Cours', gross: 'Brut', fees: 'Frais', net: 'Net', settles: 'R/L', reference: 'Référence de la bourse' },
+    columns: {
+      time: 'Exécution (UTC)',
+      qty: 'Quantité',
+      price: 'Cours',
+      gross: 'Brut',
+      fees: 'Frais',
+      net: 'Net',
+      settles: 'R/L',
+      reference: 'Référence de la bourse',
+    },
     amounts: 'Montants',
     gross: 'Montant brut',
     feeNames: {
@@ -129,7 +156,8 @@ export const CONTRACT_NOTE_TEXTS = {
     totalFees: 'Total des frais et taxes',
     net: { buy: 'Montant net à payer', sell: 'Montant net à recevoir' },
     schedules: 'Barèmes de frais appliqués',
-    scheduleOf: (scope, id, from) => `${scope === 'partner' ? "commission de l'intermédiaire" : `frais et taxe de ${id}`}, version en vigueur depuis le ${from}`,
+    scheduleOf: (scope, id, from) =>
+      `${scope === 'partner' ? "commission de l'intermédiaire" : `frais et taxe de ${id}`}, version en vigueur depuis le ${from}`,
     noSchedule: 'aucun (pas de frais)',
     generated: (issuer, at) => `Établi par ${issuer} le ${at}, d'après les exécutions déclarées par l'intermédiaire.`,
     footer: "Montants exacts, dans la devise de l'ordre. Les frais sont fixés à l'enregistrement de chaque exécution.",
@@ -178,5 +206,7 @@ export function formatQuantity(texts: ContractNoteTexts, qty: number): string {
 
 /** `25 November 2026` or `25 novembre 2026` from `2026-11-25`. */
 export function formatDate(texts: ContractNoteTexts, date: string): string {
-  return new Intl.DateTimeFormat(texts.locale, { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${date}T00:00:00Z`));
+  return new Intl.DateTimeFormat(texts.locale, { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }).format(
+    new Date(`${date}T00:00:00Z`),
+  );
 }

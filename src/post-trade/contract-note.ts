@@ -41,7 +41,12 @@ export function contractNoteOf(row: OrderRow, fills: readonly Fill[], parties: N
     subject_id: row.subject_id,
     account: accountOf(row),
     kyc_attestation_id: row.kyc_attestation_id,
-    instrument: { code: row.instrument, name: parties.instrument.name, isin: parties.instrument.isin, exchange: exchangeOfInstrument(row.instrument) },
+    instrument: {
+      code: row.instrument,
+      name: parties.instrument.name,
+      isin: parties.instrument.isin,
+      exchange: exchangeOfInstrument(row.instrument),
+    },
     side: row.side,
     currency: currencyOfInstrument(row.instrument),
     order_qty: row.qty,

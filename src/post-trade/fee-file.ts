@@ -14,12 +14,21 @@ import type { CommissionSpec, ExchangeFeeVersion, PartnerFeeVersion, TaxSpec } f
 
 const MAX_CENTS = 1_000_000_000_000_000;
 
-const RateBps = (description: string) => Type.Number({ minimum: 0, maximum: 10_000, description: `${description} In basis points (1 bps = 0.01 %), at most four decimals.` });
+const RateBps = (description: string) =>
+  Type.Number({ minimum: 0, maximum: 10_000, description: `${description} In basis points (1 bps = 0.01 %), at most four decimals.` });
 
 const RoundingSchema = Type.Object(
   {
-    mode: Type.Optional(StringEnum(ROUNDING_MODES, { description: '`half_up` (default: to the nearest increment, a half up), `down` or `up`.' })),
-    increment_cents: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'The amount is a whole multiple of it (default 1; 100 for whole francs).' })),
+    mode: Type.Optional(
+      StringEnum(ROUNDING_MODES, { description: '`half_up` (default: to the nearest increment, a half up), `down` or `up`.' }),
+    ),
+    increment_cents: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 1_000_000,
+        description: 'The amount is a whole multiple of it (default 1; 100 for whole francs).',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -37,7 +46,11 @@ const TaxSchema = Type.Object(
 const CommissionSchema = Type.Object(
   {
     rate_bps: RateBps("The partner's commission on the gross amount."),
-    minimum_cents: Type.Integer({ minimum: 0, maximum: MAX_CENTS, description: "Charged at least once per order and trade date, in cents of the partner's currency." }),
+    minimum_cents: Type.Integer({
+      minimum: 0,
+      maximum: MAX_CENTS,
+      description: "Charged at least once per order and trade date, in cents of the partner's currency.",
+    }),
     rounding: Type.Optional(RoundingSchema),
   },
   { additionalProperties: false },
@@ -52,7 +65,12 @@ export const PartnerFeeVersionSchema = Type.Object(
     source: Text(4000),
     assumptions: Type.Optional(Text(4000)),
     commission: CommissionSchema,
-    by_class: Type.Optional(Type.Object(Object.fromEntries(CAPABILITIES.map((c) => [c, Type.Optional(CommissionSchema)])), { additionalProperties: false, minProperties: 1 })),
+    by_class: Type.Optional(
+      Type.Object(Object.fromEntries(CAPABILITIES.map((c) => [c, Type.Optional(CommissionSchema)])), {
+        additionalProperties: false,
+        minProperties: 1,
+      }),
+    ),
     tax: Type.Optional(Nullable(TaxSchema)),
   },
   { additionalProperties: false },
@@ -61,7 +79,8 @@ export const PartnerFeeVersionSchema = Type.Object(
 export const PartnerFeesMember = Type.Array(PartnerFeeVersionSchema, {
   minItems: 1,
   maxItems: 50,
-  description: "The partner's fee schedule versions, each applying from its effective_from (docs/post-trade.md). Versions not listed stay as stored.",
+  description:
+    "The partner's fee schedule versions, each applying from its effective_from (docs/post-trade.md). Versions not listed stay as stored.",
 });
 
 export const ExchangeFeeEntry = Type.Object(
@@ -91,7 +110,8 @@ export type ExchangeFeeEntry = Static<typeof ExchangeFeeEntry>;
 
 /** A rate's decimals: JSON numbers print back as the shortest decimal that reads as them, the one written. */
 function checkRate(field: string, rate: number, details: ErrorDetail[]): void {
-  if (!/^(0|[1-9][0-9]*)(\.[0-9]{1,4})?$/.test(String(rate))) details.push({ field, rule: 'precision', value: rate, message: 'at most four decimal places of a basis point' });
+  if (!/^(0|[1-9][0-9]*)(\.[0-9]{1,4})?$/.test(String(rate)))
+    details.push({ field, rule: 'precision', value: rate, message: 'at most four decimal places of a basis point' });
 }
 
 function checkTax(field: string, tax: TaxSpec | null | undefined, details: ErrorDetail[]): void {
@@ -102,7 +122,12 @@ function checkTax(field: string, tax: TaxSpec | null | undefined, details: Error
 function checkMinimum(at: string, commission: CommissionSpec, details: ErrorDetail[]): void {
   const increment = commission.rounding?.increment_cents ?? 1;
   if (commission.minimum_cents % increment !== 0) {
-    details.push({ field: `${at}.minimum_cents`, rule: 'increment', value: commission.minimum_cents, message: `a whole multiple of the rounding increment (${increment})` });
+    details.push({
+      field: `${at}.minimum_cents`,
+      rule: 'increment',
+      value: commission.minimum_cents,
+      message: `a whole multiple of the rounding increment (${increment})`,
+    });
   }
 }
 
@@ -123,7 +148,12 @@ export function validateExchangeFeeEntry(value: unknown): ErrorDetail[] {
       const key = `${c.type}:${cls}`;
       const earlier = seen.get(key);
       if (earlier !== undefined) {
-        details.push({ field: `components.${i}.type`, rule: 'unique', value: c.type, message: `components.${earlier} already charges ${c.type} on ${cls}` });
+        details.push({
+          field: `components.${i}.type`,
+          rule: 'unique',
+          value: c.type,
+          message: `components.${earlier} already charges ${c.type} on ${cls}`,
+        });
         break;
       }
       seen.set(key, i);
@@ -147,7 +177,8 @@ export function validatePartnerFees(value: unknown): ErrorDetail[] {
     const v = raw as PartnerFeeVersion;
     const at = `fees.${i}`;
     const earlier = dates.get(v.effective_from);
-    if (earlier !== undefined) details.push({ field: `${at}.effective_from`, rule: 'unique', value: v.effective_from, message: `same date as fees.${earlier}` });
+    if (earlier !== undefined)
+      details.push({ field: `${at}.effective_from`, rule: 'unique', value: v.effective_from, message: `same date as fees.${earlier}` });
     else dates.set(v.effective_from, i);
     checkRate(`${at}.commission.rate_bps`, v.commission.rate_bps, details);
     checkMinimum(`${at}.commission`, v.commission, details);

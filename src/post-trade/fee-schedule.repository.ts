@@ -15,12 +15,28 @@ const inForce = new PreparedQuery(3, (qb, scope: string, owner: string, tradeDat
 );
 
 /** The version in force on `tradeDate`: the latest whose effective_from is on or before it. */
-export async function findScheduleInForce(db: Kysely<Database>, scope: FeeScope, owner: string, tradeDate: string): Promise<FeeScheduleRow | undefined> {
+export async function findScheduleInForce(
+  db: Kysely<Database>,
+  scope: FeeScope,
+  owner: string,
+  tradeDate: string,
+): Promise<FeeScheduleRow | undefined> {
   return inForce.first(db, scope, owner, tradeDate);
 }
 
-export async function findScheduleVersion(db: Kysely<Database>, scope: FeeScope, owner: string, effectiveFrom: string): Promise<FeeScheduleRow | undefined> {
-  return db.selectFrom('fee_schedules').selectAll().where('scope', '=', scope).where('owner', '=', owner).where('effective_from', '=', effectiveFrom).executeTakeFirst();
+export async function findScheduleVersion(
+  db: Kysely<Database>,
+  scope: FeeScope,
+  owner: string,
+  effectiveFrom: string,
+): Promise<FeeScheduleRow | undefined> {
+  return db
+    .selectFrom('fee_schedules')
+    .selectAll()
+    .where('scope', '=', scope)
+    .where('owner', '=', owner)
+    .where('effective_from', '=', effectiveFrom)
+    .executeTakeFirst();
 }
 
 export async function listSchedules(db: Kysely<Database>, filter: { scope?: FeeScope; owner?: string } = {}): Promise<FeeScheduleRow[]> {
@@ -52,5 +68,12 @@ export async function insertScheduleIfAbsent(db: Kysely<Database>, row: FeeSched
 /** Replaces a version that came from shipped data; an imported one is left alone. */
 export async function replaceShippedSchedule(db: Kysely<Database>, row: FeeScheduleRow): Promise<void> {
   const { scope, owner, effective_from, ...changes } = row;
-  await db.updateTable('fee_schedules').set(changes).where('scope', '=', scope).where('owner', '=', owner).where('effective_from', '=', effective_from).where('origin', '=', 'shipped').execute();
+  await db
+    .updateTable('fee_schedules')
+    .set(changes)
+    .where('scope', '=', scope)
+    .where('owner', '=', owner)
+    .where('effective_from', '=', effective_from)
+    .where('origin', '=', 'shipped')
+    .execute();
 }

@@ -23,7 +23,10 @@ async function snapshot(storage: Storage): Promise<string> {
 const rules = (details: { field: string; rule: string }[]) => details.map((d) => `${d.field} ${d.rule}`);
 
 test('the shipped schedules are valid, name their source, and cover every exchange', () => {
-  assert.deepEqual(shipped.map((f) => f.file), ['BRVM.json', 'BVMAC.json', 'GSE.json']);
+  assert.deepEqual(
+    shipped.map((f) => f.file),
+    ['BRVM.json', 'BVMAC.json', 'GSE.json'],
+  );
   for (const { file, content } of shipped) {
     for (const entry of content as Json[]) {
       assert.deepEqual(validateExchangeFeeEntry(entry), [], file);
@@ -35,7 +38,10 @@ test('the shipped schedules are valid, name their source, and cover every exchan
 });
 
 test('an exchange entry is checked whole: shape, rate precision, one component of a type per class', () => {
-  assert.deepEqual(rules(validateExchangeFeeEntry({ ...brvm, effective_from: '2026-02-30', surprise: 1 })).sort(), ['effective_from format', 'surprise additionalProperties']);
+  assert.deepEqual(rules(validateExchangeFeeEntry({ ...brvm, effective_from: '2026-02-30', surprise: 1 })).sort(), [
+    'effective_from format',
+    'surprise additionalProperties',
+  ]);
   const details = validateExchangeFeeEntry({
     ...brvm,
     components: [
@@ -47,13 +53,25 @@ test('an exchange entry is checked whole: shape, rate precision, one component o
     tax: { ...brvm.tax, rate_bps: 0.00001 },
   });
   assert.deepEqual(rules(details), ['components.0.rate_bps precision', 'components.1.type unique', 'tax.rate_bps precision']);
-  assert.deepEqual(rules(validateExchangeFeeEntry({ ...brvm, components: [{ type: 'commission', name: 'x', rate_bps: 1 }] })), ['components.0.type enum']);
-  assert.deepEqual(rules(validateExchangeFeeEntry({ ...brvm, tax: { name: 't', rate_bps: 10_001, on: ['tax'] } })), ['tax.rate_bps maximum', 'tax.on.0 enum']);
+  assert.deepEqual(rules(validateExchangeFeeEntry({ ...brvm, components: [{ type: 'commission', name: 'x', rate_bps: 1 }] })), [
+    'components.0.type enum',
+  ]);
+  assert.deepEqual(rules(validateExchangeFeeEntry({ ...brvm, tax: { name: 't', rate_bps: 10_001, on: ['tax'] } })), [
+    'tax.rate_bps maximum',
+    'tax.on.0 enum',
+  ]);
 });
 
 test('a partner fees member is checked whole: shape, dates unique, minimum a multiple of the rounding increment', () => {
-  const version = { effective_from: '2026-01-01', source: 's', commission: { rate_bps: 100, minimum_cents: 250_050, rounding: { increment_cents: 100 } } };
-  assert.deepEqual(rules(validatePartnerFees([version, { ...version, commission: { rate_bps: 1.5, minimum_cents: 0 } }])), ['fees.0.commission.minimum_cents increment', 'fees.1.effective_from unique']);
+  const version = {
+    effective_from: '2026-01-01',
+    source: 's',
+    commission: { rate_bps: 100, minimum_cents: 250_050, rounding: { increment_cents: 100 } },
+  };
+  assert.deepEqual(rules(validatePartnerFees([version, { ...version, commission: { rate_bps: 1.5, minimum_cents: 0 } }])), [
+    'fees.0.commission.minimum_cents increment',
+    'fees.1.effective_from unique',
+  ]);
   assert.deepEqual(rules(validatePartnerFees([{ ...version, commission: { rate_bps: -1, minimum_cents: 0 }, by_class: { shares: {} } }])), [
     'fees.0.commission.rate_bps minimum',
     'fees.0.by_class.shares additionalProperties',
@@ -66,7 +84,10 @@ for (const database of DATABASES) {
     test('the shipped schedules are written at start and left alone once an operator imports a version of the same date', async (t) => {
       const storage = await openTestStorage(t, database);
       const stored = await listSchedules(storage.db, { scope: 'exchange' });
-      assert.deepEqual(stored.map((r) => `${r.owner} ${r.effective_from} ${r.origin}`), ['BRVM 2025-01-01 shipped', 'BVMAC 2024-10-02 shipped', 'GSE 2025-01-01 shipped']);
+      assert.deepEqual(
+        stored.map((r) => `${r.owner} ${r.effective_from} ${r.origin}`),
+        ['BRVM 2025-01-01 shipped', 'BVMAC 2024-10-02 shipped', 'GSE 2025-01-01 shipped'],
+      );
       assert.deepEqual(await applyShippedFees(storage.db, storage.dialect, NOW), [], 'nothing left to write');
       const report = await storage.db.transaction().execute((trx) => importExchangeFees(trx, { ...brvm, components: [] }, { now: NOW }));
       assert.deepEqual(report.applied, [{ index: 0, id: 'BRVM 2025-01-01', action: 'updated' }]);
@@ -80,10 +101,28 @@ for (const database of DATABASES) {
       const before = await snapshot(storage);
       const good = { ...brvm, effective_from: '2027-01-01' };
       for (const [input, expected] of [
-        [[good, { ...brvm, effective_from: '2027-01-01', components: [{ type: 'exchange', name: 'x', rate_bps: 1.23456 }] }], [[1, ['components.0.rate_bps precision']]]],
+        [
+          [good, { ...brvm, effective_from: '2027-01-01', components: [{ type: 'exchange', name: 'x', rate_bps: 1.23456 }] }],
+          [[1, ['components.0.rate_bps precision']]],
+        ],
         [[good, good], [[1, ['effective_from unique']]]],
         [[good, { ...good, exchange: 'NYSE' }], [[1, ['exchange enum']]]],
-        [{ not: 'an entry' }, [[0, ['not additionalProperties', 'exchange required', 'effective_from required', 'source required', 'components required', 'tax required']]]],
+        [
+          { not: 'an entry' },
+          [
+            [
+              0,
+              [
+                'not additionalProperties',
+                'exchange required',
+                'effective_from required',
+                'source required',
+                'components required',
+                'tax required',
+              ],
+            ],
+          ],
+        ],
         ['text', [[-1, ['file type']]]],
       ] as const) {
         const report = await storage.db.transaction().execute((trx) => importExchangeFees(trx, input, { now: NOW }));
@@ -99,17 +138,40 @@ for (const database of DATABASES) {
 
     test('partner fees come with the partner import: versions added by date, others kept; a refused row changes nothing', async (t) => {
       const storage = await openTestStorage(t, database, { CAURI_SEED: 'true' });
-      const mine = async () => (await listSchedules(storage.db, { scope: 'partner', owner: baobab.id })).map((r) => `${r.effective_from} ${JSON.parse(r.content).commission.rate_bps}`);
+      const mine = async () =>
+        (await listSchedules(storage.db, { scope: 'partner', owner: baobab.id })).map(
+          (r) => `${r.effective_from} ${JSON.parse(r.content).commission.rate_bps}`,
+        );
       assert.deepEqual(await mine(), ['2026-01-01 100'], 'seeded with the sandbox directory');
       const before = await snapshot(storage);
-      const bad = { ...baobab, name: 'Baobab Titres renamed', fees: [{ effective_from: '2027-01-01', source: 's', commission: { rate_bps: 80, minimum_cents: 1, rounding: { increment_cents: 100 } } }] };
+      const bad = {
+        ...baobab,
+        name: 'Baobab Titres renamed',
+        fees: [
+          { effective_from: '2027-01-01', source: 's', commission: { rate_bps: 80, minimum_cents: 1, rounding: { increment_cents: 100 } } },
+        ],
+      };
       const refused = await storage.db.transaction().execute((trx) => importPartners(trx, [bad], { now: NOW }));
-      assert.deepEqual([refused.committed, refused.rejected.map((r) => rules(r.details))], [false, [['fees.0.commission.minimum_cents increment']]]);
-      const shape = await storage.db.transaction().execute((trx) => importPartners(trx, [{ ...baobab, fees: [{ effective_from: '2027-01-01', commission: { rate_bps: 80 } }] }], { now: NOW }));
-      assert.deepEqual(shape.rejected.map((r) => rules(r.details).sort()), [['fees.0.commission.minimum_cents required', 'fees.0.source required']]);
+      assert.deepEqual(
+        [refused.committed, refused.rejected.map((r) => rules(r.details))],
+        [false, [['fees.0.commission.minimum_cents increment']]],
+      );
+      const shape = await storage.db
+        .transaction()
+        .execute((trx) =>
+          importPartners(trx, [{ ...baobab, fees: [{ effective_from: '2027-01-01', commission: { rate_bps: 80 } }] }], { now: NOW }),
+        );
+      assert.deepEqual(
+        shape.rejected.map((r) => rules(r.details).sort()),
+        [['fees.0.commission.minimum_cents required', 'fees.0.source required']],
+      );
       assert.equal(await snapshot(storage), before, 'neither the partner nor any schedule changed');
 
-      const next = { effective_from: '2027-01-01', source: 'tariff 2027', commission: { rate_bps: 80, minimum_cents: 300_000, rounding: { increment_cents: 100 } } };
+      const next = {
+        effective_from: '2027-01-01',
+        source: 'tariff 2027',
+        commission: { rate_bps: 80, minimum_cents: 300_000, rounding: { increment_cents: 100 } },
+      };
       const ok = await storage.db.transaction().execute((trx) => importPartners(trx, [{ ...baobab, fees: [next] }], { now: NOW }));
       assert.equal(ok.committed, true, JSON.stringify(ok.rejected));
       assert.deepEqual(await mine(), ['2026-01-01 100', '2027-01-01 80']);
@@ -118,7 +180,7 @@ for (const database of DATABASES) {
       assert.deepEqual(await mine(), ['2026-01-01 100', '2027-01-01 80'], 'a row without fees keeps the stored versions');
     });
 
-    test('a sandbox directory seeded before fee schedules existed gets each sandbox partner\'s schedule, once', async (t) => {
+    test("a sandbox directory seeded before fee schedules existed gets each sandbox partner's schedule, once", async (t) => {
       const storage = await openTestStorage(t, database, { CAURI_SEED: 'true' });
       await storage.db.deleteFrom('fee_schedules').where('scope', '=', 'partner').execute();
       assert.equal(await seedSandboxDirectory(storage.db, storage.dialect, NOW), true);

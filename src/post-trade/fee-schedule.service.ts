@@ -7,7 +7,13 @@ import { lockForTransaction, type DialectName } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';
 import type { ExchangeFeeVersion, PartnerFeeVersion } from './core/schedule.js';
 import { exchangeVersionOf, validateExchangeFeeEntry, type ExchangeFeeEntry } from './fee-file.js';
-import { findScheduleVersion, insertScheduleIfAbsent, listSchedules, replaceShippedSchedule, upsertSchedule } from './fee-schedule.repository.js';
+import {
+  findScheduleVersion,
+  insertScheduleIfAbsent,
+  listSchedules,
+  replaceShippedSchedule,
+  upsertSchedule,
+} from './fee-schedule.repository.js';
 import type { FeeOrigin, FeeScheduleRow } from './fee-schedule.table.js';
 
 export type { ImportReport } from '../partners/import.js';
@@ -26,12 +32,28 @@ export function readShippedFees(dir = SHIPPED_FEES_DIR): { file: string; content
 }
 
 function exchangeRow(version: ExchangeFeeVersion, origin: FeeOrigin, now: number): FeeScheduleRow {
-  return { scope: 'exchange', owner: version.exchange, effective_from: version.effective_from, source: version.source, content: JSON.stringify(version), origin, updated_at: now };
+  return {
+    scope: 'exchange',
+    owner: version.exchange,
+    effective_from: version.effective_from,
+    source: version.source,
+    content: JSON.stringify(version),
+    origin,
+    updated_at: now,
+  };
 }
 
 /** The rows a partner's valid `fees` member stores, one per version. */
 export function partnerFeeRows(partnerId: string, versions: readonly PartnerFeeVersion[], now: number): FeeScheduleRow[] {
-  return versions.map((v) => ({ scope: 'partner', owner: partnerId, effective_from: v.effective_from, source: v.source, content: JSON.stringify(v), origin: 'import', updated_at: now }));
+  return versions.map((v) => ({
+    scope: 'partner',
+    owner: partnerId,
+    effective_from: v.effective_from,
+    source: v.source,
+    content: JSON.stringify(v),
+    origin: 'import',
+    updated_at: now,
+  }));
 }
 
 const asEntries = (input: unknown): unknown => (Array.isArray(input) || typeof input !== 'object' || input === null ? input : [input]);
@@ -57,12 +79,18 @@ export async function importExchangeFees(trx: Kysely<Database>, input: unknown, 
       const key = `${entry.exchange} ${entry.effective_from}`;
       const earlier = seen.get(key);
       if (earlier !== undefined) {
-        const details: ErrorDetail[] = [{ field: 'effective_from', rule: 'unique', value: entry.effective_from, message: `${key} is also in entry ${earlier}` }];
+        const details: ErrorDetail[] = [
+          { field: 'effective_from', rule: 'unique', value: entry.effective_from, message: `${key} is also in entry ${earlier}` },
+        ];
         return { details };
       }
       seen.set(key, index);
       const existing = await findScheduleVersion(trx, 'exchange', entry.exchange, entry.effective_from);
-      return { id: key, action: existing === undefined ? 'created' : 'updated', row: exchangeRow(exchangeVersionOf(entry), 'import', options.now.getTime()) };
+      return {
+        id: key,
+        action: existing === undefined ? 'created' : 'updated',
+        row: exchangeRow(exchangeVersionOf(entry), 'import', options.now.getTime()),
+      };
     },
     (row) => upsertSchedule(trx, row),
   );
@@ -73,7 +101,12 @@ export async function importExchangeFees(trx: Kysely<Database>, input: unknown, 
  * them, in every mode. A version that came from an earlier release's files is brought up to date; a
  * version an operator imported is never touched. Returns the `EXCHANGE DATE` written.
  */
-export async function applyShippedFees(db: Kysely<Database>, dialect: DialectName, now: Date, files = readShippedFees()): Promise<string[]> {
+export async function applyShippedFees(
+  db: Kysely<Database>,
+  dialect: DialectName,
+  now: Date,
+  files = readShippedFees(),
+): Promise<string[]> {
   const rows: FeeScheduleRow[] = [];
   for (const { file, content } of files) {
     for (const [i, entry] of (asEntries(content) as unknown[]).entries()) {
@@ -86,7 +119,10 @@ export async function applyShippedFees(db: Kysely<Database>, dialect: DialectNam
     const stored = new Map((await listSchedules(reader, { scope: 'exchange' })).map((r) => [`${r.owner} ${r.effective_from}`, r]));
     return rows
       .map((row) => ({ row, existing: stored.get(`${row.owner} ${row.effective_from}`) }))
-      .filter(({ row, existing }) => existing === undefined || (existing.origin === 'shipped' && (existing.content !== row.content || existing.source !== row.source)));
+      .filter(
+        ({ row, existing }) =>
+          existing === undefined || (existing.origin === 'shipped' && (existing.content !== row.content || existing.source !== row.source)),
+      );
   };
   if ((await pending(db)).length === 0) return [];
   return db.transaction().execute(async (trx) => {

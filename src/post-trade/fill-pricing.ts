@@ -24,7 +24,10 @@ export type FillAmountColumns = Required<Pick<OrderFillTable, 'gross_cents' | 'f
 /** A stored fill's fees, or none for a fill recorded before fees were charged. */
 export function storedFees(column: string | null | undefined): FeeAmount[] {
   if (column === null || column === undefined) return [];
-  return (JSON.parse(column) as { type: FeeType; amount_cents: string }[]).map((f) => ({ type: f.type, amount_cents: BigInt(f.amount_cents) }));
+  return (JSON.parse(column) as { type: FeeType; amount_cents: string }[]).map((f) => ({
+    type: f.type,
+    amount_cents: BigInt(f.amount_cents),
+  }));
 }
 
 export function storedSchedules(column: string | null | undefined): ScheduleUsed[] {
@@ -51,7 +54,8 @@ export async function priceFill(
     findScheduleInForce(trx, 'exchange', exchange, tradeDate),
     listFills(trx, order.id),
   ]);
-  const instrumentClass = instrument !== undefined && (CAPABILITIES as readonly string[]).includes(instrument.class) ? (instrument.class as Capability) : null;
+  const instrumentClass =
+    instrument !== undefined && (CAPABILITIES as readonly string[]).includes(instrument.class) ? (instrument.class as Capability) : null;
   const sameDay = fills.filter((f) => utcDay(Number(f.executed_at)) === tradeDate);
   const amounts = fillAmounts({
     side: order.side,
@@ -68,7 +72,9 @@ export async function priceFill(
       fees: sameDay.flatMap((f) => storedFees(f.fees)),
     },
   });
-  const used: ScheduleUsed[] = [partnerRow, exchangeRow].filter((r) => r !== undefined).map((r) => ({ scope: r.scope, id: r.owner, effective_from: r.effective_from }));
+  const used: ScheduleUsed[] = [partnerRow, exchangeRow]
+    .filter((r) => r !== undefined)
+    .map((r) => ({ scope: r.scope, id: r.owner, effective_from: r.effective_from }));
   return {
     columns: {
       gross_cents: amounts.gross_cents.toString(),

@@ -12,7 +12,8 @@ import { readShippedFees } from './fee-schedule.service.js';
 const doc = readFileSync(new URL('../../../docs/post-trade.md', import.meta.url), 'utf8');
 const blocks = [...doc.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => m[1] as string);
 
-const exchange = (code: string) => (readShippedFees().find((f) => f.file === `${code}.json`)?.content as ExchangeFeeVersion[])[0] as ExchangeFeeVersion;
+const exchange = (code: string) =>
+  (readShippedFees().find((f) => f.file === `${code}.json`)?.content as ExchangeFeeVersion[])[0] as ExchangeFeeVersion;
 const partner = (name: string) => SANDBOX_PARTNERS.find((p) => p.name.startsWith(name))?.fees?.[0] as PartnerFeeVersion;
 const none = { gross_cents: 0n, fees: [] as FeeAmount[] };
 const units = (cents: bigint, decimals = false) => {
@@ -38,11 +39,25 @@ test('the worked examples of docs/post-trade.md are what the service computes', 
   assert.ok(doc.includes(`\`net_cents: ${a.net_cents}\``));
 
   const b1 = fillAmounts({ side: 'buy', qty: 40, price_cents: 1_551_000, instrumentClass: 'equities', schedule: brvm, earlier: none });
-  const b2 = fillAmounts({ side: 'buy', qty: 60, price_cents: 1_549_500, instrumentClass: 'equities', schedule: brvm, earlier: { gross_cents: b1.gross_cents, fees: b1.fees } });
+  const b2 = fillAmounts({
+    side: 'buy',
+    qty: 60,
+    price_cents: 1_549_500,
+    instrumentClass: 'equities',
+    schedule: brvm,
+    earlier: { gross_cents: b1.gross_cents, fees: b1.fees },
+  });
   const feeLine = `| Fees | ${units(totalOf(b1.fees))} | | ${units(totalOf(b2.fees))} | ${units(totalOf(b1.fees) + totalOf(b2.fees))} |`;
   assert.ok(doc.includes(feeLine), feeLine);
   assert.ok(doc.includes(`| Net | ${units(b1.net_cents)} | | ${units(b2.net_cents)} | ${units(b1.net_cents + b2.net_cents)} |`));
 
-  const gse = fillAmounts({ side: 'sell', qty: 500, price_cents: 2_960, instrumentClass: 'equities', schedule: scheduleFor(partner('Volta'), exchange('GSE'), 'equities'), earlier: none });
+  const gse = fillAmounts({
+    side: 'sell',
+    qty: 500,
+    price_cents: 2_960,
+    instrumentClass: 'equities',
+    schedule: scheduleFor(partner('Volta'), exchange('GSE'), 'equities'),
+    earlier: none,
+  });
   assert.ok(doc.includes(`Fees GHS ${units(totalOf(gse.fees), true)},\nnet (a sale) GHS ${units(gse.net_cents, true)}.`));
 });

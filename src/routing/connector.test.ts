@@ -15,7 +15,14 @@ test('classifyReport: next, duplicate or gap relative to the last applied seq', 
 
 test('final reports: fill, cancelled, rejected', () => {
   const base = { report_id: 'x', order_id: 'ord_x' as OrderId, seq: 1, occurred_at: '2026-11-22T10:00:00.000Z' };
-  const exec = { fill_qty: 1, fill_price_cents: 1, cum_qty: 1, leaves_qty: 0, exchange_ref: 'BRVM-20261122-000001', executed_at: base.occurred_at };
+  const exec = {
+    fill_qty: 1,
+    fill_price_cents: 1,
+    cum_qty: 1,
+    leaves_qty: 0,
+    exchange_ref: 'BRVM-20261122-000001',
+    executed_at: base.occurred_at,
+  };
   const cases: [ExecutionReport, boolean][] = [
     [{ ...base, type: 'accepted' }, false],
     [{ ...base, ...exec, type: 'partial_fill', leaves_qty: 1 }, false],

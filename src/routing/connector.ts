@@ -206,10 +206,19 @@ export interface RequestRefusedReport extends ReportBase {
   readonly reason: RequestRefusal;
 }
 
-export type ExecutionReport = AcceptedReport | PartialFillReport | FillReport | RejectedReport | CancelledReport | ReplacedReport | RequestRefusedReport;
+export type ExecutionReport =
+  | AcceptedReport
+  | PartialFillReport
+  | FillReport
+  | RejectedReport
+  | CancelledReport
+  | ReplacedReport
+  | RequestRefusedReport;
 export type ExecutionReportType = ExecutionReport['type'];
 
-export type SubmitResult = { readonly status: 'accepted'; readonly report: AcceptedReport } | { readonly status: 'rejected'; readonly report: RejectedReport };
+export type SubmitResult =
+  | { readonly status: 'accepted'; readonly report: AcceptedReport }
+  | { readonly status: 'rejected'; readonly report: RejectedReport };
 
 /**
  * The answer to a cancel. A refusal because the order already ended (`already_filled`,
@@ -237,7 +246,11 @@ export class ConnectorUnavailableError extends Error {
   readonly connector: string;
   /** A hint from the partner, when it gave one; the router's own retry schedule decides. */
   readonly retryAfterMs: number | undefined;
-  constructor(connector: string, message = `Partner connector ${connector} is unavailable`, options: { retryAfterMs?: number; cause?: unknown } = {}) {
+  constructor(
+    connector: string,
+    message = `Partner connector ${connector} is unavailable`,
+    options: { retryAfterMs?: number; cause?: unknown } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'ConnectorUnavailableError';
     this.connector = connector;

@@ -5,7 +5,13 @@ import type { OrderRow } from '../orders/order.table.js';
 import type { ExecutionReport } from './connector.js';
 
 /** The events an applied report emits about its order, in this order. */
-export type OrderEventType = 'order.routed' | 'order.failed' | 'order.executed' | 'order.cancelled' | 'order.amended' | 'order.request_refused';
+export type OrderEventType =
+  | 'order.routed'
+  | 'order.failed'
+  | 'order.executed'
+  | 'order.cancelled'
+  | 'order.amended'
+  | 'order.request_refused';
 
 /** A partner's refusal of a cancel or an amend, as the Order's `last_refusal` shows it. */
 export interface Refusal {
@@ -23,7 +29,12 @@ export interface Execution {
 }
 
 export type ReportEffect =
-  | { readonly applies: true; readonly changes: Partial<OrderRow>; readonly execution: Execution | null; readonly events: readonly OrderEventType[] }
+  | {
+      readonly applies: true;
+      readonly changes: Partial<OrderRow>;
+      readonly execution: Execution | null;
+      readonly events: readonly OrderEventType[];
+    }
   /** The report does not fit the order (a partner bug, or a race with a local cancel): only its seq is recorded. */
   | { readonly applies: false; readonly changes: Partial<OrderRow>; readonly why: string };
 
@@ -86,18 +97,35 @@ export function reportEffect(row: OrderRow, report: ExecutionReport, now: number
   const pending = pendingKind(row);
   const ended = { next_route_at: null, expiry_due_at: null } satisfies Partial<OrderRow>;
   const refuseOnEnd = (reason: RequestRefusal): { changes: Partial<OrderRow>; events: OrderEventType[] } =>
-    pending === null ? { changes: {}, events: [] } : { changes: refusalChanges(pending, reason, report.occurred_at), events: ['order.request_refused'] };
+    pending === null
+      ? { changes: {}, events: [] }
+      : { changes: refusalChanges(pending, reason, report.occurred_at), events: ['order.request_refused'] };
 
   switch (report.type) {
     case 'accepted':
-      return { applies: true, execution: null, events: ['order.routed'], changes: { ...seen, status: 'routed', next_route_at: pending === null ? null : now, route_lease_until: null } };
+      return {
+        applies: true,
+        execution: null,
+        events: ['order.routed'],
+        changes: { ...seen, status: 'routed', next_route_at: pending === null ? null : now, route_lease_until: null },
+      };
     case 'rejected': {
       const refusal = refuseOnEnd('already_rejected');
-      return { applies: true, execution: null, events: ['order.failed', ...refusal.events], changes: { ...seen, ...ended, ...refusal.changes, status: 'failed', failure_reason: report.reason } };
+      return {
+        applies: true,
+        execution: null,
+        events: ['order.failed', ...refusal.events],
+        changes: { ...seen, ...ended, ...refusal.changes, status: 'failed', failure_reason: report.reason },
+      };
     }
     case 'cancelled': {
       const refusal = pending === 'amend' ? refuseOnEnd('already_cancelled') : { changes: NO_PENDING_REQUEST, events: [] };
-      return { applies: true, execution: null, events: ['order.cancelled', ...refusal.events], changes: { ...seen, ...ended, ...refusal.changes, status: 'cancelled', cancel_reason: report.reason } };
+      return {
+        applies: true,
+        execution: null,
+        events: ['order.cancelled', ...refusal.events],
+        changes: { ...seen, ...ended, ...refusal.changes, status: 'cancelled', cancel_reason: report.reason },
+      };
     }
     case 'partial_fill':
     case 'fill': {
@@ -111,21 +139,43 @@ export function reportEffect(row: OrderRow, report: ExecutionReport, now: number
         if (!(error instanceof FillError)) throw error;
         return { applies: false, changes: seen, why: `fill refused: ${error.message}` };
       }
-      const changes: Partial<OrderRow> = { ...seen, status: state.status, filled_qty: state.filled_qty, fill_notional_cents: state.fill_notional_cents.toString() };
-      const execution = { fill_qty: report.fill_qty, fill_price_cents: report.fill_price_cents, exchange_ref: report.exchange_ref, executed_at: report.executed_at };
+      const changes: Partial<OrderRow> = {
+        ...seen,
+        status: state.status,
+        filled_qty: state.filled_qty,
+        fill_notional_cents: state.fill_notional_cents.toString(),
+      };
+      const execution = {
+        fill_qty: report.fill_qty,
+        fill_price_cents: report.fill_price_cents,
+        exchange_ref: report.exchange_ref,
+        executed_at: report.executed_at,
+      };
       if (state.status !== 'filled') return { applies: true, execution, events: ['order.executed'], changes };
       const refusal = refuseOnEnd('already_filled');
-      return { applies: true, execution, events: ['order.executed', ...refusal.events], changes: { ...changes, ...ended, ...refusal.changes } };
+      return {
+        applies: true,
+        execution,
+        events: ['order.executed', ...refusal.events],
+        changes: { ...changes, ...ended, ...refusal.changes },
+      };
     }
     case 'replaced': {
-      if (!Number.isSafeInteger(report.qty) || report.qty <= row.filled_qty) return { applies: false, changes: seen, why: `an amend to qty ${report.qty} with ${row.filled_qty} filled` };
+      if (!Number.isSafeInteger(report.qty) || report.qty <= row.filled_qty)
+        return { applies: false, changes: seen, why: `an amend to qty ${report.qty} with ${row.filled_qty} filled` };
       const answered = row.pending_request_id === report.request_id ? { ...NO_PENDING_REQUEST, next_route_at: null } : {};
-      return { applies: true, execution: null, events: ['order.amended'], changes: { ...seen, ...answered, qty: report.qty, limit_price_cents: report.limit_price_cents } };
+      return {
+        applies: true,
+        execution: null,
+        events: ['order.amended'],
+        changes: { ...seen, ...answered, qty: report.qty, limit_price_cents: report.limit_price_cents },
+      };
     }
     case 'request_refused': {
       const refusal = refusalChanges(report.request, report.reason, report.occurred_at);
       // The refusal of an earlier request (one a later request replaced) is shown, and the later one goes on.
-      const changes = row.pending_request_id === report.request_id ? { ...refusal, next_route_at: null } : { last_refusal: refusal.last_refusal };
+      const changes =
+        row.pending_request_id === report.request_id ? { ...refusal, next_route_at: null } : { last_refusal: refusal.last_refusal };
       return { applies: true, execution: null, events: ['order.request_refused'], changes: { ...seen, ...changes } };
     }
   }

@@ -20,7 +20,13 @@ import type { Database } from '../storage/schema.js';
 import type { Transact } from '../storage/database.js';
 import { withEventOrigin, type EventOrigin } from '../events/origin.js';
 import { routeBackoffMs } from './backoff.js';
-import { classifyReport, ConnectorUnavailableError, type ExecutionReport, type OrderForPartner, type PartnerConnector } from './connector.js';
+import {
+  classifyReport,
+  ConnectorUnavailableError,
+  type ExecutionReport,
+  type OrderForPartner,
+  type PartnerConnector,
+} from './connector.js';
 import { leaseConnector, savePosition } from './position.repository.js';
 import type { ConnectorRegistry } from './registry.js';
 import { NO_PENDING_REQUEST, refusalChanges, reportEffect, type OrderEventType } from './report-effect.js';
@@ -33,7 +39,11 @@ export type AfterApply = ((trx: Kysely<Database>, order: Order) => Promise<void>
 
 /** What a fill changes beyond its order (the investor's position), in the transaction that stores it. */
 export interface FillEffects {
-  fillApplied(trx: Kysely<Database>, order: OrderRow, fill: { fill_qty: number; fill_price_cents: number; executed_at: number }): Promise<void>;
+  fillApplied(
+    trx: Kysely<Database>,
+    order: OrderRow,
+    fill: { fill_qty: number; fill_price_cents: number; executed_at: number },
+  ): Promise<void>;
 }
 
 export interface RouterOptions {
@@ -138,7 +148,10 @@ export class Router {
       return await this.apply(result.report, after);
     } catch (error) {
       if (!isUnreachable(error)) throw error;
-      this.log.warn({ order_id: row.id, connector: connector.name, attempt: row.route_attempts + 1, err: error }, 'partner unavailable; hand-over will be retried');
+      this.log.warn(
+        { order_id: row.id, connector: connector.name, attempt: row.route_attempts + 1, err: error },
+        'partner unavailable; hand-over will be retried',
+      );
       await this.#retryLater(row);
       return 'retry';
     }
@@ -147,7 +160,13 @@ export class Router {
   async #retryLater(row: OrderRow): Promise<void> {
     const attempts = row.route_attempts + 1;
     const now = this.clock.now().getTime();
-    await this.transact((trx) => updateOrder(trx, row.id, { route_attempts: attempts, next_route_at: now + routeBackoffMs(attempts, this.options.random), route_lease_until: null }));
+    await this.transact((trx) =>
+      updateOrder(trx, row.id, {
+        route_attempts: attempts,
+        next_route_at: now + routeBackoffMs(attempts, this.options.random),
+        route_lease_until: null,
+      }),
+    );
   }
 
   /**
@@ -167,7 +186,10 @@ export class Router {
       return 'retry';
     }
     try {
-      const result = await withTimeout(connector.cancel(row.id as OrderId, { request_id: requestId, reason: row.cancel_request_reason ?? 'requested' }), this.options.handOverTimeoutMs);
+      const result = await withTimeout(
+        connector.cancel(row.id as OrderId, { request_id: requestId, reason: row.cancel_request_reason ?? 'requested' }),
+        this.options.handOverTimeoutMs,
+      );
       if (result.status === 'cancelled') await this.#applyAnswer(connector, row, result.report);
       else if (result.status === 'pending') await this.#markSent(row.id, requestId);
       else if (result.reason === 'unknown_order' && row.status === 'created') await this.#cancelLocally(row.id, requestId);
@@ -192,10 +214,15 @@ export class Router {
     }
     const changes = {
       ...(row.amend_qty !== null && row.amend_qty !== row.qty ? { qty: row.amend_qty } : {}),
-      ...(row.amend_limit_price_cents !== null && row.amend_limit_price_cents !== row.limit_price_cents ? { limit_price_cents: row.amend_limit_price_cents } : {}),
+      ...(row.amend_limit_price_cents !== null && row.amend_limit_price_cents !== row.limit_price_cents
+        ? { limit_price_cents: row.amend_limit_price_cents }
+        : {}),
     };
     try {
-      const result = await withTimeout(connector.amend(row.id as OrderId, { request_id: requestId, ...changes }), this.options.handOverTimeoutMs);
+      const result = await withTimeout(
+        connector.amend(row.id as OrderId, { request_id: requestId, ...changes }),
+        this.options.handOverTimeoutMs,
+      );
       if (result.status === 'replaced') await this.#applyAnswer(connector, row, result.report);
       else if (result.status === 'pending') await this.#markSent(row.id, requestId);
       else await this.#refused(connector, row, 'amend', result.reason);
@@ -214,7 +241,8 @@ export class Router {
   }
 
   async #nothingToSend(row: OrderRow): Promise<'skipped'> {
-    if (row.next_route_at !== null) await this.transact((trx) => updateOrder(trx, row.id, { next_route_at: null, route_lease_until: null }));
+    if (row.next_route_at !== null)
+      await this.transact((trx) => updateOrder(trx, row.id, { next_route_at: null, route_lease_until: null }));
     return 'skipped';
   }
 
@@ -235,7 +263,12 @@ export class Router {
   /** The partner took the request and answers in its log: the router stops sending it. */
   async #markSent(orderId: string, requestId: string): Promise<void> {
     await this.transact((trx) =>
-      trx.updateTable('orders').set({ next_route_at: null, route_lease_until: null }).where('id', '=', orderId).where('pending_request_id', '=', requestId).execute(),
+      trx
+        .updateTable('orders')
+        .set({ next_route_at: null, route_lease_until: null })
+        .where('id', '=', orderId)
+        .where('pending_request_id', '=', requestId)
+        .execute(),
     );
   }
 
@@ -251,7 +284,12 @@ export class Router {
       const current = await findOrderForUpdate(trx, this.options.dialect, row.id);
       if (current === undefined || current.pending_request_id !== row.pending_request_id || current.pending_request === null) return;
       const now = this.clock.now().getTime();
-      const changes: Partial<OrderRow> = { ...refusalChanges(request, reason, isoMillis(now)), next_route_at: null, route_lease_until: null, updated_at: now };
+      const changes: Partial<OrderRow> = {
+        ...refusalChanges(request, reason, isoMillis(now)),
+        next_route_at: null,
+        route_lease_until: null,
+        updated_at: now,
+      };
       await updateOrder(trx, row.id, changes);
       await this.#emit(trx, current, { ...current, ...changes }, ['order.request_refused'], now);
     });
@@ -279,51 +317,74 @@ export class Router {
 
   /** Applies one execution report if it is the next for its order; see the class comment. */
   async apply(report: ExecutionReport, after?: AfterApply): Promise<Outcome> {
-    return this.transact((trx) => withEventOrigin(trx, after?.origin, async () => {
-      const row = await findOrderForUpdate(trx, this.options.dialect, report.order_id);
-      if (row === undefined) return 'unknown_order';
-      const place = classifyReport(row.last_report_seq, report);
-      if (place !== 'next') return place;
-      const now = this.clock.now().getTime();
-      const effect = reportEffect(row, report, now);
-      // A report without an execution changes the order and records events only: all of it goes
-      // out with the COMMIT (one round trip on PostgreSQL). A fill's writes read what came before.
-      if (effect.applies && effect.execution === null) void atCommit(trx, () => updateOrder(trx, row.id, effect.changes));
-      else await updateOrder(trx, row.id, effect.changes);
-      if (!effect.applies) {
-        // Recorded as seen so that it is not read again forever, and logged for an operator.
-        this.log.error({ order_id: row.id, status: row.status, report, why: effect.why }, 'execution report does not fit the order; ignored');
-        return 'applied';
-      }
-      const { execution } = effect;
-      if (execution !== null) {
-        const executedAt = Date.parse(execution.executed_at);
-        // The fill's gross, fees and net are fixed now, in the transaction that applies it.
-        const priced = await priceFill(trx, row, { fill_qty: execution.fill_qty, fill_price_cents: execution.fill_price_cents, executed_at: executedAt });
-        if (priced.missing.length > 0) {
-          this.log.warn({ order_id: row.id, partner: row.rcpt_to, instrument: row.instrument, missing: priced.missing }, 'no fee schedule in force on the trade date: that part of the fill is charged nothing');
+    return this.transact((trx) =>
+      withEventOrigin(trx, after?.origin, async () => {
+        const row = await findOrderForUpdate(trx, this.options.dialect, report.order_id);
+        if (row === undefined) return 'unknown_order';
+        const place = classifyReport(row.last_report_seq, report);
+        if (place !== 'next') return place;
+        const now = this.clock.now().getTime();
+        const effect = reportEffect(row, report, now);
+        // A report without an execution changes the order and records events only: all of it goes
+        // out with the COMMIT (one round trip on PostgreSQL). A fill's writes read what came before.
+        if (effect.applies && effect.execution === null) void atCommit(trx, () => updateOrder(trx, row.id, effect.changes));
+        else await updateOrder(trx, row.id, effect.changes);
+        if (!effect.applies) {
+          // Recorded as seen so that it is not read again forever, and logged for an operator.
+          this.log.error(
+            { order_id: row.id, status: row.status, report, why: effect.why },
+            'execution report does not fit the order; ignored',
+          );
+          return 'applied';
         }
-        await insertFill(trx, {
-          id: newId('fill', executedAt),
-          order_id: row.id,
-          seq: report.seq,
-          report_id: report.report_id,
-          fill_qty: execution.fill_qty,
-          fill_price_cents: execution.fill_price_cents,
-          exchange_ref: execution.exchange_ref,
-          executed_at: executedAt,
-          ...priced.columns,
-        });
-        await this.fillEffects?.fillApplied(trx, row, { fill_qty: execution.fill_qty, fill_price_cents: execution.fill_price_cents, executed_at: executedAt });
-      }
-      const order = await this.#emit(trx, row, { ...row, ...effect.changes }, effect.events, now, execution ?? undefined);
-      await after?.(trx, order);
-      return 'applied';
-    }));
+        const { execution } = effect;
+        if (execution !== null) {
+          const executedAt = Date.parse(execution.executed_at);
+          // The fill's gross, fees and net are fixed now, in the transaction that applies it.
+          const priced = await priceFill(trx, row, {
+            fill_qty: execution.fill_qty,
+            fill_price_cents: execution.fill_price_cents,
+            executed_at: executedAt,
+          });
+          if (priced.missing.length > 0) {
+            this.log.warn(
+              { order_id: row.id, partner: row.rcpt_to, instrument: row.instrument, missing: priced.missing },
+              'no fee schedule in force on the trade date: that part of the fill is charged nothing',
+            );
+          }
+          await insertFill(trx, {
+            id: newId('fill', executedAt),
+            order_id: row.id,
+            seq: report.seq,
+            report_id: report.report_id,
+            fill_qty: execution.fill_qty,
+            fill_price_cents: execution.fill_price_cents,
+            exchange_ref: execution.exchange_ref,
+            executed_at: executedAt,
+            ...priced.columns,
+          });
+          await this.fillEffects?.fillApplied(trx, row, {
+            fill_qty: execution.fill_qty,
+            fill_price_cents: execution.fill_price_cents,
+            executed_at: executedAt,
+          });
+        }
+        const order = await this.#emit(trx, row, { ...row, ...effect.changes }, effect.events, now, execution ?? undefined);
+        await after?.(trx, order);
+        return 'applied';
+      }),
+    );
   }
 
   /** Records the events of a change of the order, with `next` as the order now is; returns it as an Order. */
-  async #emit(trx: Kysely<Database>, before: OrderRow, next: OrderRow, types: readonly OrderEventType[], now: number, execution?: { fill_qty: number; fill_price_cents: number; exchange_ref: string; executed_at: string }): Promise<Order> {
+  async #emit(
+    trx: Kysely<Database>,
+    before: OrderRow,
+    next: OrderRow,
+    types: readonly OrderEventType[],
+    now: number,
+    execution?: { fill_qty: number; fill_price_cents: number; exchange_ref: string; executed_at: string },
+  ): Promise<Order> {
     const order = toOrder(next);
     const at = new Date(now);
     for (const type of types) {
@@ -344,7 +405,14 @@ export class Router {
             }
           : order;
       // Events are the last writes of their change: they go out with the COMMIT (see atCommit).
-      recordEventAtCommit(trx, { clientId: before.client_id as ClientId, type, data, livemode: this.options.livemode, at, subjectRef: before.id });
+      recordEventAtCommit(trx, {
+        clientId: before.client_id as ClientId,
+        type,
+        data,
+        livemode: this.options.livemode,
+        at,
+        subjectRef: before.id,
+      });
     }
     return order;
   }

@@ -24,19 +24,32 @@ for (const database of DATABASES) {
       assert.ok(await changedFrom(first, before), "another process's change reaches this one");
 
       const mine = first.changeMarker();
-      await first.transact((trx) => trx.updateTable('clients').set({ status: 'disabled', disabled_at: 2 }).where('id', '=', 'cli_other').execute());
+      await first.transact((trx) =>
+        trx.updateTable('clients').set({ status: 'disabled', disabled_at: 2 }).where('id', '=', 'cli_other').execute(),
+      );
       assert.notEqual(first.changeMarker(), mine, "this process's own change, at once");
     });
 
-    test('the marker stays while nothing kept changes (PostgreSQL: an order-path write is not announced)', { skip: database.name === 'sqlite' ? 'SQLite changes it at every commit' : false }, async (t) => {
+    test('the marker stays while nothing kept changes (PostgreSQL: an order-path write is not announced)', {
+      skip: database.name === 'sqlite' ? 'SQLite changes it at every commit' : false,
+    }, async (t) => {
       const [first, second] = await openSharedStorages(t, database);
       const before = first.changeMarker();
-      await second.transact((trx) => trx.insertInto('sandbox_journal').values({ id: 'evt_1', connector: 'x', kind: 'submit', order_id: 'ord_1', payload: null, at: 1 }).execute());
+      await second.transact((trx) =>
+        trx
+          .insertInto('sandbox_journal')
+          .values({ id: 'evt_1', connector: 'x', kind: 'submit', order_id: 'ord_1', payload: null, at: 1 })
+          .execute(),
+      );
       // A client change after it, to know the first change would have arrived by then.
       await second.transact((trx) => trx.insertInto('clients').values(client('cli_late')).execute());
       assert.ok(await changedFrom(first, before));
       const after = first.changeMarker();
-      assert.equal(typeof before === 'number' && typeof after === 'number' ? after - before : NaN, 1, 'one announcement: the clients change only');
+      assert.equal(
+        typeof before === 'number' && typeof after === 'number' ? after - before : NaN,
+        1,
+        'one announcement: the clients change only',
+      );
     });
   });
 }

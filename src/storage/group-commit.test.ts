@@ -30,10 +30,15 @@ test('concurrent units share commits, and each is durable when it resolves', asy
   const count = () => (reader.prepare('select count(*) as n from events').get() as { n: number }).n;
   const results = await Promise.all(
     Array.from({ length: 200 }, (_, i) =>
-      storage.transact(async (trx) => {
-        await trx.insertInto('events').values(event(`evt_${i}`)).execute();
-        return i;
-      }).then((value) => ({ value, visible: count() })),
+      storage
+        .transact(async (trx) => {
+          await trx
+            .insertInto('events')
+            .values(event(`evt_${i}`))
+            .execute();
+          return i;
+        })
+        .then((value) => ({ value, visible: count() })),
     ),
   );
   for (const r of results) assert.ok(r.visible > r.value, 'a resolved unit is already committed');
@@ -51,16 +56,26 @@ test('a failing unit rolls back alone; the others of its batch commit', async (t
   const outcomes = await Promise.allSettled(
     Array.from({ length: 30 }, (_, i) =>
       storage.transact(async (trx) => {
-        await trx.insertInto('events').values(event(`evt_${i}`)).execute();
+        await trx
+          .insertInto('events')
+          .values(event(`evt_${i}`))
+          .execute();
         if (i % 3 === 0) throw new Error(`unit ${i} fails after writing`);
         // A constraint violation inside a unit is also contained by its savepoint.
-        if (i % 3 === 1) await trx.insertInto('events').values(event(`evt_${i}`)).execute();
+        if (i % 3 === 1)
+          await trx
+            .insertInto('events')
+            .values(event(`evt_${i}`))
+            .execute();
         return i;
       }),
     ),
   );
   const ids = (await storage.db.selectFrom('events').select('id').execute()).map((r) => r.id).sort();
-  const expected = Array.from({ length: 30 }, (_, i) => i).filter((i) => i % 3 === 2).map((i) => `evt_${i}`).sort();
+  const expected = Array.from({ length: 30 }, (_, i) => i)
+    .filter((i) => i % 3 === 2)
+    .map((i) => `evt_${i}`)
+    .sort();
   assert.deepEqual(ids, expected);
   assert.equal(outcomes.filter((o) => o.status === 'fulfilled').length, 10);
 });
@@ -88,6 +103,9 @@ test('prepared statements run directly in a unit: they see its writes, and a fai
   );
   // Each unit saw the committed units before it and itself, never a failed unit's row.
   const seen = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
-  assert.deepEqual(seen, kept.map((_, k) => k + 1));
+  assert.deepEqual(
+    seen,
+    kept.map((_, k) => k + 1),
+  );
   assert.ok(storage.commitStats().batches < 20, 'the units shared commits');
 });

@@ -81,7 +81,8 @@ export async function migrateUpTo(db: Kysely<any>, name: string | undefined, sch
   // On PostgreSQL the migrator runs in a transaction under an advisory lock. On SQLite it runs
   // without either, so processes starting together on one file would each apply the same migration;
   // here the whole run is one transaction, which takes SQLite's write lock before it reads the state.
-  if (!db.getExecutor().adapter.supportsTransactionalDdl) return db.transaction().execute((trx) => migrate(asConnection(trx), schema, name));
+  if (!db.getExecutor().adapter.supportsTransactionalDdl)
+    return db.transaction().execute((trx) => migrate(asConnection(trx), schema, name));
   for (let attempt = 1; ; attempt++) {
     try {
       return await migrate(db, schema, name);
@@ -122,7 +123,8 @@ function asConnection(trx: Transaction<any>): Kysely<any> {
 
 async function migrate(db: Kysely<any>, schema: string | undefined, name: string | undefined): Promise<MigrationReport> {
   const migrator = new Migrator({ db, provider, ...(schema === undefined ? {} : { migrationTableSchema: schema }) });
-  if (name !== undefined && (await migrator.getMigrations()).some((m) => m.name === name && m.executedAt !== undefined)) return { applied: [] };
+  if (name !== undefined && (await migrator.getMigrations()).some((m) => m.name === name && m.executedAt !== undefined))
+    return { applied: [] };
   // Only ever forwards: migrateTo would also undo the migrations after `name`, which is refused above.
   const { error, results } = name === undefined ? await migrator.migrateToLatest() : await migrator.migrateTo(name);
   if (error !== undefined) throw error instanceof Error ? error : new Error(String(error));

@@ -56,7 +56,9 @@ describe('named prepared statements on PostgreSQL', { skip: postgres === undefin
       await other.end();
     }
     assert.deepEqual((await byId(storage, 2)).rows, [{ id: 2, name: 'two', extra: null }]);
-    const inside = await storage.transact(async (trx) => (await sql<Record<string, unknown>>`select * from things where id = ${1}`.execute(trx)).rows);
+    const inside = await storage.transact(
+      async (trx) => (await sql<Record<string, unknown>>`select * from things where id = ${1}`.execute(trx)).rows,
+    );
     assert.deepEqual(inside, [{ id: 1, name: 'one', extra: null }]);
   });
 });

@@ -114,7 +114,10 @@ class WireClient implements PostgresPoolClient {
 
   query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>>;
   query<R>(cursor: PostgresCursor<R>): PostgresCursor<R>;
-  query<R>(sqlOrCursor: string | PostgresCursor<R>, parameters?: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> | PostgresCursor<R> {
+  query<R>(
+    sqlOrCursor: string | PostgresCursor<R>,
+    parameters?: ReadonlyArray<unknown>,
+  ): Promise<PostgresQueryResult<R>> | PostgresCursor<R> {
     if (typeof sqlOrCursor !== 'string') return this.client.query(sqlOrCursor as never) as unknown as PostgresCursor<R>;
     const text = sqlOrCursor;
     const values = parameters === undefined ? [] : [...parameters];
@@ -181,7 +184,9 @@ class WireClient implements PostgresPoolClient {
     if (this.#awaiting === 0) stats.roundTrips++;
     this.#awaiting++;
     try {
-      return (await (typeof query === 'string' ? this.client.query(query, values) : this.client.query(query))) as unknown as PostgresQueryResult<R>;
+      return (await (typeof query === 'string'
+        ? this.client.query(query, values)
+        : this.client.query(query))) as unknown as PostgresQueryResult<R>;
     } finally {
       this.#awaiting--;
     }

@@ -164,7 +164,12 @@ export class PreparedInsert<T extends keyof Database & string> {
       query = new PreparedQuery(width * n, (qb, ...args: unknown[]) =>
         qb
           .insertInto(this.table)
-          .values(Array.from({ length: n }, (_, r) => Object.fromEntries(columns.map((c, i) => [c, args[r * width + i]])) as Insertable<Database[T]>)),
+          .values(
+            Array.from(
+              { length: n },
+              (_, r) => Object.fromEntries(columns.map((c, i) => [c, args[r * width + i]])) as Insertable<Database[T]>,
+            ),
+          ),
       );
       this.#queries.set(n, query);
     }

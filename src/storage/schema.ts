@@ -7,7 +7,14 @@ import type { AuditChunkTable, AuditSnapshotTable } from '../audit/audit.table.j
 import type { OrderFillTable, OrderTable } from '../orders/order.table.js';
 import type { TestClockTable } from '../testclocks/test-clock.table.js';
 import type { ConnectorPositionTable, SandboxJournalTable } from '../routing/routing.table.js';
-import type { FixExecIdTable, FixMessageTable, FixOrderTable, FixReportTable, FixRequestTable, FixSessionTable } from '../routing/fix/fix.table.js';
+import type {
+  FixExecIdTable,
+  FixMessageTable,
+  FixOrderTable,
+  FixReportTable,
+  FixRequestTable,
+  FixSessionTable,
+} from '../routing/fix/fix.table.js';
 import type { EventQueueTable, EventTable } from '../events/event.table.js';
 import type { MarketCalendarTable } from '../markets/calendar.table.js';
 import type { FeeScheduleTable } from '../post-trade/fee-schedule.table.js';

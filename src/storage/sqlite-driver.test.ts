@@ -45,7 +45,7 @@ async function holdWriteLock(a: Storage): Promise<{ releaseA: () => void; first:
   return { releaseA, first };
 }
 
-test('a writer waits for another connection\'s write lock on timers, without stopping the process', async (t) => {
+test("a writer waits for another connection's write lock on timers, without stopping the process", async (t) => {
   const [a, b] = await twoConnections(t);
   const { releaseA, first } = await holdWriteLock(a);
   const second = b.transact(async (trx) => {
@@ -60,10 +60,15 @@ test('a writer waits for another connection\'s write lock on timers, without sto
   await first;
   assert.deepEqual(await second, ['evt_a'], 'B began after A committed and saw its row');
   const rows = await sql<{ id: string }>`select id from events order by id`.execute(a.db);
-  assert.deepEqual(rows.rows.map((r) => r.id), ['evt_a', 'evt_b']);
+  assert.deepEqual(
+    rows.rows.map((r) => r.id),
+    ['evt_a', 'evt_b'],
+  );
 });
 
-test('a writer gives up with SQLITE_BUSY once the lock has been held past the timeout', { timeout: WRITE_LOCK_TIMEOUT_MS * 3 }, async (t) => {
+test('a writer gives up with SQLITE_BUSY once the lock has been held past the timeout', {
+  timeout: WRITE_LOCK_TIMEOUT_MS * 3,
+}, async (t) => {
   const [a, b] = await twoConnections(t);
   const { releaseA, first } = await holdWriteLock(a);
   const began = performance.now();
@@ -72,7 +77,11 @@ test('a writer gives up with SQLITE_BUSY once the lock has been held past the ti
   releaseA();
   await first;
   const rows = await sql<{ id: string }>`select id from events`.execute(b.db);
-  assert.deepEqual(rows.rows.map((r) => r.id), ['evt_a'], 'the failed write changed nothing');
+  assert.deepEqual(
+    rows.rows.map((r) => r.id),
+    ['evt_a'],
+    'the failed write changed nothing',
+  );
 });
 
 const INSERT_EVENT = `insert into events (id, client_id, type, livemode, created_at, data, subject_ref) values (?, null, 'webhook.test', 0, 1, '{}', null)`;
@@ -80,7 +89,7 @@ const eventIds = new PreparedQuery(0, (db) => db.selectFrom('events').select('id
 const ids = async (storage: Storage) => (await eventIds.execute(storage.db)).map((r) => r.id);
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-test('reads of one event-loop turn share a snapshot; another process\'s commit is seen from the next turn', async (t) => {
+test("reads of one event-loop turn share a snapshot; another process's commit is seen from the next turn", async (t) => {
   const [a, , path] = await twoConnections(t);
   // Another process: a plain connection of its own to the same file.
   const other = new SqliteDatabase(path);
@@ -115,13 +124,15 @@ test('reads made while transactions are open do not keep the WAL from starting o
   for (let i = 0; i < 750; i++) {
     await a.db.transaction().execute(async (trx) => {
       await ids(a);
-      await trx.insertInto('events').values({ ...event(`evt_${String(i).padStart(4, '0')}`), data: JSON.stringify({ payload }) }).execute();
+      await trx
+        .insertInto('events')
+        .values({ ...event(`evt_${String(i).padStart(4, '0')}`), data: JSON.stringify({ payload }) })
+        .execute();
     });
   }
   const walBytes = statSync(`${path}-wal`).size;
   assert.ok(walBytes < 8 * 1024 * 1024, `WAL is ${walBytes} bytes; it starts over once checkpointed (about 4 MB at most)`);
 });
-
 
 test('the writer keeps statement journals in memory, and both connections have the larger page cache', async (t) => {
   const [a] = await twoConnections(t);

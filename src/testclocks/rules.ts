@@ -18,7 +18,14 @@ export function checkFrozenTime(value: string, ms: number): ErrorDetail | null {
 export function checkAdvance(value: string, current: number, target: number): ErrorDetail | null {
   const range = checkFrozenTime(value, target);
   if (range !== null) return range;
-  if (target <= current) return { field: 'frozen_time', rule: 'after_current', value, message: `a clock only moves forward: frozen_time must be after ${new Date(current).toISOString()}` };
-  if (target - current > MAX_ADVANCE_MS) return { field: 'frozen_time', rule: 'max_advance', value, message: 'one advance moves a clock by at most 2 years' };
+  if (target <= current)
+    return {
+      field: 'frozen_time',
+      rule: 'after_current',
+      value,
+      message: `a clock only moves forward: frozen_time must be after ${new Date(current).toISOString()}`,
+    };
+  if (target - current > MAX_ADVANCE_MS)
+    return { field: 'frozen_time', rule: 'max_advance', value, message: 'one advance moves a clock by at most 2 years' };
   return null;
 }

@@ -15,7 +15,10 @@ export interface TestClockRouteDeps {
 }
 
 const IdParams = Type.Object({ id: Type.String() });
-const Deleted = Type.Object({ id: Type.String(), object: Type.Literal('test_clock'), deleted: Type.Literal(true) }, { additionalProperties: false });
+const Deleted = Type.Object(
+  { id: Type.String(), object: Type.Literal('test_clock'), deleted: Type.Literal(true) },
+  { additionalProperties: false },
+);
 
 /** Registered in sandbox deployments only: in production these paths are unknown (404). */
 export const testClockRoutes: FastifyPluginAsyncTypebox<TestClockRouteDeps> = async (app, { db, testClocks, idempotency }) => {
@@ -27,22 +30,31 @@ export const testClockRoutes: FastifyPluginAsyncTypebox<TestClockRouteDeps> = as
         operationId: 'createTestClock',
         tags: ['Sandbox'],
         summary: 'Create a test clock frozen at an instant (sandbox only)',
-        description: 'Orders placed with `test_clock` live on the clock\'s time: they execute and expire as the clock is advanced.',
-       
+        description: "Orders placed with `test_clock` live on the clock's time: they execute and expire as the clock is advanced.",
+
         headers: IdempotencyHeaders,
         body: TestClockCreate,
         response: { 201: TestClock, ...protectedErrors(409, 422) },
       },
     },
     async (request, reply) =>
-      replyIdempotently(idempotency, request, reply, async (trx) => ({ status: 201, body: await testClocks.create(trx, authOf(request).clientId, request.body) })),
+      replyIdempotently(idempotency, request, reply, async (trx) => ({
+        status: 201,
+        body: await testClocks.create(trx, authOf(request).clientId, request.body),
+      })),
   );
 
   app.get(
     '/v1/test-clocks/:id',
     {
       config: { scope: 'orders:read' },
-      schema: { operationId: 'getTestClock', tags: ['Sandbox'], summary: 'Read a test clock', params: IdParams, response: { 200: TestClock, ...protectedErrors(404) } },
+      schema: {
+        operationId: 'getTestClock',
+        tags: ['Sandbox'],
+        summary: 'Read a test clock',
+        params: IdParams,
+        response: { 200: TestClock, ...protectedErrors(404) },
+      },
     },
     async (request) => testClocks.get(db, authOf(request).clientId, request.params.id),
   );
@@ -55,7 +67,7 @@ export const testClockRoutes: FastifyPluginAsyncTypebox<TestClockRouteDeps> = as
         operationId: 'listTestClocks',
         tags: ['Sandbox'],
         summary: 'List the test clocks, newest first',
-       
+
         querystring: TestClockListQuery,
         response: { 200: Type.Object({ data: Type.Array(TestClock), has_more: Type.Boolean() }), ...protectedErrors(422) },
       },
@@ -71,7 +83,7 @@ export const testClockRoutes: FastifyPluginAsyncTypebox<TestClockRouteDeps> = as
         operationId: 'deleteTestClock',
         tags: ['Sandbox'],
         summary: 'Delete a test clock; its open orders stay at its last time and can still be cancelled',
-       
+
         params: IdParams,
         response: { 200: Deleted, ...protectedErrors(404) },
       },
@@ -88,8 +100,8 @@ export const testClockRoutes: FastifyPluginAsyncTypebox<TestClockRouteDeps> = as
         tags: ['Sandbox'],
         summary: 'Advance a test clock; answers once everything due to its orders up to the new time is applied',
         description:
-          'Forward only, by at most 2 years. In time order: the executions of the clock\'s orders in the exchange phases crossed, and each day or gtd expiry at its close (`order.cancelled`, `cancel_reason: expired`).',
-       
+          "Forward only, by at most 2 years. In time order: the executions of the clock's orders in the exchange phases crossed, and each day or gtd expiry at its close (`order.cancelled`, `cancel_reason: expired`).",
+
         headers: IdempotencyHeaders,
         params: IdParams,
         body: TestClockAdvance,
@@ -103,8 +115,14 @@ export const testClockRoutes: FastifyPluginAsyncTypebox<TestClockRouteDeps> = as
         reply,
         // The checks run with the request's record (a refusal stores nothing); the advance itself runs
         // after it commits, since it calls the partners, and answers with the clock it reached.
-        async (trx) => ({ status: 200, body: await testClocks.checkAdvance(trx, authOf(request).clientId, request.params.id, request.body.frozen_time) }),
-        { afterCommit: async (_result, rewrite) => testClocks.advance(authOf(request).clientId, request.params.id, request.body.frozen_time, (trx, clock) => rewrite(trx, clock)) },
+        async (trx) => ({
+          status: 200,
+          body: await testClocks.checkAdvance(trx, authOf(request).clientId, request.params.id, request.body.frozen_time),
+        }),
+        {
+          afterCommit: async (_result, rewrite) =>
+            testClocks.advance(authOf(request).clientId, request.params.id, request.body.frozen_time, (trx, clock) => rewrite(trx, clock)),
+        },
       ),
   );
 };

@@ -7,7 +7,8 @@ export const TestClock = Type.Object(
     name: Type.Union([Type.String(), Type.Null()]),
     frozen_time: Type.String({ format: 'date-time', description: 'The time the orders on this clock see as now.' }),
     status: Type.Union([Type.Literal('ready'), Type.Literal('advancing')], {
-      description: '`ready` once an advance applied everything due; `advancing` only in the answer to an advance that could not finish (read the clock again to see the time it reached).',
+      description:
+        '`ready` once an advance applied everything due; `advancing` only in the answer to an advance that could not finish (read the clock again to see the time it reached).',
     }),
     created_at: Type.String({ format: 'date-time' }),
   },

@@ -10,12 +10,28 @@ import type { Router } from '../routing/router.js';
 import type { Transact } from '../storage/database.js';
 import type { Database } from '../storage/schema.js';
 import { checkAdvance, checkFrozenTime } from './rules.js';
-import { connectorsOnClock, findClientTestClock, frozenTimeOf, insertTestClock, listClientTestClocks, markTestClockDeleted, moveTestClock, nextExpiryOnClock } from './test-clock.repository.js';
+import {
+  connectorsOnClock,
+  findClientTestClock,
+  frozenTimeOf,
+  insertTestClock,
+  listClientTestClocks,
+  markTestClockDeleted,
+  moveTestClock,
+  nextExpiryOnClock,
+} from './test-clock.repository.js';
 import type { TestClock, TestClockCreate } from './test-clock.schemas.js';
 import type { TestClockRow } from './test-clock.table.js';
 
 export function toTestClock(row: TestClockRow): TestClock {
-  return { id: row.id, object: 'test_clock', name: row.name, frozen_time: isoMillis(Number(row.frozen_time)), status: 'ready', created_at: isoMillis(Number(row.created_at)) };
+  return {
+    id: row.id,
+    object: 'test_clock',
+    name: row.name,
+    frozen_time: isoMillis(Number(row.frozen_time)),
+    status: 'ready',
+    created_at: isoMillis(Number(row.created_at)),
+  };
 }
 
 /**
@@ -41,7 +57,14 @@ export class TestClockService {
     const problem = checkFrozenTime(request.frozen_time, frozen);
     if (problem !== null) throw validationError([problem]);
     const now = this.clock.now().getTime();
-    const row: TestClockRow = { id: newId('testClock', now), client_id: clientId, name: request.name ?? null, frozen_time: frozen, created_at: now, deleted_at: null };
+    const row: TestClockRow = {
+      id: newId('testClock', now),
+      client_id: clientId,
+      name: request.name ?? null,
+      frozen_time: frozen,
+      created_at: now,
+      deleted_at: null,
+    };
     await insertTestClock(trx, row);
     return toTestClock(row);
   }
@@ -50,7 +73,12 @@ export class TestClockService {
     return toTestClock(await this.#find(db, clientId, id));
   }
 
-  async list(db: Kysely<Database>, clientId: ClientId, limit: number, startingAfter?: string): Promise<{ data: TestClock[]; has_more: boolean }> {
+  async list(
+    db: Kysely<Database>,
+    clientId: ClientId,
+    limit: number,
+    startingAfter?: string,
+  ): Promise<{ data: TestClock[]; has_more: boolean }> {
     const rows = await listClientTestClocks(db, clientId, limit + 1, startingAfter);
     return { data: rows.slice(0, limit).map(toTestClock), has_more: rows.length > limit };
   }
@@ -75,7 +103,12 @@ export class TestClockService {
    * to the new time. The clock's stored time is each step's, so that every process reading it sees
    * only time whose consequences are applied. A concurrent advance of the same clock gets 409.
    */
-  async advance(clientId: ClientId, id: string, frozenTime: string, after?: (trx: Kysely<Database>, clock: TestClock) => Promise<void>): Promise<TestClock> {
+  async advance(
+    clientId: ClientId,
+    id: string,
+    frozenTime: string,
+    after?: (trx: Kysely<Database>, clock: TestClock) => Promise<void>,
+  ): Promise<TestClock> {
     const row = await this.#find(this.db, clientId, id);
     let at = Number(row.frozen_time);
     const target = Date.parse(frozenTime);
@@ -128,4 +161,3 @@ export async function clockTime(db: Kysely<Database>, id: string): Promise<numbe
   if (t === undefined) throw new Error(`unknown test clock ${id}`);
   return t;
 }
-

@@ -83,7 +83,14 @@ export async function attemptDelivery(launch: Launch, deps: AttemptDeps): Promis
     record: {
       attemptsBefore: delivery.attempts,
       changes: { ...next, last_attempt_at: attemptedAt, updated_at: now },
-      attempt: { delivery_id: delivery.id, seq: next.attempts, attempted_at: attemptedAt, status_code: result.statusCode, duration_ms: result.durationMs, error: result.error },
+      attempt: {
+        delivery_id: delivery.id,
+        seq: next.attempts,
+        attempted_at: attemptedAt,
+        status_code: result.statusCode,
+        duration_ms: result.durationMs,
+        error: result.error,
+      },
       // A retry, or a replay of the dead letter, sends these very bytes again.
       message: stored || next.status === 'succeeded' ? null : { event_id: delivery.event_id, body, created_at: now },
     },

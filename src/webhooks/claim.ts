@@ -3,7 +3,14 @@ import { storedEnvelopeBody } from '../events/envelope.js';
 import type { DialectName } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';
 import type { Launch, Slots } from './core/fan-out.js';
-import { dueCandidates, dueCandidatesBounded, findEvents, findMessagesWithOrigins, insertMessages, leaseDeliveries } from './delivery.repository.js';
+import {
+  dueCandidates,
+  dueCandidatesBounded,
+  findEvents,
+  findMessagesWithOrigins,
+  insertMessages,
+  leaseDeliveries,
+} from './delivery.repository.js';
 import { findEndpoints } from './endpoint.repository.js';
 
 export interface ClaimLimits {
@@ -25,7 +32,13 @@ export interface ClaimResult {
  * Leases due deliveries within `slots` (updating them) in `trx`, with their endpoints and bodies:
  * the earliest due first, at most `perEndpointConcurrency` in flight per endpoint across workers.
  */
-export async function claimIn(trx: Kysely<Database>, dialect: DialectName, slots: Slots, now: number, limits: ClaimLimits): Promise<ClaimResult> {
+export async function claimIn(
+  trx: Kysely<Database>,
+  dialect: DialectName,
+  slots: Slots,
+  now: number,
+  limits: ClaimLimits,
+): Promise<ClaimResult> {
   const capacity = slots.free;
   if (capacity <= 0) return { launches: [], mayBeDue: null };
   const { perEndpointConcurrency } = limits;

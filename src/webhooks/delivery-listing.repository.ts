@@ -15,7 +15,12 @@ export interface DeliveryFilter {
   status?: DeliveryStatus;
 }
 
-export async function listClientDeliveries(db: Kysely<Database>, clientId: string, filter: DeliveryFilter, page: PageRequest): Promise<WebhookDeliveryRow[]> {
+export async function listClientDeliveries(
+  db: Kysely<Database>,
+  clientId: string,
+  filter: DeliveryFilter,
+  page: PageRequest,
+): Promise<WebhookDeliveryRow[]> {
   return clientDeliveriesQuery(db, clientId, filter, page).execute();
 }
 
@@ -80,7 +85,13 @@ export async function findClientDelivery(db: Kysely<Database>, clientId: string,
 
 export async function attemptsOf(db: Kysely<Database>, deliveryIds: readonly string[]): Promise<WebhookAttemptRow[]> {
   if (deliveryIds.length === 0) return [];
-  return db.selectFrom('webhook_attempts').selectAll().where('delivery_id', 'in', deliveryIds).orderBy('delivery_id').orderBy('seq').execute();
+  return db
+    .selectFrom('webhook_attempts')
+    .selectAll()
+    .where('delivery_id', 'in', deliveryIds)
+    .orderBy('delivery_id')
+    .orderBy('seq')
+    .execute();
 }
 
 /** Makes dead deliveries due again at `now` (a replay); returns how many changed. */
@@ -108,14 +119,21 @@ export async function cancelPending(db: Kysely<Database>, endpointId: string, no
 // ----- Events, as the client sees them ----------------------------------------------------------
 
 /** Events of this client and those addressed to every client (client_id null), a page of them. */
-export async function listClientEvents(db: Kysely<Database>, clientId: string, type: string | undefined, page: PageRequest): Promise<EventRow[]> {
+export async function listClientEvents(
+  db: Kysely<Database>,
+  clientId: string,
+  type: string | undefined,
+  page: PageRequest,
+): Promise<EventRow[]> {
   const ofType = (query: EventQuery) => (type === undefined ? query : query.where('type', '=', type));
   if (page.after !== undefined) {
     const after = page.after;
     return clientEvents(db, clientId, 'asc', page.limit + 1, (query) => ofType(query).where('id', '>', after));
   }
   const before = page.before;
-  return clientEvents(db, clientId, 'desc', page.limit + 1, (query) => (before === undefined ? ofType(query) : ofType(query).where('id', '<', before)));
+  return clientEvents(db, clientId, 'desc', page.limit + 1, (query) =>
+    before === undefined ? ofType(query) : ofType(query).where('id', '<', before),
+  );
 }
 
 export async function findClientEvent(db: Kysely<Database>, clientId: string, id: string): Promise<EventRow | undefined> {

@@ -4,7 +4,13 @@ import { randomUUID } from 'node:crypto';
 import { CompiledQuery } from 'kysely';
 import { DATABASES, openTestStorage } from '../../test/support/harness.js';
 import { newId } from '../lib/ids.js';
-import { clientDeliveriesQuery, countUnlisted, listClientDeliveries, markListed, type DeliveryFilter } from './delivery-listing.repository.js';
+import {
+  clientDeliveriesQuery,
+  countUnlisted,
+  listClientDeliveries,
+  markListed,
+  type DeliveryFilter,
+} from './delivery-listing.repository.js';
 import { insertDeliveries } from './delivery.repository.js';
 import type { DeliveryStatus, WebhookDeliveryRow } from './webhook.table.js';
 
@@ -53,14 +59,25 @@ for (const database of DATABASES) {
         const ids: string[] = [];
         for (;;) {
           const before = ids.at(-1);
-          const page = await listClientDeliveries(db, 'cli_a', { status: 'dead', ...(endpointId === undefined ? {} : { endpointId }) }, { limit: 4, ...(before === undefined ? {} : { before }) });
+          const page = await listClientDeliveries(
+            db,
+            'cli_a',
+            { status: 'dead', ...(endpointId === undefined ? {} : { endpointId }) },
+            { limit: 4, ...(before === undefined ? {} : { before }) },
+          );
           ids.push(...page.slice(0, 4).map((r) => r.id));
           if (page.length <= 4) return ids;
         }
       };
       assert.ok(expected(() => true).length > 10);
-      assert.deepEqual(await walk(), expected(() => true));
-      assert.deepEqual(await walk('we_cli_a_1'), expected((r) => r.endpoint_id === 'we_cli_a_1'));
+      assert.deepEqual(
+        await walk(),
+        expected(() => true),
+      );
+      assert.deepEqual(
+        await walk('we_cli_a_1'),
+        expected((r) => r.endpoint_id === 'we_cli_a_1'),
+      );
       // Oldest first from a position, as the cursor towards newer pages reads them.
       const all = expected(() => true);
       const after = await listClientDeliveries(db, 'cli_a', { status: 'dead' }, { limit: 3, after: all[5] as string });
@@ -97,9 +114,20 @@ for (const database of DATABASES) {
           .sort()
           .reverse();
       assert.ok(rows.some((r) => r.client_id === 'cli_a' && r.listed === 0 && r.status === 'dead'));
-      assert.deepEqual(await walk({}, 7), expected(() => true));
-      assert.deepEqual(await walk({ endpointId: 'we_cli_a_1' }, 9), expected((r) => r.endpoint_id === 'we_cli_a_1'));
-      for (const status of ['pending', 'succeeded', 'dead'] as const) assert.deepEqual(await walk({ status }, 5), expected((r) => r.status === status), status);
+      assert.deepEqual(
+        await walk({}, 7),
+        expected(() => true),
+      );
+      assert.deepEqual(
+        await walk({ endpointId: 'we_cli_a_1' }, 9),
+        expected((r) => r.endpoint_id === 'we_cli_a_1'),
+      );
+      for (const status of ['pending', 'succeeded', 'dead'] as const)
+        assert.deepEqual(
+          await walk({ status }, 5),
+          expected((r) => r.status === status),
+          status,
+        );
       const unlisted = rows.find((r) => r.client_id === 'cli_a' && r.listed === 0) as WebhookDeliveryRow;
       assert.deepEqual(await walk({ eventId: unlisted.event_id }, 5), [unlisted.id]);
       // Oldest first from a position on either side of the boundary, as the cursor towards newer pages reads them.
@@ -115,13 +143,27 @@ for (const database of DATABASES) {
       assert.equal(await countUnlisted(db), rows.filter((r) => r.listed === 0).length);
       assert.equal(await db.transaction().execute((trx) => markListed(trx, 40)), 40);
       assert.equal(await countUnlisted(db), rows.filter((r) => r.listed === 0).length - 40);
-      const oldestUnlisted = rows.filter((r) => r.listed === 0).slice(0, 40).map((r) => r.id);
-      const marked = await db.selectFrom('webhook_deliveries').select('id').where('id', 'in', oldestUnlisted).where('listed', '=', 1).execute();
+      const oldestUnlisted = rows
+        .filter((r) => r.listed === 0)
+        .slice(0, 40)
+        .map((r) => r.id);
+      const marked = await db
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('id', 'in', oldestUnlisted)
+        .where('listed', '=', 1)
+        .execute();
       assert.equal(marked.length, 40);
-      assert.deepEqual(await walk({}, 7), expected(() => true));
+      assert.deepEqual(
+        await walk({}, 7),
+        expected(() => true),
+      );
       assert.equal(await db.transaction().execute((trx) => markListed(trx, 1000)), rows.filter((r) => r.listed === 0).length - 40);
       assert.equal(await countUnlisted(db), 0);
-      assert.deepEqual(await walk({}, 50), expected(() => true));
+      assert.deepEqual(
+        await walk({}, 50),
+        expected(() => true),
+      );
     });
 
     if (database.name === 'sqlite') {
@@ -129,11 +171,17 @@ for (const database of DATABASES) {
         const { db } = await openTestStorage(t, database);
         const explain = async (filter: DeliveryFilter, after?: string) => {
           const query = clientDeliveriesQuery(db, 'cli_a', filter, { limit: 20, ...(after === undefined ? {} : { after }) }).compile();
-          const plan = await db.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${query.sql}`, [...query.parameters]));
+          const plan = await db.executeQuery<{ detail: string }>(
+            CompiledQuery.raw(`explain query plan ${query.sql}`, [...query.parameters]),
+          );
           return plan.rows.map((r) => r.detail).join('\n');
         };
         for (const plan of [await explain({}), await explain({ endpointId: 'we_1' }), await explain({ status: 'pending' }, 'del_x')]) {
-          assert.match(plan, /USING INDEX webhook_deliveries_client \(client_id=\? AND id[<>]\?\)|USING INDEX webhook_deliveries_client \(client_id=\?\)/, plan);
+          assert.match(
+            plan,
+            /USING INDEX webhook_deliveries_client \(client_id=\? AND id[<>]\?\)|USING INDEX webhook_deliveries_client \(client_id=\?\)/,
+            plan,
+          );
           assert.match(plan, /USING INDEX webhook_deliveries_unlisted/, plan);
           assert.doesNotMatch(plan, /SCAN webhook_deliveries(?! USING)/, plan);
         }
@@ -143,8 +191,15 @@ for (const database of DATABASES) {
       test('the dead-letter listing reads the partial index of dead letters, not every delivery of the client', async (t) => {
         const { db } = await openTestStorage(t, database);
         const explain = async (status: DeliveryStatus, endpointId?: string) => {
-          const query = clientDeliveriesQuery(db, 'cli_a', { status, ...(endpointId === undefined ? {} : { endpointId }) }, { limit: 20 }).compile();
-          const plan = await db.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${query.sql}`, [...query.parameters]));
+          const query = clientDeliveriesQuery(
+            db,
+            'cli_a',
+            { status, ...(endpointId === undefined ? {} : { endpointId }) },
+            { limit: 20 },
+          ).compile();
+          const plan = await db.executeQuery<{ detail: string }>(
+            CompiledQuery.raw(`explain query plan ${query.sql}`, [...query.parameters]),
+          );
           return plan.rows.map((r) => r.detail).join('\n');
         };
         assert.match(await explain('dead'), /USING INDEX webhook_deliveries_dead_client \(client_id=\?\)/);

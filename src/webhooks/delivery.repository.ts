@@ -43,7 +43,11 @@ export async function isQueued(db: Kysely<Database>, eventId: string): Promise<b
 
 /** Takes fanned-out events off the queue. */
 export async function dequeueEvents(trx: Kysely<Database>, ids: readonly string[]): Promise<void> {
-  for (let i = 0; i < ids.length; i += INSERT_CHUNK) await trx.deleteFrom('event_queue').where('event_id', 'in', ids.slice(i, i + INSERT_CHUNK)).execute();
+  for (let i = 0; i < ids.length; i += INSERT_CHUNK)
+    await trx
+      .deleteFrom('event_queue')
+      .where('event_id', 'in', ids.slice(i, i + INSERT_CHUNK))
+      .execute();
 }
 
 const messagesInsert = new PreparedInsert('webhook_messages', INSERT_CHUNK);
@@ -109,7 +113,13 @@ const dueScan = new PreparedQuery(2, (db, now: number, scan: number) =>
 );
 
 const lapsedScan = new PreparedQuery(2, (db, now: number, scan: number) =>
-  db.selectFrom('webhook_deliveries').select(['id', 'endpoint_id']).where(LEASED).where('lease_until', '<=', now).orderBy('lease_until').limit(scan),
+  db
+    .selectFrom('webhook_deliveries')
+    .select(['id', 'endpoint_id'])
+    .where(LEASED)
+    .where('lease_until', '<=', now)
+    .orderBy('lease_until')
+    .limit(scan),
 );
 
 const anyUnleased = new PreparedQuery(0, (db) => db.selectFrom('webhook_deliveries').select('id').where(UNLEASED).limit(1));
@@ -200,13 +210,18 @@ export async function leaseDeliveries(
   // due index over the whole backlog instead of looking the ids up.
   const query = trx.selectFrom('webhook_deliveries').selectAll().where('id', 'in', ids);
   const rows = (await dialectOf(dialect).rowLocked({ locking: query.forUpdate().skipLocked(), plain: query }).execute()).filter(
-    (r) => r.status === 'pending' && r.next_attempt_at !== null && r.next_attempt_at <= now && (r.lease_until === null || r.lease_until <= now),
+    (r) =>
+      r.status === 'pending' && r.next_attempt_at !== null && r.next_attempt_at <= now && (r.lease_until === null || r.lease_until <= now),
   );
   if (rows.length === 0) return [];
   await trx
     .updateTable('webhook_deliveries')
     .set({ lease_until: now + leaseMs, lease_owner: owner })
-    .where('id', 'in', rows.map((r) => r.id))
+    .where(
+      'id',
+      'in',
+      rows.map((r) => r.id),
+    )
     .execute();
   return rows.map((r) => ({ ...r, lease_until: now + leaseMs, lease_owner: owner }));
 }
@@ -221,7 +236,10 @@ export async function findEvents(db: Kysely<Database>, ids: readonly string[]): 
  * The stored bodies of events, with the events' origins (src/events/origin.ts), by event id; events
  * whose body is not stored are left out.
  */
-export async function findMessagesWithOrigins(db: Kysely<Database>, eventIds: readonly string[]): Promise<Map<string, { body: string; origin: string | null }>> {
+export async function findMessagesWithOrigins(
+  db: Kysely<Database>,
+  eventIds: readonly string[],
+): Promise<Map<string, { body: string; origin: string | null }>> {
   if (eventIds.length === 0) return new Map();
   const rows = await db
     .selectFrom('webhook_messages as m')
@@ -246,10 +264,28 @@ export async function findMessages(db: Kysely<Database>, eventIds: readonly stri
  */
 const settleLease = new PreparedQuery(
   8,
-  (db, status: DeliveryStatus, attempts: number, nextAttemptAt: number | null, lastAttemptAt: number | null, updatedAt: number, id: string, owner: string, attemptsBefore: number) =>
+  (
+    db,
+    status: DeliveryStatus,
+    attempts: number,
+    nextAttemptAt: number | null,
+    lastAttemptAt: number | null,
+    updatedAt: number,
+    id: string,
+    owner: string,
+    attemptsBefore: number,
+  ) =>
     db
       .updateTable('webhook_deliveries')
-      .set({ status, attempts, next_attempt_at: nextAttemptAt, last_attempt_at: lastAttemptAt, updated_at: updatedAt, lease_until: null, lease_owner: null })
+      .set({
+        status,
+        attempts,
+        next_attempt_at: nextAttemptAt,
+        last_attempt_at: lastAttemptAt,
+        updated_at: updatedAt,
+        lease_until: null,
+        lease_owner: null,
+      })
       .where('id', '=', id)
       .where('lease_owner', '=', owner)
       .where('attempts', '=', attemptsBefore)
@@ -289,8 +325,18 @@ export async function recordAttempt(
 }
 
 /** Gives back a lease without an attempt (the endpoint vanished between claim and send). */
-export async function settleWithoutAttempt(db: Kysely<Database>, id: string, owner: string, changes: Partial<WebhookDeliveryRow>): Promise<void> {
-  await db.updateTable('webhook_deliveries').set({ ...changes, lease_until: null, lease_owner: null }).where('id', '=', id).where('lease_owner', '=', owner).execute();
+export async function settleWithoutAttempt(
+  db: Kysely<Database>,
+  id: string,
+  owner: string,
+  changes: Partial<WebhookDeliveryRow>,
+): Promise<void> {
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ ...changes, lease_until: null, lease_owner: null })
+    .where('id', '=', id)
+    .where('lease_owner', '=', owner)
+    .execute();
 }
 
 // ----- The API's reads and changes --------------------------------------------------------------

@@ -4,7 +4,15 @@ import type { Clock } from '../lib/clock.js';
 import { ApiError, notFound } from '../lib/errors.js';
 import { isId, type ClientId } from '../lib/ids.js';
 import type { Database } from '../storage/schema.js';
-import { attemptsOf, findClientDelivery, findClientEvent, listClientDeliveries, listClientEvents, requeueDead, type DeliveryFilter } from './delivery-listing.repository.js';
+import {
+  attemptsOf,
+  findClientDelivery,
+  findClientEvent,
+  listClientDeliveries,
+  listClientEvents,
+  requeueDead,
+  type DeliveryFilter,
+} from './delivery-listing.repository.js';
 import { findClientEndpoint, type PageRequest } from './endpoint.repository.js';
 import { pageOf, toDelivery, type Page } from './mapping.js';
 import type { Delivery, EventEnvelope } from './webhook.schemas.js';
@@ -14,7 +22,10 @@ export class DeliveryService {
   constructor(private readonly clock: Clock) {}
 
   async #withAttempts(db: Kysely<Database>, rows: Parameters<typeof toDelivery>[0][]): Promise<Delivery[]> {
-    const attempts = await attemptsOf(db, rows.map((r) => r.id));
+    const attempts = await attemptsOf(
+      db,
+      rows.map((r) => r.id),
+    );
     const byDelivery = new Map<string, typeof attempts>();
     for (const a of attempts) byDelivery.set(a.delivery_id, [...(byDelivery.get(a.delivery_id) ?? []), a]);
     return rows.map((r) => toDelivery(r, byDelivery.get(r.id) ?? []));

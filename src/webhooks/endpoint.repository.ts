@@ -15,7 +15,13 @@ export async function insertEndpoint(db: Kysely<Database>, row: WebhookEndpointR
 
 /** A client's endpoint that has not been deleted. */
 export async function findClientEndpoint(db: Kysely<Database>, clientId: string, id: string): Promise<WebhookEndpointRow | undefined> {
-  return db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).where('client_id', '=', clientId).where('deleted_at', 'is', null).executeTakeFirst();
+  return db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('id', '=', id)
+    .where('client_id', '=', clientId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
 }
 
 export async function countClientEndpoints(db: Kysely<Database>, clientId: string): Promise<number> {
@@ -35,9 +41,17 @@ export async function updateEndpoint(db: Kysely<Database>, id: string, changes: 
 /** One page of a client's endpoints (limit + 1 rows, to tell whether another page follows). */
 export async function listClientEndpoints(db: Kysely<Database>, clientId: string, page: PageRequest): Promise<WebhookEndpointRow[]> {
   let query = db.selectFrom('webhook_endpoints').selectAll().where('client_id', '=', clientId).where('deleted_at', 'is', null);
-  if (page.after !== undefined) return query.where('id', '>', page.after).orderBy('id', 'asc').limit(page.limit + 1).execute();
+  if (page.after !== undefined)
+    return query
+      .where('id', '>', page.after)
+      .orderBy('id', 'asc')
+      .limit(page.limit + 1)
+      .execute();
   if (page.before !== undefined) query = query.where('id', '<', page.before);
-  return query.orderBy('id', 'desc').limit(page.limit + 1).execute();
+  return query
+    .orderBy('id', 'desc')
+    .limit(page.limit + 1)
+    .execute();
 }
 
 /**

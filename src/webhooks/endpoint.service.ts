@@ -14,10 +14,26 @@ import { sampleEventData } from './core/payload.js';
 import { generateEndpointSecret } from './core/signature.js';
 import { cancelPending } from './delivery-listing.repository.js';
 import { insertDeliveries, insertMessages } from './delivery.repository.js';
-import { countClientEndpoints, findClientEndpoint, insertEndpoint, listClientEndpoints, updateEndpoint, type PageRequest } from './endpoint.repository.js';
+import {
+  countClientEndpoints,
+  findClientEndpoint,
+  insertEndpoint,
+  listClientEndpoints,
+  updateEndpoint,
+  type PageRequest,
+} from './endpoint.repository.js';
 import { pageOf, toDelivery, toEndpoint, type Page } from './mapping.js';
 import type { EndpointSecrets } from './secrets.js';
-import type { SecretRotation, TestEventRequest, TestEventResponse, SampleEventResponse, WebhookEndpoint, WebhookEndpointCreated, WebhookEndpointRequest, WebhookEndpointUpdate } from './webhook.schemas.js';
+import type {
+  SecretRotation,
+  TestEventRequest,
+  TestEventResponse,
+  SampleEventResponse,
+  WebhookEndpoint,
+  WebhookEndpointCreated,
+  WebhookEndpointRequest,
+  WebhookEndpointUpdate,
+} from './webhook.schemas.js';
 import type { WebhookEndpointRow } from './webhook.table.js';
 
 /** docs/webhooks.md: at most 16 endpoints per client. */
@@ -51,7 +67,8 @@ export class EndpointService {
 
   #checkUrl(url: string): void {
     const check = checkEndpointUrl(url, this.options.mode, { allowPrivateInSandbox: this.options.allowPrivateInSandbox });
-    if (!check.ok) throw validationError([{ field: 'url', rule: check.rule, value: url, message: check.message }], `Invalid url: ${check.message}`);
+    if (!check.ok)
+      throw validationError([{ field: 'url', rule: check.rule, value: url, message: check.message }], `Invalid url: ${check.message}`);
   }
 
   async #find(db: Kysely<Database>, clientId: ClientId, id: string): Promise<WebhookEndpointRow> {
@@ -67,7 +84,14 @@ export class EndpointService {
     const count = await countClientEndpoints(trx, clientId);
     if (count >= this.options.maxEndpoints) {
       throw validationError(
-        [{ field: 'body', rule: 'max_endpoints', value: count, message: `a client may have at most ${this.options.maxEndpoints} webhook endpoints` }],
+        [
+          {
+            field: 'body',
+            rule: 'max_endpoints',
+            value: count,
+            message: `a client may have at most ${this.options.maxEndpoints} webhook endpoints`,
+          },
+        ],
         `A client may have at most ${this.options.maxEndpoints} webhook endpoints; delete one first`,
       );
     }
@@ -149,7 +173,15 @@ export class EndpointService {
     const at = this.clock.now();
     const type = request.type ?? 'webhook.test';
     const data = sampleEventData(type, { at, endpointId: endpoint.id, issuer: this.options.serviceName });
-    const event = await recordEvent(trx, { clientId, type, data, livemode: request.livemode ?? this.options.livemode, at, subjectRef: endpoint.id, fanOut: false });
+    const event = await recordEvent(trx, {
+      clientId,
+      type,
+      data,
+      livemode: request.livemode ?? this.options.livemode,
+      at,
+      subjectRef: endpoint.id,
+      fanOut: false,
+    });
     const now = at.getTime();
     const delivery = newDeliveryRow(event, endpoint, now);
     await insertMessages(trx, [{ event_id: event.id, body: serializeEnvelope(event), created_at: now }]);

@@ -28,7 +28,14 @@ export interface FanOutResult {
  * PostgreSQL, so that two workers never take one event), reads the endpoints that may receive them,
  * inserts the bodies and deliveries and takes the events off the queue.
  */
-export async function fanOutIn(trx: Kysely<Database>, dialect: DialectName, limit: number, now: number, slots: Slots | null, limits: FanOutLimits): Promise<FanOutResult> {
+export async function fanOutIn(
+  trx: Kysely<Database>,
+  dialect: DialectName,
+  limit: number,
+  now: number,
+  slots: Slots | null,
+  limits: FanOutLimits,
+): Promise<FanOutResult> {
   const locked = await lockPendingEvents(trx, dialect, limit);
   if (locked.length === 0) return { events: 0, launches: [], unlisted: 0, leftDue: false };
   const clientIds = [...new Set(locked.flatMap((e) => (e.client_id === null ? [] : [e.client_id])))];
@@ -39,7 +46,12 @@ export async function fanOutIn(trx: Kysely<Database>, dialect: DialectName, limi
   await insertMessages(trx, plan.messages);
   await insertDeliveries(trx, plan.deliveries);
   await dequeueEvents(trx, plan.taken);
-  return { events: plan.taken.length, launches: plan.launches, unlisted: limits.deferListing ? plan.deliveries.length : 0, leftDue: plan.leftDue };
+  return {
+    events: plan.taken.length,
+    launches: plan.launches,
+    unlisted: limits.deferListing ? plan.deliveries.length : 0,
+    leftDue: plan.leftDue,
+  };
 }
 
 /**

@@ -117,13 +117,29 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
   const { db, dialect } = deps.storage;
   const { mode, livemode, serviceName } = deps.config;
   const secrets = new EndpointSecrets(deriveKey(deps.masterKey, 'webhook-secrets'));
-  const endpoints = new EndpointService(secrets, deps.clock, { mode, livemode, dialect, serviceName, allowPrivateInSandbox: options.allowPrivateInSandbox, maxEndpoints: options.maxEndpoints });
+  const endpoints = new EndpointService(secrets, deps.clock, {
+    mode,
+    livemode,
+    dialect,
+    serviceName,
+    allowPrivateInSandbox: options.allowPrivateInSandbox,
+    maxEndpoints: options.maxEndpoints,
+  });
   const deliveries = new DeliveryService(deps.clock);
   const publicOnly = mode === 'production' || !options.allowPrivateInSandbox;
-  const sender = options.sender ?? new UndiciSender({ timeoutMs: options.timeoutMs, publicOnly, ...(options.resolve === undefined ? {} : { resolve: options.resolve }) });
+  const sender =
+    options.sender ??
+    new UndiciSender({ timeoutMs: options.timeoutMs, publicOnly, ...(options.resolve === undefined ? {} : { resolve: options.resolve }) });
   const delivery: DeliveryDeps = { db, dialect, secrets, sender, clock: deps.clock, options: { ...options, serviceName }, log: deps.log };
   const routes: FastifyPluginAsyncTypebox = async (app) => {
-    await app.register(webhookRoutes, { db, transact: deps.storage.transact, endpoints, deliveries, idempotency: deps.idempotency, cursors: deps.cursors });
+    await app.register(webhookRoutes, {
+      db,
+      transact: deps.storage.transact,
+      endpoints,
+      deliveries,
+      idempotency: deps.idempotency,
+      cursors: deps.cursors,
+    });
     await app.register(eventRoutes, { db, deliveries, cursors: deps.cursors });
   };
   return { service: { endpoints, deliveries }, routes, delivery };

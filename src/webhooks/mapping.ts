@@ -58,5 +58,9 @@ export function pageOf<R extends { id: string }>(rows: R[], page: PageRequest): 
     slice.reverse();
     return { items: slice, older: slice.at(-1)?.id ?? null, newer: more ? (slice[0]?.id ?? null) : null };
   }
-  return { items: slice, older: more ? (slice.at(-1)?.id ?? null) : null, newer: page.before !== undefined ? (slice[0]?.id ?? null) : null };
+  return {
+    items: slice,
+    older: more ? (slice.at(-1)?.id ?? null) : null,
+    newer: page.before !== undefined ? (slice[0]?.id ?? null) : null,
+  };
 }

@@ -8,7 +8,12 @@ import type { EventRow } from '../events/event.table.js';
  * caller's transaction ends, so that two resends of one event do not both create its delivery to an
  * endpoint (SQLite's write transaction already excludes every other writer).
  */
-export async function lockClientEvent(trx: Kysely<Database>, dialect: DialectName, clientId: string, id: string): Promise<EventRow | undefined> {
+export async function lockClientEvent(
+  trx: Kysely<Database>,
+  dialect: DialectName,
+  clientId: string,
+  id: string,
+): Promise<EventRow | undefined> {
   const query = trx
     .selectFrom('events')
     .selectAll()

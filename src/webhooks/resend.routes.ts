@@ -21,7 +21,14 @@ const tags = ['Events'];
 
 const ResendParams = Type.Object({ id: Type.String() });
 const ResendRequest = Type.Object(
-  { endpoint_id: Type.Optional(Type.String({ maxLength: 64, description: 'The endpoint to send it to (we_...); default every endpoint subscribed to the event type.' })) },
+  {
+    endpoint_id: Type.Optional(
+      Type.String({
+        maxLength: 64,
+        description: 'The endpoint to send it to (we_...); default every endpoint subscribed to the event type.',
+      }),
+    ),
+  },
   { additionalProperties: false, title: 'EventResendRequest' },
 );
 const ResendResponse = Type.Object({ event_id: Type.String(), deliveries: Type.Array(Delivery) }, { title: 'EventResend' });
@@ -45,7 +52,7 @@ export const eventResendRoutes: FastifyPluginAsyncTypebox<EventResendRouteDeps> 
         description:
           'For each endpoint: a new delivery, due now, if it never had one; a succeeded or dead delivery is made due again (same idempotency key, its retry schedule restarted); a pending one is left on its way. ' +
           '409 while the event has not been fanned out yet (within a second of its creation), or when no endpoint subscribes to its type and none is named.',
-       
+
         headers: IdempotencyHeaders,
         params: ResendParams,
         body: ResendRequest,

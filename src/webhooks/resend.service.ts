@@ -49,17 +49,24 @@ export class EventResendService {
       if (endpoint === undefined) throw notFound('Webhook endpoint', endpointId);
       targets = [endpoint];
     } else {
-      targets = (await listClientEndpoints(trx, clientId, { limit: ENDPOINTS_READ })).filter((e) => (JSON.parse(e.events) as string[]).includes(event.type));
-      if (targets.length === 0) throw new ApiError('conflict', `No webhook endpoint subscribes to ${event.type}; name one with endpoint_id`);
+      targets = (await listClientEndpoints(trx, clientId, { limit: ENDPOINTS_READ })).filter((e) =>
+        (JSON.parse(e.events) as string[]).includes(event.type),
+      );
+      if (targets.length === 0)
+        throw new ApiError('conflict', `No webhook endpoint subscribes to ${event.type}; name one with endpoint_id`);
     }
     // Until the fan-out has run it may still create this event's deliveries itself, and a second
     // delivery of the same pair would make it fail; it runs within a poll period.
     if (await isQueued(trx, event.id)) {
-      throw new ApiError('conflict', `Event ${event.id} is still being fanned out to endpoints; retry in a moment`, { headers: { 'retry-after': '1' } });
+      throw new ApiError('conflict', `Event ${event.id} is still being fanned out to endpoints; retry in a moment`, {
+        headers: { 'retry-after': '1' },
+      });
     }
 
     const now = this.clock.now().getTime();
-    const existing = new Map((await listClientDeliveries(trx, clientId, { eventId: event.id }, { limit: ENDPOINTS_READ })).map((d) => [d.endpoint_id, d]));
+    const existing = new Map(
+      (await listClientDeliveries(trx, clientId, { eventId: event.id }, { limit: ENDPOINTS_READ })).map((d) => [d.endpoint_id, d]),
+    );
     const fresh = targets.filter((e) => !existing.has(e.id)).map((e) => newDeliveryRow(event, e, now));
     if (fresh.length > 0 && !(await findMessages(trx, [event.id])).has(event.id)) {
       // Events that matched no endpoint at fan-out have no stored body yet; it is serialised now, once.

@@ -33,7 +33,13 @@ test('public-only: literal private, loopback and link-local addresses are refuse
   const receiver = await listening(t);
   const sender = new UndiciSender({ timeoutMs: 1000, publicOnly: true });
   t.after(() => sender.close());
-  for (const url of [`http://127.0.0.1:${receiver.port}/`, 'http://10.0.0.1/', 'http://169.254.169.254/latest/meta-data/', `http://[::1]:${receiver.port}/`, `http://[::ffff:127.0.0.1]:${receiver.port}/`]) {
+  for (const url of [
+    `http://127.0.0.1:${receiver.port}/`,
+    'http://10.0.0.1/',
+    'http://169.254.169.254/latest/meta-data/',
+    `http://[::1]:${receiver.port}/`,
+    `http://[::ffff:127.0.0.1]:${receiver.port}/`,
+  ]) {
     const result = await sender.send(request(url));
     assert.equal(result.statusCode, null, url);
     assert.match(result.error ?? '', /address refused/, url);
@@ -145,7 +151,13 @@ test('the request carries the method, path with its query, headers and exact bod
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      seen.push({ method: req.method, url: req.url, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), socket: req.socket });
+      seen.push({
+        method: req.method,
+        url: req.url,
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        socket: req.socket,
+      });
       res.writeHead(202, { 'content-type': 'text/plain' }).end('x'.repeat(10_000));
     });
   });

@@ -243,7 +243,11 @@ class Deadlines {
   #expire(): void {
     this.#timer = null;
     const now = performance.now();
-    for (let attempt = this.#queue[this.#head]; attempt !== undefined && (attempt.ended || attempt.at <= now); attempt = this.#queue[this.#head]) {
+    for (
+      let attempt = this.#queue[this.#head];
+      attempt !== undefined && (attempt.ended || attempt.at <= now);
+      attempt = this.#queue[this.#head]
+    ) {
       this.#head++;
       attempt.expire();
     }
@@ -290,7 +294,8 @@ export class UndiciSender implements WebhookSender {
         target.path = `${url.pathname}${url.search}`;
         // A literal address is connected to without any lookup, so it is checked here.
         const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-        if (this.#options.publicOnly && isIP(host) !== 0 && !isPublicAddress(host)) target.refused = `address refused: ${host} is not a public address`;
+        if (this.#options.publicOnly && isIP(host) !== 0 && !isPublicAddress(host))
+          target.refused = `address refused: ${host} is not a public address`;
       } catch {
         target.refused = 'invalid url';
       }
@@ -303,7 +308,11 @@ export class UndiciSender implements WebhookSender {
   send(webhook: WebhookRequest): Promise<SendResult> {
     const started = performance.now();
     const target = this.#target(webhook.url);
-    const result = (statusCode: number | null, error: string | null): SendResult => ({ statusCode, error, durationMs: Math.round(performance.now() - started) });
+    const result = (statusCode: number | null, error: string | null): SendResult => ({
+      statusCode,
+      error,
+      durationMs: Math.round(performance.now() - started),
+    });
     if (target.refused !== null) return Promise.resolve(result(null, target.refused));
     return new Promise<SendResult>((resolve) => {
       const attempt = new Attempt(this.#options.timeoutMs, (statusCode, error) => {
@@ -314,7 +323,10 @@ export class UndiciSender implements WebhookSender {
       // A POST is never retried by undici on another connection, and a redirect is not followed (no
       // redirect interceptor): a 3xx is returned as is and counts as a failure.
       try {
-        this.#agent.dispatch({ origin: target.origin, path: target.path, method: 'POST', headers: webhook.headers, body: webhook.body }, attempt);
+        this.#agent.dispatch(
+          { origin: target.origin, path: target.path, method: 'POST', headers: webhook.headers, body: webhook.body },
+          attempt,
+        );
       } catch (error) {
         attempt.fail(error);
       }

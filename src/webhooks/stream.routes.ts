@@ -20,7 +20,11 @@ const scope = 'webhooks:manage' as const;
 const tags = ['Events'];
 
 const StreamQuery = Type.Object(
-  { last_event_id: Type.Optional(Type.String({ maxLength: 64, description: 'Resume after this event id; for clients that cannot set the Last-Event-ID header.' })) },
+  {
+    last_event_id: Type.Optional(
+      Type.String({ maxLength: 64, description: 'Resume after this event id; for clients that cannot set the Last-Event-ID header.' }),
+    ),
+  },
   { additionalProperties: false },
 );
 const StreamHeaders = Type.Object({
@@ -28,13 +32,16 @@ const StreamHeaders = Type.Object({
 });
 
 /** Every status of the stream route carries its media type, so the documented `produces` applies to the 200 alone. */
-const jsonErrors = Object.fromEntries(Object.keys(protectedErrors(422)).map((s) => [s, { description: 'Error', content: { 'application/json': { schema: ErrorBody } } }]));
+const jsonErrors = Object.fromEntries(
+  Object.keys(protectedErrors(422)).map((s) => [s, { description: 'Error', content: { 'application/json': { schema: ErrorBody } } }]),
+);
 
 /** The event's resume position: the header wins over the query parameter. Unknown but well-formed ids are positions too. */
 function resumeAfter(header: string | undefined, query: string | undefined): string | null {
   const value = header ?? query;
   if (value === undefined || value === '') return null;
-  if (!isId('event', value)) throw validationError([{ field: header === undefined ? 'last_event_id' : 'Last-Event-ID', rule: 'format', value }]);
+  if (!isId('event', value))
+    throw validationError([{ field: header === undefined ? 'last_event_id' : 'Last-Event-ID', rule: 'format', value }]);
   return value;
 }
 
@@ -60,17 +67,20 @@ export const eventStreamRoutes: FastifyPluginAsyncTypebox<EventStreamRouteDeps> 
       schema: {
         operationId: 'streamEvents',
         tags,
-        summary: 'Follow the client\'s events as they happen (Server-Sent Events), resuming after Last-Event-ID',
+        summary: "Follow the client's events as they happen (Server-Sent Events), resuming after Last-Event-ID",
         description:
           'Each event is sent as `id: <event id>`, `event: <type>` and `data: <envelope>`, where the envelope is byte for byte the body a webhook delivery of it carries. ' +
-          'Sends the client\'s events and those addressed to every client, in id order, about two seconds after they happen. With `Last-Event-ID` (or `last_event_id`) the stored events after that id are sent first. ' +
+          "Sends the client's events and those addressed to every client, in id order, about two seconds after they happen. With `Last-Event-ID` (or `last_event_id`) the stored events after that id are sent first. " +
           'A `: ping` comment comes every 15 seconds. The stream ends when the access token expires; reconnect with a new token and the last id received.',
-       
+
         produces: ['text/event-stream'],
         headers: StreamHeaders,
         querystring: StreamQuery,
         response: {
-          200: { description: 'An endless text/event-stream', content: { 'text/event-stream': { schema: Type.String({ description: 'SSE frames' }) } } },
+          200: {
+            description: 'An endless text/event-stream',
+            content: { 'text/event-stream': { schema: Type.String({ description: 'SSE frames' }) } },
+          },
           ...jsonErrors,
         },
       },

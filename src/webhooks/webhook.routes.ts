@@ -50,11 +50,24 @@ const EmptyBody = Type.Object({}, { additionalProperties: false, description: 'O
  * so it is read as `{}` first: an empty request and `{}` are the same request (and the same
  * idempotency fingerprint).
  */
-const bodyOptional = { preValidation: async (request: { body: unknown }) => { if (request.body === undefined || request.body === null) request.body = {}; } };
-const pagedHeaders = { ...pageHeaders, 'x-cursor-prev': Type.String({ description: 'Cursor of the previous (newer) page; empty on the first page.' }) };
+const bodyOptional = {
+  preValidation: async (request: { body: unknown }) => {
+    if (request.body === undefined || request.body === null) request.body = {};
+  },
+};
+const pagedHeaders = {
+  ...pageHeaders,
+  'x-cursor-prev': Type.String({ description: 'Cursor of the previous (newer) page; empty on the first page.' }),
+};
 
 /** One page of a two-way listing (newest first), in the keyset paging every listing uses. */
-function pageOf(cursors: CursorCodec, listing: string, filters: Record<string, unknown>, cursor: string | undefined, limit: number): { paging: KeysetPaging; range: PageRequest } {
+function pageOf(
+  cursors: CursorCodec,
+  listing: string,
+  filters: Record<string, unknown>,
+  cursor: string | undefined,
+  limit: number,
+): { paging: KeysetPaging; range: PageRequest } {
   const paging = new KeysetPaging(cursors, listing, filters);
   return { paging, range: paging.range(cursor, limit) };
 }
@@ -64,7 +77,10 @@ function sendPage<T>(reply: FastifyReply, paging: KeysetPaging, page: Page<T>): 
 }
 
 /** Endpoints, deliveries and dead letters (docs/webhooks.md: the spec's POST plus extensions). */
-export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async (app, { db, endpoints, deliveries, idempotency, cursors, transact }) => {
+export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async (
+  app,
+  { db, endpoints, deliveries, idempotency, cursors, transact },
+) => {
   app.post(
     '/v1/webhooks/endpoints',
     {
@@ -73,16 +89,22 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async 
         operationId: 'createWebhookEndpoint',
         tags,
         summary: 'Register a webhook endpoint; the response shows its signing secret, this once',
-       
+
         headers: IdempotencyHeaders,
         body: WebhookEndpointRequest,
         response: { 201: WebhookEndpointCreated, ...protectedErrors(409, 422) },
       },
     },
     async (request, reply) =>
-      replyIdempotently(idempotency, request, reply, async (trx) => ({ status: 201, body: await endpoints.create(trx, authOf(request).clientId, request.body) }), {
-        carriesSecret: true,
-      }),
+      replyIdempotently(
+        idempotency,
+        request,
+        reply,
+        async (trx) => ({ status: 201, body: await endpoints.create(trx, authOf(request).clientId, request.body) }),
+        {
+          carriesSecret: true,
+        },
+      ),
   );
 
   app.get(
@@ -93,7 +115,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async 
         operationId: 'listWebhookEndpoints',
         tags,
         summary: 'List webhook endpoints, newest first',
-       
+
         querystring: EndpointListQuery,
         response: { 200: Type.Object({ data: Type.Array(WebhookEndpoint) }, { headers: pagedHeaders }), ...protectedErrors(422) },
       },
@@ -108,7 +130,13 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async 
     '/v1/webhooks/endpoints/:id',
     {
       config: { scope },
-      schema: { operationId: 'getWebhookEndpoint', tags, summary: 'Read a webhook endpoint (without its secret)', params: IdParams, response: { 200: WebhookEndpoint, ...protectedErrors(404) } },
+      schema: {
+        operationId: 'getWebhookEndpoint',
+        tags,
+        summary: 'Read a webhook endpoint (without its secret)',
+        params: IdParams,
+        response: { 200: WebhookEndpoint, ...protectedErrors(404) },
+      },
     },
     async (request) => endpoints.get(db, authOf(request).clientId, request.params.id),
   );
@@ -122,8 +150,8 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async 
       schema: {
         operationId: 'updateWebhookEndpoint',
         tags,
-        summary: 'Change an endpoint\'s url, events, description, or disable it',
-       
+        summary: "Change an endpoint's url, events, description, or disable it",
+
         params: IdParams,
         body: WebhookEndpointUpdate,
         response: { 200: WebhookEndpoint, ...protectedErrors(404, 422) },
@@ -140,7 +168,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async 
         operationId: 'deleteWebhookEndpoint',
         tags,
         summary: 'Delete an endpoint; its pending deliveries stop',
-       
+
         params: IdParams,
         response: { 204: Type.Null({ description: 'Deleted' }), ...protectedErrors(404) },
       },
@@ -160,7 +188,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async 
         operationId: 'rotateWebhookEndpointSecret',
         tags,
         summary: 'Issue a new signing secret; for 24 hours deliveries carry two v1= signatures, new then old',
-       
+
         headers: IdempotencyHeaders,
         params: IdParams,
         body: EmptyBody,
@@ -168,9 +196,15 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async 
       },
     },
     async (request, reply) =>
-      replyIdempotently(idempotency, request, reply, async (trx) => ({ status: 200, body: await endpoints.rotateSecret(trx, authOf(request).clientId, request.params.id) }), {
-        carriesSecret: true,
-      }),
+      replyIdempotently(
+        idempotency,
+        request,
+        reply,
+        async (trx) => ({ status: 200, body: await endpoints.rotateSecret(trx, authOf(request).clientId, request.params.id) }),
+        {
+          carriesSecret: true,
+        },
+      ),
   );
 
   app.post(
@@ -182,8 +216,9 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async 
         operationId: 'sendWebhookTestEvent',
         tags,
         summary: 'Send a sample event of any type to this endpoint only',
-        description: 'The event is stored like any other (see GET /v1/events) with the livemode given, and delivered, signed, to this endpoint alone.',
-       
+        description:
+          'The event is stored like any other (see GET /v1/events) with the livemode given, and delivered, signed, to this endpoint alone.',
+
         headers: IdempotencyHeaders,
         params: IdParams,
         body: TestEventRequest,
@@ -205,16 +240,19 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async 
       schema: {
         operationId: 'sendSampleEvent',
         tags,
-        summary: 'Store a sample event of any type as one of the client\'s events',
+        summary: "Store a sample event of any type as one of the client's events",
         description:
-          'The sample is stored like any other event (see GET /v1/events), with the livemode given: it is delivered, signed, to each of the client\'s endpoints subscribed to its type, and sent on the event stream (GET /v1/events/stream), so `cauri listen` forwards it. The client needs no endpoint. `webhook.test` samples carry `endpoint_id: null`.',
+          "The sample is stored like any other event (see GET /v1/events), with the livemode given: it is delivered, signed, to each of the client's endpoints subscribed to its type, and sent on the event stream (GET /v1/events/stream), so `cauri listen` forwards it. The client needs no endpoint. `webhook.test` samples carry `endpoint_id: null`.",
         headers: IdempotencyHeaders,
         body: TestEventRequest,
         response: { 202: SampleEventResponse, ...protectedErrors(409, 422) },
       },
     },
     async (request, reply) =>
-      replyIdempotently(idempotency, request, reply, async (trx) => ({ status: 202, body: await endpoints.sendSample(trx, authOf(request).clientId, request.body) })),
+      replyIdempotently(idempotency, request, reply, async (trx) => ({
+        status: 202,
+        body: await endpoints.sendSample(trx, authOf(request).clientId, request.body),
+      })),
   );
 
   app.post(
@@ -226,7 +264,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async 
         operationId: 'replayDeadDeliveries',
         tags,
         summary: 'Replay every dead delivery of an endpoint (one new attempt each)',
-       
+
         headers: IdempotencyHeaders,
         params: IdParams,
         body: EmptyBody,
@@ -248,7 +286,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async 
         operationId: 'listWebhookDeliveries',
         tags,
         summary: 'List deliveries with their attempts, newest first; status=dead lists the dead letters',
-       
+
         querystring: DeliveryListQuery,
         response: { 200: Type.Object({ data: Type.Array(Delivery) }, { headers: pagedHeaders }), ...protectedErrors(422) },
       },
@@ -270,7 +308,13 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async 
     '/v1/webhooks/deliveries/:id',
     {
       config: { scope },
-      schema: { operationId: 'getWebhookDelivery', tags, summary: 'Read a delivery and its attempts', params: IdParams, response: { 200: Delivery, ...protectedErrors(404) } },
+      schema: {
+        operationId: 'getWebhookDelivery',
+        tags,
+        summary: 'Read a delivery and its attempts',
+        params: IdParams,
+        response: { 200: Delivery, ...protectedErrors(404) },
+      },
     },
     async (request) => deliveries.get(db, authOf(request).clientId, request.params.id),
   );
@@ -284,7 +328,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async 
         operationId: 'replayWebhookDelivery',
         tags,
         summary: 'Replay a dead delivery: one new attempt, signed afresh, same event id and idempotency key (409 unless dead)',
-       
+
         headers: IdempotencyHeaders,
         params: IdParams,
         body: EmptyBody,
@@ -292,12 +336,18 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async 
       },
     },
     async (request, reply) =>
-      replyIdempotently(idempotency, request, reply, async (trx) => ({ status: 202, body: await deliveries.replay(trx, authOf(request).clientId, request.params.id) })),
+      replyIdempotently(idempotency, request, reply, async (trx) => ({
+        status: 202,
+        body: await deliveries.replay(trx, authOf(request).clientId, request.params.id),
+      })),
   );
 };
 
 /** The client's stored events (docs/webhooks.md). */
-export const eventRoutes: FastifyPluginAsyncTypebox<{ db: Kysely<Database>; deliveries: DeliveryService; cursors: CursorCodec }> = async (app, { db, deliveries, cursors }) => {
+export const eventRoutes: FastifyPluginAsyncTypebox<{ db: Kysely<Database>; deliveries: DeliveryService; cursors: CursorCodec }> = async (
+  app,
+  { db, deliveries, cursors },
+) => {
   app.get(
     '/v1/events',
     {
@@ -305,8 +355,8 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ db: Kysely<Database>; deli
       schema: {
         operationId: 'listEvents',
         tags: ['Events'],
-        summary: 'List events, newest first (the client\'s own and those sent to every client)',
-       
+        summary: "List events, newest first (the client's own and those sent to every client)",
+
         querystring: EventListQuery,
         response: { 200: Type.Object({ data: Type.Array(EventEnvelope) }, { headers: pagedHeaders }), ...protectedErrors(422) },
       },
@@ -322,7 +372,13 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ db: Kysely<Database>; deli
     '/v1/events/:id',
     {
       config: { scope },
-      schema: { operationId: 'getEvent', tags: ['Events'], summary: 'Read an event: its envelope', params: IdParams, response: { 200: EventEnvelope, ...protectedErrors(404) } },
+      schema: {
+        operationId: 'getEvent',
+        tags: ['Events'],
+        summary: 'Read an event: its envelope',
+        params: IdParams,
+        response: { 200: EventEnvelope, ...protectedErrors(404) },
+      },
     },
     async (request) => deliveries.getEvent(db, authOf(request).clientId, request.params.id),
   );

@@ -5,7 +5,7 @@ import { DateTime, Nullable, PageQuery, QueryObject, StringEnum } from '../http/
 /** Longest endpoint description, in characters. */
 export const MAX_DESCRIPTION_LENGTH = 1024;
 
-export const EventTypeSchema = StringEnum(EVENT_TYPES, { description: 'An event type of the specification\'s Events section.' });
+export const EventTypeSchema = StringEnum(EVENT_TYPES, { description: "An event type of the specification's Events section." });
 
 const EventList = Type.Array(EventTypeSchema, {
   minItems: 1,
@@ -32,7 +32,9 @@ export const WebhookEndpointUpdate = Type.Object(
     url: Type.Optional(Url),
     events: Type.Optional(EventList),
     description: Type.Optional(Nullable(Type.String({ maxLength: MAX_DESCRIPTION_LENGTH }))),
-    disabled: Type.Optional(Type.Boolean({ description: 'A disabled endpoint gets no new deliveries; its pending ones wait until it is enabled again.' })),
+    disabled: Type.Optional(
+      Type.Boolean({ description: 'A disabled endpoint gets no new deliveries; its pending ones wait until it is enabled again.' }),
+    ),
   },
   { additionalProperties: false, minProperties: 1, title: 'WebhookEndpointUpdate' },
 );
@@ -63,7 +65,7 @@ export const SecretRotation = Type.Object(
   {
     ...endpointFields,
     secret: Type.String({ description: 'The new signing secret. Returned only in this response.' }),
-    previous_secret_expires_at: DateTime('Until then each delivery carries two v1= signatures: the new secret\'s, then the old one\'s.'),
+    previous_secret_expires_at: DateTime("Until then each delivery carries two v1= signatures: the new secret's, then the old one's."),
   },
   { title: 'WebhookSecretRotation' },
 );
@@ -72,7 +74,7 @@ export type SecretRotation = Static<typeof SecretRotation>;
 export const TestEventRequest = Type.Object(
   {
     type: Type.Optional(StringEnum(EVENT_TYPES, { description: 'Event type of the sample; default webhook.test.' })),
-    livemode: Type.Optional(Type.Boolean({ description: 'livemode of the sample event; default the deployment\'s.' })),
+    livemode: Type.Optional(Type.Boolean({ description: "livemode of the sample event; default the deployment's." })),
   },
   { additionalProperties: false, title: 'WebhookTestEventRequest' },
 );
@@ -110,7 +112,8 @@ export const Delivery = Type.Object(
     endpoint_id: Type.String(),
     idempotency_key: Type.String({ format: 'uuid', description: 'The X-Cauri-Idempotency-Key of every attempt.' }),
     status: StringEnum(DELIVERY_STATUSES, {
-      description: 'pending (an attempt is due), succeeded (a 2xx), dead (the +24 h attempt failed: dead-letter queue), cancelled (the endpoint was deleted).',
+      description:
+        'pending (an attempt is due), succeeded (a 2xx), dead (the +24 h attempt failed: dead-letter queue), cancelled (the endpoint was deleted).',
     }),
     next_attempt_at: Nullable(DateTime('When the next attempt is due; null unless pending.')),
     created_at: DateTime(),
@@ -150,7 +153,9 @@ export type EventListQuery = Static<typeof EventListQuery>;
 export const WebhookTestEvent = Type.Object(
   {
     message: Type.String(),
-    endpoint_id: Nullable(Type.String({ description: 'The endpoint it was sent to; null when it was sent to the client\'s subscribers and event stream.' })),
+    endpoint_id: Nullable(
+      Type.String({ description: "The endpoint it was sent to; null when it was sent to the client's subscribers and event stream." }),
+    ),
   },
   { title: 'WebhookTestEvent' },
 );

@@ -83,7 +83,7 @@ export function registerDeliveryMetrics(registry: Registry, stats: () => Deliver
   };
   stepCounter(
     'cauri_webhook_worker_seconds_total',
-    'Time the webhook delivery worker of this process spent in each database step: fan-out, claim and record (a step run in a transaction of its own includes its commit), and the begin and commit of the running worker\'s combined transactions.',
+    "Time the webhook delivery worker of this process spent in each database step: fan-out, claim and record (a step run in a transaction of its own includes its commit), and the begin and commit of the running worker's combined transactions.",
     (step) => step.seconds,
   );
   stepCounter(

@@ -106,7 +106,9 @@ export class DeliveryWorker {
     // Most turns find nothing to fan out: a read says so without opening a write transaction.
     if (!(await hasPendingEvents(this.db))) return 0;
     const started = performance.now();
-    const { events } = await transaction(this.db, (trx) => fanOutIn(trx, this.dialect, this.options.dispatchBatch, this.clock.now().getTime(), null, this.#limits(false)));
+    const { events } = await transaction(this.db, (trx) =>
+      fanOutIn(trx, this.dialect, this.options.dispatchBatch, this.clock.now().getTime(), null, this.#limits(false)),
+    );
     countStep(this.stats.fanOut, events, started);
     return events;
   }
@@ -185,7 +187,8 @@ export class DeliveryWorker {
       const scanDue = claim && (wanted || this.#mayBeDue);
       const now = this.clock.now().getTime();
       // Nothing to record: open a write transaction only if a read says there is work.
-      if (batch.length === 0 && !(claim && ((scanDue && (await hasDueDeliveries(this.db, now))) || (await hasPendingEvents(this.db))))) continue;
+      if (batch.length === 0 && !(claim && ((scanDue && (await hasDueDeliveries(this.db, now))) || (await hasPendingEvents(this.db)))))
+        continue;
       let result: { recorded: boolean[]; launches: Launch[]; dispatched: number; unlisted: number; more: boolean };
       let begun = 0;
       let ended = 0;

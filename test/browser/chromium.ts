@@ -7,7 +7,16 @@ import { chromium, type BrowserContext } from 'playwright-core';
 /** Debian's Chromium (`apt-get install chromium`); CHROMIUM_PATH points elsewhere. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /**
  * A headless Chromium with a fresh profile (British English unless `locale` says otherwise), closed (and its profile removed) when the test ends. A
@@ -15,7 +24,9 @@ const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '
  */
 export async function launchChromium(t: TestContext, options: { locale?: string } = {}): Promise<BrowserContext> {
   if (!existsSync(CHROMIUM_PATH)) {
-    throw new Error(`Chromium is missing at ${CHROMIUM_PATH}. Install Debian's chromium (apt-get install -y chromium) or set CHROMIUM_PATH; the browser tests do not skip.`);
+    throw new Error(
+      `Chromium is missing at ${CHROMIUM_PATH}. Install Debian's chromium (apt-get install -y chromium) or set CHROMIUM_PATH; the browser tests do not skip.`,
+    );
   }
   const profile = mkdtempSync(join(tmpdir(), 'cauri-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {

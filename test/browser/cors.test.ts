@@ -10,7 +10,9 @@ type Json = Record<string, any>;
 
 /** A web app of another origin: one empty page on a loopback port of its own. */
 async function webApp(t: TestContext): Promise<string> {
-  const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Broker app</title><h1>Broker app</h1>'));
+  const server = createServer((_req, res) =>
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Broker app</title><h1>Broker app</h1>'),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.after(() => {
     server.closeAllConnections();
@@ -70,7 +72,8 @@ test('a browser app on another origin reads the public documents, and calls the 
   const client = await runtime.services.clients.create('Browser app', ['kyc:write', 'orders:read']);
   const preflights: string[] = [];
   runtime.app.server.on('request', (req: { method?: string; url?: string; headers: Record<string, unknown> }) => {
-    if (req.method === 'OPTIONS') preflights.push(`${String(req.headers.origin)} ${String(req.headers['access-control-request-method'])} ${req.url}`);
+    if (req.method === 'OPTIONS')
+      preflights.push(`${String(req.headers.origin)} ${String(req.headers['access-control-request-method'])} ${req.url}`);
   });
 
   const context = await launchChromium(t);
@@ -95,7 +98,12 @@ test('a browser app on another origin reads the public documents, and calls the 
   assert.deepEqual(allowed.attestation, { status: 201, level: 'KYC2' });
   // The token exchange (JSON), the authenticated read and the POST each took a preflight; the
   // revalidation of the public document (If-None-Match) too.
-  for (const expected of [`${allowedApp} POST /v1/auth/token`, `${allowedApp} GET /v1/orders?limit=1`, `${allowedApp} POST /v1/kyc/attestations`, `${allowedApp} GET /.well-known/jwks.json`]) {
+  for (const expected of [
+    `${allowedApp} POST /v1/auth/token`,
+    `${allowedApp} GET /v1/orders?limit=1`,
+    `${allowedApp} POST /v1/kyc/attestations`,
+    `${allowedApp} GET /.well-known/jwks.json`,
+  ]) {
     assert.ok(preflights.includes(expected), `${expected} in ${JSON.stringify(preflights)}`);
   }
   assert.deepEqual(consoleErrors, []);
@@ -106,7 +114,10 @@ test('a browser app on another origin reads the public documents, and calls the 
   assert.equal(other.keys.revalidated, 304);
   assert.match(String(other.token.failed), /TypeError: Failed to fetch/, 'the API refuses the origin');
   assert.equal(other.orders, undefined);
-  assert.ok(consoleErrors.some((e) => /blocked by CORS policy/.test(e)), JSON.stringify(consoleErrors));
+  assert.ok(
+    consoleErrors.some((e) => /blocked by CORS policy/.test(e)),
+    JSON.stringify(consoleErrors),
+  );
   // The refused preflight: nothing was exchanged, so nothing was issued.
   assert.ok(preflights.includes(`${otherApp} POST /v1/auth/token`));
   const issued = await runtime.storage.db.selectFrom('attestations').select('id').execute();

@@ -30,7 +30,10 @@ const STORED = '({ local: localStorage.length, session: sessionStorage.length, c
  * Screenshots go to docs/screenshots when UPDATE_SCREENSHOTS=1 (npm run dashboard:screenshots), and
  * to a temporary folder otherwise, so that a test run leaves the working tree as it was.
  */
-const SHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? fileURLToPath(new URL('../../../docs/screenshots/', import.meta.url)) : mkdtempSync(join(tmpdir(), 'cauri-shots-'));
+const SHOTS =
+  process.env.UPDATE_SCREENSHOTS === '1'
+    ? fileURLToPath(new URL('../../../docs/screenshots/', import.meta.url))
+    : mkdtempSync(join(tmpdir(), 'cauri-shots-'));
 mkdirSync(SHOTS, { recursive: true });
 
 /**
@@ -52,7 +55,9 @@ async function shot(page: Page, name: string): Promise<void> {
 /** The page scrolls sideways when its content is wider than the viewport. */
 async function noHorizontalScroll(page: Page, what: string): Promise<void> {
   // Expressions run in the page (this project is compiled without the DOM library).
-  const { scroll, width } = await page.evaluate<{ scroll: number; width: number }>('({ scroll: document.documentElement.scrollWidth, width: window.innerWidth })');
+  const { scroll, width } = await page.evaluate<{ scroll: number; width: number }>(
+    '({ scroll: document.documentElement.scrollWidth, width: window.innerWidth })',
+  );
   assert.ok(scroll <= width, `${what}: content is ${scroll}px wide in a ${width}px viewport`);
 }
 
@@ -88,7 +93,10 @@ function untranslated(text: string, language: 'en' | 'fr', en: Record<string, st
     if (fr[key] === english) continue;
     // The parts of the message around its values, long enough to be words of the interface.
     for (const part of english.split(/\{\w+\}/)) {
-      const words = part.trim().replace(/^[(:,.]+|[):,.]+$/g, '').trim();
+      const words = part
+        .trim()
+        .replace(/^[(:,.]+|[):,.]+$/g, '')
+        .trim();
       if (words.length < 4 || !/[A-Za-z]{3}/.test(words)) continue;
       const escaped = words.replace(/[.*+?^$()|[\]\\{}]/g, '\\$&');
       // Codes such as order.created or partially_filled are data, not words of the interface.
@@ -165,7 +173,10 @@ test('a developer signs in and manages orders, attestations, webhook endpoints, 
     const { access_token: token } = (await tokenRes.json()) as Json;
     const res = await fetch(`${base}${path}`, {
       method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json', 'idempotency-key': randomUUID() }) },
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json', 'idempotency-key': randomUUID() }),
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     return { status: res.status, body: (res.status === 204 ? null : await res.json()) as Json };
@@ -181,7 +192,14 @@ test('a developer signs in and manages orders, attestations, webhook endpoints, 
   });
   assert.equal(att.status, 201, JSON.stringify(att.body));
   const order = (instrument: string, qty: number, limit?: number) =>
-    api('POST', '/v1/orders', { rcpt_to: BAOBAB, kyc_attestation_id: att.body.id, instrument, side: 'buy', qty, ...(limit === undefined ? {} : { limit_price_cents: limit }) });
+    api('POST', '/v1/orders', {
+      rcpt_to: BAOBAB,
+      kyc_attestation_id: att.body.id,
+      instrument,
+      side: 'buy',
+      qty,
+      ...(limit === undefined ? {} : { limit_price_cents: limit }),
+    });
   // One millisecond apart, so that "newest first" has one answer.
   let resting: Json = {};
   for (let i = 0; i < 21; i++) {
@@ -270,7 +288,8 @@ test('a developer signs in and manages orders, attestations, webhook endpoints, 
     // Its fees by type and their total, as the API has them, and its settlement status.
     const [fill] = (await api('GET', `/v1/orders/${filled.body.id}/fills`)).body.data as Json[];
     const shownFees = await page.getByTestId('fill-fees').innerText();
-    for (const type of ['commission', 'exchange', 'depository', 'regulator', 'tax']) assert.match(shownFees, new RegExp(`^${type} [\\d\\s\u202f,]+ XOF$`, 'm'));
+    for (const type of ['commission', 'exchange', 'depository', 'regulator', 'tax'])
+      assert.match(shownFees, new RegExp(`^${type} [\\d\\s\u202f,]+ XOF$`, 'm'));
     assert.equal(fill?.fees.length, 5);
     assert.match(await fills.first().innerText(), /\d{1,2} [A-Z][a-z]{2} \d{4}\s+pending/, 'the settlement date in words, in UTC');
     // The contract note: fetched with the session's token, offered as a PDF to open or save.
@@ -278,7 +297,10 @@ test('a developer signs in and manages orders, attestations, webhook endpoints, 
     const open = page.getByTestId('contract-note-open');
     await open.waitFor();
     assert.match((await open.getAttribute('href')) ?? '', /^blob:/);
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: /^save contract-note-ord_/ }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: /^save contract-note-ord_/ }).click(),
+    ]);
     assert.equal(download.suggestedFilename(), `contract-note-${filled.body.id}.pdf`);
     const saved = await download.path();
     assert.equal(readFileSync(saved).subarray(0, 5).toString(), '%PDF-');
@@ -292,7 +314,10 @@ test('a developer signs in and manages orders, attestations, webhook endpoints, 
     assert.equal(await qty.innerText(), '10');
     const row = page.locator('table.grid tbody tr', { has: qty });
     const [position] = (await api('GET', '/v1/positions?subject_id=inv-dash-1')).body.data as Json[];
-    assert.match(await row.innerText(), new RegExp(`^inv-dash-1\\s+${BAOBAB}\\s+KOLA\\.BRVM\\s+10\\s+0\\s+\\d{1,3}(,\\d{3})*(\\.\\d\\d)? XOF`));
+    assert.match(
+      await row.innerText(),
+      new RegExp(`^inv-dash-1\\s+${BAOBAB}\\s+KOLA\\.BRVM\\s+10\\s+0\\s+\\d{1,3}(,\\d{3})*(\\.\\d\\d)? XOF`),
+    );
     assert.equal(position?.average_cost_cents, filledNow.average_fill_price_cents, 'one fill: its price');
     await page.getByText('No statement declared yet.').waitFor();
 
@@ -302,17 +327,27 @@ test('a developer signs in and manages orders, attestations, webhook endpoints, 
     const holdings = page.getByLabel(/^Holdings/);
     await holdings.fill('KOLA.BRVM ten 1500000');
     await page.getByRole('button', { name: 'Declare statement' }).click();
-    await page.getByRole('alert').getByText(/Line 1 should read/).waitFor();
+    await page
+      .getByRole('alert')
+      .getByText(/Line 1 should read/)
+      .waitFor();
     await holdings.fill('KOLA.BRVM -5 1500000');
     await page.getByRole('button', { name: 'Declare statement' }).click();
-    await page.getByRole('alert').getByRole('listitem').getByText(/^holdings\.0\.qty:/).waitFor();
+    await page
+      .getByRole('alert')
+      .getByRole('listitem')
+      .getByText(/^holdings\.0\.qty:/)
+      .waitFor();
     assert.deepEqual((await api('GET', '/v1/positions/statements')).body.data, []);
 
     await holdings.fill('KOLA.BRVM 25 1500000');
     await page.getByRole('button', { name: 'Declare statement' }).click();
     const result = page.getByTestId('statement-result');
     await result.waitFor();
-    assert.match(await result.innerText(), /Statement stm_\w{26} declared as of \d{1,2} [A-Z][a-z]{2} \d{4}: 1 break\.[\s\S]*KOLA\.BRVM\s+25\s+0\s+\+25/);
+    assert.match(
+      await result.innerText(),
+      /Statement stm_\w{26} declared as of \d{1,2} [A-Z][a-z]{2} \d{4}: 1 break\.[\s\S]*KOLA\.BRVM\s+25\s+0\s+\+25/,
+    );
     // The statement's 25, plus today's fill, which settles after its date.
     await until(async () => (await qty.innerText()) === '35', 'the position after the statement');
     await page.locator('table.grid tbody tr', { hasText: 'KOLA.BRVM +25' }).waitFor();
@@ -386,7 +421,12 @@ test('a developer signs in and manages orders, attestations, webhook endpoints, 
     // The secret the page showed signs the delivery.
     const received = ok.received[0]!;
     const [tPart, v1] = String(received.headers['x-cauri-signature']).split(',');
-    assert.equal(v1?.slice(3), createHmac('sha256', secret).update(`${tPart?.slice(2)}.${received.body}`).digest('hex'));
+    assert.equal(
+      v1?.slice(3),
+      createHmac('sha256', secret)
+        .update(`${tPart?.slice(2)}.${received.body}`)
+        .digest('hex'),
+    );
     assert.equal(JSON.parse(received.body).livemode, true);
 
     await page.getByRole('textbox', { name: 'Description', exact: true }).fill('Local receiver (edited)');
@@ -421,7 +461,9 @@ test('a developer signs in and manages orders, attestations, webhook endpoints, 
   await t.test('the events page lists and filters the events, opens one, sends it again, and follows new ones live', async () => {
     await nav('Events').click();
     await heading('Events').waitFor();
-    const stored = page.locator('section.card', { has: page.getByRole('heading', { name: 'Stored events' }) }).locator('table.grid tbody tr');
+    const stored = page
+      .locator('section.card', { has: page.getByRole('heading', { name: 'Stored events' }) })
+      .locator('table.grid tbody tr');
     await stored.first().waitFor();
     assert.ok((await stored.count()) >= 20, 'the orders, the attestation and the test event');
     await page.getByLabel('Type').selectOption('order.executed');
@@ -444,7 +486,9 @@ test('a developer signs in and manages orders, attestations, webhook endpoints, 
     await page.getByLabel('To').selectOption(okEndpoint);
     await page.getByRole('button', { name: 'Send again' }).click();
     await page.getByText('1 delivery due now.').waitFor();
-    const deliveries = page.locator('section.card', { has: page.getByRole('heading', { name: 'Deliveries' }) }).locator('table.grid tbody tr');
+    const deliveries = page
+      .locator('section.card', { has: page.getByRole('heading', { name: 'Deliveries' }) })
+      .locator('table.grid tbody tr');
     assert.equal(await deliveries.count(), 1);
     assert.match(await deliveries.first().innerText(), new RegExp(`${okEndpoint}[\\s\\S]*pending`));
     const before = ok.received.length;
@@ -523,7 +567,10 @@ test('a developer signs in and manages orders, attestations, webhook endpoints, 
     await nav('Deliveries').click();
     await page.getByLabel('Endpoint id').fill(deadEndpoint);
     await page.getByRole('button', { name: 'Filter' }).click();
-    await until(async () => (await page.locator('article.delivery[data-status=succeeded]').count()) === 2, 'article.delivery[data-status=succeeded] × 2');
+    await until(
+      async () => (await page.locator('article.delivery[data-status=succeeded]').count()) === 2,
+      'article.delivery[data-status=succeeded] × 2',
+    );
     assert.match(await page.locator('article.delivery').first().innerText(), /9 attempts/);
   });
 
@@ -532,7 +579,10 @@ test('a developer signs in and manages orders, attestations, webhook endpoints, 
     await heading('Markets').waitFor();
     for (const code of ['BRVM', 'BVMAC', 'GSE']) {
       const clockNow = (await api('GET', `/v1/exchanges/${code}/clock`)).body;
-      assert.equal(await page.getByTestId(`phase-${code}`).innerText(), `${clockNow.phase.replace(/_/g, ' ')}${clockNow.is_open ? ' open' : ''}`);
+      assert.equal(
+        await page.getByTestId(`phase-${code}`).innerText(),
+        `${clockNow.phase.replace(/_/g, ' ')}${clockNow.is_open ? ' open' : ''}`,
+      );
     }
     const week = page.locator('table.grid').nth(1).locator('tbody tr');
     assert.equal(await week.count(), 7);
@@ -542,21 +592,22 @@ test('a developer signs in and manages orders, attestations, webhook endpoints, 
 
   await t.test('every page in French and in English: the switch is remembered, no message is missing or left in English', async () => {
     const { en, fr } = await catalogues();
-    const pages = (language: 'en' | 'fr') => [
-      ['#/orders', language === 'en' ? 'Orders' : 'Ordres'],
-      [`#/orders/${filled.body.id}`, language === 'en' ? `Order ${filled.body.id}` : `Ordre ${filled.body.id}`],
-      ['#/positions', 'Positions'],
-      ['#/attestations', 'Attestations'],
-      [`#/attestations/${att.body.id}`, `Attestation ${att.body.id}`],
-      ['#/events', language === 'en' ? 'Events' : 'Événements'],
-      [`#/events/${executedEvent}`, language === 'en' ? `Event ${executedEvent}` : `Événement ${executedEvent}`],
-      ['#/endpoints', language === 'en' ? 'Webhook endpoints' : 'Points de réception des webhooks'],
-      [`#/endpoints/${okEndpoint}`, language === 'en' ? `Endpoint ${okEndpoint}` : `Point de réception ${okEndpoint}`],
-      ['#/deliveries', language === 'en' ? 'Deliveries' : 'Livraisons'],
-      ['#/dead', language === 'en' ? 'Dead letters' : 'Lettres mortes'],
-      ['#/markets', language === 'en' ? 'Markets' : 'Marchés'],
-      ['#/account', language === 'en' ? 'Account' : 'Compte'],
-    ] as const;
+    const pages = (language: 'en' | 'fr') =>
+      [
+        ['#/orders', language === 'en' ? 'Orders' : 'Ordres'],
+        [`#/orders/${filled.body.id}`, language === 'en' ? `Order ${filled.body.id}` : `Ordre ${filled.body.id}`],
+        ['#/positions', 'Positions'],
+        ['#/attestations', 'Attestations'],
+        [`#/attestations/${att.body.id}`, `Attestation ${att.body.id}`],
+        ['#/events', language === 'en' ? 'Events' : 'Événements'],
+        [`#/events/${executedEvent}`, language === 'en' ? `Event ${executedEvent}` : `Événement ${executedEvent}`],
+        ['#/endpoints', language === 'en' ? 'Webhook endpoints' : 'Points de réception des webhooks'],
+        [`#/endpoints/${okEndpoint}`, language === 'en' ? `Endpoint ${okEndpoint}` : `Point de réception ${okEndpoint}`],
+        ['#/deliveries', language === 'en' ? 'Deliveries' : 'Livraisons'],
+        ['#/dead', language === 'en' ? 'Dead letters' : 'Lettres mortes'],
+        ['#/markets', language === 'en' ? 'Markets' : 'Marchés'],
+        ['#/account', language === 'en' ? 'Account' : 'Compte'],
+      ] as const;
     const walk = async (language: 'en' | 'fr') => {
       for (const [hash, title] of pages(language)) {
         await page.evaluate(`location.hash = ${JSON.stringify(hash)}`);
@@ -602,7 +653,9 @@ test('a developer signs in and manages orders, attestations, webhook endpoints, 
     assert.deepEqual(untranslated(await page.evaluate<string>(SHOWN_TEXT), 'fr', en, fr), []);
 
     await page.locator('button[data-lang="en"]').click();
-    await heading('Attestations').waitFor().catch(() => undefined);
+    await heading('Attestations')
+      .waitFor()
+      .catch(() => undefined);
     await page.evaluate("location.hash = '#/orders'");
     await heading('Orders').waitFor();
     assert.equal(await page.evaluate("localStorage.getItem('cauri.lang')"), 'en');
@@ -677,7 +730,7 @@ test('a browser in French opens the dashboard in French, with amounts and dates 
   assert.equal(await page.evaluate('document.title'), 'Connexion · tableau de bord cauri');
   assert.deepEqual(untranslated(await page.evaluate<string>(SHOWN_TEXT), 'fr', en, fr), []);
   assert.equal(await page.locator('button[data-lang="fr"][aria-pressed="true"]').count(), 1, 'the switch is visible before signing in');
-  assert.deepEqual(await page.evaluate(STORED), { local: 0, session: 0, cookie: '' }, 'the browser\'s language is not stored');
+  assert.deepEqual(await page.evaluate(STORED), { local: 0, session: 0, cookie: '' }, "the browser's language is not stored");
   await page.locator('button[data-lang="en"]').click();
   await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
   assert.equal(await page.evaluate("localStorage.getItem('cauri.lang')"), 'en', 'a choice made with the switch is');
@@ -708,7 +761,13 @@ test("an operators' client sees each FIX partner's session; an integrator's clie
     importPartners(
       trx,
       [
-        { name: 'Silent Titres', jurisdiction: 'UEMOA', capabilities: ['equities'], connector: 'fix', fix: fix((silent.address() as { port: number }).port, 'SILENT') },
+        {
+          name: 'Silent Titres',
+          jurisdiction: 'UEMOA',
+          capabilities: ['equities'],
+          connector: 'fix',
+          fix: fix((silent.address() as { port: number }).port, 'SILENT'),
+        },
         { name: 'Closed Titres', jurisdiction: 'UEMOA', capabilities: ['equities'], connector: 'fix', fix: fix(refusedPort, 'CLOSED') },
       ],
       { now: new Date(), fixPlaintextAllowed: true },
@@ -716,10 +775,17 @@ test("an operators' client sees each FIX partner's session; an integrator's clie
   );
   const [silentId, closedId] = report.applied.map((a) => a.id) as [string, string];
   for (const id of [silentId, closedId]) runtime.services.connectors.get('fix', id);
-  await until(async () => {
-    const views = await sessionViews(runtime.storage.db, Date.now());
-    return views.find((v) => v.partner_id === silentId)?.state === 'connecting' && views.find((v) => v.partner_id === closedId)?.last_error != null;
-  }, 'both sessions to be tried', 20_000);
+  await until(
+    async () => {
+      const views = await sessionViews(runtime.storage.db, Date.now());
+      return (
+        views.find((v) => v.partner_id === silentId)?.state === 'connecting' &&
+        views.find((v) => v.partner_id === closedId)?.last_error != null
+      );
+    },
+    'both sessions to be tried',
+    20_000,
+  );
 
   const integrator = await runtime.services.clients.create('Integrator');
   const operator = await runtime.services.clients.create('Operations', ['operator:read']);
@@ -756,18 +822,24 @@ test("an operators' client sees each FIX partner's session; an integrator's clie
     await page.evaluate("location.hash = ''");
     await signIn(operator.client_id, operator.client_secret);
     await heading('FIX sessions').waitFor();
-    assert.equal(await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'FIX sessions' }).getAttribute('aria-current'), 'page');
+    assert.equal(
+      await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'FIX sessions' }).getAttribute('aria-current'),
+      'page',
+    );
     const rows = page.locator('table.grid tbody tr');
     assert.equal(await rows.count(), 2);
     assert.match(await rows.first().innerText(), new RegExp(`Silent Titres\\s+${silentId}`));
     assert.equal(await page.getByTestId(`state-${silentId}`).innerText(), 'connecting');
     assert.match(await page.getByTestId(`error-${closedId}`).innerText(), /ECONNREFUSED/);
     // The figures are the stored ones: refreshed until a reading of the page and of the database agree.
-    const shown = async (id: string) => `${await page.getByTestId(`seq-out-${id}`).innerText()}/${await page.getByTestId(`seq-in-${id}`).innerText()}`;
+    const shown = async (id: string) =>
+      `${await page.getByTestId(`seq-out-${id}`).innerText()}/${await page.getByTestId(`seq-in-${id}`).innerText()}`;
     await until(async () => {
       await page.getByRole('button', { name: 'Refresh' }).click();
       await heading('FIX sessions').waitFor();
-      const stored = new Map((await sessionViews(runtime.storage.db, Date.now())).map((v) => [v.partner_id, `${v.next_sender_seq}/${v.next_target_seq}`]));
+      const stored = new Map(
+        (await sessionViews(runtime.storage.db, Date.now())).map((v) => [v.partner_id, `${v.next_sender_seq}/${v.next_target_seq}`]),
+      );
       return (await shown(silentId)) === stored.get(silentId) && (await shown(closedId)) === stored.get(closedId);
     }, 'the page to show the stored sequence numbers');
     assert.ok(Number(await page.getByTestId(`seq-out-${silentId}`).innerText()) >= 2, 'the Logon went out');
@@ -791,7 +863,11 @@ test('the API documentation at /docs renders under its policy, without a CSP vio
   const res = await page.goto(`${base}/docs`);
   const policy = String(res?.headers()['content-security-policy']);
   assert.match(policy, /script-src 'self';/);
-  assert.doesNotMatch(policy, /unsafe-inline|upgrade-insecure-requests|https:/, 'no inline script or style beyond the hashed ones, nothing from elsewhere');
+  assert.doesNotMatch(
+    policy,
+    /unsafe-inline|upgrade-insecure-requests|https:/,
+    'no inline script or style beyond the hashed ones, nothing from elsewhere',
+  );
   // Swagger UI has drawn the document: its title and an operation of each tag.
   await page.getByRole('heading', { name: /brokerage order routing/ }).waitFor({ timeout: 15_000 });
   await page.getByText('/v1/orders', { exact: true }).first().waitFor();

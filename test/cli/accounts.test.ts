@@ -50,16 +50,33 @@ test("partners list shows which partners require the investor's account and thei
     await storage.close();
   }
 
-  const all = JSON.parse((await runCli(['accounts', 'list', '--client', 'cli_01kdvdna00e5fsxhz2kkrzpb8n', '--json'], env)).stdout) as Record<string, unknown>[];
-  const inv1 = [[free, 'LIB-1'], [omnibus, 'FIX-1']].sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+  const all = JSON.parse(
+    (await runCli(['accounts', 'list', '--client', 'cli_01kdvdna00e5fsxhz2kkrzpb8n', '--json'], env)).stdout,
+  ) as Record<string, unknown>[];
+  const inv1 = [
+    [free, 'LIB-1'],
+    [omnibus, 'FIX-1'],
+  ].sort((a, b) => String(a[0]).localeCompare(String(b[0])));
   assert.deepEqual(
     all.map((a) => [a.subject_id, a.partner_id, a.account_number]),
     [...inv1.map(([partner, number]) => ['inv-1', partner, number]), ['inv-2', required, 'CTO-2']],
     "the client's own, by subject then partner",
   );
-  const one = await runCli(['accounts', 'list', '--client', 'cli_01kdvdna00e5fsxhz2kkrzpb8n', '--subject', 'inv-1', '--partner', free], env);
+  const one = await runCli(
+    ['accounts', 'list', '--client', 'cli_01kdvdna00e5fsxhz2kkrzpb8n', '--subject', 'inv-1', '--partner', free],
+    env,
+  );
   assert.equal(one.code, 0, one.stderr);
-  assert.deepEqual(one.stdout.trim().split('\n').map((l) => l.split(/\s+/).slice(0, 3)), [['subject_id', 'partner_id', 'account_number'], ['inv-1', free, 'LIB-1']]);
+  assert.deepEqual(
+    one.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split(/\s+/).slice(0, 3)),
+    [
+      ['subject_id', 'partner_id', 'account_number'],
+      ['inv-1', free, 'LIB-1'],
+    ],
+  );
   const bad = await runCli(['accounts', 'list', '--client', 'nobody'], env);
   assert.equal(bad.code, 1);
   assert.match(bad.stderr, /--client must be a client id/);

@@ -34,8 +34,18 @@ test('cauri calendars: list the shipped years, refuse a bad file whole, import a
   assert.ok(listed.every((r) => typeof r.source === 'string' && r.provisional > 0));
 
   // The first entry is good, the second is not: nothing is written, and the refusal says where.
-  const good = { ...gse, years: [2026], days: [...gse.days.filter((d) => d.date.startsWith('2026-')), { date: '2026-11-26', name: 'Exceptional closure' }] };
-  const bad = { ...gse, exchange: 'BRVM', years: [2027], timetables: { normal: [{ name: 'continuous', start: '15:00:00', end: '10:00:00' }] }, days: [{ date: '2026-12-25', name: 'Christmas' }] };
+  const good = {
+    ...gse,
+    years: [2026],
+    days: [...gse.days.filter((d) => d.date.startsWith('2026-')), { date: '2026-11-26', name: 'Exceptional closure' }],
+  };
+  const bad = {
+    ...gse,
+    exchange: 'BRVM',
+    years: [2027],
+    timetables: { normal: [{ name: 'continuous', start: '15:00:00', end: '10:00:00' }] },
+    days: [{ date: '2026-12-25', name: 'Christmas' }],
+  };
   writeFileSync(join(dir, 'bad.json'), JSON.stringify([good, bad], null, 2));
   const refused = await runCli(['calendars', 'import', join(dir, 'bad.json')], env);
   assert.equal(refused.code, 1);
@@ -57,7 +67,10 @@ test('cauri calendars: list the shipped years, refuse a bad file whole, import a
   const after = (await json(['calendars', 'list'], env)) as Json[];
   assert.deepEqual(after.find((r) => r.exchange === 'GSE' && r.year === 2026)?.origin, 'import');
   const shown = (await json(['calendars', 'show', 'gse', '--year', '2026'], env)) as Json[];
-  assert.deepEqual(shown.map((y) => y.year), [2026]);
+  assert.deepEqual(
+    shown.map((y) => y.year),
+    [2026],
+  );
   assert.ok(shown[0]?.days.some((d: Json) => d.date === '2026-11-26' && d.timetable === null));
   const text = await runCli(['calendars', 'show', 'GSE', '--year', '2026'], env);
   assert.match(text.stdout, /^2026-11-26 +Thu +closed +Exceptional closure$/m);
@@ -70,7 +83,10 @@ test('cauri calendars: list the shipped years, refuse a bad file whole, import a
 test('cauri markets clock: one exchange or all, as text or JSON', { timeout: 30_000 }, async (t) => {
   const { env } = deployment(t);
   const all = (await json(['markets', 'clock'], env)) as Json[];
-  assert.deepEqual(all.map((c) => c.exchange), ['BRVM', 'BVMAC', 'GSE']);
+  assert.deepEqual(
+    all.map((c) => c.exchange),
+    ['BRVM', 'BVMAC', 'GSE'],
+  );
   for (const c of all) {
     assert.deepEqual(Object.keys(c), ['exchange', 'timestamp', 'phase', 'is_open', 'next_open', 'next_close']);
     assert.equal(c.is_open, c.phase !== 'closed');

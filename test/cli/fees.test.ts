@@ -23,7 +23,9 @@ async function json(args: string[], env: Record<string, string>): Promise<any> {
 
 const gse = (readShippedFees().find((f) => f.file === 'GSE.json')?.content as Json[])[0] as Json;
 
-test('cauri fees: list the shipped and sandbox schedules, refuse a bad file whole, import a new version', { timeout: 60_000 }, async (t) => {
+test('cauri fees: list the shipped and sandbox schedules, refuse a bad file whole, import a new version', {
+  timeout: 60_000,
+}, async (t) => {
   const { dir, env } = deployment(t);
   const listed = (await json(['fees', 'list'], env)) as Json[];
   assert.deepEqual(
@@ -33,7 +35,11 @@ test('cauri fees: list the shipped and sandbox schedules, refuse a bad file whol
   assert.equal(listed.filter((r) => r.scope === 'partner').length, 11, 'one version for each sandbox partner');
 
   const next = { ...gse, effective_from: '2027-01-01', source: 'SEC Ghana, Guidelines on Market Levies for 2027' };
-  const bad = { ...gse, effective_from: '2027-01-01', components: [...gse.components, { type: 'exchange', name: 'twice', rate_bps: 1, classes: ['equities'] }] };
+  const bad = {
+    ...gse,
+    effective_from: '2027-01-01',
+    components: [...gse.components, { type: 'exchange', name: 'twice', rate_bps: 1, classes: ['equities'] }],
+  };
   writeFileSync(join(dir, 'bad.json'), JSON.stringify([next, bad]));
   const refused = await runCli(['fees', 'import', join(dir, 'bad.json')], env);
   assert.equal(refused.code, 1);
@@ -47,10 +53,16 @@ test('cauri fees: list the shipped and sandbox schedules, refuse a bad file whol
   assert.equal(imported.code, 0, imported.stderr);
   assert.match(imported.stdout, /^entry 0: created GSE 2027-01-01$/m);
   const gseVersions = (await json(['fees', 'list', '--owner', 'gse'], env)) as Json[];
-  assert.deepEqual(gseVersions.map((r) => `${r.effective_from} ${r.origin}`), ['2025-01-01 shipped', '2027-01-01 import']);
+  assert.deepEqual(
+    gseVersions.map((r) => `${r.effective_from} ${r.origin}`),
+    ['2025-01-01 shipped', '2027-01-01 import'],
+  );
   assert.equal(gseVersions[1]?.content.source, next.source);
   const text = await runCli(['fees', 'list', '--scope', 'exchange'], env);
-  assert.match(text.stdout, /^exchange\s+GSE\s+2027-01-01\s+import\s+exchange 35 bps \(equities, junior_board, reit, opcvm\), half_up\/1: Ghana Stock Exchange levy$/m);
+  assert.match(
+    text.stdout,
+    /^exchange\s+GSE\s+2027-01-01\s+import\s+exchange 35 bps \(equities, junior_board, reit, opcvm\), half_up\/1: Ghana Stock Exchange levy$/m,
+  );
   assert.match(text.stdout, /^\s+tax 1800 bps on commission, half_up\/100: TVA 18 % on the SGI's commission$/m);
   assert.deepEqual((await json(['migrate'], env)).fees, [], 'the shipped versions are there; the import is left alone');
 });

@@ -45,8 +45,15 @@ test('partners credentials stores the FIX logon sealed with the master key, read
     await storage.close();
   }
 
-  assert.equal((await runCli(['partners', 'credentials', id, '--username', 'u', '--password-stdin'], env, '')).code, 1, 'an empty password is refused');
-  assert.match((await runCli(['partners', 'credentials', 'sgi_nobody', '--username', 'u', '--password-stdin'], env, 'x\n')).stderr, /no partner sgi_nobody/);
+  assert.equal(
+    (await runCli(['partners', 'credentials', id, '--username', 'u', '--password-stdin'], env, '')).code,
+    1,
+    'an empty password is refused',
+  );
+  assert.match(
+    (await runCli(['partners', 'credentials', 'sgi_nobody', '--username', 'u', '--password-stdin'], env, 'x\n')).stderr,
+    /no partner sgi_nobody/,
+  );
   const sessions = await runCli(['partners', 'sessions', '--json'], env);
   assert.deepEqual(JSON.parse(sessions.stdout), []);
 });

@@ -16,7 +16,18 @@ test("partners tls stores a FIX partner's client certificate and key and its gat
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const env = { CAURI_DATA_DIR: dir, CAURI_MASTER_KEY: randomBytes(32).toString('hex'), CAURI_SEED: 'false' };
   const file = join(dir, 'partners.json');
-  writeFileSync(file, JSON.stringify([{ name: 'Tls Titres', jurisdiction: 'UEMOA', capabilities: ['equities'], connector: 'fix', fix: { host: 'fix.sgi.example', port: 9876, sender_comp_id: 'CAURI', target_comp_id: 'SGI1' } }]));
+  writeFileSync(
+    file,
+    JSON.stringify([
+      {
+        name: 'Tls Titres',
+        jurisdiction: 'UEMOA',
+        capabilities: ['equities'],
+        connector: 'fix',
+        fix: { host: 'fix.sgi.example', port: 9876, sender_comp_id: 'CAURI', target_comp_id: 'SGI1' },
+      },
+    ]),
+  );
   const imported = await runCli(['partners', 'import', file, '--json'], env);
   assert.equal(imported.code, 0, imported.stderr);
   const id = (JSON.parse(imported.stdout) as { applied: { id: string }[] }).applied[0]?.id ?? '';
@@ -32,7 +43,7 @@ test("partners tls stores a FIX partner's client certificate and key and its gat
   const stored = async () => {
     const storage = await openDatabase(config);
     try {
-      return (await storage.db.selectFrom('partners').select(['fix_tls', 'updated_at']).where('id', '=', id).executeTakeFirstOrThrow());
+      return await storage.db.selectFrom('partners').select(['fix_tls', 'updated_at']).where('id', '=', id).executeTakeFirstOrThrow();
     } finally {
       await storage.close();
     }
@@ -58,8 +69,15 @@ test("partners tls stores a FIX partner's client certificate and key and its gat
   assert.match(set.stdout, /client certificate: CN=CAURI \(issuer CN=Sgi Client CA\), valid to \d{4}-\d\d-\d\dT/);
   assert.match(set.stdout, /gateway's certificate authorities: CN=Sgi Gateway CA/);
   const row = await stored();
-  assert.ok(row.fix_tls !== null && !row.fix_tls.includes('PRIVATE KEY') && !row.fix_tls.includes('CERTIFICATE'), 'sealed, not in the clear');
-  assert.deepEqual(sealer.openTls(id, row.fix_tls), { client_cert: client.cert.trim() + '\n', client_key: client.key.trim() + '\n', ca: ca.cert.trim() + '\n' });
+  assert.ok(
+    row.fix_tls !== null && !row.fix_tls.includes('PRIVATE KEY') && !row.fix_tls.includes('CERTIFICATE'),
+    'sealed, not in the clear',
+  );
+  assert.deepEqual(sealer.openTls(id, row.fix_tls), {
+    client_cert: client.cert.trim() + '\n',
+    client_key: client.key.trim() + '\n',
+    ca: ca.cert.trim() + '\n',
+  });
   assert.throws(() => sealer.openTls('sgi_other', row.fix_tls as string), 'sealed for this partner only');
   assert.throws(() => sealer.open(id, row.fix_tls as string), 'TLS material does not open as logon credentials');
 
@@ -69,7 +87,10 @@ test("partners tls stores a FIX partner's client certificate and key and its gat
   const shown = JSON.parse(caOnly.stdout) as { client_cert: { subject: string; fingerprint_sha256: string }; ca: { subject: string }[] };
   assert.equal(shown.client_cert.subject, 'CN=CAURI');
   assert.match(shown.client_cert.fingerprint_sha256, /^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
-  assert.deepEqual(shown.ca.map((c) => c.subject), ['CN=Sgi Client CA']);
+  assert.deepEqual(
+    shown.ca.map((c) => c.subject),
+    ['CN=Sgi Client CA'],
+  );
   assert.doesNotMatch(caOnly.stdout, /PRIVATE KEY/);
   const after = sealer.openTls(id, (await stored()).fix_tls as string);
   assert.equal(after.client_key, client.key.trim() + '\n');

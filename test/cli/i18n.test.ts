@@ -39,7 +39,10 @@ test('the messages: the same keys in English and French, the same values, none e
 
 test('the language: --lang anywhere on the line, else LC_ALL, LC_MESSAGES, LANG, else English', () => {
   const run = (argv: string[], env: NodeJS.ProcessEnv) => cliLanguageOf(['node', 'cauri', ...argv], env);
-  assert.deepEqual(run(['orders', 'list', '--lang', 'fr', '--json'], {}), { language: 'fr', argv: ['node', 'cauri', 'orders', 'list', '--json'] });
+  assert.deepEqual(run(['orders', 'list', '--lang', 'fr', '--json'], {}), {
+    language: 'fr',
+    argv: ['node', 'cauri', 'orders', 'list', '--json'],
+  });
   assert.equal(run(['--lang=en', 'orders'], { LANG: 'fr_FR.UTF-8' }).language, 'en');
   assert.equal(run([], { LANG: 'fr_CI.UTF-8' }).language, 'fr');
   assert.equal(run([], { LANG: 'fr' }).language, 'fr');
@@ -48,11 +51,15 @@ test('the language: --lang anywhere on the line, else LC_ALL, LC_MESSAGES, LANG,
   assert.equal(run([], { LANG: 'C.UTF-8' }).language, 'en');
   assert.equal(run([], { LANG: 'french' }).language, 'en', 'not a French locale name');
   assert.equal(run([], {}).language, 'en');
-  assert.deepEqual(run(['listen', '--', '--lang', 'fr'], {}).argv, ['node', 'cauri', 'listen', '--', '--lang', 'fr'], 'after --, an argument');
+  assert.deepEqual(
+    run(['listen', '--', '--lang', 'fr'], {}).argv,
+    ['node', 'cauri', 'listen', '--', '--lang', 'fr'],
+    'after --, an argument',
+  );
   assert.throws(() => run(['--lang', 'de'], {}), /--lang must be en or fr \(got "de"\)/);
 });
 
-test('cauri in French: help, commander\'s errors and the command\'s own messages; --lang en overrides the locale', async (t) => {
+test("cauri in French: help, commander's errors and the command's own messages; --lang en overrides the locale", async (t) => {
   const config = mkdtempSync(join(tmpdir(), 'cauri-cli-i18n-'));
   t.after(() => rmSync(config, { recursive: true, force: true }));
   const fr = { LANG: 'fr_FR.UTF-8', CAURI_CONFIG_DIR: config };
@@ -84,16 +91,26 @@ test('cauri in French: help, commander\'s errors and the command\'s own messages
   const limitEn = await runCli(['orders', 'list', '--limit', '0'], { LANG: 'fr_FR.UTF-8', LC_ALL: 'en_US.UTF-8' });
   assert.equal(limitEn.stderr, 'cauri: --limit must be an integer from 1 to 200 (got "0")\n');
 
-  const none = await runCli(['orders', 'get', 'ord_1', '--lang', 'fr'], { CAURI_API_URL: '', CAURI_CLIENT_ID: '', CAURI_CLIENT_SECRET: '', CAURI_CONFIG_DIR: '/nonexistent-cauri-config' });
+  const none = await runCli(['orders', 'get', 'ord_1', '--lang', 'fr'], {
+    CAURI_API_URL: '',
+    CAURI_CLIENT_ID: '',
+    CAURI_CLIENT_SECRET: '',
+    CAURI_CONFIG_DIR: '/nonexistent-cauri-config',
+  });
   assert.equal(none.code, 1);
   assert.match(none.stderr, /^cauri: aucun identifiant : lancez cauri login/);
 
   const listen = await runCli(['listen', '--forward-to', 'http://127.0.0.1:9/', '--after', 'evt_1', '--from-now'], fr);
   assert.equal(listen.stderr, 'cauri: --after et --from-now ne vont pas ensemble\n');
-  const trigger = await runCli(['trigger', 'order.nope'], { ...fr, CAURI_API_URL: 'http://127.0.0.1:9', CAURI_CLIENT_ID: 'cli_x', CAURI_CLIENT_SECRET: 'sk_test_x' });
+  const trigger = await runCli(['trigger', 'order.nope'], {
+    ...fr,
+    CAURI_API_URL: 'http://127.0.0.1:9',
+    CAURI_CLIENT_ID: 'cli_x',
+    CAURI_CLIENT_SECRET: 'sk_test_x',
+  });
   assert.match(trigger.stderr, /^cauri: type d'événement inconnu « order\.nope » ; les types sont : order\.created, /);
 
   const bad = await runCli(['--lang', 'de', 'orders'], fr);
   assert.equal(bad.code, 2);
-  assert.equal(bad.stderr, 'cauri: --lang doit valoir en ou fr (reçu « de »)\n', 'refused in the locale\'s language');
+  assert.equal(bad.stderr, 'cauri: --lang doit valoir en ou fr (reçu « de »)\n', "refused in the locale's language");
 });

@@ -36,7 +36,9 @@ interface Received {
 }
 
 /** A local webhook receiver answering 200 and recording what it got. */
-async function receiver(t: TestContext): Promise<{ url: string; received: Received[]; waitFor: (n: number, path?: string) => Promise<Received[]> }> {
+async function receiver(
+  t: TestContext,
+): Promise<{ url: string; received: Received[]; waitFor: (n: number, path?: string) => Promise<Received[]> }> {
   const received: Received[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -77,7 +79,8 @@ function spawnListen(t: TestContext, args: string[], env: Record<string, string>
     for (;;) {
       const match = pattern.exec(where === 'stdout' ? stdout : stderr);
       if (match !== null) return match;
-      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`no ${pattern} in ${where}\nstdout:\n${stdout}\nstderr:\n${stderr}`);
+      if (Date.now() > deadline || child.exitCode !== null)
+        throw new Error(`no ${pattern} in ${where}\nstdout:\n${stdout}\nstderr:\n${stderr}`);
       await new Promise((r) => setTimeout(r, 50));
     }
   };
@@ -111,11 +114,15 @@ test('cauri login stores the credentials with mode 0600, and the other commands 
   const api = await apiClient(runtime, base);
   const dir = configDir(t);
 
-  const refused = await runCli(['login', '--api-url', base, '--client-id', api.clientId, '--client-secret', 'sk_test_wrong'], { CAURI_CONFIG_DIR: dir });
+  const refused = await runCli(['login', '--api-url', base, '--client-id', api.clientId, '--client-secret', 'sk_test_wrong'], {
+    CAURI_CONFIG_DIR: dir,
+  });
   assert.equal(refused.code, 1);
   assert.match(refused.stderr, /refused the client credentials/);
 
-  const login = await runCli(['login', '--api-url', `${base}/`, '--client-id', api.clientId, '--client-secret', api.clientSecret], { CAURI_CONFIG_DIR: dir });
+  const login = await runCli(['login', '--api-url', `${base}/`, '--client-id', api.clientId, '--client-secret', api.clientSecret], {
+    CAURI_CONFIG_DIR: dir,
+  });
   assert.equal(login.code, 0, login.stderr);
   const file = join(dir, 'credentials.json');
   assert.equal(statSync(file).mode & 0o777, 0o600);
@@ -138,8 +145,13 @@ test('cauri login stores the credentials with mode 0600, and the other commands 
   const stored = (JSON.parse(sample.stdout) as Json).event as Json;
   assert.equal(stored.type, 'webhook.test');
   assert.equal(stored.data.endpoint_id, null);
-  const listed = JSON.parse((await runCli(['events', 'list', '--json', '--type', 'webhook.test'], { CAURI_CONFIG_DIR: dir })).stdout) as Json[];
-  assert.deepEqual(listed.map((e) => e.id), [stored.id]);
+  const listed = JSON.parse(
+    (await runCli(['events', 'list', '--json', '--type', 'webhook.test'], { CAURI_CONFIG_DIR: dir })).stdout,
+  ) as Json[];
+  assert.deepEqual(
+    listed.map((e) => e.id),
+    [stored.id],
+  );
   const noDelivery = (await (await api.call('GET', `/v1/webhooks/deliveries?event_id=${stored.id as string}`)).json()) as Json;
   assert.deepEqual(noDelivery.data, [], 'no endpoint, no delivery');
   const unknown = await runCli(['trigger', 'order.teleported'], { CAURI_CONFIG_DIR: dir });
@@ -165,14 +177,20 @@ test('cauri listen forwards events signed like webhook deliveries; cauri trigger
   assert.equal(JSON.parse(readFileSync(join(dir, 'credentials.json'), 'utf8')).listen_secret, secret, 'kept for the next run');
 
   // An endpoint to trigger through (the service delivers there; listen forwards the stored event).
-  const endpoint = ((await (await api.post('/v1/webhooks/endpoints', { url: `${hooks.url}/endpoint`, events: ['kyc.attested'] })).json()) as Json).id as string;
+  const endpoint = (
+    (await (await api.post('/v1/webhooks/endpoints', { url: `${hooks.url}/endpoint`, events: ['kyc.attested'] })).json()) as Json
+  ).id as string;
   const trigger = await runCli(['trigger', 'webhook.test', '--endpoint', endpoint, '--json'], env);
   assert.equal(trigger.code, 0, trigger.stderr);
   const triggered = [JSON.parse(trigger.stdout) as Json];
   assert.equal(triggered[0]!.delivery.endpoint_id, endpoint);
 
   const [forwarded] = await hooks.waitFor(1);
-  const event = stripe.webhooks.constructEvent(forwarded!.body, forwarded!.headers['x-cauri-signature'] as string, secret) as unknown as Json;
+  const event = stripe.webhooks.constructEvent(
+    forwarded!.body,
+    forwarded!.headers['x-cauri-signature'] as string,
+    secret,
+  ) as unknown as Json;
   assert.equal(event.id, triggered[0]!.event.id);
   assert.equal(event.type, 'webhook.test');
   assert.equal(forwarded!.headers['content-type'], 'application/json');
@@ -221,11 +239,19 @@ test('cauri listen against an address where nothing listens retries with backoff
     CAURI_CLIENT_ID: 'cli_01h455vb4pex5vsknk084sn02q',
     CAURI_CLIENT_SECRET: 'sk_test_x',
   });
-  await listener.until(/cannot reach http:\/\/127\.0\.0\.1:\d+: connection refused \(is the service running\?\); retrying in [\d.]+s \(attempt 1\)/, 'stderr');
+  await listener.until(
+    /cannot reach http:\/\/127\.0\.0\.1:\d+: connection refused \(is the service running\?\); retrying in [\d.]+s \(attempt 1\)/,
+    'stderr',
+  );
   await listener.until(/\(attempt 2\)/, 'stderr');
   assert.equal(listener.child.exitCode, null, 'still retrying');
 
-  const bad = spawnListen(t, ['--forward-to', 'not a url'], { CAURI_CONFIG_DIR: dir, CAURI_API_URL: 'http://127.0.0.1:9', CAURI_CLIENT_ID: 'x', CAURI_CLIENT_SECRET: 'y' });
+  const bad = spawnListen(t, ['--forward-to', 'not a url'], {
+    CAURI_CONFIG_DIR: dir,
+    CAURI_API_URL: 'http://127.0.0.1:9',
+    CAURI_CLIENT_ID: 'x',
+    CAURI_CLIENT_SECRET: 'y',
+  });
   assert.equal(await bad.exited, 1);
   assert.match(bad.stderr, /--forward-to must be an absolute http\(s\) URL/);
   assert.equal(await listener.stop(), 0);
@@ -300,7 +326,9 @@ test('cauri listen restarted without --after forwards what happened while it was
   const second = spawnListen(t, ['--forward-to', `${hooks.url}/listen`], env);
   await second.until(/^Resuming after evt_[0-9a-z]{26}, where the last listen stopped/m);
   const got = await hooks.waitFor(3);
-  const events = got.map((r) => stripe.webhooks.constructEvent(r.body, r.headers['x-cauri-signature'] as string, secret) as unknown as Json);
+  const events = got.map(
+    (r) => stripe.webhooks.constructEvent(r.body, r.headers['x-cauri-signature'] as string, secret) as unknown as Json,
+  );
   assert.deepEqual(
     events.map((e) => (e.type === 'kyc.attested' ? e.data.id : e.id)),
     [before, during, sample.id],

@@ -43,15 +43,28 @@ test('cauri orders list, get, fills, cancel and amend act on the remote service 
   assert.equal((await c.get(market.id)).status, 'filled');
 
   const listed = (await json(['list'], env)) as Json[];
-  assert.deepEqual(listed.map((o) => o.id), [slow.id, open.id, market.id], 'newest first');
+  assert.deepEqual(
+    listed.map((o) => o.id),
+    [slow.id, open.id, market.id],
+    'newest first',
+  );
   assert.deepEqual(listed[0], await c.get(slow.id), 'the orders as the API has them');
-  assert.deepEqual(((await json(['list', '--status', 'filled'], env)) as Json[]).map((o) => o.id), [market.id]);
+  assert.deepEqual(
+    ((await json(['list', '--status', 'filled'], env)) as Json[]).map((o) => o.id),
+    [market.id],
+  );
   const table = await cli(['list', '--status', 'routed'], env);
   assert.equal(table.code, 0, table.stderr);
-  assert.match(table.stdout, /^id\s+status\s+instrument\s+side\s+qty\s+filled_qty\s+limit_price_cents\s+time_in_force\s+pending_request\s+created_at$/m);
+  assert.match(
+    table.stdout,
+    /^id\s+status\s+instrument\s+side\s+qty\s+filled_qty\s+limit_price_cents\s+time_in_force\s+pending_request\s+created_at$/m,
+  );
   assert.equal(table.stdout.trim().split('\n').length, 3, 'a header and the two routed orders');
   const badStatus = await cli(['list', '--status', 'teleported'], env);
-  assert.deepEqual([badStatus.code, badStatus.stderr], [1, `cauri: unknown status "teleported"; statuses are: created, routed, partially_filled, filled, failed, cancelled\n`]);
+  assert.deepEqual(
+    [badStatus.code, badStatus.stderr],
+    [1, `cauri: unknown status "teleported"; statuses are: created, routed, partially_filled, filled, failed, cancelled\n`],
+  );
 
   assert.deepEqual(await json(['get', open.id], env), await c.get(open.id));
   const shown = await cli(['get', open.id], env);
@@ -63,15 +76,26 @@ test('cauri orders list, get, fills, cancel and amend act on the remote service 
 
   const fills = (await json(['fills', market.id], env)) as Json[];
   assert.deepEqual(fills, ((await (await c.api.call('GET', `/v1/orders/${market.id}/fills`)).json()) as { data: Json[] }).data);
-  assert.equal(fills.reduce((n, f) => n + (f.qty as number), 0), 4);
+  assert.equal(
+    fills.reduce((n, f) => n + (f.qty as number), 0),
+    4,
+  );
   const fillTable = (await cli(['fills', market.id], env)).stdout;
   assert.match(fillTable, /^id\s+qty\s+price_cents\s+executed_at\s+gross_cents\s+fees\s+net_cents\s+settlement_date\s+settlement_status$/m);
   const fee = (type: string) => (fills[0]?.fees as Json[]).find((f) => f.type === type)?.amount_cents;
-  assert.match(fillTable, new RegExp(`commission ${fee('commission')}, exchange ${fee('exchange')}, depository ${fee('depository')}, regulator ${fee('regulator')}, tax ${fee('tax')}\\s+${fills[0]?.net_cents}\\s+\\d{4}-\\d{2}-\\d{2}\\s+pending`));
+  assert.match(
+    fillTable,
+    new RegExp(
+      `commission ${fee('commission')}, exchange ${fee('exchange')}, depository ${fee('depository')}, regulator ${fee('regulator')}, tax ${fee('tax')}\\s+${fills[0]?.net_cents}\\s+\\d{4}-\\d{2}-\\d{2}\\s+pending`,
+    ),
+  );
 
   // The contract note: a summary, the JSON as the API has it, the PDF written to a file.
   const note = await json(['contract-note', market.id], env);
-  assert.deepEqual({ ...note, generated_at: null }, { ...((await (await c.api.call('GET', `/v1/orders/${market.id}/contract-note`)).json()) as Json), generated_at: null });
+  assert.deepEqual(
+    { ...note, generated_at: null },
+    { ...((await (await c.api.call('GET', `/v1/orders/${market.id}/contract-note`)).json()) as Json), generated_at: null },
+  );
   const summary = await cli(['contract-note', market.id], env);
   assert.match(summary.stdout, new RegExp(`^net_cents\\s+${note.net_cents} XOF cents \\(payable\\)$`, 'm'));
   assert.match(summary.stdout, /^partner\s+Baobab Titres \(sandbox\)/m);
@@ -114,7 +138,16 @@ test('cauri orders list, get, fills, cancel and amend act on the remote service 
 test('cauri orders cancel whose answer is lost retries with the same Idempotency-Key and gets the first answer', async (t) => {
   const c = await orderContext(t, DATABASES[0]!);
   const att = await c.attestation();
-  const order = (await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'buy', qty: 5, limit_price_cents: KOLA_RESTING })).body;
+  const order = (
+    await c.order({
+      rcpt_to: BAOBAB,
+      kyc_attestation_id: att,
+      instrument: 'KOLA.BRVM',
+      side: 'buy',
+      qty: 5,
+      limit_price_cents: KOLA_RESTING,
+    })
+  ).body;
 
   // A proxy in front of the service that passes the first cancel on, then drops the connection
   // instead of returning the answer, as a network failure after the service has done the work would.
@@ -125,16 +158,27 @@ test('cauri orders cancel whose answer is lost retries with the same Idempotency
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       void (async () => {
-        const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => ['authorization', 'content-type', 'accept', 'idempotency-key'].includes(k))) as Record<string, string>;
+        const headers = Object.fromEntries(
+          Object.entries(req.headers).filter(([k]) => ['authorization', 'content-type', 'accept', 'idempotency-key'].includes(k)),
+        ) as Record<string, string>;
         const body = chunks.length === 0 ? undefined : Buffer.concat(chunks);
-        const answer = await fetch(`${c.base}${req.url ?? ''}`, { method: req.method ?? 'GET', headers, ...(body === undefined ? {} : { body }) });
+        const answer = await fetch(`${c.base}${req.url ?? ''}`, {
+          method: req.method ?? 'GET',
+          headers,
+          ...(body === undefined ? {} : { body }),
+        });
         const text = await answer.text();
         if (req.url?.endsWith('/cancel') === true) {
           keys.push(req.headers['idempotency-key'] as string);
           replayed.push(answer.headers.get('idempotent-replayed'));
           if (keys.length === 1) return req.socket.destroy();
         }
-        res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json', ...(answer.headers.has('idempotent-replayed') ? { 'idempotent-replayed': 'true' } : {}) }).end(text);
+        res
+          .writeHead(answer.status, {
+            'content-type': answer.headers.get('content-type') ?? 'application/json',
+            ...(answer.headers.has('idempotent-replayed') ? { 'idempotent-replayed': 'true' } : {}),
+          })
+          .end(text);
       })();
     });
   });

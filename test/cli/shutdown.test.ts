@@ -23,10 +23,17 @@ async function getFresh(url: string): Promise<{ status: number; connection: stri
   });
 }
 
-test('on SIGTERM the service stops being ready, keeps serving for the delay, lets a slow request finish, and exits 0', { timeout: 90_000 }, async (t) => {
+test('on SIGTERM the service stops being ready, keeps serving for the delay, lets a slow request finish, and exits 0', {
+  timeout: 90_000,
+}, async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'cauri-shutdown-'));
   t.after(() => rmSync(dataDir, { recursive: true, force: true }));
-  const env = { CAURI_DATA_DIR: dataDir, CAURI_MASTER_KEY: randomBytes(32).toString('hex'), CAURI_SQLITE_SYNCHRONOUS: 'NORMAL', CAURI_SHUTDOWN_DELAY_SECONDS: '2' };
+  const env = {
+    CAURI_DATA_DIR: dataDir,
+    CAURI_MASTER_KEY: randomBytes(32).toString('hex'),
+    CAURI_SQLITE_SYNCHRONOUS: 'NORMAL',
+    CAURI_SHUTDOWN_DELAY_SECONDS: '2',
+  };
   const service = await spawnService(t, env);
   const created = await runCli(['clients', 'create', '--name', 'shutdown', '--scopes', 'kyc:write kyc:read', '--json'], env);
   assert.equal(created.code, 0, created.stderr);
@@ -48,7 +55,12 @@ test('on SIGTERM the service stops being ready, keeps serving for the delay, let
       {
         method: 'POST',
         agent: false,
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': String(body.length), 'idempotency-key': randomUUID() },
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          'content-length': String(body.length),
+          'idempotency-key': randomUUID(),
+        },
       },
       (res) => {
         let text = '';
@@ -76,7 +88,11 @@ test('on SIGTERM the service stops being ready, keeps serving for the delay, let
   // After the delay: no new connection is accepted, while the slow request is still in flight.
   await pause(2500);
   await assert.rejects(getFresh(`${service.base}/healthz`), /ECONNREFUSED/);
-  assert.equal((await Promise.race([service.exited().then(() => 'exited'), pause(200).then(() => 'running')])), 'running', 'the process waits for the request');
+  assert.equal(
+    await Promise.race([service.exited().then(() => 'exited'), pause(200).then(() => 'running')]),
+    'running',
+    'the process waits for the request',
+  );
 
   slow?.end(body.subarray(40));
   const { res, text } = await answered;

@@ -28,7 +28,8 @@ test('every file and folder docs/architecture.md names exists', () => {
 });
 
 test('namedPaths finds code paths and sibling pages, and leaves placeholders out', () => {
-  const text = 'See `src/orders/order.routes.ts`, src/workers/ and [markets.md](markets.md#x); `calendars/<CODE>.json`, not `src/nowhere.ts`.';
+  const text =
+    'See `src/orders/order.routes.ts`, src/workers/ and [markets.md](markets.md#x); `calendars/<CODE>.json`, not `src/nowhere.ts`.';
   assert.deepEqual(namedPaths(text), ['docs/markets.md', 'src/nowhere.ts', 'src/orders/order.routes.ts', 'src/workers/']);
   assert.equal(existsSync(join(ROOT, 'src/nowhere.ts')), false, 'a path that does not exist is reported');
 });
@@ -97,7 +98,7 @@ function folderCycles(): string[][] {
 /** The order path's domains, which still import each other (docs/architecture.md, "The layers"). */
 const ORDER_PATH = new Set(['accounts', 'kyc', 'markets', 'orders', 'partners', 'positions', 'post-trade', 'routing', 'testclocks']);
 
-test('no import cycle between folders of src/, the order path\'s known one aside', () => {
+test("no import cycle between folders of src/, the order path's known one aside", () => {
   const cycles = folderCycles();
   const others = cycles.filter((c) => c.some((folder) => !ORDER_PATH.has(folder)));
   assert.deepEqual(others, [], 'folders that import each other');

@@ -56,7 +56,8 @@ test('a shell block carries no word but one mark in its info string', () => {
     for (const block of fencedBlocks(readDocument(doc)).filter(isShell)) {
       const where = `${doc}:${block.line}`;
       assert.ok(block.attributes.length <= 1, `${where}: one mark at most, got ${block.attributes.join(' ')}`);
-      for (const word of block.attributes) assert.ok(Object.hasOwn(NOT_RUN, word), `${where}: "${word}" is not one of ${Object.keys(NOT_RUN).join(', ')}`);
+      for (const word of block.attributes)
+        assert.ok(Object.hasOwn(NOT_RUN, word), `${where}: "${word}" is not one of ${Object.keys(NOT_RUN).join(', ')}`);
     }
   }
 });
@@ -66,7 +67,10 @@ test('an env block only sets the addresses the docs run sets itself', () => {
     for (const block of fencedBlocks(readDocument(doc)).filter((b) => isShell(b) && notRunMark(b) === 'env')) {
       for (const line of block.code.split('\n').filter((l) => l.trim() !== '')) {
         const name = /^(?:export )?([A-Z_]+)=\S+$/.exec(line)?.[1];
-        assert.ok(name !== undefined && RUN_SETS.has(name), `${doc}:${block.line}: "${line}" is not an assignment of ${[...RUN_SETS].join(' or ')}`);
+        assert.ok(
+          name !== undefined && RUN_SETS.has(name),
+          `${doc}:${block.line}: "${line}" is not an assignment of ${[...RUN_SETS].join(' or ')}`,
+        );
       }
     }
   }
@@ -75,7 +79,10 @@ test('an env block only sets the addresses the docs run sets itself', () => {
 test('a service block starts the service and does nothing else', () => {
   for (const doc of documents()) {
     for (const block of fencedBlocks(readDocument(doc)).filter((b) => isShell(b) && notRunMark(b) === 'service')) {
-      const commands = block.code.split('\n').map((l) => l.replace(/#.*$/, '').trim()).filter((l) => l !== '');
+      const commands = block.code
+        .split('\n')
+        .map((l) => l.replace(/#.*$/, '').trim())
+        .filter((l) => l !== '');
       const last = commands.at(-1) ?? '';
       assert.ok(/(?:npm start|npx cauri serve)$/.test(last), `${doc}:${block.line}: ends with the service's start, got "${last}"`);
       for (const command of commands.slice(0, -1)) assert.match(command, /^npm install\b/, `${doc}:${block.line}`);

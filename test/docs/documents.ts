@@ -42,7 +42,11 @@ export interface DocumentRun extends ScriptResult {
 export async function runDocument(
   t: TestContext,
   doc: string,
-  options: { service?: Record<string, string>; /** Added to the shell's environment only (a locale, say). */ shell?: Record<string, string>; timeoutMs: number },
+  options: {
+    service?: Record<string, string> /** Added to the shell's environment only (a locale, say). */;
+    shell?: Record<string, string>;
+    timeoutMs: number;
+  },
 ): Promise<DocumentRun> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cauri-docs-'));
   mkdirSync(join(ROOT, 'dist', 'docs-run'), { recursive: true });
@@ -70,7 +74,15 @@ export async function runDocument(
   const result = await runBash(shellScript(runnableShellBlocks(readDocument(doc)), doc), {
     cwd: workDir,
     // CAURI_CONFIG_DIR: `cauri login` and `cauri listen` keep their files in a folder of this run, not the user's.
-    env: { ...process.env, ...deployment, ...options.shell, BASE: base, HOOK_PORT: String(await freePort()), LOG_LEVEL: 'silent', CAURI_CONFIG_DIR: join(dataDir, 'config') },
+    env: {
+      ...process.env,
+      ...deployment,
+      ...options.shell,
+      BASE: base,
+      HOOK_PORT: String(await freePort()),
+      LOG_LEVEL: 'silent',
+      CAURI_CONFIG_DIR: join(dataDir, 'config'),
+    },
     timeoutMs: options.timeoutMs,
   });
   const context = `${doc}: exit ${result.code}${result.timedOut ? ' (timed out)' : ''}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`;

@@ -51,7 +51,10 @@ test('fencedBlocks: language, attributes, body and line of every fence, nested f
 
 test('runnableShellBlocks skips marked blocks and other languages; shellScript joins them under set -euo pipefail', () => {
   const blocks = runnableShellBlocks(SAMPLE);
-  assert.deepEqual(blocks.map((b) => b.line), [7, 16]);
+  assert.deepEqual(
+    blocks.map((b) => b.line),
+    [7, 16],
+  );
   const script = shellScript(blocks, 'x.md');
   assert.match(script, /^set -euo pipefail\n/);
   assert.ok(script.indexOf('echo one') < script.indexOf('cat <<EOF'));

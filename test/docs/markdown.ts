@@ -50,7 +50,10 @@ export function fencedBlocks(markdown: string): FencedBlock[] {
     if (open === null) continue;
     const indent = (open[1] as string).length;
     const fence = open[2] as string;
-    const [language = '', ...attributes] = (open[3] as string).trim().split(/\s+/).filter((w) => w !== '');
+    const [language = '', ...attributes] = (open[3] as string)
+      .trim()
+      .split(/\s+/)
+      .filter((w) => w !== '');
     const body: string[] = [];
     let j = i + 1;
     // A closing fence is at least as long as the opening one, with nothing after it but spaces.

@@ -8,7 +8,9 @@ import { fencedBlocks } from './markdown.js';
 
 /** The repository's tracked files, as git lists them, with their text (binary files left out). */
 function trackedTexts(): { path: string; text: string }[] {
-  const paths = execFileSync('git', ['ls-files', '-z'], { cwd: ROOT, encoding: 'utf8' }).split('\0').filter((p) => p !== '');
+  const paths = execFileSync('git', ['ls-files', '-z'], { cwd: ROOT, encoding: 'utf8' })
+    .split('\0')
+    .filter((p) => p !== '');
   assert.ok(paths.length > 100, `git lists the checkout's files (found ${paths.length})`);
   return paths
     .filter((path) => existsSync(join(ROOT, path)))
@@ -47,13 +49,20 @@ function anchors(markdown: string): Set<string> {
 
 // The contract documents the service was written from, which the repository does not ship. Spelt in
 // parts so that this file does not name them.
-const FOREIGN_CONTRACTS = [['decisions', 'md'], ['brokerage-api-v1', 'md']].map((parts) => parts.join('.'));
+const FOREIGN_CONTRACTS = [
+  ['decisions', 'md'],
+  ['brokerage-api-v1', 'md'],
+].map((parts) => parts.join('.'));
 
 test('no tracked file refers to a contract document the repository does not ship', () => {
   const offenders = trackedTexts()
     .filter(({ text }) => FOREIGN_CONTRACTS.some((name) => text.toLowerCase().includes(name)))
     .map(({ path }) => path);
-  assert.deepEqual(offenders, [], 'the rules belong in docs/: cite the page (docs/concepts.md#instruments-and-prices) or state the rule in the comment');
+  assert.deepEqual(
+    offenders,
+    [],
+    'the rules belong in docs/: cite the page (docs/concepts.md#instruments-and-prices) or state the rule in the comment',
+  );
 });
 
 test('every docs/ page a tracked file cites exists, and so does the section it names', () => {

@@ -39,7 +39,9 @@ export async function runBash(script: string, options: { cwd: string; env: NodeJ
     killGroup('SIGKILL');
   }, options.timeoutMs);
   try {
-    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.once('exit', (c, s) => resolve([c, s])));
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+      child.once('exit', (c, s) => resolve([c, s])),
+    );
     clearTimeout(timer);
     killGroup('SIGTERM');
     // Background processes hold the output pipes until they end; give them a moment to flush.

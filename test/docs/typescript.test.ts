@@ -14,7 +14,11 @@ interface CodeBlock {
 }
 
 function blocksOf(languages: readonly string[]): CodeBlock[] {
-  return documents().flatMap((doc) => fencedBlocks(readDocument(doc)).filter((block) => languages.includes(block.language)).map((block) => ({ doc, block })));
+  return documents().flatMap((doc) =>
+    fencedBlocks(readDocument(doc))
+      .filter((block) => languages.includes(block.language))
+      .map((block) => ({ doc, block })),
+  );
 }
 
 /**
@@ -45,7 +49,9 @@ test('every ts block of README.md and docs/ type-checks against the packages and
   host.readFile = (path) => files.get(resolve(path))?.block.code ?? ts.sys.readFile(path);
   host.getSourceFile = (path, language, onError, create) => {
     const block = files.get(resolve(path));
-    return block !== undefined ? ts.createSourceFile(path, block.block.code, language, true) : getSourceFile(path, language, onError, create);
+    return block !== undefined
+      ? ts.createSourceFile(path, block.block.code, language, true)
+      : getSourceFile(path, language, onError, create);
   };
   const program = ts.createProgram([...files.keys()], options, host);
   const problems = ts

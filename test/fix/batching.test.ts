@@ -23,12 +23,31 @@ if (!IN_LOOPBACK_NAMESPACE) {
         const ids = Array.from({ length: 30 }, () => newId('order'));
         const results = await Promise.all(
           ids.map((orderId, i) =>
-            connector.submit({ order_id: orderId, instrument: 'KOLA.BRVM', instrument_status: 'active', side: 'buy', qty: 1 + i, limit_price_cents: 1_500_000, reference_price_cents: 1_500_000, time_in_force: 'day', expire_date: null }),
+            connector.submit({
+              order_id: orderId,
+              instrument: 'KOLA.BRVM',
+              instrument_status: 'active',
+              side: 'buy',
+              qty: 1 + i,
+              limit_price_cents: 1_500_000,
+              reference_price_cents: 1_500_000,
+              time_in_force: 'day',
+              expire_date: null,
+            }),
           ),
         );
-        assert.deepEqual(results.map((r) => r.status), ids.map(() => 'accepted'));
+        assert.deepEqual(
+          results.map((r) => r.status),
+          ids.map(() => 'accepted'),
+        );
 
-        const stored = await runtime.storage.db.selectFrom('fix_messages').select(['seq', 'cl_ord_id', 'sending_time']).where('partner_id', '=', d.partnerId).where('msg_type', '=', 'D').orderBy('seq').execute();
+        const stored = await runtime.storage.db
+          .selectFrom('fix_messages')
+          .select(['seq', 'cl_ord_id', 'sending_time'])
+          .where('partner_id', '=', d.partnerId)
+          .where('msg_type', '=', 'D')
+          .orderBy('seq')
+          .execute();
         assert.equal(stored.length, 30);
         assert.deepEqual(new Set(stored.map((m) => m.cl_ord_id)), new Set(ids));
         // Several were committed in one transaction: they carry the same SendingTime.
@@ -36,7 +55,10 @@ if (!IN_LOOPBACK_NAMESPACE) {
         await logged(() => received(d.executor, 'D').length === 30 && sent(d.executor, '8').length === 30);
         // On the wire, in the order of their numbers, each number once and none missing: no ResendRequest.
         const wire = received(d.executor, 'D').map((m) => ({ seq: Number(m.fields.get(34)), id: m.fields.get(11) }));
-        assert.deepEqual(wire, stored.map((m) => ({ seq: Number(m.seq), id: m.cl_ord_id })));
+        assert.deepEqual(
+          wire,
+          stored.map((m) => ({ seq: Number(m.seq), id: m.cl_ord_id })),
+        );
         for (let i = 1; i < wire.length; i++) assert.equal(wire[i]?.seq, (wire[i - 1]?.seq ?? 0) + 1);
         assert.equal(sent(d.executor, '2').length, 0);
         assert.equal(sent(d.executor, '3').length, 0);

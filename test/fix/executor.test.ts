@@ -35,19 +35,35 @@ if (!IN_LOOPBACK_NAMESPACE) {
   }
 
   /** An executor, and a deployment whose partner "Executor Titres" reaches it over FIX (credentials stored). */
-  async function deployment(t: TestContext, database: DatabaseCase, executorOptions: Parameters<typeof startExecutor>[2] = {}): Promise<Deployment> {
+  async function deployment(
+    t: TestContext,
+    database: DatabaseCase,
+    executorOptions: Parameters<typeof startExecutor>[2] = {},
+  ): Promise<Deployment> {
     const executor = await startExecutor(t, nextPort++, executorOptions);
     const env = testEnvironment(t, database, { CAURI_WORKERS: 'all' });
     const storage = await openDatabase(env.config, env.options);
     let partnerId: string;
     try {
-      const fix = { host: '127.0.0.1', port: executor.port, sender_comp_id: 'CAURI', target_comp_id: 'EXEC', tls: false, account: 'CAURI-TEST' };
+      const fix = {
+        host: '127.0.0.1',
+        port: executor.port,
+        sender_comp_id: 'CAURI',
+        target_comp_id: 'EXEC',
+        tls: false,
+        account: 'CAURI-TEST',
+      };
       const report = await storage.transact((trx) =>
-        importPartners(trx, [{ name: 'Executor Titres', jurisdiction: 'UEMOA', capabilities: ['equities'], connector: 'fix', fix }], { now: new Date(), fixPlaintextAllowed: true }),
+        importPartners(trx, [{ name: 'Executor Titres', jurisdiction: 'UEMOA', capabilities: ['equities'], connector: 'fix', fix }], {
+          now: new Date(),
+          fixPlaintextAllowed: true,
+        }),
       );
       partnerId = report.applied[0]?.id ?? '';
       const sealer = new FixCredentialSealer(deriveKey(env.config.masterKey as Buffer, 'fix-credentials'));
-      await storage.transact((trx) => setPartnerFixCredentials(trx, partnerId, sealer.seal(partnerId, { username: 'cauri-user', password: 's3cret' }), Date.now()));
+      await storage.transact((trx) =>
+        setPartnerFixCredentials(trx, partnerId, sealer.seal(partnerId, { username: 'cauri-user', password: 's3cret' }), Date.now()),
+      );
     } finally {
       await storage.close();
     }
@@ -75,13 +91,22 @@ if (!IN_LOOPBACK_NAMESPACE) {
 
   /** The executor's log arrives through a pipe, after the messages themselves: wait for what a check reads. */
   const logged = (check: () => boolean) => waitFor("the executor's log", check, 5000);
-  const received = (executor: Executor, msgType: string) => executor.messages().filter((m) => m.direction === 'incoming' && m.fields.get(35) === msgType);
-  const sent = (executor: Executor, msgType: string) => executor.messages().filter((m) => m.direction === 'outgoing' && m.fields.get(35) === msgType);
+  const received = (executor: Executor, msgType: string) =>
+    executor.messages().filter((m) => m.direction === 'incoming' && m.fields.get(35) === msgType);
+  const sent = (executor: Executor, msgType: string) =>
+    executor.messages().filter((m) => m.direction === 'outgoing' && m.fields.get(35) === msgType);
   const withClOrdId = (messages: FixMessage[], id: string) => messages.filter((m) => m.fields.get(11) === id);
 
   async function placeOrder(api: ApiClient, partnerId: string, fields: Json): Promise<Json> {
     const attestation = (await (await api.post('/v1/kyc/attestations', KYC2_REQUEST)).json()) as Json;
-    const res = await api.post('/v1/orders', { rcpt_to: partnerId, kyc_attestation_id: attestation.id, instrument: 'KOLA.BRVM', side: 'buy', qty: 10, ...fields });
+    const res = await api.post('/v1/orders', {
+      rcpt_to: partnerId,
+      kyc_attestation_id: attestation.id,
+      instrument: 'KOLA.BRVM',
+      side: 'buy',
+      qty: 10,
+      ...fields,
+    });
     assert.equal(res.status, 201);
     return (await res.json()) as Json;
   }
@@ -100,8 +125,15 @@ if (!IN_LOOPBACK_NAMESPACE) {
     return rows.map((r) => r.type);
   }
 
-  async function fillsOf(runtime: Runtime, orderId: string): Promise<{ fill_qty: number; fill_price_cents: number; exchange_ref: string }[]> {
-    return runtime.storage.db.selectFrom('order_fills').select(['fill_qty', 'fill_price_cents', 'exchange_ref']).where('order_id', '=', orderId).execute();
+  async function fillsOf(
+    runtime: Runtime,
+    orderId: string,
+  ): Promise<{ fill_qty: number; fill_price_cents: number; exchange_ref: string }[]> {
+    return runtime.storage.db
+      .selectFrom('order_fills')
+      .select(['fill_qty', 'fill_price_cents', 'exchange_ref'])
+      .where('order_id', '=', orderId)
+      .execute();
   }
 
   /** Ends the runtime as a crash would for the partner: the connection drops without a Logout. */
@@ -118,7 +150,17 @@ if (!IN_LOOPBACK_NAMESPACE) {
         await logged(() => received(d.executor, 'A').length === 1);
         const logon = received(d.executor, 'A')[0];
         assert.ok(logon !== undefined, 'the executor saw our Logon');
-        for (const [tag, value] of [[49, 'CAURI'], [56, 'EXEC'], [34, '1'], [98, '0'], [108, '30'], [141, 'N'], [553, 'cauri-user'], [554, 's3cret']] as const) assert.equal(logon.fields.get(tag), value, `Logon tag ${tag}`);
+        for (const [tag, value] of [
+          [49, 'CAURI'],
+          [56, 'EXEC'],
+          [34, '1'],
+          [98, '0'],
+          [108, '30'],
+          [141, 'N'],
+          [553, 'cauri-user'],
+          [554, 's3cret'],
+        ] as const)
+          assert.equal(logon.fields.get(tag), value, `Logon tag ${tag}`);
 
         const metrics = await (await fetch(`${base}/metrics`)).text();
         assert.match(metrics, new RegExp(`cauri_fix_session_logged_on\\{partner="${d.partnerId}"\\} 1`));
@@ -131,7 +173,17 @@ if (!IN_LOOPBACK_NAMESPACE) {
         await logged(() => withClOrdId(sent(d.executor, '8'), limit.id).length === 1);
         const order = withClOrdId(received(d.executor, 'D'), limit.id)[0];
         assert.ok(order !== undefined);
-        for (const [tag, value] of [[1, 'CAURI-TEST'], [55, 'KOLA'], [207, 'BRVM'], [54, '1'], [38, '10'], [40, '2'], [44, '15000.5'], [59, '0']] as const) assert.equal(order.fields.get(tag), value, `NewOrderSingle tag ${tag}`);
+        for (const [tag, value] of [
+          [1, 'CAURI-TEST'],
+          [55, 'KOLA'],
+          [207, 'BRVM'],
+          [54, '1'],
+          [38, '10'],
+          [40, '2'],
+          [44, '15000.5'],
+          [59, '0'],
+        ] as const)
+          assert.equal(order.fields.get(tag), value, `NewOrderSingle tag ${tag}`);
         assert.match(order.fields.get(60) ?? '', /^\d{8}-\d{2}:\d{2}:\d{2}\.\d{3}$/);
         const execId = withClOrdId(sent(d.executor, '8'), limit.id)[0]?.fields.get(17);
         assert.deepEqual(await fillsOf(runtime, limit.id), [{ fill_qty: 10, fill_price_cents: 1_500_050, exchange_ref: execId }]);
@@ -172,21 +224,40 @@ if (!IN_LOOPBACK_NAMESPACE) {
       test("Account (1) is the subject's registered account at the SGI, else the partner's default; a change after the order is not sent", async (t) => {
         const d = await deployment(t, database);
         const { api } = await d.start();
-        const registration = await api.call('PUT', `/v1/subjects/${KYC2_REQUEST.subject_id}/accounts/${d.partnerId}`, { account_number: 'INV-0001/BRVM' });
+        const registration = await api.call('PUT', `/v1/subjects/${KYC2_REQUEST.subject_id}/accounts/${d.partnerId}`, {
+          account_number: 'INV-0001/BRVM',
+        });
         assert.equal(registration.status, 201, await registration.text());
         const registered = await placeOrder(api, d.partnerId, { limit_price_cents: 1_500_000 });
         assert.equal(registered.status, 'routed');
         await api.call('PUT', `/v1/subjects/${KYC2_REQUEST.subject_id}/accounts/${d.partnerId}`, { account_number: 'CHANGED-LATER' });
 
         const other = (await (await api.post('/v1/kyc/attestations', { ...KYC2_REQUEST, subject_id: 'inv-0002' })).json()) as Json;
-        const res = await api.post('/v1/orders', { rcpt_to: d.partnerId, kyc_attestation_id: other.id, instrument: 'KOLA.BRVM', side: 'buy', qty: 10, limit_price_cents: 1_500_000 });
+        const res = await api.post('/v1/orders', {
+          rcpt_to: d.partnerId,
+          kyc_attestation_id: other.id,
+          instrument: 'KOLA.BRVM',
+          side: 'buy',
+          qty: 10,
+          limit_price_cents: 1_500_000,
+        });
         const byDefault = (await res.json()) as Json;
         assert.equal(byDefault.status, 'routed');
         await orderWhen(api, registered.id, 'filled');
         await orderWhen(api, byDefault.id, 'filled');
-        await logged(() => withClOrdId(received(d.executor, 'D'), byDefault.id).length === 1 && withClOrdId(received(d.executor, 'D'), registered.id).length === 1);
-        assert.deepEqual(withClOrdId(received(d.executor, 'D'), registered.id).map((m) => m.fields.get(1)), ['INV-0001/BRVM']);
-        assert.deepEqual(withClOrdId(received(d.executor, 'D'), byDefault.id).map((m) => m.fields.get(1)), ['CAURI-TEST']);
+        await logged(
+          () =>
+            withClOrdId(received(d.executor, 'D'), byDefault.id).length === 1 &&
+            withClOrdId(received(d.executor, 'D'), registered.id).length === 1,
+        );
+        assert.deepEqual(
+          withClOrdId(received(d.executor, 'D'), registered.id).map((m) => m.fields.get(1)),
+          ['INV-0001/BRVM'],
+        );
+        assert.deepEqual(
+          withClOrdId(received(d.executor, 'D'), byDefault.id).map((m) => m.fields.get(1)),
+          ['CAURI-TEST'],
+        );
       });
 
       test('a cancel of an order the executor already filled is refused', async (t) => {
@@ -198,7 +269,17 @@ if (!IN_LOOPBACK_NAMESPACE) {
         const socket = (session as unknown as { transport: { duplex: { readable: Readable } } }).transport.duplex.readable;
         socket.pause();
         const orderId = newId('order');
-        const submitted = connector.submit({ order_id: orderId, instrument: 'KOLA.BRVM', instrument_status: 'active', side: 'sell', qty: 5, limit_price_cents: 1_550_000, reference_price_cents: 1_550_000, time_in_force: 'day', expire_date: null });
+        const submitted = connector.submit({
+          order_id: orderId,
+          instrument: 'KOLA.BRVM',
+          instrument_status: 'active',
+          side: 'sell',
+          qty: 5,
+          limit_price_cents: 1_550_000,
+          reference_price_cents: 1_550_000,
+          time_in_force: 'day',
+          expire_date: null,
+        });
         await waitFor('the order to go out', () => received(d.executor, 'D').length === 1);
         const cancelled = connector.cancel(orderId, { request_id: `${orderId}.1`, reason: 'requested' });
         await waitFor('the cancel to go out', () => received(d.executor, 'F').length === 1);
@@ -209,10 +290,21 @@ if (!IN_LOOPBACK_NAMESPACE) {
         const cancel = received(d.executor, 'F')[0];
         assert.equal(cancel?.fields.get(41), orderId);
         assert.equal(cancel?.fields.get(11), `${orderId}.1`, 'the cancel is sent under the request id');
-        assert.equal(sent(d.executor, 'j').find((m) => m.fields.get(45) === cancel?.fields.get(34))?.fields.get(372), 'F');
-        assert.deepEqual((await connector.reports(null)).reports.map((r) => r.type), ['accepted', 'fill']);
+        assert.equal(
+          sent(d.executor, 'j')
+            .find((m) => m.fields.get(45) === cancel?.fields.get(34))
+            ?.fields.get(372),
+          'F',
+        );
+        assert.deepEqual(
+          (await connector.reports(null)).reports.map((r) => r.type),
+          ['accepted', 'fill'],
+        );
         // Asked again, the connector answers from the report log without asking the executor.
-        assert.deepEqual(await connector.cancel(orderId as OrderId, { request_id: `${orderId}.1`, reason: 'requested' }), { status: 'refused', reason: 'already_filled' });
+        assert.deepEqual(await connector.cancel(orderId as OrderId, { request_id: `${orderId}.1`, reason: 'requested' }), {
+          status: 'refused',
+          reason: 'already_filled',
+        });
         assert.equal(received(d.executor, 'F').length, 1);
       });
 
@@ -240,7 +332,7 @@ if (!IN_LOOPBACK_NAMESPACE) {
         await orderWhen(second.api, after.id, 'filled');
       });
 
-      test("a ResendRequest from the executor is answered from the store, with PossDup and the original sending time", async (t) => {
+      test('a ResendRequest from the executor is answered from the store, with PossDup and the original sending time', async (t) => {
         const d = await deployment(t, database);
         const first = await d.start();
         await first.runtime.close();
@@ -253,13 +345,70 @@ if (!IN_LOOPBACK_NAMESPACE) {
         let seq = 0;
         try {
           await storage.transact(async (trx) => {
-            await trx.insertInto('orders').values(orderRow({ id: orderId, client_id: first.api.clientId, created_at: sentAt, status: 'created', rcpt_to: d.partnerId, connector: 'fix', qty: 7, limit_price_cents: 1_450_000, next_route_at: sentAt, account: 'INV-RESENT' })).execute();
+            await trx
+              .insertInto('orders')
+              .values(
+                orderRow({
+                  id: orderId,
+                  client_id: first.api.clientId,
+                  created_at: sentAt,
+                  status: 'created',
+                  rcpt_to: d.partnerId,
+                  connector: 'fix',
+                  qty: 7,
+                  limit_price_cents: 1_450_000,
+                  next_route_at: sentAt,
+                  account: 'INV-RESENT',
+                }),
+              )
+              .execute();
             seq = (await findSession(trx, d.partnerId))?.next_sender_seq ?? 0;
-            const body = newOrderSingle({ order_id: orderId, instrument: 'KOLA.BRVM', instrument_status: 'active', side: 'buy', qty: 7, limit_price_cents: 1_450_000, reference_price_cents: 100, account: 'INV-RESENT' }, { defaultAccount: 'CAURI-TEST', transactTime: sentAt });
+            const body = newOrderSingle(
+              {
+                order_id: orderId,
+                instrument: 'KOLA.BRVM',
+                instrument_status: 'active',
+                side: 'buy',
+                qty: 7,
+                limit_price_cents: 1_450_000,
+                reference_price_cents: 100,
+                account: 'INV-RESENT',
+              },
+              { defaultAccount: 'CAURI-TEST', transactTime: sentAt },
+            );
             await commitSent(trx, d.partnerId, seq, sentAt);
-            await insertMessage(trx, { partner_id: d.partnerId, seq, msg_type: 'D', cl_ord_id: orderId, sending_time: sentAt, body: JSON.stringify(body) });
-            await insertOrderAtPartner(trx, { partner_id: d.partnerId, order_id: orderId, side: 'buy', qty: 7, instrument: 'KOLA.BRVM', body: JSON.stringify(body), state: 'sent', cum_qty: 0, report_seq: 0, partner_order_id: null, created_at: sentAt, updated_at: sentAt });
-            await insertRequest(trx, { partner_id: d.partnerId, cl_ord_id: orderId, order_id: orderId, kind: 'new', seq, state: 'pending', terms: null, created_at: sentAt });
+            await insertMessage(trx, {
+              partner_id: d.partnerId,
+              seq,
+              msg_type: 'D',
+              cl_ord_id: orderId,
+              sending_time: sentAt,
+              body: JSON.stringify(body),
+            });
+            await insertOrderAtPartner(trx, {
+              partner_id: d.partnerId,
+              order_id: orderId,
+              side: 'buy',
+              qty: 7,
+              instrument: 'KOLA.BRVM',
+              body: JSON.stringify(body),
+              state: 'sent',
+              cum_qty: 0,
+              report_seq: 0,
+              partner_order_id: null,
+              created_at: sentAt,
+              updated_at: sentAt,
+            });
+            await insertRequest(trx, {
+              partner_id: d.partnerId,
+              cl_ord_id: orderId,
+              order_id: orderId,
+              kind: 'new',
+              seq,
+              state: 'pending',
+              terms: null,
+              created_at: sentAt,
+            });
           });
         } finally {
           await storage.close();
@@ -267,7 +416,10 @@ if (!IN_LOOPBACK_NAMESPACE) {
 
         const second = await d.start();
         const { db } = second.runtime.storage;
-        await waitFor('the order to be filled', async () => (await db.selectFrom('orders').select('status').where('id', '=', orderId).executeTakeFirst())?.status === 'filled');
+        await waitFor(
+          'the order to be filled',
+          async () => (await db.selectFrom('orders').select('status').where('id', '=', orderId).executeTakeFirst())?.status === 'filled',
+        );
         await logged(() => withClOrdId(sent(d.executor, '8'), orderId).length === 1);
         const resendRequest = sent(d.executor, '2')[0];
         assert.equal(resendRequest?.fields.get(7), String(seq), 'the executor asked for the message it never got');
@@ -297,7 +449,9 @@ if (!IN_LOOPBACK_NAMESPACE) {
         // logon finds a gap and asks for everything from the report on.
         const storage = await openDatabase(d.env.config, d.env.options);
         try {
-          await storage.transact((trx) => trx.updateTable('fix_sessions').set({ next_target_seq: reportSeq }).where('partner_id', '=', d.partnerId).execute());
+          await storage.transact((trx) =>
+            trx.updateTable('fix_sessions').set({ next_target_seq: reportSeq }).where('partner_id', '=', d.partnerId).execute(),
+          );
         } finally {
           await storage.close();
         }
@@ -306,7 +460,10 @@ if (!IN_LOOPBACK_NAMESPACE) {
         const copy = withClOrdId(sent(d.executor, '8'), order.id)[1];
         assert.equal(copy?.fields.get(43), 'Y');
         assert.equal(copy?.fields.get(17), report?.fields.get(17));
-        await waitFor('the copy to be dealt with', async () => ((await findSession(second.runtime.storage.db, d.partnerId))?.next_target_seq ?? 0) > Number(copy?.fields.get(34)));
+        await waitFor(
+          'the copy to be dealt with',
+          async () => ((await findSession(second.runtime.storage.db, d.partnerId))?.next_target_seq ?? 0) > Number(copy?.fields.get(34)),
+        );
         await new Promise((resolve) => setTimeout(resolve, 600));
         assert.equal((await fillsOf(second.runtime, order.id)).length, 1);
         assert.deepEqual(await eventsOf(second.runtime, order.id), ['order.created', 'order.routed', 'order.executed']);

@@ -22,8 +22,12 @@ if (!IN_LOOPBACK_NAMESPACE) {
 } else {
   let nextPort = 5300;
 
-  const fromExecutor = (executor: Executor, msgType: string, id: string) => executor.messages().filter((m) => m.direction === 'outgoing' && m.fields.get(35) === msgType && m.fields.get(11) === id);
-  const toExecutor = (executor: Executor, msgType: string, id?: string) => executor.messages().filter((m) => m.direction === 'incoming' && m.fields.get(35) === msgType && (id === undefined || m.fields.get(11) === id));
+  const fromExecutor = (executor: Executor, msgType: string, id: string) =>
+    executor.messages().filter((m) => m.direction === 'outgoing' && m.fields.get(35) === msgType && m.fields.get(11) === id);
+  const toExecutor = (executor: Executor, msgType: string, id?: string) =>
+    executor
+      .messages()
+      .filter((m) => m.direction === 'incoming' && m.fields.get(35) === msgType && (id === undefined || m.fields.get(11) === id));
   const logged = (check: () => boolean) => waitFor("the executor's log", check, 5000);
 
   /** SIGKILL: nothing of the process runs after it, as in a crash. */
@@ -35,7 +39,11 @@ if (!IN_LOOPBACK_NAMESPACE) {
   /** The session is logged on (by `owner`, after `since`). */
   async function loggedOn(d: ProcessDeployment, owner?: SpawnedProcess, since = 0): Promise<boolean> {
     const session = await findSession(d.storage.db, d.partnerId);
-    return session?.state === 'logged_on' && (session.last_logon_at ?? 0) >= since && (owner === undefined || session.lease_owner?.startsWith(`${owner.pid}-`) === true);
+    return (
+      session?.state === 'logged_on' &&
+      (session.last_logon_at ?? 0) >= since &&
+      (owner === undefined || session.lease_owner?.startsWith(`${owner.pid}-`) === true)
+    );
   }
 
   async function orderFacts(d: ProcessDeployment, id: string) {
@@ -57,7 +65,7 @@ if (!IN_LOOPBACK_NAMESPACE) {
 
   for (const database of DATABASES) {
     describe(`service processes killed, on ${database.name}`, () => {
-      test('killed after an order\'s hand-over was recorded, before and then after the NewOrderSingle reached the gateway: on restart each order reaches it once, and the fill made meanwhile arrives by resend and is applied once', async (t) => {
+      test("killed after an order's hand-over was recorded, before and then after the NewOrderSingle reached the gateway: on restart each order reaches it once, and the fill made meanwhile arrives by resend and is applied once", async (t) => {
         const executor = await startExecutor(t, nextPort++);
         const proxy = await startFixProxy(t, executor.port);
         const d = await processDeployment(t, database, { port: proxy.port });
@@ -73,7 +81,12 @@ if (!IN_LOOPBACK_NAMESPACE) {
           await waitFor('a message in flight', () => proxy.held().length === 1);
           const inFlight = proxy.held()[0] as FixFrame;
           const orderId = inFlight.fields.get(11) as string;
-          const recorded = await d.storage.db.selectFrom('fix_messages').select('seq').where('partner_id', '=', d.partnerId).where('cl_ord_id', '=', orderId).executeTakeFirst();
+          const recorded = await d.storage.db
+            .selectFrom('fix_messages')
+            .select('seq')
+            .where('partner_id', '=', d.partnerId)
+            .where('cl_ord_id', '=', orderId)
+            .executeTakeFirst();
           assert.ok(recorded !== undefined, `${when}: the hand-over is recorded`);
           await kill(service);
           proxy.rule = () => 'pass';
@@ -104,12 +117,19 @@ if (!IN_LOOPBACK_NAMESPACE) {
           } else {
             assert.equal(orders[0]?.fields.get(43), undefined);
             // The fill was sent while the service was down, then again when the new process asked.
-            assert.deepEqual(reports.map((r) => r.fields.get(43) ?? 'N'), ['N', 'Y']);
+            assert.deepEqual(
+              reports.map((r) => r.fields.get(43) ?? 'N'),
+              ['N', 'Y'],
+            );
             assert.equal(reports[1]?.fields.get(17), facts.fills[0]?.exchange_ref);
             assert.equal(toExecutor(executor, '2').at(-1)?.fields.get(7), inFlight.fields.get(34), 'the new process asked for the report');
           }
         }
-        assert.equal(executor.messages().filter((m) => m.direction === 'outgoing' && ['3', '5'].includes(m.fields.get(35) ?? '')).length, 0, 'the executor rejected nothing and logged nobody out');
+        assert.equal(
+          executor.messages().filter((m) => m.direction === 'outgoing' && ['3', '5'].includes(m.fields.get(35) ?? '')).length,
+          0,
+          'the executor rejected nothing and logged nobody out',
+        );
         await service.stop();
       });
 
@@ -133,12 +153,21 @@ if (!IN_LOOPBACK_NAMESPACE) {
           assert.ok(tookOver <= 30_000, `taken over after ${tookOver} ms`);
           t.diagnostic(`session taken over ${tookOver} ms after the kill`);
           await logged(() => toExecutor(executor, 'A').length === 2).catch((error: unknown) => {
-            t.diagnostic(executor.messages().map((m) => `${m.direction} ${m.text}`).join('\n'));
+            t.diagnostic(
+              executor
+                .messages()
+                .map((m) => `${m.direction} ${m.text}`)
+                .join('\n'),
+            );
             throw error;
           });
           const incoming = executor.messages().filter((m) => m.direction === 'incoming');
           const logon = incoming.filter((m) => m.fields.get(35) === 'A')[1] as FixMessage;
-          assert.equal(Number(logon.fields.get(34)), Number(incoming[incoming.indexOf(logon) - 1]?.fields.get(34)) + 1, 'the numbers go on');
+          assert.equal(
+            Number(logon.fields.get(34)),
+            Number(incoming[incoming.indexOf(logon) - 1]?.fields.get(34)) + 1,
+            'the numbers go on',
+          );
 
           const api = await apiAt(other.base, d.client);
           const after = await placeOrder(api, d.partnerId);

@@ -24,8 +24,10 @@ if (!IN_LOOPBACK_NAMESPACE) {
 } else {
   let nextPort = 5200;
 
-  const fromExecutor = (executor: Executor, msgType: string) => executor.messages().filter((m) => m.direction === 'outgoing' && m.fields.get(35) === msgType);
-  const toExecutor = (executor: Executor, msgType: string) => executor.messages().filter((m) => m.direction === 'incoming' && m.fields.get(35) === msgType);
+  const fromExecutor = (executor: Executor, msgType: string) =>
+    executor.messages().filter((m) => m.direction === 'outgoing' && m.fields.get(35) === msgType);
+  const toExecutor = (executor: Executor, msgType: string) =>
+    executor.messages().filter((m) => m.direction === 'incoming' && m.fields.get(35) === msgType);
   const withClOrdId = <M extends FixMessage | FixFrame>(messages: M[], id: string) => messages.filter((m) => m.fields.get(11) === id);
   /** The executor's log arrives through a pipe, after the messages themselves. */
   const logged = (check: () => boolean) => waitFor("the executor's log", check, 5000);
@@ -36,11 +38,23 @@ if (!IN_LOOPBACK_NAMESPACE) {
   }
 
   async function fillsOf(runtime: Runtime, orderId: string): Promise<{ fill_qty: number; exchange_ref: string }[]> {
-    return runtime.storage.db.selectFrom('order_fills').select(['fill_qty', 'exchange_ref']).where('order_id', '=', orderId).orderBy('seq').execute();
+    return runtime.storage.db
+      .selectFrom('order_fills')
+      .select(['fill_qty', 'exchange_ref'])
+      .where('order_id', '=', orderId)
+      .orderBy('seq')
+      .execute();
   }
 
-  async function routing(runtime: Runtime, orderId: string): Promise<{ status: string; route_attempts: number; next_route_at: number | null }> {
-    return runtime.storage.db.selectFrom('orders').select(['status', 'route_attempts', 'next_route_at']).where('id', '=', orderId).executeTakeFirstOrThrow();
+  async function routing(
+    runtime: Runtime,
+    orderId: string,
+  ): Promise<{ status: string; route_attempts: number; next_route_at: number | null }> {
+    return runtime.storage.db
+      .selectFrom('orders')
+      .select(['status', 'route_attempts', 'next_route_at'])
+      .where('id', '=', orderId)
+      .executeTakeFirstOrThrow();
   }
 
   async function metric(base: string, pattern: RegExp): Promise<string | undefined> {
@@ -109,7 +123,8 @@ if (!IN_LOOPBACK_NAMESPACE) {
         assert.equal(copy?.fields.get(43), 'Y');
         assert.equal(copy?.fields.get(17), lostReport.fields.get(17));
         // Each order reached the executor once, and was filled once.
-        for (const id of [first.id, second, third.id]) assert.equal(withClOrdId(toExecutor(executor, 'D'), id).length, 1, `NewOrderSingle of ${id}`);
+        for (const id of [first.id, second, third.id])
+          assert.equal(withClOrdId(toExecutor(executor, 'D'), id).length, 1, `NewOrderSingle of ${id}`);
         for (const id of [first.id, second, third.id]) {
           assert.equal((await fillsOf(runtime, id)).length, 1, `fills of ${id}`);
           await waitFor('the fill event', async () => (await eventsOf(runtime, id)).includes('order.executed'));
@@ -143,16 +158,26 @@ if (!IN_LOOPBACK_NAMESPACE) {
         assert.equal(resendRequests.length, 1);
         assert.equal(resendRequests[0]?.fields.get(7), (dropped as unknown as FixFrame).fields.get(34));
         // b's report came beyond the gap and again as a resend: applied once.
-        const bReports = proxy.messages.filter((m) => m.direction === 'to_service' && m.fields.get(11) === b.id && m.fields.get(35) === '8');
-        assert.deepEqual(bReports.map((m) => m.fields.get(43) ?? 'N'), ['N', 'Y']);
+        const bReports = proxy.messages.filter(
+          (m) => m.direction === 'to_service' && m.fields.get(11) === b.id && m.fields.get(35) === '8',
+        );
+        assert.deepEqual(
+          bReports.map((m) => m.fields.get(43) ?? 'N'),
+          ['N', 'Y'],
+        );
         assert.equal(bReports[0]?.fields.get(17), bReports[1]?.fields.get(17));
         for (const id of [aId, b.id]) {
           assert.equal((await fillsOf(runtime, id)).length, 1, `fills of ${id}`);
           await waitFor('the fill event', async () => (await eventsOf(runtime, id)).includes('order.executed'));
           assert.deepEqual(await eventsOf(runtime, id), ['order.created', 'order.routed', 'order.executed']);
         }
-        const lastFromGateway = Math.max(...proxy.messages.filter((m) => m.direction === 'to_service').map((m) => Number(m.fields.get(34))));
-        await waitFor('the numbers to be committed', async () => (await findSession(runtime.storage.db, d.partnerId))?.next_target_seq === lastFromGateway + 1);
+        const lastFromGateway = Math.max(
+          ...proxy.messages.filter((m) => m.direction === 'to_service').map((m) => Number(m.fields.get(34))),
+        );
+        await waitFor(
+          'the numbers to be committed',
+          async () => (await findSession(runtime.storage.db, d.partnerId))?.next_target_seq === lastFromGateway + 1,
+        );
 
         // The service's numbers jump: its order is lost on the way, and the executor asks for it.
         let lostOrder: FixFrame | null = null;
@@ -179,7 +204,12 @@ if (!IN_LOOPBACK_NAMESPACE) {
         assert.ok((resent?.fields.get(52) ?? '') > (lost.fields.get(52) ?? ''), 'SendingTime is the resend');
         assert.equal(resent?.fields.get(38), '5');
         const gapFills = proxy.messages.filter((m) => m.direction === 'to_gateway' && m.fields.get(35) === '4');
-        assert.ok(gapFills.every((m) => Number(m.fields.get(34)) > Number(lost.fields.get(34)) || Number(m.fields.get(36)) <= Number(lost.fields.get(34))), 'no gap fill over the order');
+        assert.ok(
+          gapFills.every(
+            (m) => Number(m.fields.get(34)) > Number(lost.fields.get(34)) || Number(m.fields.get(36)) <= Number(lost.fields.get(34)),
+          ),
+          'no gap fill over the order',
+        );
         // Each order filled once by the executor, and once in the service.
         for (const id of [cId, dOrder.id]) {
           assert.equal(withClOrdId(fromExecutor(executor, '8'), id).length, 1, `reports of ${id}`);
@@ -188,7 +218,7 @@ if (!IN_LOOPBACK_NAMESPACE) {
         assert.equal(fromExecutor(executor, '3').length, 0, 'the executor rejected nothing');
       });
 
-      test("a gateway that stays down: orders stay created and are retried, the operator sees why, and they are handed over once it answers", async (t) => {
+      test('a gateway that stays down: orders stay created and are retried, the operator sees why, and they are handed over once it answers', async (t) => {
         const port = await freePort();
         const d = await fixDeployment(t, database, { port });
         const { runtime, api, base } = await d.start({ logon: false });
@@ -205,13 +235,17 @@ if (!IN_LOOPBACK_NAMESPACE) {
         assert.equal((await getOrder(api, order.id)).status, 'created');
 
         // As after a long outage, the order's next attempt is a minute away: the logon makes it due.
-        await runtime.storage.db.updateTable('orders').set({ next_route_at: Date.now() + 60_000 }).where('id', '=', order.id).execute();
+        await runtime.storage.db
+          .updateTable('orders')
+          .set({ next_route_at: Date.now() + 60_000 })
+          .where('id', '=', order.id)
+          .execute();
         const gateway = await startRawGateway(t, { senderCompId: 'EXEC', targetCompId: 'CAURI', port, onApplication: acceptOrders });
         await orderWhen(api, order.id, 'routed', 20_000);
         assert.equal(gateway.received.filter((f) => f.fields.get(35) === 'D' && f.fields.get(11) === order.id).length, 1);
       });
 
-      test('a refused logon: the operator reads the executor\'s reason, and the number it expects lets the session log on', async (t) => {
+      test("a refused logon: the operator reads the executor's reason, and the number it expects lets the session log on", async (t) => {
         const executor = await startExecutor(t, nextPort++);
         const d = await fixDeployment(t, database, { port: executor.port });
         const first = await d.start();
@@ -240,8 +274,15 @@ if (!IN_LOOPBACK_NAMESPACE) {
         const executor = await startExecutor(t, nextPort++);
         const d = await fixDeployment(t, database, { port: executor.port, targetCompId: 'NOBODY' });
         const { runtime } = await d.start({ logon: false });
-        await waitFor('the refusal to be recorded', async () => (await findSession(runtime.storage.db, d.partnerId))?.last_error != null, 20_000);
-        assert.equal((await findSession(runtime.storage.db, d.partnerId))?.last_error, 'the gateway closed the connection without answering the Logon');
+        await waitFor(
+          'the refusal to be recorded',
+          async () => (await findSession(runtime.storage.db, d.partnerId))?.last_error != null,
+          20_000,
+        );
+        assert.equal(
+          (await findSession(runtime.storage.db, d.partnerId))?.last_error,
+          'the gateway closed the connection without answering the Logon',
+        );
       });
 
       test("the gateway's numbers went back (it reset without telling): the session ends and the operator reads why", async (t) => {
@@ -249,10 +290,17 @@ if (!IN_LOOPBACK_NAMESPACE) {
         const d = await fixDeployment(t, database, { port: gateway.port });
         const { runtime } = await d.start();
         for (let i = 0; i < 3; i++) gateway.send('0', []);
-        await waitFor('the heartbeats to be counted', async () => (await findSession(runtime.storage.db, d.partnerId))?.next_target_seq === 5);
+        await waitFor(
+          'the heartbeats to be counted',
+          async () => (await findSession(runtime.storage.db, d.partnerId))?.next_target_seq === 5,
+        );
         gateway.forgetNumbers();
         gateway.hangUp();
-        await waitFor('the session to end on it', async () => /below the 5 expected/.test((await findSession(runtime.storage.db, d.partnerId))?.last_error ?? ''), 20_000);
+        await waitFor(
+          'the session to end on it',
+          async () => /below the 5 expected/.test((await findSession(runtime.storage.db, d.partnerId))?.last_error ?? ''),
+          20_000,
+        );
         const session = await findSession(runtime.storage.db, d.partnerId);
         assert.equal(session?.last_error, "MsgSeqNum 1 from the partner is below the 5 expected: the partner's numbers went back");
         assert.equal(session?.next_target_seq, 5, 'nothing taken from the gateway that went back');
@@ -265,12 +313,32 @@ if (!IN_LOOPBACK_NAMESPACE) {
         const order = await placeOrder(api, d.partnerId);
         await orderWhen(api, order.id, 'routed');
         const trade = (execId: string, qty: string | number, extra: [number, string | number][] = [], without: number[] = []) =>
-          ([[37, 'GW-1'], [11, order.id], [17, execId], [150, 'F'], [39, '1'], [55, 'KOLA'], [54, '1'], [151, 0], [14, 0], [6, 0], [32, qty], [31, '15000'], ...extra] as [number, string | number][]).filter(([tag]) => !without.includes(tag));
+          (
+            [
+              [37, 'GW-1'],
+              [11, order.id],
+              [17, execId],
+              [150, 'F'],
+              [39, '1'],
+              [55, 'KOLA'],
+              [54, '1'],
+              [151, 0],
+              [14, 0],
+              [6, 0],
+              [32, qty],
+              [31, '15000'],
+              ...extra,
+            ] as [number, string | number][]
+          ).filter(([tag]) => !without.includes(tag));
 
         const rejects: { seq: number; reason: string; tag?: string }[] = [];
         const expectReject = async (seq: number, reason: string, tag?: string) => {
           rejects.push({ seq, reason, ...(tag === undefined ? {} : { tag }) });
-          await waitFor(`the Reject of ${seq}`, () => gateway.received.some((f) => f.fields.get(35) === '3' && f.fields.get(45) === String(seq)), 5000);
+          await waitFor(
+            `the Reject of ${seq}`,
+            () => gateway.received.some((f) => f.fields.get(35) === '3' && f.fields.get(45) === String(seq)),
+            5000,
+          );
           const reject = gateway.received.find((f) => f.fields.get(35) === '3' && f.fields.get(45) === String(seq)) as FixFrame;
           assert.equal(reject.fields.get(373), reason, `SessionRejectReason of ${seq}: ${reject.text}`);
           if (tag !== undefined) assert.equal(reject.fields.get(371), tag, `RefTagID of ${seq}`);
@@ -281,9 +349,29 @@ if (!IN_LOOPBACK_NAMESPACE) {
         await expectReject(gateway.send('8', trade('X-3', 2, [], [32])), '1', '32');
         await expectReject(gateway.send('8', trade('X-4', 'two')), '6', '32');
         await expectReject(gateway.send('8', trade('X-5', 2, [[60, 'yesterday']])), '6', '60');
-        await expectReject(gateway.send('8', trade('X-6', 2).map(([tag, value]) => [tag, tag === 150 ? 'Q' : value] as [number, string | number])), '5', '150');
+        await expectReject(
+          gateway.send(
+            '8',
+            trade('X-6', 2).map(([tag, value]) => [tag, tag === 150 ? 'Q' : value] as [number, string | number]),
+          ),
+          '5',
+          '150',
+        );
         // A report for an order this service never sent: logged and counted, nothing applied.
-        gateway.send('8', [[37, 'GW-9'], [11, 'ord_nobody'], [17, 'X-7'], [150, 'F'], [39, '2'], [55, 'KOLA'], [54, '1'], [151, 0], [14, 2], [6, 15000], [32, 2], [31, '15000']]);
+        gateway.send('8', [
+          [37, 'GW-9'],
+          [11, 'ord_nobody'],
+          [17, 'X-7'],
+          [150, 'F'],
+          [39, '2'],
+          [55, 'KOLA'],
+          [54, '1'],
+          [151, 0],
+          [14, 2],
+          [6, 15000],
+          [32, 2],
+          [31, '15000'],
+        ]);
         // A garbled message (its checksum is wrong) is ignored; the next one shows the gap, and the
         // gateway's resend brings the report intact.
         const garbled = gateway.send('8', trade('G-1', 2), { checksum: '000' });
@@ -300,8 +388,12 @@ if (!IN_LOOPBACK_NAMESPACE) {
         assert.equal(current.status, 'partially_filled');
         assert.equal(current.filled_qty, 2);
         assert.deepEqual(await eventsOf(runtime, order.id), ['order.created', 'order.routed', 'order.executed']);
-        await waitFor('every number committed', async () => (await findSession(runtime.storage.db, d.partnerId))?.next_target_seq === gateway.nextSeq());
-        const refused = (reason: string) => metric(base, new RegExp(`cauri_fix_messages_refused_total\\{partner="${d.partnerId}",reason="${reason}"\\} (\\d+)`));
+        await waitFor(
+          'every number committed',
+          async () => (await findSession(runtime.storage.db, d.partnerId))?.next_target_seq === gateway.nextSeq(),
+        );
+        const refused = (reason: string) =>
+          metric(base, new RegExp(`cauri_fix_messages_refused_total\\{partner="${d.partnerId}",reason="${reason}"\\} (\\d+)`));
         assert.equal(await refused('session_reject'), String(rejects.length));
         assert.equal(await refused('garbled'), '1');
         assert.equal(await refused('unknown_order'), '1');
@@ -312,7 +404,21 @@ if (!IN_LOOPBACK_NAMESPACE) {
         const d = await fixDeployment(t, database, { port: gateway.port });
         const { runtime, api } = await d.start();
         const order = await placeOrder(api, d.partnerId);
-        const fill = (execId: string, qty: number, cum: number): [number, string | number][] => [[37, 'GW-1'], [11, order.id], [17, execId], [150, 'F'], [39, cum === 10 ? '2' : '1'], [55, 'KOLA'], [54, '1'], [151, 10 - cum], [14, cum], [6, '15000'], [32, qty], [31, '15000'], [60, fixTime()]];
+        const fill = (execId: string, qty: number, cum: number): [number, string | number][] => [
+          [37, 'GW-1'],
+          [11, order.id],
+          [17, execId],
+          [150, 'F'],
+          [39, cum === 10 ? '2' : '1'],
+          [55, 'KOLA'],
+          [54, '1'],
+          [151, 10 - cum],
+          [14, cum],
+          [6, '15000'],
+          [32, qty],
+          [31, '15000'],
+          [60, fixTime()],
+        ];
         const firstFill = fill('F-1', 4, 4);
         const firstSeq = gateway.send('8', firstFill);
         await orderWhen(api, order.id, 'partially_filled');
@@ -322,14 +428,20 @@ if (!IN_LOOPBACK_NAMESPACE) {
         const possDup = { origSendingTime: original.fields.get(52) as string };
         gateway.send('8', firstFill, { possDup });
         gateway.send('8', firstFill, { seq: firstSeq, possDup });
-        await waitFor('the copies to be dealt with', async () => (await findSession(runtime.storage.db, d.partnerId))?.next_target_seq === gateway.nextSeq());
+        await waitFor(
+          'the copies to be dealt with',
+          async () => (await findSession(runtime.storage.db, d.partnerId))?.next_target_seq === gateway.nextSeq(),
+        );
         assert.equal((await log()).reports.length, reportsBefore, 'the copies added nothing to the report log');
         await sleep(500); // a few more report polls: nothing applies twice
         assert.deepEqual(await fillsOf(runtime, order.id), [{ fill_qty: 4, exchange_ref: 'F-1' }]);
         assert.equal((await getOrder(api, order.id)).filled_qty, 4);
         gateway.send('8', fill('F-2', 6, 10));
         await orderWhen(api, order.id, 'filled');
-        assert.deepEqual(await fillsOf(runtime, order.id), [{ fill_qty: 4, exchange_ref: 'F-1' }, { fill_qty: 6, exchange_ref: 'F-2' }]);
+        assert.deepEqual(await fillsOf(runtime, order.id), [
+          { fill_qty: 4, exchange_ref: 'F-1' },
+          { fill_qty: 6, exchange_ref: 'F-2' },
+        ]);
         await waitFor('the fill event', async () => (await eventsOf(runtime, order.id)).filter((e) => e === 'order.executed').length === 2);
         assert.deepEqual(await eventsOf(runtime, order.id), ['order.created', 'order.routed', 'order.executed', 'order.executed']);
         assert.equal(gateway.received.filter((f) => f.fields.get(35) === '3').length, 0, 'nothing was rejected');
@@ -340,7 +452,17 @@ if (!IN_LOOPBACK_NAMESPACE) {
   /** The raw gateway acknowledges each NewOrderSingle with a New. */
   function acceptOrders(frame: FixFrame, gateway: RawGateway): void {
     if (frame.fields.get(35) !== 'D' || frame.fields.get(43) === 'Y') return;
-    gateway.send('8', [[37, 'GW-1'], [11, frame.fields.get(11) ?? ''], [17, `NEW-${frame.fields.get(11)}`], [150, '0'], [39, '0'], [55, 'KOLA'], [54, '1'], [151, frame.fields.get(38) ?? '0'], [14, 0], [6, 0]]);
+    gateway.send('8', [
+      [37, 'GW-1'],
+      [11, frame.fields.get(11) ?? ''],
+      [17, `NEW-${frame.fields.get(11)}`],
+      [150, '0'],
+      [39, '0'],
+      [55, 'KOLA'],
+      [54, '1'],
+      [151, frame.fields.get(38) ?? '0'],
+      [14, 0],
+      [6, 0],
+    ]);
   }
 }
-

@@ -6,7 +6,17 @@ import { newId } from '../../src/lib/ids.js';
 import { commitSent, findSession, insertMessage, insertOrderAtPartner, insertRequest } from '../../src/routing/fix/fix.repository.js';
 import { newOrderSingle } from '../../src/routing/fix/mapping.js';
 import { DATABASES, type DatabaseCase } from '../support/harness.js';
-import { FIX_PASSWORD, fixDeployment, logged, orderWhen, placeOrder, received, sample, sent, waitFor } from '../support/executor-deployment.js';
+import {
+  FIX_PASSWORD,
+  fixDeployment,
+  logged,
+  orderWhen,
+  placeOrder,
+  received,
+  sample,
+  sent,
+  waitFor,
+} from '../support/executor-deployment.js';
 import { IN_LOOPBACK_NAMESPACE, runInLoopbackNamespace } from '../support/loopback.js';
 import { orderRow } from '../support/orders.js';
 
@@ -33,10 +43,12 @@ if (!IN_LOOPBACK_NAMESPACE) {
 
       const metrics = await (await fetch(`${base}/metrics`)).text();
       const partner = d.partnerId;
-      const messages = (direction: string, msgType: string) => sample(metrics, 'cauri_fix_messages_total', { partner, direction, msg_type: msgType });
+      const messages = (direction: string, msgType: string) =>
+        sample(metrics, 'cauri_fix_messages_total', { partner, direction, msg_type: msgType });
       // What cauri counts is what the executor logged, message type by message type.
       for (const msgType of ['A', 'D']) assert.equal(messages('sent', msgType), received(d.executor, msgType).length, `sent ${msgType}`);
-      for (const msgType of ['A', '8', '3']) assert.equal(messages('received', msgType), sent(d.executor, msgType).length, `received ${msgType}`);
+      for (const msgType of ['A', '8', '3'])
+        assert.equal(messages('received', msgType), sent(d.executor, msgType).length, `received ${msgType}`);
       assert.equal(messages('sent', 'D'), 2);
       assert.equal(sample(metrics, 'cauri_fix_rejects_total', { partner, direction: 'received', kind: 'session' }), 1);
       assert.equal(sample(metrics, 'cauri_fix_rejects_total', { partner, direction: 'received', kind: 'order' }), 0);
@@ -49,14 +61,19 @@ if (!IN_LOOPBACK_NAMESPACE) {
       await runtime.close();
       const all = d.logs.join('\n');
       assert.ok(!all.includes(FIX_PASSWORD), 'the password appears nowhere in the logs, at trace level');
-      const fixLines = d.logs.map((l) => JSON.parse(l) as Record<string, any>).filter((l) => l.msg === 'FIX message sent' || l.msg === 'FIX message received');
+      const fixLines = d.logs
+        .map((l) => JSON.parse(l) as Record<string, any>)
+        .filter((l) => l.msg === 'FIX message sent' || l.msg === 'FIX message received');
       const logon = fixLines.find((l) => l.msg === 'FIX message sent' && l.msg_type === 'A');
       assert.ok(logon !== undefined, 'the Logon sent is logged');
       assert.equal(logon.partner_id, partner);
       assert.match(logon.fix, /\|553=cauri-user\|554=\*\*\*\|/);
       const order = fixLines.find((l) => l.msg === 'FIX message sent' && l.msg_type === 'D' && l.fix.includes(`|11=${filled.id}|`));
       assert.ok(order !== undefined, 'the order sent is logged');
-      assert.ok(fixLines.some((l) => l.msg === 'FIX message received' && l.msg_type === '8' && l.fix.includes(`|11=${filled.id}|`)), 'the execution report received is logged');
+      assert.ok(
+        fixLines.some((l) => l.msg === 'FIX message received' && l.msg_type === '8' && l.fix.includes(`|11=${filled.id}|`)),
+        'the execution report received is logged',
+      );
       assert.equal(fixLines.filter((l) => l.msg === 'FIX message sent' && l.msg_type === 'D').length, 2);
     });
 
@@ -74,13 +91,68 @@ if (!IN_LOOPBACK_NAMESPACE) {
       let lostSeq = 0;
       try {
         await storage.transact(async (trx) => {
-          await trx.insertInto('orders').values(orderRow({ id: orderId, client_id: first.api.clientId, created_at: at, status: 'created', rcpt_to: d.partnerId, connector: 'fix', qty: 7, limit_price_cents: 1_450_000, next_route_at: at })).execute();
+          await trx
+            .insertInto('orders')
+            .values(
+              orderRow({
+                id: orderId,
+                client_id: first.api.clientId,
+                created_at: at,
+                status: 'created',
+                rcpt_to: d.partnerId,
+                connector: 'fix',
+                qty: 7,
+                limit_price_cents: 1_450_000,
+                next_route_at: at,
+              }),
+            )
+            .execute();
           lostSeq = (await findSession(trx, d.partnerId))?.next_sender_seq ?? 0;
-          const body = newOrderSingle({ order_id: orderId, instrument: 'KOLA.BRVM', instrument_status: 'active', side: 'buy', qty: 7, limit_price_cents: 1_450_000, reference_price_cents: 100 }, { defaultAccount: 'CAURI-TEST', transactTime: at });
+          const body = newOrderSingle(
+            {
+              order_id: orderId,
+              instrument: 'KOLA.BRVM',
+              instrument_status: 'active',
+              side: 'buy',
+              qty: 7,
+              limit_price_cents: 1_450_000,
+              reference_price_cents: 100,
+            },
+            { defaultAccount: 'CAURI-TEST', transactTime: at },
+          );
           await commitSent(trx, d.partnerId, lostSeq, at);
-          await insertMessage(trx, { partner_id: d.partnerId, seq: lostSeq, msg_type: 'D', cl_ord_id: orderId, sending_time: at, body: JSON.stringify(body) });
-          await insertOrderAtPartner(trx, { partner_id: d.partnerId, order_id: orderId, side: 'buy', qty: 7, instrument: 'KOLA.BRVM', body: JSON.stringify(body), state: 'sent', cum_qty: 0, report_seq: 0, partner_order_id: null, created_at: at, updated_at: at });
-          await insertRequest(trx, { partner_id: d.partnerId, cl_ord_id: orderId, order_id: orderId, kind: 'new', seq: lostSeq, state: 'pending', terms: null, created_at: at });
+          await insertMessage(trx, {
+            partner_id: d.partnerId,
+            seq: lostSeq,
+            msg_type: 'D',
+            cl_ord_id: orderId,
+            sending_time: at,
+            body: JSON.stringify(body),
+          });
+          await insertOrderAtPartner(trx, {
+            partner_id: d.partnerId,
+            order_id: orderId,
+            side: 'buy',
+            qty: 7,
+            instrument: 'KOLA.BRVM',
+            body: JSON.stringify(body),
+            state: 'sent',
+            cum_qty: 0,
+            report_seq: 0,
+            partner_order_id: null,
+            created_at: at,
+            updated_at: at,
+          });
+          await insertRequest(trx, {
+            partner_id: d.partnerId,
+            cl_ord_id: orderId,
+            order_id: orderId,
+            kind: 'new',
+            seq: lostSeq,
+            state: 'pending',
+            terms: null,
+            created_at: at,
+          });
         });
       } finally {
         await storage.close();
@@ -88,7 +160,12 @@ if (!IN_LOOPBACK_NAMESPACE) {
       const second = await d.start();
       // The first process's lease on reading the partner's report log runs out within 30 s; the test does not wait for it.
       await second.runtime.storage.transact((trx) => trx.updateTable('connector_positions').set({ lease_until: 0 }).execute());
-      await waitFor('the lost order to be filled', async () => (await second.runtime.storage.db.selectFrom('orders').select('status').where('id', '=', orderId).executeTakeFirst())?.status === 'filled');
+      await waitFor(
+        'the lost order to be filled',
+        async () =>
+          (await second.runtime.storage.db.selectFrom('orders').select('status').where('id', '=', orderId).executeTakeFirst())?.status ===
+          'filled',
+      );
       let metrics = await (await fetch(`${second.base}/metrics`)).text();
       const partner = d.partnerId;
       assert.equal(sample(metrics, 'cauri_fix_resend_requests_total', { partner, from: 'partner' }), sent(d.executor, '2').length);
@@ -103,7 +180,11 @@ if (!IN_LOOPBACK_NAMESPACE) {
       try {
         await again.transact(async (trx) => {
           const next = (await findSession(trx, d.partnerId))?.next_target_seq ?? 0;
-          await trx.updateTable('fix_sessions').set({ next_target_seq: next - 2 }).where('partner_id', '=', d.partnerId).execute();
+          await trx
+            .updateTable('fix_sessions')
+            .set({ next_target_seq: next - 2 })
+            .where('partner_id', '=', d.partnerId)
+            .execute();
         });
       } finally {
         await again.close();

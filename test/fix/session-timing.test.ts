@@ -24,18 +24,26 @@ if (!IN_LOOPBACK_NAMESPACE) {
       const { runtime, base } = await d.start();
       const partner = d.partnerId;
       assert.equal(received(d.executor, 'A')[0]?.fields.get(108), '5');
-      const metric = async (name: string, labels: Record<string, string>) => sample(await (await fetch(`${base}/metrics`)).text(), name, { partner, ...labels });
+      const metric = async (name: string, labels: Record<string, string>) =>
+        sample(await (await fetch(`${base}/metrics`)).text(), name, { partner, ...labels });
       await waitFor('a heartbeat each way', () => received(d.executor, '0').length >= 1 && sent(d.executor, '0').length >= 1, 15_000);
 
       // Frozen, the executor answers nothing: 1.5 HeartBtInt of silence and cauri asks with a TestRequest.
       d.executor.pause();
-      await waitFor('a TestRequest from cauri', async () => (await metric('cauri_fix_messages_total', { direction: 'sent', msg_type: '1' })) === 1, 15_000);
+      await waitFor(
+        'a TestRequest from cauri',
+        async () => (await metric('cauri_fix_messages_total', { direction: 'sent', msg_type: '1' })) === 1,
+        15_000,
+      );
       d.executor.resume();
       await logged(() => received(d.executor, '1').length === 1);
       const testReqId = received(d.executor, '1')[0]?.fields.get(112);
       assert.ok(testReqId !== undefined && testReqId !== '');
       await logged(() => sent(d.executor, '0').some((m) => m.fields.get(112) === testReqId));
-      await waitFor('the answer to be read', async () => (await metric('cauri_fix_messages_total', { direction: 'received', msg_type: '0' })) >= 1);
+      await waitFor(
+        'the answer to be read',
+        async () => (await metric('cauri_fix_messages_total', { direction: 'received', msg_type: '0' })) >= 1,
+      );
       assert.ok(runtime.services.fix.runner(partner)?.session != null, 'the session is still up');
       assert.equal(await metric('cauri_fix_logons_total', {}), 1);
 
@@ -62,10 +70,17 @@ if (!IN_LOOPBACK_NAMESPACE) {
         // A window that opens in 12 s (time for the service to start on a busy machine) and lasts 14 s.
         const opensIn = 12_000;
         const opensAt = Date.now() + opensIn - ((Date.now() + opensIn) % 1000);
-        const d = await fixDeployment(t, database, nextPort++, { fix: { start_time: utcIn(opensIn), end_time: utcIn(opensIn + 14_000) }, waitForLogon: false });
+        const d = await fixDeployment(t, database, nextPort++, {
+          fix: { start_time: utcIn(opensIn), end_time: utcIn(opensIn + 14_000) },
+          waitForLogon: false,
+        });
         const { runtime, api } = await d.start();
         const partner = d.partnerId;
-        await waitFor('the session to be outside its window', async () => (await findSession(runtime.storage.db, partner))?.state === 'outside_window', 60_000);
+        await waitFor(
+          'the session to be outside its window',
+          async () => (await findSession(runtime.storage.db, partner))?.state === 'outside_window',
+          60_000,
+        );
         const early = await placeOrder(api, partner, { limit_price_cents: 1_500_000 });
         assert.equal(early.status, 'created', 'no session: the order waits');
         assert.equal(received(d.executor, 'A').length, 0);
@@ -74,7 +89,12 @@ if (!IN_LOOPBACK_NAMESPACE) {
         await orderWhen(api, early.id, 'filled', 30_000);
         const logon = received(d.executor, 'A')[0];
         assert.ok(logon !== undefined);
-        const routedAt = await runtime.storage.db.selectFrom('events').select('created_at').where('subject_ref', '=', early.id).where('type', '=', 'order.routed').executeTakeFirstOrThrow();
+        const routedAt = await runtime.storage.db
+          .selectFrom('events')
+          .select('created_at')
+          .where('subject_ref', '=', early.id)
+          .where('type', '=', 'order.routed')
+          .executeTakeFirstOrThrow();
         assert.ok(Number(routedAt.created_at) >= opensAt, 'handed over once the window opened');
         assert.equal(logon.fields.get(34), '1', 'a window starts its numbers at 1');
         const during = await placeOrder(api, partner, { limit_price_cents: 1_500_000 });
@@ -82,7 +102,10 @@ if (!IN_LOOPBACK_NAMESPACE) {
 
         // At the window's end cauri logs out, and stays out.
         await waitFor('the Logout at the end of the window', () => received(d.executor, '5').length === 1, 40_000);
-        await waitFor('the session to be outside its window again', async () => (await findSession(runtime.storage.db, partner))?.state === 'outside_window');
+        await waitFor(
+          'the session to be outside its window again',
+          async () => (await findSession(runtime.storage.db, partner))?.state === 'outside_window',
+        );
         assert.equal(runtime.services.fix.runner(partner)?.session, null);
         const late = await placeOrder(api, partner, { limit_price_cents: 1_500_000 });
         assert.equal(late.status, 'created');

@@ -36,7 +36,14 @@ if (!IN_LOOPBACK_NAMESPACE) {
   const rogueClient = pki.leaf('rogue-client', 'CAURI', rogueCa, { client: true });
 
   const material = (input: { client?: Issued; ca?: Issued }): FixTlsMaterial =>
-    mergeTlsMaterial(null, { ...(input.client === undefined ? {} : { cert: input.client.cert, key: input.client.key }), ...(input.ca === undefined ? {} : { ca: input.ca.cert }) }, Date.now());
+    mergeTlsMaterial(
+      null,
+      {
+        ...(input.client === undefined ? {} : { cert: input.client.cert, key: input.client.key }),
+        ...(input.ca === undefined ? {} : { ca: input.ca.cert }),
+      },
+      Date.now(),
+    );
 
   async function waitFor(what: string, check: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
     const deadline = Date.now() + ms;
@@ -57,16 +64,24 @@ if (!IN_LOOPBACK_NAMESPACE) {
 
   /** A TLS executor, and a deployment whose partner reaches it at `localhost` over TLS (the default), with `tls` stored. */
   async function deployment(t: TestContext, database: DatabaseCase, tls: FixTlsMaterial | null): Promise<Deployment> {
-    const executor = await startExecutor(t, nextPort++, { tls: { cert: gateway.certPath, key: gateway.keyPath, clientCa: clientCa.certPath } });
+    const executor = await startExecutor(t, nextPort++, {
+      tls: { cert: gateway.certPath, key: gateway.keyPath, clientCa: clientCa.certPath },
+    });
     const env = testEnvironment(t, database, { CAURI_WORKERS: 'all' });
     const sealer = new FixCredentialSealer(deriveKey(env.config.masterKey as Buffer, 'fix-credentials'));
     const storage = await openDatabase(env.config, env.options);
     let partnerId: string;
     try {
       const fix = { host: 'localhost', port: executor.port, sender_comp_id: 'CAURI', target_comp_id: 'EXEC', account: 'CAURI-TEST' };
-      const report = await storage.transact((trx) => importPartners(trx, [{ name: 'Tls Executor Titres', jurisdiction: 'UEMOA', capabilities: ['equities'], connector: 'fix', fix }], { now: new Date() }));
+      const report = await storage.transact((trx) =>
+        importPartners(trx, [{ name: 'Tls Executor Titres', jurisdiction: 'UEMOA', capabilities: ['equities'], connector: 'fix', fix }], {
+          now: new Date(),
+        }),
+      );
       partnerId = report.applied[0]?.id ?? '';
-      await storage.transact((trx) => setPartnerFixCredentials(trx, partnerId, sealer.seal(partnerId, { username: 'cauri-user', password: 's3cret' }), Date.now()));
+      await storage.transact((trx) =>
+        setPartnerFixCredentials(trx, partnerId, sealer.seal(partnerId, { username: 'cauri-user', password: 's3cret' }), Date.now()),
+      );
       await storage.transact((trx) => setPartnerFixTls(trx, partnerId, tls === null ? null : sealer.sealTls(partnerId, tls), Date.now()));
     } finally {
       await storage.close();
@@ -79,7 +94,9 @@ if (!IN_LOOPBACK_NAMESPACE) {
       async setTls(next) {
         const again = await openDatabase(env.config, env.options);
         try {
-          await again.transact((trx) => setPartnerFixTls(trx, partnerId, next === null ? null : sealer.sealTls(partnerId, next), Date.now()));
+          await again.transact((trx) =>
+            setPartnerFixTls(trx, partnerId, next === null ? null : sealer.sealTls(partnerId, next), Date.now()),
+          );
         } finally {
           await again.close();
         }
@@ -94,10 +111,14 @@ if (!IN_LOOPBACK_NAMESPACE) {
   /** Waits until the runtime has recorded a failed connection whose error matches `pattern`, and returns the session row. */
   async function failedWith(t: TestContext, runtime: Runtime, partnerId: string, pattern: RegExp) {
     let session = await findSession(runtime.storage.db, partnerId);
-    await waitFor(`a connection error matching ${pattern}`, async () => {
-      session = await findSession(runtime.storage.db, partnerId);
-      return pattern.test(session?.last_error ?? '');
-    }, 60_000);
+    await waitFor(
+      `a connection error matching ${pattern}`,
+      async () => {
+        session = await findSession(runtime.storage.db, partnerId);
+        return pattern.test(session?.last_error ?? '');
+      },
+      60_000,
+    );
     t.diagnostic(`last_error: ${session?.last_error}`);
     return session;
   }
@@ -116,11 +137,21 @@ if (!IN_LOOPBACK_NAMESPACE) {
         assert.equal(logons(d.executor)[0]?.fields.get(553), 'cauri-user');
 
         const attestation = (await (await api.post('/v1/kyc/attestations', KYC2_REQUEST)).json()) as Json;
-        const res = await api.post('/v1/orders', { rcpt_to: d.partnerId, kyc_attestation_id: attestation.id, instrument: 'KOLA.BRVM', side: 'buy', qty: 10, limit_price_cents: 1_500_000 });
+        const res = await api.post('/v1/orders', {
+          rcpt_to: d.partnerId,
+          kyc_attestation_id: attestation.id,
+          instrument: 'KOLA.BRVM',
+          side: 'buy',
+          qty: 10,
+          limit_price_cents: 1_500_000,
+        });
         assert.equal(res.status, 201);
         const order = (await res.json()) as Json;
         assert.equal(order.status, 'routed');
-        await waitFor('the fill', async () => ((await (await api.call('GET', `/v1/orders/${order.id}`)).json()) as Json).status === 'filled');
+        await waitFor(
+          'the fill',
+          async () => ((await (await api.call('GET', `/v1/orders/${order.id}`)).json()) as Json).status === 'filled',
+        );
       });
     });
   }
@@ -131,14 +162,33 @@ if (!IN_LOOPBACK_NAMESPACE) {
     test('without a client certificate, or with one from an authority the gateway does not trust, the handshake fails and no Logon reaches the gateway', async (t) => {
       const d = await deployment(t, database, material({ ca: gatewayCa }));
       const runtime = await startRuntimeIn(t, d.env);
-      await waitFor('the gateway to refuse a handshake without a client certificate', () => /peer did not return a certificate/.test(d.executor.output()), 60_000);
-      let session = await failedWith(t, runtime, d.partnerId, /^the gateway closed the TLS connection before answering the Logon \(does it accept the client certificate\?\)/);
+      await waitFor(
+        'the gateway to refuse a handshake without a client certificate',
+        () => /peer did not return a certificate/.test(d.executor.output()),
+        60_000,
+      );
+      let session = await failedWith(
+        t,
+        runtime,
+        d.partnerId,
+        /^the gateway closed the TLS connection before answering the Logon \(does it accept the client certificate\?\)/,
+      );
       assert.notEqual(session?.state, 'logged_on');
 
       // The material is read again before each connection: a client certificate of another authority.
       await d.setTls(material({ client: rogueClient, ca: gatewayCa }));
-      await waitFor('the gateway to refuse the rogue certificate', () => /Certificate Verification: depth: 0, subject: \/CN=CAURI, issuer: \/CN=Rogue CA/.test(d.executor.output()) && /certificate verify failed/.test(d.executor.output()));
-      session = await failedWith(t, runtime, d.partnerId, /^the gateway closed the TLS connection before answering the Logon \(does it accept the client certificate\?\)/);
+      await waitFor(
+        'the gateway to refuse the rogue certificate',
+        () =>
+          /Certificate Verification: depth: 0, subject: \/CN=CAURI, issuer: \/CN=Rogue CA/.test(d.executor.output()) &&
+          /certificate verify failed/.test(d.executor.output()),
+      );
+      session = await failedWith(
+        t,
+        runtime,
+        d.partnerId,
+        /^the gateway closed the TLS connection before answering the Logon \(does it accept the client certificate\?\)/,
+      );
       assert.notEqual(session?.state, 'logged_on');
       assert.equal(runtime.services.fix.runner(d.partnerId)?.session, null);
       assert.equal(logons(d.executor).length, 0, 'the executor never took a Logon');
@@ -157,7 +207,10 @@ if (!IN_LOOPBACK_NAMESPACE) {
       let session = await failedWith(t, runtime, d.partnerId, /unable to verify the first certificate/);
       // An authority that signed something else.
       await d.setTls(material({ client, ca: rogueCa }));
-      await waitFor('another refusal', async () => ((await findSession(runtime.storage.db, d.partnerId))?.updated_at ?? 0) > (session?.updated_at ?? 0));
+      await waitFor(
+        'another refusal',
+        async () => ((await findSession(runtime.storage.db, d.partnerId))?.updated_at ?? 0) > (session?.updated_at ?? 0),
+      );
       session = await failedWith(t, runtime, d.partnerId, /unable to verify the first certificate/);
       assert.equal(session?.state, 'disconnected');
       // cauri refused the gateway during the handshake, before presenting its own certificate.

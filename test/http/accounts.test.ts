@@ -10,9 +10,15 @@ const SAHEL = sandboxPartner('sahel');
 const PENDING = sandboxPartner('fleuve');
 const SUSPENDED = sandboxPartner('ogooue');
 
-const path = (subject: string, partner?: string) => `/v1/subjects/${encodeURIComponent(subject)}/accounts${partner === undefined ? '' : `/${encodeURIComponent(partner)}`}`;
+const path = (subject: string, partner?: string) =>
+  `/v1/subjects/${encodeURIComponent(subject)}/accounts${partner === undefined ? '' : `/${encodeURIComponent(partner)}`}`;
 
-async function call(api: ApiClient, method: string, url: string, body?: unknown): Promise<{ status: number; body: Json; headers: Headers }> {
+async function call(
+  api: ApiClient,
+  method: string,
+  url: string,
+  body?: unknown,
+): Promise<{ status: number; body: Json; headers: Headers }> {
   const res = await api.call(method, url, body);
   const text = await res.text();
   return { status: res.status, body: text === '' ? {} : (JSON.parse(text) as Json), headers: res.headers };
@@ -49,7 +55,13 @@ for (const database of DATABASES) {
       await call(c.api, 'PUT', path('inv-0002', LAGUNE), { account_number: 'other subject' });
       const list = await call(c.api, 'GET', path('inv:0001.a'));
       assert.equal(list.status, 200);
-      assert.deepEqual(list.body.data.map((a: Json) => [a.partner_id, a.account_number]), [[BAOBAB, 'CI-0099'], [LAGUNE, 'LCB/77']].sort((a, b) => String(a[0]).localeCompare(String(b[0]))));
+      assert.deepEqual(
+        list.body.data.map((a: Json) => [a.partner_id, a.account_number]),
+        [
+          [BAOBAB, 'CI-0099'],
+          [LAGUNE, 'LCB/77'],
+        ].sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+      );
       assert.equal(list.headers.get('x-cursor-next'), '');
       assert.deepEqual((await call(c.api, 'GET', path('nobody'))).body, { data: [] }, 'a subject without accounts has an empty list');
 
@@ -60,7 +72,10 @@ for (const database of DATABASES) {
       assert.equal(gone.status, 404);
       assert.equal(gone.body.code, 'not_found');
       assert.equal((await call(c.api, 'DELETE', path('inv:0001.a', BAOBAB))).status, 404, 'removing twice: nothing to remove');
-      assert.deepEqual((await call(c.api, 'GET', path('inv:0001.a'))).body.data.map((a: Json) => a.partner_id), [LAGUNE]);
+      assert.deepEqual(
+        (await call(c.api, 'GET', path('inv:0001.a'))).body.data.map((a: Json) => a.partner_id),
+        [LAGUNE],
+      );
 
       // Registered again after removal: a new registration.
       c.clock.advance(60_000);
@@ -100,8 +115,20 @@ for (const database of DATABASES) {
     test('refusals store nothing: account numbers a FIX tag cannot carry, bad subject ids, unknown and unlisted partners, scopes', async (t) => {
       const c = await orderContext(t, database);
       const bad: [unknown, [string, string][]][] = [
-        [{ account_number: '' }, [['account_number', 'minLength'], ['account_number', 'pattern']]],
-        [{ account_number: 'A'.repeat(33) }, [['account_number', 'maxLength'], ['account_number', 'pattern']]],
+        [
+          { account_number: '' },
+          [
+            ['account_number', 'minLength'],
+            ['account_number', 'pattern'],
+          ],
+        ],
+        [
+          { account_number: 'A'.repeat(33) },
+          [
+            ['account_number', 'maxLength'],
+            ['account_number', 'pattern'],
+          ],
+        ],
         [{ account_number: 'CI|0042' }, [['account_number', 'pattern']]],
         [{ account_number: '1=CI0042' }, [['account_number', 'pattern']]],
         [{ account_number: 'CI\u00010042' }, [['account_number', 'pattern']]],
@@ -130,7 +157,12 @@ for (const database of DATABASES) {
       assert.equal((await call(c.api, 'PUT', path('inv-ok', BAOBAB), { account_number: longest })).status, 201);
 
       for (const subject of ['a'.repeat(129), 'inv 1', 'inv/1', 'inv%1', 'é']) {
-        for (const [method, url, body] of [['PUT', path(subject, BAOBAB), { account_number: 'CI0042' }], ['GET', path(subject, BAOBAB)], ['GET', path(subject)], ['DELETE', path(subject, BAOBAB)]] as const) {
+        for (const [method, url, body] of [
+          ['PUT', path(subject, BAOBAB), { account_number: 'CI0042' }],
+          ['GET', path(subject, BAOBAB)],
+          ['GET', path(subject)],
+          ['DELETE', path(subject, BAOBAB)],
+        ] as const) {
           const res = await call(c.api, method, url, body);
           assert.equal(res.status, 422, `${method} ${url}`);
           assert.deepEqual(pairs(res.body), [['subject_id', 'pattern']], `${method} ${url}`);
@@ -162,11 +194,17 @@ for (const database of DATABASES) {
       await call(c.api, 'PUT', path('inv-2', BAOBAB), { account_number: 'ACC-X' });
 
       const first = await call(c.api, 'GET', `${path('inv-1')}?limit=2`);
-      assert.deepEqual(first.body.data.map((a: Json) => a.partner_id), partners.slice(0, 2));
+      assert.deepEqual(
+        first.body.data.map((a: Json) => a.partner_id),
+        partners.slice(0, 2),
+      );
       const cursor = first.headers.get('x-cursor-next') ?? '';
       assert.notEqual(cursor, '');
       const second = await call(c.api, 'GET', `${path('inv-1')}?limit=2&cursor=${encodeURIComponent(cursor)}`);
-      assert.deepEqual(second.body.data.map((a: Json) => a.partner_id), partners.slice(2));
+      assert.deepEqual(
+        second.body.data.map((a: Json) => a.partner_id),
+        partners.slice(2),
+      );
       assert.equal(second.headers.get('x-cursor-next'), '');
 
       const elsewhere = await call(c.api, 'GET', `${path('inv-2')}?limit=2&cursor=${encodeURIComponent(cursor)}`);

@@ -18,7 +18,11 @@ export const KYC3 = {
   subject_id: 'audited-1',
   level: 'KYC3',
   jurisdictions: ['UEMOA'],
-  verifications: [...KYC2_REQUEST.verifications, { type: 'source_of_funds', verified_at: '2026-11-20T09:04:00Z' }, { type: 'pep', verified_at: '2026-11-20T09:05:00Z' }],
+  verifications: [
+    ...KYC2_REQUEST.verifications,
+    { type: 'source_of_funds', verified_at: '2026-11-20T09:04:00Z' },
+    { type: 'pep', verified_at: '2026-11-20T09:05:00Z' },
+  ],
 };
 
 export interface AuditCtx {
@@ -32,7 +36,12 @@ export interface AuditCtx {
   login(api?: ApiClient): Promise<ApiClient>;
 }
 
-export async function auditSetup(t: TestContext, database: (typeof DATABASES)[number], env: Record<string, string> = {}, start = '2026-11-23T09:00:00.000Z'): Promise<AuditCtx> {
+export async function auditSetup(
+  t: TestContext,
+  database: (typeof DATABASES)[number],
+  env: Record<string, string> = {},
+  start = '2026-11-23T09:00:00.000Z',
+): Promise<AuditCtx> {
   const clock = new ManualClock(start);
   const e = testEnvironment(t, database, { CAURI_WORKERS: 'none', ...env }, { clock });
   const runtime = await startRuntimeIn(t, e);
@@ -51,7 +60,11 @@ export async function auditSetup(t: TestContext, database: (typeof DATABASES)[nu
         headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
-    return Object.assign(who, { token, call, post: (path: string, body: unknown, key: string = crypto.randomUUID()) => call('POST', path, body, { 'idempotency-key': key }) });
+    return Object.assign(who, {
+      token,
+      call,
+      post: (path: string, body: unknown, key: string = crypto.randomUUID()) => call('POST', path, body, { 'idempotency-key': key }),
+    });
   };
   return { runtime, base, clock, env: e, api, worker: new SnapshotWorker(runtime.services.audit, clock, runtime.app.log), login };
 }
@@ -65,7 +78,16 @@ export async function json(res: Response | Promise<Response>): Promise<{ status:
 export async function postOrders(c: AuditCtx, api: ApiClient, attestationId: string, n: number): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
-    const res = await json(api.post('/v1/orders', { rcpt_to: BAOBAB, kyc_attestation_id: attestationId, instrument: 'KOLA.BRVM', side: i % 2 ? 'sell' : 'buy', qty: 1 + i, ...(i % 3 ? { limit_price_cents: 1_500_000 + i } : {}) }));
+    const res = await json(
+      api.post('/v1/orders', {
+        rcpt_to: BAOBAB,
+        kyc_attestation_id: attestationId,
+        instrument: 'KOLA.BRVM',
+        side: i % 2 ? 'sell' : 'buy',
+        qty: 1 + i,
+        ...(i % 3 ? { limit_price_cents: 1_500_000 + i } : {}),
+      }),
+    );
     if (res.status !== 201) throw new Error(`order: ${res.status} ${JSON.stringify(res.body)}`);
     ids.push(res.body.id);
     c.clock.advance(1);
@@ -93,7 +115,15 @@ export const leafHashOf = (leaf: AuditLeaf) => auditLeafHash(leaf);
 /** A second audit service on the runtime's database with small chunks and pages, to exercise streaming. */
 export function smallChunkService(c: AuditCtx, options: Partial<AuditOptions> = {}): AuditService {
   const { storage } = c.runtime;
-  return new AuditService(storage.db, storage.transact, c.runtime.services.keys, new SandboxAnchor(), c.clock, { livemode: false, dialect: storage.dialect, chunkSize: 16, pageSize: 37, ...options }, c.runtime.app.log);
+  return new AuditService(
+    storage.db,
+    storage.transact,
+    c.runtime.services.keys,
+    new SandboxAnchor(),
+    c.clock,
+    { livemode: false, dialect: storage.dialect, chunkSize: 16, pageSize: 37, ...options },
+    c.runtime.app.log,
+  );
 }
 
 export { DATABASES, startRuntimeIn };

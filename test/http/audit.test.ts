@@ -5,7 +5,20 @@ import { newId } from '../../src/lib/ids.js';
 import { isoMillis } from '../../src/lib/clock.js';
 import { apiClient } from '../support/api.js';
 import { orderRow } from '../support/orders.js';
-import { BAOBAB, DATABASES, KYC3, auditSetup, clientLeaf, json, leafHashOf, postOrders, smallChunkService, startRuntimeIn, type AuditCtx, type Json } from './audit-support.js';
+import {
+  BAOBAB,
+  DATABASES,
+  KYC3,
+  auditSetup,
+  clientLeaf,
+  json,
+  leafHashOf,
+  postOrders,
+  smallChunkService,
+  startRuntimeIn,
+  type AuditCtx,
+  type Json,
+} from './audit-support.js';
 import { SnapshotWorker } from '../../src/workers/snapshot-worker.js';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
@@ -15,7 +28,16 @@ const flip = (h: string) => (h[0] === '0' ? '1' : '0') + h.slice(1);
 async function checkDay(c: AuditCtx, date: string, ids: string[], attestation: Json, keys: Json): Promise<Json> {
   const { status, body: snapshot } = await json(c.api.call('GET', `/v1/audit/snapshots/${date}`));
   assert.equal(status, 200, JSON.stringify(snapshot));
-  assert.deepEqual(Object.keys(snapshot).sort(), ['anchored_at', 'anchors', 'count', 'date', 'key_id', 'merkle_root', 'previous_merkle_root', 'signature']);
+  assert.deepEqual(Object.keys(snapshot).sort(), [
+    'anchored_at',
+    'anchors',
+    'count',
+    'date',
+    'key_id',
+    'merkle_root',
+    'previous_merkle_root',
+    'signature',
+  ]);
   assert.deepEqual(verifySnapshot(snapshot, keys), { valid: true, reason: null, snapshot });
   assert.equal(snapshot.count, ids.length);
   const orders = await Promise.all(ids.map(async (id) => (await json(c.api.call('GET', `/v1/orders/${id}`))).body));
@@ -41,7 +63,10 @@ async function checkDay(c: AuditCtx, date: string, ids: string[], attestation: J
     assert.equal(bad({ ...proof, leaf: proof.leaf.replace(`"qty":${leaf.qty}`, `"qty":${leaf.qty + 1}`) }), 'leaf_mismatch');
     assert.equal(bad({ ...proof, leaf_hash: flip(proof.leaf_hash) }), 'leaf_mismatch');
     assert.equal(bad({ ...proof, merkle_root: flip(proof.merkle_root) }), 'snapshot_mismatch');
-    assert.equal(bad({ ...proof, merkle_root: flip(proof.merkle_root) }, { ...snapshot, merkle_root: flip(snapshot.merkle_root) }), 'bad_proof');
+    assert.equal(
+      bad({ ...proof, merkle_root: flip(proof.merkle_root) }, { ...snapshot, merkle_root: flip(snapshot.merkle_root) }),
+      'bad_proof',
+    );
     assert.equal(verifySnapshotProof(proof, snapshot, { attestation: { ...attestation, level: 'KYC1' } }).reason, 'attestation_mismatch');
   }
   // A tampered snapshot no longer verifies.
@@ -56,7 +81,13 @@ for (const database of DATABASES) {
       const c = await auditSetup(t, database);
       const attestationId = (await json(c.api.post('/v1/kyc/attestations', KYC3))).body.id as string;
       const attestation = (await json(c.api.call('GET', `/v1/kyc/attestations/${attestationId}`))).body;
-      const plan: [string, number][] = [['2026-11-23', 3], ['2026-11-24', 0], ['2026-11-25', 1], ['2026-11-26', 2], ['2026-11-27', 7]];
+      const plan: [string, number][] = [
+        ['2026-11-23', 3],
+        ['2026-11-24', 0],
+        ['2026-11-25', 1],
+        ['2026-11-26', 2],
+        ['2026-11-27', 7],
+      ];
       const ids = new Map<string, string[]>();
       for (const [date, n] of plan) {
         c.clock.set(`${date}T09:00:00.000Z`);
@@ -73,27 +104,48 @@ for (const database of DATABASES) {
       await c.login();
       assert.equal((await json(c.api.call('GET', '/v1/audit/snapshots/2026-11-26'))).status, 404);
       const first = await c.worker.runOnce();
-      assert.deepEqual(first.built.map((b) => [b.date, b.outcome]), plan.slice(0, 4).map(([d]) => [d, 'built']));
-      assert.deepEqual(first.anchoring.map((a) => a.state), ['anchored', 'anchored', 'anchored', 'anchored']);
+      assert.deepEqual(
+        first.built.map((b) => [b.date, b.outcome]),
+        plan.slice(0, 4).map(([d]) => [d, 'built']),
+      );
+      assert.deepEqual(
+        first.anchoring.map((a) => a.state),
+        ['anchored', 'anchored', 'anchored', 'anchored'],
+      );
       assert.equal((await json(c.api.call('GET', '/v1/audit/snapshots/2026-11-27'))).status, 404);
       c.clock.set('2026-11-28T00:03:00.000Z');
       const second = await c.worker.runOnce();
-      assert.deepEqual(second.built.map((b) => [b.date, b.outcome, b.outcome === 'built' ? b.count : null]), [['2026-11-27', 'built', 8]]);
+      assert.deepEqual(
+        second.built.map((b) => [b.date, b.outcome, b.outcome === 'built' ? b.count : null]),
+        [['2026-11-27', 'built', 8]],
+      );
 
       const keys = (await json(fetch(`${c.base}/.well-known/cauri`))).body;
       const snapshots: Json[] = [];
       for (const [date] of plan) snapshots.push(await checkDay(c, date, ids.get(date)!, attestation, keys));
       assert.equal(snapshots[0]!.previous_merkle_root, null, 'the first snapshot starts the chain');
-      for (let i = 1; i < snapshots.length; i++) assert.deepEqual(verifySnapshotChain(snapshots[i - 1], snapshots[i]), { valid: true, reason: null });
+      for (let i = 1; i < snapshots.length; i++)
+        assert.deepEqual(verifySnapshotChain(snapshots[i - 1], snapshots[i]), { valid: true, reason: null });
       assert.equal(verifySnapshotChain(snapshots[0], snapshots[2]).reason, 'not_consecutive');
-      assert.equal(verifySnapshotChain(snapshots[1], { ...snapshots[2], previous_merkle_root: snapshots[0]!.merkle_root }).reason, 'root_mismatch');
+      assert.equal(
+        verifySnapshotChain(snapshots[1], { ...snapshots[2], previous_merkle_root: snapshots[0]!.merkle_root }).reason,
+        'root_mismatch',
+      );
 
       // Running again, and rebuilding on demand, changes nothing: one snapshot and one event per day.
       await c.worker.runOnce();
       assert.deepEqual(await c.runtime.services.audit.build('2026-11-25'), [{ date: '2026-11-25', outcome: 'exists', state: 'anchored' }]);
       assert.deepEqual(await c.runtime.services.audit.recompute('2026-11-27'), { merkle_root: snapshots[4]!.merkle_root, count: 8 });
-      const events = await c.runtime.storage.db.selectFrom('events').select(['data', 'client_id']).where('type', '=', 'audit.snapshot').orderBy('id').execute();
-      assert.deepEqual(events.map((e) => JSON.parse(e.data)), snapshots);
+      const events = await c.runtime.storage.db
+        .selectFrom('events')
+        .select(['data', 'client_id'])
+        .where('type', '=', 'audit.snapshot')
+        .orderBy('id')
+        .execute();
+      assert.deepEqual(
+        events.map((e) => JSON.parse(e.data)),
+        snapshots,
+      );
       assert.ok(events.every((e) => e.client_id === null));
       assert.equal((await c.runtime.storage.db.selectFrom('audit_snapshots').select('date').execute()).length, 5);
     });
@@ -152,7 +204,11 @@ for (const database of DATABASES) {
       const c = await auditSetup(t, database);
       const attestationId = (await json(c.api.post('/v1/kyc/attestations', KYC3))).body.id as string;
       const attestation = (await json(c.api.call('GET', `/v1/kyc/attestations/${attestationId}`))).body;
-      const att = await c.runtime.storage.db.selectFrom('attestations').selectAll().where('id', '=', attestationId).executeTakeFirstOrThrow();
+      const att = await c.runtime.storage.db
+        .selectFrom('attestations')
+        .selectAll()
+        .where('id', '=', attestationId)
+        .executeTakeFirstOrThrow();
       // The volume is inserted straight into the orders table (one transaction), as the order
       // service stores it: a thousand POSTs would test the order path, not the snapshot.
       const rows = (date: string, n: number) =>
@@ -173,10 +229,18 @@ for (const database of DATABASES) {
             route_attempts: 1,
           });
         });
-      const days: [string, number][] = [['2026-11-24', 1000], ['2026-11-25', 333]];
+      const days: [string, number][] = [
+        ['2026-11-24', 1000],
+        ['2026-11-25', 333],
+      ];
       const inserted = new Map(days.map(([d, n]) => [d, rows(d, n)]));
       await c.runtime.storage.transact(async (trx) => {
-        for (const list of inserted.values()) for (let i = 0; i < list.length; i += 200) await trx.insertInto('orders').values(list.slice(i, i + 200)).execute();
+        for (const list of inserted.values())
+          for (let i = 0; i < list.length; i += 200)
+            await trx
+              .insertInto('orders')
+              .values(list.slice(i, i + 200))
+              .execute();
       });
       c.clock.set('2026-11-26T01:00:00.000Z');
       await c.login();
@@ -184,13 +248,22 @@ for (const database of DATABASES) {
       const audit = smallChunkService(c);
       const built = await audit.catchUp();
       // The chain starts on the first order's day: the 23rd (the attestation's day) has no order.
-      assert.deepEqual(built.map((b) => [b.date, b.outcome]), [['2026-11-24', 'built'], ['2026-11-25', 'built']]);
+      assert.deepEqual(
+        built.map((b) => [b.date, b.outcome]),
+        [
+          ['2026-11-24', 'built'],
+          ['2026-11-25', 'built'],
+        ],
+      );
       await audit.advanceAnchoring();
       const keys = (await json(fetch(`${c.base}/.well-known/cauri`))).body;
       for (const [date, n] of days) {
         const snapshot = await audit.snapshot(c.runtime.storage.db, date);
         assert.equal(verifySnapshot(snapshot, keys).valid, true);
-        const leaves = inserted.get(date)!.map((r) => clientLeaf({ ...r, created_at: isoMillis(r.created_at) }, attestation)).sort((a, b) => (a.id < b.id ? -1 : 1));
+        const leaves = inserted
+          .get(date)!
+          .map((r) => clientLeaf({ ...r, created_at: isoMillis(r.created_at) }, attestation))
+          .sort((a, b) => (a.id < b.id ? -1 : 1));
         assert.equal(snapshot.count, n);
         assert.equal(snapshot.merkle_root, hex(rootFromLeafHashes(leaves.map(leafHashOf))));
         const started = performance.now();
@@ -206,7 +279,10 @@ for (const database of DATABASES) {
       const served = (await json(c.api.call('GET', '/v1/audit/snapshots/2026-11-24'))).body;
       assert.equal(served.merkle_root, (await audit.snapshot(c.runtime.storage.db, '2026-11-24')).merkle_root);
       const some = inserted.get('2026-11-24')![500]!.id;
-      assert.deepEqual((await json(c.api.call('GET', `/v1/audit/snapshots/2026-11-24/proofs/${some}`))).body, await audit.proof(c.runtime.storage.db, c.api.clientId as never, '2026-11-24', some));
+      assert.deepEqual(
+        (await json(c.api.call('GET', `/v1/audit/snapshots/2026-11-24/proofs/${some}`))).body,
+        await audit.proof(c.runtime.storage.db, c.api.clientId as never, '2026-11-24', some),
+      );
     });
 
     test('two processes racing for the same days build exactly one snapshot each', async (t) => {
@@ -223,7 +299,10 @@ for (const database of DATABASES) {
       // Whoever lost a race retries on its next pass; afterwards both days are served.
       await Promise.all([c.worker.runOnce(), other.runOnce()]);
       const rows = await c.runtime.storage.db.selectFrom('audit_snapshots').select(['date', 'state', 'count']).orderBy('date').execute();
-      assert.deepEqual(rows, [{ date: '2026-11-23', state: 'anchored', count: 5 }, { date: '2026-11-24', state: 'anchored', count: 4 }]);
+      assert.deepEqual(rows, [
+        { date: '2026-11-23', state: 'anchored', count: 5 },
+        { date: '2026-11-24', state: 'anchored', count: 4 },
+      ]);
       const builds = results.flatMap((r) => r.built).filter((b) => b.outcome === 'built');
       assert.ok(builds.length <= 2, JSON.stringify(results));
       const events = await c.runtime.storage.db.selectFrom('events').select('data').where('type', '=', 'audit.snapshot').execute();

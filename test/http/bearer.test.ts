@@ -29,7 +29,9 @@ for (const database of DATABASES) {
       const wrongAud = await new SignJWT({ ...payload, aud: 'https://other.example' })
         .setProtectedHeader({ alg: 'EdDSA', typ: 'at+jwt', kid: key.id })
         .sign(key.privateKeyObject);
-      const unknownKid = await new SignJWT(payload).setProtectedHeader({ alg: 'EdDSA', typ: 'at+jwt', kid: 'key_01kdvdna00zzzzzzzzzzzzzzzz' }).sign(key.privateKeyObject);
+      const unknownKid = await new SignJWT(payload)
+        .setProtectedHeader({ alg: 'EdDSA', typ: 'at+jwt', kid: 'key_01kdvdna00zzzzzzzzzzzzzzzz' })
+        .sign(key.privateKeyObject);
       const headers: [string, Record<string, string>][] = [
         ['missing', {}],
         ['not bearer', { authorization: `Token ${api.token}` }],
@@ -38,7 +40,12 @@ for (const database of DATABASES) {
         ['tampered payload', { authorization: `Bearer ${h}.${b64({ ...payload, scope: 'kyc:read kyc:write' })}.${s}` }],
         ['tampered signature', { authorization: `Bearer ${h}.${p}.${s.slice(0, -3)}AAA` }],
         ['alg none', { authorization: `Bearer ${b64({ alg: 'none', typ: 'at+jwt' })}.${p}.` }],
-        ['HS256 with the public key', { authorization: `Bearer ${hs}.${p}.${createHmac('sha256', Buffer.from(key.publicKey, 'base64url')).update(`${hs}.${p}`).digest('base64url')}` }],
+        [
+          'HS256 with the public key',
+          {
+            authorization: `Bearer ${hs}.${p}.${createHmac('sha256', Buffer.from(key.publicKey, 'base64url')).update(`${hs}.${p}`).digest('base64url')}`,
+          },
+        ],
         ['wrong aud', { authorization: `Bearer ${wrongAud}` }],
         ['unknown kid', { authorization: `Bearer ${unknownKid}` }],
       ];
@@ -54,12 +61,20 @@ for (const database of DATABASES) {
       // The HEAD route Fastify adds beside each GET is checked the same way.
       const head = await fetch(`${base}${path}`, { method: 'HEAD' });
       assert.equal(head.status, 401, 'HEAD without a token');
-      assert.equal((await fetch(`${base}${path}`, { method: 'HEAD', headers: { authorization: `Bearer ${api.token}` } })).status, 404, 'HEAD with a token reaches the route');
+      assert.equal(
+        (await fetch(`${base}${path}`, { method: 'HEAD', headers: { authorization: `Bearer ${api.token}` } })).status,
+        404,
+        'HEAD with a token reaches the route',
+      );
       const ok = await api.call('GET', path);
       assert.equal(ok.status, 404, 'a valid token reaches the route');
       const forbidden = await api.post('/v1/kyc/attestations', {});
       assert.equal(forbidden.status, 403);
-      assert.deepEqual(await forbidden.json(), { code: 'forbidden', message: 'Missing scope: kyc:write', request_id: forbidden.headers.get('x-request-id') });
+      assert.deepEqual(await forbidden.json(), {
+        code: 'forbidden',
+        message: 'Missing scope: kyc:write',
+        request_id: forbidden.headers.get('x-request-id'),
+      });
       assert.match(forbidden.headers.get('www-authenticate') ?? '', /insufficient_scope/);
 
       clock.advance(900_000);
@@ -79,7 +94,11 @@ for (const database of DATABASES) {
         `x${api.token}`,
       ];
       for (const token of forged) {
-        const res = await fetch(`${base}/v1/kyc/attestations`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' });
+        const res = await fetch(`${base}/v1/kyc/attestations`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: '{}',
+        });
         assert.equal(res.status, 401, token);
       }
       assert.equal((await api.call('GET', path)).status, 404, 'the genuine token still works');

@@ -24,7 +24,8 @@ for (const database of DATABASES) {
         assert.match(res.headers.get('x-request-id') ?? '', /^req_/);
         const body = (await res.json()) as { data: { id: string; name: string; jurisdiction: string; capabilities: string[] }[] };
         assert.ok(body.data.length <= 4);
-        for (const p of body.data) assert.deepEqual(Object.keys(p).sort(), ['approved_since', 'capabilities', 'id', 'jurisdiction', 'name']);
+        for (const p of body.data)
+          assert.deepEqual(Object.keys(p).sort(), ['approved_since', 'capabilities', 'id', 'jurisdiction', 'name']);
         seen.push(...body.data.map((p) => p.id));
         pages++;
         const next = res.headers.get('x-cursor-next');
@@ -82,10 +83,20 @@ for (const database of DATABASES) {
         price_band_bps: 750,
         status: 'active',
       });
-      assert.deepEqual((({ currency, tick_size_cents, price_band_bps }) => ({ currency, tick_size_cents, price_band_bps }))(await listed('SOCAPALM.BVMAC')), { currency: 'XAF', tick_size_cents: 500, price_band_bps: 1000 });
-      assert.deepEqual((({ currency, tick_size_cents, price_band_bps }) => ({ currency, tick_size_cents, price_band_bps }))(await listed('MTNGH.GSE')), { currency: 'GHS', tick_size_cents: 1, price_band_bps: 1000 });
+      assert.deepEqual(
+        (({ currency, tick_size_cents, price_band_bps }) => ({ currency, tick_size_cents, price_band_bps }))(
+          await listed('SOCAPALM.BVMAC'),
+        ),
+        { currency: 'XAF', tick_size_cents: 500, price_band_bps: 1000 },
+      );
+      assert.deepEqual(
+        (({ currency, tick_size_cents, price_band_bps }) => ({ currency, tick_size_cents, price_band_bps }))(await listed('MTNGH.GSE')),
+        { currency: 'GHS', tick_size_cents: 1, price_band_bps: 1000 },
+      );
       assert.equal((await listed('FCPEPA.BRVM')).price_band_bps, null, 'funds have no band');
-      const bonds = ((await (await fetch(`${base}/v1/instruments?exchange=BRVM&class=bonds&limit=200`)).json()) as { data: { code: string }[] }).data.map((b) => b.code);
+      const bonds = (
+        (await (await fetch(`${base}/v1/instruments?exchange=BRVM&class=bonds&limit=200`)).json()) as { data: { code: string }[] }
+      ).data.map((b) => b.code);
       assert.ok(bonds.includes('TPCIO70.BRVM'), bonds.join());
       const gse = ((await (await fetch(`${base}/v1/instruments?exchange=GSE&limit=200`)).json()) as { data: { currency: string }[] }).data;
       assert.ok(gse.length > 10 && gse.every((i) => i.currency === 'GHS'));
@@ -147,7 +158,8 @@ for (const database of DATABASES) {
       assert.match(text, /cauri_db_pool_connections\{state="total"\} \d+/);
       assert.match(text, /cauri_events_pending_dispatch 0/);
       // The SQLite writer's busy time: the (empty) unit above took a BEGIN, a savepoint and a COMMIT.
-      const writerSeconds = (phase: string) => text.match(new RegExp(`cauri_db_writer_seconds_total\\{phase="${phase}"\\} ([0-9.e-]+)`))?.[1];
+      const writerSeconds = (phase: string) =>
+        text.match(new RegExp(`cauri_db_writer_seconds_total\\{phase="${phase}"\\} ([0-9.e-]+)`))?.[1];
       if (database.name === 'sqlite') {
         assert.ok(Number(writerSeconds('work')) > 0, text);
         assert.ok(Number(writerSeconds('commit')) > 0, text);

@@ -10,14 +10,25 @@ import { ErrorBody } from '../../src/http/schemas.js';
 // of the API goes through before its handler runs.
 async function edge(t: import('node:test').TestContext) {
   const config = parseConfig({ LOG_LEVEL: 'silent' });
-  const app = await createHttpApp(config, new Metrics({ poolStats: () => ({ total: 1, idle: 1, waiting: 0 }), commitStats: () => ({ batches: 0, units: 0 }), pendingEvents: async () => 0 }));
+  const app = await createHttpApp(
+    config,
+    new Metrics({
+      poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
+      commitStats: () => ({ batches: 0, units: 0 }),
+      pendingEvents: async () => 0,
+    }),
+  );
   let calls = 0;
   app.post(
     '/v1/things',
     {
       schema: {
         body: Type.Object(
-          { qty: Type.Integer({ minimum: 1 }), side: Type.Union([Type.Literal('buy'), Type.Literal('sell')]), tags: Type.Optional(Type.Array(Type.String())) },
+          {
+            qty: Type.Integer({ minimum: 1 }),
+            side: Type.Union([Type.Literal('buy'), Type.Literal('sell')]),
+            tags: Type.Optional(Type.Array(Type.String())),
+          },
           { additionalProperties: false },
         ),
         response: { 200: Type.Object({ ok: Type.Boolean() }), 422: ErrorBody },
@@ -56,13 +67,43 @@ test('each malformed request gets 4xx with the error body, and the handler never
     ['qty 1.5', '{"qty":1.5,"side":"buy"}', 422, 'validation_error', [{ field: 'qty', rule: 'type', value: 1.5 }]],
     ['qty "10" is not coerced', '{"qty":"10","side":"buy"}', 422, 'validation_error', [{ field: 'qty', rule: 'type', value: '10' }]],
     ['missing member', '{"side":"buy"}', 422, 'validation_error', [{ field: 'qty', rule: 'required', value: null }]],
-    ['unknown member', '{"qty":1,"side":"buy","hold":true}', 422, 'validation_error', [{ field: 'hold', rule: 'additionalProperties', value: true }]],
+    [
+      'unknown member',
+      '{"qty":1,"side":"buy","hold":true}',
+      422,
+      'validation_error',
+      [{ field: 'hold', rule: 'additionalProperties', value: true }],
+    ],
     ['nested path', '{"qty":1,"side":"buy","tags":["a",2]}', 422, 'validation_error', [{ field: 'tags.1', rule: 'type', value: 2 }]],
     ['prototype poisoning', '{"qty":1,"side":"buy","__proto__":{"x":1}}', 422, 'validation_error', [{ field: 'body', rule: 'json' }]],
-    ['5,000 nested arrays', `${'['.repeat(5000)}${']'.repeat(5000)}`, 422, 'validation_error', [{ field: 'body', rule: 'maxDepth', value: 5000 }]],
-    ['5,000 nested objects in a member', `{"qty":1,"side":"buy","tags":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}`, 422, 'validation_error', [{ field: 'body', rule: 'maxDepth', value: 5001 }]],
-    ['one level over the limit', `{"qty":1,"side":"buy","tags":${'['.repeat(32)}${']'.repeat(32)}}`, 422, 'validation_error', [{ field: 'body', rule: 'maxDepth', value: 33 }]],
-    ['at the limit, the schema decides', `{"qty":1,"side":"buy","tags":${'['.repeat(31)}${']'.repeat(31)}}`, 422, 'validation_error', [{ field: 'tags.0', rule: 'type' }]],
+    [
+      '5,000 nested arrays',
+      `${'['.repeat(5000)}${']'.repeat(5000)}`,
+      422,
+      'validation_error',
+      [{ field: 'body', rule: 'maxDepth', value: 5000 }],
+    ],
+    [
+      '5,000 nested objects in a member',
+      `{"qty":1,"side":"buy","tags":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}`,
+      422,
+      'validation_error',
+      [{ field: 'body', rule: 'maxDepth', value: 5001 }],
+    ],
+    [
+      'one level over the limit',
+      `{"qty":1,"side":"buy","tags":${'['.repeat(32)}${']'.repeat(32)}}`,
+      422,
+      'validation_error',
+      [{ field: 'body', rule: 'maxDepth', value: 33 }],
+    ],
+    [
+      'at the limit, the schema decides',
+      `{"qty":1,"side":"buy","tags":${'['.repeat(31)}${']'.repeat(31)}}`,
+      422,
+      'validation_error',
+      [{ field: 'tags.0', rule: 'type' }],
+    ],
   ];
   for (const [name, body, status, code, details] of cases) {
     const res = await post(base, body);
@@ -72,14 +113,23 @@ test('each malformed request gets 4xx with the error body, and the handler never
     assert.equal(json.request_id, res.headers.get('x-request-id'), name);
     for (const expected of details) {
       assert.ok(
-        json.details.some((d: any) => d.field === expected.field && d.rule === expected.rule && (!('value' in expected) || JSON.stringify(d.value) === JSON.stringify(expected.value))),
+        json.details.some(
+          (d: any) =>
+            d.field === expected.field &&
+            d.rule === expected.rule &&
+            (!('value' in expected) || JSON.stringify(d.value) === JSON.stringify(expected.value)),
+        ),
         `${name}: ${JSON.stringify(json.details)}`,
       );
     }
   }
   const noBody = await fetch(`${base}/v1/things`, { method: 'POST' });
   assert.equal(noBody.status, 422);
-  assert.deepEqual(((await noBody.json()) as any).details.map((d: any) => [d.field, d.rule]), [['body', 'required']], 'no body at all, as an empty one');
+  assert.deepEqual(
+    ((await noBody.json()) as any).details.map((d: any) => [d.field, d.rule]),
+    [['body', 'required']],
+    'no body at all, as an empty one',
+  );
   const side = (await (await post(base, '{"qty":1,"side":"hold"}')).json()) as any;
   assert.ok(side.details.some((d: any) => d.field === 'side' && d.value === 'hold'));
   assert.equal(calls(), 0);
@@ -112,7 +162,14 @@ test('a 500 hides its internals', async (t) => {
 test('authentication refuses to be installed after an API route: that route would have no check', async (t) => {
   const { installAuthentication } = await import('../../src/auth/authenticate.js');
   const config = parseConfig({ LOG_LEVEL: 'silent' });
-  const app = await createHttpApp(config, new Metrics({ poolStats: () => ({ total: 1, idle: 1, waiting: 0 }), commitStats: () => ({ batches: 0, units: 0 }), pendingEvents: async () => 0 }));
+  const app = await createHttpApp(
+    config,
+    new Metrics({
+      poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
+      commitStats: () => ({ batches: 0, units: 0 }),
+      pendingEvents: async () => 0,
+    }),
+  );
   t.after(() => app.close());
   app.get('/v1/early', async () => ({ ok: true }));
   await app.after();

@@ -25,7 +25,11 @@ async function openStream(t: TestContext, base: string, token: string, lastEvent
   const controller = new AbortController();
   t.after(() => controller.abort());
   const res = await fetch(`${base}/v1/events/stream${query}`, {
-    headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream', ...(lastEventId === undefined ? {} : { 'last-event-id': lastEventId }) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      accept: 'text/event-stream',
+      ...(lastEventId === undefined ? {} : { 'last-event-id': lastEventId }),
+    },
     signal: controller.signal,
   });
   const parser = new SseParser();
@@ -135,7 +139,10 @@ test('the stream: scope and Last-Event-ID checked, heartbeat comment, and runtim
   await runtime.close();
   const took = Date.now() - started;
   assert.ok(took < 3000, `close took ${took} ms`);
-  await Promise.race([Promise.all([a.ended, b.ended]), new Promise((_, reject) => setTimeout(() => reject(new Error('streams not ended')), 2000))]);
+  await Promise.race([
+    Promise.all([a.ended, b.ended]),
+    new Promise((_, reject) => setTimeout(() => reject(new Error('streams not ended')), 2000)),
+  ]);
 });
 
 test('POST /v1/events/{id}/resend delivers a stored event again, to its subscribers or to a named endpoint', async (t) => {
@@ -158,8 +165,10 @@ test('POST /v1/events/{id}/resend delivers a stored event again, to its subscrib
   const runtime = await startRuntime(t, DATABASES[0]!);
   const base = await listen(runtime);
   const api = await apiClient(runtime, base);
-  const subscribed = ((await (await api.post('/v1/webhooks/endpoints', { url: `${hooks}/a`, events: ['kyc.attested'] })).json()) as Json).id as string;
-  const unsubscribed = ((await (await api.post('/v1/webhooks/endpoints', { url: `${hooks}/b`, events: ['order.created'] })).json()) as Json).id as string;
+  const subscribed = ((await (await api.post('/v1/webhooks/endpoints', { url: `${hooks}/a`, events: ['kyc.attested'] })).json()) as Json)
+    .id as string;
+  const unsubscribed = ((await (await api.post('/v1/webhooks/endpoints', { url: `${hooks}/b`, events: ['order.created'] })).json()) as Json)
+    .id as string;
 
   await attest(api);
   const waitFor = async (n: number) => {
@@ -186,7 +195,11 @@ test('POST /v1/events/{id}/resend delivers a stored event again, to its subscrib
   assert.equal(body.deliveries[0].status, 'pending');
   await waitFor(2);
   assert.equal(received[1]!.body, first.body, 'the same bytes');
-  assert.equal(received[1]!.headers['x-cauri-idempotency-key'], first.headers['x-cauri-idempotency-key'], 'same event to same endpoint: same key');
+  assert.equal(
+    received[1]!.headers['x-cauri-idempotency-key'],
+    first.headers['x-cauri-idempotency-key'],
+    'same event to same endpoint: same key',
+  );
 
   // To a named endpoint not subscribed to the type: a new delivery.
   const named = (await (await api.post(`/v1/events/${eventId}/resend`, { endpoint_id: unsubscribed })).json()) as Json;

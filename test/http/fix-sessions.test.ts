@@ -36,8 +36,20 @@ for (const database of DATABASES) {
         importPartners(
           trx,
           [
-            { name: 'Silent Titres', jurisdiction: 'UEMOA', capabilities: ['equities'], connector: 'fix', fix: { ...fix, sender_comp_id: 'CAURI', target_comp_id: 'SILENT' } },
-            { name: 'Closed Titres', jurisdiction: 'UEMOA', capabilities: ['equities'], connector: 'fix', fix: { ...fix, sender_comp_id: 'CAURI', target_comp_id: 'CLOSED', start_time: later(3_600_000), end_time: later(3_660_000) } },
+            {
+              name: 'Silent Titres',
+              jurisdiction: 'UEMOA',
+              capabilities: ['equities'],
+              connector: 'fix',
+              fix: { ...fix, sender_comp_id: 'CAURI', target_comp_id: 'SILENT' },
+            },
+            {
+              name: 'Closed Titres',
+              jurisdiction: 'UEMOA',
+              capabilities: ['equities'],
+              connector: 'fix',
+              fix: { ...fix, sender_comp_id: 'CAURI', target_comp_id: 'CLOSED', start_time: later(3_600_000), end_time: later(3_660_000) },
+            },
           ],
           { now: new Date(), fixPlaintextAllowed: true },
         ),
@@ -50,7 +62,13 @@ for (const database of DATABASES) {
       const read = async () => (await (await operator.call('GET', '/v1/operator/fix-sessions')).json()) as { data: Json[] };
       let body = await read();
       const deadline = Date.now() + 15_000;
-      while (!(body.data.find((s) => s.partner_id === silent)?.next_sender_seq === 2 && body.data.find((s) => s.partner_id === closed)?.state === 'outside_window') && Date.now() < deadline) {
+      while (
+        !(
+          body.data.find((s) => s.partner_id === silent)?.next_sender_seq === 2 &&
+          body.data.find((s) => s.partner_id === closed)?.state === 'outside_window'
+        ) &&
+        Date.now() < deadline
+      ) {
         await new Promise((resolve) => setTimeout(resolve, 100));
         body = await read();
       }
@@ -73,16 +91,35 @@ for (const database of DATABASES) {
       const integrator = await apiClient(runtime, base);
       const forbidden = await integrator.call('GET', '/v1/operator/fix-sessions');
       assert.equal(forbidden.status, 403);
-      assert.deepEqual(await forbidden.json(), { code: 'forbidden', message: 'Missing scope: operator:read', request_id: forbidden.headers.get('x-request-id') });
+      assert.deepEqual(await forbidden.json(), {
+        code: 'forbidden',
+        message: 'Missing scope: operator:read',
+        request_id: forbidden.headers.get('x-request-id'),
+      });
       const token = await fetch(`${base}/v1/auth/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ grant_type: 'client_credentials', client_id: integrator.clientId, client_secret: integrator.clientSecret, scope: 'operator:read' }),
+        body: JSON.stringify({
+          grant_type: 'client_credentials',
+          client_id: integrator.clientId,
+          client_secret: integrator.clientSecret,
+          scope: 'operator:read',
+        }),
       });
       assert.equal(token.status, 422);
       assert.deepEqual(((await token.json()) as Json).details, [{ field: 'scope', rule: 'allowed_scope', value: 'operator:read' }]);
       assert.equal((await fetch(`${base}/v1/operator/fix-sessions`)).status, 401);
-      const granted = (await (await fetch(`${base}/v1/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ grant_type: 'client_credentials', client_id: integrator.clientId, client_secret: integrator.clientSecret }) })).json()) as Json;
+      const granted = (await (
+        await fetch(`${base}/v1/auth/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            grant_type: 'client_credentials',
+            client_id: integrator.clientId,
+            client_secret: integrator.clientSecret,
+          }),
+        })
+      ).json()) as Json;
       assert.doesNotMatch(granted.scope, /operator/, 'never granted by default');
     });
   });

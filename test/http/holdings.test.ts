@@ -29,7 +29,12 @@ function holdingsDetail(body: Json): Json {
 }
 
 async function declare(c: OrderContext, subject: string, qty: number): Promise<void> {
-  const res = await c.post('/v1/positions/statements', { subject_id: subject, rcpt_to: KARITE, as_of: '2026-11-20', holdings: [{ instrument: 'KOLA.BRVM', qty, average_cost_cents: 1_500_000 }] });
+  const res = await c.post('/v1/positions/statements', {
+    subject_id: subject,
+    rcpt_to: KARITE,
+    as_of: '2026-11-20',
+    holdings: [{ instrument: 'KOLA.BRVM', qty, average_cost_cents: 1_500_000 }],
+  });
   assert.equal(res.status, 201, JSON.stringify(res.body));
 }
 
@@ -39,7 +44,8 @@ for (const database of DATABASES) {
       const c = await orderContext(t, database);
       const att = await c.attestation();
       const order = { rcpt_to: KARITE, kyc_attestation_id: att, instrument: 'KOLA.BRVM' };
-      const sell = (qty: number, limit: number | null = SELL_RESTING) => c.order({ ...order, side: 'sell', qty, ...(limit === null ? {} : { limit_price_cents: limit }) });
+      const sell = (qty: number, limit: number | null = SELL_RESTING) =>
+        c.order({ ...order, side: 'sell', qty, ...(limit === null ? {} : { limit_price_cents: limit }) });
 
       let before = await stored(c);
       const none = await sell(10);
@@ -54,8 +60,16 @@ for (const database of DATABASES) {
         pending_sell_qty: 0,
       });
       assert.equal(await stored(c), before, 'nothing stored');
-      assert.equal((await c.order({ ...order, rcpt_to: BAOBAB, side: 'sell', qty: 10, limit_price_cents: SELL_RESTING })).res.status, 201, 'a partner without the check takes it');
-      assert.equal((await c.order({ ...order, side: 'buy', qty: 10, limit_price_cents: 1_433_750 })).res.status, 201, 'buys are not checked');
+      assert.equal(
+        (await c.order({ ...order, rcpt_to: BAOBAB, side: 'sell', qty: 10, limit_price_cents: SELL_RESTING })).res.status,
+        201,
+        'a partner without the check takes it',
+      );
+      assert.equal(
+        (await c.order({ ...order, side: 'buy', qty: 10, limit_price_cents: 1_433_750 })).res.status,
+        201,
+        'buys are not checked',
+      );
 
       await declare(c, KYC3_REQUEST.subject_id, 100);
       const a = await sell(60);
@@ -63,7 +77,10 @@ for (const database of DATABASES) {
       before = await stored(c);
       const over = await sell(41);
       assert.equal(over.res.status, 422);
-      assert.deepEqual([holdingsDetail(over.body).available_qty, holdingsDetail(over.body).position_qty, holdingsDetail(over.body).pending_sell_qty], [40, 100, 60]);
+      assert.deepEqual(
+        [holdingsDetail(over.body).available_qty, holdingsDetail(over.body).position_qty, holdingsDetail(over.body).pending_sell_qty],
+        [40, 100, 60],
+      );
       assert.equal(await stored(c), before);
       const b = await sell(40);
       assert.equal(b.res.status, 201);
@@ -78,7 +95,11 @@ for (const database of DATABASES) {
       before = await stored(c);
       const raise = await c.post(`/v1/orders/${a.body.id}/amend`, { qty: 61 });
       assert.equal(raise.status, 422);
-      assert.deepEqual([holdingsDetail(raise.body).value, holdingsDetail(raise.body).available_qty], [61, 60], 'the other sells leave it 60');
+      assert.deepEqual(
+        [holdingsDetail(raise.body).value, holdingsDetail(raise.body).available_qty],
+        [61, 60],
+        'the other sells leave it 60',
+      );
       assert.equal(await stored(c), before, 'the order is unchanged');
       const lower = await c.post(`/v1/orders/${a.body.id}/amend`, { qty: 50 });
       assert.deepEqual([lower.status, lower.body.qty], [200, 50]);
@@ -109,13 +130,44 @@ for (const database of DATABASES) {
         const att = await c.attestation({ ...KYC3_REQUEST, subject_id: subject });
         await declare(c, subject, 100);
         // Two sells of 60 against 100: one passes.
-        const pair = await Promise.all([0, 1].map(() => c.order({ rcpt_to: KARITE, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'sell', qty: 60, limit_price_cents: SELL_RESTING })));
+        const pair = await Promise.all(
+          [0, 1].map(() =>
+            c.order({
+              rcpt_to: KARITE,
+              kyc_attestation_id: att,
+              instrument: 'KOLA.BRVM',
+              side: 'sell',
+              qty: 60,
+              limit_price_cents: SELL_RESTING,
+            }),
+          ),
+        );
         assert.deepEqual(pair.map((r) => r.res.status).sort(), [201, 422], JSON.stringify(pair.map((r) => r.body)));
         // Four of 15 against the 40 left: two pass.
-        const four = await Promise.all([0, 1, 2, 3].map(() => c.order({ rcpt_to: KARITE, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'sell', qty: 15, limit_price_cents: SELL_RESTING })));
+        const four = await Promise.all(
+          [0, 1, 2, 3].map(() =>
+            c.order({
+              rcpt_to: KARITE,
+              kyc_attestation_id: att,
+              instrument: 'KOLA.BRVM',
+              side: 'sell',
+              qty: 15,
+              limit_price_cents: SELL_RESTING,
+            }),
+          ),
+        );
         assert.deepEqual(four.map((r) => r.res.status).sort(), [201, 201, 422, 422], subject);
-        const open = await c.runtime.storage.db.selectFrom('orders').select(['qty']).where('subject_id', '=', subject).where('side', '=', 'sell').execute();
-        assert.equal(open.reduce((n, o) => n + Number(o.qty), 0), 90, 'what was stored never exceeds the holding');
+        const open = await c.runtime.storage.db
+          .selectFrom('orders')
+          .select(['qty'])
+          .where('subject_id', '=', subject)
+          .where('side', '=', 'sell')
+          .execute();
+        assert.equal(
+          open.reduce((n, o) => n + Number(o.qty), 0),
+          90,
+          'what was stored never exceeds the holding',
+        );
       }
     });
   });

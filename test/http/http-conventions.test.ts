@@ -12,7 +12,10 @@ import { sandboxPartner } from '../support/order-context.js';
 type Json = Record<string, any>;
 
 /** One raw HTTP GET (no automatic decompression, unlike fetch): status, headers, body bytes. */
-function rawGet(url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+function rawGet(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, { headers }, (res) => {
       const chunks: Buffer[] = [];
@@ -83,13 +86,20 @@ test('responses are compressed (br, gzip) when asked and large enough; event str
   assert.deepEqual(brotliDecompressSync(br.body), plain.body);
   // A compressed representation has a tag of its own, and either revalidates.
   assert.equal(br.headers.etag, `${(plain.headers.etag as string).slice(0, -1)}-br"`);
-  assert.equal((await rawGet(`${base}/v1/openapi.json`, { 'accept-encoding': 'br', 'if-none-match': br.headers.etag as string })).status, 304);
+  assert.equal(
+    (await rawGet(`${base}/v1/openapi.json`, { 'accept-encoding': 'br', 'if-none-match': br.headers.etag as string })).status,
+    304,
+  );
   assert.equal((await rawGet(`${base}/v1/openapi.json`, { 'if-none-match': br.headers.etag as string })).status, 304);
 
   const gzip = await rawGet(`${base}/v1/openapi.json`, { 'accept-encoding': 'gzip' });
   assert.equal(gzip.headers['content-encoding'], 'gzip');
   assert.deepEqual(gunzipSync(gzip.body), plain.body);
-  assert.equal((await rawGet(`${base}/v1/openapi.json`, { 'accept-encoding': 'deflate' })).headers['content-encoding'], undefined, 'only br and gzip');
+  assert.equal(
+    (await rawGet(`${base}/v1/openapi.json`, { 'accept-encoding': 'deflate' })).headers['content-encoding'],
+    undefined,
+    'only br and gzip',
+  );
 
   // Below 1 KiB a response goes as it is.
   const small = await rawGet(`${base}/healthz`, { 'accept-encoding': 'br, gzip' });
@@ -103,12 +113,16 @@ test('responses are compressed (br, gzip) when asked and large enough; event str
   // The event stream is written as it happens, never buffered by a compressor.
   const api = await apiClient(runtime, base, ['webhooks:manage']);
   const stream = await new Promise<{ headers: Record<string, string | string[] | undefined>; first: string }>((resolve, reject) => {
-    const req = httpRequest(`${base}/v1/events/stream`, { headers: { authorization: `Bearer ${api.token}`, 'accept-encoding': 'br, gzip' } }, (res) => {
-      res.once('data', (chunk: Buffer) => {
-        resolve({ headers: res.headers, first: chunk.toString('utf8') });
-        req.destroy();
-      });
-    });
+    const req = httpRequest(
+      `${base}/v1/events/stream`,
+      { headers: { authorization: `Bearer ${api.token}`, 'accept-encoding': 'br, gzip' } },
+      (res) => {
+        res.once('data', (chunk: Buffer) => {
+          resolve({ headers: res.headers, first: chunk.toString('utf8') });
+          req.destroy();
+        });
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -157,7 +171,14 @@ test('paged listings: RFC 8288 Link headers beside the cursor headers, each link
       const api = await apiClient(runtime, base);
       const att = (await (await api.post('/v1/kyc/attestations', KYC2_REQUEST)).json()) as Json;
       for (let i = 0; i < 3; i++) {
-        const res = await api.post('/v1/orders', { rcpt_to: sandboxPartner('baobab'), kyc_attestation_id: att.id, instrument: 'KOLA.BRVM', side: 'buy', qty: 1, limit_price_cents: 1_433_750 });
+        const res = await api.post('/v1/orders', {
+          rcpt_to: sandboxPartner('baobab'),
+          kyc_attestation_id: att.id,
+          instrument: 'KOLA.BRVM',
+          side: 'buy',
+          qty: 1,
+          limit_price_cents: 1_433_750,
+        });
         assert.equal(res.status, 201, await res.text());
       }
       const orders = await api.call('GET', '/v1/orders?limit=2');
@@ -175,8 +196,14 @@ test('paged listings: RFC 8288 Link headers beside the cursor headers, each link
 });
 
 test('pageLinks: absolute, query kept, cursor replaced, nothing for empty cursors', () => {
-  assert.equal(pageLinks('https://api.example.com', '/v1/orders?status=filled&cursor=old&limit=2', 'n1', ''), '<https://api.example.com/v1/orders?status=filled&cursor=n1&limit=2>; rel="next"');
-  assert.equal(pageLinks('https://api.example.com/base', '/v1/events', 'n.1', 'p-2'), '<https://api.example.com/base/v1/events?cursor=n.1>; rel="next", <https://api.example.com/base/v1/events?cursor=p-2>; rel="prev"');
+  assert.equal(
+    pageLinks('https://api.example.com', '/v1/orders?status=filled&cursor=old&limit=2', 'n1', ''),
+    '<https://api.example.com/v1/orders?status=filled&cursor=n1&limit=2>; rel="next"',
+  );
+  assert.equal(
+    pageLinks('https://api.example.com/base', '/v1/events', 'n.1', 'p-2'),
+    '<https://api.example.com/base/v1/events?cursor=n.1>; rel="next", <https://api.example.com/base/v1/events?cursor=p-2>; rel="prev"',
+  );
   assert.equal(pageLinks('https://api.example.com', '/v1/events', '', ''), null);
 });
 
@@ -185,7 +212,10 @@ test('CORS: public documents for any origin; the API for the configured origins 
   const base = await listen(runtime);
   const api = await apiClient(runtime, base);
   const preflight = (path: string, origin: string, method: string, headers = 'authorization') =>
-    fetch(`${base}${path}`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': headers } });
+    fetch(`${base}${path}`, {
+      method: 'OPTIONS',
+      headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': headers },
+    });
 
   // A public document: any origin, with or without Origin (a cache may serve either).
   for (const headers of [{}, { origin: 'https://elsewhere.example' }] as Record<string, string>[]) {
@@ -233,17 +263,36 @@ test('CORS: public documents for any origin; the API for the configured origins 
 test('CORS: without CAURI_CORS_ORIGINS the API answers no origin; with * every origin', async (t) => {
   const closed = await startRuntime(t, DATABASES[0]!, { CAURI_WORKERS: 'none' });
   const closedBase = await listen(closed);
-  const token = await fetch(`${closedBase}/v1/auth/token`, { method: 'POST', headers: { origin: 'https://app.example.com', 'content-type': 'application/json' }, body: '{}' });
+  const token = await fetch(`${closedBase}/v1/auth/token`, {
+    method: 'POST',
+    headers: { origin: 'https://app.example.com', 'content-type': 'application/json' },
+    body: '{}',
+  });
   assert.equal(token.headers.get('access-control-allow-origin'), null);
   assert.equal(token.headers.get('vary'), null);
-  assert.equal((await fetch(`${closedBase}/v1/orders`, { method: 'OPTIONS', headers: { origin: 'https://app.example.com', 'access-control-request-method': 'GET' } })).status, 403);
+  assert.equal(
+    (
+      await fetch(`${closedBase}/v1/orders`, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://app.example.com', 'access-control-request-method': 'GET' },
+      })
+    ).status,
+    403,
+  );
   assert.equal((await fetch(`${closedBase}/.well-known/jwks.json`)).headers.get('access-control-allow-origin'), '*');
 
   const open = await startRuntime(t, DATABASES[0]!, { CAURI_WORKERS: 'none', CAURI_CORS_ORIGINS: '*' });
   const openBase = await listen(open);
-  const any = await fetch(`${openBase}/v1/auth/token`, { method: 'POST', headers: { origin: 'https://anywhere.example', 'content-type': 'application/json' }, body: '{}' });
+  const any = await fetch(`${openBase}/v1/auth/token`, {
+    method: 'POST',
+    headers: { origin: 'https://anywhere.example', 'content-type': 'application/json' },
+    body: '{}',
+  });
   assert.equal(any.headers.get('access-control-allow-origin'), '*');
-  const anyPreflight = await fetch(`${openBase}/v1/orders`, { method: 'OPTIONS', headers: { origin: 'https://anywhere.example', 'access-control-request-method': 'DELETE' } });
+  const anyPreflight = await fetch(`${openBase}/v1/orders`, {
+    method: 'OPTIONS',
+    headers: { origin: 'https://anywhere.example', 'access-control-request-method': 'DELETE' },
+  });
   assert.equal(anyPreflight.status, 204);
   assert.equal(anyPreflight.headers.get('access-control-allow-origin'), '*');
 });

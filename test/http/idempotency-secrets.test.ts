@@ -31,7 +31,12 @@ async function issueSecrets(call: Call): Promise<string[]> {
     secrets.push(parsed[member] as string);
     return parsed;
   };
-  const endpoint = await twice('/v1/webhooks/endpoints', { url: 'https://hooks.example.com/cauri', events: ['order.created'], description: 'Back office' }, 'secret', 201);
+  const endpoint = await twice(
+    '/v1/webhooks/endpoints',
+    { url: 'https://hooks.example.com/cauri', events: ['order.created'], description: 'Back office' },
+    'secret',
+    201,
+  );
   await twice(`/v1/webhooks/endpoints/${endpoint.id}/rotate-secret`, {}, 'secret', 200);
   await twice(`/v1/webhooks/endpoints/${endpoint.id}/rotate-secret`, {}, 'secret', 200);
   // The client's own rotation issues a new secret on every request (it is never kept, so never replayed).
@@ -43,7 +48,8 @@ async function issueSecrets(call: Call): Promise<string[]> {
 }
 
 function assertAbsent(where: string, haystack: Buffer, secrets: readonly string[]): void {
-  for (const secret of secrets) assert.equal(haystack.includes(Buffer.from(secret)), false, `${where} holds the secret ${secret.slice(0, 10)}...`);
+  for (const secret of secrets)
+    assert.equal(haystack.includes(Buffer.from(secret)), false, `${where} holds the secret ${secret.slice(0, 10)}...`);
 }
 
 /** The database's files as they are on disk: the main file, its write-ahead log and its index. */
@@ -53,7 +59,9 @@ function assertAbsentFromFiles(path: string, secrets: readonly string[]): string
   return present;
 }
 
-test('SQLite: no secret shown once lies in clear in the database files or the logs, while running and after shutdown', { timeout: 60_000 }, async (t: TestContext) => {
+test('SQLite: no secret shown once lies in clear in the database files or the logs, while running and after shutdown', {
+  timeout: 60_000,
+}, async (t: TestContext) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'cauri-secrets-'));
   t.after(() => rmSync(dataDir, { recursive: true, force: true }));
   const env = { CAURI_DATA_DIR: dataDir, CAURI_MASTER_KEY: randomBytes(32).toString('hex'), CAURI_WORKERS: 'none', LOG_LEVEL: 'trace' };
@@ -68,7 +76,11 @@ test('SQLite: no secret shown once lies in clear in the database files or the lo
   });
   const { access_token: token } = (await tokenRes.json()) as { access_token: string };
   const call: Call = (method, path, body, headers) =>
-    fetch(`${service.base}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    fetch(`${service.base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
 
   const secrets = [client.client_secret, ...(await issueSecrets(call))];
   const database = join(dataDir, 'cauri.sqlite');
@@ -76,19 +88,26 @@ test('SQLite: no secret shown once lies in clear in the database files or the lo
   assert.ok(files.includes(`${database}-wal`), 'the write-ahead log was searched while it held the recent writes');
   await service.stop();
   assertAbsentFromFiles(database, secrets);
-  const lines = service.output().split('\n').filter((line) => line.includes('"request_id"'));
+  const lines = service
+    .output()
+    .split('\n')
+    .filter((line) => line.includes('"request_id"'));
   assert.ok(lines.length >= 14, 'every request was logged (at trace level), and the lines searched');
   assertAbsent('the logs', Buffer.from(service.output()), secrets);
 });
 
 const postgres = DATABASES.find((d) => d.name === 'postgres');
 
-test('PostgreSQL: no secret shown once lies in clear in any row of any table', { skip: postgres === undefined ? 'TEST_DATABASE_URL is not set' : false }, async (t) => {
+test('PostgreSQL: no secret shown once lies in clear in any row of any table', {
+  skip: postgres === undefined ? 'TEST_DATABASE_URL is not set' : false,
+}, async (t) => {
   const runtime = await startRuntime(t, postgres ?? DATABASES[0]!, { CAURI_WORKERS: 'none' });
   const api = await apiClient(runtime, await listen(runtime));
   const secrets = [api.clientSecret, ...(await issueSecrets(api.call))];
   const { db, schema } = runtime.storage;
-  const tables = await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = ${schema}`.execute(db);
+  const tables = await sql<{
+    name: string;
+  }>`select table_name as name from information_schema.tables where table_schema = ${schema}`.execute(db);
   assert.ok(tables.rows.some((r) => r.name === 'idempotency_keys'));
   let rows = 0;
   for (const { name } of tables.rows) {

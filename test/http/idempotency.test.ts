@@ -17,7 +17,11 @@ const KYC3 = {
   subject_id: 'qualified-1',
   level: 'KYC3',
   jurisdictions: ['UEMOA'],
-  verifications: [...KYC2_REQUEST.verifications, { type: 'source_of_funds', verified_at: '2026-11-20T09:04:00Z' }, { type: 'pep', verified_at: '2026-11-20T09:05:00Z' }],
+  verifications: [
+    ...KYC2_REQUEST.verifications,
+    { type: 'source_of_funds', verified_at: '2026-11-20T09:04:00Z' },
+    { type: 'pep', verified_at: '2026-11-20T09:05:00Z' },
+  ],
 };
 
 interface Setup {
@@ -37,7 +41,13 @@ async function setup(t: TestContext, database: DatabaseCase): Promise<Setup> {
   const otherRuntime = await startRuntimeIn(t, e);
   const other = { runtime: otherRuntime, base: await listen(otherRuntime) };
   const attestation = ((await (await api.post('/v1/kyc/attestations', KYC3)).json()) as Json).id as string;
-  return { runtime, api, clock, other, order: { rcpt_to: BAOBAB, kyc_attestation_id: attestation, instrument: 'KOLA.BRVM', side: 'buy', qty: 2 } };
+  return {
+    runtime,
+    api,
+    clock,
+    other,
+    order: { rcpt_to: BAOBAB, kyc_attestation_id: attestation, instrument: 'KOLA.BRVM', side: 'buy', qty: 2 },
+  };
 }
 
 /** Holds every hand-over to the sandbox partner of `runtime` until released: a slow partner. */
@@ -207,7 +217,10 @@ for (const database of DATABASES) {
         const late = await pending;
         assert.equal(late.status, 202, 'the settled status, though the partner confirmed the cancel');
         assert.equal(await late.text(), text);
-        assert.equal((await s.runtime.storage.db.selectFrom('orders').select('status').where('id', '=', placed.id).executeTakeFirstOrThrow()).status, 'cancelled');
+        assert.equal(
+          (await s.runtime.storage.db.selectFrom('orders').select('status').where('id', '=', placed.id).executeTakeFirstOrThrow()).status,
+          'cancelled',
+        );
       } finally {
         partner.release();
         const res = await pending;
@@ -221,8 +234,19 @@ for (const database of DATABASES) {
       const cases: [string, unknown, string][] = [
         ['/v1/orders', { ...s.order, client_metadata: { note: 'a\udfffb' } }, 'client_metadata.note'],
         ['/v1/orders', { ...s.order, client_metadata: { tags: ['ok', { '\udc00k': 1 }] } }, 'client_metadata.tags.1.\ufffdk'],
-        ['/v1/kyc/attestations', { ...attestation, verifications: [{ ...KYC2_REQUEST.verifications[0], method: '\udfff' }, ...KYC2_REQUEST.verifications.slice(1)] }, 'verifications.0.method'],
-        ['/v1/webhooks/endpoints', { url: 'https://hooks.example.com/cauri', events: ['order.created'], description: 'Back \ud800office' }, 'description'],
+        [
+          '/v1/kyc/attestations',
+          {
+            ...attestation,
+            verifications: [{ ...KYC2_REQUEST.verifications[0], method: '\udfff' }, ...KYC2_REQUEST.verifications.slice(1)],
+          },
+          'verifications.0.method',
+        ],
+        [
+          '/v1/webhooks/endpoints',
+          { url: 'https://hooks.example.com/cauri', events: ['order.created'], description: 'Back \ud800office' },
+          'description',
+        ],
       ];
       for (const [path, body, field] of cases) {
         const key = randomUUID();
@@ -242,16 +266,31 @@ for (const database of DATABASES) {
         const ok = await s.api.post(path, fixed, key);
         assert.equal(ok.status, 201, await ok.text());
       }
-      const stored = await s.runtime.storage.db.selectFrom('idempotency_keys').select('key').where('client_id', '=', s.api.clientId).execute();
+      const stored = await s.runtime.storage.db
+        .selectFrom('idempotency_keys')
+        .select('key')
+        .where('client_id', '=', s.api.clientId)
+        .execute();
       assert.equal(stored.length, 1 + cases.length, 'the setup attestation and each corrected request');
     });
 
     test('a lone surrogate in an endpoint update is 422 and changes nothing', async (t) => {
       const s = await setup(t, database);
-      const endpoint = (await (await s.api.post('/v1/webhooks/endpoints', { url: 'https://hooks.example.com/cauri', events: ['order.created'], description: 'Back office' })).json()) as Json;
+      const endpoint = (await (
+        await s.api.post('/v1/webhooks/endpoints', {
+          url: 'https://hooks.example.com/cauri',
+          events: ['order.created'],
+          description: 'Back office',
+        })
+      ).json()) as Json;
       const res = await s.api.call('PATCH', `/v1/webhooks/endpoints/${endpoint.id}`, { description: '\udfff' });
       assert.equal(res.status, 422);
-      assert.deepEqual(((await res.json()) as Json).details[0], { field: 'description', rule: 'unicode', value: '\ufffd', message: 'the string holds a lone UTF-16 surrogate (U+DFFF) at index 0; text must be valid Unicode' });
+      assert.deepEqual(((await res.json()) as Json).details[0], {
+        field: 'description',
+        rule: 'unicode',
+        value: '\ufffd',
+        message: 'the string holds a lone UTF-16 surrogate (U+DFFF) at index 0; text must be valid Unicode',
+      });
       assert.equal(((await (await s.api.call('GET', `/v1/webhooks/endpoints/${endpoint.id}`)).json()) as Json).description, 'Back office');
     });
   });

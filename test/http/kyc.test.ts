@@ -24,7 +24,19 @@ for (const database of DATABASES) {
       const res = await api.post('/v1/kyc/attestations', KYC2_REQUEST);
       assert.equal(res.status, 201);
       const attestation = await json(res);
-      assert.deepEqual(Object.keys(attestation).sort(), ['expires_at', 'id', 'issued_at', 'issuer', 'jurisdictions', 'key_id', 'level', 'signature', 'subject_id', 'verifications', 'version']);
+      assert.deepEqual(Object.keys(attestation).sort(), [
+        'expires_at',
+        'id',
+        'issued_at',
+        'issuer',
+        'jurisdictions',
+        'key_id',
+        'level',
+        'signature',
+        'subject_id',
+        'verifications',
+        'version',
+      ]);
       assert.equal(attestation.version, '1.0');
       assert.equal(attestation.issuer, 'cauri');
       assert.match(attestation.id, /^att_[0-7][0-9a-hjkmnp-tv-z]{25}$/);
@@ -41,7 +53,11 @@ for (const database of DATABASES) {
       // An independent Ed25519 implementation over the canonical bytes, as any verifier would do.
       const key = keyDocument.keys.find((k: Json) => k.key_id === attestation.key_id);
       const { signature, ...unsigned } = attestation;
-      const ok = await ed.verifyAsync(Buffer.from(signature, 'base64url'), new TextEncoder().encode(canonicalize(unsigned)), Buffer.from(key.public_key, 'base64url'));
+      const ok = await ed.verifyAsync(
+        Buffer.from(signature, 'base64url'),
+        new TextEncoder().encode(canonicalize(unsigned)),
+        Buffer.from(key.public_key, 'base64url'),
+      );
       assert.equal(ok, true);
 
       // GET returns exactly the same object.
@@ -66,7 +82,12 @@ for (const database of DATABASES) {
       const keyDocument = await json(await fetch(`${base}/.well-known/cauri`));
       assert.equal(keyDocument.keys.length, 2);
       assert.equal(keyDocument.keys[0].valid_until, keyDocument.keys[1].valid_from, 'consecutive windows');
-      for (const a of [first, second]) assert.equal(verifyAttestation(a, keyDocument).valid, true, JSON.stringify([verifyAttestation(a, keyDocument), a.issued_at, keyDocument.keys]));
+      for (const a of [first, second])
+        assert.equal(
+          verifyAttestation(a, keyDocument).valid,
+          true,
+          JSON.stringify([verifyAttestation(a, keyDocument), a.issued_at, keyDocument.keys]),
+        );
       assert.equal(verifyAttestation({ ...first, level: 'KYC3' }, keyDocument).reason, 'bad_signature');
       assert.equal(verifyAttestation({ ...first, key_id: second.key_id }, keyDocument).reason, 'key_not_valid_at_issue');
     });
@@ -99,7 +120,8 @@ for (const database of DATABASES) {
       const base = await listen(runtime);
       const api = await apiClient(runtime, base);
       const ids: string[] = [];
-      for (let i = 0; i < 3; i++) ids.push((await json(await api.post('/v1/kyc/attestations', { ...KYC2_REQUEST, subject_id: `inv-${i}` }))).id);
+      for (let i = 0; i < 3; i++)
+        ids.push((await json(await api.post('/v1/kyc/attestations', { ...KYC2_REQUEST, subject_id: `inv-${i}` }))).id);
       const keyDocument = await json(await fetch(`${base}/.well-known/cauri`));
 
       const empty = await fetch(`${base}/v1/kyc/crl`);
@@ -119,7 +141,12 @@ for (const database of DATABASES) {
       assert.deepEqual(await json(twice), record, 'revoking again returns the first record');
       const revokedEvents = await runtime.storage.db.selectFrom('events').select('data').where('type', '=', 'kyc.revoked').execute();
       assert.equal(revokedEvents.length, 1);
-      assert.deepEqual(Object.keys(JSON.parse(revokedEvents[0]?.data ?? '{}')).sort(), ['attestation_id', 'reason', 'revoked_at', 'subject_id']);
+      assert.deepEqual(Object.keys(JSON.parse(revokedEvents[0]?.data ?? '{}')).sort(), [
+        'attestation_id',
+        'reason',
+        'revoked_at',
+        'subject_id',
+      ]);
       assert.equal((await json(await api.call('GET', `/v1/kyc/attestations/${ids[0]}/status`))).status, 'revoked');
 
       const full1 = await json(await fetch(`${base}/v1/kyc/crl`));
@@ -174,8 +201,19 @@ for (const database of DATABASES) {
         ['duplicate jurisdictions', { ...KYC2_REQUEST, jurisdictions: ['UEMOA', 'UEMOA'] }, 'jurisdictions', 'uniqueItems'],
         ['duplicate verification', { ...KYC2_REQUEST, verifications: [...v, v[0]] }, 'verifications.4.type', 'unique', 'id_doc'],
         ['missing liveness', { ...KYC2_REQUEST, verifications: v.slice(0, 3) }, 'verifications', 'required_verification', 'liveness'],
-        ['verified_at in the future', { ...KYC2_REQUEST, verifications: [{ ...v[0], verified_at: future }, ...v.slice(1)] }, 'verifications.0.verified_at', 'not_in_future'],
-        ['verified_at not a date-time', { ...KYC2_REQUEST, verifications: [{ ...v[0], verified_at: 'yesterday' }, ...v.slice(1)] }, 'verifications.0.verified_at', 'format', 'yesterday'],
+        [
+          'verified_at in the future',
+          { ...KYC2_REQUEST, verifications: [{ ...v[0], verified_at: future }, ...v.slice(1)] },
+          'verifications.0.verified_at',
+          'not_in_future',
+        ],
+        [
+          'verified_at not a date-time',
+          { ...KYC2_REQUEST, verifications: [{ ...v[0], verified_at: 'yesterday' }, ...v.slice(1)] },
+          'verifications.0.verified_at',
+          'format',
+          'yesterday',
+        ],
         ['subject_id forbidden characters', { ...KYC2_REQUEST, subject_id: 'jean dupont' }, 'subject_id', 'pattern', 'jean dupont'],
         ['subject_id too long', { ...KYC2_REQUEST, subject_id: 'x'.repeat(129) }, 'subject_id', 'pattern'],
         ['empty jurisdictions', { ...KYC2_REQUEST, jurisdictions: [] }, 'jurisdictions', 'minItems'],
@@ -192,9 +230,15 @@ for (const database of DATABASES) {
         if (value !== undefined) assert.deepEqual(detail.value, value, name);
       }
       const missingKey = await api.call('POST', '/v1/kyc/attestations', KYC2_REQUEST);
-      assert.deepEqual((await json(missingKey)).details.map((d: Json) => [d.field, d.rule]), [['Idempotency-Key', 'required']]);
+      assert.deepEqual(
+        (await json(missingKey)).details.map((d: Json) => [d.field, d.rule]),
+        [['Idempotency-Key', 'required']],
+      );
       const badKey = await api.post('/v1/kyc/attestations', KYC2_REQUEST, 'abc');
-      assert.deepEqual((await json(badKey)).details.map((d: Json) => [d.field, d.rule]), [['Idempotency-Key', 'format']]);
+      assert.deepEqual(
+        (await json(badKey)).details.map((d: Json) => [d.field, d.rule]),
+        [['Idempotency-Key', 'format']],
+      );
       assert.equal((await runtime.storage.db.selectFrom('attestations').selectAll().execute()).length, 0, 'nothing stored');
       assert.equal((await runtime.storage.db.selectFrom('events').selectAll().execute()).length, 0);
 
@@ -220,8 +264,10 @@ for (const database of DATABASES) {
       const base = await listen(runtime);
       const api = await apiClient(runtime, base);
       const ids: string[] = [];
-      for (let i = 0; i < 3; i++) ids.push((await json(await api.post('/v1/kyc/attestations', { ...KYC2_REQUEST, subject_id: `inv-bodyless-${i}` }))).id);
-      const revoke = (id: string, body: string | undefined, key: string) => api.call('POST', `/v1/kyc/attestations/${id}/revoke`, body, { 'idempotency-key': key });
+      for (let i = 0; i < 3; i++)
+        ids.push((await json(await api.post('/v1/kyc/attestations', { ...KYC2_REQUEST, subject_id: `inv-bodyless-${i}` }))).id);
+      const revoke = (id: string, body: string | undefined, key: string) =>
+        api.call('POST', `/v1/kyc/attestations/${id}/revoke`, body, { 'idempotency-key': key });
 
       const key = randomUUID();
       const none = await revoke(ids[0] as string, undefined, key); // no body, no Content-Type
@@ -242,7 +288,11 @@ for (const database of DATABASES) {
       const withReason = await revoke(ids[2] as string, '{"reason":"subject_request"}', randomUUID());
       assert.equal((await json(withReason)).reason, 'subject_request');
       const missingKey = await api.call('POST', `/v1/kyc/attestations/${ids[2]}/revoke`);
-      assert.deepEqual((await json(missingKey)).details.map((d: Json) => [d.field, d.rule]), [['Idempotency-Key', 'required']], 'the key is still required');
+      assert.deepEqual(
+        (await json(missingKey)).details.map((d: Json) => [d.field, d.rule]),
+        [['Idempotency-Key', 'required']],
+        'the key is still required',
+      );
       assert.equal((await runtime.storage.db.selectFrom('events').select('id').where('type', '=', 'kyc.revoked').execute()).length, 3);
     });
 
@@ -251,9 +301,16 @@ for (const database of DATABASES) {
       const base = await listen(runtime);
       const api = await apiClient(runtime, base);
       const ids: string[] = [];
-      for (let i = 0; i < 3; i++) ids.push((await json(await api.post('/v1/kyc/attestations', { ...KYC2_REQUEST, subject_id: `inv-cache-${i}` }))).id);
+      for (let i = 0; i < 3; i++)
+        ids.push((await json(await api.post('/v1/kyc/attestations', { ...KYC2_REQUEST, subject_id: `inv-cache-${i}` }))).id);
       const { KycService } = await import('../../src/kyc/attestation.service.js');
-      const kyc = new KycService(runtime.services.keys, runtime.clock, { issuer: 'cauri', validityDays: 365, livemode: false, dialect: runtime.storage.dialect, documentCacheSize: 2 });
+      const kyc = new KycService(runtime.services.keys, runtime.clock, {
+        issuer: 'cauri',
+        validityDays: 365,
+        livemode: false,
+        dialect: runtime.storage.dialect,
+        documentCacheSize: 2,
+      });
       const clientId = api.clientId as ClientId;
       const stored = async (id: string) =>
         (await runtime.storage.db.selectFrom('attestations').select('document').where('id', '=', id).executeTakeFirstOrThrow()).document;
@@ -261,8 +318,11 @@ for (const database of DATABASES) {
       assert.equal(kyc.cachedDocuments, 0, 'a read inside a transaction is not kept');
       for (const id of ids) assert.equal(await kyc.document(runtime.storage.db, clientId, id), await stored(id));
       assert.equal(kyc.cachedDocuments, 2, 'the oldest entry was dropped');
-      for (const id of ids) assert.equal(await kyc.document(runtime.storage.db, clientId, id), await stored(id), 'the same bytes from memory');
-      await assert.rejects(kyc.document(runtime.storage.db, 'cli_01kdvdna00zzzzzzzzzzzzzzzz' as ClientId, ids[2] as string), { code: 'not_found' });
+      for (const id of ids)
+        assert.equal(await kyc.document(runtime.storage.db, clientId, id), await stored(id), 'the same bytes from memory');
+      await assert.rejects(kyc.document(runtime.storage.db, 'cli_01kdvdna00zzzzzzzzzzzzzzzz' as ClientId, ids[2] as string), {
+        code: 'not_found',
+      });
     });
 
     test('idempotency over HTTP: replay with the header, reuse with another body, 50 concurrent requests', async (t) => {
@@ -281,9 +341,14 @@ for (const database of DATABASES) {
       assert.equal((await json(reused)).details[0].rule, 'idempotency_key_reused');
 
       const concurrent = randomUUID();
-      const results = await Promise.all(Array.from({ length: 50 }, () => api.post('/v1/kyc/attestations', { ...KYC2_REQUEST, subject_id: 'burst' }, concurrent)));
+      const results = await Promise.all(
+        Array.from({ length: 50 }, () => api.post('/v1/kyc/attestations', { ...KYC2_REQUEST, subject_id: 'burst' }, concurrent)),
+      );
       const statuses = results.map((r) => r.status);
-      assert.ok(statuses.every((s) => s === 201 || s === 409), String(statuses));
+      assert.ok(
+        statuses.every((s) => s === 201 || s === 409),
+        String(statuses),
+      );
       for (const r of results.filter((x) => x.status === 409)) assert.equal(r.headers.get('retry-after'), '1');
       const bodies = new Set(await Promise.all(results.filter((r) => r.status === 201).map((r) => r.text())));
       assert.equal(bodies.size, 1, 'every success is the same attestation');

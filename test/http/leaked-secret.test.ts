@@ -56,7 +56,9 @@ for (const database of DATABASES) {
       const refused = await api.exchange(leaked.client_secret);
       assert.equal(refused.status, 401, 'the leaked secret gets no token, now rather than in 24 hours');
       assert.equal(((await refused.json()) as Json).error, 'invalid_client');
-      const stale = await fetch(`${base}/v1/orders/ord_01kdvdna00zzzzzzzzzzzzzzzz`, { headers: { authorization: `Bearer ${attackerToken}` } });
+      const stale = await fetch(`${base}/v1/orders/ord_01kdvdna00zzzzzzzzzzzzzzzz`, {
+        headers: { authorization: `Bearer ${attackerToken}` },
+      });
       assert.equal(stale.status, 401, 'a token issued before the disabling stays refused after enabling');
       assert.match(((await stale.json()) as Json).message, /before the client was last disabled/);
       const fresh = await api.token(rotated.client_secret);
@@ -80,7 +82,10 @@ for (const database of DATABASES) {
         });
       const bad = await rotate({ expire_previous: 'tomorrow' });
       assert.equal(bad.status, 422);
-      assert.deepEqual(((await bad.json()) as Json).details.map((d: Json) => [d.field, d.rule]), [['expire_previous', 'enum']]);
+      assert.deepEqual(
+        ((await bad.json()) as Json).details.map((d: Json) => [d.field, d.rule]),
+        [['expire_previous', 'enum']],
+      );
       assert.equal((await api.exchange(issued.client_secret)).status, 200, 'nothing rotated');
 
       const res = await rotate({ expire_previous: 'now' });
@@ -100,7 +105,12 @@ for (const database of DATABASES) {
 test('the leaked-secret procedure from the command line, against a running service', { timeout: 60_000 }, async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'cauri-leak-'));
   t.after(() => rmSync(dataDir, { recursive: true, force: true }));
-  const env = { CAURI_DATA_DIR: dataDir, CAURI_MASTER_KEY: randomBytes(32).toString('hex'), CAURI_WORKERS: 'none', CAURI_SQLITE_SYNCHRONOUS: 'NORMAL' };
+  const env = {
+    CAURI_DATA_DIR: dataDir,
+    CAURI_MASTER_KEY: randomBytes(32).toString('hex'),
+    CAURI_WORKERS: 'none',
+    CAURI_SQLITE_SYNCHRONOUS: 'NORMAL',
+  };
   const cli = async (...args: string[]) => {
     const result = await runCli(args, env);
     assert.equal(result.code, 0, `cauri ${args.join(' ')}: ${result.stderr}`);

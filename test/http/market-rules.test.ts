@@ -30,7 +30,11 @@ const kyc3 = (subject: string, jurisdictions: string[]) => ({
   subject_id: subject,
   level: 'KYC3',
   jurisdictions,
-  verifications: [...KYC2_REQUEST.verifications, { type: 'source_of_funds', verified_at: '2026-11-20T09:04:00Z' }, { type: 'pep', verified_at: '2026-11-20T09:05:00Z' }],
+  verifications: [
+    ...KYC2_REQUEST.verifications,
+    { type: 'source_of_funds', verified_at: '2026-11-20T09:04:00Z' },
+    { type: 'pep', verified_at: '2026-11-20T09:05:00Z' },
+  ],
 });
 
 interface Ctx {
@@ -121,16 +125,43 @@ for (const database of DATABASES) {
       const instrument = (await (await fetch(`${c.base}/v1/instruments/SNTS.BRVM`)).json()) as Json;
       assert.deepEqual([instrument.tick_size_cents, instrument.price_band_bps, instrument.reference_price_cents], [500, 750, 2_550_000]);
 
-      for (const [limit, side] of [[2_741_000, 'buy'], [2_359_000, 'buy'], [2_741_000, 'sell'], [2_359_000, 'sell']] as const) {
+      for (const [limit, side] of [
+        [2_741_000, 'buy'],
+        [2_359_000, 'buy'],
+        [2_741_000, 'sell'],
+        [2_359_000, 'sell'],
+      ] as const) {
         const { status, body } = await c.order({ ...snts, side, limit_price_cents: limit });
         assert.equal(status, 201, `${side} at ${limit}: ${JSON.stringify(body)}`);
         assert.equal(body.currency, 'XOF');
       }
       const before = await c.orderCount();
-      assert.deepEqual(await c.refused({ ...snts, limit_price_cents: 2_741_500 }), { field: 'limit_price_cents', rule: 'price_band', value: 2_741_500, low_cents: 2_359_000, high_cents: 2_741_000 });
-      assert.deepEqual(await c.refused({ ...snts, side: 'sell', limit_price_cents: 2_358_500 }), { field: 'limit_price_cents', rule: 'price_band', value: 2_358_500, low_cents: 2_359_000, high_cents: 2_741_000 });
-      assert.deepEqual(await c.refused({ ...snts, limit_price_cents: 2_550_001 }), { field: 'limit_price_cents', rule: 'tick_size', value: 2_550_001, tick_size_cents: 500 });
-      assert.deepEqual(await c.refused({ ...snts, limit_price_cents: 2_550_499 }), { field: 'limit_price_cents', rule: 'tick_size', value: 2_550_499, tick_size_cents: 500 });
+      assert.deepEqual(await c.refused({ ...snts, limit_price_cents: 2_741_500 }), {
+        field: 'limit_price_cents',
+        rule: 'price_band',
+        value: 2_741_500,
+        low_cents: 2_359_000,
+        high_cents: 2_741_000,
+      });
+      assert.deepEqual(await c.refused({ ...snts, side: 'sell', limit_price_cents: 2_358_500 }), {
+        field: 'limit_price_cents',
+        rule: 'price_band',
+        value: 2_358_500,
+        low_cents: 2_359_000,
+        high_cents: 2_741_000,
+      });
+      assert.deepEqual(await c.refused({ ...snts, limit_price_cents: 2_550_001 }), {
+        field: 'limit_price_cents',
+        rule: 'tick_size',
+        value: 2_550_001,
+        tick_size_cents: 500,
+      });
+      assert.deepEqual(await c.refused({ ...snts, limit_price_cents: 2_550_499 }), {
+        field: 'limit_price_cents',
+        rule: 'tick_size',
+        value: 2_550_499,
+        tick_size_cents: 500,
+      });
 
       // AGRTG.BRVM trades in lots of 10.
       const agrtg = { rcpt_to: LAGUNE, kyc_attestation_id: att, instrument: 'AGRTG.BRVM', side: 'buy' };
@@ -140,17 +171,38 @@ for (const database of DATABASES) {
       assert.deepEqual(await c.refused({ ...agrtg, qty: 9, side: 'sell' }), { field: 'qty', rule: 'lot_size', value: 9, lot_size: 10 });
       // Every broken rule is named.
       const both = await c.order({ ...agrtg, qty: 11, limit_price_cents: 1 });
-      assert.deepEqual(both.body.details.map((d: Json) => `${d.field} ${d.rule}`), ['qty lot_size', 'limit_price_cents price_band']);
+      assert.deepEqual(
+        both.body.details.map((d: Json) => `${d.field} ${d.rule}`),
+        ['qty lot_size', 'limit_price_cents price_band'],
+      );
       assert.equal(await c.orderCount(), before + 2, 'refused orders store nothing');
     });
 
     test("the hand-over gives the partner the instrument's ISIN when the catalogue has one", async (t) => {
       const c = await setup(t, database);
       const att = await c.attestation(kyc3('q-isin', ['UEMOA']));
-      const snts = await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'SNTS.BRVM', side: 'buy', qty: 1, limit_price_cents: 2_550_000 });
-      const orac = await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'ORAC.BRVM', side: 'buy', qty: 1, limit_price_cents: 1_450_000 });
+      const snts = await c.order({
+        rcpt_to: BAOBAB,
+        kyc_attestation_id: att,
+        instrument: 'SNTS.BRVM',
+        side: 'buy',
+        qty: 1,
+        limit_price_cents: 2_550_000,
+      });
+      const orac = await c.order({
+        rcpt_to: BAOBAB,
+        kyc_attestation_id: att,
+        instrument: 'ORAC.BRVM',
+        side: 'buy',
+        qty: 1,
+        limit_price_cents: 1_450_000,
+      });
       assert.deepEqual([snts.status, orac.status], [201, 201]);
-      const submits = await c.runtime.storage.db.selectFrom('sandbox_journal').select(['order_id', 'payload']).where('kind', '=', 'submit').execute();
+      const submits = await c.runtime.storage.db
+        .selectFrom('sandbox_journal')
+        .select(['order_id', 'payload'])
+        .where('kind', '=', 'submit')
+        .execute();
       const isinOf = (id: string) => (JSON.parse(submits.find((s) => s.order_id === id)?.payload ?? '{}') as Json).isin;
       assert.equal(isinOf(snts.body.id), 'SN0000000019');
       assert.equal(isinOf(orac.body.id), null);
@@ -209,7 +261,19 @@ for (const database of DATABASES) {
     test('XOF and XAF count at par against one cap', async (t) => {
       const c = await setup(t, database);
       const att = await c.attestation(kyc1('lite-3', ['UEMOA', 'CEMAC']));
-      assert.equal((await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'SNTS.BRVM', side: 'buy', qty: 2, limit_price_cents: 2_700_000 })).status, 201);
+      assert.equal(
+        (
+          await c.order({
+            rcpt_to: BAOBAB,
+            kyc_attestation_id: att,
+            instrument: 'SNTS.BRVM',
+            side: 'buy',
+            qty: 2,
+            limit_price_cents: 2_700_000,
+          })
+        ).status,
+        201,
+      );
       // 5,400,000 XOF cents used; PALMC.BVMAC (XAF, one-cent tick) takes the 4,600,000 left.
       const palmc = { rcpt_to: SANAGA, kyc_attestation_id: att, instrument: 'PALMC.BVMAC', side: 'buy', qty: 1 };
       assert.deepEqual(await c.refused({ ...palmc, limit_price_cents: 4_600_001 }), {
@@ -226,13 +290,19 @@ for (const database of DATABASES) {
       assert.equal((await c.refused({ ...palmc, limit_price_cents: 3_780_000 })).remaining_cents, 0);
     });
 
-    test('a cedi order under a cap needs the day\'s reference rate; it counts at that rate, rounded up', async (t) => {
+    test("a cedi order under a cap needs the day's reference rate; it counts at that rate, rounded up", async (t) => {
       const c = await setup(t, database);
       const lite = await c.attestation(kyc1('lite-4', ['GHANA', 'UEMOA']));
       // MTNGH.GSE: 3.00 GHS, a one-pesewa tick, +-10 %: from 2.70 to 3.30 GHS.
       const mtn = { rcpt_to: VOLTA, kyc_attestation_id: lite, instrument: 'MTNGH.GSE', side: 'buy', qty: 100, limit_price_cents: 300 };
       assert.deepEqual(await c.refused(mtn), { field: 'instrument', rule: 'fx_rate', value: 'MTNGH.GSE', currency: 'GHS', date: DAY1 });
-      assert.deepEqual(await c.refused({ ...mtn, limit_price_cents: undefined }), { field: 'instrument', rule: 'fx_rate', value: 'MTNGH.GSE', currency: 'GHS', date: DAY1 });
+      assert.deepEqual(await c.refused({ ...mtn, limit_price_cents: undefined }), {
+        field: 'instrument',
+        rule: 'fx_rate',
+        value: 'MTNGH.GSE',
+        currency: 'GHS',
+        date: DAY1,
+      });
       assert.equal(await c.orderCount(), 0);
       // What does not count needs no rate: a sell, or a KYC3 buy.
       const sell = await c.order({ ...mtn, side: 'sell' });
@@ -259,7 +329,10 @@ for (const database of DATABASES) {
       await c.rates([{ date: DAY1, currency: 'GHS', rate: '55.4012' }]);
       assert.equal((await c.refused({ ...mtn, kyc_attestation_id: other, qty: 601, limit_price_cents: 301 })).order_cents, 10_022_133);
       // A market buy counts at 3.30 GHS: 546 x 330 x 55.4012 = 9,982,188.216 -> 9,982,189 fits; 547 does not.
-      assert.equal((await c.refused({ ...mtn, kyc_attestation_id: other, qty: 547, limit_price_cents: undefined })).order_cents, 10_000_471);
+      assert.equal(
+        (await c.refused({ ...mtn, kyc_attestation_id: other, qty: 547, limit_price_cents: undefined })).order_cents,
+        10_000_471,
+      );
       assert.equal((await c.order({ ...mtn, kyc_attestation_id: other, qty: 546, limit_price_cents: undefined })).status, 201);
     });
 
@@ -276,7 +349,13 @@ for (const database of DATABASES) {
       c.clock.advance(24 * 3600_000);
       await c.renewToken();
       await c.rates([{ date: DAY2, currency: 'GHS', rate: '60' }]);
-      assert.deepEqual(await c.refused({ ...mtn, kyc_attestation_id: lite, qty: 1 }), { field: 'instrument', rule: 'fx_rate', value: 'MTNGH.GSE', currency: 'GHS', date: DAY1 });
+      assert.deepEqual(await c.refused({ ...mtn, kyc_attestation_id: lite, qty: 1 }), {
+        field: 'instrument',
+        rule: 'fx_rate',
+        value: 'MTNGH.GSE',
+        currency: 'GHS',
+        date: DAY1,
+      });
       await c.rates([{ date: DAY1, currency: 'GHS', rate: '40' }]);
       // Used: 3,000 pesewas at 40 = 120,000. This order: 90,000 pesewas at 60 = 5,400,000.
       assert.equal((await c.order({ ...mtn, kyc_attestation_id: lite, qty: 300 })).status, 201);
@@ -289,9 +368,15 @@ for (const database of DATABASES) {
       const att = await c.attestation(kyc3('q-4', ['UEMOA']));
       const body = { rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'NEWCO.BRVM', side: 'buy', qty: 1 };
       assert.equal((await c.refused(body)).rule, 'exists');
-      const report = await c.runtime.storage.db.transaction().execute((trx) =>
-        importInstruments(trx, [{ code: 'NEWCO.BRVM', class: 'equities', name: 'New Co', reference_price_cents: 100_000, tick_size_cents: 500 }], { now: c.clock.now() }),
-      );
+      const report = await c.runtime.storage.db
+        .transaction()
+        .execute((trx) =>
+          importInstruments(
+            trx,
+            [{ code: 'NEWCO.BRVM', class: 'equities', name: 'New Co', reference_price_cents: 100_000, tick_size_cents: 500 }],
+            { now: c.clock.now() },
+          ),
+        );
       assert.equal(report.committed, true);
       assert.equal((await c.refused(body)).rule, 'exists', 'the copy in memory does not know it yet');
       c.runtime.services.reference.invalidate();

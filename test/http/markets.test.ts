@@ -34,7 +34,13 @@ for (const database of DATABASES) {
       assert.deepEqual(body, {
         data: [
           { code: 'BRVM', name: 'Bourse Régionale des Valeurs Mobilières', jurisdiction: 'UEMOA', currency: 'XOF', settlement_days: 3 },
-          { code: 'BVMAC', name: "Bourse des Valeurs Mobilières de l'Afrique Centrale", jurisdiction: 'CEMAC', currency: 'XAF', settlement_days: 3 },
+          {
+            code: 'BVMAC',
+            name: "Bourse des Valeurs Mobilières de l'Afrique Centrale",
+            jurisdiction: 'CEMAC',
+            currency: 'XAF',
+            settlement_days: 3,
+          },
           { code: 'GSE', name: 'Ghana Stock Exchange', jurisdiction: 'GHANA', currency: 'GHS', settlement_days: 3 },
         ],
       });
@@ -44,7 +50,9 @@ for (const database of DATABASES) {
       const base = await listen(await startRuntime(t, database, { CAURI_WORKERS: 'none' }));
       const { status, body } = await get(base, '/v1/exchanges/BRVM/calendar?from=2026-12-23&to=2026-12-28');
       assert.equal(status, 200);
-      const summary = body.data.map((d: Json) => `${d.date} ${d.open} ${d.phases.length === 0 ? '-' : `${d.phases[0].start}..${d.phases.at(-1).end}`}`);
+      const summary = body.data.map(
+        (d: Json) => `${d.date} ${d.open} ${d.phases.length === 0 ? '-' : `${d.phases[0].start}..${d.phases.at(-1).end}`}`,
+      );
       assert.deepEqual(summary, [
         '2026-12-23 true 2026-12-23T09:00:00Z..2026-12-23T15:00:00Z',
         '2026-12-24 true 2026-12-24T09:00:00Z..2026-12-24T12:00:00Z',
@@ -62,16 +70,40 @@ for (const database of DATABASES) {
         { name: 'trading_at_last', start: '2026-12-23T14:30:00Z', end: '2026-12-23T15:00:00Z' },
       ]);
       const gse = await get(base, '/v1/exchanges/GSE/calendar?from=2026-07-01&to=2026-07-02');
-      assert.deepEqual(gse.body.data.map((d: Json) => [d.date, d.open]), [['2026-07-01', false], ['2026-07-02', true]]);
-      assert.deepEqual(gse.body.data[1].phases.map((p: Json) => p.name), ['pre_open', 'continuous']);
+      assert.deepEqual(
+        gse.body.data.map((d: Json) => [d.date, d.open]),
+        [
+          ['2026-07-01', false],
+          ['2026-07-02', true],
+        ],
+      );
+      assert.deepEqual(
+        gse.body.data[1].phases.map((p: Json) => p.name),
+        ['pre_open', 'continuous'],
+      );
       // Across a year boundary, into the years the data covers.
       const turn = await get(base, '/v1/exchanges/BRVM/calendar?from=2026-12-31&to=2027-01-04');
-      assert.deepEqual(turn.body.data.map((d: Json) => [d.date, d.open]), [['2026-12-31', true], ['2027-01-01', false], ['2027-01-02', false], ['2027-01-03', false], ['2027-01-04', true]]);
+      assert.deepEqual(
+        turn.body.data.map((d: Json) => [d.date, d.open]),
+        [
+          ['2026-12-31', true],
+          ['2027-01-01', false],
+          ['2027-01-02', false],
+          ['2027-01-03', false],
+          ['2027-01-04', true],
+        ],
+      );
     });
 
     test('at most 366 days, from not after to, real dates; unknown exchanges are 404', async (t) => {
-      const base = await listen(await startRuntime(t, database, { CAURI_WORKERS: 'none' }, { clock: new ManualClock('2026-11-25T10:00:00Z') }));
-      for (const [from, to, days] of [['2026-01-01', '2027-01-01', 366], ['2028-01-01', '2028-12-31', 366], ['2026-11-25', '2026-11-25', 1]] as const) {
+      const base = await listen(
+        await startRuntime(t, database, { CAURI_WORKERS: 'none' }, { clock: new ManualClock('2026-11-25T10:00:00Z') }),
+      );
+      for (const [from, to, days] of [
+        ['2026-01-01', '2027-01-01', 366],
+        ['2028-01-01', '2028-12-31', 366],
+        ['2026-11-25', '2026-11-25', 1],
+      ] as const) {
         const { status, body } = await get(base, `/v1/exchanges/BVMAC/calendar?from=${from}&to=${to}`);
         assert.equal(status, 200, `${from}..${to}`);
         assert.equal(body.data.length, days);
@@ -79,10 +111,17 @@ for (const database of DATABASES) {
       }
       const defaults = await get(base, '/v1/exchanges/GSE/calendar');
       assert.equal(defaults.status, 200);
-      assert.deepEqual([defaults.body.data.length, defaults.body.data[0].date, defaults.body.data.at(-1).date], [31, '2026-11-25', '2026-12-25'], 'today and the 30 days after');
+      assert.deepEqual(
+        [defaults.body.data.length, defaults.body.data[0].date, defaults.body.data.at(-1).date],
+        [31, '2026-11-25', '2026-12-25'],
+        'today and the 30 days after',
+      );
 
       const refusals: [string, Json][] = [
-        ['/v1/exchanges/BRVM/calendar?from=2026-01-01&to=2027-01-02', { field: 'to', rule: 'max_days', value: '2027-01-02', max_days: 366 }],
+        [
+          '/v1/exchanges/BRVM/calendar?from=2026-01-01&to=2027-01-02',
+          { field: 'to', rule: 'max_days', value: '2027-01-02', max_days: 366 },
+        ],
         ['/v1/exchanges/BRVM/calendar?from=2026-11-25&to=2026-11-24', { field: 'to', rule: 'not_before_from', value: '2026-11-24' }],
         ['/v1/exchanges/BRVM/calendar?to=2026-11-01', { field: 'to', rule: 'not_before_from', value: '2026-11-01' }],
         ['/v1/exchanges/BRVM/calendar?from=2026-02-30&to=2026-03-02', { field: 'from', rule: 'format', value: '2026-02-30' }],
@@ -163,10 +202,18 @@ for (const database of DATABASES) {
       const second = await startRuntimeIn(t, e);
       const [a, b] = [await listen(first), await listen(second)];
       const day = async (base: string) => (await get(base, '/v1/exchanges/BRVM/calendar?from=2026-11-26&to=2026-11-26')).body.data[0].open;
-      assert.equal((await get(a, '/v1/exchanges/BRVM/calendar?from=2026-12-25&to=2026-12-25')).body.data[0].open, false, 'shipped holidays without the sandbox seed');
+      assert.equal(
+        (await get(a, '/v1/exchanges/BRVM/calendar?from=2026-12-25&to=2026-12-25')).body.data[0].open,
+        false,
+        'shipped holidays without the sandbox seed',
+      );
       assert.equal(await day(a), true);
 
-      const holiday = { ...shippedBrvm, years: [2026], days: [...shippedBrvm.days.filter((d) => d.date.startsWith('2026-')), { date: '2026-11-26', name: 'Exceptional closure' }] };
+      const holiday = {
+        ...shippedBrvm,
+        years: [2026],
+        days: [...shippedBrvm.days.filter((d) => d.date.startsWith('2026-')), { date: '2026-11-26', name: 'Exceptional closure' }],
+      };
       const report = await first.storage.db.transaction().execute((trx) => importCalendars(trx, holiday, { now: new Date() }));
       assert.equal(report.committed, true);
       assert.equal(await day(a), true, 'the calendar is read from memory, not per request');

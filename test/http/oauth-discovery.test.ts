@@ -68,7 +68,10 @@ for (const database of DATABASES) {
 
       // Plain http is refused by openid-client unless allowed: it is, here, on loopback.
       for (const authentication of [oauth.ClientSecretBasic(client.client_secret), oauth.ClientSecretPost(client.client_secret)]) {
-        const config = await oauth.discovery(new URL(issuer), client.client_id, undefined, authentication, { algorithm: 'oauth2', execute: [oauth.allowInsecureRequests] });
+        const config = await oauth.discovery(new URL(issuer), client.client_id, undefined, authentication, {
+          algorithm: 'oauth2',
+          execute: [oauth.allowInsecureRequests],
+        });
         const metadata = config.serverMetadata();
         assert.equal(metadata.issuer, issuer);
         assert.equal(metadata.token_endpoint, `${issuer}/v1/auth/token`);
@@ -93,7 +96,10 @@ for (const database of DATABASES) {
     test('token endpoint errors reach openid-client as OAuth errors with their description; the spec body stays', async (t) => {
       const { issuer, client } = await deployment(t, database, (port) => `http://127.0.0.1:${port}`);
       const discover = (secret: string) =>
-        oauth.discovery(new URL(issuer), client.client_id, undefined, oauth.ClientSecretPost(secret), { algorithm: 'oauth2', execute: [oauth.allowInsecureRequests] });
+        oauth.discovery(new URL(issuer), client.client_id, undefined, oauth.ClientSecretPost(secret), {
+          algorithm: 'oauth2',
+          execute: [oauth.allowInsecureRequests],
+        });
 
       const refusal = async (config: oauth.Configuration, scope?: string) => {
         try {
@@ -118,10 +124,12 @@ for (const database of DATABASES) {
       assert.equal(notAllowed.status, 422);
       assert.equal(notAllowed.error, 'invalid_scope');
       assert.equal(notAllowed.error_description, 'Scope audit:read is not allowed for this client');
-      assert.deepEqual((notAllowed.cause as { details: unknown[] }).details, [{ field: 'scope', rule: 'allowed_scope', value: 'audit:read' }]);
+      assert.deepEqual((notAllowed.cause as { details: unknown[] }).details, [
+        { field: 'scope', rule: 'allowed_scope', value: 'audit:read' },
+      ]);
     });
 
-    test('an issuer with a path: the metadata is at the well-known path followed by the issuer\'s path (RFC 8414 §3), behind a proxy', async (t) => {
+    test("an issuer with a path: the metadata is at the well-known path followed by the issuer's path (RFC 8414 §3), behind a proxy", async (t) => {
       const front = await proxy(t, '/cauri');
       const { issuer, client, port } = await deployment(t, database, () => `http://127.0.0.1:${front.port}/cauri`);
       front.target(port);
@@ -134,7 +142,9 @@ for (const database of DATABASES) {
       assert.equal(config.serverMetadata().token_endpoint, `${issuer}/v1/auth/token`);
       const tokens = await oauth.clientCredentialsGrant(config, { scope: 'kyc:read' });
       assert.equal(decodeJwt(tokens.access_token).iss, issuer);
-      const read = await fetch(`${issuer}/v1/kyc/attestations/att_00000000000000000000000000`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+      const read = await fetch(`${issuer}/v1/kyc/attestations/att_00000000000000000000000000`, {
+        headers: { authorization: `Bearer ${tokens.access_token}` },
+      });
       assert.equal(read.status, 404, 'the token is accepted; the attestation does not exist');
       await read.text();
       // The service answers the metadata only where RFC 8414 puts it for this issuer.

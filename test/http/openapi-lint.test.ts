@@ -22,7 +22,10 @@ type Document = { paths: Record<string, Record<string, { operationId?: string }>
 
 /** `#/paths/~1v1~1orders/post/responses` -> `POST /v1/orders (createOrder)`; other places as their pointer. */
 export function placeOf(pointer: string, document: Document): string {
-  const segments = pointer.replace(/^#\//, '').split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const segments = pointer
+    .replace(/^#\//, '')
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (segments[0] !== 'paths' || segments[1] === undefined) return pointer;
   const path = segments[1];
   const method = segments[2];
@@ -32,13 +35,20 @@ export function placeOf(pointer: string, document: Document): string {
 }
 
 /** Runs the linter on one file with the repository's rules; its JSON report. */
-async function lint(file: string, cwd: string): Promise<{ totals: { errors: number; warnings: number; ignored: number }; problems: Problem[] }> {
-  const { stdout } = await promisify(execFile)(process.execPath, [REDOCLY, 'lint', file, '--config', join(ROOT, 'redocly.yaml'), '--format', 'json'], {
-    cwd,
-    env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' },
-    maxBuffer: 64 * 1024 * 1024,
-    timeout: 120_000,
-  }).catch((error: { stdout?: string }) => {
+async function lint(
+  file: string,
+  cwd: string,
+): Promise<{ totals: { errors: number; warnings: number; ignored: number }; problems: Problem[] }> {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [REDOCLY, 'lint', file, '--config', join(ROOT, 'redocly.yaml'), '--format', 'json'],
+    {
+      cwd,
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' },
+      maxBuffer: 64 * 1024 * 1024,
+      timeout: 120_000,
+    },
+  ).catch((error: { stdout?: string }) => {
     // Exit code 1 when there are errors; the report is on stdout all the same.
     if (typeof error.stdout === 'string' && error.stdout.trim().startsWith('{')) return { stdout: error.stdout };
     throw error;

@@ -83,7 +83,7 @@ test('the OpenAPI 3.1 document is valid and describes every route the server reg
   assert.equal(doc.info.version, '1.4.0');
 
   const validator = new Validator();
-  const result = await validator.validate(doc as unknown as Parameters<Validator["validate"]>[0]);
+  const result = await validator.validate(doc as unknown as Parameters<Validator['validate']>[0]);
   assert.equal(result.valid, true, JSON.stringify(result.errors, null, 2));
 
   // Every registered route outside the documentation UI appears, with its method.
@@ -95,7 +95,8 @@ test('the OpenAPI 3.1 document is valid and describes every route the server reg
   assert.ok(registered.size >= 8);
   const described = new Set(Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)));
   for (const r of registered) assert.ok(described.has(r), `${r} is not described`);
-  for (const d of ['GET /v1/sgi/partners', 'GET /v1/sgi/partners/{id}', 'GET /v1/instruments', 'GET /v1/instruments/{code}']) assert.ok(described.has(d), d);
+  for (const d of ['GET /v1/sgi/partners', 'GET /v1/sgi/partners/{id}', 'GET /v1/instruments', 'GET /v1/instruments/{code}'])
+    assert.ok(described.has(d), d);
 
   // Bodies that may be left out are documented so (the generator marks every body required).
   const bodyOf = (path: string) => (doc.paths[path]?.post as { requestBody?: { required?: boolean } }).requestBody;
@@ -104,7 +105,9 @@ test('the OpenAPI 3.1 document is valid and describes every route the server reg
   assert.equal(bodyOf('/v1/kyc/attestations')?.required, true);
 
   // Every operation has a stable camelCase operationId, unique; those below never change.
-  const operations = Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ path, method, op: op as Operation })));
+  const operations = Object.entries(doc.paths).flatMap(([path, ops]) =>
+    Object.entries(ops).map(([method, op]) => ({ path, method, op: op as Operation })),
+  );
   const ids = operations.map(({ path, method, op }) => {
     assert.match(op.operationId ?? '', /^[a-z][A-Za-z0-9]*$/, `${method.toUpperCase()} ${path} has no camelCase operationId`);
     return op.operationId;
@@ -121,17 +124,36 @@ test('the OpenAPI 3.1 document is valid and describes every route the server reg
   assert.deepEqual(security('post', '/v1/auth/token'), []);
   assert.deepEqual(security('post', '/v1/orders'), [{ oauth2: ['orders:write'] }, { bearerAuth: ['orders:write'] }]);
   assert.deepEqual(security('get', '/v1/audit/snapshots/{date}'), [{ oauth2: ['audit:read'] }, { bearerAuth: ['audit:read'] }]);
-  const schemes = doc.components.securitySchemes as Record<string, { type: string; flows?: { clientCredentials?: { tokenUrl: string; scopes: Record<string, string> } } }>;
+  const schemes = doc.components.securitySchemes as Record<
+    string,
+    { type: string; flows?: { clientCredentials?: { tokenUrl: string; scopes: Record<string, string> } } }
+  >;
   assert.equal(schemes.oauth2?.type, 'oauth2');
   assert.equal(schemes.oauth2?.flows?.clientCredentials?.tokenUrl, `${runtime.config.publicUrl}/v1/auth/token`);
   assert.deepEqual(Object.keys(schemes.oauth2?.flows?.clientCredentials?.scopes ?? {}).sort(), [...ALL_SCOPES].sort());
   assert.equal(doc.info.license?.identifier, 'Apache-2.0');
 
   // Named schemas, referenced where they are used.
-  for (const name of ['Order', 'OrderRequest', 'Fill', 'KycAttestation', 'KycAttestationRequest', 'AttestationStatus', 'SgiPartner', 'Instrument', 'WebhookEndpoint', 'Event', 'AuditSnapshot', 'Error', 'ErrorDetail', 'TokenResponse']) {
+  for (const name of [
+    'Order',
+    'OrderRequest',
+    'Fill',
+    'KycAttestation',
+    'KycAttestationRequest',
+    'AttestationStatus',
+    'SgiPartner',
+    'Instrument',
+    'WebhookEndpoint',
+    'Event',
+    'AuditSnapshot',
+    'Error',
+    'ErrorDetail',
+    'TokenResponse',
+  ]) {
     assert.ok(doc.components.schemas[name] !== undefined, `components.schemas.${name}`);
   }
-  const success = (method: string, path: string, status: string) => (doc.paths[path]?.[method] as Operation).responses[status]?.content?.['application/json']?.schema;
+  const success = (method: string, path: string, status: string) =>
+    (doc.paths[path]?.[method] as Operation).responses[status]?.content?.['application/json']?.schema;
   assert.deepEqual(success('get', '/v1/orders/{id}', '200'), { $ref: '#/components/schemas/Order' });
   assert.deepEqual(success('get', '/v1/orders/{id}', '404'), { $ref: '#/components/schemas/Error' });
 
@@ -156,9 +178,14 @@ test('the OpenAPI 3.1 document is valid and describes every route the server reg
     // Every response names its X-Request-Id; every API response its rate-limit headers.
     for (const [code, response] of Object.entries(op.responses)) {
       assert.ok(response.headers?.['X-Request-Id'] !== undefined, `${method.toUpperCase()} ${path} ${code}: X-Request-Id`);
-      if (path.startsWith('/v1/')) assert.ok(response.headers?.['X-RateLimit-Remaining'] !== undefined, `${method.toUpperCase()} ${path} ${code}: X-RateLimit-Remaining`);
+      if (path.startsWith('/v1/'))
+        assert.ok(
+          response.headers?.['X-RateLimit-Remaining'] !== undefined,
+          `${method.toUpperCase()} ${path} ${code}: X-RateLimit-Remaining`,
+        );
     }
-    if (takesKey) assert.ok(op.responses['409']?.headers?.['Retry-After'] !== undefined, `${method.toUpperCase()} ${path} 409: Retry-After`);
+    if (takesKey)
+      assert.ok(op.responses['409']?.headers?.['Retry-After'] !== undefined, `${method.toUpperCase()} ${path} 409: Retry-After`);
   }
   assert.ok((doc.paths['/v1/orders']?.post as Operation).responses['201']?.headers?.['Idempotent-Replayed'] !== undefined);
   assert.ok((doc.paths['/v1/orders']?.get as Operation).responses['200']?.headers?.['X-Cursor-Next'] !== undefined);
@@ -169,4 +196,3 @@ test('the OpenAPI 3.1 document is valid and describes every route the server reg
   const html = await docs.text();
   assert.doesNotMatch(html, /https?:\/\/(cdn|unpkg|cdnjs|jsdelivr)/, 'documentation UI loads nothing from the internet');
 });
-

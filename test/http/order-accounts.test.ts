@@ -21,7 +21,14 @@ async function importPartner(c: OrderContext, row: PartnerImportRow): Promise<st
 }
 
 const uemoa: Pick<PartnerImportRow, 'jurisdiction' | 'capabilities'> = { jurisdiction: 'UEMOA', capabilities: ['equities'] };
-const fixMember = (port: number, account?: string) => ({ host: '127.0.0.1', port, sender_comp_id: 'CAURI', target_comp_id: `SGI${port}`, tls: false, ...(account === undefined ? {} : { account }) });
+const fixMember = (port: number, account?: string) => ({
+  host: '127.0.0.1',
+  port,
+  sender_comp_id: 'CAURI',
+  target_comp_id: `SGI${port}`,
+  tls: false,
+  ...(account === undefined ? {} : { account }),
+});
 
 async function register(c: OrderContext, partner: string, accountNumber: string, subject = SUBJECT): Promise<void> {
   const res = await c.api.call('PUT', accountPath(partner, subject), { account_number: accountNumber });
@@ -35,7 +42,13 @@ async function storedAccount(c: OrderContext, orderId: string): Promise<string |
 
 /** What the sandbox partner was handed at each attempt to submit the order: the account of each. */
 async function handedOverAccounts(c: OrderContext, orderId: string): Promise<unknown[]> {
-  const rows = await c.runtime.storage.db.selectFrom('sandbox_journal').select('payload').where('order_id', '=', orderId).where('kind', '=', 'submit').orderBy('id').execute();
+  const rows = await c.runtime.storage.db
+    .selectFrom('sandbox_journal')
+    .select('payload')
+    .where('order_id', '=', orderId)
+    .where('kind', '=', 'submit')
+    .orderBy('id')
+    .execute();
   return rows.map((r) => (JSON.parse(r.payload ?? '{}') as Json).account);
 }
 
@@ -75,17 +88,33 @@ for (const database of DATABASES) {
       const attOther = await c.attestation({ ...KYC3_REQUEST, subject_id: 'no-account' });
       const both = await c.order({ ...request, kyc_attestation_id: attOther, qty: 0 });
       assert.equal(both.res.status, 422);
-      assert.deepEqual(both.body.details.map((d: Json) => [d.field, d.rule]), [['qty', 'minimum']], 'schema errors come first, alone');
+      assert.deepEqual(
+        both.body.details.map((d: Json) => [d.field, d.rule]),
+        [['qty', 'minimum']],
+        'schema errors come first, alone',
+      );
       const manyRules = await c.order({ ...request, kyc_attestation_id: attOther, instrument: 'NOPE.BRVM' });
-      assert.deepEqual(manyRules.body.details.map((d: Json) => [d.field, d.rule]), [['rcpt_to', 'account'], ['instrument', 'exists']]);
+      assert.deepEqual(
+        manyRules.body.details.map((d: Json) => [d.field, d.rule]),
+        [
+          ['rcpt_to', 'account'],
+          ['instrument', 'exists'],
+        ],
+      );
     });
 
     test("a partner's default account stands in for a subject without one; a FIX partner without a default requires one", async (t) => {
       const c = await orderContext(t, database);
-      const withDefault = await importPartner(c, { name: 'FIX Avec Omnibus', ...uemoa, connector: 'fix', fix: fixMember(9101, 'OMNIBUS-1') });
+      const withDefault = await importPartner(c, {
+        name: 'FIX Avec Omnibus',
+        ...uemoa,
+        connector: 'fix',
+        fix: fixMember(9101, 'OMNIBUS-1'),
+      });
       const noDefault = await importPartner(c, { name: 'FIX Sans Omnibus', ...uemoa, connector: 'fix', fix: fixMember(9102) });
       const att = await c.attestation();
-      const order = async (partner: string) => c.order({ rcpt_to: partner, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'buy', qty: 10, limit_price_cents: 1_550_000 });
+      const order = async (partner: string) =>
+        c.order({ rcpt_to: partner, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'buy', qty: 10, limit_price_cents: 1_550_000 });
 
       // No gateway answers in this test: the orders are stored and wait for their hand-over.
       const byDefault = await order(withDefault);
@@ -94,7 +123,10 @@ for (const database of DATABASES) {
       assert.equal(await storedAccount(c, byDefault.body.id), 'OMNIBUS-1');
       const refused = await order(noDefault);
       assert.equal(refused.res.status, 422);
-      assert.deepEqual(refused.body.details.map((d: Json) => [d.field, d.rule, d.value]), [['rcpt_to', 'account', noDefault]]);
+      assert.deepEqual(
+        refused.body.details.map((d: Json) => [d.field, d.rule, d.value]),
+        [['rcpt_to', 'account', noDefault]],
+      );
 
       await register(c, withDefault, 'INV-9');
       await register(c, noDefault, 'INV-7');
@@ -105,7 +137,8 @@ for (const database of DATABASES) {
       assert.equal(await storedAccount(c, nowAccepted.body.id), 'INV-7');
 
       // A partner that requires nothing: the registered account still goes with the order, or none.
-      const plain = async () => (await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'buy', qty: 10 })).body;
+      const plain = async () =>
+        (await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'buy', qty: 10 })).body;
       const none = await plain();
       assert.equal(none.status, 'routed');
       assert.equal(await storedAccount(c, none.id), null);
@@ -124,7 +157,13 @@ for (const database of DATABASES) {
       const att = await c.attestation();
       await register(c, required, 'FIRST-1');
       // The test value 503: the partner is unavailable at the first hand-overs, and the router retries.
-      const placed = await c.order({ rcpt_to: required, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'buy', qty: TEST_QTY.UNAVAILABLE });
+      const placed = await c.order({
+        rcpt_to: required,
+        kyc_attestation_id: att,
+        instrument: 'KOLA.BRVM',
+        side: 'buy',
+        qty: TEST_QTY.UNAVAILABLE,
+      });
       assert.equal(placed.res.status, 201, JSON.stringify(placed.body));
       assert.equal(placed.body.status, 'created');
 

@@ -42,9 +42,21 @@ for (const database of DATABASES) {
       const c = await orderContext(t, database);
       const att = await c.attestation();
       // SNTS.BRVM: 25,500 XOF, a 5 XOF tick, +-7.5 %: from 23,590 to 27,410 XOF. The lower limit rests.
-      const snts = (await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'SNTS.BRVM', side: 'buy', qty: 10, limit_price_cents: 2_359_000, time_in_force: 'gtc' })).body;
+      const snts = (
+        await c.order({
+          rcpt_to: BAOBAB,
+          kyc_attestation_id: att,
+          instrument: 'SNTS.BRVM',
+          side: 'buy',
+          qty: 10,
+          limit_price_cents: 2_359_000,
+          time_in_force: 'gtc',
+        })
+      ).body;
       assert.equal(snts.status, 'routed', JSON.stringify(snts));
-      assert.deepEqual(await refusedAmend(c, snts.id, { limit_price_cents: 2_359_001 }), [{ field: 'limit_price_cents', rule: 'tick_size', value: 2_359_001, tick_size_cents: 500 }]);
+      assert.deepEqual(await refusedAmend(c, snts.id, { limit_price_cents: 2_359_001 }), [
+        { field: 'limit_price_cents', rule: 'tick_size', value: 2_359_001, tick_size_cents: 500 },
+      ]);
       assert.deepEqual(await refusedAmend(c, snts.id, { limit_price_cents: 2_358_500 }), [
         { field: 'limit_price_cents', rule: 'price_band', value: 2_358_500, low_cents: 2_359_000, high_cents: 2_741_000 },
       ]);
@@ -60,19 +72,37 @@ for (const database of DATABASES) {
       assert.deepEqual([moved.status, moved.body.limit_price_cents], [200, 2_360_000], JSON.stringify(moved.body));
 
       // AGRTG.BRVM trades in lots of 10.
-      const agrtg = (await c.order({ rcpt_to: LAGUNE, kyc_attestation_id: att, instrument: 'AGRTG.BRVM', side: 'buy', qty: 20, limit_price_cents: 101_750, time_in_force: 'gtc' })).body;
+      const agrtg = (
+        await c.order({
+          rcpt_to: LAGUNE,
+          kyc_attestation_id: att,
+          instrument: 'AGRTG.BRVM',
+          side: 'buy',
+          qty: 20,
+          limit_price_cents: 101_750,
+          time_in_force: 'gtc',
+        })
+      ).body;
       assert.equal(agrtg.status, 'routed', JSON.stringify(agrtg));
       assert.deepEqual(await refusedAmend(c, agrtg.id, { qty: 25 }), [{ field: 'qty', rule: 'lot_size', value: 25, lot_size: 10 }]);
       assert.equal((await c.post(`/v1/orders/${agrtg.id}/amend`, { qty: 30 })).status, 200);
 
       // The operator moves SNTS.BRVM to a 10 XOF tick: the order's limit (23,600 XOF) is on the new
       // grid, a new one must be too; a quantity alone is not held to the price it leaves as it is.
-      const imported = await c.runtime.storage.db.transaction().execute((trx) =>
-        importInstruments(trx, [{ code: 'SNTS.BRVM', class: 'equities', name: 'Sonatel', reference_price_cents: 2_550_000, tick_size_cents: 1000 }], { now: c.clock.now() }),
-      );
+      const imported = await c.runtime.storage.db
+        .transaction()
+        .execute((trx) =>
+          importInstruments(
+            trx,
+            [{ code: 'SNTS.BRVM', class: 'equities', name: 'Sonatel', reference_price_cents: 2_550_000, tick_size_cents: 1000 }],
+            { now: c.clock.now() },
+          ),
+        );
       assert.equal(imported.committed, true, JSON.stringify(imported.rejected));
       c.runtime.services.reference.invalidate();
-      assert.deepEqual(await refusedAmend(c, snts.id, { limit_price_cents: 2_360_500 }), [{ field: 'limit_price_cents', rule: 'tick_size', value: 2_360_500, tick_size_cents: 1000 }]);
+      assert.deepEqual(await refusedAmend(c, snts.id, { limit_price_cents: 2_360_500 }), [
+        { field: 'limit_price_cents', rule: 'tick_size', value: 2_360_500, tick_size_cents: 1000 },
+      ]);
       const bigger = await c.post(`/v1/orders/${snts.id}/amend`, { qty: 15 });
       assert.deepEqual([bigger.status, bigger.body.qty, bigger.body.limit_price_cents], [200, 15, 2_360_000]);
     });
@@ -80,18 +110,34 @@ for (const database of DATABASES) {
     test('under a cap an amend counts in FCFA: a cedi order at the rate of the day it was placed; a missing rate is 422 fx_rate', async (t) => {
       const c = await orderContext(t, database);
       const subject = 'cedi-1';
-      const lite = await c.attestation({ subject_id: subject, level: 'KYC1', jurisdictions: ['UEMOA', 'GHANA'], verifications: KYC2_REQUEST.verifications.slice(0, 2) });
+      const lite = await c.attestation({
+        subject_id: subject,
+        level: 'KYC1',
+        jurisdictions: ['UEMOA', 'GHANA'],
+        verifications: KYC2_REQUEST.verifications.slice(0, 2),
+      });
       const qualified = await c.attestation({ ...KYC3_REQUEST, subject_id: subject, jurisdictions: ['GHANA'] });
       const gtc = { side: 'buy', time_in_force: 'gtc' };
       // MTNGH.GSE: 3.00 GHS, a one-pesewa tick, +-10 %: from 2.70 to 3.30 GHS. 2.70 rests.
       const mtn = { ...gtc, rcpt_to: VOLTA, instrument: 'MTNGH.GSE', limit_price_cents: 270 };
 
       // A franc order first, then a cedi order of the subject that needs no rate (KYC3 has no cap).
-      const kola = (await c.order({ ...gtc, rcpt_to: BAOBAB, kyc_attestation_id: lite, instrument: 'KOLA.BRVM', qty: 1, limit_price_cents: KOLA_RESTING })).body;
+      const kola = (
+        await c.order({
+          ...gtc,
+          rcpt_to: BAOBAB,
+          kyc_attestation_id: lite,
+          instrument: 'KOLA.BRVM',
+          qty: 1,
+          limit_price_cents: KOLA_RESTING,
+        })
+      ).body;
       assert.equal(kola.status, 'routed', JSON.stringify(kola));
       assert.equal((await c.order({ ...mtn, kyc_attestation_id: qualified, qty: 10 })).res.status, 201);
       // Raising the franc order counts the month's cedi order, which has no rate for its day.
-      assert.deepEqual(await refusedAmend(c, kola.id, { qty: 2 }), [{ field: 'instrument', rule: 'fx_rate', value: 'KOLA.BRVM', currency: 'GHS', date: '2026-11-23' }]);
+      assert.deepEqual(await refusedAmend(c, kola.id, { qty: 2 }), [
+        { field: 'instrument', rule: 'fx_rate', value: 'KOLA.BRVM', currency: 'GHS', date: '2026-11-23' },
+      ]);
       // A lower limit needs no room, but the band still holds.
       assert.deepEqual(await refusedAmend(c, kola.id, { limit_price_cents: KOLA_RESTING - 250 }), [
         { field: 'limit_price_cents', rule: 'price_band', value: KOLA_RESTING - 250, low_cents: KOLA_RESTING, high_cents: 1_666_250 },
@@ -108,7 +154,14 @@ for (const database of DATABASES) {
       c.clock.set('2026-11-24T10:00:00.000Z');
       await rates(c, [{ date: '2026-11-24', currency: 'GHS', rate: '60' }]);
       assert.deepEqual(await refusedAmend(c, cedi.id, { qty: 600 }), [
-        { field: 'qty', rule: 'monthly_cap', value: 600, order_cents: 500 * 270 * 50, remaining_cents: KYC1_CAP - 2_867_500 - 135_000 - 1_350_000, cap_cents: KYC1_CAP },
+        {
+          field: 'qty',
+          rule: 'monthly_cap',
+          value: 600,
+          order_cents: 500 * 270 * 50,
+          remaining_cents: KYC1_CAP - 2_867_500 - 135_000 - 1_350_000,
+          cap_cents: KYC1_CAP,
+        },
       ]);
       const fits = await c.post(`/v1/orders/${cedi.id}/amend`, { qty: 500 });
       assert.deepEqual([fits.status, fits.body.qty, fits.body.currency], [200, 500, 'GHS'], JSON.stringify(fits.body));

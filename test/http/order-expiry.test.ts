@@ -15,7 +15,14 @@ for (const database of DATABASES) {
     test('each time in force is echoed with its expiry; expire_date is checked', async (t) => {
       const c = await orderContext(t, database);
       const att = await c.attestation();
-      const resting = { rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'buy', qty: 5, limit_price_cents: KOLA_RESTING };
+      const resting = {
+        rcpt_to: BAOBAB,
+        kyc_attestation_id: att,
+        instrument: 'KOLA.BRVM',
+        side: 'buy',
+        qty: 5,
+        limit_price_cents: KOLA_RESTING,
+      };
       const cases: [Json, string | null][] = [
         [{}, '2026-11-23T15:00:00.000Z'],
         [{ time_in_force: 'day' }, '2026-11-23T15:00:00.000Z'],
@@ -45,11 +52,18 @@ for (const database of DATABASES) {
       for (const fields of bad) {
         const { res, body } = await c.order({ ...resting, ...fields });
         assert.equal(res.status, 422, JSON.stringify(fields));
-        assert.deepEqual(body.details.map((d: Json) => [d.field, d.rule]), [['expire_date', 'expire_date']], JSON.stringify(body));
+        assert.deepEqual(
+          body.details.map((d: Json) => [d.field, d.rule]),
+          [['expire_date', 'expire_date']],
+          JSON.stringify(body),
+        );
       }
       const wrongKind = await c.order({ ...resting, time_in_force: 'fak' });
       assert.equal(wrongKind.res.status, 422);
-      assert.deepEqual(wrongKind.body.details.map((d: Json) => [d.field, d.rule]), [['time_in_force', 'enum']]);
+      assert.deepEqual(
+        wrongKind.body.details.map((d: Json) => [d.field, d.rule]),
+        [['time_in_force', 'enum']],
+      );
       assert.equal((await c.runtime.storage.db.selectFrom('orders').select('id').execute()).length, before.length, 'nothing stored');
       const lastDay = await c.order({ ...resting, time_in_force: 'gtd', expire_date: '2027-11-23' });
       assert.equal(lastDay.res.status, 201, 'a year ahead is allowed');
@@ -90,7 +104,14 @@ for (const database of DATABASES) {
     test('a day order expires at the close, a gtd one at the close of its date, a gtc one never; each once', async (t) => {
       const c = await orderContext(t, database);
       const att = await c.attestation();
-      const resting = { rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'buy', qty: 5, limit_price_cents: KOLA_RESTING };
+      const resting = {
+        rcpt_to: BAOBAB,
+        kyc_attestation_id: att,
+        instrument: 'KOLA.BRVM',
+        side: 'buy',
+        qty: 5,
+        limit_price_cents: KOLA_RESTING,
+      };
       const day = (await c.order(resting)).body;
       const partial = (await c.order({ ...resting, qty: 7777, limit_price_cents: undefined })).body;
       const gtd = (await c.order({ ...resting, time_in_force: 'gtd', expire_date: '2026-11-25' })).body;
@@ -128,7 +149,14 @@ for (const database of DATABASES) {
     test('placed after the close or on a weekend, a day order waits for the next session and expires at its close', async (t) => {
       const c = await orderContext(t, database, '2026-11-28T11:00:00.000Z');
       const att = await c.attestation();
-      const { body } = await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'buy', qty: 5, limit_price_cents: KOLA_RESTING });
+      const { body } = await c.order({
+        rcpt_to: BAOBAB,
+        kyc_attestation_id: att,
+        instrument: 'KOLA.BRVM',
+        side: 'buy',
+        qty: 5,
+        limit_price_cents: KOLA_RESTING,
+      });
       assert.equal(body.expires_at, '2026-11-30T15:00:00.000Z', 'Saturday: Monday');
       c.clock.set('2026-11-30T14:00:00.000Z');
       assert.equal(await c.runtime.services.expiry.expireDue(), 0);
@@ -138,11 +166,18 @@ for (const database of DATABASES) {
       assert.deepEqual([(await c.get(body.id)).status, (await c.get(body.id)).cancel_reason], ['cancelled', 'expired']);
     });
 
-    test('on the eve of a holiday a day order expires at the early close (12:00 UTC); after it, at the next open day\'s close', async (t) => {
+    test("on the eve of a holiday a day order expires at the early close (12:00 UTC); after it, at the next open day's close", async (t) => {
       // Thursday 24 December 2026: the BRVM closes at 12:00 UTC; Christmas and a weekend follow.
       const c = await orderContext(t, database, '2026-12-24T10:00:00.000Z');
       const att = await c.attestation();
-      const resting = { rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'buy', qty: 5, limit_price_cents: KOLA_RESTING };
+      const resting = {
+        rcpt_to: BAOBAB,
+        kyc_attestation_id: att,
+        instrument: 'KOLA.BRVM',
+        side: 'buy',
+        qty: 5,
+        limit_price_cents: KOLA_RESTING,
+      };
       const morning = (await c.order(resting)).body;
       assert.equal(morning.expires_at, '2026-12-24T12:00:00.000Z');
       const christmas = (await c.order({ ...resting, time_in_force: 'gtd', expire_date: '2026-12-25' })).body;
@@ -192,7 +227,19 @@ for (const database of DATABASES) {
       const c = await orderContext(t, database);
       const att = await c.attestation();
       const ids: string[] = [];
-      for (let i = 0; i < 4; i++) ids.push((await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'buy', qty: 5 + i, limit_price_cents: KOLA_RESTING })).body.id);
+      for (let i = 0; i < 4; i++)
+        ids.push(
+          (
+            await c.order({
+              rcpt_to: BAOBAB,
+              kyc_attestation_id: att,
+              instrument: 'KOLA.BRVM',
+              side: 'buy',
+              qty: 5 + i,
+              limit_price_cents: KOLA_RESTING,
+            })
+          ).body.id,
+        );
       c.clock.set('2026-11-23T15:00:01.000Z');
       // The first process claims the expiries and stops before sending a cancel (a crash).
       const { storage } = c.runtime;
@@ -204,7 +251,11 @@ for (const database of DATABASES) {
       const next = await startRuntimeIn(t, c.env);
       assert.equal(await next.services.expiry.expireDue(), 0, 'already claimed');
       await next.services.router.routeDue();
-      assert.equal((await next.storage.db.selectFrom('sandbox_journal').select('id').where('kind', '=', 'cancel').execute()).length, 0, 'the lease holds until it lapses');
+      assert.equal(
+        (await next.storage.db.selectFrom('sandbox_journal').select('id').where('kind', '=', 'cancel').execute()).length,
+        0,
+        'the lease holds until it lapses',
+      );
       c.clock.advance(30_000);
       await next.services.router.routeDue();
       for (let i = 0; i < 3; i++) {
@@ -214,7 +265,8 @@ for (const database of DATABASES) {
         await next.services.router.pollReports();
       }
       const rows = await next.storage.db.selectFrom('orders').select(['id', 'status', 'cancel_reason', 'pending_request']).execute();
-      for (const row of rows) assert.deepEqual([row.status, row.cancel_reason, row.pending_request], ['cancelled', 'expired', null], row.id);
+      for (const row of rows)
+        assert.deepEqual([row.status, row.cancel_reason, row.pending_request], ['cancelled', 'expired', null], row.id);
       const events = await next.storage.db.selectFrom('events').select('subject_ref').where('type', '=', 'order.cancelled').execute();
       assert.deepEqual(events.map((e) => e.subject_ref).sort(), [...ids].sort(), 'one order.cancelled per order');
       const cancels = await next.storage.db.selectFrom('sandbox_journal').select('order_id').where('kind', '=', 'cancel').execute();
@@ -225,7 +277,19 @@ for (const database of DATABASES) {
       const c = await orderContext(t, database);
       const att = await c.attestation();
       const ids: string[] = [];
-      for (let i = 0; i < 24; i++) ids.push((await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'buy', qty: 100 + i, limit_price_cents: KOLA_RESTING })).body.id);
+      for (let i = 0; i < 24; i++)
+        ids.push(
+          (
+            await c.order({
+              rcpt_to: BAOBAB,
+              kyc_attestation_id: att,
+              instrument: 'KOLA.BRVM',
+              side: 'buy',
+              qty: 100 + i,
+              limit_price_cents: KOLA_RESTING,
+            })
+          ).body.id,
+        );
       const other = await startRuntimeIn(t, c.env);
       c.clock.set('2026-11-23T15:00:00.000Z');
       const [a, b] = [c.runtime.services.router, other.services.router];

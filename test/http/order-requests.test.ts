@@ -29,7 +29,10 @@ for (const database of DATABASES) {
       const now = (await c.order({ ...base, qty: 5 })).body;
       const answered = await c.post(`/v1/orders/${now.id}/cancel`, {});
       assert.equal(answered.status, 200);
-      assert.deepEqual([answered.body.status, answered.body.cancel_reason, answered.body.pending_request], ['cancelled', 'requested', null]);
+      assert.deepEqual(
+        [answered.body.status, answered.body.cancel_reason, answered.body.pending_request],
+        ['cancelled', 'requested', null],
+      );
 
       const later = (await c.order({ ...base, qty: 202 })).body;
       const key = randomUUID();
@@ -59,7 +62,10 @@ for (const database of DATABASES) {
       c.clock.advance(1500);
       const refused = await c.post(`/v1/orders/${filled.id}/cancel`, {});
       assert.equal(refused.status, 200);
-      assert.deepEqual([refused.body.status, refused.body.filled_qty, refused.body.pending_request, refused.body.cancel_reason], ['filled', 10, null, null]);
+      assert.deepEqual(
+        [refused.body.status, refused.body.filled_qty, refused.body.pending_request, refused.body.cancel_reason],
+        ['filled', 10, null, null],
+      );
       assert.deepEqual([refused.body.last_refusal?.request, refused.body.last_refusal?.reason], ['cancel', 'already_filled']);
 
       // The partner takes the cancel, then the order fills before it answers.
@@ -89,15 +95,25 @@ for (const database of DATABASES) {
       const key = randomUUID();
       const bigger = await c.post(`/v1/orders/${o.id}/amend`, { qty: 20 }, key);
       assert.equal(bigger.status, 200, JSON.stringify(bigger.body));
-      assert.deepEqual([bigger.body.qty, bigger.body.limit_price_cents, bigger.body.pending_request, bigger.body.status], [20, KOLA_RESTING, null, 'routed']);
+      assert.deepEqual(
+        [bigger.body.qty, bigger.body.limit_price_cents, bigger.body.pending_request, bigger.body.status],
+        [20, KOLA_RESTING, null, 'routed'],
+      );
       const replay = await c.post(`/v1/orders/${o.id}/amend`, { qty: 20 }, key);
       assert.deepEqual([replay.status, replay.replayed, replay.body], [200, true, bigger.body]);
       const amended = await c.events('order.amended', o.id);
-      assert.deepEqual(amended.map((e) => e.qty), [20], 'once, with the new values');
+      assert.deepEqual(
+        amended.map((e) => e.qty),
+        [20],
+        'once, with the new values',
+      );
 
       const refused = await c.post(`/v1/orders/${o.id}/amend`, { qty: 13 });
       assert.equal(refused.status, 200);
-      assert.deepEqual([refused.body.qty, refused.body.pending_request, refused.body.last_refusal?.request, refused.body.last_refusal?.reason], [20, null, 'amend', 'partner_refused']);
+      assert.deepEqual(
+        [refused.body.qty, refused.body.pending_request, refused.body.last_refusal?.request, refused.body.last_refusal?.reason],
+        [20, null, 'amend', 'partner_refused'],
+      );
       assert.equal((await c.events('order.request_refused', o.id)).length, 1);
 
       // A marketable limit: the order fills as a new one would.
@@ -110,7 +126,10 @@ for (const database of DATABASES) {
       const later = (await c.order({ ...base, qty: 202 })).body;
       const pending = await c.post(`/v1/orders/${later.id}/amend`, { qty: 300, limit_price_cents: KOLA_RESTING_2 });
       assert.equal(pending.status, 202);
-      assert.deepEqual([pending.body.qty, pending.body.pending_request, pending.body.pending_changes], [202, 'pending_amend', { qty: 300, limit_price_cents: KOLA_RESTING_2 }]);
+      assert.deepEqual(
+        [pending.body.qty, pending.body.pending_request, pending.body.pending_changes],
+        [202, 'pending_amend', { qty: 300, limit_price_cents: KOLA_RESTING_2 }],
+      );
       assert.equal((await c.post(`/v1/orders/${later.id}/amend`, { qty: 400 })).status, 409, 'one request at a time');
       await c.tick(3000);
       const done = await c.get(later.id);
@@ -127,7 +146,10 @@ for (const database of DATABASES) {
       c.clock.advance(1500);
       const late = await c.post(`/v1/orders/${quick.id}/amend`, { qty: 50 });
       assert.equal(late.status, 200);
-      assert.deepEqual([late.body.status, late.body.qty, late.body.filled_qty, late.body.last_refusal?.reason], ['filled', 10, 10, 'already_filled']);
+      assert.deepEqual(
+        [late.body.status, late.body.qty, late.body.filled_qty, late.body.last_refusal?.reason],
+        ['filled', 10, 10, 'already_filled'],
+      );
       // Taken by the partner, answered later; the fill comes first.
       const racing = (await c.order({ ...base, qty: 202 })).body;
       c.clock.advance(500);
@@ -135,7 +157,10 @@ for (const database of DATABASES) {
       await c.tick(1000);
       await c.tick(5000);
       const after = await c.get(racing.id);
-      assert.deepEqual([after.status, after.qty, after.filled_qty, after.pending_request, after.last_refusal?.request, after.last_refusal?.reason], ['filled', 202, 202, null, 'amend', 'already_filled']);
+      assert.deepEqual(
+        [after.status, after.qty, after.filled_qty, after.pending_request, after.last_refusal?.request, after.last_refusal?.reason],
+        ['filled', 202, 202, null, 'amend', 'already_filled'],
+      );
       for (const o of [quick, racing]) {
         assert.equal((await c.events('order.amended', o.id)).length, 0);
         assert.equal((await c.events('order.request_refused', o.id)).length, 1);
@@ -175,21 +200,43 @@ for (const database of DATABASES) {
         const res = await c.post(`/v1/orders/${id}/amend`, body);
         assert.equal(res.status, status, `${name}: ${JSON.stringify(res.body)}`);
         assert.equal(res.body.code, status === 422 ? 'validation_error' : status === 409 ? 'conflict' : 'not_found', name);
-        if (detail !== null) assert.ok(res.body.details.some((d: Json) => d.field === detail[0] && d.rule === detail[1]), `${name}: ${JSON.stringify(res.body.details)}`);
+        if (detail !== null)
+          assert.ok(
+            res.body.details.some((d: Json) => d.field === detail[0] && d.rule === detail[1]),
+            `${name}: ${JSON.stringify(res.body.details)}`,
+          );
         assert.equal(await snapshot(c, id), before, `${name}: nothing stored changes`);
       }
       const noKey = await c.api.call('POST', `/v1/orders/${resting.id}/amend`, { qty: 20 });
       assert.equal(noKey.status, 422);
-      const stranger = await apiClient(c.runtime, `http://127.0.0.1:${(c.runtime.app.server.address() as { port: number }).port}`, ['orders:read', 'orders:write'], 'stranger');
+      const stranger = await apiClient(
+        c.runtime,
+        `http://127.0.0.1:${(c.runtime.app.server.address() as { port: number }).port}`,
+        ['orders:read', 'orders:write'],
+        'stranger',
+      );
       assert.equal((await stranger.post(`/v1/orders/${resting.id}/amend`, { qty: 20 })).status, 404, "another client's order");
-      const reader = await apiClient(c.runtime, `http://127.0.0.1:${(c.runtime.app.server.address() as { port: number }).port}`, ['orders:read'], 'reader');
+      const reader = await apiClient(
+        c.runtime,
+        `http://127.0.0.1:${(c.runtime.app.server.address() as { port: number }).port}`,
+        ['orders:read'],
+        'reader',
+      );
       assert.equal((await reader.post(`/v1/orders/${resting.id}/amend`, { qty: 20 })).status, 403, 'orders:write is needed');
     });
 
     test('amend and the monthly cap: the increase counts, and a pending amend holds its room', async (t) => {
       const c = await orderContext(t, database);
       // KYC1: 10,000,000 cents a month.
-      const lite = await c.attestation({ subject_id: 'lite-1', level: 'KYC1', jurisdictions: ['UEMOA'], verifications: [{ type: 'id_doc', verified_at: '2026-11-20T09:00:00Z' }, { type: 'selfie', verified_at: '2026-11-20T09:01:00Z' }] });
+      const lite = await c.attestation({
+        subject_id: 'lite-1',
+        level: 'KYC1',
+        jurisdictions: ['UEMOA'],
+        verifications: [
+          { type: 'id_doc', verified_at: '2026-11-20T09:00:00Z' },
+          { type: 'selfie', verified_at: '2026-11-20T09:01:00Z' },
+        ],
+      });
       // A fund (11,560 XOF) has no price band, so the limits below move the amounts freely; each of
       // them is under the fund's price, so the orders rest.
       const base = { rcpt_to: BAOBAB, kyc_attestation_id: lite, instrument: 'FCPEPA.BRVM', side: 'buy' };
@@ -198,10 +245,16 @@ for (const database of DATABASES) {
       const before = await snapshot(c, o.id);
       const over = await c.post(`/v1/orders/${o.id}/amend`, { qty: 11 }); // 9,000,000 more
       assert.equal(over.status, 422);
-      assert.deepEqual([over.body.details[0].field, over.body.details[0].rule, over.body.details[0].order_cents, over.body.details[0].remaining_cents], ['qty', 'monthly_cap', 9_000_000, 7_999_798]);
+      assert.deepEqual(
+        [over.body.details[0].field, over.body.details[0].rule, over.body.details[0].order_cents, over.body.details[0].remaining_cents],
+        ['qty', 'monthly_cap', 9_000_000, 7_999_798],
+      );
       assert.equal(await snapshot(c, o.id), before);
       const overByPrice = await c.post(`/v1/orders/${o.id}/amend`, { limit_price_cents: 6_000_000 });
-      assert.deepEqual([overByPrice.status, overByPrice.body.details[0].field, overByPrice.body.details[0].rule], [422, 'limit_price_cents', 'monthly_cap']);
+      assert.deepEqual(
+        [overByPrice.status, overByPrice.body.details[0].field, overByPrice.body.details[0].rule],
+        [422, 'limit_price_cents', 'monthly_cap'],
+      );
       assert.equal((await c.post(`/v1/orders/${o.id}/amend`, { qty: 9 })).status, 200, '9,000,202 held: within the cap');
       assert.equal((await c.post(`/v1/orders/${waiting.id}/amend`, { limit_price_cents: 10_000 })).status, 422, 'over by the increase');
       assert.equal((await c.post(`/v1/orders/${o.id}/amend`, { qty: 5 })).body.qty, 5, 'a decrease needs no room');
@@ -217,7 +270,16 @@ for (const database of DATABASES) {
       const att = await c.attestation();
       const buy = (await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'CIMSN.BRVM', side: 'buy', qty: 3000 })).body;
       const sell = (await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'sell', qty: 4 })).body;
-      const none = (await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'buy', qty: 4, limit_price_cents: KOLA_RESTING })).body;
+      const none = (
+        await c.order({
+          rcpt_to: BAOBAB,
+          kyc_attestation_id: att,
+          instrument: 'KOLA.BRVM',
+          side: 'buy',
+          qty: 4,
+          limit_price_cents: KOLA_RESTING,
+        })
+      ).body;
       for (let i = 0; i < 20; i++) await c.tick(1000);
       const res = await c.api.call('GET', `/v1/orders/${buy.id}/fills`);
       assert.equal(res.status, 200);
@@ -226,22 +288,48 @@ for (const database of DATABASES) {
       assert.ok(data.length >= 3);
       assert.equal(data.length, executed.length);
       data.forEach((fill, i) => {
-        assert.deepEqual(Object.keys(fill).sort(), ['exchange_ref', 'executed_at', 'fee_schedules', 'fees', 'gross_cents', 'id', 'net_cents', 'order_id', 'price_cents', 'qty', 'settlement_date', 'settlement_status']);
+        assert.deepEqual(Object.keys(fill).sort(), [
+          'exchange_ref',
+          'executed_at',
+          'fee_schedules',
+          'fees',
+          'gross_cents',
+          'id',
+          'net_cents',
+          'order_id',
+          'price_cents',
+          'qty',
+          'settlement_date',
+          'settlement_status',
+        ]);
         assert.match(fill.id, /^fil_[0-9a-z]{26}$/);
         assert.equal(fill.order_id, buy.id);
-        assert.deepEqual([fill.qty, fill.price_cents, fill.exchange_ref, fill.executed_at], [executed[i]?.fill_qty, executed[i]?.fill_price_cents, executed[i]?.exchange_ref, executed[i]?.executed_at], 'oldest first');
+        assert.deepEqual(
+          [fill.qty, fill.price_cents, fill.exchange_ref, fill.executed_at],
+          [executed[i]?.fill_qty, executed[i]?.fill_price_cents, executed[i]?.exchange_ref, executed[i]?.executed_at],
+          'oldest first',
+        );
         assert.equal(fill.gross_cents, fill.qty * fill.price_cents);
         // The sandbox partner's commission and the BRVM's fees (their amounts: test/http/post-trade.test.ts).
-        assert.deepEqual(fill.fees.map((f: Json) => f.type), ['commission', 'exchange', 'depository', 'regulator', 'tax']);
+        assert.deepEqual(
+          fill.fees.map((f: Json) => f.type),
+          ['commission', 'exchange', 'depository', 'regulator', 'tax'],
+        );
         assert.equal(fill.net_cents, fill.gross_cents + fill.fees.reduce((n: number, f: Json) => n + f.amount_cents, 0));
         assert.equal(fill.settlement_date, '2026-12-02', 'Friday T+3: Wednesday');
         assert.equal(fill.settlement_status, 'pending');
       });
-      assert.equal(data.reduce((n, f) => n + f.qty, 0), 3000);
+      assert.equal(
+        data.reduce((n, f) => n + f.qty, 0),
+        3000,
+      );
       assert.ok(data.every((f, i) => i === 0 || f.executed_at >= (data[i - 1]?.executed_at ?? '')));
       const sold = (await (await c.api.call('GET', `/v1/orders/${sell.id}/fills`)).json()) as { data: Json[] };
       assert.equal(sold.data.length, 1);
-      assert.equal(sold.data[0]?.net_cents, sold.data[0]?.gross_cents - (sold.data[0]?.fees ?? []).reduce((n: number, f: Json) => n + f.amount_cents, 0));
+      assert.equal(
+        sold.data[0]?.net_cents,
+        sold.data[0]?.gross_cents - (sold.data[0]?.fees ?? []).reduce((n: number, f: Json) => n + f.amount_cents, 0),
+      );
       assert.deepEqual(await (await c.api.call('GET', `/v1/orders/${none.id}/fills`)).json(), { data: [] });
       const base = `http://127.0.0.1:${(c.runtime.app.server.address() as { port: number }).port}`;
       const stranger = await apiClient(c.runtime, base, undefined, 'stranger');
@@ -249,7 +337,7 @@ for (const database of DATABASES) {
       assert.equal((await c.api.call('GET', '/v1/orders/ord_nope/fills')).status, 404);
     });
 
-    test('settlement dates follow the exchange\'s calendar: holidays and weekends are skipped, an eve counts', async (t) => {
+    test("settlement dates follow the exchange's calendar: holidays and weekends are skipped, an eve counts", async (t) => {
       // Wednesday 23 December 2026 on the BRVM: the 24th closes early, the 25th is Christmas.
       const c = await orderContext(t, database, '2026-12-23T10:00:00.000Z');
       const att = await c.attestation();
@@ -259,7 +347,8 @@ for (const database of DATABASES) {
       c.clock.set('2026-12-24T10:00:00.000Z');
       const eve = (await c.order(buy)).body;
       await c.tick(1500);
-      const settles = async (id: string) => ((await (await c.api.call('GET', `/v1/orders/${id}/fills`)).json()) as { data: Json[] }).data.map((f) => f.settlement_date);
+      const settles = async (id: string) =>
+        ((await (await c.api.call('GET', `/v1/orders/${id}/fills`)).json()) as { data: Json[] }).data.map((f) => f.settlement_date);
       assert.deepEqual(await settles(wednesday.id), ['2026-12-29'], 'T+3: the 24th, the 28th, the 29th');
       assert.deepEqual(await settles(eve.id), ['2026-12-30']);
     });
@@ -272,7 +361,10 @@ for (const database of DATABASES) {
       const now = await c.get(o.id);
       assert.deepEqual([now.status, now.cancel_reason], ['cancelled', 'partner']);
       assert.equal((await c.events('order.cancelled', o.id)).length, 1);
-      const endpoint = await c.post('/v1/webhooks/endpoints', { url: 'http://127.0.0.1:9/hooks', events: ['order.cancelled', 'order.amended', 'order.request_refused'] });
+      const endpoint = await c.post('/v1/webhooks/endpoints', {
+        url: 'http://127.0.0.1:9/hooks',
+        events: ['order.cancelled', 'order.amended', 'order.request_refused'],
+      });
       assert.equal(endpoint.status, 201, JSON.stringify(endpoint.body));
       assert.deepEqual(endpoint.body.events, ['order.cancelled', 'order.amended', 'order.request_refused']);
     });

@@ -16,34 +16,48 @@ const BAOBAB = SANDBOX_PARTNERS.find((p) => p.name.startsWith('Baobab'))?.id;
 const MAX_ROUND_TRIPS = 6;
 const MAX_TRANSACTIONS = 2;
 
-test(
-  'one POST /v1/orders on PostgreSQL stays within its round-trip and transaction budget',
-  { skip: postgres === undefined ? 'TEST_DATABASE_URL is needed' : false },
-  async (t) => {
-    const e = testEnvironment(t, postgres!, { CAURI_WORKERS: 'none' });
-    const runtime = await startRuntimeIn(t, e);
-    const api = await apiClient(runtime, await listen(runtime));
-    const attestation = ((await (await api.post('/v1/kyc/attestations', KYC2_REQUEST)).json()) as { id: string }).id;
-    const order = (side: 'buy' | 'sell') => ({ rcpt_to: BAOBAB, kyc_attestation_id: attestation, instrument: 'KOLA.BRVM', side, qty: 2 });
-    // The first order of the process loads what it keeps (reference data, the client's status).
-    assert.equal((await api.post('/v1/orders', order('buy'))).status, 201);
+test('one POST /v1/orders on PostgreSQL stays within its round-trip and transaction budget', {
+  skip: postgres === undefined ? 'TEST_DATABASE_URL is needed' : false,
+}, async (t) => {
+  const e = testEnvironment(t, postgres!, { CAURI_WORKERS: 'none' });
+  const runtime = await startRuntimeIn(t, e);
+  const api = await apiClient(runtime, await listen(runtime));
+  const attestation = ((await (await api.post('/v1/kyc/attestations', KYC2_REQUEST)).json()) as { id: string }).id;
+  const order = (side: 'buy' | 'sell') => ({ rcpt_to: BAOBAB, kyc_attestation_id: attestation, instrument: 'KOLA.BRVM', side, qty: 2 });
+  // The first order of the process loads what it keeps (reference data, the client's status).
+  assert.equal((await api.post('/v1/orders', order('buy'))).status, 201);
 
-    const journalWrites = async () => Number((await runtime.storage.db.selectFrom('sandbox_journal').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
-    for (const side of ['buy', 'sell'] as const) {
-      const journalBefore = await journalWrites();
-      const before = runtime.storage.wireStats();
-      const res = await api.post('/v1/orders', order(side));
-      const after = runtime.storage.wireStats();
-      const journal = (await journalWrites()) - journalBefore;
-      const body = (await res.json()) as { status: string };
-      assert.equal(res.status, 201);
-      assert.equal(body.status, 'routed', 'handed over within the request');
-      assert.ok(before !== null && after !== null);
-      const sent = { statements: after.statements - before.statements, roundTrips: after.roundTrips - before.roundTrips, transactions: after.transactions - before.transactions - journal, journal };
-      assert.equal(journal, 1, 'the sandbox partner journals the submit');
-      t.diagnostic(`${side}: ${JSON.stringify(sent)}`);
-      assert.ok(sent.roundTrips <= MAX_ROUND_TRIPS, `${side}: ${sent.roundTrips} round trips (${sent.statements} statements), at most ${MAX_ROUND_TRIPS}`);
-      assert.ok(sent.transactions <= MAX_TRANSACTIONS, `${side}: ${sent.transactions} transactions, at most ${MAX_TRANSACTIONS}`);
-    }
-  },
-);
+  const journalWrites = async () =>
+    Number(
+      (
+        await runtime.storage.db
+          .selectFrom('sandbox_journal')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+  for (const side of ['buy', 'sell'] as const) {
+    const journalBefore = await journalWrites();
+    const before = runtime.storage.wireStats();
+    const res = await api.post('/v1/orders', order(side));
+    const after = runtime.storage.wireStats();
+    const journal = (await journalWrites()) - journalBefore;
+    const body = (await res.json()) as { status: string };
+    assert.equal(res.status, 201);
+    assert.equal(body.status, 'routed', 'handed over within the request');
+    assert.ok(before !== null && after !== null);
+    const sent = {
+      statements: after.statements - before.statements,
+      roundTrips: after.roundTrips - before.roundTrips,
+      transactions: after.transactions - before.transactions - journal,
+      journal,
+    };
+    assert.equal(journal, 1, 'the sandbox partner journals the submit');
+    t.diagnostic(`${side}: ${JSON.stringify(sent)}`);
+    assert.ok(
+      sent.roundTrips <= MAX_ROUND_TRIPS,
+      `${side}: ${sent.roundTrips} round trips (${sent.statements} statements), at most ${MAX_ROUND_TRIPS}`,
+    );
+    assert.ok(sent.transactions <= MAX_TRANSACTIONS, `${side}: ${sent.transactions} transactions, at most ${MAX_TRANSACTIONS}`);
+  }
+});

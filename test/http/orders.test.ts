@@ -23,7 +23,11 @@ const KYC3 = {
   subject_id: 'qualified-1',
   level: 'KYC3',
   jurisdictions: ['UEMOA', 'CEMAC'],
-  verifications: [...KYC2_REQUEST.verifications, { type: 'source_of_funds', verified_at: '2026-11-20T09:04:00Z' }, { type: 'pep', verified_at: '2026-11-20T09:05:00Z' }],
+  verifications: [
+    ...KYC2_REQUEST.verifications,
+    { type: 'source_of_funds', verified_at: '2026-11-20T09:04:00Z' },
+    { type: 'pep', verified_at: '2026-11-20T09:05:00Z' },
+  ],
 };
 const KYC1 = { subject_id: 'lite-1', level: 'KYC1', jurisdictions: ['UEMOA'], verifications: KYC2_REQUEST.verifications.slice(0, 2) };
 
@@ -40,7 +44,11 @@ interface Ctx {
   tick: (ms: number) => Promise<void>;
 }
 
-async function setup(t: import('node:test').TestContext, database: (typeof DATABASES)[number], env: Record<string, string> = {}): Promise<Ctx> {
+async function setup(
+  t: import('node:test').TestContext,
+  database: (typeof DATABASES)[number],
+  env: Record<string, string> = {},
+): Promise<Ctx> {
   const clock = new ManualClock(new Date());
   const e = testEnvironment(t, database, { CAURI_WORKERS: 'none', ...env }, { clock });
   const runtime = await startRuntimeIn(t, e);
@@ -76,7 +84,15 @@ for (const database of DATABASES) {
     test('a market order is routed in the request, then filled near the reference price', async (t) => {
       const c = await setup(t, database);
       const att = await c.attestation();
-      const { res, body } = await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'buy', qty: 10, client_metadata: { ref: 'A-1' }, submitted_at: '2026-11-22T10:00:00Z' });
+      const { res, body } = await c.order({
+        rcpt_to: BAOBAB,
+        kyc_attestation_id: att,
+        instrument: 'KOLA.BRVM',
+        side: 'buy',
+        qty: 10,
+        client_metadata: { ref: 'A-1' },
+        submitted_at: '2026-11-22T10:00:00Z',
+      });
       assert.equal(res.status, 201);
       assert.equal(body.status, 'routed');
       assert.deepEqual(Object.keys(body).sort(), [
@@ -109,8 +125,14 @@ for (const database of DATABASES) {
       assert.equal(body.average_fill_price_cents, null);
       assert.deepEqual(body.client_metadata, { ref: 'A-1' });
       assert.match(body.created_at, /\.\d{3}Z$/);
-      assert.deepEqual((await c.events('order.created', body.id)).map((o) => o.status), ['created']);
-      assert.deepEqual((await c.events('order.routed', body.id)).map((o) => o.status), ['routed']);
+      assert.deepEqual(
+        (await c.events('order.created', body.id)).map((o) => o.status),
+        ['created'],
+      );
+      assert.deepEqual(
+        (await c.events('order.routed', body.id)).map((o) => o.status),
+        ['routed'],
+      );
 
       await c.tick(1500);
       const filled = await c.get(body.id);
@@ -119,7 +141,19 @@ for (const database of DATABASES) {
       assert.ok(Math.abs(filled.average_fill_price_cents - 1_550_000) <= 15_500, String(filled.average_fill_price_cents));
       const executed = await c.events('order.executed', body.id);
       assert.equal(executed.length, 1);
-      assert.deepEqual(Object.keys(executed[0] ?? {}).sort(), ['average_fill_price_cents', 'exchange_ref', 'executed_at', 'fill_price_cents', 'fill_qty', 'filled_qty', 'instrument', 'order_id', 'rcpt_to', 'side', 'status']);
+      assert.deepEqual(Object.keys(executed[0] ?? {}).sort(), [
+        'average_fill_price_cents',
+        'exchange_ref',
+        'executed_at',
+        'fill_price_cents',
+        'fill_qty',
+        'filled_qty',
+        'instrument',
+        'order_id',
+        'rcpt_to',
+        'side',
+        'status',
+      ]);
       assert.match(executed[0]?.exchange_ref, /^BRVM-\d{8}-\d{6}$/);
       // A second poll applies nothing again.
       await c.tick(5000);
@@ -141,7 +175,10 @@ for (const database of DATABASES) {
       assert.equal(done.status, 'filled');
       const fills = await c.events('order.executed', body.id);
       assert.ok(fills.length >= 3);
-      assert.equal(fills.reduce((n, f) => n + f.fill_qty, 0), 3000);
+      assert.equal(
+        fills.reduce((n, f) => n + f.fill_qty, 0),
+        3000,
+      );
       const notional = fills.reduce((n, f) => n + BigInt(f.fill_qty) * BigInt(f.fill_price_cents), 0n);
       assert.equal(done.average_fill_price_cents, Number((2n * notional + 3000n) / 6000n));
       let previous = 0;
@@ -214,7 +251,12 @@ for (const database of DATABASES) {
       }
       const order = await restarted.services.orders.get(restarted.storage.db, c.api.clientId as never, body.id);
       assert.equal(order.status, 'filled');
-      const routedEvents = await restarted.storage.db.selectFrom('events').select('id').where('type', '=', 'order.routed').where('subject_ref', '=', body.id).execute();
+      const routedEvents = await restarted.storage.db
+        .selectFrom('events')
+        .select('id')
+        .where('type', '=', 'order.routed')
+        .where('subject_ref', '=', body.id)
+        .execute();
       assert.equal(routedEvents.length, 1, 'routed exactly once');
     });
 
@@ -260,16 +302,29 @@ for (const database of DATABASES) {
         ['unknown attestation', { ...good, kyc_attestation_id: 'att_01kdvdna00zzzzzzzzzzzzzzzz' }, 'kyc_attestation_id', 'exists'],
         ["another client's attestation", { ...good, kyc_attestation_id: othersAttestation }, 'kyc_attestation_id', 'exists'],
         ['revoked attestation', { ...good, kyc_attestation_id: revoked }, 'kyc_attestation_id', 'not_revoked'],
-        ['jurisdiction not listed', { ...good, kyc_attestation_id: uemoaOnly, rcpt_to: VOLTA, instrument: 'GOLDF.GSE' }, 'kyc_attestation_id', 'jurisdiction'],
+        [
+          'jurisdiction not listed',
+          { ...good, kyc_attestation_id: uemoaOnly, rcpt_to: VOLTA, instrument: 'GOLDF.GSE' },
+          'kyc_attestation_id',
+          'jurisdiction',
+        ],
         ['metadata too large', { ...good, client_metadata: { blob: 'x'.repeat(9000) } }, 'client_metadata', 'maxBytes'],
         ['metadata too deep', { ...good, client_metadata: { a: { b: { c: { d: { e: { f: 1 } } } } } } }, 'client_metadata', 'maxDepth'],
-        ['metadata too many members', { ...good, client_metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i])) }, 'client_metadata', 'maxProperties'],
+        [
+          'metadata too many members',
+          { ...good, client_metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i])) },
+          'client_metadata',
+          'maxProperties',
+        ],
         ['unknown member', { ...good, urgency: 'high' }, 'urgency', 'additionalProperties'],
       ];
       for (const [name, body, field, rule] of cases) {
         const { res, body: error } = await c.order(body);
         assert.equal(res.status, 422, `${name}: ${JSON.stringify(error)}`);
-        assert.ok(error.details.some((d: Json) => d.field === field && d.rule === rule), `${name}: ${JSON.stringify(error.details)}`);
+        assert.ok(
+          error.details.some((d: Json) => d.field === field && d.rule === rule),
+          `${name}: ${JSON.stringify(error.details)}`,
+        );
       }
       assert.equal((await c.runtime.storage.db.selectFrom('orders').select('id').execute()).length, 0, 'nothing stored');
 
@@ -277,13 +332,26 @@ for (const database of DATABASES) {
       c.clock.advance(24 * 3600_000 + 1000);
       const later = await apiClient(c.runtime, base, undefined, 'later');
       const stranger = await apiClient(c.runtime, base, undefined, 'stranger');
-      const expiredRes = await later.post('/v1/orders', { ...good, kyc_attestation_id: ((await (await later.post('/v1/kyc/attestations', KYC3)).json()) as Json).id });
+      const expiredRes = await later.post('/v1/orders', {
+        ...good,
+        kyc_attestation_id: ((await (await later.post('/v1/kyc/attestations', KYC3)).json()) as Json).id,
+      });
       assert.equal(expiredRes.status, 201, 'a fresh attestation works');
-      const stale = (await c.runtime.services.orders.prepare(c.runtime.storage.db, c.api.clientId as never, { ...good, side: 'buy' } as never).catch((e: unknown) => e)) as Json;
-      assert.ok(stale.details.some((d: Json) => d.field === 'kyc_attestation_id' && d.rule === 'not_expired'), JSON.stringify(stale.details));
+      const stale = (await c.runtime.services.orders
+        .prepare(c.runtime.storage.db, c.api.clientId as never, { ...good, side: 'buy' } as never)
+        .catch((e: unknown) => e)) as Json;
+      assert.ok(
+        stale.details.some((d: Json) => d.field === 'kyc_attestation_id' && d.rule === 'not_expired'),
+        JSON.stringify(stale.details),
+      );
 
       // Cancel: another client's order is not found; a filled one is 409.
-      const mine = (await (await later.post('/v1/orders', { ...good, kyc_attestation_id: ((await (await later.post('/v1/kyc/attestations', KYC3)).json()) as Json).id })).json()) as Json;
+      const mine = (await (
+        await later.post('/v1/orders', {
+          ...good,
+          kyc_attestation_id: ((await (await later.post('/v1/kyc/attestations', KYC3)).json()) as Json).id,
+        })
+      ).json()) as Json;
       assert.equal((await stranger.post(`/v1/orders/${mine.id}/cancel`, {})).status, 404);
       assert.equal((await stranger.call('GET', `/v1/orders/${mine.id}`)).status, 404);
       c.clock.advance(2000);
@@ -306,7 +374,11 @@ for (const database of DATABASES) {
       const sell = await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: lite, instrument: 'KOLA.BRVM', side: 'sell', qty: 1000 });
       assert.equal(sell.res.status, 201, 'sells do not count against the cap');
 
-      const results = await Promise.all(Array.from({ length: 20 }, () => c.order({ rcpt_to: BAOBAB, kyc_attestation_id: lite, instrument: 'KOLA.BRVM', side: 'buy', qty: 1 })));
+      const results = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          c.order({ rcpt_to: BAOBAB, kyc_attestation_id: lite, instrument: 'KOLA.BRVM', side: 'buy', qty: 1 }),
+        ),
+      );
       const accepted = results.filter((r) => r.res.status === 201);
       assert.equal(accepted.length, 6, results.map((r) => r.res.status).join());
       for (const r of results.filter((x) => x.res.status !== 201)) assert.equal(r.body.details[0].rule, 'monthly_cap');
@@ -327,43 +399,86 @@ for (const database of DATABASES) {
       const ids: string[] = [];
       for (let i = 0; i < 7; i++) {
         c.clock.advance(10);
-        ids.push((await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: i % 2 === 0 ? 'KOLA.BRVM' : 'CIMSN.BRVM', side: 'buy', qty: i === 3 ? 13 : 1 })).body.id);
+        ids.push(
+          (
+            await c.order({
+              rcpt_to: BAOBAB,
+              kyc_attestation_id: att,
+              instrument: i % 2 === 0 ? 'KOLA.BRVM' : 'CIMSN.BRVM',
+              side: 'buy',
+              qty: i === 3 ? 13 : 1,
+            })
+          ).body.id,
+        );
       }
       const newestFirst = [...ids].reverse();
       const page1 = await c.api.call('GET', '/v1/orders?limit=3');
       assert.equal(page1.headers.get('x-cursor-prev'), '');
-      assert.deepEqual(((await page1.json()) as Json).data.map((o: Json) => o.id), newestFirst.slice(0, 3));
+      assert.deepEqual(
+        ((await page1.json()) as Json).data.map((o: Json) => o.id),
+        newestFirst.slice(0, 3),
+      );
       const page2 = await c.api.call('GET', `/v1/orders?limit=3&cursor=${encodeURIComponent(page1.headers.get('x-cursor-next') ?? '')}`);
-      assert.deepEqual(((await page2.json()) as Json).data.map((o: Json) => o.id), newestFirst.slice(3, 6));
+      assert.deepEqual(
+        ((await page2.json()) as Json).data.map((o: Json) => o.id),
+        newestFirst.slice(3, 6),
+      );
       const page3 = await c.api.call('GET', `/v1/orders?limit=3&cursor=${encodeURIComponent(page2.headers.get('x-cursor-next') ?? '')}`);
-      assert.deepEqual(((await page3.json()) as Json).data.map((o: Json) => o.id), newestFirst.slice(6));
+      assert.deepEqual(
+        ((await page3.json()) as Json).data.map((o: Json) => o.id),
+        newestFirst.slice(6),
+      );
       assert.equal(page3.headers.get('x-cursor-next'), '');
       const back = await c.api.call('GET', `/v1/orders?limit=3&cursor=${encodeURIComponent(page3.headers.get('x-cursor-prev') ?? '')}`);
-      assert.deepEqual(((await back.json()) as Json).data.map((o: Json) => o.id), newestFirst.slice(3, 6));
+      assert.deepEqual(
+        ((await back.json()) as Json).data.map((o: Json) => o.id),
+        newestFirst.slice(3, 6),
+      );
       const first = await c.api.call('GET', `/v1/orders?limit=3&cursor=${encodeURIComponent(back.headers.get('x-cursor-prev') ?? '')}`);
-      assert.deepEqual(((await first.json()) as Json).data.map((o: Json) => o.id), newestFirst.slice(0, 3));
+      assert.deepEqual(
+        ((await first.json()) as Json).data.map((o: Json) => o.id),
+        newestFirst.slice(0, 3),
+      );
       assert.equal(first.headers.get('x-cursor-prev'), '');
 
       const failed = (await (await c.api.call('GET', '/v1/orders?status=failed')).json()) as Json;
-      assert.deepEqual(failed.data.map((o: Json) => o.id), [ids[3]]);
+      assert.deepEqual(
+        failed.data.map((o: Json) => o.id),
+        [ids[3]],
+      );
       const cimsn = (await (await c.api.call('GET', '/v1/orders?instrument=CIMSN.BRVM')).json()) as Json;
       assert.equal(cimsn.data.length, 3);
-      const window = (await (await c.api.call('GET', `/v1/orders?created_gte=${encodeURIComponent((await c.get(ids[2] ?? '')).created_at)}&created_lt=${encodeURIComponent((await c.get(ids[5] ?? '')).created_at)}`)).json()) as Json;
-      assert.deepEqual(window.data.map((o: Json) => o.id), [ids[4], ids[3], ids[2]]);
+      const window = (await (
+        await c.api.call(
+          'GET',
+          `/v1/orders?created_gte=${encodeURIComponent((await c.get(ids[2] ?? '')).created_at)}&created_lt=${encodeURIComponent((await c.get(ids[5] ?? '')).created_at)}`,
+        )
+      ).json()) as Json;
+      assert.deepEqual(
+        window.data.map((o: Json) => o.id),
+        [ids[4], ids[3], ids[2]],
+      );
       // By attestation: its subject's orders are read, then the attestation's among them. A second
       // attestation of the same subject has none yet; one never issued to this client lists none.
       const sameSubject = await c.attestation();
       const other = await c.attestation({ ...KYC3, subject_id: 'qualified-2' });
       c.clock.advance(10);
       const theirs = (await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: other, instrument: 'KOLA.BRVM', side: 'buy', qty: 1 })).body.id;
-      const byAtt = async (id: string) => ((await (await c.api.call('GET', `/v1/orders?kyc_attestation_id=${id}`)).json()) as Json).data.map((o: Json) => o.id);
+      const byAtt = async (id: string) =>
+        ((await (await c.api.call('GET', `/v1/orders?kyc_attestation_id=${id}`)).json()) as Json).data.map((o: Json) => o.id);
       assert.deepEqual(await byAtt(att), newestFirst);
       assert.deepEqual(await byAtt(other), [theirs]);
       assert.deepEqual(await byAtt(sameSubject), []);
       assert.deepEqual(await byAtt('att_01jd0000000000000000000000'), []);
       const failedOfAtt = (await (await c.api.call('GET', `/v1/orders?kyc_attestation_id=${att}&status=failed`)).json()) as Json;
-      assert.deepEqual(failedOfAtt.data.map((o: Json) => o.id), [ids[3]]);
-      const badCursor = await c.api.call('GET', `/v1/orders?status=failed&cursor=${encodeURIComponent(page1.headers.get('x-cursor-next') ?? '')}`);
+      assert.deepEqual(
+        failedOfAtt.data.map((o: Json) => o.id),
+        [ids[3]],
+      );
+      const badCursor = await c.api.call(
+        'GET',
+        `/v1/orders?status=failed&cursor=${encodeURIComponent(page1.headers.get('x-cursor-next') ?? '')}`,
+      );
       assert.equal(badCursor.status, 422, 'a cursor is bound to its filters');
       assert.equal((await c.api.call('GET', '/v1/orders?status=lost')).status, 422);
     });

@@ -22,7 +22,13 @@ const franc = (cents: bigint, bps: bigint) => ((2n * cents * bps + 1_000_000n) /
 function baobabOnBrvm(gross: bigint): Record<string, bigint> {
   const rate = franc(gross, 100n);
   const commission = rate > 250_000n ? rate : 250_000n;
-  return { commission, exchange: franc(gross, 15n), depository: franc(gross, 10n), regulator: franc(gross, 5n), tax: franc(commission, 1800n) };
+  return {
+    commission,
+    exchange: franc(gross, 15n),
+    depository: franc(gross, 10n),
+    regulator: franc(gross, 5n),
+    tax: franc(commission, 1800n),
+  };
 }
 
 const byType = (fees: Json[]): Record<string, bigint> => Object.fromEntries(fees.map((f) => [f.type, BigInt(f.amount_cents)]));
@@ -62,7 +68,10 @@ for (const database of DATABASES) {
       assert.ok(one);
       const gross = BigInt(one.qty) * BigInt(one.price_cents);
       assert.equal(BigInt(one.gross_cents), gross);
-      assert.deepEqual(one.fees.map((f: Json) => f.type), ['commission', 'exchange', 'depository', 'regulator', 'tax']);
+      assert.deepEqual(
+        one.fees.map((f: Json) => f.type),
+        ['commission', 'exchange', 'depository', 'regulator', 'tax'],
+      );
       assert.deepEqual(byType(one.fees), baobabOnBrvm(gross));
       assert.equal(byType(one.fees).commission, 250_000n, 'the 2,500 XOF minimum');
       assert.equal(BigInt(one.net_cents), gross + total(one.fees), 'a buy pays gross plus fees');
@@ -97,11 +106,28 @@ for (const database of DATABASES) {
       const db = c.runtime.storage.db;
       const now = c.clock.now();
       const exchange = await db.transaction().execute((trx) =>
-        importExchangeFees(trx, { ...shippedBrvm, effective_from: '2026-11-24', components: [{ type: 'exchange', name: 'BRVM trading commission', rate_bps: 20, rounding: { increment_cents: 100 } }] }, { now }),
+        importExchangeFees(
+          trx,
+          {
+            ...shippedBrvm,
+            effective_from: '2026-11-24',
+            components: [{ type: 'exchange', name: 'BRVM trading commission', rate_bps: 20, rounding: { increment_cents: 100 } }],
+          },
+          { now },
+        ),
       );
       assert.deepEqual([exchange.committed, exchange.applied], [true, [{ index: 0, id: 'BRVM 2026-11-24', action: 'created' }]]);
       const partner = await db.transaction().execute((trx) =>
-        importPartners(trx, [{ ...baobabRow, fees: [{ effective_from: '2026-11-24', source: 'new tariff', commission: { rate_bps: 150, minimum_cents: 0 } }] }], { now }),
+        importPartners(
+          trx,
+          [
+            {
+              ...baobabRow,
+              fees: [{ effective_from: '2026-11-24', source: 'new tariff', commission: { rate_bps: 150, minimum_cents: 0 } }],
+            },
+          ],
+          { now },
+        ),
       );
       assert.equal(partner.committed, true, JSON.stringify(partner.rejected));
 
@@ -109,7 +135,11 @@ for (const database of DATABASES) {
       const stillMonday = (await c.order(order)).body;
       await c.tick(1500);
       const [old] = await fills(c, stillMonday.id);
-      assert.deepEqual(old?.fee_schedules.map((s: Json) => s.effective_from), ['2026-01-01', shippedBrvm.effective_from], 'the trade date decides');
+      assert.deepEqual(
+        old?.fee_schedules.map((s: Json) => s.effective_from),
+        ['2026-01-01', shippedBrvm.effective_from],
+        'the trade date decides',
+      );
 
       c.clock.set('2026-11-24T10:00:00.000Z');
       const tuesday = (await c.order(order)).body;
@@ -140,13 +170,14 @@ for (const database of DATABASES) {
       const clock = await c.post('/v1/test-clocks', { frozen_time: '2026-12-23T10:00:00.000Z' });
       assert.equal(clock.status, 201, JSON.stringify(clock.body));
       const onClock = (await c.order({ ...order, test_clock: clock.body.id })).body;
-      const advance = async (to: string) => assert.equal((await c.post(`/v1/test-clocks/${clock.body.id}/advance`, { frozen_time: to })).status, 200);
+      const advance = async (to: string) =>
+        assert.equal((await c.post(`/v1/test-clocks/${clock.body.id}/advance`, { frozen_time: to })).status, 200);
       await advance('2026-12-23T10:00:05.000Z');
       assert.deepEqual(await status(onClock.id), [['2026-12-29', 'pending']], 'the 24th, the 28th, the 29th');
       await advance('2026-12-28T23:59:59.999Z');
       assert.deepEqual(await status(onClock.id), [['2026-12-29', 'pending']]);
       await advance('2026-12-29T00:00:00.000Z');
-      assert.deepEqual(await status(onClock.id), [['2026-12-29', 'settled']], 'settled on the date, by the order\'s clock');
+      assert.deepEqual(await status(onClock.id), [['2026-12-29', 'settled']], "settled on the date, by the order's clock");
       assert.deepEqual(await status(friday.id), [['2026-12-02', 'pending']], 'the service clock has not moved');
 
       c.clock.set('2026-12-01T23:59:59.999Z');
@@ -158,7 +189,16 @@ for (const database of DATABASES) {
     test('contract note: 409 before a fill, then the JSON note and the same note as a PDF whose text reads back', async (t) => {
       const c = await orderContext(t, database);
       const att = await c.attestation();
-      const resting = (await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'buy', qty: 5, limit_price_cents: KOLA_RESTING })).body;
+      const resting = (
+        await c.order({
+          rcpt_to: BAOBAB,
+          kyc_attestation_id: att,
+          instrument: 'KOLA.BRVM',
+          side: 'buy',
+          qty: 5,
+          limit_price_cents: KOLA_RESTING,
+        })
+      ).body;
       const unfilled = await c.api.call('GET', `/v1/orders/${resting.id}/contract-note`);
       assert.equal(unfilled.status, 409);
       assert.equal(((await unfilled.json()) as Json).code, 'conflict');
@@ -172,12 +212,36 @@ for (const database of DATABASES) {
       assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
       const note = (await res.json()) as Json;
       assert.deepEqual(Object.keys(note), [
-        'order_id', 'generated_at', 'partner', 'subject_id', 'account', 'kyc_attestation_id', 'instrument', 'side', 'currency', 'order_qty', 'limit_price_cents',
-        'order_status', 'order_created_at', 'filled_qty', 'average_price_cents', 'trade_date', 'settlement_date', 'settlement_status', 'fills', 'gross_cents', 'fees',
-        'fees_total_cents', 'net_cents', 'fee_schedules',
+        'order_id',
+        'generated_at',
+        'partner',
+        'subject_id',
+        'account',
+        'kyc_attestation_id',
+        'instrument',
+        'side',
+        'currency',
+        'order_qty',
+        'limit_price_cents',
+        'order_status',
+        'order_created_at',
+        'filled_qty',
+        'average_price_cents',
+        'trade_date',
+        'settlement_date',
+        'settlement_status',
+        'fills',
+        'gross_cents',
+        'fees',
+        'fees_total_cents',
+        'net_cents',
+        'fee_schedules',
       ]);
       assert.deepEqual(note.partner, { id: BAOBAB, name: 'Baobab Titres (sandbox)', jurisdiction: 'UEMOA' });
-      assert.deepEqual([note.subject_id, note.account, note.kyc_attestation_id, note.side, note.currency], ['qualified-1', null, att, 'buy', 'XOF']);
+      assert.deepEqual(
+        [note.subject_id, note.account, note.kyc_attestation_id, note.side, note.currency],
+        ['qualified-1', null, att, 'buy', 'XOF'],
+      );
       assert.deepEqual(note.instrument, { code: 'CIMSN.BRVM', name: 'Ciments du Sine (synthetic)', isin: null, exchange: 'BRVM' });
       assert.deepEqual(note.fills, orderFills);
       const gross = orderFills.reduce((sum, f) => sum + BigInt(f.gross_cents), 0n);
@@ -228,11 +292,15 @@ for (const database of DATABASES) {
       assert.equal(read.info.Author, 'Baobab Titres (sandbox)');
 
       // JSON unless the PDF is preferred; the PDF of the same note is the same document.
-      const preferJson = await c.api.call('GET', `/v1/orders/${buy.id}/contract-note`, undefined, { accept: 'application/json, application/pdf;q=0.5' });
+      const preferJson = await c.api.call('GET', `/v1/orders/${buy.id}/contract-note`, undefined, {
+        accept: 'application/json, application/pdf;q=0.5',
+      });
       assert.match(preferJson.headers.get('content-type') ?? '', /^application\/json/);
       const refused = await c.api.call('GET', `/v1/orders/${buy.id}/contract-note`, undefined, { accept: 'application/pdf;q=0' });
       assert.match(refused.headers.get('content-type') ?? '', /^application\/json/);
-      const again = await c.api.call('GET', `/v1/orders/${buy.id}/contract-note?lang=en`, undefined, { accept: 'text/html, application/pdf;q=0.9' });
+      const again = await c.api.call('GET', `/v1/orders/${buy.id}/contract-note?lang=en`, undefined, {
+        accept: 'text/html, application/pdf;q=0.9',
+      });
       assert.equal(again.headers.get('content-type'), 'application/pdf');
       assert.deepEqual(new Uint8Array(await again.arrayBuffer()), bytes, 'same note, same clock: same bytes');
 
@@ -243,7 +311,7 @@ for (const database of DATABASES) {
       assert.equal((await writer.call('GET', `/v1/orders/${buy.id}/contract-note`)).status, 403);
     });
 
-    test('a sell\'s contract note: net receivable, the investor\'s account the order carried, and the PDF says so', async (t) => {
+    test("a sell's contract note: net receivable, the investor's account the order carried, and the PDF says so", async (t) => {
       const c = await orderContext(t, database);
       const att = await c.attestation();
       const subject = ((await (await c.api.call('GET', `/v1/kyc/attestations/${att}`)).json()) as Json).subject_id as string;
@@ -256,13 +324,21 @@ for (const database of DATABASES) {
       const note = (await (await c.api.call('GET', `/v1/orders/${sell.id}/contract-note`)).json()) as Json;
       assert.equal(BigInt(note.net_cents), BigInt(note.gross_cents) - BigInt(note.fees_total_cents));
       assert.equal(note.account, 'CI-BAOBAB-0077');
-      const text = (await readPdf(new Uint8Array(await (await c.api.call('GET', `/v1/orders/${sell.id}/contract-note?lang=en`, undefined, { accept: 'application/pdf' })).arrayBuffer()))).text.join('\n');
+      const text = (
+        await readPdf(
+          new Uint8Array(
+            await (
+              await c.api.call('GET', `/v1/orders/${sell.id}/contract-note?lang=en`, undefined, { accept: 'application/pdf' })
+            ).arrayBuffer(),
+          ),
+        )
+      ).text.join('\n');
       assert.ok(text.includes(`Net amount receivable ${printed(BigInt(note.net_cents))}`), text);
       assert.ok(text.includes('Sale 10 of 10 ordered'), text);
       assert.ok(text.includes('CI-BAOBAB-0077'), text);
     });
 
-    test('a BRVM partner\'s contract note is in French by default (avis d\'opéré), in English on request, and a bad lang is refused', async (t) => {
+    test("a BRVM partner's contract note is in French by default (avis d'opéré), in English on request, and a bad lang is refused", async (t) => {
       const c = await orderContext(t, database);
       const att = await c.attestation();
       const buy = (await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'CIMSN.BRVM', side: 'buy', qty: 3000 })).body;
@@ -309,7 +385,10 @@ for (const database of DATABASES) {
         assert.equal(refused.status, 422, bad);
         const body = (await refused.json()) as Json;
         assert.equal(body.code, 'validation_error');
-        assert.ok((body.details as Json[]).some((d) => d.field === 'lang'), JSON.stringify(body));
+        assert.ok(
+          (body.details as Json[]).some((d) => d.field === 'lang'),
+          JSON.stringify(body),
+        );
       }
     });
   });

@@ -30,7 +30,11 @@ test('responses that break the published document are reported, naming the opera
           async (request, reply) => {
             const { answer } = request.query as { answer: string };
             // A status the route's schema does not declare (its types allow only 200).
-            if (answer === 'teapot') return reply.code(418 as 200).type('application/json').send('{"n":1}');
+            if (answer === 'teapot')
+              return reply
+                .code(418 as 200)
+                .type('application/json')
+                .send('{"n":1}');
             if (answer === 'string') return reply.type('application/json').send('{"n":"one"}');
             if (answer === 'header') return reply.header('x-probe', 'many').type('application/json').send('{"n":1}');
             if (answer === 'text') return reply.type('text/plain').send('one');
@@ -102,5 +106,8 @@ test('a response outside the document', async (t) => {
   assert.equal(run.code, 1, run.output);
   assert.match(run.output, /own clean-up ran/);
   assert.match(run.output, /1 response\(s\) of this test break the published OpenAPI document/);
-  assert.match(run.output, /GET \/v1\/conformance-probe \(probeConformance\) 200: the body breaks the published schema: \/n must be integer/);
+  assert.match(
+    run.output,
+    /GET \/v1\/conformance-probe \(probeConformance\) 200: the body breaks the published schema: \/n must be integer/,
+  );
 });

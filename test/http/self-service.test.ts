@@ -16,9 +16,15 @@ for (const database of DATABASES) {
       fetch(`${base}/v1/auth/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ grant_type: 'client_credentials', client_id: issued.client_id, client_secret: secret, ...(scope === undefined ? {} : { scope }) }),
+        body: JSON.stringify({
+          grant_type: 'client_credentials',
+          client_id: issued.client_id,
+          client_secret: secret,
+          ...(scope === undefined ? {} : { scope }),
+        }),
       });
-    const tokenOf = async (secret: string, scope?: string) => ((await (await exchange(secret, scope)).json()) as Json).access_token as string;
+    const tokenOf = async (secret: string, scope?: string) =>
+      ((await (await exchange(secret, scope)).json()) as Json).access_token as string;
     const rotate = (token: string | null, key: string | null = randomUUID(), body?: unknown) =>
       fetch(`${base}/v1/auth/rotate-secret`, {
         method: 'POST',
@@ -71,7 +77,9 @@ for (const database of DATABASES) {
     });
 
     await t.test('a disabled client cannot rotate with a token it got before', async () => {
-      const secret = ((await (await rotate(await tokenOf((await runtime.services.clients.rotateSecret(issued.client_id))!.client_secret))).json()) as Json).client_secret as string;
+      const secret = (
+        (await (await rotate(await tokenOf((await runtime.services.clients.rotateSecret(issued.client_id))!.client_secret))).json()) as Json
+      ).client_secret as string;
       const token = await tokenOf(secret);
       await runtime.services.clients.setDisabled(issued.client_id, true);
       assert.equal((await rotate(token)).status, 401);

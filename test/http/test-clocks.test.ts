@@ -24,12 +24,19 @@ for (const database of DATABASES) {
       const a = await c.order({ ...base, qty: 10 });
       const b = await c.order({ ...base, qty: 20 });
       const resting = await c.order({ ...base, qty: 5, limit_price_cents: KOLA_RESTING });
-      const realTime = await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'buy', qty: 5, limit_price_cents: KOLA_RESTING });
+      const realTime = await c.order({
+        rcpt_to: BAOBAB,
+        kyc_attestation_id: att,
+        instrument: 'KOLA.BRVM',
+        side: 'buy',
+        qty: 5,
+        limit_price_cents: KOLA_RESTING,
+      });
       for (const o of [a, b, resting]) {
         assert.equal(o.res.status, 201, JSON.stringify(o.body));
         assert.equal(o.body.status, 'routed');
         assert.equal(o.body.test_clock, clk.id);
-        assert.equal(o.body.expires_at, '2026-11-23T15:00:00.000Z', 'the close of the clock\'s day');
+        assert.equal(o.body.expires_at, '2026-11-23T15:00:00.000Z', "the close of the clock's day");
       }
       assert.equal(realTime.res.status, 201, JSON.stringify(realTime.body));
       assert.equal(realTime.body.test_clock, undefined);
@@ -85,21 +92,40 @@ for (const database of DATABASES) {
       const clk = (await c.post('/v1/test-clocks', { frozen_time: MON_08H })).body;
       const back = await c.post(`/v1/test-clocks/${clk.id}/advance`, { frozen_time: '2026-11-23T07:00:00.000Z' });
       assert.equal(back.status, 422);
-      assert.deepEqual(back.body.details.map((d: Json) => [d.field, d.rule]), [['frozen_time', 'after_current']]);
+      assert.deepEqual(
+        back.body.details.map((d: Json) => [d.field, d.rule]),
+        [['frozen_time', 'after_current']],
+      );
       const far = await c.post(`/v1/test-clocks/${clk.id}/advance`, { frozen_time: '2029-11-23T07:00:00.000Z' });
-      assert.deepEqual(far.body.details.map((d: Json) => [d.field, d.rule]), [['frozen_time', 'max_advance']]);
+      assert.deepEqual(
+        far.body.details.map((d: Json) => [d.field, d.rule]),
+        [['frozen_time', 'max_advance']],
+      );
       const same = await c.api.call('GET', `/v1/test-clocks/${clk.id}`);
       assert.equal(((await same.json()) as Json).frozen_time, MON_08H);
 
       const before = await c.runtime.storage.db.selectFrom('orders').select('id').execute();
-      const unknown = await c.order({ rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'buy', qty: 5, test_clock: 'clk_01kdvdna00e5fsxhz2kkrzpb8n' });
+      const unknown = await c.order({
+        rcpt_to: BAOBAB,
+        kyc_attestation_id: att,
+        instrument: 'KOLA.BRVM',
+        side: 'buy',
+        qty: 5,
+        test_clock: 'clk_01kdvdna00e5fsxhz2kkrzpb8n',
+      });
       assert.equal(unknown.res.status, 422);
-      assert.deepEqual(unknown.body.details.map((d: Json) => [d.field, d.rule]), [['test_clock', 'exists']]);
+      assert.deepEqual(
+        unknown.body.details.map((d: Json) => [d.field, d.rule]),
+        [['test_clock', 'exists']],
+      );
       assert.equal((await c.runtime.storage.db.selectFrom('orders').select('id').execute()).length, before.length);
       assert.equal((await c.api.call('GET', '/v1/test-clocks/clk_01kdvdna00e5fsxhz2kkrzpb8n')).status, 404);
 
       const list = (await (await c.api.call('GET', '/v1/test-clocks')).json()) as Json;
-      assert.deepEqual(list.data.map((x: Json) => x.id), [clk.id]);
+      assert.deepEqual(
+        list.data.map((x: Json) => x.id),
+        [clk.id],
+      );
       assert.equal((await c.api.call('DELETE', `/v1/test-clocks/${clk.id}`)).status, 200);
       assert.equal((await c.api.call('GET', `/v1/test-clocks/${clk.id}`)).status, 404);
     });
@@ -110,10 +136,20 @@ for (const database of DATABASES) {
       const other = await apiClient(c.runtime, `http://127.0.0.1:${port}`, undefined, 'another client');
       const otherAtt = ((await (await other.post('/v1/kyc/attestations', KYC3_REQUEST)).json()) as Json).id as string;
       const before = await c.runtime.storage.db.selectFrom('orders').select('id').execute();
-      const res = await other.post('/v1/orders', { rcpt_to: BAOBAB, kyc_attestation_id: otherAtt, instrument: 'KOLA.BRVM', side: 'buy', qty: 5, test_clock: clk.id });
+      const res = await other.post('/v1/orders', {
+        rcpt_to: BAOBAB,
+        kyc_attestation_id: otherAtt,
+        instrument: 'KOLA.BRVM',
+        side: 'buy',
+        qty: 5,
+        test_clock: clk.id,
+      });
       assert.equal(res.status, 422);
       const body = (await res.json()) as Json;
-      assert.deepEqual(body.details.map((d: Json) => [d.field, d.rule, d.value]), [['test_clock', 'exists', clk.id]]);
+      assert.deepEqual(
+        body.details.map((d: Json) => [d.field, d.rule, d.value]),
+        [['test_clock', 'exists', clk.id]],
+      );
       assert.equal((await c.runtime.storage.db.selectFrom('orders').select('id').execute()).length, before.length);
       assert.equal((await other.call('GET', `/v1/test-clocks/${clk.id}`)).status, 404);
       assert.equal((await other.post(`/v1/test-clocks/${clk.id}/advance`, { frozen_time: '2026-11-23T16:00:00.000Z' })).status, 404);
@@ -125,14 +161,28 @@ for (const database of DATABASES) {
 
   describe(`test clocks in production on ${database.name}`, () => {
     test('there are no test clock routes, and an order naming a clock is 422 sandbox_only', async (t) => {
-      const runtime = await startRuntime(t, database, { CAURI_MODE: 'production', CAURI_PUBLIC_URL: 'https://api.example', CAURI_WORKERS: 'none' });
+      const runtime = await startRuntime(t, database, {
+        CAURI_MODE: 'production',
+        CAURI_PUBLIC_URL: 'https://api.example',
+        CAURI_WORKERS: 'none',
+      });
       const api = await apiClient(runtime, await listen(runtime));
       assert.equal((await api.post('/v1/test-clocks', { frozen_time: MON_08H })).status, 404);
       assert.equal((await api.call('GET', '/v1/test-clocks')).status, 404);
-      const res = await api.post('/v1/orders', { rcpt_to: BAOBAB, kyc_attestation_id: 'att_01kdvdna00e5fsxhz2kkrzpb8n', instrument: 'KOLA.BRVM', side: 'buy', qty: 5, test_clock: 'clk_01kdvdna00e5fsxhz2kkrzpb8n' });
+      const res = await api.post('/v1/orders', {
+        rcpt_to: BAOBAB,
+        kyc_attestation_id: 'att_01kdvdna00e5fsxhz2kkrzpb8n',
+        instrument: 'KOLA.BRVM',
+        side: 'buy',
+        qty: 5,
+        test_clock: 'clk_01kdvdna00e5fsxhz2kkrzpb8n',
+      });
       assert.equal(res.status, 422);
       const body = (await res.json()) as Json;
-      assert.ok(body.details.some((d: Json) => d.field === 'test_clock' && d.rule === 'sandbox_only'), JSON.stringify(body.details));
+      assert.ok(
+        body.details.some((d: Json) => d.field === 'test_clock' && d.rule === 'sandbox_only'),
+        JSON.stringify(body.details),
+      );
     });
   });
 }

@@ -19,7 +19,9 @@ async function setup(t: TestContext, env: Record<string, string>, clock = new Ma
       body: JSON.stringify({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret }),
     });
   const read = (from: string, token: string) =>
-    fetch(`${base}/v1/kyc/attestations/att_01kdvdna00zzzzzzzzzzzzzzzz`, { headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': from } });
+    fetch(`${base}/v1/kyc/attestations/att_01kdvdna00zzzzzzzzzzzzzzzz`, {
+      headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': from },
+    });
   return { runtime, base, clock, victim, exchange, read };
 }
 
@@ -91,7 +93,9 @@ describe('POST /v1/auth/token: limits and failed credentials', () => {
       elapsed.push(performance.now() - started);
     }
     // Beyond the one failure allowed: 100, 200, 400 and 800 ms (doubling, at most 2 s).
-    [100, 200, 400, 800].forEach((least, i) => assert.ok((elapsed[i + 1] as number) >= least - 5, `failure ${i + 2} took ${elapsed[i + 1]} ms`));
+    [100, 200, 400, 800].forEach((least, i) =>
+      assert.ok((elapsed[i + 1] as number) >= least - 5, `failure ${i + 2} took ${elapsed[i + 1]} ms`),
+    );
     const started = performance.now();
     const right = await exchange('192.0.2.99', victim.client_id, victim.client_secret);
     assert.equal(right.status, 200);
@@ -113,7 +117,8 @@ describe('POST /v1/auth/token: limits and failed credentials', () => {
 
   test('every answer of the token endpoint carries the rate-limit headers', async (t) => {
     const { base, victim, exchange } = await setup(t, {});
-    const post = (contentType: string, body: string) => fetch(`${base}/v1/auth/token`, { method: 'POST', headers: { 'content-type': contentType }, body });
+    const post = (contentType: string, body: string) =>
+      fetch(`${base}/v1/auth/token`, { method: 'POST', headers: { 'content-type': contentType }, body });
     const cases: [string, Response, number][] = [
       ['200', await exchange(VICTIM_ADDRESS, victim.client_id, victim.client_secret), 200],
       ['401', await exchange(VICTIM_ADDRESS, victim.client_id, 'sk_test_wrong'), 401],
@@ -131,7 +136,12 @@ describe('POST /v1/auth/token: limits and failed credentials', () => {
 
   test('the token endpoint counts every request against its address, before reading the body', async (t) => {
     const { base } = await setup(t, { CAURI_RATE_LIMIT_SANDBOX: '3' });
-    const post = () => fetch(`${base}/v1/auth/token`, { method: 'POST', headers: { 'content-type': 'text/plain', 'x-forwarded-for': ATTACKER_ADDRESS }, body: 'x' });
+    const post = () =>
+      fetch(`${base}/v1/auth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain', 'x-forwarded-for': ATTACKER_ADDRESS },
+        body: 'x',
+      });
     for (let i = 0; i < 3; i++) {
       const res = await post();
       assert.equal(res.status, 415);

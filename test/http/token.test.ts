@@ -6,7 +6,12 @@ import { DATABASES, listen, startRuntime } from '../support/harness.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import type { Runtime } from '../../src/app.js';
 
-async function setup(t: import('node:test').TestContext, database: (typeof DATABASES)[number], env: Record<string, string> = {}, clock?: ManualClock) {
+async function setup(
+  t: import('node:test').TestContext,
+  database: (typeof DATABASES)[number],
+  env: Record<string, string> = {},
+  clock?: ManualClock,
+) {
   const runtime = await startRuntime(t, database, env, clock === undefined ? {} : { clock });
   const base = await listen(runtime);
   const client = await runtime.services.clients.create('acme', ['orders:read', 'orders:write', 'kyc:read']);
@@ -14,28 +19,51 @@ async function setup(t: import('node:test').TestContext, database: (typeof DATAB
 }
 
 function postJson(base: string, body: unknown, headers: Record<string, string> = {}) {
-  return fetch(`${base}/v1/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  return fetch(`${base}/v1/auth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
 }
 
 function postForm(base: string, body: string, headers: Record<string, string> = {}) {
-  return fetch(`${base}/v1/auth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body });
+  return fetch(`${base}/v1/auth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body,
+  });
 }
 
 async function expectError(res: Response, status: number, code: string, oauthError: string, field?: string, rule?: string) {
-  const body = (await res.json()) as { code: string; message: string; error: string; error_description: string; request_id: string; details?: { field: string; rule: string }[] };
+  const body = (await res.json()) as {
+    code: string;
+    message: string;
+    error: string;
+    error_description: string;
+    request_id: string;
+    details?: { field: string; rule: string }[];
+  };
   assert.equal(res.status, status, JSON.stringify(body));
   assert.equal(body.code, code);
   assert.equal(body.error, oauthError);
   assert.equal(body.error_description, body.message);
   assert.equal(body.request_id, res.headers.get('x-request-id'));
-  if (field !== undefined) assert.ok(body.details?.some((d) => d.field === field && d.rule === rule), JSON.stringify(body.details));
+  if (field !== undefined)
+    assert.ok(
+      body.details?.some((d) => d.field === field && d.rule === rule),
+      JSON.stringify(body.details),
+    );
 }
 
 for (const database of DATABASES) {
   describe(`POST /v1/auth/token on ${database.name}`, () => {
     test('JSON body: the spec TokenResponse, verifiable with the published keys', async (t) => {
       const { base, client, runtime } = await setup(t, database);
-      const res = await postJson(base, { grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret });
+      const res = await postJson(base, {
+        grant_type: 'client_credentials',
+        client_id: client.client_id,
+        client_secret: client.client_secret,
+      });
       assert.equal(res.status, 200);
       assert.equal(res.headers.get('cache-control'), 'no-store');
       assert.equal(res.headers.get('x-ratelimit-limit'), '1000');
@@ -64,14 +92,26 @@ for (const database of DATABASES) {
       const res = await postForm(base, 'grant_type=client_credentials&scope=orders%3Aread&resource=x', { authorization: `Basic ${basic}` });
       assert.equal(res.status, 200);
       assert.equal(((await res.json()) as { scope: string }).scope, 'orders:read');
-      const inBody = await postForm(base, new URLSearchParams({ grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret }).toString());
+      const inBody = await postForm(
+        base,
+        new URLSearchParams({
+          grant_type: 'client_credentials',
+          client_id: client.client_id,
+          client_secret: client.client_secret,
+        }).toString(),
+      );
       assert.equal(inBody.status, 200);
     });
 
     test('a standard OAuth 2.0 client library obtains a token unchanged', async (t) => {
       const { base, client } = await setup(t, database);
       for (const auth of [oauth.ClientSecretBasic(client.client_secret), oauth.ClientSecretPost(client.client_secret)]) {
-        const config = new oauth.Configuration({ issuer: base, token_endpoint: `${base}/v1/auth/token` }, client.client_id, undefined, auth);
+        const config = new oauth.Configuration(
+          { issuer: base, token_endpoint: `${base}/v1/auth/token` },
+          client.client_id,
+          undefined,
+          auth,
+        );
         oauth.allowInsecureRequests(config);
         const tokens = await oauth.clientCredentialsGrant(config, { scope: 'orders:read kyc:read' });
         assert.equal(tokens.token_type.toLowerCase(), 'bearer');
@@ -83,18 +123,73 @@ for (const database of DATABASES) {
     test('bad requests get 401 or 422 with the OAuth error member', async (t) => {
       const { base, client } = await setup(t, database);
       const good = { grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret };
-      await expectError(await postJson(base, { ...good, grant_type: 'password' }), 422, 'validation_error', 'unsupported_grant_type', 'grant_type', 'enum');
-      await expectError(await postJson(base, { grant_type: 'client_credentials', client_secret: client.client_secret }), 422, 'validation_error', 'invalid_request', 'client_id', 'required');
-      await expectError(await postJson(base, { grant_type: 'client_credentials', client_id: client.client_id }), 422, 'validation_error', 'invalid_request', 'client_secret', 'required');
-      await expectError(await postJson(base, { ...good, client_secret: `${client.client_secret.slice(0, -1)}x` }), 401, 'unauthorized', 'invalid_client');
-      await expectError(await postJson(base, { ...good, client_secret: client.client_secret.replace('sk_test_', 'sk_live_') }), 401, 'unauthorized', 'invalid_client');
+      await expectError(
+        await postJson(base, { ...good, grant_type: 'password' }),
+        422,
+        'validation_error',
+        'unsupported_grant_type',
+        'grant_type',
+        'enum',
+      );
+      await expectError(
+        await postJson(base, { grant_type: 'client_credentials', client_secret: client.client_secret }),
+        422,
+        'validation_error',
+        'invalid_request',
+        'client_id',
+        'required',
+      );
+      await expectError(
+        await postJson(base, { grant_type: 'client_credentials', client_id: client.client_id }),
+        422,
+        'validation_error',
+        'invalid_request',
+        'client_secret',
+        'required',
+      );
+      await expectError(
+        await postJson(base, { ...good, client_secret: `${client.client_secret.slice(0, -1)}x` }),
+        401,
+        'unauthorized',
+        'invalid_client',
+      );
+      await expectError(
+        await postJson(base, { ...good, client_secret: client.client_secret.replace('sk_test_', 'sk_live_') }),
+        401,
+        'unauthorized',
+        'invalid_client',
+      );
       await expectError(await postJson(base, { ...good, client_id: 'cli_nobody' }), 401, 'unauthorized', 'invalid_client');
-      await expectError(await postJson(base, { ...good, scope: 'orders:read teleport' }), 422, 'validation_error', 'invalid_scope', 'scope', 'enum');
-      await expectError(await postJson(base, { ...good, scope: 'audit:read' }), 422, 'validation_error', 'invalid_scope', 'scope', 'allowed_scope');
-      await expectError(await postJson(base, { ...good, extra: 1 }), 422, 'validation_error', 'invalid_request', 'extra', 'additionalProperties');
+      await expectError(
+        await postJson(base, { ...good, scope: 'orders:read teleport' }),
+        422,
+        'validation_error',
+        'invalid_scope',
+        'scope',
+        'enum',
+      );
+      await expectError(
+        await postJson(base, { ...good, scope: 'audit:read' }),
+        422,
+        'validation_error',
+        'invalid_scope',
+        'scope',
+        'allowed_scope',
+      );
+      await expectError(
+        await postJson(base, { ...good, extra: 1 }),
+        422,
+        'validation_error',
+        'invalid_request',
+        'extra',
+        'additionalProperties',
+      );
       await expectError(await postJson(base, { ...good, client_id: 5 }), 422, 'validation_error', 'invalid_request', 'client_id', 'type');
       await expectError(
-        await postForm(base, `grant_type=client_credentials&client_id=${client.client_id}&client_id=${client.client_id}&client_secret=${client.client_secret}`),
+        await postForm(
+          base,
+          `grant_type=client_credentials&client_id=${client.client_id}&client_id=${client.client_id}&client_secret=${client.client_secret}`,
+        ),
         422,
         'validation_error',
         'invalid_request',
@@ -102,11 +197,24 @@ for (const database of DATABASES) {
         'duplicate',
       );
       const basic = Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64');
-      await expectError(await postJson(base, good, { authorization: `Basic ${basic}` }), 422, 'validation_error', 'invalid_request', 'client_id', 'single_authentication_method');
-      const wrongBasic = await postForm(base, 'grant_type=client_credentials', { authorization: `Basic ${Buffer.from(`${client.client_id}:nope`).toString('base64')}` });
+      await expectError(
+        await postJson(base, good, { authorization: `Basic ${basic}` }),
+        422,
+        'validation_error',
+        'invalid_request',
+        'client_id',
+        'single_authentication_method',
+      );
+      const wrongBasic = await postForm(base, 'grant_type=client_credentials', {
+        authorization: `Basic ${Buffer.from(`${client.client_id}:nope`).toString('base64')}`,
+      });
       assert.equal(wrongBasic.headers.get('www-authenticate'), 'Basic realm="token"');
       await expectError(wrongBasic, 401, 'unauthorized', 'invalid_client');
-      const malformed = await fetch(`${base}/v1/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"grant_type":' });
+      const malformed = await fetch(`${base}/v1/auth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"grant_type":',
+      });
       assert.equal(malformed.status, 422);
     });
 
@@ -114,7 +222,8 @@ for (const database of DATABASES) {
       const clock = new ManualClock();
       const { base, client, runtime } = await setup(t, database, {}, clock);
       const rotated = await runtime.services.clients.rotateSecret(client.client_id);
-      const exchange = (secret: string) => postJson(base, { grant_type: 'client_credentials', client_id: client.client_id, client_secret: secret });
+      const exchange = (secret: string) =>
+        postJson(base, { grant_type: 'client_credentials', client_id: client.client_id, client_secret: secret });
       assert.equal((await exchange(client.client_secret)).status, 200);
       clock.advance(24 * 3600 * 1000);
       await expectError(await exchange(client.client_secret), 401, 'unauthorized', 'invalid_client');
@@ -128,7 +237,11 @@ for (const database of DATABASES) {
       // Each request from an address of its own (behind a trusted proxy): only the client's count adds up.
       const { base, client } = await setup(t, database, { CAURI_RATE_LIMIT_SANDBOX: '3', CAURI_TRUST_PROXY: 'true' }, clock);
       const exchange = (from: string, secret = client.client_secret) =>
-        postJson(base, { grant_type: 'client_credentials', client_id: client.client_id, client_secret: secret }, { 'x-forwarded-for': from });
+        postJson(
+          base,
+          { grant_type: 'client_credentials', client_id: client.client_id, client_secret: secret },
+          { 'x-forwarded-for': from },
+        );
       await expectError(await exchange('192.0.2.1', `${client.client_secret}x`), 401, 'unauthorized', 'invalid_client');
       for (let i = 0; i < 3; i++) {
         const res = await exchange(`192.0.2.${10 + i}`);

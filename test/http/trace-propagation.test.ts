@@ -60,10 +60,14 @@ for (const database of DATABASES) {
     t.after(() => worker.stop());
     // The receiver fails the first attempt of each delivery, so that each is also seen on its retry.
     const hooks = await failingOnce(t);
-    const endpoint = await c.post('/v1/webhooks/endpoints', { url: hooks.url, events: ['kyc.attested', 'kyc.revoked', 'order.created', 'order.routed', 'order.executed'] });
+    const endpoint = await c.post('/v1/webhooks/endpoints', {
+      url: hooks.url,
+      events: ['kyc.attested', 'kyc.revoked', 'order.created', 'order.routed', 'order.executed'],
+    });
     assert.equal(endpoint.status, 201);
 
-    const post = (path: string, body: unknown, headers: Record<string, string>) => c.api.call('POST', path, body, { 'idempotency-key': randomUUID(), ...headers });
+    const post = (path: string, body: unknown, headers: Record<string, string>) =>
+      c.api.call('POST', path, body, { 'idempotency-key': randomUUID(), ...headers });
     const attested = await post('/v1/kyc/attestations', KYC2_REQUEST, { 'x-request-id': 'kyc-run-1' });
     assert.equal(attested.status, 201);
     const attestationRequest = attested.headers.get('x-request-id') as string;
@@ -80,7 +84,18 @@ for (const database of DATABASES) {
     const tracedRequest = traced.headers.get('x-request-id') as string;
     assert.notEqual(tracedRequest, 'gw-17');
 
-    const plain = await post('/v1/orders', { rcpt_to: sandboxPartner('baobab'), kyc_attestation_id: att.id, instrument: 'KOLA.BRVM', side: 'buy', qty: 1, limit_price_cents: 1_433_750 }, {});
+    const plain = await post(
+      '/v1/orders',
+      {
+        rcpt_to: sandboxPartner('baobab'),
+        kyc_attestation_id: att.id,
+        instrument: 'KOLA.BRVM',
+        side: 'buy',
+        qty: 1,
+        limit_price_cents: 1_433_750,
+      },
+      {},
+    );
     assert.equal(plain.status, 201);
     const plainOrder = (await plain.json()) as Json;
     const plainRequest = plain.headers.get('x-request-id') as string;
@@ -89,7 +104,11 @@ for (const database of DATABASES) {
     const other = (await (await post('/v1/kyc/attestations', { ...KYC2_REQUEST, subject_id: 'inv-0002' }, {})).json()) as Json;
     const revoked = await post(`/v1/kyc/attestations/${other.id}/revoke`, { reason: 'superseded' }, { 'x-request-id': 'revoke-9' });
     assert.equal(revoked.status, 200);
-    const tested = await post(`/v1/webhooks/endpoints/${endpoint.body.id}/test`, { type: 'webhook.test' }, { traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-00` });
+    const tested = await post(
+      `/v1/webhooks/endpoints/${endpoint.body.id}/test`,
+      { type: 'webhook.test' },
+      { traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-00` },
+    );
     assert.equal(tested.status, 202);
     const testRequest = tested.headers.get('x-request-id') as string;
 
@@ -102,7 +121,11 @@ for (const database of DATABASES) {
     const of = (type: string, orderId?: string) =>
       seen.filter((s) => s.body.type === type && (orderId === undefined || s.body.data.id === orderId || s.body.data.order_id === orderId));
     const spans = new Set<string>();
-    const check = (deliveries: typeof seen, expected: { trace: string; requestId: string | undefined; tracestate?: string; flags?: string }, what: string) => {
+    const check = (
+      deliveries: typeof seen,
+      expected: { trace: string; requestId: string | undefined; tracestate?: string; flags?: string },
+      what: string,
+    ) => {
       assert.equal(deliveries.length, 2, `${what}: a failed attempt and its retry`);
       for (const { headers } of deliveries) {
         const parent = parseTraceparent(headers.traceparent);
@@ -119,9 +142,16 @@ for (const database of DATABASES) {
     // The caller's trace and its own request id.
     check(of('order.created', tracedOrder.id), { trace: CALLER_TRACE, requestId: 'gw-17', tracestate: 'vendor=abc' }, 'order.created');
     check(of('order.routed', tracedOrder.id), { trace: CALLER_TRACE, requestId: 'gw-17', tracestate: 'vendor=abc' }, 'order.routed');
-    assert.ok(!spans.has(CALLER_SPAN) && !spans.has(uuidHexOfId(tracedRequest).slice(16)), "the deliveries' spans are new, children of the request's");
+    assert.ok(
+      !spans.has(CALLER_SPAN) && !spans.has(uuidHexOfId(tracedRequest).slice(16)),
+      "the deliveries' spans are new, children of the request's",
+    );
     // No traceparent sent: the trace the service started for the request, named after its request id.
-    check(of('kyc.attested').filter((d) => d.body.data.id === att.id), { trace: uuidHexOfId(attestationRequest), requestId: 'kyc-run-1' }, 'kyc.attested');
+    check(
+      of('kyc.attested').filter((d) => d.body.data.id === att.id),
+      { trace: uuidHexOfId(attestationRequest), requestId: 'kyc-run-1' },
+      'kyc.attested',
+    );
     check(of('kyc.revoked'), { trace: uuidHexOfId(revoked.headers.get('x-request-id') as string), requestId: 'revoke-9' }, 'kyc.revoked');
     check(of('webhook.test'), { trace: CALLER_TRACE, requestId: testRequest, flags: '00' }, 'webhook.test');
     check(of('order.created', plainOrder.id), { trace: uuidHexOfId(plainRequest), requestId: plainRequest }, 'order.created without ids');
@@ -130,8 +160,15 @@ for (const database of DATABASES) {
     check(executed, { trace: uuidHexOfId(executed[0]?.body.id as string), requestId: undefined }, 'order.executed');
 
     // The origin is stored with the event, as the request gave it.
-    const rows = await c.runtime.storage.db.selectFrom('events').select(['type', 'origin', 'subject_ref']).where('subject_ref', '=', tracedOrder.id).orderBy('id').execute();
-    const origins = Object.fromEntries(rows.map((r) => [r.type, r.origin === null || r.origin === undefined ? null : (JSON.parse(r.origin) as Json)]));
+    const rows = await c.runtime.storage.db
+      .selectFrom('events')
+      .select(['type', 'origin', 'subject_ref'])
+      .where('subject_ref', '=', tracedOrder.id)
+      .orderBy('id')
+      .execute();
+    const origins = Object.fromEntries(
+      rows.map((r) => [r.type, r.origin === null || r.origin === undefined ? null : (JSON.parse(r.origin) as Json)]),
+    );
     assert.deepEqual(origins['order.created'], {
       request_id: tracedRequest,
       client_request_id: 'gw-17',

@@ -107,7 +107,9 @@ for (const database of DATABASES) {
       assert.deepEqual(attemptTimes, [...RETRY_SCHEDULE_MS]);
 
       up = true;
-      const replay = await c.call('POST', `/v1/webhooks/deliveries/${dead[0]?.id}/replay`, undefined, { 'idempotency-key': crypto.randomUUID() });
+      const replay = await c.call('POST', `/v1/webhooks/deliveries/${dead[0]?.id}/replay`, undefined, {
+        'idempotency-key': crypto.randomUUID(),
+      });
       assert.equal(replay.status, 202);
       const replayed = (await replay.json()) as Json;
       assert.equal(replayed.status, 'pending');
@@ -124,7 +126,9 @@ for (const database of DATABASES) {
       assert.equal(done.attempts.length, 9);
 
       // Only a dead delivery can be replayed.
-      const again = await c.call('POST', `/v1/webhooks/deliveries/${dead[0]?.id}/replay`, undefined, { 'idempotency-key': crypto.randomUUID() });
+      const again = await c.call('POST', `/v1/webhooks/deliveries/${dead[0]?.id}/replay`, undefined, {
+        'idempotency-key': crypto.randomUUID(),
+      });
       assert.equal(again.status, 409);
       assert.equal(((await again.json()) as Json).code, 'conflict');
     });
@@ -139,7 +143,9 @@ for (const database of DATABASES) {
       const t0 = c.clock.now().getTime();
       for (const offset of RETRY_SCHEDULE_MS) await at(c, t0, offset);
       assert.equal((await c.deliveries('?status=dead')).length, 2);
-      const first = await c.call('POST', `/v1/webhooks/endpoints/${ep.id}/replay-dead`, undefined, { 'idempotency-key': crypto.randomUUID() });
+      const first = await c.call('POST', `/v1/webhooks/endpoints/${ep.id}/replay-dead`, undefined, {
+        'idempotency-key': crypto.randomUUID(),
+      });
       assert.equal(first.status, 202);
       assert.deepEqual(await first.json(), { endpoint_id: ep.id, replayed: 2 });
       assert.equal((await c.worker.runOnce()).attempted, 2);
@@ -155,7 +161,9 @@ for (const database of DATABASES) {
       const c = await setup(t, database);
       const r = await receiver(t, c.clock);
       const ep = await c.endpoint(r.url);
-      const rotated = await c.call('POST', `/v1/webhooks/endpoints/${ep.id}/rotate-secret`, undefined, { 'idempotency-key': crypto.randomUUID() });
+      const rotated = await c.call('POST', `/v1/webhooks/endpoints/${ep.id}/rotate-secret`, undefined, {
+        'idempotency-key': crypto.randomUUID(),
+      });
       assert.equal(rotated.status, 200);
       const body = (await rotated.json()) as Json;
       assert.match(body.secret, /^whsec_[A-Za-z0-9_-]{43}$/);
@@ -182,7 +190,7 @@ for (const database of DATABASES) {
       assert.throws(() => verify(after, ep.secret));
     });
 
-    test('a deleted endpoint\'s pending deliveries stop', async (t) => {
+    test("a deleted endpoint's pending deliveries stop", async (t) => {
       const c = await setup(t, database);
       const r = await receiver(t, c.clock, (_req, res) => res.writeHead(500).end());
       const ep = await c.endpoint(r.url);
@@ -297,7 +305,19 @@ for (const database of DATABASES) {
       const event = verify(target.received[0] as Received, ep.secret);
       assert.equal(event.id, created.event.id);
       assert.equal(event.livemode, true);
-      assert.deepEqual(Object.keys(event.data).sort(), ['average_fill_price_cents', 'exchange_ref', 'executed_at', 'fill_price_cents', 'fill_qty', 'filled_qty', 'instrument', 'order_id', 'rcpt_to', 'side', 'status']);
+      assert.deepEqual(Object.keys(event.data).sort(), [
+        'average_fill_price_cents',
+        'exchange_ref',
+        'executed_at',
+        'fill_price_cents',
+        'fill_qty',
+        'filled_qty',
+        'instrument',
+        'order_id',
+        'rcpt_to',
+        'side',
+        'status',
+      ]);
       const defaulted = await c.api.post(`/v1/webhooks/endpoints/${ep.id}/test`, {});
       assert.equal(((await defaulted.json()) as Json).event.type, 'webhook.test');
     });

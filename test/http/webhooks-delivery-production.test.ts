@@ -9,7 +9,14 @@ describe('webhook delivery in production', () => {
 
   test('private, loopback and link-local receivers are refused at registration', async (t) => {
     const c = await setup(t, database, production);
-    for (const url of ['https://127.0.0.1/hooks', 'https://10.0.0.1/hooks', 'https://169.254.169.254/latest', 'https://[::1]/hooks', 'https://localhost/hooks', 'https://2130706433/']) {
+    for (const url of [
+      'https://127.0.0.1/hooks',
+      'https://10.0.0.1/hooks',
+      'https://169.254.169.254/latest',
+      'https://[::1]/hooks',
+      'https://localhost/hooks',
+      'https://2130706433/',
+    ]) {
       const res = await c.api.post('/v1/webhooks/endpoints', { url, events: ['order.created'] });
       assert.equal(res.status, 422, url);
       const body = (await res.json()) as Json;
@@ -28,7 +35,9 @@ describe('webhook delivery in production', () => {
     // Registered while the name pointed elsewhere; it now resolves to loopback.
     const rebound = await c.endpoint(`https://rebound.example.com:${port}/hooks`);
     // Rows as an older rule set might have left them: only the delivery-time check stands in the way.
-    const literals = ['https://127.0.0.1:PORT/', 'https://10.0.0.1/', 'https://169.254.169.254/', 'https://[::1]:PORT/'].map((u) => u.replace('PORT', port));
+    const literals = ['https://127.0.0.1:PORT/', 'https://10.0.0.1/', 'https://169.254.169.254/', 'https://[::1]:PORT/'].map((u) =>
+      u.replace('PORT', port),
+    );
     for (const url of literals) {
       const ep = await c.endpoint('https://hooks.example.com/placeholder');
       await c.runtime.storage.db.updateTable('webhook_endpoints').set({ url }).where('id', '=', ep.id).execute();
@@ -50,7 +59,11 @@ describe('webhook delivery in production', () => {
     const c = await setup(t, database, production);
     const r = await receiver(t, c.clock);
     const ep = await c.endpoint('https://hooks.example.com/placeholder');
-    await c.runtime.storage.db.updateTable('webhook_endpoints').set({ url: `https://localhost:${new URL(r.url).port}/hooks` }).where('id', '=', ep.id).execute();
+    await c.runtime.storage.db
+      .updateTable('webhook_endpoints')
+      .set({ url: `https://localhost:${new URL(r.url).port}/hooks` })
+      .where('id', '=', ep.id)
+      .execute();
     await c.emit();
     await c.worker.runOnce();
     assert.equal(r.received.length, 0);

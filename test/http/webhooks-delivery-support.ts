@@ -29,7 +29,11 @@ export interface Receiver {
 }
 
 /** A real HTTP receiver on a loopback port; `handle` answers (default 200). */
-export async function receiver(t: TestContext, clock: ManualClock, handle?: (req: IncomingMessage, res: ServerResponse, n: number) => void): Promise<Receiver> {
+export async function receiver(
+  t: TestContext,
+  clock: ManualClock,
+  handle?: (req: IncomingMessage, res: ServerResponse, n: number) => void,
+): Promise<Receiver> {
   const received: Received[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -69,7 +73,12 @@ export interface Ctx {
   deliveries: (query?: string) => Promise<Json[]>;
 }
 
-export async function setup(t: TestContext, database: DatabaseCase, env: Record<string, string> = {}, options: Partial<WebhookOptions> = {}): Promise<Ctx> {
+export async function setup(
+  t: TestContext,
+  database: DatabaseCase,
+  env: Record<string, string> = {},
+  options: Partial<WebhookOptions> = {},
+): Promise<Ctx> {
   const clock = new ManualClock(new Date());
   const e = testEnvironment(t, database, { CAURI_WORKERS: 'none', ...env }, { clock });
   const runtime = await startRuntimeIn(t, e);
@@ -121,7 +130,13 @@ export async function setup(t: TestContext, database: DatabaseCase, env: Record<
     emit: async (type = 'order.created') => {
       const { recordEvent } = await import('../../src/events/event.service.js');
       const event = await runtime.storage.db.transaction().execute((trx) =>
-        recordEvent(trx, { clientId: api.clientId as never, type: type as never, data: { id: 'ord_sample', status: 'created' }, livemode: false, at: clock.now() }),
+        recordEvent(trx, {
+          clientId: api.clientId as never,
+          type: type as never,
+          data: { id: 'ord_sample', status: 'created' },
+          livemode: false,
+          at: clock.now(),
+        }),
       );
       return event.id;
     },

@@ -19,7 +19,10 @@ for (const database of DATABASES) {
       assert.equal(event.id, eventId);
       assert.equal(got.headers['content-type'], 'application/json');
       assert.equal(got.headers['user-agent'], 'Cauri-Webhooks/1.0');
-      assert.match(got.headers['x-cauri-idempotency-key'] as string, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      assert.match(
+        got.headers['x-cauri-idempotency-key'] as string,
+        /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+      );
       assert.match(got.headers['x-cauri-signature'] as string, /^t=\d+,v1=[0-9a-f]{64}$/);
       assert.deepEqual(Object.keys(JSON.parse(got.body)), ['id', 'type', 'created_at', 'data', 'livemode']);
       assert.match(JSON.parse(got.body).created_at, /\.\d{3}Z$/);
@@ -37,7 +40,7 @@ for (const database of DATABASES) {
       assert.equal(delivery?.idempotency_key, got.headers['x-cauri-idempotency-key']);
     });
 
-    test('fan-out: only the owner\'s enabled endpoints subscribed to the type; broadcast events reach every client', async (t) => {
+    test("fan-out: only the owner's enabled endpoints subscribed to the type; broadcast events reach every client", async (t) => {
       const c = await setup(t, database);
       const subscribed = await receiver(t, c.clock);
       const other = await receiver(t, c.clock);
@@ -48,16 +51,29 @@ for (const database of DATABASES) {
       assert.equal((await c.call('PATCH', `/v1/webhooks/endpoints/${off.id}`, { disabled: true })).status, 200);
       const stranger = await apiClient(c.runtime, c.base, undefined, 'stranger');
       const strangerReceiver = await receiver(t, c.clock);
-      assert.equal((await stranger.post('/v1/webhooks/endpoints', { url: strangerReceiver.url, events: ['order.created', 'audit.snapshot'] })).status, 201);
+      assert.equal(
+        (await stranger.post('/v1/webhooks/endpoints', { url: strangerReceiver.url, events: ['order.created', 'audit.snapshot'] })).status,
+        201,
+      );
 
       await c.emit('order.created');
       const { recordEvent } = await import('../../src/events/event.service.js');
-      await c.runtime.storage.db.transaction().execute((trx) => recordEvent(trx, { clientId: null, type: 'audit.snapshot', data: { date: '2026-11-21' }, livemode: false, at: c.clock.now() }));
+      await c.runtime.storage.db
+        .transaction()
+        .execute((trx) =>
+          recordEvent(trx, { clientId: null, type: 'audit.snapshot', data: { date: '2026-11-21' }, livemode: false, at: c.clock.now() }),
+        );
       await c.worker.runOnce();
-      assert.deepEqual(subscribed.received.map((r) => JSON.parse(r.body).type), ['order.created', 'audit.snapshot']);
+      assert.deepEqual(
+        subscribed.received.map((r) => JSON.parse(r.body).type),
+        ['order.created', 'audit.snapshot'],
+      );
       assert.equal(other.received.length, 0);
       assert.equal(disabled.received.length, 0);
-      assert.deepEqual(strangerReceiver.received.map((r) => JSON.parse(r.body).type), ['audit.snapshot']);
+      assert.deepEqual(
+        strangerReceiver.received.map((r) => JSON.parse(r.body).type),
+        ['audit.snapshot'],
+      );
     });
 
     test('the whole schedule on an injected clock: fails three times, then succeeds; same body, key and event id, new signature each time', async (t) => {
@@ -77,7 +93,11 @@ for (const database of DATABASES) {
       assert.equal(r.received.length, 4);
       assert.equal(new Set(r.received.map((x) => x.body)).size, 1, 'identical body bytes');
       assert.equal(new Set(r.received.map((x) => x.headers['x-cauri-idempotency-key'])).size, 1, 'one idempotency key');
-      assert.equal(new Set(r.received.map((x) => x.headers['x-cauri-signature'])).size, 3, 'signed anew: the two immediate attempts share t');
+      assert.equal(
+        new Set(r.received.map((x) => x.headers['x-cauri-signature'])).size,
+        3,
+        'signed anew: the two immediate attempts share t',
+      );
       for (const x of r.received) verify(x, ep.secret);
       assert.deepEqual(
         r.received.map((x) => Number(/^t=(\d+)/.exec(x.headers['x-cauri-signature'] as string)?.[1])),
@@ -85,8 +105,14 @@ for (const database of DATABASES) {
       );
       const [delivery] = await c.deliveries();
       assert.equal(delivery?.status, 'succeeded');
-      assert.deepEqual(delivery?.attempts.map((a: Json) => a.status_code), [500, 500, 500, 204]);
-      assert.deepEqual(delivery?.attempts.map((a: Json) => a.error), ['HTTP 500', 'HTTP 500', 'HTTP 500', null]);
+      assert.deepEqual(
+        delivery?.attempts.map((a: Json) => a.status_code),
+        [500, 500, 500, 204],
+      );
+      assert.deepEqual(
+        delivery?.attempts.map((a: Json) => a.error),
+        ['HTTP 500', 'HTTP 500', 'HTTP 500', null],
+      );
       for (const a of delivery?.attempts ?? []) assert.ok(Number.isInteger(a.duration_ms) && a.duration_ms >= 0);
       // The worker's own figures (for /metrics) count the same: one event, four claims and records.
       const { stats } = c.worker;
@@ -103,14 +129,20 @@ for (const database of DATABASES) {
       assert.equal(await c.worker.fanOut(), 1);
       // What a worker leaves behind when it dies after leasing a delivery and before recording its attempt.
       const start = c.clock.now().getTime();
-      await c.runtime.storage.db.updateTable('webhook_deliveries').set({ lease_owner: 'a-dead-worker', lease_until: start + 60_000 }).execute();
+      await c.runtime.storage.db
+        .updateTable('webhook_deliveries')
+        .set({ lease_owner: 'a-dead-worker', lease_until: start + 60_000 })
+        .execute();
       assert.deepEqual(await at(c, start, 59_999), { dispatched: 0, attempted: 0 });
       assert.equal(r.received.length, 0);
       assert.deepEqual(await at(c, start, 60_000), { dispatched: 0, attempted: 1 });
       assert.equal(r.received.length, 1);
       const [delivery] = await c.deliveries();
       assert.equal(delivery?.status, 'succeeded');
-      assert.deepEqual(delivery?.attempts.map((a: Json) => a.status_code), [200]);
+      assert.deepEqual(
+        delivery?.attempts.map((a: Json) => a.status_code),
+        [200],
+      );
       assert.deepEqual(await at(c, start, 120_000), { dispatched: 0, attempted: 0 });
       assert.equal(r.received.length, 1);
     });
@@ -126,7 +158,8 @@ for (const database of DATABASES) {
       const db = c.runtime.storage.db;
       const a = c.newWorker({ owner: 'worker-a', timeoutMs: 1500, pollIntervalMs: 3_600_000 });
       a.start();
-      for (const deadline = performance.now() + 5000; r.received.length === 0 && performance.now() < deadline; ) await new Promise((x) => setTimeout(x, 10));
+      for (const deadline = performance.now() + 5000; r.received.length === 0 && performance.now() < deadline; )
+        await new Promise((x) => setTimeout(x, 10));
       assert.equal(r.received.length, 1);
       // Leased as it was fanned out and sent with the body in hand: nothing stored yet.
       assert.equal((await db.selectFrom('webhook_messages').selectAll().where('event_id', '=', eventId).execute()).length, 0);
@@ -139,10 +172,17 @@ for (const database of DATABASES) {
       assert.equal(second.body, first.body, 'the same bytes');
       assert.equal(second.headers['x-cauri-idempotency-key'], first.headers['x-cauri-idempotency-key']);
       const stored = await db.selectFrom('webhook_messages').select('body').where('event_id', '=', eventId).execute();
-      assert.deepEqual(stored.map((m) => m.body), [first.body]);
+      assert.deepEqual(
+        stored.map((m) => m.body),
+        [first.body],
+      );
       const [delivery] = await c.deliveries();
       assert.equal(delivery?.status, 'succeeded');
-      assert.deepEqual(delivery?.attempts.map((x: Json) => x.status_code), [200], 'the attempt that was never recorded stays unrecorded');
+      assert.deepEqual(
+        delivery?.attempts.map((x: Json) => x.status_code),
+        [200],
+        'the attempt that was never recorded stays unrecorded',
+      );
       await a.stop();
       assert.equal(r.received.length, 2, 'worker A, its attempt timed out, sent nothing more');
     });
@@ -154,14 +194,21 @@ for (const database of DATABASES) {
       const eventId = await c.emit();
       const a = c.newWorker({ owner: 'worker-a', pollIntervalMs: 50 });
       a.start();
-      for (const deadline = performance.now() + 5000; r.received.length < 2 && performance.now() < deadline; ) await new Promise((x) => setTimeout(x, 10));
+      for (const deadline = performance.now() + 5000; r.received.length < 2 && performance.now() < deadline; )
+        await new Promise((x) => setTimeout(x, 10));
       await a.stop();
       assert.equal(r.received.length, 2);
       assert.equal(r.received[1]?.body, r.received[0]?.body);
       const stored = await c.runtime.storage.db.selectFrom('webhook_messages').select('body').where('event_id', '=', eventId).execute();
-      assert.deepEqual(stored.map((m) => m.body), [r.received[0]?.body]);
+      assert.deepEqual(
+        stored.map((m) => m.body),
+        [r.received[0]?.body],
+      );
       const [delivery] = await c.deliveries();
-      assert.deepEqual(delivery?.attempts.map((x: Json) => x.status_code), [503, 200]);
+      assert.deepEqual(
+        delivery?.attempts.map((x: Json) => x.status_code),
+        [503, 200],
+      );
     });
 
     test('the delivery worker of a process with workers reports its attempts and steps on /metrics', async (t) => {
@@ -196,7 +243,8 @@ for (const database of DATABASES) {
       assert.equal(typeof metric(text, 'cauri_webhook_worker_units_total{step="claim"}'), 'number');
       assert.ok((metric(text, 'cauri_webhook_worker_units_total{step="record"}') ?? 0) >= 4);
       assert.ok((metric(text, 'cauri_webhook_worker_units_total{step="commit"}') ?? 0) >= 1);
-      for (const step of ['fan_out', 'record', 'commit']) assert.ok((metric(text, `cauri_webhook_worker_seconds_total{step="${step}"}`) ?? 0) > 0, step);
+      for (const step of ['fan_out', 'record', 'commit'])
+        assert.ok((metric(text, `cauri_webhook_worker_seconds_total{step="${step}"}`) ?? 0) > 0, step);
     });
   });
 }

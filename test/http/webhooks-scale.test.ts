@@ -19,7 +19,10 @@ const postgres = DATABASES.find((d) => d.name === 'postgres');
 // Both ways a worker runs: step by step (runOnce: fan-out, claim and record each in a transaction of
 // its own), and started (one combined transaction per turn, first attempts leased at fan-out).
 for (const mode of ['step by step', 'started'] as const) {
-  test(`two workers on one PostgreSQL database, ${mode}, deliver 10,000 events with no attempt sent twice`, { skip: postgres === undefined ? 'TEST_DATABASE_URL is not set' : false, timeout: 60_000 }, async (t) => {
+  test(`two workers on one PostgreSQL database, ${mode}, deliver 10,000 events with no attempt sent twice`, {
+    skip: postgres === undefined ? 'TEST_DATABASE_URL is not set' : false,
+    timeout: 60_000,
+  }, async (t) => {
     const e = testEnvironment(t, postgres!, { CAURI_WORKERS: 'none', CAURI_SEED: 'false' });
     const seen = new Map<string, number>();
     const server = createServer((req, res) => {
@@ -39,33 +42,57 @@ for (const mode of ['step by step', 'started'] as const) {
 
     // Two "processes": each its own connection pool and its own worker identity.
     const masterKey = resolveMasterKey(e.config);
-    const instances: { name: string; storage: Awaited<ReturnType<typeof openDatabase>>; webhooks: ReturnType<typeof createWebhooks>; worker: DeliveryWorker }[] = [];
+    const instances: {
+      name: string;
+      storage: Awaited<ReturnType<typeof openDatabase>>;
+      webhooks: ReturnType<typeof createWebhooks>;
+      worker: DeliveryWorker;
+    }[] = [];
     // Opened one after the other: each open runs the (idempotent) migrations.
     for (const name of ['a', 'b']) {
       instances.push(
         await (async () => {
-        const storage = await openDatabase(e.config, e.options);
-        t.after(() => storage.close());
-        const webhooks = createWebhooks({
-          config: e.config,
-          storage,
-          clock: systemClock,
-          masterKey,
-          idempotency: new IdempotencyService(storage.db, (work) => storage.db.transaction().execute(work), systemClock, storage.dialect, Buffer.alloc(32)),
-          cursors: new CursorCodec(Buffer.alloc(32)),
-          log: { error() {}, warn() {}, info() {}, debug() {}, trace() {}, fatal() {}, child() { return this; }, level: 'silent', silent() {} } as never,
-          options: { owner: `worker-${name}`, perEndpointConcurrency: 8, maxInFlight: 64, dispatchBatch: 500 },
-        });
-        const worker = createDeliveryWorker(webhooks);
-        t.after(() => worker.stop());
-        return { name, storage, webhooks, worker };
+          const storage = await openDatabase(e.config, e.options);
+          t.after(() => storage.close());
+          const webhooks = createWebhooks({
+            config: e.config,
+            storage,
+            clock: systemClock,
+            masterKey,
+            idempotency: new IdempotencyService(
+              storage.db,
+              (work) => storage.db.transaction().execute(work),
+              systemClock,
+              storage.dialect,
+              Buffer.alloc(32),
+            ),
+            cursors: new CursorCodec(Buffer.alloc(32)),
+            log: {
+              error() {},
+              warn() {},
+              info() {},
+              debug() {},
+              trace() {},
+              fatal() {},
+              child() {
+                return this;
+              },
+              level: 'silent',
+              silent() {},
+            } as never,
+            options: { owner: `worker-${name}`, perEndpointConcurrency: 8, maxInFlight: 64, dispatchBatch: 500 },
+          });
+          const worker = createDeliveryWorker(webhooks);
+          t.after(() => worker.stop());
+          return { name, storage, webhooks, worker };
         })(),
       );
     }
     const { db } = instances[0]!.storage;
     const endpoints = instances[0]!.webhooks.service.endpoints;
     const clients = Array.from({ length: CLIENTS }, () => newId('client'));
-    for (const clientId of clients) await db.transaction().execute((trx) => endpoints.create(trx, clientId as ClientId, { url, events: ['order.created'] }));
+    for (const clientId of clients)
+      await db.transaction().execute((trx) => endpoints.create(trx, clientId as ClientId, { url, events: ['order.created'] }));
 
     const now = Date.now();
     const rows = Array.from({ length: EVENTS }, (_, i) => ({
@@ -81,7 +108,10 @@ for (const mode of ['step by step', 'started'] as const) {
       const chunk = rows.slice(i, i + 1000);
       await db.transaction().execute(async (trx) => {
         await trx.insertInto('events').values(chunk).execute();
-        await trx.insertInto('event_queue').values(chunk.map((r) => ({ event_id: r.id }))).execute();
+        await trx
+          .insertInto('event_queue')
+          .values(chunk.map((r) => ({ event_id: r.id })))
+          .execute();
       });
     }
 
@@ -122,10 +152,19 @@ for (const mode of ['step by step', 'started'] as const) {
       .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
       .groupBy('status')
       .execute();
-    assert.deepEqual(counts.map((c) => [c.status, Number(c.n)]), [['succeeded', EVENTS]]);
-    const attempts = await db.selectFrom('webhook_attempts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    assert.deepEqual(
+      counts.map((c) => [c.status, Number(c.n)]),
+      [['succeeded', EVENTS]],
+    );
+    const attempts = await db
+      .selectFrom('webhook_attempts')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     assert.equal(Number(attempts.n), EVENTS);
-    const pending = await db.selectFrom('event_queue').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const pending = await db
+      .selectFrom('event_queue')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     assert.equal(Number(pending.n), 0);
   });
 }

@@ -27,10 +27,23 @@ for (const database of DATABASES) {
     test('create shows the secret once; read, list, update and delete never show it', async (t) => {
       const { api } = await setup(t, database);
       const key = randomUUID();
-      const res = await api.post('/v1/webhooks/endpoints', { url: URL_OK, events: ['order.created', 'kyc.revoked'], description: 'Back office' }, key);
+      const res = await api.post(
+        '/v1/webhooks/endpoints',
+        { url: URL_OK, events: ['order.created', 'kyc.revoked'], description: 'Back office' },
+        key,
+      );
       assert.equal(res.status, 201);
       const created = await json(res);
-      assert.deepEqual(Object.keys(created).sort(), ['created_at', 'description', 'disabled', 'events', 'id', 'secret', 'updated_at', 'url']);
+      assert.deepEqual(Object.keys(created).sort(), [
+        'created_at',
+        'description',
+        'disabled',
+        'events',
+        'id',
+        'secret',
+        'updated_at',
+        'url',
+      ]);
       assert.match(created.id, /^we_[0-9a-hjkmnp-tv-z]{26}$/);
       assert.match(created.secret, /^whsec_[A-Za-z0-9_-]{43}$/);
       assert.equal(created.url, URL_OK);
@@ -39,7 +52,11 @@ for (const database of DATABASES) {
       assert.match(created.created_at, /\.\d{3}Z$/);
 
       // The same key and body: the first response again, nothing new.
-      const replay = await api.post('/v1/webhooks/endpoints', { url: URL_OK, events: ['order.created', 'kyc.revoked'], description: 'Back office' }, key);
+      const replay = await api.post(
+        '/v1/webhooks/endpoints',
+        { url: URL_OK, events: ['order.created', 'kyc.revoked'], description: 'Back office' },
+        key,
+      );
       assert.equal(replay.headers.get('idempotent-replayed'), 'true');
       assert.deepEqual(await json(replay), created);
 
@@ -53,16 +70,27 @@ for (const database of DATABASES) {
       const list = await api.call('GET', '/v1/webhooks/endpoints?limit=1');
       assert.equal(list.status, 200);
       const page1 = await json(list);
-      assert.deepEqual(page1.data.map((e: Json) => e.id), [noDescription.id]);
+      assert.deepEqual(
+        page1.data.map((e: Json) => e.id),
+        [noDescription.id],
+      );
       assert.equal(list.headers.get('x-cursor-prev'), '');
       const next = list.headers.get('x-cursor-next') as string;
       assert.notEqual(next, '');
       const list2 = await api.call('GET', `/v1/webhooks/endpoints?limit=1&cursor=${encodeURIComponent(next)}`);
-      assert.deepEqual((await json(list2)).data.map((e: Json) => e.id), [created.id]);
+      assert.deepEqual(
+        (await json(list2)).data.map((e: Json) => e.id),
+        [created.id],
+      );
       assert.equal(list2.headers.get('x-cursor-next'), '');
       assert.equal((await api.call('GET', '/v1/webhooks/endpoints?cursor=forged')).status, 422);
 
-      const patched = await api.call('PATCH', `/v1/webhooks/endpoints/${created.id}`, { url: 'https://other.example.com/x', events: ['order.failed'], description: null, disabled: true });
+      const patched = await api.call('PATCH', `/v1/webhooks/endpoints/${created.id}`, {
+        url: 'https://other.example.com/x',
+        events: ['order.failed'],
+        description: null,
+        disabled: true,
+      });
       assert.equal(patched.status, 200);
       const updated = await json(patched);
       assert.equal(updated.url, 'https://other.example.com/x');
@@ -102,15 +130,19 @@ for (const database of DATABASES) {
         assert.equal(error.code, 'validation_error');
         assert.deepEqual(detail(error), [field, rule], JSON.stringify(body).slice(0, 80));
       }
-      assert.deepEqual(detail(await json(await api.call('POST', '/v1/webhooks/endpoints', { url: URL_OK, events: ['order.created'] }))), ['Idempotency-Key', 'required']);
+      assert.deepEqual(detail(await json(await api.call('POST', '/v1/webhooks/endpoints', { url: URL_OK, events: ['order.created'] }))), [
+        'Idempotency-Key',
+        'required',
+      ]);
 
-      for (let i = 0; i < 16; i++) assert.equal((await api.post('/v1/webhooks/endpoints', { url: `${URL_OK}/${i}`, events: ['order.created'] })).status, 201);
+      for (let i = 0; i < 16; i++)
+        assert.equal((await api.post('/v1/webhooks/endpoints', { url: `${URL_OK}/${i}`, events: ['order.created'] })).status, 201);
       const seventeenth = await api.post('/v1/webhooks/endpoints', { url: URL_OK, events: ['order.created'] });
       assert.equal(seventeenth.status, 422);
       assert.equal(detail(await json(seventeenth))[1], 'max_endpoints');
     });
 
-    test('another client\'s endpoint, delivery and event are 404; a missing scope is 403', async (t) => {
+    test("another client's endpoint, delivery and event are 404; a missing scope is 403", async (t) => {
       const { runtime, base, api } = await setup(t, database);
       const mine = await json(await api.post('/v1/webhooks/endpoints', { url: URL_OK, events: ['order.created'] }));
       const test1 = await json(await api.post(`/v1/webhooks/endpoints/${mine.id}/test`, {}));
@@ -141,7 +173,10 @@ for (const database of DATABASES) {
       const unknown = await api.post(`/v1/webhooks/endpoints/${ep.id}/test`, { type: 'order.teleported' });
       assert.equal(unknown.status, 422);
       assert.deepEqual(detail(await json(unknown)), ['type', 'enum']);
-      assert.deepEqual(detail(await json(await api.post(`/v1/webhooks/endpoints/${ep.id}/test`, { livemode: 'yes' }))), ['livemode', 'type']);
+      assert.deepEqual(detail(await json(await api.post(`/v1/webhooks/endpoints/${ep.id}/test`, { livemode: 'yes' }))), [
+        'livemode',
+        'type',
+      ]);
 
       const key = randomUUID();
       const first = await api.post(`/v1/webhooks/endpoints/${ep.id}/test`, undefined, key);
@@ -152,9 +187,25 @@ for (const database of DATABASES) {
       assert.equal(sample.event.data.endpoint_id, ep.id);
       assert.equal(sample.delivery.status, 'pending');
       assert.equal(sample.delivery.endpoint_id, ep.id);
-      assert.deepEqual(await json(await api.post(`/v1/webhooks/endpoints/${ep.id}/test`, undefined, key)), sample, 'idempotent: no second event');
+      assert.deepEqual(
+        await json(await api.post(`/v1/webhooks/endpoints/${ep.id}/test`, undefined, key)),
+        sample,
+        'idempotent: no second event',
+      );
 
-      const kinds = ['order.created', 'order.routed', 'order.executed', 'order.failed', 'order.cancelled', 'order.amended', 'order.request_refused', 'position.break', 'kyc.attested', 'kyc.revoked', 'audit.snapshot'];
+      const kinds = [
+        'order.created',
+        'order.routed',
+        'order.executed',
+        'order.failed',
+        'order.cancelled',
+        'order.amended',
+        'order.request_refused',
+        'position.break',
+        'kyc.attested',
+        'kyc.revoked',
+        'audit.snapshot',
+      ];
       for (const type of kinds) {
         const res = await api.post(`/v1/webhooks/endpoints/${ep.id}/test`, { type, livemode: true });
         assert.equal(res.status, 202, type);
@@ -163,11 +214,20 @@ for (const database of DATABASES) {
 
       const all = await api.call('GET', '/v1/events?limit=3');
       const page = await json(all);
-      assert.deepEqual(page.data.map((e: Json) => e.type), ['audit.snapshot', 'kyc.revoked', 'kyc.attested'], 'newest first');
-      const older = await json(await api.call('GET', `/v1/events?limit=200&cursor=${encodeURIComponent(all.headers.get('x-cursor-next') as string)}`));
+      assert.deepEqual(
+        page.data.map((e: Json) => e.type),
+        ['audit.snapshot', 'kyc.revoked', 'kyc.attested'],
+        'newest first',
+      );
+      const older = await json(
+        await api.call('GET', `/v1/events?limit=200&cursor=${encodeURIComponent(all.headers.get('x-cursor-next') as string)}`),
+      );
       assert.equal(older.data.length, kinds.length - 3 + 1, 'the other samples and the first test event');
       const filtered = await json(await api.call('GET', '/v1/events?type=webhook.test'));
-      assert.deepEqual(filtered.data.map((e: Json) => e.id), [sample.event.id]);
+      assert.deepEqual(
+        filtered.data.map((e: Json) => e.id),
+        [sample.event.id],
+      );
       const one = await json(await api.call('GET', `/v1/events/${sample.event.id}`));
       assert.deepEqual(one, sample.event);
       assert.equal((await api.call('GET', '/v1/events?type=nope')).status, 422);
@@ -175,7 +235,10 @@ for (const database of DATABASES) {
       // Deliveries list and filter.
       const deliveries = await json(await api.call('GET', `/v1/webhooks/deliveries?endpoint_id=${ep.id}&status=pending&limit=200`));
       assert.equal(deliveries.data.length, kinds.length + 1);
-      assert.equal((await json(await api.call('GET', `/v1/webhooks/deliveries?event_id=${sample.event.id}`))).data[0].id, sample.delivery.id);
+      assert.equal(
+        (await json(await api.call('GET', `/v1/webhooks/deliveries?event_id=${sample.event.id}`))).data[0].id,
+        sample.delivery.id,
+      );
       // Not dead: replaying is a conflict.
       const conflict = await api.post(`/v1/webhooks/deliveries/${sample.delivery.id}/replay`, undefined);
       assert.equal(conflict.status, 409);
@@ -190,8 +253,15 @@ test('a sandbox configured with CAURI_WEBHOOKS_ALLOW_PRIVATE=false refuses loopb
   const res = await api.post('/v1/webhooks/endpoints', { url: 'http://127.0.0.1:9/hooks', events: ['order.created'] });
   assert.equal(res.status, 422);
   const body = (await res.json()) as { details: { field: string; rule: string }[] };
-  assert.deepEqual(body.details.map((d) => [d.field, d.rule]), [['url', 'private_address']]);
+  assert.deepEqual(
+    body.details.map((d) => [d.field, d.rule]),
+    [['url', 'private_address']],
+  );
   const allowed = await startRuntime(t, DATABASES[0]!);
   const api2 = await apiClient(allowed, await listen(allowed));
-  assert.equal((await api2.post('/v1/webhooks/endpoints', { url: 'http://127.0.0.1:9/hooks', events: ['order.created'] })).status, 201, 'the default sandbox allows them');
+  assert.equal(
+    (await api2.post('/v1/webhooks/endpoints', { url: 'http://127.0.0.1:9/hooks', events: ['order.created'] })).status,
+    201,
+    'the default sandbox allows them',
+  );
 });

@@ -23,7 +23,12 @@ function folder(t: TestContext, name: string): string {
 }
 
 async function npm(args: string[], cwd: string, timeout = 300_000): Promise<string> {
-  const { stdout } = await run('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, timeout, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, NODE_ENV: '' } });
+  const { stdout } = await run('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], {
+    cwd,
+    timeout,
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, NODE_ENV: '' },
+  });
   return stdout;
 }
 
@@ -31,7 +36,9 @@ async function npm(args: string[], cwd: string, timeout = 300_000): Promise<stri
 async function pack(t: TestContext): Promise<{ dir: string; files: Record<string, string[]>; tarballs: Record<string, string> }> {
   const dir = folder(t, 'pack');
   // --ignore-scripts: the checkout is already built by the test command; packing must not rebuild it.
-  const report = JSON.parse(await npm(['pack', '--json', '--ignore-scripts', '--pack-destination', dir, '--workspaces', '--include-workspace-root'], ROOT)) as { name: string; filename: string; files: { path: string }[] }[];
+  const report = JSON.parse(
+    await npm(['pack', '--json', '--ignore-scripts', '--pack-destination', dir, '--workspaces', '--include-workspace-root'], ROOT),
+  ) as { name: string; filename: string; files: { path: string }[] }[];
   const files: Record<string, string[]> = {};
   const tarballs: Record<string, string> = {};
   for (const entry of report) {
@@ -54,10 +61,19 @@ test('the packed tarballs hold what they declare and nothing of the development 
     assert.ok(list.includes('LICENSE'), `${name}: LICENSE`);
     assert.ok(list.includes('README.md'), `${name}: README.md`);
     assert.ok(list.includes('package.json'), `${name}: package.json`);
-    const stray = list.filter((f) => /\.test\.|tsbuildinfo|(^|\/)test\/|(^|\/)bench\/|\.env$|(^|\/)data\//.test(f) || (f.endsWith('.ts') && !f.endsWith('.d.ts')));
+    const stray = list.filter(
+      (f) => /\.test\.|tsbuildinfo|(^|\/)test\/|(^|\/)bench\/|\.env$|(^|\/)data\//.test(f) || (f.endsWith('.ts') && !f.endsWith('.d.ts')),
+    );
     assert.deepEqual(stray, [], `${name}: tests, sources or local files in the tarball`);
   }
-  for (const needed of ['dist/src/cli/cauri.cjs', 'dist/src/app.js', 'calendars/BRVM.json', 'fees/BRVM.json', 'dashboard/public/index.html', 'dashboard/dist/main.js']) {
+  for (const needed of [
+    'dist/src/cli/cauri.cjs',
+    'dist/src/app.js',
+    'calendars/BRVM.json',
+    'fees/BRVM.json',
+    'dashboard/public/index.html',
+    'dashboard/dist/main.js',
+  ]) {
     assert.ok(files.cauri!.includes(needed), `cauri: ${needed}`);
   }
   assert.ok(files['@cauri/verifier']!.includes('dist/cli.js'));
@@ -116,7 +132,21 @@ export async function firstPartner(): Promise<Partner | undefined> {
 export const status = (order: Order): string => order.status;
 `,
   );
-  writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'node16', moduleResolution: 'node16', target: 'es2022', strict: true, noEmit: true, skipLibCheck: false, types: [] }, files: ['try.ts'] }));
+  writeFileSync(
+    join(project, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        module: 'node16',
+        moduleResolution: 'node16',
+        target: 'es2022',
+        strict: true,
+        noEmit: true,
+        skipLibCheck: false,
+        types: [],
+      },
+      files: ['try.ts'],
+    }),
+  );
   await run(process.execPath, [TSC, '-p', '.'], { cwd: project }).catch((error: { stdout: string }) => assert.fail(`tsc: ${error.stdout}`));
 });
 
@@ -130,11 +160,20 @@ test('the cauri tarball installs into a clean folder and serves the sandbox from
   assert.equal(version.stdout.trim(), (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Json).version);
 
   const data = folder(t, 'service-data');
-  const service = await spawnCommandIn(t, join(project, 'node_modules', 'cauri', 'dist', 'src', 'cli', 'cauri.cjs'), 'serve', { CAURI_DATA_DIR: data, HOST: '127.0.0.1', CAURI_MASTER_KEY: '', DATABASE_URL: '', REDIS_URL: '' }, /"address":"(http:\/\/[^"]+)"/);
+  const service = await spawnCommandIn(
+    t,
+    join(project, 'node_modules', 'cauri', 'dist', 'src', 'cli', 'cauri.cjs'),
+    'serve',
+    { CAURI_DATA_DIR: data, HOST: '127.0.0.1', CAURI_MASTER_KEY: '', DATABASE_URL: '', REDIS_URL: '' },
+    /"address":"(http:\/\/[^"]+)"/,
+  );
   const base = service.base;
   assert.deepEqual(await (await fetch(`${base}/readyz`)).json(), { status: 'ready' });
   const exchanges = (await (await fetch(`${base}/v1/exchanges`)).json()) as Json;
-  assert.deepEqual(exchanges.data.map((e: Json) => e.code), ['BRVM', 'BVMAC', 'GSE']);
+  assert.deepEqual(
+    exchanges.data.map((e: Json) => e.code),
+    ['BRVM', 'BVMAC', 'GSE'],
+  );
   const calendar = await fetch(`${base}/v1/exchanges/BRVM/calendar?from=2027-01-01&to=2027-01-05`);
   assert.equal(calendar.status, 200, 'the shipped calendars are in the package');
   const dashboard = await fetch(`${base}/dashboard/`);

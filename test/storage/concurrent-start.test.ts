@@ -29,18 +29,33 @@ test('four service processes started at once on one fresh SQLite database all co
 // Kysely's migrator reads the catalog of the whole database before it takes its advisory lock, so a
 // process starting while another migrates (its own schema or another one) used to fail at start with
 // "relation ... does not exist" or a duplicate bookkeeping table. It now starts its run over.
-test('on PostgreSQL, processes migrating at once, in one schema and in others, all come up', { skip: DATABASES.length < 2, timeout: 120_000 }, async (t) => {
+test('on PostgreSQL, processes migrating at once, in one schema and in others, all come up', {
+  skip: DATABASES.length < 2,
+  timeout: 120_000,
+}, async (t) => {
   const postgres = DATABASES.find((d) => d.name === 'postgres');
   assert.ok(postgres);
   for (let round = 0; round < 3; round++) {
     const shared = testEnvironment(t, postgres);
     const others = [testEnvironment(t, postgres), testEnvironment(t, postgres)];
-    const storages = await Promise.all([shared, shared, shared, ...others].map(async (e) => {
-      const storage = await openDatabase(e.config, e.options);
-      e.closers.push(() => storage.close());
-      return storage;
-    }));
-    const counts = await Promise.all(storages.map(async (s) => (await s.db.selectFrom('market_calendars').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n));
+    const storages = await Promise.all(
+      [shared, shared, shared, ...others].map(async (e) => {
+        const storage = await openDatabase(e.config, e.options);
+        e.closers.push(() => storage.close());
+        return storage;
+      }),
+    );
+    const counts = await Promise.all(
+      storages.map(
+        async (s) =>
+          (
+            await s.db
+              .selectFrom('market_calendars')
+              .select((eb) => eb.fn.countAll<number>().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+      ),
+    );
     for (const n of counts) assert.ok(Number(n) > 0, 'every process sees the migrated schema with its shipped calendars');
   }
 });

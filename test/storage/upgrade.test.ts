@@ -26,16 +26,22 @@ for (const database of DATABASES) {
       const report = await migrateToLatest(db, storage.schema);
       assert.ok(report.applied.includes('2026-11-24T10-00-event-queue'), JSON.stringify(report));
       const queued = await db.selectFrom('event_queue').select('event_id').orderBy('event_id').execute();
-      assert.deepEqual(queued.map((q) => q.event_id), ['evt_b', 'evt_c']);
+      assert.deepEqual(
+        queued.map((q) => q.event_id),
+        ['evt_b', 'evt_c'],
+      );
       const events = await db.selectFrom('events').selectAll().orderBy('id').execute();
       assert.equal(events.length, 4);
-      assert.ok(events.every((row) => !('dispatched_at' in row)), 'the column is dropped');
+      assert.ok(
+        events.every((row) => !('dispatched_at' in row)),
+        'the column is dropped',
+      );
       // Asking again for a migration already applied changes nothing (and never migrates down).
       assert.deepEqual(await migrateUpTo(db, '2026-11-24T09-00-webhook-queue-indexes', storage.schema), { applied: [] });
       assert.equal((await db.selectFrom('event_queue').select('event_id').execute()).length, 2);
     });
 
-    test('instrument rules: rows from before get lots and ticks of 1, no ISIN, and their exchange\'s band (none for funds and bills)', async (t) => {
+    test("instrument rules: rows from before get lots and ticks of 1, no ISIN, and their exchange's band (none for funds and bills)", async (t) => {
       const storage = await openUnmigratedStorage(t, database);
       const { db } = storage;
       await migrateUpTo(db, '2026-11-24T15-00-deferred-delivery-listing', storage.schema);
@@ -49,7 +55,11 @@ for (const database of DATABASES) {
       await insert('GOLDF.GSE', 'GSE', 'equities', 260_000);
       const report = await migrateToLatest(db, storage.schema);
       assert.ok(report.applied.includes('2026-11-25T01-00-instrument-rules'), JSON.stringify(report));
-      const rows = await db.selectFrom('instruments').select(['code', 'isin', 'lot_size', 'tick_size_cents', 'price_band_bps', 'reference_price_cents']).orderBy('code').execute();
+      const rows = await db
+        .selectFrom('instruments')
+        .select(['code', 'isin', 'lot_size', 'tick_size_cents', 'price_band_bps', 'reference_price_cents'])
+        .orderBy('code')
+        .execute();
       assert.deepEqual(rows, [
         { code: 'BILL.BVMAC', isin: null, lot_size: 1, tick_size_cents: 1, price_band_bps: null, reference_price_cents: 989_000 },
         { code: 'BOND.BVMAC', isin: null, lot_size: 1, tick_size_cents: 1, price_band_bps: 1000, reference_price_cents: 1_000_000 },
@@ -111,21 +121,75 @@ for (const database of DATABASES) {
       await insert('ord_cancelled', 'cancelled', 5);
       for (const seq of [2, 3]) {
         await sql`insert into order_fills (order_id, seq, report_id, fill_qty, fill_price_cents, exchange_ref, executed_at)
-                  values ('ord_open', ${seq}, ${`r${seq}`}, 1, 100, 'BRVM-20261123-000001', ${Date.parse('2026-11-23T10:00:00Z') + seq})`.execute(db);
+                  values ('ord_open', ${seq}, ${`r${seq}`}, 1, 100, 'BRVM-20261123-000001', ${Date.parse('2026-11-23T10:00:00Z') + seq})`.execute(
+          db,
+        );
       }
       // A sandbox partner's journal as it was written: a submit without time in force, a cancel without a payload.
-      const order = { order_id: 'ord_01kdvdna00e5fsxhz2kkrzpb8n', instrument: 'KOLA.BRVM', instrument_status: 'active', side: 'buy', qty: 5, limit_price_cents: 1, reference_price_cents: 1_550_000 };
+      const order = {
+        order_id: 'ord_01kdvdna00e5fsxhz2kkrzpb8n',
+        instrument: 'KOLA.BRVM',
+        instrument_status: 'active',
+        side: 'buy',
+        qty: 5,
+        limit_price_cents: 1,
+        reference_price_cents: 1_550_000,
+      };
       const at = Date.parse('2026-11-23T10:00:00Z');
-      await sql`insert into sandbox_journal (id, connector, kind, order_id, payload, at) values ('evt_1', 'sgi_a', 'submit', ${order.order_id}, ${JSON.stringify(order)}, ${at})`.execute(db);
-      await sql`insert into sandbox_journal (id, connector, kind, order_id, payload, at) values ('evt_2', 'sgi_a', 'cancel', ${order.order_id}, null, ${at + 1000})`.execute(db);
+      await sql`insert into sandbox_journal (id, connector, kind, order_id, payload, at) values ('evt_1', 'sgi_a', 'submit', ${order.order_id}, ${JSON.stringify(order)}, ${at})`.execute(
+        db,
+      );
+      await sql`insert into sandbox_journal (id, connector, kind, order_id, payload, at) values ('evt_2', 'sgi_a', 'cancel', ${order.order_id}, null, ${at + 1000})`.execute(
+        db,
+      );
 
       const report = await migrateToLatest(db, storage.schema);
       assert.ok(report.applied.includes('2026-11-25T02-00-order-lifecycle'), JSON.stringify(report));
-      const rows = await db.selectFrom('orders').select(['id', 'time_in_force', 'expires_at', 'pending_request', 'pending_request_id', 'cancel_request_reason', 'cancel_reason', 'requests_made']).orderBy('id').execute();
+      const rows = await db
+        .selectFrom('orders')
+        .select([
+          'id',
+          'time_in_force',
+          'expires_at',
+          'pending_request',
+          'pending_request_id',
+          'cancel_request_reason',
+          'cancel_reason',
+          'requests_made',
+        ])
+        .orderBy('id')
+        .execute();
       assert.deepEqual(rows, [
-        { id: 'ord_cancelled', time_in_force: 'gtc', expires_at: null, pending_request: null, pending_request_id: null, cancel_request_reason: null, cancel_reason: 'requested', requests_made: 0 },
-        { id: 'ord_cancelling', time_in_force: 'gtc', expires_at: null, pending_request: 'pending_cancel', pending_request_id: 'ord_cancelling.1', cancel_request_reason: 'requested', cancel_reason: null, requests_made: 1 },
-        { id: 'ord_open', time_in_force: 'gtc', expires_at: null, pending_request: null, pending_request_id: null, cancel_request_reason: null, cancel_reason: null, requests_made: 0 },
+        {
+          id: 'ord_cancelled',
+          time_in_force: 'gtc',
+          expires_at: null,
+          pending_request: null,
+          pending_request_id: null,
+          cancel_request_reason: null,
+          cancel_reason: 'requested',
+          requests_made: 0,
+        },
+        {
+          id: 'ord_cancelling',
+          time_in_force: 'gtc',
+          expires_at: null,
+          pending_request: 'pending_cancel',
+          pending_request_id: 'ord_cancelling.1',
+          cancel_request_reason: 'requested',
+          cancel_reason: null,
+          requests_made: 1,
+        },
+        {
+          id: 'ord_open',
+          time_in_force: 'gtc',
+          expires_at: null,
+          pending_request: null,
+          pending_request_id: null,
+          cancel_request_reason: null,
+          cancel_reason: null,
+          requests_made: 0,
+        },
       ]);
       const fills = await db.selectFrom('order_fills').select(['id', 'seq']).orderBy('seq').execute();
       assert.equal(fills.length, 2);
@@ -135,8 +199,17 @@ for (const database of DATABASES) {
 
       const connector = new JournaledSandboxConnector('sgi_a', db, storage.transact, new ManualClock('2026-11-23T10:00:05Z'));
       const replayed = (await connector.reports(null)).reports;
-      assert.deepEqual(replayed.map((r) => [r.type, r.type === 'cancelled' ? r.reason : null]), [['accepted', null], ['cancelled', 'requested']]);
-      assert.deepEqual(await connector.cancel(order.order_id as OrderId, { request_id: 'x.2', reason: 'requested' }), { status: 'cancelled', report: replayed[1] });
+      assert.deepEqual(
+        replayed.map((r) => [r.type, r.type === 'cancelled' ? r.reason : null]),
+        [
+          ['accepted', null],
+          ['cancelled', 'requested'],
+        ],
+      );
+      assert.deepEqual(await connector.cancel(order.order_id as OrderId, { request_id: 'x.2', reason: 'requested' }), {
+        status: 'cancelled',
+        report: replayed[1],
+      });
     });
 
     test("investor accounts: older orders have no account (their FIX partner's default goes with them) and older partners require nothing more", async (t) => {
@@ -158,7 +231,13 @@ for (const database of DATABASES) {
       assert.deepEqual(await db.selectFrom('partners').select(['id', 'checks']).execute(), [{ id: 'sgi_a', checks: null }]);
       const row = { client_id: 'cli_a', subject_id: 'inv-1', partner_id: 'sgi_a', account_number: 'CI-1', created_at: 1, updated_at: 1 };
       await db.insertInto('investor_accounts').values(row).execute();
-      await assert.rejects(db.insertInto('investor_accounts').values({ ...row, account_number: 'CI-2' }).execute(), 'one account per client, subject and partner');
+      await assert.rejects(
+        db
+          .insertInto('investor_accounts')
+          .values({ ...row, account_number: 'CI-2' })
+          .execute(),
+        'one account per client, subject and partner',
+      );
     });
 
     test('positions: the fills applied before are built into positions, by the average-cost method, with their recent trade dates by clock', async (t) => {
@@ -176,7 +255,9 @@ for (const database of DATABASES) {
               null, null, 'sandbox', 1, 0, null, null, null, 1, 1, 'gtc', 0, ${clock})`.execute(db);
       const fill = (orderId: string, seq: number, qty: number, price: number, at: string) =>
         sql`insert into order_fills (id, order_id, seq, report_id, fill_qty, fill_price_cents, exchange_ref, executed_at)
-            values (${`fil_${orderId}_${seq}`}, ${orderId}, ${seq}, ${`r_${orderId}_${seq}`}, ${qty}, ${price}, 'x', ${Date.parse(at)})`.execute(db);
+            values (${`fil_${orderId}_${seq}`}, ${orderId}, ${seq}, ${`r_${orderId}_${seq}`}, ${qty}, ${price}, 'x', ${Date.parse(at)})`.execute(
+          db,
+        );
       await order('ord_1', 'inv-1', 'KOLA.BRVM', 'buy', null);
       await order('ord_2', 'inv-1', 'KOLA.BRVM', 'buy', null);
       await order('ord_3', 'inv-1', 'KOLA.BRVM', 'sell', null);
@@ -189,14 +270,43 @@ for (const database of DATABASES) {
       await fill('ord_4', 1, 3, 90, '2026-11-23T10:00:00Z');
       const report = await migrateToLatest(db, storage.schema);
       assert.ok(report.applied.includes('2026-11-26T03-00-positions'), JSON.stringify(report));
-      const rows = await db.selectFrom('positions').select(['subject_id', 'rcpt_to', 'instrument', 'qty', 'cost_cents', 'realised_pnl_cents', 'unsettled', 'statement_as_of']).orderBy('subject_id').execute();
+      const rows = await db
+        .selectFrom('positions')
+        .select(['subject_id', 'rcpt_to', 'instrument', 'qty', 'cost_cents', 'realised_pnl_cents', 'unsettled', 'statement_as_of'])
+        .orderBy('subject_id')
+        .execute();
       assert.deepEqual(rows, [
         // 20 bought for 3,000 (average 150); 5 sold at 3.01 take 750 of the cost: 755 realised.
-        { subject_id: 'inv-1', rcpt_to: 'sgi_a', instrument: 'KOLA.BRVM', qty: 15, cost_cents: '2250', realised_pnl_cents: '755', unsettled: JSON.stringify([[null, '2026-11-23', 10], [null, '2026-11-24', -5]]), statement_as_of: null },
-        { subject_id: 'inv-2', rcpt_to: 'sgi_a', instrument: 'KOLA.BRVM', qty: 3, cost_cents: '270', realised_pnl_cents: '0', unsettled: JSON.stringify([['clk_a', '2026-11-23', 3]]), statement_as_of: null },
+        {
+          subject_id: 'inv-1',
+          rcpt_to: 'sgi_a',
+          instrument: 'KOLA.BRVM',
+          qty: 15,
+          cost_cents: '2250',
+          realised_pnl_cents: '755',
+          unsettled: JSON.stringify([
+            [null, '2026-11-23', 10],
+            [null, '2026-11-24', -5],
+          ]),
+          statement_as_of: null,
+        },
+        {
+          subject_id: 'inv-2',
+          rcpt_to: 'sgi_a',
+          instrument: 'KOLA.BRVM',
+          qty: 3,
+          cost_cents: '270',
+          realised_pnl_cents: '0',
+          unsettled: JSON.stringify([['clk_a', '2026-11-23', 3]]),
+          statement_as_of: null,
+        },
       ]);
       assert.equal((await db.selectFrom('position_books').select('subject_id').execute()).length, 2);
-      assert.deepEqual(await db.selectFrom('partners').select(['id', 'checks']).execute(), [{ id: 'sgi_a', checks: null }], 'no partner asks for a check');
+      assert.deepEqual(
+        await db.selectFrom('partners').select(['id', 'checks']).execute(),
+        [{ id: 'sgi_a', checks: null }],
+        'no partner asks for a check',
+      );
     });
 
     test('fees: fills recorded before fee schedules keep no fees, their net equal to their gross', async (t) => {
@@ -204,15 +314,24 @@ for (const database of DATABASES) {
       const { db } = storage;
       await migrateUpTo(db, '2026-11-25T04-00-test-clocks', storage.schema);
       await sql`insert into order_fills (id, order_id, seq, report_id, fill_qty, fill_price_cents, exchange_ref, executed_at)
-                values ('fil_old', 'ord_old', 2, 'r2', 3, 1000000000000, 'BRVM-20261123-000001', ${Date.parse('2026-11-23T10:00:00Z')})`.execute(db);
+                values ('fil_old', 'ord_old', 2, 'r2', 3, 1000000000000, 'BRVM-20261123-000001', ${Date.parse('2026-11-23T10:00:00Z')})`.execute(
+        db,
+      );
       const report = await migrateToLatest(db, storage.schema);
       assert.ok(report.applied.includes('2026-11-25T07-00-fees'), JSON.stringify(report));
       const [row] = await db.selectFrom('order_fills').selectAll().execute();
       assert.ok(row);
       assert.deepEqual([row.gross_cents, row.fees, row.net_cents, row.fee_schedules], [null, null, null, null]);
       const fill = fillOf(row, 'sell', () => '2026-11-26', '2026-11-24');
-      assert.deepEqual([fill.gross_cents, fill.fees, fill.net_cents, fill.fee_schedules, fill.settlement_status], [3_000_000_000_000, [], 3_000_000_000_000, [], 'pending']);
-      assert.deepEqual(await db.selectFrom('fee_schedules').selectAll().execute(), [], 'the shipped schedules are written at start, not by the migration');
+      assert.deepEqual(
+        [fill.gross_cents, fill.fees, fill.net_cents, fill.fee_schedules, fill.settlement_status],
+        [3_000_000_000_000, [], 3_000_000_000_000, [], 'pending'],
+      );
+      assert.deepEqual(
+        await db.selectFrom('fee_schedules').selectAll().execute(),
+        [],
+        'the shipped schedules are written at start, not by the migration',
+      );
     });
   });
 }

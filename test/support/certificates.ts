@@ -30,7 +30,29 @@ export class TestPki {
 
   /** A self-signed certificate authority. */
   authority(name: string): Issued {
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', `/CN=${name}`, '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign', '-keyout', join(this.dir, `${name}.key`), '-out', join(this.dir, `${name}.pem`)], { stdio: 'pipe' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '2',
+        '-subj',
+        `/CN=${name}`,
+        '-addext',
+        'basicConstraints=critical,CA:TRUE',
+        '-addext',
+        'keyUsage=critical,keyCertSign,cRLSign',
+        '-keyout',
+        join(this.dir, `${name}.key`),
+        '-out',
+        join(this.dir, `${name}.pem`),
+      ],
+      { stdio: 'pipe' },
+    );
     return this.#read(name);
   }
 
@@ -40,11 +62,43 @@ export class TestPki {
    */
   leaf(name: string, cn: string, issuer: Issued, options: { dns?: string[]; ip?: string[]; client?: boolean } = {}): Issued {
     const csr = join(this.dir, `${name}.csr`);
-    execFileSync('openssl', ['req', '-new', '-newkey', 'rsa:2048', '-nodes', '-subj', `/CN=${cn}`, '-keyout', join(this.dir, `${name}.key`), '-out', csr], { stdio: 'pipe' });
+    execFileSync(
+      'openssl',
+      ['req', '-new', '-newkey', 'rsa:2048', '-nodes', '-subj', `/CN=${cn}`, '-keyout', join(this.dir, `${name}.key`), '-out', csr],
+      { stdio: 'pipe' },
+    );
     const names = [...(options.dns ?? []).map((d) => `DNS:${d}`), ...(options.ip ?? []).map((i) => `IP:${i}`)];
     const ext = join(this.dir, `${name}.ext`);
-    writeFileSync(ext, [...(names.length > 0 ? [`subjectAltName=${names.join(',')}`] : []), `extendedKeyUsage=${options.client === true ? 'clientAuth' : 'serverAuth'}`, 'basicConstraints=CA:FALSE', ''].join('\n'));
-    execFileSync('openssl', ['x509', '-req', '-in', csr, '-CA', issuer.certPath, '-CAkey', issuer.keyPath, '-CAcreateserial', '-days', '2', '-extfile', ext, '-out', join(this.dir, `${name}.pem`)], { stdio: 'pipe' });
+    writeFileSync(
+      ext,
+      [
+        ...(names.length > 0 ? [`subjectAltName=${names.join(',')}`] : []),
+        `extendedKeyUsage=${options.client === true ? 'clientAuth' : 'serverAuth'}`,
+        'basicConstraints=CA:FALSE',
+        '',
+      ].join('\n'),
+    );
+    execFileSync(
+      'openssl',
+      [
+        'x509',
+        '-req',
+        '-in',
+        csr,
+        '-CA',
+        issuer.certPath,
+        '-CAkey',
+        issuer.keyPath,
+        '-CAcreateserial',
+        '-days',
+        '2',
+        '-extfile',
+        ext,
+        '-out',
+        join(this.dir, `${name}.pem`),
+      ],
+      { stdio: 'pipe' },
+    );
     return this.#read(name);
   }
 }

@@ -48,14 +48,21 @@ export class ResponseChecker {
     return operation === undefined ? undefined : { path, method: method.toLowerCase(), operation };
   }
 
-  check(method: string, routeUrl: string, status: number, headers: Record<string, unknown>, body: string | Buffer | null | undefined | 'stream'): string[] {
+  check(
+    method: string,
+    routeUrl: string,
+    status: number,
+    headers: Record<string, unknown>,
+    body: string | Buffer | null | undefined | 'stream',
+  ): string[] {
     const found = this.operation(method, routeUrl);
     if (found === undefined) return [];
     const { path, operation } = found;
     const name = `${method.toUpperCase()} ${path} (${operation.operationId ?? 'no operationId'})`;
     const responses = operation.responses ?? {};
     const statusKey = [String(status), `${String(status)[0]}XX`, 'default'].find((key) => responses[key] !== undefined);
-    if (statusKey === undefined) return [`${name} answered ${status}, a status the document does not list (it lists ${Object.keys(responses).join(', ')})`];
+    if (statusKey === undefined)
+      return [`${name} answered ${status}, a status the document does not list (it lists ${Object.keys(responses).join(', ')})`];
     const response = responses[statusKey]!;
     const problems: string[] = [];
 
@@ -67,19 +74,27 @@ export class ResponseChecker {
         continue;
       }
       const validate = this.#validator(`header ${JSON.stringify(header.schema)}`, () => ({ ...(header.schema as Json) }));
-      if (!validate(headerValue(value, header.schema as Json))) problems.push(`${name} ${status}: header ${headerName}: ${JSON.stringify(value)} ${(validate.errors ?? []).map((e) => e.message).join(', ')}`);
+      if (!validate(headerValue(value, header.schema as Json)))
+        problems.push(
+          `${name} ${status}: header ${headerName}: ${JSON.stringify(value)} ${(validate.errors ?? []).map((e) => e.message).join(', ')}`,
+        );
     }
 
     if (body === 'stream') return problems;
     const text = body === null || body === undefined ? '' : body.toString();
-    const contentType = String(headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    const contentType = String(headers['content-type'] ?? '')
+      .split(';')[0]!
+      .trim()
+      .toLowerCase();
     const content = response.content ?? {};
     if (text === '') {
       return problems;
     }
-    if (Object.keys(content).length === 0) return [...problems, `${name} ${status}: a ${contentType || 'body'} body where the document has none`];
+    if (Object.keys(content).length === 0)
+      return [...problems, `${name} ${status}: a ${contentType || 'body'} body where the document has none`];
     const media = content[contentType];
-    if (media === undefined) return [...problems, `${name} ${status}: Content-Type ${contentType} where the document lists ${Object.keys(content).join(', ')}`];
+    if (media === undefined)
+      return [...problems, `${name} ${status}: Content-Type ${contentType} where the document lists ${Object.keys(content).join(', ')}`];
     if (media.schema === undefined || !contentType.endsWith('json')) return problems;
     let parsed: unknown;
     try {
@@ -90,7 +105,9 @@ export class ResponseChecker {
     const ref = `${DOCUMENT_ID}#${pointer('', 'paths', path, found.method, 'responses', statusKey, 'content', contentType, 'schema')}`;
     const validate = this.#validator(ref, () => ({ $ref: ref }));
     if (!validate(parsed)) {
-      const errors = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '(body)'} ${e.message ?? e.keyword} ${JSON.stringify(e.params)}`);
+      const errors = (validate.errors ?? [])
+        .slice(0, 5)
+        .map((e) => `${e.instancePath || '(body)'} ${e.message ?? e.keyword} ${JSON.stringify(e.params)}`);
       problems.push(`${name} ${status}: the body breaks the published schema: ${errors.join('; ')}\n  body: ${text.slice(0, 600)}`);
     }
     return problems;
@@ -149,7 +166,11 @@ export function checkResponsesAgainstDocument(app: App, problems: string[]): voi
         checker ??= checkerFor(app.swagger());
         // Node sends no body with a 204 or a 304, whatever the handler gave.
         const bodyless = reply.statusCode === 204 || reply.statusCode === 304;
-        const body = bodyless ? null : typeof payload === 'string' || Buffer.isBuffer(payload) || payload === null || payload === undefined ? payload : 'stream';
+        const body = bodyless
+          ? null
+          : typeof payload === 'string' || Buffer.isBuffer(payload) || payload === null || payload === undefined
+            ? payload
+            : 'stream';
         problems.push(...checker.check(request.method, url, reply.statusCode, reply.getHeaders(), body));
       } catch (error) {
         problems.push(`${request.method} ${url}: the response could not be checked: ${(error as Error).stack ?? String(error)}`);

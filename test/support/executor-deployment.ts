@@ -43,16 +43,36 @@ export async function fixDeployment(
       done();
     },
   });
-  const env = testEnvironment(t, database, { CAURI_WORKERS: 'all', ...(options.logs === true ? { LOG_LEVEL: 'trace' } : {}) }, options.logs === true ? { logDestination: destination } : {});
+  const env = testEnvironment(
+    t,
+    database,
+    { CAURI_WORKERS: 'all', ...(options.logs === true ? { LOG_LEVEL: 'trace' } : {}) },
+    options.logs === true ? { logDestination: destination } : {},
+  );
   const storage = await openDatabase(env.config, env.options);
   let partnerId: string;
   try {
-    const fix = { host: '127.0.0.1', port: executor.port, sender_comp_id: 'CAURI', target_comp_id: 'EXEC', tls: false, account: 'CAURI-TEST', ...options.fix };
-    const report = await storage.transact((trx) => importPartners(trx, [{ name: 'Executor Titres', jurisdiction: 'UEMOA', capabilities: ['equities'], connector: 'fix', fix }], { now: new Date(), fixPlaintextAllowed: true }));
+    const fix = {
+      host: '127.0.0.1',
+      port: executor.port,
+      sender_comp_id: 'CAURI',
+      target_comp_id: 'EXEC',
+      tls: false,
+      account: 'CAURI-TEST',
+      ...options.fix,
+    };
+    const report = await storage.transact((trx) =>
+      importPartners(trx, [{ name: 'Executor Titres', jurisdiction: 'UEMOA', capabilities: ['equities'], connector: 'fix', fix }], {
+        now: new Date(),
+        fixPlaintextAllowed: true,
+      }),
+    );
     assert.equal(report.rejected.length, 0, JSON.stringify(report.rejected));
     partnerId = report.applied[0]?.id ?? '';
     const sealer = new FixCredentialSealer(deriveKey(env.config.masterKey as Buffer, 'fix-credentials'));
-    await storage.transact((trx) => setPartnerFixCredentials(trx, partnerId, sealer.seal(partnerId, { username: 'cauri-user', password: FIX_PASSWORD }), Date.now()));
+    await storage.transact((trx) =>
+      setPartnerFixCredentials(trx, partnerId, sealer.seal(partnerId, { username: 'cauri-user', password: FIX_PASSWORD }), Date.now()),
+    );
   } finally {
     await storage.close();
   }
@@ -66,7 +86,8 @@ export async function fixDeployment(
       const base = await listen(runtime);
       const api = await apiClient(runtime, base);
       // The first logon of a process loads jspurefix and its dictionary: seconds of CPU on a busy machine.
-      if (options.waitForLogon !== false) await waitFor('the FIX session to log on', () => runtime.services.fix.runner(partnerId)?.session != null, 60_000);
+      if (options.waitForLogon !== false)
+        await waitFor('the FIX session to log on', () => runtime.services.fix.runner(partnerId)?.session != null, 60_000);
       return { runtime, api, base };
     },
   };
@@ -82,13 +103,22 @@ export async function waitFor(what: string, check: () => boolean | Promise<boole
 
 /** The executor's log arrives through a pipe, after the messages themselves: wait for what a check reads. */
 export const logged = (check: () => boolean) => waitFor("the executor's log", check, 5000);
-export const received = (executor: Executor, msgType: string): FixMessage[] => executor.messages().filter((m) => m.direction === 'incoming' && m.fields.get(35) === msgType);
-export const sent = (executor: Executor, msgType: string): FixMessage[] => executor.messages().filter((m) => m.direction === 'outgoing' && m.fields.get(35) === msgType);
+export const received = (executor: Executor, msgType: string): FixMessage[] =>
+  executor.messages().filter((m) => m.direction === 'incoming' && m.fields.get(35) === msgType);
+export const sent = (executor: Executor, msgType: string): FixMessage[] =>
+  executor.messages().filter((m) => m.direction === 'outgoing' && m.fields.get(35) === msgType);
 
 /** Places an order of 10 KOLA.BRVM to the partner under a fresh KYC2 attestation; returns the 201's body. */
 export async function placeOrder(api: ApiClient, partnerId: string, fields: Json): Promise<Json> {
   const attestation = (await (await api.post('/v1/kyc/attestations', KYC2_REQUEST)).json()) as Json;
-  const res = await api.post('/v1/orders', { rcpt_to: partnerId, kyc_attestation_id: attestation.id, instrument: 'KOLA.BRVM', side: 'buy', qty: 10, ...fields });
+  const res = await api.post('/v1/orders', {
+    rcpt_to: partnerId,
+    kyc_attestation_id: attestation.id,
+    instrument: 'KOLA.BRVM',
+    side: 'buy',
+    qty: 10,
+    ...fields,
+  });
   assert.equal(res.status, 201);
   return (await res.json()) as Json;
 }

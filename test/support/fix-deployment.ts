@@ -41,12 +41,17 @@ export async function importFixPartner(config: Config, options: { pgSchema?: str
       ...(gateway.heartbeatS === undefined ? {} : { heartbeat_s: gateway.heartbeatS }),
     };
     const report = await storage.transact((trx) =>
-      importPartners(trx, [{ name: 'Faults Titres', jurisdiction: 'UEMOA', capabilities: ['equities'], connector: 'fix', fix }], { now: new Date(), fixPlaintextAllowed: true }),
+      importPartners(trx, [{ name: 'Faults Titres', jurisdiction: 'UEMOA', capabilities: ['equities'], connector: 'fix', fix }], {
+        now: new Date(),
+        fixPlaintextAllowed: true,
+      }),
     );
     const partnerId = report.applied[0]?.id ?? '';
     assert.notEqual(partnerId, '', 'the partner was imported');
     const sealer = new FixCredentialSealer(deriveKey(config.masterKey as Buffer, 'fix-credentials'));
-    await storage.transact((trx) => setPartnerFixCredentials(trx, partnerId, sealer.seal(partnerId, { username: 'cauri-user', password: 's3cret' }), Date.now()));
+    await storage.transact((trx) =>
+      setPartnerFixCredentials(trx, partnerId, sealer.seal(partnerId, { username: 'cauri-user', password: 's3cret' }), Date.now()),
+    );
     return partnerId;
   } finally {
     await storage.close();
@@ -71,7 +76,8 @@ export async function fixDeployment(t: TestContext, database: DatabaseCase, gate
       const runtime = await startRuntimeIn(t, env);
       const base = await listen(runtime);
       const api = await apiClient(runtime, base);
-      if (options.logon !== false) await waitFor('the FIX session to log on', () => runtime.services.fix.runner(partnerId)?.session != null, 30_000);
+      if (options.logon !== false)
+        await waitFor('the FIX session to log on', () => runtime.services.fix.runner(partnerId)?.session != null, 30_000);
       return { runtime, api, base };
     },
   };
@@ -90,7 +96,15 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
 /** Places a limit buy of `qty` KOLA.BRVM for the partner; returns the order as the API answered. */
 export async function placeOrder(api: Pick<ApiClient, 'post'>, partnerId: string, fields: Json = {}): Promise<Json> {
   const attestation = (await (await api.post('/v1/kyc/attestations', KYC2_REQUEST)).json()) as Json;
-  const res = await api.post('/v1/orders', { rcpt_to: partnerId, kyc_attestation_id: attestation.id, instrument: 'KOLA.BRVM', side: 'buy', qty: 10, limit_price_cents: 1_500_000, ...fields });
+  const res = await api.post('/v1/orders', {
+    rcpt_to: partnerId,
+    kyc_attestation_id: attestation.id,
+    instrument: 'KOLA.BRVM',
+    side: 'buy',
+    qty: 10,
+    limit_price_cents: 1_500_000,
+    ...fields,
+  });
   assert.equal(res.status, 201, await res.clone().text());
   return (await res.json()) as Json;
 }
@@ -101,10 +115,14 @@ export async function getOrder(api: Pick<ApiClient, 'call'>, id: string): Promis
 
 export async function orderWhen(api: Pick<ApiClient, 'call'>, id: string, status: string, ms = 15_000): Promise<Json> {
   let order: Json = {};
-  await waitFor(`order ${id} to be ${status}`, async () => {
-    order = await getOrder(api, id);
-    return order.status === status;
-  }, ms);
+  await waitFor(
+    `order ${id} to be ${status}`,
+    async () => {
+      order = await getOrder(api, id);
+      return order.status === status;
+    },
+    ms,
+  );
   return order;
 }
 
@@ -142,7 +160,12 @@ export interface ProcessDeployment {
  */
 export async function processDeployment(t: TestContext, database: DatabaseCase, gateway: GatewayAddress): Promise<ProcessDeployment> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cauri-fix-process-'));
-  const env: Record<string, string> = { CAURI_DATA_DIR: dataDir, CAURI_MASTER_KEY: randomBytes(32).toString('hex'), CAURI_WORKERS: 'all', LOG_LEVEL: 'info' };
+  const env: Record<string, string> = {
+    CAURI_DATA_DIR: dataDir,
+    CAURI_MASTER_KEY: randomBytes(32).toString('hex'),
+    CAURI_WORKERS: 'all',
+    LOG_LEVEL: 'info',
+  };
   let dropDatabase: () => Promise<void> = async () => {};
   if (database.url !== null) {
     const name = `cauri_fix_${randomBytes(4).toString('hex')}`;
@@ -162,7 +185,12 @@ export async function processDeployment(t: TestContext, database: DatabaseCase, 
   const config = parseConfig({ ...env, LOG_LEVEL: 'silent' });
   const partnerId = await importFixPartner(config, {}, gateway);
   const storage = await openDatabase(config);
-  const issued = await new ClientService(storage.db, deriveKey(config.masterKey as Buffer, 'client-secrets'), config.mode, systemClock).create('fix faults');
+  const issued = await new ClientService(
+    storage.db,
+    deriveKey(config.masterKey as Buffer, 'client-secrets'),
+    config.mode,
+    systemClock,
+  ).create('fix faults');
   t.after(async () => {
     // The service processes are stopped by their own hooks; give them a moment to let go.
     await sleep(300);

@@ -24,7 +24,11 @@ export interface RawGateway {
    * overrides the numbering (the next number is not advanced), `possDup` marks a copy, `checksum`
    * garbles the trailer. Returns the MsgSeqNum used.
    */
-  send(msgType: string, fields: readonly (readonly [number, string | number])[], options?: { seq?: number; possDup?: { origSendingTime: string }; checksum?: string }): number;
+  send(
+    msgType: string,
+    fields: readonly (readonly [number, string | number])[],
+    options?: { seq?: number; possDup?: { origSendingTime: string }; checksum?: string },
+  ): number;
   /** Ends the current connection without a Logout. */
   hangUp(): void;
   /** Starts its own numbers again at 1 and forgets what it sent, as a gateway reset without telling. */
@@ -51,8 +55,19 @@ export async function startRawGateway(t: TestContext, options: RawGatewayOptions
   let connections = 0;
   let socket: Socket | null = null;
 
-  const write = (msgType: string, seq: number, fields: readonly (readonly [number, string | number])[], extra: { possDup?: { origSendingTime: string }; checksum?: string } = {}) => {
-    const header: [number, string | number][] = [[35, msgType], [49, options.senderCompId], [56, options.targetCompId], [34, seq], [52, fixTime()]];
+  const write = (
+    msgType: string,
+    seq: number,
+    fields: readonly (readonly [number, string | number])[],
+    extra: { possDup?: { origSendingTime: string }; checksum?: string } = {},
+  ) => {
+    const header: [number, string | number][] = [
+      [35, msgType],
+      [49, options.senderCompId],
+      [56, options.targetCompId],
+      [34, seq],
+      [52, fixTime()],
+    ];
     if (extra.possDup !== undefined) header.push([43, 'Y'], [122, extra.possDup.origSendingTime]);
     const bytes = encodeFix([...header, ...fields], extra.checksum === undefined ? {} : { checksum: extra.checksum });
     sent.push(new FixFramer().push(bytes)[0] as FixFrame);
@@ -89,7 +104,15 @@ export async function startRawGateway(t: TestContext, options: RawGatewayOptions
     let gapFrom: number | null = null;
     const flushGap = (upTo: number) => {
       if (gapFrom === null) return;
-      write('4', gapFrom, [[123, 'Y'], [36, upTo]], { possDup: { origSendingTime: fixTime() } });
+      write(
+        '4',
+        gapFrom,
+        [
+          [123, 'Y'],
+          [36, upTo],
+        ],
+        { possDup: { origSendingTime: fixTime() } },
+      );
       gapFrom = null;
     };
     for (let seq = begin; seq <= last; seq++) {
@@ -116,7 +139,11 @@ export async function startRawGateway(t: TestContext, options: RawGatewayOptions
       for (const frame of framer.push(chunk)) {
         received.push(frame);
         const type = frame.fields.get(35);
-        if (type === 'A') gateway.send('A', [[98, 0], [108, frame.fields.get(108) ?? '30']]);
+        if (type === 'A')
+          gateway.send('A', [
+            [98, 0],
+            [108, frame.fields.get(108) ?? '30'],
+          ]);
         else if (type === '1') gateway.send('0', [[112, frame.fields.get(112) ?? '']]);
         else if (type === '2') resend(Number(frame.fields.get(7)), Number(frame.fields.get(16)));
         else if (type === '5') gateway.send('5', []);

@@ -36,7 +36,12 @@ export interface TestEnvironment {
  * A fresh, isolated deployment for one test: its own data folder and, on PostgreSQL, its own schema,
  * both removed when the test ends.
  */
-export function testEnvironment(t: TestContext, db: DatabaseCase, env: Record<string, string> = {}, options: RuntimeOptions = {}): TestEnvironment {
+export function testEnvironment(
+  t: TestContext,
+  db: DatabaseCase,
+  env: Record<string, string> = {},
+  options: RuntimeOptions = {},
+): TestEnvironment {
   const dataDir = mkdtempSync(join(tmpdir(), 'cauri-test-'));
   const pgSchema = `t_${randomBytes(6).toString('hex')}`;
   const config = parseConfig({
@@ -72,7 +77,12 @@ export function testEnvironment(t: TestContext, db: DatabaseCase, env: Record<st
   return { config, options: { ...options, ...(db.url === null ? {} : { pgSchema }) }, closers, responseProblems };
 }
 
-export async function startRuntime(t: TestContext, db: DatabaseCase, env: Record<string, string> = {}, options: RuntimeOptions = {}): Promise<Runtime> {
+export async function startRuntime(
+  t: TestContext,
+  db: DatabaseCase,
+  env: Record<string, string> = {},
+  options: RuntimeOptions = {},
+): Promise<Runtime> {
   return startRuntimeIn(t, testEnvironment(t, db, env, options));
 }
 

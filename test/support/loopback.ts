@@ -13,10 +13,12 @@ export const IN_LOOPBACK_NAMESPACE = process.env.CAURI_TEST_LOOPBACK_NAMESPACE =
 function databaseUrlInNamespace(url: string | undefined): string | undefined {
   if (url === undefined || url === '') return undefined;
   const parsed = new URL(url);
-  if (!['127.0.0.1', 'localhost', '[::1]'].includes(parsed.hostname)) throw new Error(`TEST_DATABASE_URL must be a loopback server to be reached from the test's network namespace (got ${parsed.hostname})`);
+  if (!['127.0.0.1', 'localhost', '[::1]'].includes(parsed.hostname))
+    throw new Error(`TEST_DATABASE_URL must be a loopback server to be reached from the test's network namespace (got ${parsed.hostname})`);
   const port = parsed.port === '' ? '5432' : parsed.port;
   const dir = ['/var/run/postgresql', '/run/postgresql', '/tmp'].find((d) => existsSync(`${d}/.s.PGSQL.${port}`));
-  if (dir === undefined) throw new Error(`no Unix socket of the PostgreSQL server on port ${port} (looked in /var/run/postgresql, /run/postgresql, /tmp)`);
+  if (dir === undefined)
+    throw new Error(`no Unix socket of the PostgreSQL server on port ${port} (looked in /var/run/postgresql, /run/postgresql, /tmp)`);
   const user = parsed.username === '' ? '' : `${parsed.username}${parsed.password === '' ? '' : `:${parsed.password}`}@`;
   return `postgres://${user}${parsed.pathname}?host=${encodeURIComponent(dir)}&port=${port}`;
 }
@@ -33,10 +35,25 @@ export async function runInLoopbackNamespace(t: TestContext, file: string): Prom
   else env.TEST_DATABASE_URL = databaseUrl;
   // Set by the test runner for the files it runs; the inner run reports to its own output instead.
   delete env.NODE_TEST_CONTEXT;
-  const child = spawn('unshare', ['-n', '--', 'sh', '-c', 'ip link set lo up && exec "$0" "$@"', process.execPath, '--enable-source-maps', '--test', '--test-reporter=spec', file], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    'unshare',
+    [
+      '-n',
+      '--',
+      'sh',
+      '-c',
+      'ip link set lo up && exec "$0" "$@"',
+      process.execPath,
+      '--enable-source-maps',
+      '--test',
+      '--test-reporter=spec',
+      file,
+    ],
+    {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

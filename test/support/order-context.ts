@@ -20,7 +20,11 @@ export const KYC3_REQUEST = {
   subject_id: 'qualified-1',
   level: 'KYC3',
   jurisdictions: ['UEMOA', 'CEMAC'],
-  verifications: [...KYC2_REQUEST.verifications, { type: 'source_of_funds', verified_at: '2026-11-20T09:04:00Z' }, { type: 'pep', verified_at: '2026-11-20T09:05:00Z' }],
+  verifications: [
+    ...KYC2_REQUEST.verifications,
+    { type: 'source_of_funds', verified_at: '2026-11-20T09:04:00Z' },
+    { type: 'pep', verified_at: '2026-11-20T09:05:00Z' },
+  ],
 };
 
 /** Monday 23 November 2026, 10:00 UTC: the BRVM's session is open and closes at 15:00. */
@@ -73,13 +77,22 @@ async function renewingClient(runtime: Runtime, base: string, clock: ManualClock
   const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
     fetch(`${base}${path}`, {
       method,
-      headers: { authorization: `Bearer ${await fresh()}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      headers: {
+        authorization: `Bearer ${await fresh()}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
       ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
     });
   return { ...first, call, post: (path, body, key = randomUUID()) => call('POST', path, body, { 'idempotency-key': key }) };
 }
 
-export async function orderContext(t: TestContext, database: DatabaseCase, start: string = MONDAY_10H, settings: Record<string, string> = {}): Promise<OrderContext> {
+export async function orderContext(
+  t: TestContext,
+  database: DatabaseCase,
+  start: string = MONDAY_10H,
+  settings: Record<string, string> = {},
+): Promise<OrderContext> {
   const clock = new ManualClock(start);
   const env = testEnvironment(t, database, { CAURI_WORKERS: 'none', ...settings }, { clock });
   const runtime = await startRuntimeIn(t, env);

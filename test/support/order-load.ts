@@ -5,7 +5,10 @@ export const KYC3_REQUEST = {
   subject_id: 'inv-fault-load',
   level: 'KYC3',
   jurisdictions: ['UEMOA'],
-  verifications: ['id_doc', 'selfie', 'address', 'liveness', 'source_of_funds', 'pep'].map((type) => ({ type, verified_at: '2026-11-20T09:00:00Z' })),
+  verifications: ['id_doc', 'selfie', 'address', 'liveness', 'source_of_funds', 'pep'].map((type) => ({
+    type,
+    verified_at: '2026-11-20T09:00:00Z',
+  })),
 };
 
 /** What a 503 looked like, when it broke the rule (a `service_unavailable` body and `Retry-After`). */
@@ -17,7 +20,8 @@ function unavailableProblem(res: Response, text: string): string | null {
     return `503 with a body that is not JSON: ${text.slice(0, 200)}`;
   }
   const retryAfter = res.headers.get('retry-after');
-  if (body.code !== 'service_unavailable' || typeof body.request_id !== 'string' || typeof body.message !== 'string') return `503 with body ${text.slice(0, 300)}`;
+  if (body.code !== 'service_unavailable' || typeof body.request_id !== 'string' || typeof body.message !== 'string')
+    return `503 with body ${text.slice(0, 300)}`;
   if (retryAfter === null || !/^[1-9]\d*$/.test(retryAfter)) return `503 with Retry-After ${String(retryAfter)}`;
   return null;
 }
@@ -62,7 +66,12 @@ export class OrderLoad {
 
   /** Answers counted so far, by status, as `status×count`. */
   summary(): string {
-    return [...this.statuses].sort(([a], [b]) => a - b).map(([status, n]) => `${status}×${n}`).join(' ') + ` connection errors×${this.connectionErrors}`;
+    return (
+      [...this.statuses]
+        .sort(([a], [b]) => a - b)
+        .map(([status, n]) => `${status}×${n}`)
+        .join(' ') + ` connection errors×${this.connectionErrors}`
+    );
   }
 
   async #loop(): Promise<void> {

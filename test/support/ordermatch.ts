@@ -30,7 +30,9 @@ const run = promisify(execFile);
 
 async function tool(command: string, args: string[], cwd?: string): Promise<string> {
   try {
-    return (await run(command, args, { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024, ...(cwd === undefined ? {} : { cwd }) })).stdout.trim();
+    return (
+      await run(command, args, { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024, ...(cwd === undefined ? {} : { cwd }) })
+    ).stdout.trim();
   } catch (error) {
     const e = error as NodeJS.ErrnoException & { stderr?: string };
     if (e.code === 'ENOENT') throw new Error(`${command} is missing: install the Debian packages ${PACKAGES} (see .ci/run)`);
@@ -48,10 +50,13 @@ export function orderMatchBinary(): Promise<string> {
 
 async function build(): Promise<string> {
   for (const file of EXAMPLE_FILES) {
-    if (!existsSync(join(EXAMPLE, file))) throw new Error(`${join(EXAMPLE, file)} is missing: install the Debian packages ${PACKAGES} (see .ci/run)`);
+    if (!existsSync(join(EXAMPLE, file)))
+      throw new Error(`${join(EXAMPLE, file)} is missing: install the Debian packages ${PACKAGES} (see .ci/run)`);
   }
   await tool('pkg-config', ['--exists', 'quickfix']).catch((error: Error) => {
-    throw new Error(`QuickFIX's development files are missing (pkg-config quickfix): install the Debian packages ${PACKAGES} (see .ci/run)\n${error.message}`);
+    throw new Error(
+      `QuickFIX's development files are missing (pkg-config quickfix): install the Debian packages ${PACKAGES} (see .ci/run)\n${error.message}`,
+    );
   });
   const [compiler, quickfix, cflags, libs] = await Promise.all([
     tool('g++', ['-dumpfullversion']),
@@ -62,8 +67,15 @@ async function build(): Promise<string> {
   await tool('patch', ['--version']);
 
   const hash = createHash('sha256').update(`g++ ${compiler}\nquickfix ${quickfix}\n${cflags}\n${libs}\n`);
-  for (const [dir, files] of [[EXAMPLE, EXAMPLE_FILES], [PORT, PORT_FILES]] as const) {
-    for (const file of files) hash.update(`${file}\n`).update(readFileSync(join(dir, file))).update('\n');
+  for (const [dir, files] of [
+    [EXAMPLE, EXAMPLE_FILES],
+    [PORT, PORT_FILES],
+  ] as const) {
+    for (const file of files)
+      hash
+        .update(`${file}\n`)
+        .update(readFileSync(join(dir, file)))
+        .update('\n');
   }
   const cached = join(tmpdir(), `cauri-ordermatch-${hash.digest('hex').slice(0, 16)}`);
   const binary = join(cached, 'ordermatch');
@@ -79,7 +91,9 @@ async function build(): Promise<string> {
     // gnu++14: QuickFIX's headers use dynamic exception specifications, which C++17 removed. The
     // three units compile side by side, then link.
     const units = ['ordermatch', 'Application', 'Market'];
-    await Promise.all(units.map((unit) => tool('g++', ['-std=gnu++14', '-w', '-I.', ...words(cflags), '-c', `${unit}.cpp`, '-o', `${unit}.o`], dir)));
+    await Promise.all(
+      units.map((unit) => tool('g++', ['-std=gnu++14', '-w', '-I.', ...words(cflags), '-c', `${unit}.cpp`, '-o', `${unit}.o`], dir)),
+    );
     await tool('g++', ['-o', 'ordermatch', ...units.map((unit) => `${unit}.o`), ...words(libs), '-lpthread'], dir);
     try {
       renameSync(dir, cached);
@@ -191,7 +205,8 @@ export async function startOrderMatch(t: TestContext, port: number, symbols: rea
       const before = stderr.length;
       child.stdin?.write(`#repeat ${execId}${options.possDup === true ? ' possdup' : ''}\n`);
       await waitUntil(`ordermatch to repeat ${execId}`, () => stderr.slice(before).includes(`${execId}\n`), 5000);
-      if (!stderr.slice(before).includes(`repeated ${execId}\n`)) throw new Error(`ordermatch sent no report with ExecID ${execId}: ${stderr.slice(before)}`);
+      if (!stderr.slice(before).includes(`repeated ${execId}\n`))
+        throw new Error(`ordermatch sent no report with ExecID ${execId}: ${stderr.slice(before)}`);
     },
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');

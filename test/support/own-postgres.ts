@@ -62,7 +62,17 @@ export class OwnPostgres {
       await server.#pgCtl(['stop', '-m', 'immediate']).catch(() => undefined);
       rmSync(dir, { recursive: true, force: true });
     });
-    await server.#asPostgres(join(server.#bin, 'initdb'), ['-D', join(dir, 'data'), '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
+    await server.#asPostgres(join(server.#bin, 'initdb'), [
+      '-D',
+      join(dir, 'data'),
+      '-A',
+      'trust',
+      '-U',
+      'postgres',
+      '--no-sync',
+      '-E',
+      'UTF8',
+    ]);
     await server.restart();
     return server;
   }

@@ -15,13 +15,19 @@ export interface PdfText {
 
 /** Reads a PDF back with PDF.js (Mozilla's parser): its page count, text and document information. */
 export async function readPdf(bytes: Uint8Array): Promise<PdfText> {
-  const doc = await getDocument({ data: new Uint8Array(bytes), standardFontDataUrl: STANDARD_FONTS, verbosity: 0, isEvalSupported: false }).promise;
+  const doc = await getDocument({ data: new Uint8Array(bytes), standardFontDataUrl: STANDARD_FONTS, verbosity: 0, isEvalSupported: false })
+    .promise;
   try {
     const text: string[] = [];
     for (let n = 1; n <= doc.numPages; n++) {
       const page = await doc.getPage(n);
       const content = await page.getTextContent();
-      text.push(content.items.map((item) => ('str' in item ? item.str : '')).filter((s) => s.trim() !== '').join(' '));
+      text.push(
+        content.items
+          .map((item) => ('str' in item ? item.str : ''))
+          .filter((s) => s.trim() !== '')
+          .join(' '),
+      );
     }
     const { info } = await doc.getMetadata();
     return { pages: doc.numPages, text, info: info as Record<string, unknown> };

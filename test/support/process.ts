@@ -30,16 +30,32 @@ export async function spawnWorker(t: TestContext, env: Record<string, string>): 
  * once its workers run (base is then empty).
  */
 export async function spawnRole(t: TestContext, role: 'api' | 'worker' | 'all', env: Record<string, string>): Promise<SpawnedProcess> {
-  const spawned = await spawnCommand(t, ['serve', '--role', role], env, role === 'worker' ? /(workers running)/ : /"address":"(http:\/\/[^"]+)"/);
+  const spawned = await spawnCommand(
+    t,
+    ['serve', '--role', role],
+    env,
+    role === 'worker' ? /(workers running)/ : /"address":"(http:\/\/[^"]+)"/,
+  );
   return role === 'worker' ? { ...spawned, base: '' } : spawned;
 }
 
-async function spawnCommand(t: TestContext, command: string | string[], env: Record<string, string>, ready: RegExp): Promise<SpawnedProcess> {
+async function spawnCommand(
+  t: TestContext,
+  command: string | string[],
+  env: Record<string, string>,
+  ready: RegExp,
+): Promise<SpawnedProcess> {
   return spawnCommandIn(t, CLI, command, env, ready);
 }
 
 /** Runs a command of the `cauri` entry point at `cli` (an installed package's, say) until `ready` matches its output. */
-export async function spawnCommandIn(t: TestContext, cli: string, command: string | string[], env: Record<string, string>, ready: RegExp): Promise<SpawnedProcess> {
+export async function spawnCommandIn(
+  t: TestContext,
+  cli: string,
+  command: string | string[],
+  env: Record<string, string>,
+  ready: RegExp,
+): Promise<SpawnedProcess> {
   const child = spawn(process.execPath, [cli, ...(typeof command === 'string' ? [command] : command)], {
     // Tests on real time run at any hour: the simulated exchange trades at any hour unless a test says
     // otherwise. No load balancer waits for these processes to fail readiness: they stop at once.
@@ -50,7 +66,9 @@ export async function spawnCommandIn(t: TestContext, cli: string, command: strin
     child.kill('SIGTERM');
   });
   let output = '';
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     await exited;
@@ -74,9 +92,16 @@ export async function spawnCommandIn(t: TestContext, cli: string, command: strin
 }
 
 /** Runs a `cauri` command to completion (with `input` on its standard input) and returns its output. */
-export async function runCli(args: string[], env: Record<string, string>, input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+export async function runCli(
+  args: string[],
+  env: Record<string, string>,
+  input?: string,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   // English unless the test names a locale, whatever the developer's own is (docs/cli.md#languages).
-  const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, LOG_LEVEL: 'silent', LC_ALL: '', LC_MESSAGES: '', LANG: 'C.UTF-8', ...env }, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: { ...process.env, LOG_LEVEL: 'silent', LC_ALL: '', LC_MESSAGES: '', LANG: 'C.UTF-8', ...env },
+    stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+  });
   child.stdin?.end(input);
   let stdout = '';
   let stderr = '';

@@ -30,19 +30,42 @@ export type ExecutorKind = 'stock' | 'market-fills';
 function executorBinary(kind: ExecutorKind): string {
   const made = binaries.get(kind);
   if (made !== undefined) return made;
-  if (!existsSync(SHIPPED)) throw new Error(`${SHIPPED} is missing: install the Debian packages libquickfix-dev libquickfix-doc g++ pkg-config (see .ci/run)`);
+  if (!existsSync(SHIPPED))
+    throw new Error(`${SHIPPED} is missing: install the Debian packages libquickfix-dev libquickfix-doc g++ pkg-config (see .ci/run)`);
   const dir = mkdtempSync(join(tmpdir(), 'cauri-quickfix-'));
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   const path = join(dir, 'executor');
   if (kind === 'stock') {
     writeFileSync(path, execFileSync('zcat', [SHIPPED], { maxBuffer: 64 * 1024 * 1024 }), { mode: 0o755 });
   } else {
-    writeFileSync(join(dir, 'Application.cpp'), withMarketFills(execFileSync('zcat', [`${EXAMPLE}/Application.cpp.gz`], { encoding: 'utf8' })));
+    writeFileSync(
+      join(dir, 'Application.cpp'),
+      withMarketFills(execFileSync('zcat', [`${EXAMPLE}/Application.cpp.gz`], { encoding: 'utf8' })),
+    );
     copyFileSync(`${EXAMPLE}/Application.h`, join(dir, 'Application.h'));
     copyFileSync(`${EXAMPLE}/executor.cpp`, join(dir, 'executor.cpp'));
     writeFileSync(join(dir, 'config.h'), '');
-    const flags = (args: string[]) => execFileSync('pkg-config', args, { encoding: 'utf8' }).trim().split(/\s+/).filter((f) => f !== '');
-    execFileSync('g++', ['-std=gnu++14', '-w', '-I.', ...flags(['--cflags', 'quickfix']), '-o', 'executor', 'executor.cpp', 'Application.cpp', ...flags(['--libs', 'quickfix']), '-lpthread'], { cwd: dir, stdio: 'pipe' });
+    const flags = (args: string[]) =>
+      execFileSync('pkg-config', args, { encoding: 'utf8' })
+        .trim()
+        .split(/\s+/)
+        .filter((f) => f !== '');
+    execFileSync(
+      'g++',
+      [
+        '-std=gnu++14',
+        '-w',
+        '-I.',
+        ...flags(['--cflags', 'quickfix']),
+        '-o',
+        'executor',
+        'executor.cpp',
+        'Application.cpp',
+        ...flags(['--libs', 'quickfix']),
+        '-lpthread',
+      ],
+      { cwd: dir, stdio: 'pipe' },
+    );
   }
   binaries.set(kind, path);
   return path;
@@ -55,15 +78,25 @@ function withMarketFills(source: string): string {
   const handler = source.slice(start, end);
   const patched = handler
     .replace('if ( ordType != FIX::OrdType_LIMIT )', 'if ( ordType != FIX::OrdType_LIMIT && ordType != FIX::OrdType_MARKET )')
-    .replace('message.get( price );', 'if ( ordType == FIX::OrdType_MARKET ) price = FIX::Price( atof( getenv( "EXECUTOR_MARKET_PRICE" ) ) ); else message.get( price );');
-  if (start < 0 || end < 0 || patched === handler || patched.split('OrdType_MARKET').length !== 3) throw new Error("the executor example's sources are not the ones this test knows how to change");
+    .replace(
+      'message.get( price );',
+      'if ( ordType == FIX::OrdType_MARKET ) price = FIX::Price( atof( getenv( "EXECUTOR_MARKET_PRICE" ) ) ); else message.get( price );',
+    );
+  if (start < 0 || end < 0 || patched === handler || patched.split('OrdType_MARKET').length !== 3)
+    throw new Error("the executor example's sources are not the ones this test knows how to change");
   return `${source.slice(0, start)}${patched}${source.slice(end)}`;
 }
 
 /** Refuses to go on unless the only network interface is loopback. */
 export function assertLoopbackOnly(): void {
-  const links = spawnSync('ip', ['-o', 'link', 'show'], { encoding: 'utf8' }).stdout.trim().split('\n').map((l) => l.split(':')[1]?.trim());
-  if (links.length !== 1 || links[0] !== 'lo') throw new Error(`QuickFIX acceptors listen on every address; refusing to start one outside a loopback-only network namespace (interfaces: ${links.join(', ')})`);
+  const links = spawnSync('ip', ['-o', 'link', 'show'], { encoding: 'utf8' })
+    .stdout.trim()
+    .split('\n')
+    .map((l) => l.split(':')[1]?.trim());
+  if (links.length !== 1 || links[0] !== 'lo')
+    throw new Error(
+      `QuickFIX acceptors listen on every address; refusing to start one outside a loopback-only network namespace (interfaces: ${links.join(', ')})`,
+    );
 }
 
 /**
@@ -119,7 +152,11 @@ function waitForPort(port: number, deadline: number): Promise<void> {
  * Runs an executor accepting the FIX 4.4 session SenderCompID `EXEC` <- TargetCompID `CAURI` on
  * 127.0.0.1:`port`, with its store in a temporary folder removed after the test.
  */
-export async function startExecutor(t: TestContext, port: number, options: { kind?: ExecutorKind; marketPrice?: string; tls?: ExecutorTls } = {}): Promise<Executor> {
+export async function startExecutor(
+  t: TestContext,
+  port: number,
+  options: { kind?: ExecutorKind; marketPrice?: string; tls?: ExecutorTls } = {},
+): Promise<Executor> {
   if (options.tls !== undefined && (options.kind ?? 'stock') !== 'stock') throw new Error('only the shipped executor is built with TLS');
   assertLoopbackOnly();
   const dir = mkdtempSync(join(tmpdir(), 'cauri-executor-'));
@@ -138,7 +175,12 @@ export async function startExecutor(t: TestContext, port: number, options: { kin
       `DataDictionary=${FIX44_DICTIONARY}`,
       ...(options.tls === undefined
         ? []
-        : [`ServerCertificateFile=${options.tls.cert}`, `ServerCertificateKeyFile=${options.tls.key}`, `CertificationAuthoritiesFile=${options.tls.clientCa}`, 'CertificateVerifyLevel=1']),
+        : [
+            `ServerCertificateFile=${options.tls.cert}`,
+            `ServerCertificateKeyFile=${options.tls.key}`,
+            `CertificationAuthoritiesFile=${options.tls.clientCa}`,
+            'CertificateVerifyLevel=1',
+          ]),
       '[SESSION]',
       'BeginString=FIX.4.4',
       'SenderCompID=EXEC',
@@ -165,7 +207,11 @@ export async function startExecutor(t: TestContext, port: number, options: { kin
       return found;
     },
     start: async () => {
-      const started = spawn(executorBinary(options.kind ?? 'stock'), options.tls === undefined ? [settings] : [settings, 'SSL'], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, EXECUTOR_MARKET_PRICE: options.marketPrice ?? '0' } });
+      const started = spawn(executorBinary(options.kind ?? 'stock'), options.tls === undefined ? [settings] : [settings, 'SSL'], {
+        cwd: dir,
+        stdio: ['pipe', 'pipe', 'pipe'],
+        env: { ...process.env, EXECUTOR_MARKET_PRICE: options.marketPrice ?? '0' },
+      });
       started.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('latin1')));
       started.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('latin1')));
       child = started;

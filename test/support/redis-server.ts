@@ -47,7 +47,9 @@ export class OwnRedis {
   /** Starts the server (again) on the same port, empty, and waits until it accepts connections. */
   async restart(): Promise<void> {
     if (this.#child !== null) throw new Error('redis-server is already running');
-    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+      stdio: 'ignore',
+    });
     this.#child = child;
     child.once('exit', () => {
       if (this.#child === child) this.#child = null;

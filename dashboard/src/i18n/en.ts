@@ -7,10 +7,12 @@ export const en = {
   'account.clientId': 'Client id',
   'account.leaked': 'The previous secret has leaked: stop it now (systems still using it fail at once)',
   'account.newSecret': 'New client secret:',
-  'account.previousStopped': 'Your previous secret has stopped working. Tokens already issued with it keep working until they expire (15 minutes at most); ask your operator to disable and enable your client to end them at once.',
+  'account.previousStopped':
+    'Your previous secret has stopped working. Tokens already issued with it keep working until they expire (15 minutes at most); ask your operator to disable and enable your client to end them at once.',
   'account.previousUntil': 'Your previous secret keeps working until {at}. Update every system that uses it before then.',
   'account.rotate': 'Rotate client secret',
-  'account.rotation': 'Rotation issues a new secret. The previous one keeps working for 24 hours, so your systems can switch without downtime.',
+  'account.rotation':
+    'Rotation issues a new secret. The previous one keeps working for 24 hours, so your systems can switch without downtime.',
   'account.scopes': 'Scopes',
   'account.secret': 'Client secret',
   'account.sessionEnds': 'Session ends',
@@ -47,7 +49,8 @@ export const en = {
   'deliveries.attempts.many': '{count} attempts',
   'deliveries.attempts.one': '{count} attempt',
   'deliveries.attempts.other': '{count} attempts',
-  'deliveries.deadIntro': 'Deliveries whose last scheduled attempt (+24 h) failed. A replay makes one new attempt, signed afresh, with the same event id.',
+  'deliveries.deadIntro':
+    'Deliveries whose last scheduled attempt (+24 h) failed. A replay makes one new attempt, signed afresh, with the same event id.',
   'deliveries.duration': 'Duration',
   'deliveries.endpoint': 'endpoint',
   'deliveries.endpointId': 'Endpoint id',
@@ -133,7 +136,8 @@ export const en = {
   'events.follow': 'Follow live',
   'events.following': 'Following: new events appear here about two seconds after they happen.',
   'events.heading': 'Event {id}',
-  'events.intro': 'Everything that happened to your orders, attestations and endpoints, as webhooks deliver it (the same envelope, byte for byte), and events sent to every client.',
+  'events.intro':
+    'Everything that happened to your orders, attestations and endpoints, as webhooks deliver it (the same envelope, byte for byte), and events sent to every client.',
   'events.live': 'Live',
   'events.mode': 'Mode',
   'events.nextAttempt': 'Next attempt',
@@ -141,7 +145,8 @@ export const en = {
   'events.noneOfType': 'No event of this type.',
   'events.notDelivered': 'Not delivered to any endpoint.',
   'events.notFollowing': 'Not following.',
-  'events.resendRule': 'Sending again makes a new delivery, due now, to an endpoint that never had one; a succeeded or dead one is made due again with the same idempotency key.',
+  'events.resendRule':
+    'Sending again makes a new delivery, due now, to an endpoint that never had one; a succeeded or dead one is made due again with the same idempotency key.',
   'events.sendAgain': 'Send again',
   'events.snapshotOf': 'snapshot of {date}',
   'events.stop': 'Stop',
@@ -166,7 +171,8 @@ export const en = {
   'markets.now': 'Now',
   'markets.open': 'open',
   'markets.phase': 'Phase',
-  'markets.rule': 'An exchange is open in any phase, pre-open included. Orders are accepted at any hour: outside a session they wait at the SGI for the next one.',
+  'markets.rule':
+    'An exchange is open in any phase, pre-open included. Orders are accepted at any hour: outside a session they wait at the SGI for the next one.',
   'markets.settlement': 'Settlement',
   'markets.week': 'Next seven days (UTC)',
   'nav.account': 'Account',
@@ -242,7 +248,8 @@ export const en = {
   'positions.avgCost': 'Avg. cost',
   'positions.breaks': 'Breaks',
   'positions.declare': 'Declare statement',
-  'positions.declareIntro': 'The investor\'s settled holdings at the partner at the end of the day, from the SGI\'s statement. The positions start again from it; where it disagrees with the fills, the difference is a break (also sent as position.break).',
+  'positions.declareIntro':
+    "The investor's settled holdings at the partner at the end of the day, from the SGI's statement. The positions start again from it; where it disagrees with the fills, the difference is a break (also sent as position.break).",
   'positions.declareTitle': 'Declare a statement',
   'positions.declared': 'Declared',
   'positions.declaredBreaks.many': 'Statement {id} declared as of {date}: {count} breaks.',
@@ -260,7 +267,8 @@ export const en = {
   'positions.none': 'No positions yet: they come from fills and declared statements.',
   'positions.realised': 'Realised P&L',
   'positions.refPrice': 'Ref. price',
-  'positions.rule': 'Average cost: the weighted average of the gross prices paid (fees excluded); a sell leaves it unchanged and realises (price − average cost) × quantity. Values at the reference price (the previous close).',
+  'positions.rule':
+    'Average cost: the weighted average of the gross prices paid (fees excluded); a sell leaves it unchanged and realises (price − average cost) × quantity. Values at the reference price (the previous close).',
   'positions.settled': 'Settled',
   'positions.sgi': 'SGI (rcpt_to)',
   'positions.since': 'since the statement of {date}',
@@ -285,7 +293,8 @@ export const en = {
   'sessions.none': 'No FIX partner has a session yet.',
   'sessions.partner': 'Partner',
   'sessions.refresh': 'Refresh',
-  'sessions.rule': 'Seq out is the MsgSeqNum of the next message this service sends; Seq in the one it expects next from the SGI. A session reconnects by itself with a growing delay; a disconnected one shows why in its last error. Times are UTC.',
+  'sessions.rule':
+    'Seq out is the MsgSeqNum of the next message this service sends; Seq in the one it expects next from the SGI. A session reconnects by itself with a growing delay; a disconnected one shows why in its last error. Times are UTC.',
   'sessions.seqIn': 'Seq in',
   'sessions.seqOut': 'Seq out',
   'sessions.state': 'State',
@@ -293,7 +302,8 @@ export const en = {
   'side.sell': 'sell',
   'signin.clientId': 'Client id',
   'signin.clientSecret': 'Client secret',
-  'signin.intro': 'Use your API client credentials (client id and secret). The secret is exchanged for a 15-minute access token, kept only in this tab.',
+  'signin.intro':
+    'Use your API client credentials (client id and secret). The secret is exchanged for a 15-minute access token, kept only in this tab.',
   'signin.submit': 'Sign in',
   'signin.title': 'Sign in',
   'signin.wrong': 'Wrong client id or secret. Check both and try again.',

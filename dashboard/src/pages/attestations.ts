@@ -8,7 +8,12 @@ function lookupForm(current = ''): HTMLFormElement {
   const form = h(
     'form',
     { class: 'filters', role: 'search' },
-    h('label', { class: 'grow' }, t('att.id'), h('input', { name: 'id', value: current, placeholder: 'att_…', required: true, spellcheck: 'false', autocomplete: 'off' })),
+    h(
+      'label',
+      { class: 'grow' },
+      t('att.id'),
+      h('input', { name: 'id', value: current, placeholder: 'att_…', required: true, spellcheck: 'false', autocomplete: 'off' }),
+    ),
     h('button', { type: 'submit' }, t('att.open')),
   );
   form.addEventListener('submit', (e) => {
@@ -39,7 +44,16 @@ export async function attestationPage(view: HTMLElement, route: Route): Promise<
       'form',
       { class: 'stack' },
       h('p', null, t('att.revokeFinal')),
-      h('label', null, t('att.reason'), h('select', { name: 'reason' }, REVOCATION_REASONS.map((r) => h('option', { value: r }, tKnown(`reason.${r}`, r.replace(/_/g, ' ')))))),
+      h(
+        'label',
+        null,
+        t('att.reason'),
+        h(
+          'select',
+          { name: 'reason' },
+          REVOCATION_REASONS.map((r) => h('option', { value: r }, tKnown(`reason.${r}`, r.replace(/_/g, ' ')))),
+        ),
+      ),
       button,
       out,
     );
@@ -57,8 +71,21 @@ export async function attestationPage(view: HTMLElement, route: Route): Promise<
   mount(
     view,
     heading(t('att.heading', { id: att.id }), h('a', { href: href('attestations'), class: 'button secondary' }, t('att.another'))),
-    status.status === 'revoked' ? notice(t('att.revokedOn', { at: when(status.revoked_at), reason: status.reason === null || status.reason === undefined ? t('att.noReason') : tKnown(`reason.${status.reason}`, status.reason.replace(/_/g, ' ')) }), 'info') : null,
-    h('section', { class: 'card' },
+    status.status === 'revoked'
+      ? notice(
+          t('att.revokedOn', {
+            at: when(status.revoked_at),
+            reason:
+              status.reason === null || status.reason === undefined
+                ? t('att.noReason')
+                : tKnown(`reason.${status.reason}`, status.reason.replace(/_/g, ' ')),
+          }),
+          'info',
+        )
+      : null,
+    h(
+      'section',
+      { class: 'card' },
       facts([
         [t('att.status'), h('span', { 'data-testid': 'attestation-status' }, badge(status.status))],
         [t('att.subject'), h('span', { class: 'mono' }, att.subject_id)],
@@ -70,9 +97,14 @@ export async function attestationPage(view: HTMLElement, route: Route): Promise<
         [t('att.key'), h('span', { class: 'mono' }, att.key_id)],
       ]),
     ),
-    h('section', { class: 'card' },
+    h(
+      'section',
+      { class: 'card' },
       h('h2', null, t('att.verifications')),
-      table([t('att.type'), t('att.verified'), t('att.method')], att.verifications.map((v) => [tKnown(`verification.${v.type}`, v.type.replace(/_/g, ' ')), when(v.verified_at), v.method ?? '—'])),
+      table(
+        [t('att.type'), t('att.verified'), t('att.method')],
+        att.verifications.map((v) => [tKnown(`verification.${v.type}`, v.type.replace(/_/g, ' ')), when(v.verified_at), v.method ?? '—']),
+      ),
     ),
     revoke,
   );

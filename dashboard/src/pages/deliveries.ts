@@ -9,7 +9,13 @@ const STATUSES = ['pending', 'succeeded', 'dead', 'cancelled'] as const;
 function attempts(list: Attempt[]): HTMLElement {
   return table(
     ['#', t('deliveries.at'), t('deliveries.response'), t('deliveries.duration'), t('deliveries.error')],
-    list.map((a, i) => [i + 1, when(a.attempted_at), a.status_code === null ? t('deliveries.noResponse') : String(a.status_code), t('deliveries.ms', { ms: a.duration_ms }), a.error === null || a.error === undefined ? '—' : h('span', { lang: 'en' }, a.error)]),
+    list.map((a, i) => [
+      i + 1,
+      when(a.attempted_at),
+      a.status_code === null ? t('deliveries.noResponse') : String(a.status_code),
+      t('deliveries.ms', { ms: a.duration_ms }),
+      a.error === null || a.error === undefined ? '—' : h('span', { lang: 'en' }, a.error),
+    ]),
     t('deliveries.noAttempt'),
   );
 }
@@ -31,19 +37,17 @@ function deliveryCard(d: Delivery, onReplayed: () => Promise<void>): HTMLElement
   return h(
     'article',
     { class: 'card delivery', 'data-delivery': d.id, 'data-status': d.status },
-    h('header', { class: 'delivery-head' },
-      h('span', { class: 'mono' }, d.id),
-      badge(d.status),
-    ),
-    h('p', { class: 'small' },
-      `${d.event_type} · ${t('deliveries.event')} `, h('span', { class: 'mono' }, d.event_id),
-      ` · ${t('deliveries.endpoint')} `, h('a', { href: href(`endpoints/${d.endpoint_id}`), class: 'mono' }, d.endpoint_id),
+    h('header', { class: 'delivery-head' }, h('span', { class: 'mono' }, d.id), badge(d.status)),
+    h(
+      'p',
+      { class: 'small' },
+      `${d.event_type} · ${t('deliveries.event')} `,
+      h('span', { class: 'mono' }, d.event_id),
+      ` · ${t('deliveries.endpoint')} `,
+      h('a', { href: href(`endpoints/${d.endpoint_id}`), class: 'mono' }, d.endpoint_id),
       d.next_attempt_at === null ? null : ` · ${t('deliveries.nextAttempt', { at: when(d.next_attempt_at) })}`,
     ),
-    h('details', { open: d.attempts.length <= 3 },
-      h('summary', null, tn('deliveries.attempts', d.attempts.length)),
-      attempts(d.attempts),
-    ),
+    h('details', { open: d.attempts.length <= 3 }, h('summary', null, tn('deliveries.attempts', d.attempts.length)), attempts(d.attempts)),
     replay,
   );
 }
@@ -52,16 +56,36 @@ function deliveryCard(d: Delivery, onReplayed: () => Promise<void>): HTMLElement
 async function deliveriesView(view: HTMLElement, route: Route, dead: boolean): Promise<void> {
   const page = dead ? 'dead' : 'deliveries';
   const endpointId = route.params.get('endpoint_id') ?? '';
-  const status = dead ? 'dead' : route.params.get('status') ?? '';
+  const status = dead ? 'dead' : (route.params.get('status') ?? '');
   const cursor = route.params.get('cursor') ?? '';
-  const { body, headers } = await call<{ data: Delivery[] }>('GET', `/v1/webhooks/deliveries${query({ limit: 25, status, endpoint_id: endpointId, cursor })}`);
+  const { body, headers } = await call<{ data: Delivery[] }>(
+    'GET',
+    `/v1/webhooks/deliveries${query({ limit: 25, status, endpoint_id: endpointId, cursor })}`,
+  );
   const reload = () => deliveriesView(view, route, dead);
 
   const form = h(
     'form',
     { class: 'filters', role: 'search' },
-    dead ? null : h('label', null, t('deliveries.status'), h('select', { name: 'status' }, h('option', { value: '' }, t('filter.any')), STATUSES.map((s) => h('option', { value: s, selected: s === status }, tKnown(`status.${s}`, s))))),
-    h('label', { class: 'grow' }, t('deliveries.endpointId'), h('input', { name: 'endpoint_id', value: endpointId, placeholder: 'we_…', spellcheck: 'false', autocomplete: 'off' })),
+    dead
+      ? null
+      : h(
+          'label',
+          null,
+          t('deliveries.status'),
+          h(
+            'select',
+            { name: 'status' },
+            h('option', { value: '' }, t('filter.any')),
+            STATUSES.map((s) => h('option', { value: s, selected: s === status }, tKnown(`status.${s}`, s))),
+          ),
+        ),
+    h(
+      'label',
+      { class: 'grow' },
+      t('deliveries.endpointId'),
+      h('input', { name: 'endpoint_id', value: endpointId, placeholder: 'we_…', spellcheck: 'false', autocomplete: 'off' }),
+    ),
     h('button', { type: 'submit' }, t('filter.submit')),
   );
   form.addEventListener('submit', (e) => {
@@ -74,20 +98,30 @@ async function deliveriesView(view: HTMLElement, route: Route, dead: boolean): P
   if (dead && body.data.length > 0) {
     const out = h('div');
     const endpoints = [...new Set(body.data.map((d) => d.endpoint_id))];
-    replayAll = h('section', { class: 'card' },
+    replayAll = h(
+      'section',
+      { class: 'card' },
       h('h2', null, t('deliveries.replayAll')),
-      h('div', { class: 'actions wrap' }, endpoints.map((id) => {
-        const button = h('button', { type: 'button', class: 'secondary', 'data-endpoint': id }, t('deliveries.replayAllOf', { id }));
-        button.addEventListener('click', () =>
-          busy(button, out, async () => {
-            const { body: result } = await call<{ replayed: number }>('POST', `/v1/webhooks/endpoints/${encodeURIComponent(id)}/replay-dead`, {});
-            await reload();
-            view.prepend(notice(tn('deliveries.replayedOf', result.replayed, { id })));
-            return null;
-          }),
-        );
-        return button;
-      })),
+      h(
+        'div',
+        { class: 'actions wrap' },
+        endpoints.map((id) => {
+          const button = h('button', { type: 'button', class: 'secondary', 'data-endpoint': id }, t('deliveries.replayAllOf', { id }));
+          button.addEventListener('click', () =>
+            busy(button, out, async () => {
+              const { body: result } = await call<{ replayed: number }>(
+                'POST',
+                `/v1/webhooks/endpoints/${encodeURIComponent(id)}/replay-dead`,
+                {},
+              );
+              await reload();
+              view.prepend(notice(tn('deliveries.replayedOf', result.replayed, { id })));
+              return null;
+            }),
+          );
+          return button;
+        }),
+      ),
       out,
     );
   }
@@ -100,7 +134,11 @@ async function deliveriesView(view: HTMLElement, route: Route, dead: boolean): P
     replayAll,
     body.data.length === 0
       ? h('p', { class: 'empty' }, dead ? t('deliveries.noDead') : t('deliveries.none'))
-      : h('div', { class: 'list' }, body.data.map((d) => deliveryCard(d, reload))),
+      : h(
+          'div',
+          { class: 'list' },
+          body.data.map((d) => deliveryCard(d, reload)),
+        ),
     pager(headers, page, { status: dead ? undefined : status, endpoint_id: endpointId }),
   );
 }

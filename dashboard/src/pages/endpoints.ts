@@ -9,7 +9,9 @@ function eventChoices(selected: readonly string[]): HTMLElement {
     'fieldset',
     { class: 'choices' },
     h('legend', null, t('ep.events')),
-    EVENT_TYPES.map((t) => h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'events', value: t, checked: selected.includes(t) }), t)),
+    EVENT_TYPES.map((t) =>
+      h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'events', value: t, checked: selected.includes(t) }), t),
+    ),
   );
 }
 
@@ -23,7 +25,19 @@ export async function endpointsPage(view: HTMLElement, route: Route): Promise<vo
   const form = h(
     'form',
     { class: 'stack' },
-    h('label', null, t('ep.url'), h('input', { name: 'url', type: 'url', required: true, placeholder: 'https://example.com/hooks', spellcheck: 'false', autocomplete: 'off' })),
+    h(
+      'label',
+      null,
+      t('ep.url'),
+      h('input', {
+        name: 'url',
+        type: 'url',
+        required: true,
+        placeholder: 'https://example.com/hooks',
+        spellcheck: 'false',
+        autocomplete: 'off',
+      }),
+    ),
     eventChoices(EVENT_TYPES.filter((t) => t.startsWith('order.'))),
     h('label', null, t('ep.descriptionOptional'), h('input', { name: 'description', maxlength: 1024 })),
     button,
@@ -39,7 +53,11 @@ export async function endpointsPage(view: HTMLElement, route: Route): Promise<vo
       });
       form.reset();
       await listInto(list);
-      return secretBox(t('ep.created', { id: created.id }), created.secret, h('p', null, h('a', { href: href(`endpoints/${created.id}`) }, t('ep.openIt'))));
+      return secretBox(
+        t('ep.created', { id: created.id }),
+        created.secret,
+        h('p', null, h('a', { href: href(`endpoints/${created.id}`) }, t('ep.openIt'))),
+      );
     });
   });
 
@@ -99,14 +117,22 @@ export async function endpointPage(view: HTMLElement, route: Route): Promise<voi
     e.preventDefault();
     busy(save, editOut, async () => {
       const description = field(edit, 'description');
-      await call('PATCH', path, { url: field(edit, 'url'), events: checked(edit, 'events'), description: description === '' ? null : description });
+      await call('PATCH', path, {
+        url: field(edit, 'url'),
+        events: checked(edit, 'events'),
+        description: description === '' ? null : description,
+      });
       return notice(t('ep.saved'));
     });
   });
 
   // Disable / enable.
   const toggleOut = h('div');
-  const toggle = h('button', { type: 'button', class: ep.disabled ? '' : 'danger' }, ep.disabled ? t('ep.enableButton') : t('ep.disableButton'));
+  const toggle = h(
+    'button',
+    { type: 'button', class: ep.disabled ? '' : 'danger' },
+    ep.disabled ? t('ep.enableButton') : t('ep.disableButton'),
+  );
   toggle.addEventListener('click', () =>
     busy(toggle, toggleOut, async () => {
       await call('PATCH', path, { disabled: !ep.disabled });
@@ -121,7 +147,11 @@ export async function endpointPage(view: HTMLElement, route: Route): Promise<voi
   rotate.addEventListener('click', () =>
     busy(rotate, rotateOut, async () => {
       const { body } = await call<{ secret: string; previous_secret_expires_at: string }>('POST', `${path}/rotate-secret`, {});
-      return secretBox(t('ep.newSecret'), body.secret, h('p', { class: 'small' }, t('ep.bothSecrets', { at: when(body.previous_secret_expires_at) })));
+      return secretBox(
+        t('ep.newSecret'),
+        body.secret,
+        h('p', { class: 'small' }, t('ep.bothSecrets', { at: when(body.previous_secret_expires_at) })),
+      );
     }),
   );
 
@@ -131,7 +161,16 @@ export async function endpointPage(view: HTMLElement, route: Route): Promise<voi
   const test = h(
     'form',
     { class: 'filters' },
-    h('label', null, t('ep.type'), h('select', { name: 'type' }, EVENT_TYPES.map((t) => h('option', { value: t, selected: t === 'webhook.test' }, t)))),
+    h(
+      'label',
+      null,
+      t('ep.type'),
+      h(
+        'select',
+        { name: 'type' },
+        EVENT_TYPES.map((t) => h('option', { value: t, selected: t === 'webhook.test' }, t)),
+      ),
+    ),
     h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'livemode' }), 'livemode'),
     sendTest,
   );
@@ -139,9 +178,19 @@ export async function endpointPage(view: HTMLElement, route: Route): Promise<voi
     e.preventDefault();
     busy(sendTest, testOut, async () => {
       const livemode = (test.elements.namedItem('livemode') as HTMLInputElement).checked;
-      const { body } = await call<{ event: EventEnvelope; delivery: Delivery }>('POST', `${path}/test`, { type: field(test, 'type'), livemode });
+      const { body } = await call<{ event: EventEnvelope; delivery: Delivery }>('POST', `${path}/test`, {
+        type: field(test, 'type'),
+        livemode,
+      });
       return notice(
-        h('span', null, t('ep.testQueued', { id: body.event.id, type: body.event.type, livemode: String(body.event.livemode) }), ' ', h('a', { href: href('deliveries', { endpoint_id: ep.id }), class: 'mono' }, body.delivery.id), '.'),
+        h(
+          'span',
+          null,
+          t('ep.testQueued', { id: body.event.id, type: body.event.type, livemode: String(body.event.livemode) }),
+          ' ',
+          h('a', { href: href('deliveries', { endpoint_id: ep.id }), class: 'mono' }, body.delivery.id),
+          '.',
+        ),
       );
     });
   });
@@ -159,7 +208,9 @@ export async function endpointPage(view: HTMLElement, route: Route): Promise<voi
   mount(
     view,
     heading(t('ep.heading', { id: ep.id }), h('a', { href: href('endpoints'), class: 'button secondary' }, t('ep.all'))),
-    h('section', { class: 'card' },
+    h(
+      'section',
+      { class: 'card' },
       facts([
         [t('ep.state'), badge(ep.disabled ? 'disabled' : 'enabled')],
         [t('ep.url'), h('span', { class: 'mono wrap' }, ep.url)],
@@ -167,7 +218,9 @@ export async function endpointPage(view: HTMLElement, route: Route): Promise<voi
         [t('ep.createdAt'), when(ep.created_at)],
         [t('ep.updatedAt'), when(ep.updated_at)],
       ]),
-      h('p', { class: 'links' },
+      h(
+        'p',
+        { class: 'links' },
         h('a', { href: href('deliveries', { endpoint_id: ep.id }) }, t('nav.deliveries')),
         ' · ',
         h('a', { href: href('dead', { endpoint_id: ep.id }) }, t('nav.dead')),
@@ -177,7 +230,9 @@ export async function endpointPage(view: HTMLElement, route: Route): Promise<voi
     h('section', { class: 'card' }, h('h2', null, t('ep.edit')), edit),
     h('section', { class: 'card' }, h('h2', null, t('ep.secret')), h('p', null, t('ep.oldSecret')), rotate, rotateOut),
     h('section', { class: 'card' }, h('h2', null, t('nav.dead')), replay, replayOut),
-    h('section', { class: 'card' },
+    h(
+      'section',
+      { class: 'card' },
       h('h2', null, ep.disabled ? t('ep.enable') : t('ep.disable')),
       h('p', null, ep.disabled ? t('ep.disabledResume') : t('ep.disabledWait')),
       toggle,

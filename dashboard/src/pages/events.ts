@@ -12,7 +12,9 @@ const PAGE_SIZE = 25;
  */
 function about(event: EventEnvelope): Child {
   const data = event.data;
-  const id = [data['id'], data['order_id'], data['attestation_id']].find((v): v is string => typeof v === 'string' && /^(ord|att)_/.test(v));
+  const id = [data['id'], data['order_id'], data['attestation_id']].find(
+    (v): v is string => typeof v === 'string' && /^(ord|att)_/.test(v),
+  );
   if (id !== undefined) return h('a', { href: href(`${id.startsWith('ord_') ? 'orders' : 'attestations'}/${id}`), class: 'mono' }, id);
   if (typeof data['date'] === 'string') return t('events.snapshotOf', { date: day(data['date']) });
   return '—';
@@ -38,7 +40,20 @@ function liveSection(type: string): HTMLElement {
   const stop = h('button', { type: 'button', class: 'secondary', disabled: true }, t('events.stop'));
   const out = h('div');
   // Shown from the first event on.
-  const live = h('table', { class: 'grid', 'data-testid': 'live-events', hidden: true }, h('thead', null, h('tr', null, columns.map((c) => h('th', { scope: 'col' }, c)))), body);
+  const live = h(
+    'table',
+    { class: 'grid', 'data-testid': 'live-events', hidden: true },
+    h(
+      'thead',
+      null,
+      h(
+        'tr',
+        null,
+        columns.map((c) => h('th', { scope: 'col' }, c)),
+      ),
+    ),
+    body,
+  );
   let controller: AbortController | null = null;
   const end = () => controller?.abort();
   start.addEventListener('click', () => {
@@ -53,7 +68,13 @@ function liveSection(type: string): HTMLElement {
       if (type !== '' && event.type !== type) return;
       const [first] = rows([event]);
       live.hidden = false;
-      body.prepend(h('tr', { 'data-event': event.id }, (first ?? []).map((cell, i) => h('td', { 'data-label': columns[i] ?? '' }, cell))));
+      body.prepend(
+        h(
+          'tr',
+          { 'data-event': event.id },
+          (first ?? []).map((cell, i) => h('td', { 'data-label': columns[i] ?? '' }, cell)),
+        ),
+      );
     })
       .then((how) => {
         status.textContent = how === 'stopped' ? t('events.stopped') : t('events.ended');
@@ -89,7 +110,17 @@ export async function eventsPage(view: HTMLElement, route: Route): Promise<void>
   const form = h(
     'form',
     { class: 'filters', role: 'search' },
-    h('label', null, t('events.type'), h('select', { name: 'type' }, h('option', { value: '' }, t('filter.any')), EVENT_TYPES.map((t) => h('option', { value: t, selected: t === type }, t)))),
+    h(
+      'label',
+      null,
+      t('events.type'),
+      h(
+        'select',
+        { name: 'type' },
+        h('option', { value: '' }, t('filter.any')),
+        EVENT_TYPES.map((t) => h('option', { value: t, selected: t === type }, t)),
+      ),
+    ),
     h('button', { type: 'submit' }, t('filter.submit')),
   );
   form.addEventListener('submit', (e) => {
@@ -151,7 +182,12 @@ export async function eventPage(view: HTMLElement, route: Route): Promise<void> 
       'label',
       { class: 'grow' },
       t('events.to'),
-      h('select', { name: 'endpoint_id' }, h('option', { value: '' }, t('events.everyEndpoint')), endpoints.data.map((ep) => h('option', { value: ep.id }, `${ep.id} (${ep.url})`))),
+      h(
+        'select',
+        { name: 'endpoint_id' },
+        h('option', { value: '' }, t('events.everyEndpoint')),
+        endpoints.data.map((ep) => h('option', { value: ep.id }, `${ep.id} (${ep.url})`)),
+      ),
     ),
     button,
   );
@@ -159,7 +195,11 @@ export async function eventPage(view: HTMLElement, route: Route): Promise<void> 
     e.preventDefault();
     const endpointId = field(form, 'endpoint_id');
     busy(button, out, async () => {
-      const { body: sent } = await call<{ deliveries: Delivery[] }>('POST', `/v1/events/${encodeURIComponent(event.id)}/resend`, endpointId === '' ? {} : { endpoint_id: endpointId });
+      const { body: sent } = await call<{ deliveries: Delivery[] }>(
+        'POST',
+        `/v1/events/${encodeURIComponent(event.id)}/resend`,
+        endpointId === '' ? {} : { endpoint_id: endpointId },
+      );
       await deliveriesOf(event.id, list);
       return notice(tn('events.due', sent.deliveries.length));
     });
@@ -168,13 +208,22 @@ export async function eventPage(view: HTMLElement, route: Route): Promise<void> 
   mount(
     view,
     heading(t('events.heading', { id: event.id }), h('a', { href: href('events'), class: 'button secondary' }, t('events.all'))),
-    h('section', { class: 'card' }, facts([
-      [t('events.type'), h('span', { 'data-testid': 'event-type' }, event.type)],
-      [t('events.created'), when(event.created_at)],
-      [t('events.mode'), mode(event)],
-      [t('events.about'), about(event)],
-    ])),
-    h('section', { class: 'card' }, h('h2', null, t('events.envelope')), h('pre', { class: 'json', 'data-testid': 'envelope' }, JSON.stringify(event, null, 2))),
+    h(
+      'section',
+      { class: 'card' },
+      facts([
+        [t('events.type'), h('span', { 'data-testid': 'event-type' }, event.type)],
+        [t('events.created'), when(event.created_at)],
+        [t('events.mode'), mode(event)],
+        [t('events.about'), about(event)],
+      ]),
+    ),
+    h(
+      'section',
+      { class: 'card' },
+      h('h2', null, t('events.envelope')),
+      h('pre', { class: 'json', 'data-testid': 'envelope' }, JSON.stringify(event, null, 2)),
+    ),
     h(
       'section',
       { class: 'card' },

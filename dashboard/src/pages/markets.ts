@@ -29,7 +29,9 @@ interface CalendarDay {
 function hours(day: CalendarDay | undefined): string {
   const first = day?.phases[0];
   const last = day?.phases.at(-1);
-  return day?.open === true && first !== undefined && last !== undefined ? `${first.start.slice(11, 16)}–${last.end.slice(11, 16)}` : t('markets.closed');
+  return day?.open === true && first !== undefined && last !== undefined
+    ? `${first.start.slice(11, 16)}–${last.end.slice(11, 16)}`
+    : t('markets.closed');
 }
 
 /** Each exchange's clock now, and its hours over the next seven days (public routes, UTC). */
@@ -39,20 +41,33 @@ export async function marketsPage(view: HTMLElement): Promise<void> {
   const [clocks, calendars] = await Promise.all([
     Promise.all(codes.map(async (code) => (await call<Clock>('GET', `/v1/exchanges/${code}/clock`)).body)),
     // The calendar starts today by default; the first seven of its days make the week.
-    Promise.all(codes.map(async (code) => (await call<{ data: CalendarDay[] }>('GET', `/v1/exchanges/${code}/calendar`)).body.data.slice(0, 7))),
+    Promise.all(
+      codes.map(async (code) => (await call<{ data: CalendarDay[] }>('GET', `/v1/exchanges/${code}/calendar`)).body.data.slice(0, 7)),
+    ),
   ]);
   mount(
     view,
     heading(t('nav.markets')),
-    h('section', { class: 'card' },
+    h(
+      'section',
+      { class: 'card' },
       h('h2', null, t('markets.now')),
       table(
-        [t('markets.exchange'), t('markets.phase'), t('markets.nextOpen'), t('markets.nextClose'), t('markets.currency'), t('markets.settlement')],
+        [
+          t('markets.exchange'),
+          t('markets.phase'),
+          t('markets.nextOpen'),
+          t('markets.nextClose'),
+          t('markets.currency'),
+          t('markets.settlement'),
+        ],
         exchanges.data.map((e, i) => {
           const c = clocks[i];
           return [
             h('span', { title: e.name }, e.code),
-            c === undefined ? '—' : h('span', { 'data-testid': `phase-${e.code}` }, badge(c.phase), c.is_open ? ` ${t('markets.open')}` : ''),
+            c === undefined
+              ? '—'
+              : h('span', { 'data-testid': `phase-${e.code}` }, badge(c.phase), c.is_open ? ` ${t('markets.open')}` : ''),
             when(c?.next_open),
             when(c?.next_close),
             e.currency,
@@ -62,7 +77,9 @@ export async function marketsPage(view: HTMLElement): Promise<void> {
       ),
       h('p', { class: 'muted small' }, t('markets.rule')),
     ),
-    h('section', { class: 'card' },
+    h(
+      'section',
+      { class: 'card' },
       h('h2', null, t('markets.week')),
       table(
         [t('markets.date'), ...codes],

@@ -16,8 +16,23 @@ export async function ordersPage(view: HTMLElement, route: Route): Promise<void>
   const form = h(
     'form',
     { class: 'filters', role: 'search' },
-    h('label', null, t('orders.status'), h('select', { name: 'status' }, h('option', { value: '' }, t('filter.any')), ORDER_STATUSES.map((s) => h('option', { value: s, selected: s === status }, tKnown(`status.${s}`, s.replace(/_/g, ' ')))))),
-    h('label', null, t('orders.instrument'), h('input', { name: 'instrument', value: instrument, placeholder: 'KOLA.BRVM', autocapitalize: 'characters', spellcheck: 'false' })),
+    h(
+      'label',
+      null,
+      t('orders.status'),
+      h(
+        'select',
+        { name: 'status' },
+        h('option', { value: '' }, t('filter.any')),
+        ORDER_STATUSES.map((s) => h('option', { value: s, selected: s === status }, tKnown(`status.${s}`, s.replace(/_/g, ' ')))),
+      ),
+    ),
+    h(
+      'label',
+      null,
+      t('orders.instrument'),
+      h('input', { name: 'instrument', value: instrument, placeholder: 'KOLA.BRVM', autocapitalize: 'characters', spellcheck: 'false' }),
+    ),
     h('button', { type: 'submit' }, t('filter.submit')),
   );
   form.addEventListener('submit', (e) => {
@@ -30,7 +45,16 @@ export async function ordersPage(view: HTMLElement, route: Route): Promise<void>
     heading(t('nav.orders')),
     form,
     table(
-      [t('orders.order'), t('orders.created'), t('orders.instrument'), t('orders.side'), t('orders.qty'), t('orders.filled'), t('orders.avgPrice'), t('orders.status')],
+      [
+        t('orders.order'),
+        t('orders.created'),
+        t('orders.instrument'),
+        t('orders.side'),
+        t('orders.qty'),
+        t('orders.filled'),
+        t('orders.avgPrice'),
+        t('orders.status'),
+      ],
       body.data.map((o) => [
         h('a', { href: href(`orders/${o.id}`), class: 'mono' }, o.id),
         when(o.created_at),
@@ -61,7 +85,13 @@ function pendingOf(order: Order): Child {
   const changes = order.pending_changes;
   return [
     badge(order.pending_request),
-    changes ? h('span', { class: 'muted' }, ` ${t('orders.pendingChanges', { qty: changes.qty, limit: money(changes.limit_price_cents, order.currency) })}`) : null,
+    changes
+      ? h(
+          'span',
+          { class: 'muted' },
+          ` ${t('orders.pendingChanges', { qty: changes.qty, limit: money(changes.limit_price_cents, order.currency) })}`,
+        )
+      : null,
   ];
 }
 
@@ -72,7 +102,9 @@ function feesOf(fill: Fill, currency: string | undefined): Child {
   return h(
     'span',
     { class: 'fees', 'data-testid': 'fill-fees' },
-    fill.fees.map((f) => h('span', { class: 'small', 'data-fee': f.type }, `${tKnown(`fee.${f.type}`, f.type)} ${money(f.amount_cents, currency)}`, h('br'))),
+    fill.fees.map((f) =>
+      h('span', { class: 'small', 'data-fee': f.type }, `${tKnown(`fee.${f.type}`, f.type)} ${money(f.amount_cents, currency)}`, h('br')),
+    ),
     h('strong', null, money(total, currency)),
   );
 }
@@ -114,7 +146,11 @@ function actionsOf(order: Order, rerender: () => Promise<void>): Child {
       return null;
     }),
   );
-  const amendable = order.limit_price_cents !== null && order.limit_price_cents !== undefined && (order.status === 'routed' || order.status === 'partially_filled') && !order.pending_request;
+  const amendable =
+    order.limit_price_cents !== null &&
+    order.limit_price_cents !== undefined &&
+    (order.status === 'routed' || order.status === 'partially_filled') &&
+    !order.pending_request;
   let amend: HTMLFormElement | null = null;
   if (amendable) {
     const button = h('button', { type: 'submit' }, t('orders.amend'));
@@ -122,7 +158,12 @@ function actionsOf(order: Order, rerender: () => Promise<void>): Child {
       'form',
       { class: 'filters' },
       h('label', null, t('orders.newQty'), h('input', { name: 'qty', type: 'number', min: 1, step: 1, placeholder: String(order.qty) })),
-      h('label', null, t('orders.newLimit'), h('input', { name: 'limit_price_cents', type: 'number', min: 1, step: 1, placeholder: String(order.limit_price_cents) })),
+      h(
+        'label',
+        null,
+        t('orders.newLimit'),
+        h('input', { name: 'limit_price_cents', type: 'number', min: 1, step: 1, placeholder: String(order.limit_price_cents) }),
+      ),
       button,
     );
     const form = amend;
@@ -131,7 +172,10 @@ function actionsOf(order: Order, rerender: () => Promise<void>): Child {
       const qty = field(form, 'qty');
       const limit = field(form, 'limit_price_cents');
       busy(button, out, async () => {
-        await call<Order>('POST', `/v1/orders/${encodeURIComponent(order.id)}/amend`, { ...(qty === '' ? {} : { qty: Number(qty) }), ...(limit === '' ? {} : { limit_price_cents: Number(limit) }) });
+        await call<Order>('POST', `/v1/orders/${encodeURIComponent(order.id)}/amend`, {
+          ...(qty === '' ? {} : { qty: Number(qty) }),
+          ...(limit === '' ? {} : { limit_price_cents: Number(limit) }),
+        });
         await rerender();
         return null;
       });
@@ -159,33 +203,84 @@ export async function orderPage(view: HTMLElement, route: Route): Promise<void> 
   mount(
     view,
     heading(t('orders.heading', { id: order.id }), h('a', { href: href('orders'), class: 'button secondary' }, t('orders.all'))),
-    h('section', { class: 'card' },
+    h(
+      'section',
+      { class: 'card' },
       facts([
-        [t('orders.status'), [h('span', { 'data-testid': 'order-status' }, badge(order.status)), reason ? h('span', { class: 'muted', 'data-testid': 'order-reason' }, ` (${words(reason)})`) : null]],
+        [
+          t('orders.status'),
+          [
+            h('span', { 'data-testid': 'order-status' }, badge(order.status)),
+            reason ? h('span', { class: 'muted', 'data-testid': 'order-reason' }, ` (${words(reason)})`) : null,
+          ],
+        ],
         [t('orders.instrument'), order.instrument],
         [t('orders.side'), side(order.side)],
         [t('orders.quantity'), h('span', { 'data-testid': 'order-qty' }, num(order.qty))],
-        [t('orders.limitPrice'), order.limit_price_cents === null || order.limit_price_cents === undefined ? t('orders.market') : money(order.limit_price_cents, order.currency)],
-        [t('orders.tif'), order.expire_date ? t('orders.tifUntil', { tif: tKnown(`tif.${order.time_in_force ?? 'day'}`, order.time_in_force ?? 'day'), date: day(order.expire_date) }) : tKnown(`tif.${order.time_in_force ?? 'day'}`, order.time_in_force ?? 'day')],
+        [
+          t('orders.limitPrice'),
+          order.limit_price_cents === null || order.limit_price_cents === undefined
+            ? t('orders.market')
+            : money(order.limit_price_cents, order.currency),
+        ],
+        [
+          t('orders.tif'),
+          order.expire_date
+            ? t('orders.tifUntil', {
+                tif: tKnown(`tif.${order.time_in_force ?? 'day'}`, order.time_in_force ?? 'day'),
+                date: day(order.expire_date),
+              })
+            : tKnown(`tif.${order.time_in_force ?? 'day'}`, order.time_in_force ?? 'day'),
+        ],
         [t('orders.expires'), when(order.expires_at)],
         [t('orders.waiting'), h('span', { 'data-testid': 'pending-request' }, pendingOf(order))],
-        [t('orders.lastRefusal'), refusal ? t('orders.refused', { request: tKnown(`status.${refusal.request}`, refusal.request), reason: words(refusal.reason), at: when(refusal.refused_at) }) : t('orders.nothing')],
+        [
+          t('orders.lastRefusal'),
+          refusal
+            ? t('orders.refused', {
+                request: tKnown(`status.${refusal.request}`, refusal.request),
+                reason: words(refusal.reason),
+                at: when(refusal.refused_at),
+              })
+            : t('orders.nothing'),
+        ],
         [t('orders.partner'), h('span', { class: 'mono' }, order.rcpt_to)],
-        [t('orders.attestation'), order.kyc_attestation_id ? h('a', { href: href(`attestations/${order.kyc_attestation_id}`), class: 'mono' }, order.kyc_attestation_id) : '—'],
+        [
+          t('orders.attestation'),
+          order.kyc_attestation_id
+            ? h('a', { href: href(`attestations/${order.kyc_attestation_id}`), class: 'mono' }, order.kyc_attestation_id)
+            : '—',
+        ],
         [t('orders.created'), when(order.created_at)],
         [t('orders.updated'), when(order.updated_at)],
       ]),
     ),
     actionsOf(order, () => orderPage(view, route)),
-    h('section', { class: 'card' },
+    h(
+      'section',
+      { class: 'card' },
       h('h2', null, t('orders.fills')),
-      h('div', { class: 'progress', role: 'img', 'aria-label': t('orders.filledOf', { filled, qty: order.qty }) }, h('progress', { max: order.qty, value: filled })),
+      h(
+        'div',
+        { class: 'progress', role: 'img', 'aria-label': t('orders.filledOf', { filled, qty: order.qty }) },
+        h('progress', { max: order.qty, value: filled }),
+      ),
       facts([
         [t('orders.filledQty'), h('span', { 'data-testid': 'filled-qty' }, t('orders.of', { filled, qty: order.qty }))],
         [t('orders.averageFill'), h('span', { 'data-testid': 'average-price' }, money(order.average_fill_price_cents, order.currency))],
       ]),
       table(
-        [t('orders.fill'), t('orders.executed'), t('orders.qty'), t('orders.price'), t('orders.gross'), t('orders.fees'), t('orders.net'), t('orders.settles'), t('orders.exchangeRef')],
+        [
+          t('orders.fill'),
+          t('orders.executed'),
+          t('orders.qty'),
+          t('orders.price'),
+          t('orders.gross'),
+          t('orders.fees'),
+          t('orders.net'),
+          t('orders.settles'),
+          t('orders.exchangeRef'),
+        ],
         fills.data.map((f) => [
           h('span', { class: 'mono' }, f.id),
           when(f.executed_at),
@@ -201,7 +296,9 @@ export async function orderPage(view: HTMLElement, route: Route): Promise<void> 
       ),
       fills.data.length > 0 ? contractNote(order) : null,
     ),
-    h('section', { class: 'card' },
+    h(
+      'section',
+      { class: 'card' },
       h('h2', null, t('nav.events')),
       h('p', { class: 'muted small' }, t('orders.recentEvents')),
       table(
@@ -210,7 +307,9 @@ export async function orderPage(view: HTMLElement, route: Route): Promise<void> 
           h('span', { class: 'mono' }, e.id),
           e.type,
           when(e.created_at),
-          e.type === 'order.executed' ? `${num(e.data['fill_qty'] as number | undefined)} @ ${money(e.data['fill_price_cents'] as number | undefined, order.currency)}${e.data['exchange_ref'] ? ` (${String(e.data['exchange_ref'])})` : ''}` : '—',
+          e.type === 'order.executed'
+            ? `${num(e.data['fill_qty'] as number | undefined)} @ ${money(e.data['fill_price_cents'] as number | undefined, order.currency)}${e.data['exchange_ref'] ? ` (${String(e.data['exchange_ref'])})` : ''}`
+            : '—',
         ]),
         t('orders.noEvent'),
       ),

@@ -34,9 +34,22 @@ export async function sessionsPage(view: HTMLElement): Promise<void> {
   mount(
     view,
     heading(t('nav.sessions'), refresh),
-    h('section', { class: 'card' },
+    h(
+      'section',
+      { class: 'card' },
       table(
-        [t('sessions.partner'), t('sessions.state'), 'CompIDs', t('sessions.seqOut'), t('sessions.seqIn'), t('sessions.lastLogon'), t('sessions.lastSent'), t('sessions.lastReceived'), t('sessions.heldBy'), t('sessions.lastError')],
+        [
+          t('sessions.partner'),
+          t('sessions.state'),
+          'CompIDs',
+          t('sessions.seqOut'),
+          t('sessions.seqIn'),
+          t('sessions.lastLogon'),
+          t('sessions.lastSent'),
+          t('sessions.lastReceived'),
+          t('sessions.heldBy'),
+          t('sessions.lastError'),
+        ],
         body.data.map((s) => [
           h('span', null, s.partner_name ?? '', h('br'), h('span', { class: 'mono small' }, s.partner_id)),
           h('span', { 'data-testid': `state-${s.partner_id}` }, badge(s.state)),
@@ -51,8 +64,7 @@ export async function sessionsPage(view: HTMLElement): Promise<void> {
         ]),
         t('sessions.none'),
       ),
-      h('p', { class: 'muted small' },
-        t('sessions.rule')),
+      h('p', { class: 'muted small' }, t('sessions.rule')),
     ),
   );
 }

@@ -13,8 +13,26 @@ export function signInPage(view: HTMLElement, reason: MessageKey | null, lastCli
   const form = h(
     'form',
     { class: 'stack', autocomplete: 'on' },
-    h('label', null, t('signin.clientId'), h('input', { name: 'client_id', required: true, autocomplete: 'username', value: lastClientId, placeholder: 'cli_…', spellcheck: 'false', autocapitalize: 'none' })),
-    h('label', null, t('signin.clientSecret'), h('input', { name: 'client_secret', type: 'password', required: true, autocomplete: 'current-password', placeholder: 'sk_test_…' })),
+    h(
+      'label',
+      null,
+      t('signin.clientId'),
+      h('input', {
+        name: 'client_id',
+        required: true,
+        autocomplete: 'username',
+        value: lastClientId,
+        placeholder: 'cli_…',
+        spellcheck: 'false',
+        autocapitalize: 'none',
+      }),
+    ),
+    h(
+      'label',
+      null,
+      t('signin.clientSecret'),
+      h('input', { name: 'client_secret', type: 'password', required: true, autocomplete: 'current-password', placeholder: 'sk_test_…' }),
+    ),
     button,
   );
   form.addEventListener('submit', (e) => {
@@ -39,7 +57,9 @@ export function signInPage(view: HTMLElement, reason: MessageKey | null, lastCli
   });
   mount(
     view,
-    h('section', { class: 'card signin' },
+    h(
+      'section',
+      { class: 'card signin' },
       h('h1', null, t('signin.title')),
       h('p', null, t('signin.intro')),
       reason === null ? null : notice(t(reason), 'info'),

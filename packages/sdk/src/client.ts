@@ -51,7 +51,17 @@ import type {
   WebhookTestEvent,
   WebhookTestRequest,
 } from './types.js';
-import { TOKEN_PATH, fillPath, readBody, apiError, type CauriClientOptions, type CallOptions, type RequestOptions, type ApiResponse, type HeldToken } from './request.js';
+import {
+  TOKEN_PATH,
+  fillPath,
+  readBody,
+  apiError,
+  type CauriClientOptions,
+  type CallOptions,
+  type RequestOptions,
+  type ApiResponse,
+  type HeldToken,
+} from './request.js';
 
 export type { ApiResponse, CallOptions, CauriClientOptions, RequestOptions } from './request.js';
 
@@ -90,7 +100,8 @@ export class CauriClient {
     this.#scopes = options.scopes;
     this.#fetch = options.fetch ?? globalThis.fetch;
     this.#policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
-    if (!Number.isInteger(this.#policy.maxAttempts) || this.#policy.maxAttempts < 1) throw new RangeError('retry.maxAttempts must be an integer >= 1');
+    if (!Number.isInteger(this.#policy.maxAttempts) || this.#policy.maxAttempts < 1)
+      throw new RangeError('retry.maxAttempts must be an integer >= 1');
     this.#timeoutMs = options.timeoutMs ?? 30_000;
     this.#refreshMarginMs = (options.tokenRefreshMarginSeconds ?? 60) * 1000;
     this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
@@ -112,7 +123,11 @@ export class CauriClient {
   }
 
   /** As `request`, with the status and headers of the response. */
-  async exchange<P extends ApiPath, M extends MethodOf<P>>(method: M, path: P, options: RequestOptions<P, M> = {} as RequestOptions<P, M>): Promise<ApiResponse<ResponseBody<P, M>>> {
+  async exchange<P extends ApiPath, M extends MethodOf<P>>(
+    method: M,
+    path: P,
+    options: RequestOptions<P, M> = {} as RequestOptions<P, M>,
+  ): Promise<ApiResponse<ResponseBody<P, M>>> {
     const o = options as CallOptions & { path?: Record<string, unknown>; query?: Record<string, unknown>; body?: unknown; auth?: boolean };
     const response = await this.#send(method.toUpperCase(), path, fillPath(path, o.path), o.query, o.body, o.auth !== false, o);
     return response as ApiResponse<ResponseBody<P, M>>;
@@ -150,35 +165,50 @@ export class CauriClient {
 
   readonly partners = {
     list: (query?: ListQuery<'/v1/sgi/partners'>): Paginator<Partner> => this.paginate('/v1/sgi/partners', query, { auth: false }),
-    get: (id: string, options?: CallOptions): Promise<Partner> => this.request('get', '/v1/sgi/partners/{id}', { path: { id }, auth: false, ...options }),
+    get: (id: string, options?: CallOptions): Promise<Partner> =>
+      this.request('get', '/v1/sgi/partners/{id}', { path: { id }, auth: false, ...options }),
   };
 
   readonly instruments = {
     list: (query?: ListQuery<'/v1/instruments'>): Paginator<Instrument> => this.paginate('/v1/instruments', query, { auth: false }),
-    get: (code: string, options?: CallOptions): Promise<Instrument> => this.request('get', '/v1/instruments/{code}', { path: { code }, auth: false, ...options }),
+    get: (code: string, options?: CallOptions): Promise<Instrument> =>
+      this.request('get', '/v1/instruments/{code}', { path: { code }, auth: false, ...options }),
   };
 
   readonly exchanges = {
     /** BRVM, BVMAC and GSE, with their currency and settlement cycle. Public. */
-    list: async (options?: CallOptions): Promise<Exchange[]> => (await this.request('get', '/v1/exchanges', { auth: false, ...options })).data,
+    list: async (options?: CallOptions): Promise<Exchange[]> =>
+      (await this.request('get', '/v1/exchanges', { auth: false, ...options })).data,
     /** Each day from `from` to `to` (YYYY-MM-DD, both included, at most 366 days), open or not, with its phases. Public. */
     calendar: async (code: ExchangeCode, query?: CalendarQuery, options?: CallOptions): Promise<CalendarDay[]> =>
-      (await this.request('get', '/v1/exchanges/{code}/calendar', { path: { code }, ...(query === undefined ? {} : { query }), auth: false, ...options })).data,
+      (
+        await this.request('get', '/v1/exchanges/{code}/calendar', {
+          path: { code },
+          ...(query === undefined ? {} : { query }),
+          auth: false,
+          ...options,
+        })
+      ).data,
     /** The exchange's phase now, whether it is open, and its next open and close. Public. */
-    clock: (code: ExchangeCode, options?: CallOptions): Promise<ExchangeClock> => this.request('get', '/v1/exchanges/{code}/clock', { path: { code }, auth: false, ...options }),
+    clock: (code: ExchangeCode, options?: CallOptions): Promise<ExchangeClock> =>
+      this.request('get', '/v1/exchanges/{code}/clock', { path: { code }, auth: false, ...options }),
   };
 
   readonly attestations = {
-    create: (body: AttestationRequest, options?: CallOptions): Promise<Attestation> => this.request('post', '/v1/kyc/attestations', { body, ...options }),
-    get: (id: string, options?: CallOptions): Promise<Attestation> => this.request('get', '/v1/kyc/attestations/{id}', { path: { id }, ...options }),
-    status: (id: string, options?: CallOptions): Promise<AttestationStatus> => this.request('get', '/v1/kyc/attestations/{id}/status', { path: { id }, ...options }),
+    create: (body: AttestationRequest, options?: CallOptions): Promise<Attestation> =>
+      this.request('post', '/v1/kyc/attestations', { body, ...options }),
+    get: (id: string, options?: CallOptions): Promise<Attestation> =>
+      this.request('get', '/v1/kyc/attestations/{id}', { path: { id }, ...options }),
+    status: (id: string, options?: CallOptions): Promise<AttestationStatus> =>
+      this.request('get', '/v1/kyc/attestations/{id}/status', { path: { id }, ...options }),
     revoke: (id: string, body: RevokeRequest = {}, options?: CallOptions): Promise<Revocation> =>
       this.request('post', '/v1/kyc/attestations/{id}/revoke', { path: { id }, body, ...options }),
     /** The signed revocation list; `since` gives the delta after that `crl_number`. Public. */
     crl: (query?: QueryParams<'/v1/kyc/crl', 'get'>, options?: CallOptions): Promise<RevocationList> =>
       this.request('get', '/v1/kyc/crl', { ...(query === undefined ? {} : { query }), auth: false, ...options }) as Promise<RevocationList>,
     /** The issuer key document (`/.well-known/cauri`). Public. */
-    keyDocument: (options?: CallOptions): Promise<IssuerKeyDocument> => this.request('get', '/.well-known/cauri', { auth: false, ...options }),
+    keyDocument: (options?: CallOptions): Promise<IssuerKeyDocument> =>
+      this.request('get', '/.well-known/cauri', { auth: false, ...options }),
   };
 
   readonly orders = {
@@ -191,17 +221,21 @@ export class CauriClient {
      * `last_refusal`); otherwise with `pending_request: 'pending_cancel'`, and `order.cancelled`
      * follows. A final order is a 409.
      */
-    cancel: (id: string, options?: CallOptions): Promise<Order> => this.request('post', '/v1/orders/{id}/cancel', { path: { id }, ...options }),
+    cancel: (id: string, options?: CallOptions): Promise<Order> =>
+      this.request('post', '/v1/orders/{id}/cancel', { path: { id }, ...options }),
     /**
      * A new `qty`, `limit_price_cents` or both for an open limit order. The order with its new values
      * (or with `last_refusal`) when the partner answered within the request; otherwise with
      * `pending_request: 'pending_amend'` and `pending_changes`, and `order.amended` follows.
      */
-    amend: (id: string, body: AmendRequest, options?: CallOptions): Promise<Order> => this.request('post', '/v1/orders/{id}/amend', { path: { id }, body, ...options }),
+    amend: (id: string, body: AmendRequest, options?: CallOptions): Promise<Order> =>
+      this.request('post', '/v1/orders/{id}/amend', { path: { id }, body, ...options }),
     /** The order's executions, oldest first, each with its fees, net amount and settlement. */
-    fills: async (id: string, options?: CallOptions): Promise<Fill[]> => (await this.request('get', '/v1/orders/{id}/fills', { path: { id }, ...options })).data,
+    fills: async (id: string, options?: CallOptions): Promise<Fill[]> =>
+      (await this.request('get', '/v1/orders/{id}/fills', { path: { id }, ...options })).data,
     /** The trade confirmation of an order with fills (409 while it has none). */
-    contractNote: (id: string, options?: CallOptions): Promise<ContractNote> => this.request('get', '/v1/orders/{id}/contract-note', { path: { id }, ...options }),
+    contractNote: (id: string, options?: CallOptions): Promise<ContractNote> =>
+      this.request('get', '/v1/orders/{id}/contract-note', { path: { id }, ...options }),
     /**
      * The same note as a PDF document: its bytes. In French (an avis d'opéré) for BRVM and BVMAC
      * partners and in English for GSE partners, unless `lang` names the language.
@@ -209,7 +243,10 @@ export class CauriClient {
     contractNotePdf: async (id: string, options: CallOptions & { lang?: 'en' | 'fr' } = {}): Promise<Uint8Array> => {
       const path = '/v1/orders/{id}/contract-note';
       const { lang, ...rest } = options;
-      const { body } = await this.#send('GET', path, fillPath(path, { id }), lang === undefined ? undefined : { lang }, undefined, true, { ...rest, accept: 'application/pdf' });
+      const { body } = await this.#send('GET', path, fillPath(path, { id }), lang === undefined ? undefined : { lang }, undefined, true, {
+        ...rest,
+        accept: 'application/pdf',
+      });
       if (!(body instanceof Uint8Array)) throw new TypeError(`GET ${path} did not answer with a PDF`);
       return body;
     },
@@ -222,15 +259,25 @@ export class CauriClient {
   readonly accounts = {
     /** Registers the account number, or replaces the one registered (PUT: safe to repeat). */
     set: (subjectId: string, partnerId: string, accountNumber: string, options?: CallOptions): Promise<InvestorAccount> =>
-      this.request('put', '/v1/subjects/{subject_id}/accounts/{partner_id}', { path: { subject_id: subjectId, partner_id: partnerId }, body: { account_number: accountNumber }, ...options }),
+      this.request('put', '/v1/subjects/{subject_id}/accounts/{partner_id}', {
+        path: { subject_id: subjectId, partner_id: partnerId },
+        body: { account_number: accountNumber },
+        ...options,
+      }),
     get: (subjectId: string, partnerId: string, options?: CallOptions): Promise<InvestorAccount> =>
-      this.request('get', '/v1/subjects/{subject_id}/accounts/{partner_id}', { path: { subject_id: subjectId, partner_id: partnerId }, ...options }),
+      this.request('get', '/v1/subjects/{subject_id}/accounts/{partner_id}', {
+        path: { subject_id: subjectId, partner_id: partnerId },
+        ...options,
+      }),
     /** The subject's accounts, ordered by partner id. */
     list: (subjectId: string, query?: ListQuery<'/v1/subjects/{subject_id}/accounts'>): Paginator<InvestorAccount> =>
       this.paginate('/v1/subjects/{subject_id}/accounts', query, { path: { subject_id: subjectId } }),
     /** Orders already placed keep their account. A 404 when none is registered. */
     remove: async (subjectId: string, partnerId: string, options?: CallOptions): Promise<void> => {
-      await this.request('delete', '/v1/subjects/{subject_id}/accounts/{partner_id}', { path: { subject_id: subjectId, partner_id: partnerId }, ...options });
+      await this.request('delete', '/v1/subjects/{subject_id}/accounts/{partner_id}', {
+        path: { subject_id: subjectId, partner_id: partnerId },
+        ...options,
+      });
     },
   };
 
@@ -247,8 +294,10 @@ export class CauriClient {
        * start again from it, and `breaks` lists where it disagrees with the fills (each statement
        * with breaks also emits `position.break`).
        */
-      create: (body: StatementRequest, options?: CallOptions): Promise<Statement> => this.request('post', '/v1/positions/statements', { body, ...options }),
-      get: (id: string, options?: CallOptions): Promise<Statement> => this.request('get', '/v1/positions/statements/{id}', { path: { id }, ...options }),
+      create: (body: StatementRequest, options?: CallOptions): Promise<Statement> =>
+        this.request('post', '/v1/positions/statements', { body, ...options }),
+      get: (id: string, options?: CallOptions): Promise<Statement> =>
+        this.request('get', '/v1/positions/statements/{id}', { path: { id }, ...options }),
       /** Newest first. */
       list: (query?: ListQuery<'/v1/positions/statements'>): Paginator<Statement> => this.paginate('/v1/positions/statements', query),
     },
@@ -256,11 +305,15 @@ export class CauriClient {
 
   /** Sandbox only (404 in production): clocks that orders placed with `test_clock` live on. */
   readonly testClocks = {
-    create: (body: RequestBody<'/v1/test-clocks', 'post'>, options?: CallOptions): Promise<TestClock> => this.request('post', '/v1/test-clocks', { body, ...options }),
-    get: (id: string, options?: CallOptions): Promise<TestClock> => this.request('get', '/v1/test-clocks/{id}', { path: { id }, ...options }),
+    create: (body: RequestBody<'/v1/test-clocks', 'post'>, options?: CallOptions): Promise<TestClock> =>
+      this.request('post', '/v1/test-clocks', { body, ...options }),
+    get: (id: string, options?: CallOptions): Promise<TestClock> =>
+      this.request('get', '/v1/test-clocks/{id}', { path: { id }, ...options }),
     /** Newest first, the first 100. */
-    list: async (options?: CallOptions): Promise<TestClock[]> => (await this.request('get', '/v1/test-clocks', { query: { limit: 100 }, ...options })).data,
-    delete: (id: string, options?: CallOptions): Promise<{ id: string; deleted: true }> => this.request('delete', '/v1/test-clocks/{id}', { path: { id }, ...options }),
+    list: async (options?: CallOptions): Promise<TestClock[]> =>
+      (await this.request('get', '/v1/test-clocks', { query: { limit: 100 }, ...options })).data,
+    delete: (id: string, options?: CallOptions): Promise<{ id: string; deleted: true }> =>
+      this.request('delete', '/v1/test-clocks/{id}', { path: { id }, ...options }),
     /** Forward only; answers once everything due to the clock's orders up to `frozen_time` is applied. */
     advance: (id: string, frozenTime: string, options?: CallOptions): Promise<TestClock> =>
       this.request('post', '/v1/test-clocks/{id}/advance', { path: { id }, body: { frozen_time: frozenTime }, ...options }),
@@ -272,7 +325,8 @@ export class CauriClient {
       create: (body: WebhookEndpointRequest, options?: CallOptions): Promise<WebhookEndpointCreated> =>
         this.request('post', '/v1/webhooks/endpoints', { body, ...options }),
       list: (query?: ListQuery<'/v1/webhooks/endpoints'>): Paginator<WebhookEndpoint> => this.paginate('/v1/webhooks/endpoints', query),
-      get: (id: string, options?: CallOptions): Promise<WebhookEndpoint> => this.request('get', '/v1/webhooks/endpoints/{id}', { path: { id }, ...options }),
+      get: (id: string, options?: CallOptions): Promise<WebhookEndpoint> =>
+        this.request('get', '/v1/webhooks/endpoints/{id}', { path: { id }, ...options }),
       update: (id: string, body: WebhookEndpointUpdate, options?: CallOptions): Promise<WebhookEndpoint> =>
         this.request('patch', '/v1/webhooks/endpoints/{id}', { path: { id }, body, ...options }),
       delete: async (id: string, options?: CallOptions): Promise<void> => {
@@ -288,7 +342,8 @@ export class CauriClient {
     deliveries: {
       /** Newest first; `status: 'dead'` lists the dead letters. */
       list: (query?: ListQuery<'/v1/webhooks/deliveries'>): Paginator<WebhookDelivery> => this.paginate('/v1/webhooks/deliveries', query),
-      get: (id: string, options?: CallOptions): Promise<WebhookDelivery> => this.request('get', '/v1/webhooks/deliveries/{id}', { path: { id }, ...options }),
+      get: (id: string, options?: CallOptions): Promise<WebhookDelivery> =>
+        this.request('get', '/v1/webhooks/deliveries/{id}', { path: { id }, ...options }),
       replay: (id: string, options?: CallOptions): Promise<WebhookDelivery> =>
         this.request('post', '/v1/webhooks/deliveries/{id}/replay', { path: { id }, body: {}, ...options }),
     },
@@ -301,7 +356,8 @@ export class CauriClient {
 
   readonly audit = {
     /** The signed snapshot of a UTC day (`YYYY-MM-DD`); 404 until it is built and anchored. */
-    snapshot: (date: string, options?: CallOptions): Promise<AuditSnapshot> => this.request('get', '/v1/audit/snapshots/{date}', { path: { date }, ...options }),
+    snapshot: (date: string, options?: CallOptions): Promise<AuditSnapshot> =>
+      this.request('get', '/v1/audit/snapshots/{date}', { path: { date }, ...options }),
     /** The inclusion proof of one of this client's orders in that day's tree. */
     proof: (date: string, orderId: string, options?: CallOptions): Promise<SnapshotProof> =>
       this.request('get', '/v1/audit/snapshots/{date}/proofs/{order_id}', { path: { date, order_id: orderId }, ...options }),
@@ -310,7 +366,8 @@ export class CauriClient {
   /** The deployment's operators' views: a client created with the scope `operator:read`. */
   readonly operator = {
     /** Each FIX partner's session: state, sequence numbers in and out, last logon and message times. */
-    fixSessions: async (options?: CallOptions): Promise<FixSession[]> => (await this.request('get', '/v1/operator/fix-sessions', options ?? {})).data,
+    fixSessions: async (options?: CallOptions): Promise<FixSession[]> =>
+      (await this.request('get', '/v1/operator/fix-sessions', options ?? {})).data,
   };
 
   async #accessToken(): Promise<string> {

@@ -11,16 +11,22 @@ test('exchanges, calendars and clocks without credentials', async (t) => {
   const cauri = new CauriClient({ baseUrl: await svc.listen(runtime) });
 
   const exchanges = await cauri.exchanges.list();
-  assert.deepEqual(exchanges.map((e) => `${e.code} ${e.currency} T+${e.settlement_days}`), ['BRVM XOF T+3', 'BVMAC XAF T+3', 'GSE GHS T+3']);
+  assert.deepEqual(
+    exchanges.map((e) => `${e.code} ${e.currency} T+${e.settlement_days}`),
+    ['BRVM XOF T+3', 'BVMAC XAF T+3', 'GSE GHS T+3'],
+  );
 
   const days = await cauri.exchanges.calendar('BRVM', { from: '2026-12-24', to: '2026-12-28' });
-  assert.deepEqual(days.map((d) => [d.date, d.open, d.phases.at(-1)?.end ?? null]), [
-    ['2026-12-24', true, '2026-12-24T12:00:00Z'],
-    ['2026-12-25', false, null],
-    ['2026-12-26', false, null],
-    ['2026-12-27', false, null],
-    ['2026-12-28', true, '2026-12-28T15:00:00Z'],
-  ]);
+  assert.deepEqual(
+    days.map((d) => [d.date, d.open, d.phases.at(-1)?.end ?? null]),
+    [
+      ['2026-12-24', true, '2026-12-24T12:00:00Z'],
+      ['2026-12-25', false, null],
+      ['2026-12-26', false, null],
+      ['2026-12-27', false, null],
+      ['2026-12-28', true, '2026-12-28T15:00:00Z'],
+    ],
+  );
 
   const now = await cauri.exchanges.clock('BRVM');
   assert.deepEqual(now, {
@@ -35,5 +41,8 @@ test('exchanges, calendars and clocks without credentials', async (t) => {
   const refused = await cauri.exchanges.calendar('GSE', { from: '2026-01-01', to: '2027-06-30' }).catch((error: unknown) => error);
   assert.ok(refused instanceof CauriApiError);
   assert.equal(refused.status, 422);
-  assert.deepEqual(refused.details?.map((d) => [d.field, d.rule]), [['to', 'max_days']]);
+  assert.deepEqual(
+    refused.details?.map((d) => [d.field, d.rule]),
+    [['to', 'max_days']],
+  );
 });

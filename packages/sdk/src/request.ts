@@ -1,13 +1,7 @@
 // The client's request options, typed by the OpenAPI operations, and the reading of responses and errors.
 import { CauriApiError, type CauriErrorDetail } from './errors.js';
 import { parseRetryAfter, type RetryPolicy } from './retry.js';
-import type {
-  ApiPath,
-  MethodOf,
-  PathParams,
-  QueryParams,
-  RequestBody,
-} from './types.js';
+import type { ApiPath, MethodOf, PathParams, QueryParams, RequestBody } from './types.js';
 
 export interface CauriClientOptions {
   /** The service's root, e.g. `https://api.cauri.example` (paths begin with `/v1/`). */
@@ -44,9 +38,15 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
-export type PathPart<P extends ApiPath, M extends MethodOf<P>> = [PathParams<P, M>] extends [never] ? { path?: undefined } : { path: PathParams<P, M> };
-export type QueryPart<P extends ApiPath, M extends MethodOf<P>> = [QueryParams<P, M>] extends [never] ? { query?: undefined } : { query?: QueryParams<P, M> };
-export type BodyPart<P extends ApiPath, M extends MethodOf<P>> = [RequestBody<P, M>] extends [never] ? { body?: undefined } : { body: RequestBody<P, M> };
+export type PathPart<P extends ApiPath, M extends MethodOf<P>> = [PathParams<P, M>] extends [never]
+  ? { path?: undefined }
+  : { path: PathParams<P, M> };
+export type QueryPart<P extends ApiPath, M extends MethodOf<P>> = [QueryParams<P, M>] extends [never]
+  ? { query?: undefined }
+  : { query?: QueryParams<P, M> };
+export type BodyPart<P extends ApiPath, M extends MethodOf<P>> = [RequestBody<P, M>] extends [never]
+  ? { body?: undefined }
+  : { body: RequestBody<P, M> };
 
 export type RequestOptions<P extends ApiPath, M extends MethodOf<P>> = PathPart<P, M> &
   QueryPart<P, M> &

@@ -20,19 +20,50 @@ test('Retry-After: delay-seconds or an HTTP-date (RFC 9110 §10.2.3)', () => {
 
 test('backoff doubles per failed attempt up to the ceiling, with jitter in [ceiling/2, ceiling)', () => {
   const p = DEFAULT_RETRY_POLICY;
-  assert.deepEqual([1, 2, 3, 4].map((n) => backoffDelay(n, p, () => 0)), [125, 250, 500, 1000]);
-  assert.deepEqual([1, 2, 3, 4].map((n) => backoffDelay(n, p, () => 0.999999)), [249, 499, 999, 1999]);
-  assert.equal(backoffDelay(30, p, () => 0), p.maxDelayMs / 2, 'capped');
+  assert.deepEqual(
+    [1, 2, 3, 4].map((n) => backoffDelay(n, p, () => 0)),
+    [125, 250, 500, 1000],
+  );
+  assert.deepEqual(
+    [1, 2, 3, 4].map((n) => backoffDelay(n, p, () => 0.999999)),
+    [249, 499, 999, 1999],
+  );
+  assert.equal(
+    backoffDelay(30, p, () => 0),
+    p.maxDelayMs / 2,
+    'capped',
+  );
   const spread = new Set(Array.from({ length: 50 }, (_, i) => backoffDelay(3, p, () => i / 50)));
   assert.ok(spread.size > 40, 'jitter spreads clients that failed together');
 });
 
 test('nextDelay: bounded attempts; Retry-After honoured exactly, refused when longer than the policy allows', () => {
   const p = { ...DEFAULT_RETRY_POLICY, maxAttempts: 3 };
-  assert.equal(nextDelay(1, 2000, p, () => 0.5), 2000);
-  assert.equal(nextDelay(2, undefined, p, () => 0), 250);
-  assert.equal(nextDelay(3, 1000, p, () => 0), null, 'the third failure of three: give up');
-  assert.equal(nextDelay(1, 60_000, p, () => 0), 60_000);
-  assert.equal(nextDelay(1, 60_001, p, () => 0), null, 'an hour-long Retry-After is an error, not a hang');
-  assert.equal(nextDelay(1, undefined, { ...p, maxAttempts: 1 }, () => 0), null, 'maxAttempts 1: no retries');
+  assert.equal(
+    nextDelay(1, 2000, p, () => 0.5),
+    2000,
+  );
+  assert.equal(
+    nextDelay(2, undefined, p, () => 0),
+    250,
+  );
+  assert.equal(
+    nextDelay(3, 1000, p, () => 0),
+    null,
+    'the third failure of three: give up',
+  );
+  assert.equal(
+    nextDelay(1, 60_000, p, () => 0),
+    60_000,
+  );
+  assert.equal(
+    nextDelay(1, 60_001, p, () => 0),
+    null,
+    'an hour-long Retry-After is an error, not a hang',
+  );
+  assert.equal(
+    nextDelay(1, undefined, { ...p, maxAttempts: 1 }, () => 0),
+    null,
+    'maxAttempts 1: no retries',
+  );
 });

@@ -68,7 +68,12 @@ export function backoffDelay(failedAttempts: number, policy: RetryPolicy, random
  * server asked for a longer wait than the policy allows. `Retry-After`, when present, is honoured
  * exactly (the server knows when its window ends); backoff applies otherwise.
  */
-export function nextDelay(failedAttempts: number, retryAfterMs: number | undefined, policy: RetryPolicy, random: () => number): number | null {
+export function nextDelay(
+  failedAttempts: number,
+  retryAfterMs: number | undefined,
+  policy: RetryPolicy,
+  random: () => number,
+): number | null {
   if (failedAttempts >= policy.maxAttempts) return null;
   if (retryAfterMs !== undefined) return retryAfterMs > policy.maxRetryAfterMs ? null : retryAfterMs;
   return backoffDelay(failedAttempts, policy, random);

@@ -36,8 +36,14 @@ const checks = {
   fillSettles: true satisfies Equal<Fill['settlement_date'], string>,
   positionAverage: true satisfies Equal<Position['average_cost_cents'], number | null>,
   positionRealised: true satisfies Equal<Position['realised_pnl_cents'], number>,
-  statementHoldings: true satisfies Equal<StatementRequest['holdings'][number], { instrument: string; qty: number; average_cost_cents: number }>,
-  statementBreaks: true satisfies Equal<keyof Statement['breaks'][number], 'instrument' | 'statement_qty' | 'expected_qty' | 'difference_qty'>,
+  statementHoldings: true satisfies Equal<
+    StatementRequest['holdings'][number],
+    { instrument: string; qty: number; average_cost_cents: number }
+  >,
+  statementBreaks: true satisfies Equal<
+    keyof Statement['breaks'][number],
+    'instrument' | 'statement_qty' | 'expected_qty' | 'difference_qty'
+  >,
   positionsList: true satisfies Equal<ListItem<'/v1/positions'>, Position>,
   getHasNoBody: true satisfies Equal<RequestBody<'/v1/orders/{id}', 'get'>, never>,
   cancelHasNoBody: true satisfies Equal<RequestBody<'/v1/orders/{id}/cancel', 'post'>, never>,
@@ -50,7 +56,10 @@ const checks = {
   attestationNamed: true satisfies Equal<ResponseBody<'/v1/kyc/attestations', 'post'>, Attestation>,
   requestNamed: true satisfies Equal<RequestBody<'/v1/orders', 'post'>, OrderRequest>,
   errorNamed: true satisfies Equal<ErrorBody['code'], string>,
-  failureReasonNullable: true satisfies Equal<Order['failure_reason'], 'sgi_rejected' | 'insufficient_funds' | 'instrument_suspended' | null>,
+  failureReasonNullable: true satisfies Equal<
+    Order['failure_reason'],
+    'sgi_rejected' | 'insufficient_funds' | 'instrument_suspended' | null
+  >,
   partnersItem: true satisfies Equal<ListItem<'/v1/sgi/partners'>, Partner>,
   deleteIs204: true satisfies Equal<ResponseBody<'/v1/webhooks/endpoints/{id}', 'delete'>, undefined>,
   tokenType: true satisfies Equal<TokenResponse['token_type'], 'Bearer'>,

@@ -19,18 +19,16 @@ export type Operation<P extends ApiPath, M extends MethodOf<P>> = NonNullable<pa
 type ParametersOf<O> = O extends { parameters: infer X } ? X : never;
 
 /** `{ id: string }` for `/v1/orders/{id}`; never for a path without parameters. */
-export type PathParams<P extends ApiPath, M extends MethodOf<P>> = ParametersOf<Operation<P, M>> extends { path?: infer X } ? NonNullable<X> : never;
+export type PathParams<P extends ApiPath, M extends MethodOf<P>> =
+  ParametersOf<Operation<P, M>> extends { path?: infer X } ? NonNullable<X> : never;
 
 /**
  * Query parameters. Every member is optional here: the document marks `limit` required only because
  * it has a default (a quirk of the schema-to-OpenAPI conversion), and no query parameter of the API is
  * required.
  */
-export type QueryParams<P extends ApiPath, M extends MethodOf<P>> = ParametersOf<Operation<P, M>> extends { query?: infer X }
-  ? [NonNullable<X>] extends [never]
-    ? never
-    : Partial<NonNullable<X>>
-  : never;
+export type QueryParams<P extends ApiPath, M extends MethodOf<P>> =
+  ParametersOf<Operation<P, M>> extends { query?: infer X } ? ([NonNullable<X>] extends [never] ? never : Partial<NonNullable<X>>) : never;
 
 /** The JSON body; never when the operation takes none, `| undefined` when it is optional. */
 export type RequestBody<P extends ApiPath, M extends MethodOf<P>> = BodyOf<Operation<P, M>>;
@@ -49,11 +47,17 @@ type ResponsesOf<O> = O extends { responses: infer R } ? R : never;
 type JsonContent<R> = R extends { content: { 'application/json': infer B } } ? B : R extends { content?: never } ? undefined : unknown;
 
 /** The body of the 2xx response (undefined for 204). */
-export type ResponseBody<P extends ApiPath, M extends MethodOf<P>> = JsonContent<ResponsesOf<Operation<P, M>>[Extract<keyof ResponsesOf<Operation<P, M>>, SuccessStatus>]>;
+export type ResponseBody<P extends ApiPath, M extends MethodOf<P>> = JsonContent<
+  ResponsesOf<Operation<P, M>>[Extract<keyof ResponsesOf<Operation<P, M>>, SuccessStatus>]
+>;
 
 /** Paths whose GET returns `{ data: [...] }` and pages with `X-Cursor-Next`. */
 export type ListPath = {
-  [P in ApiPath]: 'get' extends MethodOf<P> ? (ResponseBody<P, 'get' & MethodOf<P>> extends { data: readonly unknown[] } ? P : never) : never;
+  [P in ApiPath]: 'get' extends MethodOf<P>
+    ? ResponseBody<P, 'get' & MethodOf<P>> extends { data: readonly unknown[] }
+      ? P
+      : never
+    : never;
 }[ApiPath];
 
 export type ListItem<P extends ListPath> = ResponseBody<P, 'get' & MethodOf<P>> extends { data: readonly (infer T)[] } ? T : never;

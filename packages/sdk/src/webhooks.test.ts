@@ -29,7 +29,8 @@ interface Vector {
 }
 
 // Self-computed, cross-checked with stripe-node 23.1.0: shared/vectors/README.md, webhooks/.
-const vectors = (JSON.parse(readFileSync(join(vectorsDir(), 'webhooks', 'stripe-signature-vectors.json'), 'utf8')) as { vectors: Vector[] }).vectors;
+const vectors = (JSON.parse(readFileSync(join(vectorsDir(), 'webhooks', 'stripe-signature-vectors.json'), 'utf8')) as { vectors: Vector[] })
+  .vectors;
 
 /**
  * The vectors record the Stripe SDKs' verdicts and mark those that are SDK behaviour. The spec is
@@ -76,11 +77,13 @@ test('webhookSignatureHeader reproduces every single-secret valid vector', () =>
 
 test("signatures made by the server's signatureHeader verify here, and only with the right secret, body and time", async () => {
   const { signatureHeader } = await service();
-  const body = '{"id":"evt_01kdvdna00zzzzzzzzzzzzzzzz","type":"webhook.test","created_at":"2026-11-22T10:00:00.123Z","data":{},"livemode":false}';
+  const body =
+    '{"id":"evt_01kdvdna00zzzzzzzzzzzzzzzz","type":"webhook.test","created_at":"2026-11-22T10:00:00.123Z","data":{},"livemode":false}';
   const t = 1_795_000_000;
   const header = signatureHeader(['whsec_new', 'whsec_old'], t, body);
   assert.equal(header, webhookSignatureHeader(['whsec_new', 'whsec_old'], t, body), 'same bytes as the server');
-  for (const secret of ['whsec_new', 'whsec_old']) assert.deepEqual(verifyWebhookSignature(header, body, secret, { now: t }), { valid: true });
+  for (const secret of ['whsec_new', 'whsec_old'])
+    assert.deepEqual(verifyWebhookSignature(header, body, secret, { now: t }), { valid: true });
   const refused: [string, ReturnType<typeof verifyWebhookSignature>][] = [
     ['other secret', verifyWebhookSignature(header, body, 'whsec_other', { now: t })],
     ['altered body', verifyWebhookSignature(header, body.replace('false', 'true'), 'whsec_new', { now: t })],
@@ -103,7 +106,10 @@ test("signatures made by the server's signatureHeader verify here, and only with
     ],
   );
   assert.deepEqual(verifyWebhookSignature(header, body, 'whsec_new', { now: t + 300 }), { valid: true }, 'the 300 s bound is included');
-  assert.throws(() => parseWebhookEvent(body, header, 'whsec_other', { now: t }), (e: unknown) => e instanceof WebhookVerificationError && e.reason === 'signature_mismatch');
+  assert.throws(
+    () => parseWebhookEvent(body, header, 'whsec_other', { now: t }),
+    (e: unknown) => e instanceof WebhookVerificationError && e.reason === 'signature_mismatch',
+  );
   assert.equal(parseWebhookEvent(body, header, 'whsec_old', { now: t }).type, 'webhook.test');
 });
 

@@ -74,9 +74,15 @@ function hmacHex(secret: string, t: string, body: string | Uint8Array): string {
  * tolerance is refused. Signatures are compared in constant time, every candidate, before the
  * timestamp, so `timestamp_outside_tolerance` only ever describes an authentic delivery.
  */
-export function verifyWebhookSignature(header: string | null | undefined, body: string | Uint8Array, secret: string, options: WebhookVerifyOptions = {}): WebhookVerification {
+export function verifyWebhookSignature(
+  header: string | null | undefined,
+  body: string | Uint8Array,
+  secret: string,
+  options: WebhookVerifyOptions = {},
+): WebhookVerification {
   const tolerance = options.toleranceSeconds ?? DEFAULT_WEBHOOK_TOLERANCE_SECONDS;
-  if (!Number.isFinite(tolerance) || tolerance < 0) throw new RangeError(`toleranceSeconds must be a non-negative number, got ${tolerance}`);
+  if (!Number.isFinite(tolerance) || tolerance < 0)
+    throw new RangeError(`toleranceSeconds must be a non-negative number, got ${tolerance}`);
   if (header === null || header === undefined || header === '') return { valid: false, reason: 'malformed_header' };
 
   let t: string | undefined;
@@ -115,7 +121,12 @@ export function verifyWebhookSignature(header: string | null | undefined, body: 
  * Verifies a delivery and returns its envelope `{ id, type, created_at, data, livemode }`; throws
  * `WebhookVerificationError` when it does not verify. Deliveries can repeat: de-duplicate on `id`.
  */
-export function parseWebhookEvent(body: string | Uint8Array, header: string | null | undefined, secret: string, options: WebhookVerifyOptions = {}): Event {
+export function parseWebhookEvent(
+  body: string | Uint8Array,
+  header: string | null | undefined,
+  secret: string,
+  options: WebhookVerifyOptions = {},
+): Event {
   const result = verifyWebhookSignature(header, body, secret, options);
   if (!result.valid) throw new WebhookVerificationError(result.reason);
   return JSON.parse(typeof body === 'string' ? body : Buffer.from(body).toString('utf8')) as Event;

@@ -15,21 +15,58 @@ const cli = fileURLToPath(new URL('./cli.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'cauri-verify-'));
 const k1 = makeKey('k1', '2026-01-01T00:00:00Z', null);
 const doc = keyDocument([k1]);
-const att = signDocument({
-  id: 'att_1', version: '1.0', subject_id: 's', level: 'KYC1', issued_at: '2026-03-01T00:00:00Z',
-  expires_at: '2027-03-01T00:00:00Z', issuer: 'cauri',
-  verifications: [{ type: 'id_doc', verified_at: '2026-03-01T00:00:00Z' }, { type: 'selfie', verified_at: '2026-03-01T00:00:00Z' }],
-}, k1);
-const crl = signDocument({ version: '1.0', issuer: 'cauri', crl_number: 1, issued_at: '2026-04-01T00:00:00Z', next_update: '2026-04-01T00:15:00Z', entries: [{ attestation_id: 'att_1', revoked_at: '2026-03-31T00:00:00Z', reason: 'compromised' }] }, k1);
+const att = signDocument(
+  {
+    id: 'att_1',
+    version: '1.0',
+    subject_id: 's',
+    level: 'KYC1',
+    issued_at: '2026-03-01T00:00:00Z',
+    expires_at: '2027-03-01T00:00:00Z',
+    issuer: 'cauri',
+    verifications: [
+      { type: 'id_doc', verified_at: '2026-03-01T00:00:00Z' },
+      { type: 'selfie', verified_at: '2026-03-01T00:00:00Z' },
+    ],
+  },
+  k1,
+);
+const crl = signDocument(
+  {
+    version: '1.0',
+    issuer: 'cauri',
+    crl_number: 1,
+    issued_at: '2026-04-01T00:00:00Z',
+    next_update: '2026-04-01T00:15:00Z',
+    entries: [{ attestation_id: 'att_1', revoked_at: '2026-03-31T00:00:00Z', reason: 'compromised' }],
+  },
+  k1,
+);
 const leaves = [0, 1, 2].map((i) => ({
-  id: `ord_${i}`, rcpt_to: 'sgi_1', kyc_attestation_id: 'att_1', kyc_attestation_sha256: attestationDigest(att),
-  instrument: 'SNTS.BRVM', side: 'buy' as const, qty: 1, limit_price_cents: null, created_at: '2026-03-02T00:00:00.000Z',
+  id: `ord_${i}`,
+  rcpt_to: 'sgi_1',
+  kyc_attestation_id: 'att_1',
+  kyc_attestation_sha256: attestationDigest(att),
+  instrument: 'SNTS.BRVM',
+  side: 'buy' as const,
+  qty: 1,
+  limit_price_cents: null,
+  created_at: '2026-03-02T00:00:00.000Z',
 }));
 const hashes = leaves.map(auditLeafHash);
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 const root = hex(rootFromLeafHashes(hashes));
 const snapshot = signDocument({ date: '2026-03-02', merkle_root: root, count: 3, previous_merkle_root: null }, k1);
-const proof = { date: '2026-03-02', order_id: 'ord_2', leaf_index: 2, tree_size: 3, leaf: encodeAuditLeaf(leaves[2]!), leaf_hash: hex(hashes[2]!), audit_path: inclusionProof(hashes, 2).map(hex), merkle_root: root };
+const proof = {
+  date: '2026-03-02',
+  order_id: 'ord_2',
+  leaf_index: 2,
+  tree_size: 3,
+  leaf: encodeAuditLeaf(leaves[2]!),
+  leaf_hash: hex(hashes[2]!),
+  audit_path: inclusionProof(hashes, 2).map(hex),
+  merkle_root: root,
+};
 const files: Record<string, unknown> = { att, doc, crl, snapshot, proof, bad: { ...att, level: 'KYC2' } };
 for (const [name, value] of Object.entries(files)) writeFileSync(join(dir, `${name}.json`), JSON.stringify(value));
 writeFileSync(join(dir, 'text.json'), 'not json');
@@ -71,9 +108,17 @@ test('cli: exit codes and output', async () => {
   assert.equal(r.code, 1);
   assert.match(r.stdout, /snapshot_malformed/);
 
-  for (const args of [[], ['attestation'], ['attestation', f('att')], ['verify', f('att')], ['attestation', f('att'), '--keys', f('doc'), '--bogus'],
-    ['attestation', f('att'), '--keys', f('missing')], ['attestation', f('text'), '--keys', f('doc')],
-    ['attestation', f('att'), '--keys', f('doc'), '--now', 'soon'], ['proof', f('proof'), '--keys', f('doc')]]) {
+  for (const args of [
+    [],
+    ['attestation'],
+    ['attestation', f('att')],
+    ['verify', f('att')],
+    ['attestation', f('att'), '--keys', f('doc'), '--bogus'],
+    ['attestation', f('att'), '--keys', f('missing')],
+    ['attestation', f('text'), '--keys', f('doc')],
+    ['attestation', f('att'), '--keys', f('doc'), '--now', 'soon'],
+    ['proof', f('proof'), '--keys', f('doc')],
+  ]) {
     r = await run(...args);
     assert.equal(r.code, 2, args.join(' '));
     assert.match(r.stderr, /Usage/);
@@ -91,7 +136,17 @@ test('cli: fetches the key document and CRL over http', async (t) => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.after(() => server.close());
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  let r = await run('attestation', f('att'), '--keys', `${base}/.well-known/cauri`, '--crl', `${base}/v1/kyc/crl`, '--now', '2026-04-01T12:00:00Z', '--json');
+  let r = await run(
+    'attestation',
+    f('att'),
+    '--keys',
+    `${base}/.well-known/cauri`,
+    '--crl',
+    `${base}/v1/kyc/crl`,
+    '--now',
+    '2026-04-01T12:00:00Z',
+    '--json',
+  );
   assert.equal(r.code, 1, r.stderr);
   assert.equal(JSON.parse(r.stdout).reason, 'revoked');
   r = await run('attestation', f('att'), '--keys', `${base}/nowhere`);

@@ -77,9 +77,16 @@ async function attestation(file: string, values: Record<string, string | boolean
   if (!result.valid) return result;
   const a = result.attestation;
   return {
-    valid: true, reason: null, id: a.id, subject_id: a.subject_id, level: a.level,
-    issued_at: a.issued_at, expires_at: a.expires_at, key_id: a.key_id,
-    revocation_checked: result.revocation_checked, crl_number: result.crl_number,
+    valid: true,
+    reason: null,
+    id: a.id,
+    subject_id: a.subject_id,
+    level: a.level,
+    issued_at: a.issued_at,
+    expires_at: a.expires_at,
+    key_id: a.key_id,
+    revocation_checked: result.revocation_checked,
+    crl_number: result.crl_number,
   };
 }
 
@@ -97,8 +104,13 @@ async function proof(file: string, values: Record<string, string | boolean | und
   const included = verifySnapshotProof(proofDoc, snapshot, att === undefined ? {} : { attestation: att });
   if (!included.valid) return included;
   return {
-    valid: true, reason: null, date: signed.snapshot.date, merkle_root: signed.snapshot.merkle_root,
-    count: signed.snapshot.count, key_id: signed.snapshot.key_id, order: included.leaf,
+    valid: true,
+    reason: null,
+    date: signed.snapshot.date,
+    merkle_root: signed.snapshot.merkle_root,
+    count: signed.snapshot.count,
+    key_id: signed.snapshot.key_id,
+    order: included.leaf,
     attestation_checked: att !== undefined,
   };
 }
@@ -118,7 +130,9 @@ function human(command: string, v: Verdict): string {
     `  root ${String(v['merkle_root'])} over ${String(v['count'])} orders, signed with key ${String(v['key_id'])}`,
     `  order ${JSON.stringify(v['order'])}`,
     v['attestation_checked'] ? '  the attestation given is the one the order was accepted under' : '',
-  ].filter(Boolean).join('\n');
+  ]
+    .filter(Boolean)
+    .join('\n');
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -129,9 +143,14 @@ async function main(argv: string[]): Promise<number> {
       allowPositionals: true,
       strict: true,
       options: {
-        keys: { type: 'string' }, crl: { type: 'string' }, now: { type: 'string' },
-        'max-crl-age': { type: 'string' }, snapshot: { type: 'string' }, attestation: { type: 'string' },
-        json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+        keys: { type: 'string' },
+        crl: { type: 'string' },
+        now: { type: 'string' },
+        'max-crl-age': { type: 'string' },
+        snapshot: { type: 'string' },
+        attestation: { type: 'string' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
       },
     });
   } catch (error) {
@@ -146,7 +165,11 @@ async function main(argv: string[]): Promise<number> {
   const [command, file, ...rest] = positionals;
   try {
     if ((command !== 'attestation' && command !== 'proof') || file === undefined || rest.length > 0) {
-      throw new UsageError(command === undefined ? 'missing command' : `expected: ${command === 'attestation' || command === 'proof' ? command + ' <file>' : 'attestation or proof'}`);
+      throw new UsageError(
+        command === undefined
+          ? 'missing command'
+          : `expected: ${command === 'attestation' || command === 'proof' ? command + ' <file>' : 'attestation or proof'}`,
+      );
     }
     const verdict = command === 'attestation' ? await attestation(file, values) : await proof(file, values);
     process.stdout.write(values.json === true ? `${JSON.stringify(verdict, null, 2)}\n` : `${human(command, verdict)}\n`);

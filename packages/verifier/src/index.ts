@@ -35,6 +35,14 @@ export { verifySnapshot } from './audit/verify-snapshot.js';
 export { verifySnapshotProof, type VerifySnapshotProofOptions } from './audit/verify-proof.js';
 export { verifySnapshotChain } from './audit/verify-chain.js';
 export type {
-  Anchor, AuditLeaf, AuditSnapshot, SnapshotChainReason, SnapshotChainVerification, SnapshotProof,
-  SnapshotProofReason, SnapshotProofVerification, SnapshotReason, SnapshotVerification,
+  Anchor,
+  AuditLeaf,
+  AuditSnapshot,
+  SnapshotChainReason,
+  SnapshotChainVerification,
+  SnapshotProof,
+  SnapshotProofReason,
+  SnapshotProofVerification,
+  SnapshotReason,
+  SnapshotVerification,
 } from './audit/types.js';

@@ -5,9 +5,15 @@ import { accountForOrder, accountRuleOf } from './requirement.js';
 
 test('a partner requires an account when its checks say so, and whenever it is reached over FIX', () => {
   assert.deepEqual(accountRuleOf({ connector: 'sandbox', checks: NO_CHECKS, defaultAccount: null }), { required: false, fallback: null });
-  assert.deepEqual(accountRuleOf({ connector: 'sandbox', checks: { accounts: true, holdings: false }, defaultAccount: null }), { required: true, fallback: null });
+  assert.deepEqual(accountRuleOf({ connector: 'sandbox', checks: { accounts: true, holdings: false }, defaultAccount: null }), {
+    required: true,
+    fallback: null,
+  });
   assert.deepEqual(accountRuleOf({ connector: 'fix', checks: NO_CHECKS, defaultAccount: null }), { required: true, fallback: null });
-  assert.deepEqual(accountRuleOf({ connector: 'fix', checks: NO_CHECKS, defaultAccount: 'OMNIBUS' }), { required: true, fallback: 'OMNIBUS' });
+  assert.deepEqual(accountRuleOf({ connector: 'fix', checks: NO_CHECKS, defaultAccount: 'OMNIBUS' }), {
+    required: true,
+    fallback: 'OMNIBUS',
+  });
 });
 
 test("an order takes the registered account, else the partner's default; missing only when required and neither exists", () => {

@@ -191,7 +191,8 @@ test('an unreachable RPC endpoint is unavailable, and the message hides the URL 
     confirmations: 3,
     timeoutMs: 2_000,
   });
-  const unavailable = (err: unknown) => isAnchorError('unavailable')(err) && !(err as Error).message.includes('secret-api-key') && (err as Error).cause === undefined;
+  const unavailable = (err: unknown) =>
+    isAnchorError('unavailable')(err) && !(err as Error).message.includes('secret-api-key') && (err as Error).cause === undefined;
   await assert.rejects(anchor.submit({ date: '2026-11-22', merkleRoot: root() }), unavailable);
   await assert.rejects(anchor.confirm(`0x${'ab'.repeat(32)}`), unavailable);
 });

@@ -126,7 +126,8 @@ export class EvmAnchor implements Anchor {
     if (options.to !== undefined && !isAddress(options.to, { strict: false })) throw misconfigured('to must be a 20-byte hex address');
     this.#to = (options.to as Address | undefined) ?? this.address;
 
-    if (!Number.isSafeInteger(options.confirmations) || options.confirmations < 1) throw misconfigured('confirmations must be a whole number >= 1');
+    if (!Number.isSafeInteger(options.confirmations) || options.confirmations < 1)
+      throw misconfigured('confirmations must be a whole number >= 1');
     this.#confirmations = options.confirmations;
     if (options.chainId !== undefined && (!Number.isSafeInteger(options.chainId) || options.chainId < 1)) {
       throw misconfigured('chainId must be a positive whole number');
@@ -163,7 +164,12 @@ export class EvmAnchor implements Anchor {
         const common = { chainId, nonce, to: this.#to, data, value: 0n, gas } as const;
         const signed =
           fees.type === 'eip1559'
-            ? await this.#account.signTransaction({ ...common, type: 'eip1559', maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas })
+            ? await this.#account.signTransaction({
+                ...common,
+                type: 'eip1559',
+                maxFeePerGas: fees.maxFeePerGas,
+                maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+              })
             : await this.#account.signTransaction({ ...common, type: 'legacy', gasPrice: fees.gasPrice });
         const hash = keccak256(signed);
         try {
@@ -200,11 +206,15 @@ export class EvmAnchor implements Anchor {
         if (sentAt !== undefined && this.#clock.now().getTime() - sentAt < this.#dropGraceMs) return null;
         this.#forget(hash);
         this.#nextNonce = undefined;
-        throw new AnchorError('dropped', this.chain, `transaction ${hash} is unknown to the node at ${this.#rpcOrigin}; submit again`, { txHash: hash });
+        throw new AnchorError('dropped', this.chain, `transaction ${hash} is unknown to the node at ${this.#rpcOrigin}; submit again`, {
+          txHash: hash,
+        });
       }
       if (receipt.status !== '0x1') {
         this.#forget(hash);
-        throw new AnchorError('reverted', this.chain, `transaction ${hash} failed in block ${hexToBigInt(receipt.blockNumber)}`, { txHash: hash });
+        throw new AnchorError('reverted', this.chain, `transaction ${hash} failed in block ${hexToBigInt(receipt.blockNumber)}`, {
+          txHash: hash,
+        });
       }
       const head = hexToBigInt(await this.#client.request({ method: 'eth_blockNumber' }));
       const height = hexToBigInt(receipt.blockNumber);
@@ -220,7 +230,11 @@ export class EvmAnchor implements Anchor {
     if (this.#chainId !== undefined) return this.#chainId;
     const id = await this.#client.getChainId();
     if (this.#expectedChainId !== undefined && id !== this.#expectedChainId) {
-      throw new AnchorError('misconfigured', this.chain, `the node at ${this.#rpcOrigin} serves chain id ${id}, not ${this.#expectedChainId}`);
+      throw new AnchorError(
+        'misconfigured',
+        this.chain,
+        `the node at ${this.#rpcOrigin} serves chain id ${id}, not ${this.#expectedChainId}`,
+      );
     }
     this.#chainId = id;
     return id;
@@ -228,7 +242,8 @@ export class EvmAnchor implements Anchor {
 
   async #fees(): Promise<{ type: 'eip1559'; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | { type: 'legacy'; gasPrice: bigint }> {
     const block = await this.#client.getBlock({ blockTag: 'latest' });
-    if (block.baseFeePerGas === null || block.baseFeePerGas === undefined) return { type: 'legacy', gasPrice: await this.#client.getGasPrice() };
+    if (block.baseFeePerGas === null || block.baseFeePerGas === undefined)
+      return { type: 'legacy', gasPrice: await this.#client.getGasPrice() };
     const tip = await this.#client.estimateMaxPriorityFeePerGas();
     return { type: 'eip1559', maxFeePerGas: 2n * block.baseFeePerGas + tip, maxPriorityFeePerGas: tip };
   }
@@ -248,9 +263,15 @@ export class EvmAnchor implements Anchor {
     const options = txHash === undefined ? {} : { txHash };
     const detail = describe(err);
     if (matches(err, INSUFFICIENT_FUNDS)) {
-      return new AnchorError('misconfigured', this.chain, `account ${this.address} cannot pay for gas on ${this.chain}; fund it (${detail})`, options);
+      return new AnchorError(
+        'misconfigured',
+        this.chain,
+        `account ${this.address} cannot pay for gas on ${this.chain}; fund it (${detail})`,
+        options,
+      );
     }
-    if (matches(err, REVERTED)) return new AnchorError('reverted', this.chain, `the anchor transaction to ${this.#to} reverts (${detail})`, options);
+    if (matches(err, REVERTED))
+      return new AnchorError('reverted', this.chain, `the anchor transaction to ${this.#to} reverts (${detail})`, options);
     return new AnchorError('unavailable', this.chain, `the node at ${this.#rpcOrigin} failed: ${detail}`, options);
   }
 }
@@ -264,7 +285,8 @@ const REVERTED = { type: ExecutionRevertedError, pattern: /execution reverted/i 
 /** Whether any error in the chain of causes is of `kind`. */
 function matches(err: unknown, kind: { type: abstract new (...args: never[]) => Error; pattern: RegExp }): boolean {
   const test = (e: unknown) =>
-    e instanceof kind.type || (e instanceof BaseError ? kind.pattern.test(`${e.shortMessage} ${e.details}`) : e instanceof Error && kind.pattern.test(e.message));
+    e instanceof kind.type ||
+    (e instanceof BaseError ? kind.pattern.test(`${e.shortMessage} ${e.details}`) : e instanceof Error && kind.pattern.test(e.message));
   return err instanceof BaseError ? err.walk(test) !== null : test(err);
 }
 

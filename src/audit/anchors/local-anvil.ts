@@ -60,7 +60,9 @@ export function anvilBinary(): string {
       // Not installed at all: reported below.
     }
   }
-  throw new Error(`anvil: neither @foundry-rs/anvil-${suffix} nor a downloaded binary is installed; run npm install (dev dependencies included)`);
+  throw new Error(
+    `anvil: neither @foundry-rs/anvil-${suffix} nor a downloaded binary is installed; run npm install (dev dependencies included)`,
+  );
 }
 
 const MAX_OUTPUT = 64 * 1024;

@@ -42,7 +42,10 @@ test('a hash the sandbox did not issue is dropped; submitting again heals it', a
   const input = { date: '2026-11-22', merkleRoot: EMPTY_ROOT };
   const { tx_hash } = await new SandboxAnchor().submit(input);
   const restarted = new SandboxAnchor();
-  await assert.rejects(restarted.confirm(tx_hash), (err: unknown) => err instanceof AnchorError && err.code === 'dropped' && err.txHash === tx_hash);
+  await assert.rejects(
+    restarted.confirm(tx_hash),
+    (err: unknown) => err instanceof AnchorError && err.code === 'dropped' && err.txHash === tx_hash,
+  );
   assert.equal((await restarted.submit(input)).tx_hash, tx_hash);
   assert.notEqual(await restarted.confirm(tx_hash), null);
 });

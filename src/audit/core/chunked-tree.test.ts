@@ -21,7 +21,10 @@ test('chunked roots and proofs equal the flat RFC 9162 tree for every size up to
       if (tree.last !== null) chunks.push(tree.last);
       assert.equal(tree.count, n);
       assert.deepEqual(Buffer.from(tree.root), Buffer.from(rootFromLeafHashes(hashes)), `n=${n} C=${chunkSize}`);
-      assert.deepEqual(chunks.map((c) => c.index), chunks.map((_, i) => i));
+      assert.deepEqual(
+        chunks.map((c) => c.index),
+        chunks.map((_, i) => i),
+      );
       const roots = splitHashes(tree.chunkRoots);
       assert.equal(roots.length, Math.ceil(n / chunkSize));
       for (let m = 0; m < n; m++) {

@@ -93,6 +93,11 @@ export function splitHashes(concatenated: Uint8Array): Uint8Array[] {
  * PATH of leaf `indexInChunk` of chunk `chunkIndex` in the whole tree (see the header): the path
  * inside the chunk, then the chunk's path among the chunk roots.
  */
-export function chunkedInclusionProof(chunkLeafHashes: readonly Uint8Array[], indexInChunk: number, chunkRoots: readonly Uint8Array[], chunkIndex: number): Uint8Array[] {
+export function chunkedInclusionProof(
+  chunkLeafHashes: readonly Uint8Array[],
+  indexInChunk: number,
+  chunkRoots: readonly Uint8Array[],
+  chunkIndex: number,
+): Uint8Array[] {
   return [...inclusionProof(chunkLeafHashes, indexInChunk), ...inclusionProof(chunkRoots, chunkIndex)];
 }

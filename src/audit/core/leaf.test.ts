@@ -17,10 +17,31 @@ const base: LeafSource = {
 };
 
 test('the fast leaf encoding is exactly encodeAuditLeaf, and its hash auditLeafHash', () => {
-  const times = [0, 1, 999, 1000, 59_999, 3_599_999, 86_399_999, 86_400_000, Date.parse('2026-11-22T23:59:59.999Z'), Date.parse('2000-02-29T12:34:56.789Z'), Date.parse('1969-12-31T23:59:59.999Z')];
+  const times = [
+    0,
+    1,
+    999,
+    1000,
+    59_999,
+    3_599_999,
+    86_399_999,
+    86_400_000,
+    Date.parse('2026-11-22T23:59:59.999Z'),
+    Date.parse('2000-02-29T12:34:56.789Z'),
+    Date.parse('1969-12-31T23:59:59.999Z'),
+  ];
   const variants: Partial<LeafSource>[] = [
-    {}, { limit_price_cents: null }, { side: 'sell' }, { qty: 1_000_000_000 }, { limit_price_cents: 1_000_000_000_000 },
-    { instrument: 'a"b' }, { rcpt_to: 'back\\slash' }, { instrument: 'é€😀' }, { id: 'tab\there' }, { qty: 2 ** 53 }, { instrument: '' },
+    {},
+    { limit_price_cents: null },
+    { side: 'sell' },
+    { qty: 1_000_000_000 },
+    { limit_price_cents: 1_000_000_000_000 },
+    { instrument: 'a"b' },
+    { rcpt_to: 'back\\slash' },
+    { instrument: 'é€😀' },
+    { id: 'tab\there' },
+    { qty: 2 ** 53 },
+    { instrument: '' },
   ];
   // Alternate the days to exercise the cached day prefix going back and forth.
   for (const created_at of [...times, ...times.reverse()]) {

@@ -3,7 +3,10 @@ import { encodeAuditLeaf, type AuditLeaf } from '@cauri/verifier';
 import { isoMillis } from '../../lib/clock.js';
 import type { OrderRow } from '../../orders/order.table.js';
 
-export type LeafSource = Pick<OrderRow, 'id' | 'rcpt_to' | 'kyc_attestation_id' | 'kyc_attestation_sha256' | 'instrument' | 'side' | 'qty' | 'limit_price_cents' | 'created_at'>;
+export type LeafSource = Pick<
+  OrderRow,
+  'id' | 'rcpt_to' | 'kyc_attestation_id' | 'kyc_attestation_sha256' | 'instrument' | 'side' | 'qty' | 'limit_price_cents' | 'created_at'
+>;
 
 /** The leaf of an order (docs/audit.md); encoded and hashed by @cauri/verifier. */
 export function orderLeaf(row: LeafSource): AuditLeaf {
@@ -36,7 +39,9 @@ function fastIsoMillis(ms: number): string {
     day = dayPrefix = { start, text: new Date(start).toISOString().slice(0, 11) };
     t = ms - start;
   }
-  const h = Math.floor(t / 3_600_000), m = Math.floor(t / 60_000) % 60, s = Math.floor(t / 1000) % 60;
+  const h = Math.floor(t / 3_600_000),
+    m = Math.floor(t / 60_000) % 60,
+    s = Math.floor(t / 1000) % 60;
   return `${day.text}${TWO[h]}:${TWO[m]}:${TWO[s]}.${THREE[t % 1000]}Z`;
 }
 
@@ -52,8 +57,15 @@ function fastIsoMillis(ms: number): string {
 export function encodeOrderLeaf(row: LeafSource): string {
   const { id, rcpt_to, kyc_attestation_id: attId, kyc_attestation_sha256: attSha, instrument, side, qty, limit_price_cents: limit } = row;
   if (
-    !PLAIN.test(id) || !PLAIN.test(rcpt_to) || !PLAIN.test(attId) || !PLAIN.test(attSha) || !PLAIN.test(instrument) || !PLAIN.test(side) ||
-    !Number.isSafeInteger(qty) || !(limit === null || Number.isSafeInteger(limit)) || !Number.isSafeInteger(row.created_at)
+    !PLAIN.test(id) ||
+    !PLAIN.test(rcpt_to) ||
+    !PLAIN.test(attId) ||
+    !PLAIN.test(attSha) ||
+    !PLAIN.test(instrument) ||
+    !PLAIN.test(side) ||
+    !Number.isSafeInteger(qty) ||
+    !(limit === null || Number.isSafeInteger(limit)) ||
+    !Number.isSafeInteger(row.created_at)
   ) {
     return encodeAuditLeaf(orderLeaf(row));
   }

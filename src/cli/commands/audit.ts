@@ -32,15 +32,26 @@ export function registerAudit(program: Command): void {
           await services.audit.advanceAnchoring(Date.now());
           const row = await services.audit.status(date);
           if (options.wait !== true || row?.state === 'anchored' || Date.now() > deadline) {
-            return { built, date, state: row?.state ?? null, merkle_root: row?.merkle_root ?? null, count: row?.count ?? null, anchor_tx_hash: row?.anchor_tx_hash ?? null, anchor_error: row?.anchor_error ?? null };
+            return {
+              built,
+              date,
+              state: row?.state ?? null,
+              merkle_root: row?.merkle_root ?? null,
+              count: row?.count ?? null,
+              anchor_tx_hash: row?.anchor_tx_hash ?? null,
+              anchor_error: row?.anchor_error ?? null,
+            };
           }
           await new Promise((r) => setTimeout(r, 2000));
         }
       });
       if (options.json === true) printJson(out);
       else {
-        for (const b of out.built) process.stdout.write(`${b.date}: ${b.outcome}${b.outcome === 'built' ? ` (${b.count} orders, root ${b.merkle_root})` : ''}\n`);
-        process.stdout.write(`${out.date}: ${out.state ?? 'not built'}${out.anchor_error === null ? '' : ` (last anchoring error: ${out.anchor_error})`}\n`);
+        for (const b of out.built)
+          process.stdout.write(`${b.date}: ${b.outcome}${b.outcome === 'built' ? ` (${b.count} orders, root ${b.merkle_root})` : ''}\n`);
+        process.stdout.write(
+          `${out.date}: ${out.state ?? 'not built'}${out.anchor_error === null ? '' : ` (last anchoring error: ${out.anchor_error})`}\n`,
+        );
       }
     });
 
@@ -55,10 +66,18 @@ export function registerAudit(program: Command): void {
         const row = await services.audit.status(date);
         if (row === undefined || row.merkle_root === null) throw new CliError(`no built snapshot for ${date}`);
         const again = await services.audit.recompute(date);
-        return { date, stored: { merkle_root: row.merkle_root, count: row.count }, recomputed: again, same: again.merkle_root === row.merkle_root && again.count === row.count };
+        return {
+          date,
+          stored: { merkle_root: row.merkle_root, count: row.count },
+          recomputed: again,
+          same: again.merkle_root === row.merkle_root && again.count === row.count,
+        };
       });
       if (options.json === true) printJson(out);
-      else process.stdout.write(`${date}: ${out.same ? 'same root' : 'DIFFERENT root'} (${out.recomputed.count} orders, ${out.recomputed.merkle_root})\n`);
+      else
+        process.stdout.write(
+          `${date}: ${out.same ? 'same root' : 'DIFFERENT root'} (${out.recomputed.count} orders, ${out.recomputed.merkle_root})\n`,
+        );
       if (!out.same) process.exitCode = 1;
     });
 }

@@ -5,7 +5,10 @@ import { CliError, printJson, printTable } from '../output.js';
 
 function parseScopes(value: string | undefined): Scope[] {
   if (value === undefined) return [...SCOPES];
-  const scopes = value.trim().split(/\s+/).filter((s) => s !== '');
+  const scopes = value
+    .trim()
+    .split(/\s+/)
+    .filter((s) => s !== '');
   const unknown = scopes.filter((s) => !isScope(s));
   if (unknown.length > 0) throw new CliError(`unknown scope ${unknown.join(', ')}; scopes are: ${ALL_SCOPES.join(' ')}`);
   if (scopes.length === 0) throw new CliError('--scopes must name at least one scope');
@@ -19,13 +22,19 @@ export function registerClients(program: Command): void {
     .command('create')
     .description('Create a client; prints its id and secret once (only a keyed hash is stored)')
     .requiredOption('--name <name>', 'display name of the client')
-    .option('--scopes <scopes>', `space-separated scopes it may be granted (default: ${SCOPES.join(' ')}; the operator's ${OPERATOR_SCOPES.join(' ')} only when named)`)
+    .option(
+      '--scopes <scopes>',
+      `space-separated scopes it may be granted (default: ${SCOPES.join(' ')}; the operator's ${OPERATOR_SCOPES.join(' ')} only when named)`,
+    )
     .option('--json', 'print { client_id, client_secret, scopes } as JSON')
     .action(async (options: { name: string; scopes?: string; json?: boolean }) => {
       const scopes = parseScopes(options.scopes);
       const issued = await withDeployment(({ services }) => services.clients.create(options.name, scopes));
       if (options.json === true) printJson(issued);
-      else process.stdout.write(`client_id:     ${issued.client_id}\nclient_secret: ${issued.client_secret}\nscopes:        ${issued.scopes.join(' ')}\n\nThe secret is shown only now; store it safely.\n`);
+      else
+        process.stdout.write(
+          `client_id:     ${issued.client_id}\nclient_secret: ${issued.client_secret}\nscopes:        ${issued.scopes.join(' ')}\n\nThe secret is shown only now; store it safely.\n`,
+        );
     });
 
   clients
@@ -39,7 +48,10 @@ export function registerClients(program: Command): void {
       if (issued === null) throw new CliError(`no client ${clientId}`);
       if (options.json === true) printJson(issued);
       else {
-        const previous = expiry === 'now' ? 'previous secrets stopped working now' : `previous secret stops working at ${issued.previous_secret_expires_at}`;
+        const previous =
+          expiry === 'now'
+            ? 'previous secrets stopped working now'
+            : `previous secret stops working at ${issued.previous_secret_expires_at}`;
         process.stdout.write(`client_id:     ${issued.client_id}\nclient_secret: ${issued.client_secret}\n${previous}\n`);
       }
     });
@@ -52,7 +64,12 @@ export function registerClients(program: Command): void {
       const ended = await withDeployment(({ services }) => services.clients.expirePreviousSecrets(clientId));
       if (ended === null) throw new CliError(`no client ${clientId}`);
       if (options.json === true) printJson({ client_id: clientId, secrets_expired: ended });
-      else process.stdout.write(ended === 0 ? `${clientId} has no previous secret still working\n` : `${clientId}: ${ended} previous secret${ended === 1 ? '' : 's'} stopped working now\n`);
+      else
+        process.stdout.write(
+          ended === 0
+            ? `${clientId} has no previous secret still working\n`
+            : `${clientId}: ${ended} previous secret${ended === 1 ? '' : 's'} stopped working now\n`,
+        );
     });
 
   clients
@@ -65,7 +82,10 @@ export function registerClients(program: Command): void {
       else printTable(list, ['id', 'name', 'status', 'scopes', 'created_at']);
     });
 
-  for (const [verb, disabled] of [['disable', true], ['enable', false]] as const) {
+  for (const [verb, disabled] of [
+    ['disable', true],
+    ['enable', false],
+  ] as const) {
     clients
       .command(`${verb} <client_id>`)
       .description(

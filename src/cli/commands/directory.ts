@@ -20,15 +20,22 @@ function printReport(report: ImportReport, json: boolean, refreshSeconds: number
   } else {
     for (const a of report.applied) process.stdout.write(`row ${a.index}: ${a.action} ${a.id}\n`);
     for (const r of report.rejected) {
-      for (const d of r.details) process.stdout.write(`row ${r.index}: rejected: ${d.field} ${d.rule}${d.message === undefined ? '' : ` (${String(d.message)})`}\n`);
+      for (const d of r.details)
+        process.stdout.write(`row ${r.index}: rejected: ${d.field} ${d.rule}${d.message === undefined ? '' : ` (${String(d.message)})`}\n`);
     }
-    if (!report.committed) process.stdout.write('Nothing was written: fix the rejected rows, or pass --allow-partial to write the others.\n');
-    else if (report.applied.length > 0) process.stdout.write(`Running cauri processes use the new data within ${refreshSeconds} s (CAURI_REFERENCE_REFRESH_SECONDS).\n`);
+    if (!report.committed)
+      process.stdout.write('Nothing was written: fix the rejected rows, or pass --allow-partial to write the others.\n');
+    else if (report.applied.length > 0)
+      process.stdout.write(`Running cauri processes use the new data within ${refreshSeconds} s (CAURI_REFERENCE_REFRESH_SECONDS).\n`);
   }
   if (report.rejected.length > 0) process.exitCode = 1;
 }
 
-type ImportFn = (trx: Parameters<typeof importPartners>[0], input: unknown, options: { now: Date; allowPartial?: boolean; fixPlaintextAllowed?: boolean }) => Promise<ImportReport>;
+type ImportFn = (
+  trx: Parameters<typeof importPartners>[0],
+  input: unknown,
+  options: { now: Date; allowPartial?: boolean; fixPlaintextAllowed?: boolean },
+) => Promise<ImportReport>;
 
 function registerImport(parent: Command, what: string, run: ImportFn): void {
   parent
@@ -42,7 +49,9 @@ function registerImport(parent: Command, what: string, run: ImportFn): void {
       const storage = await openDatabase(config);
       try {
         const now = new Date();
-        const report = await storage.transact((trx) => run(trx, input, { now, allowPartial: options.allowPartial === true, fixPlaintextAllowed: config.fixPlaintextAllowed }));
+        const report = await storage.transact((trx) =>
+          run(trx, input, { now, allowPartial: options.allowPartial === true, fixPlaintextAllowed: config.fixPlaintextAllowed }),
+        );
         printReport(report, options.json === true, config.referenceRefreshSeconds);
       } finally {
         await storage.close();
@@ -64,7 +73,11 @@ export function registerDirectory(program: Command): void {
         const rows = await listPartners(storage.db, { afterId: null, limit: 100_000, approvedOnly: false });
         const out = rows.map((r) => {
           const checks = parsePartnerChecks(r.checks);
-          const account = accountRuleOf({ connector: r.connector, checks, defaultAccount: r.fix === null ? null : parseFixSettings(r.fix).account });
+          const account = accountRuleOf({
+            connector: r.connector,
+            checks,
+            defaultAccount: r.fix === null ? null : parseFixSettings(r.fix).account,
+          });
           return {
             id: r.id,
             name: r.name,
@@ -97,7 +110,19 @@ export function registerDirectory(program: Command): void {
       try {
         const rows = (await listInstruments(storage.db, { afterCode: null, limit: 100_000 })).map(toInstrument);
         if (options.json === true) printJson(rows);
-        else printTable(rows, ['code', 'exchange', 'class', 'status', 'currency', 'reference_price_cents', 'tick_size_cents', 'lot_size', 'price_band_bps', 'name']);
+        else
+          printTable(rows, [
+            'code',
+            'exchange',
+            'class',
+            'status',
+            'currency',
+            'reference_price_cents',
+            'tick_size_cents',
+            'lot_size',
+            'price_band_bps',
+            'name',
+          ]);
       } finally {
         await storage.close();
       }
@@ -113,7 +138,12 @@ export function registerDirectory(program: Command): void {
       if (!/^\d{4}-\d{2}-\d{2}$/.test(options.from)) throw new CliError(`--from must be a date YYYY-MM-DD, got ${options.from}`);
       const storage = await openDatabase(loadConfig());
       try {
-        const rows = (await listFxRates(storage.db, options.from)).map((r) => ({ date: r.day, currency: r.currency, rate: r.rate, source: r.source }));
+        const rows = (await listFxRates(storage.db, options.from)).map((r) => ({
+          date: r.day,
+          currency: r.currency,
+          rate: r.rate,
+          source: r.source,
+        }));
         if (options.json === true) printJson(rows);
         else printTable(rows, ['date', 'currency', 'rate', 'source']);
       } finally {

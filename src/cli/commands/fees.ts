@@ -25,10 +25,16 @@ function printImportReport(report: ImportReport, json: boolean): void {
   } else {
     for (const a of report.applied) process.stdout.write(`entry ${a.index}: ${a.action} ${a.id}\n`);
     for (const r of report.rejected) {
-      for (const d of r.details) process.stdout.write(`entry ${r.index}: rejected: ${d.field} ${d.rule}${d.message === undefined ? '' : ` (${String(d.message)})`}\n`);
+      for (const d of r.details)
+        process.stdout.write(
+          `entry ${r.index}: rejected: ${d.field} ${d.rule}${d.message === undefined ? '' : ` (${String(d.message)})`}\n`,
+        );
     }
     if (!report.committed) process.stdout.write('Nothing was written: fix the rejected entries and import the file again.\n');
-    else process.stdout.write('Fills applied from now on use these schedules on and after their effective dates; fills already applied keep their fees.\n');
+    else
+      process.stdout.write(
+        'Fills applied from now on use these schedules on and after their effective dates; fills already applied keep their fees.\n',
+      );
   }
   if (report.rejected.length > 0) process.exitCode = 1;
 }
@@ -38,22 +44,38 @@ function describe(row: FeeScheduleRow): string[] {
   const rounding = (r: { mode?: string; increment_cents?: number } | undefined) => `${r?.mode ?? 'half_up'}/${r?.increment_cents ?? 1}`;
   if (row.scope === 'partner') {
     const v = JSON.parse(row.content) as PartnerFeeVersion;
-    const lines = [`commission ${v.commission.rate_bps} bps, minimum ${v.commission.minimum_cents} cents, ${rounding(v.commission.rounding)}`];
-    for (const [cls, c] of Object.entries(v.by_class ?? {})) if (c !== undefined) lines.push(`commission (${cls}) ${c.rate_bps} bps, minimum ${c.minimum_cents} cents, ${rounding(c.rounding)}`);
-    if (v.tax !== undefined) lines.push(v.tax === null ? 'tax: none (replaces the exchange\'s)' : `tax ${v.tax.rate_bps} bps on ${v.tax.on.join(', ')} (replaces the exchange's), ${rounding(v.tax.rounding)}`);
+    const lines = [
+      `commission ${v.commission.rate_bps} bps, minimum ${v.commission.minimum_cents} cents, ${rounding(v.commission.rounding)}`,
+    ];
+    for (const [cls, c] of Object.entries(v.by_class ?? {}))
+      if (c !== undefined) lines.push(`commission (${cls}) ${c.rate_bps} bps, minimum ${c.minimum_cents} cents, ${rounding(c.rounding)}`);
+    if (v.tax !== undefined)
+      lines.push(
+        v.tax === null
+          ? "tax: none (replaces the exchange's)"
+          : `tax ${v.tax.rate_bps} bps on ${v.tax.on.join(', ')} (replaces the exchange's), ${rounding(v.tax.rounding)}`,
+      );
     return lines;
   }
   const v = JSON.parse(row.content) as ExchangeFeeVersion;
-  const lines = v.components.map((c) => `${c.type} ${c.rate_bps} bps${c.classes === undefined ? '' : ` (${c.classes.join(', ')})`}, ${rounding(c.rounding)}: ${c.name}`);
-  lines.push(v.tax === null ? 'tax: none' : `tax ${v.tax.rate_bps} bps on ${v.tax.on.join(', ')}, ${rounding(v.tax.rounding)}: ${v.tax.name}`);
+  const lines = v.components.map(
+    (c) => `${c.type} ${c.rate_bps} bps${c.classes === undefined ? '' : ` (${c.classes.join(', ')})`}, ${rounding(c.rounding)}: ${c.name}`,
+  );
+  lines.push(
+    v.tax === null ? 'tax: none' : `tax ${v.tax.rate_bps} bps on ${v.tax.on.join(', ')}, ${rounding(v.tax.rounding)}: ${v.tax.name}`,
+  );
   return lines;
 }
 
 export function registerFees(program: Command): void {
-  const fees = program.command('fees').description('Manage fee schedules: the exchanges\' fees and taxes (partners\' commissions come with cauri partners import)');
+  const fees = program
+    .command('fees')
+    .description("Manage fee schedules: the exchanges' fees and taxes (partners' commissions come with cauri partners import)");
   fees
     .command('import <file>')
-    .description('Write the exchange fee schedule versions the file gives (one entry or a JSON array of entries), each by its effective_from; all or nothing')
+    .description(
+      'Write the exchange fee schedule versions the file gives (one entry or a JSON array of entries), each by its effective_from; all or nothing',
+    )
     .option('--json', 'print the report as JSON')
     .action(async (file: string, options: { json?: boolean }) => {
       const input = readJsonFile(file);
@@ -65,20 +87,41 @@ export function registerFees(program: Command): void {
 
   fees
     .command('list')
-    .description('Every stored schedule version, partners\' and exchanges\', with its effective date and source')
+    .description("Every stored schedule version, partners' and exchanges', with its effective date and source")
     .option('--scope <scope>', 'only `partner` or `exchange` versions')
     .option('--owner <id>', 'only the versions of this partner id or exchange code')
     .option('--json', 'print as JSON (each version with its content)')
     .action(async (options: { scope?: string; owner?: string; json?: boolean }) => {
-      if (options.scope !== undefined && options.scope !== 'partner' && options.scope !== 'exchange') throw new CliError('--scope is partner or exchange');
-      const filter = { ...(options.scope === undefined ? {} : { scope: options.scope as 'partner' | 'exchange' }), ...(options.owner === undefined ? {} : { owner: options.owner.startsWith('sgi_') ? options.owner : options.owner.toUpperCase() }) };
+      if (options.scope !== undefined && options.scope !== 'partner' && options.scope !== 'exchange')
+        throw new CliError('--scope is partner or exchange');
+      const filter = {
+        ...(options.scope === undefined ? {} : { scope: options.scope as 'partner' | 'exchange' }),
+        ...(options.owner === undefined ? {} : { owner: options.owner.startsWith('sgi_') ? options.owner : options.owner.toUpperCase() }),
+      };
       const rows = await withDatabase(async (storage) => listSchedules(storage.db, filter));
       if (options.json === true) {
-        printJson(rows.map((r) => ({ scope: r.scope, id: r.owner, effective_from: r.effective_from, origin: r.origin, updated_at: isoSeconds(Number(r.updated_at)), content: JSON.parse(r.content) as unknown })));
+        printJson(
+          rows.map((r) => ({
+            scope: r.scope,
+            id: r.owner,
+            effective_from: r.effective_from,
+            origin: r.origin,
+            updated_at: isoSeconds(Number(r.updated_at)),
+            content: JSON.parse(r.content) as unknown,
+          })),
+        );
         return;
       }
       printTable(
-        rows.flatMap((r) => describe(r).map((charges, i) => ({ scope: i === 0 ? r.scope : '', id: i === 0 ? r.owner : '', effective_from: i === 0 ? r.effective_from : '', origin: i === 0 ? r.origin : '', charges }))),
+        rows.flatMap((r) =>
+          describe(r).map((charges, i) => ({
+            scope: i === 0 ? r.scope : '',
+            id: i === 0 ? r.owner : '',
+            effective_from: i === 0 ? r.effective_from : '',
+            origin: i === 0 ? r.origin : '',
+            charges,
+          })),
+        ),
         ['scope', 'id', 'effective_from', 'origin', 'charges'],
       );
     });

@@ -36,14 +36,17 @@ export function registerFixCommands(partners: Command): void {
     .action(async (partnerId: string, options: { username: string; passwordStdin: boolean }) => {
       const password = (await readStdin()).replace(/\r?\n$/, '');
       if (password === '') throw new CliError('no password on standard input');
-      if (/[\x00-\x1f]/.test(password) || /[\x00-\x1f]/.test(options.username)) throw new CliError('the username and password must be printable characters (no SOH)');
+      if (/[\x00-\x1f]/.test(password) || /[\x00-\x1f]/.test(options.username))
+        throw new CliError('the username and password must be printable characters (no SOH)');
       const config = loadConfig();
       const sealer = new FixCredentialSealer(deriveKey(resolveMasterKey(config), 'fix-credentials'));
       const storage = await openDatabase(config);
       try {
         const partner = await findPartner(storage.db, partnerId);
         if (partner === undefined) throw new CliError(`no partner ${partnerId}`);
-        await storage.transact((trx) => setPartnerFixCredentials(trx, partnerId, sealer.seal(partnerId, { username: options.username, password }), Date.now()));
+        await storage.transact((trx) =>
+          setPartnerFixCredentials(trx, partnerId, sealer.seal(partnerId, { username: options.username, password }), Date.now()),
+        );
         process.stdout.write(`FIX credentials of ${partnerId} stored; the session uses them from its next logon.\n`);
         if (partner.connector !== 'fix') process.stdout.write(`Note: ${partnerId} uses the ${partner.connector} connector, not fix.\n`);
       } finally {
@@ -53,7 +56,9 @@ export function registerFixCommands(partners: Command): void {
 
   partners
     .command('tls <partner-id>')
-    .description("Store a FIX partner's TLS client certificate and key, and the CAs of its gateway's certificate, sealed with the master key")
+    .description(
+      "Store a FIX partner's TLS client certificate and key, and the CAs of its gateway's certificate, sealed with the master key",
+    )
     .option('--cert <file>', 'PEM client certificate (its chain may follow it), with --key')
     .option('--key <file>', 'PEM private key of the client certificate, unencrypted; - reads it from standard input')
     .option('--ca <file>', "PEM certificates of the authorities the gateway's certificate chains to, in place of the public ones")
@@ -84,7 +89,10 @@ export function registerFixCommands(partners: Command): void {
             throw error;
           }
         }
-        if (material !== current) await storage.transact((trx) => setPartnerFixTls(trx, partnerId, material === null ? null : sealer.sealTls(partnerId, material), Date.now()));
+        if (material !== current)
+          await storage.transact((trx) =>
+            setPartnerFixTls(trx, partnerId, material === null ? null : sealer.sealTls(partnerId, material), Date.now()),
+          );
         const stored = summariseTlsMaterial(material);
         if (options.json === true) {
           printJson({ partner_id: partnerId, ...stored });
@@ -97,7 +105,11 @@ export function registerFixCommands(partners: Command): void {
             ? 'client certificate: none\n'
             : `client certificate: ${stored.client_cert.subject} (issuer ${stored.client_cert.issuer}), valid to ${stored.client_cert.valid_to}, SHA-256 ${stored.client_cert.fingerprint_sha256}\n`,
         );
-        process.stdout.write(stored.ca === null ? "gateway's certificate authorities: the public ones Node.js trusts\n" : `gateway's certificate authorities: ${stored.ca.map((c) => `${c.subject} (valid to ${c.valid_to})`).join('; ')}\n`);
+        process.stdout.write(
+          stored.ca === null
+            ? "gateway's certificate authorities: the public ones Node.js trusts\n"
+            : `gateway's certificate authorities: ${stored.ca.map((c) => `${c.subject} (valid to ${c.valid_to})`).join('; ')}\n`,
+        );
         if (partner.connector !== 'fix') process.stdout.write(`Note: ${partnerId} uses the ${partner.connector} connector, not fix.\n`);
       } finally {
         await storage.close();
@@ -113,7 +125,18 @@ export function registerFixCommands(partners: Command): void {
       try {
         const rows = await sessionViews(storage.db, Date.now());
         if (options.json === true) printJson(rows);
-        else printTable(rows, ['partner_id', 'state', 'sender_comp_id', 'target_comp_id', 'next_sender_seq', 'next_target_seq', 'last_received_at', 'held_by', 'last_error']);
+        else
+          printTable(rows, [
+            'partner_id',
+            'state',
+            'sender_comp_id',
+            'target_comp_id',
+            'next_sender_seq',
+            'next_target_seq',
+            'last_received_at',
+            'held_by',
+            'last_error',
+          ]);
       } finally {
         await storage.close();
       }

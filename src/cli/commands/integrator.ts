@@ -1,7 +1,17 @@
 import type { Command } from 'commander';
 import { EVENT_TYPES } from '../../events/event.types.js';
 import { IntegratorApi } from '../integrator/api.js';
-import { credentialsPath, listenSecret, listenStatePath, normaliseApiUrl, readListenPosition, readStored, resolveCredentials, writeListenPosition, writeStored } from '../integrator/credentials.js';
+import {
+  credentialsPath,
+  listenSecret,
+  listenStatePath,
+  normaliseApiUrl,
+  readListenPosition,
+  readStored,
+  resolveCredentials,
+  writeListenPosition,
+  writeStored,
+} from '../integrator/credentials.js';
 import { listen } from '../integrator/listen.js';
 import { say } from '../i18n.js';
 import { CliError, printJson, printTable } from '../output.js';
@@ -28,7 +38,8 @@ interface Delivery {
 }
 
 function eventType(value: string): string {
-  if (!(EVENT_TYPES as readonly string[]).includes(value)) throw new CliError({ key: 'events.type', params: { value, types: EVENT_TYPES.join(', ') } });
+  if (!(EVENT_TYPES as readonly string[]).includes(value))
+    throw new CliError({ key: 'events.type', params: { value, types: EVENT_TYPES.join(', ') } });
   return value;
 }
 
@@ -48,7 +59,8 @@ function forwardUrl(value: string): string {
 
 function positiveInt(name: string, value: string, max: number): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > max) throw new CliError({ key: 'orders.integer', params: { name, min: '1', max: String(max), value } });
+  if (!Number.isInteger(n) || n < 1 || n > max)
+    throw new CliError({ key: 'orders.integer', params: { name, min: '1', max: String(max), value } });
   return n;
 }
 
@@ -63,34 +75,53 @@ export function registerIntegrator(program: Command): void {
     .action(async (options: { apiUrl: string; clientId: string; clientSecret: string; verify: boolean }) => {
       const credentials = { apiUrl: normaliseApiUrl(options.apiUrl), clientId: options.clientId, clientSecret: options.clientSecret };
       if (options.verify) await new IntegratorApi(credentials).token();
-      const path = writeStored({ ...readStored(), api_url: credentials.apiUrl, client_id: credentials.clientId, client_secret: credentials.clientSecret });
-      process.stdout.write(`${say(options.verify ? 'login.done' : 'login.unverified', { url: credentials.apiUrl, client: credentials.clientId, path })}\n`);
+      const path = writeStored({
+        ...readStored(),
+        api_url: credentials.apiUrl,
+        client_id: credentials.clientId,
+        client_secret: credentials.clientSecret,
+      });
+      process.stdout.write(
+        `${say(options.verify ? 'login.done' : 'login.unverified', { url: credentials.apiUrl, client: credentials.clientId, path })}\n`,
+      );
     });
 
   program
     .command('trigger <event-type>')
-    .description('Store a sample event of this type: for the client\'s subscribed endpoints and event stream (cauri listen), or for one endpoint only')
+    .description(
+      "Store a sample event of this type: for the client's subscribed endpoints and event stream (cauri listen), or for one endpoint only",
+    )
     .option('--endpoint <id>', 'deliver the sample to this endpoint (we_...) only, subscribed to the type or not')
-    .option('--livemode', 'mark the sample livemode: true (default: the deployment\'s mode)')
+    .option('--livemode', "mark the sample livemode: true (default: the deployment's mode)")
     .option('--json', 'print the event (and the delivery, with --endpoint) as JSON')
     .action(async (type: string, options: { endpoint?: string; livemode?: boolean; json?: boolean }) => {
       const kind = eventType(type);
       const client = api();
       const body = { type: kind, ...(options.livemode === true ? { livemode: true } : {}) };
       if (options.endpoint !== undefined) {
-        const sent = await client.json<{ event: Envelope; delivery: Delivery }>('POST', `/v1/webhooks/endpoints/${encodeURIComponent(options.endpoint)}/test`, body);
+        const sent = await client.json<{ event: Envelope; delivery: Delivery }>(
+          'POST',
+          `/v1/webhooks/endpoints/${encodeURIComponent(options.endpoint)}/test`,
+          body,
+        );
         if (options.json === true) printJson(sent);
-        else process.stdout.write(`${sent.event.type} ${sent.event.id} -> ${sent.delivery.endpoint_id} (delivery ${sent.delivery.id}, ${sent.delivery.status})\n`);
+        else
+          process.stdout.write(
+            `${sent.event.type} ${sent.event.id} -> ${sent.delivery.endpoint_id} (delivery ${sent.delivery.id}, ${sent.delivery.status})\n`,
+          );
         return;
       }
       const sent = await client.json<{ event: Envelope }>('POST', '/v1/events/test', body);
       if (options.json === true) printJson(sent);
-      else process.stdout.write(`${sent.event.type} ${sent.event.id} stored: sent to the endpoints subscribed to ${sent.event.type} and on the event stream\n`);
+      else
+        process.stdout.write(
+          `${sent.event.type} ${sent.event.id} stored: sent to the endpoints subscribed to ${sent.event.type} and on the event stream\n`,
+        );
     });
 
   program
     .command('listen')
-    .description('Follow the client\'s events (GET /v1/events/stream) and forward each to a local URL, signed like a webhook delivery')
+    .description("Follow the client's events (GET /v1/events/stream) and forward each to a local URL, signed like a webhook delivery")
     .option('--forward-to <url>', 'local receiver, such as http://localhost:3000/webhooks')
     .option('--events <types>', 'comma-separated event types to forward (default: all)')
     .option('--after <event_id>', 'start after this event id (default: where the last listen on this machine stopped)')
@@ -105,7 +136,16 @@ export function registerIntegrator(program: Command): void {
       if (options.forwardTo === undefined) throw new CliError({ key: 'listen.required' });
       if (options.after !== undefined && options.fromNow === true) throw new CliError({ key: 'listen.conflict' });
       const forwardTo = forwardUrl(options.forwardTo);
-      const types = options.events === undefined ? null : new Set(options.events.split(',').map((s) => s.trim()).filter((s) => s !== '').map(eventType));
+      const types =
+        options.events === undefined
+          ? null
+          : new Set(
+              options.events
+                .split(',')
+                .map((s) => s.trim())
+                .filter((s) => s !== '')
+                .map(eventType),
+            );
       const credentials = resolveCredentials();
       const client = new IntegratorApi(credentials);
       const remembered = options.fromNow === true ? null : readListenPosition(client.baseUrl, credentials.clientId);
@@ -113,7 +153,9 @@ export function registerIntegrator(program: Command): void {
       process.stdout.write(
         `Ready: forwarding ${types === null ? 'all events' : [...types].join(', ')} from ${client.baseUrl} to ${forwardTo}\n` +
           `Your webhook signing secret is ${secret} (kept in ${credentialsPath()}; configure your receiver with it once)\n` +
-          (options.after === undefined && remembered !== null ? `Resuming after ${remembered}, where the last listen stopped (--from-now to skip what happened meanwhile)\n` : ''),
+          (options.after === undefined && remembered !== null
+            ? `Resuming after ${remembered}, where the last listen stopped (--from-now to skip what happened meanwhile)\n`
+            : ''),
       );
       const controller = new AbortController();
       const stop = () => controller.abort();
@@ -142,7 +184,7 @@ export function registerIntegrator(program: Command): void {
       }
     });
 
-  const events = program.command('events').description('The client\'s stored events, on the remote service');
+  const events = program.command('events').description("The client's stored events, on the remote service");
 
   events
     .command('list')
@@ -165,8 +207,13 @@ export function registerIntegrator(program: Command): void {
     .option('--json', 'print the deliveries as JSON')
     .action(async (eventId: string, options: { endpoint?: string; json?: boolean }) => {
       const body = options.endpoint === undefined ? {} : { endpoint_id: options.endpoint };
-      const result = await api().json<{ event_id: string; deliveries: Delivery[] }>('POST', `/v1/events/${encodeURIComponent(eventId)}/resend`, body);
+      const result = await api().json<{ event_id: string; deliveries: Delivery[] }>(
+        'POST',
+        `/v1/events/${encodeURIComponent(eventId)}/resend`,
+        body,
+      );
       if (options.json === true) printJson(result);
-      else for (const d of result.deliveries) process.stdout.write(`${result.event_id} -> ${d.endpoint_id} (delivery ${d.id}, ${d.status})\n`);
+      else
+        for (const d of result.deliveries) process.stdout.write(`${result.event_id} -> ${d.endpoint_id} (delivery ${d.id}, ${d.status})\n`);
     });
 }

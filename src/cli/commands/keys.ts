@@ -10,7 +10,9 @@ function purposeOf(value: string): KeyPurpose {
 }
 
 export function registerKeys(program: Command): void {
-  const keys = program.command('keys').description('Manage Ed25519 signing keys (attestations, revocation lists, snapshots; access tokens)');
+  const keys = program
+    .command('keys')
+    .description('Manage Ed25519 signing keys (attestations, revocation lists, snapshots; access tokens)');
 
   keys
     .command('list')

@@ -34,7 +34,10 @@ function printImportReport(report: ImportReport, json: boolean): void {
   } else {
     for (const a of report.applied) process.stdout.write(`entry ${a.index}: ${a.action} ${a.id}\n`);
     for (const r of report.rejected) {
-      for (const d of r.details) process.stdout.write(`entry ${r.index}: rejected: ${d.field} ${d.rule}${d.message === undefined ? '' : ` (${String(d.message)})`}\n`);
+      for (const d of r.details)
+        process.stdout.write(
+          `entry ${r.index}: rejected: ${d.field} ${d.rule}${d.message === undefined ? '' : ` (${String(d.message)})`}\n`,
+        );
     }
     if (!report.committed) process.stdout.write('Nothing was written: fix the rejected entries and import the file again.\n');
     else process.stdout.write('Running services use the new calendars within a minute, or at once when restarted.\n');
@@ -43,7 +46,9 @@ function printImportReport(report: ImportReport, json: boolean): void {
 }
 
 export function registerMarkets(program: Command): void {
-  const calendars = program.command('calendars').description("Manage the exchanges' trading calendars (holidays, shortened days, timetables)");
+  const calendars = program
+    .command('calendars')
+    .description("Manage the exchanges' trading calendars (holidays, shortened days, timetables)");
   calendars
     .command('import <file>')
     .description('Replace the years of the exchange calendars the file gives (one entry or a JSON array of entries); all or nothing')
@@ -89,8 +94,13 @@ export function registerMarkets(program: Command): void {
     .action(async (exchangeArg: string, options: { year?: string; json?: boolean }) => {
       const exchange = exchangeArgument(exchangeArg);
       const rows = await withDatabase(async (storage) => listCalendarRows(storage.db));
-      const years = rows.map(toCalendarYear).filter((y) => y.exchange === exchange && (options.year === undefined || String(y.year) === options.year));
-      if (years.length === 0) throw new CliError(`no calendar of ${exchange}${options.year === undefined ? '' : ` for ${options.year}`}; see cauri calendars list`);
+      const years = rows
+        .map(toCalendarYear)
+        .filter((y) => y.exchange === exchange && (options.year === undefined || String(y.year) === options.year));
+      if (years.length === 0)
+        throw new CliError(
+          `no calendar of ${exchange}${options.year === undefined ? '' : ` for ${options.year}`}; see cauri calendars list`,
+        );
       if (options.json === true) {
         printJson(years);
         return;

@@ -10,7 +10,9 @@ import { printJson } from '../output.js';
 export function registerMigrate(program: Command): void {
   program
     .command('migrate')
-    .description('Apply pending database migrations, the shipped exchange calendars and fee schedules (the service also applies them at start)')
+    .description(
+      'Apply pending database migrations, the shipped exchange calendars and fee schedules (the service also applies them at start)',
+    )
     .option('--json', 'print the result as JSON')
     .action(async (options: { json?: boolean }) => {
       const config = loadConfig();

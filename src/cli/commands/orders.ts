@@ -25,8 +25,29 @@ interface Order {
   [member: string]: unknown;
 }
 
-const LIST_COLUMNS = ['id', 'status', 'instrument', 'side', 'qty', 'filled_qty', 'limit_price_cents', 'time_in_force', 'pending_request', 'created_at'];
-const FILL_COLUMNS = ['id', 'qty', 'price_cents', 'executed_at', 'gross_cents', 'fees', 'net_cents', 'settlement_date', 'settlement_status'];
+const LIST_COLUMNS = [
+  'id',
+  'status',
+  'instrument',
+  'side',
+  'qty',
+  'filled_qty',
+  'limit_price_cents',
+  'time_in_force',
+  'pending_request',
+  'created_at',
+];
+const FILL_COLUMNS = [
+  'id',
+  'qty',
+  'price_cents',
+  'executed_at',
+  'gross_cents',
+  'fees',
+  'net_cents',
+  'settlement_date',
+  'settlement_status',
+];
 
 function api(): IntegratorApi {
   return new IntegratorApi(resolveCredentials());
@@ -38,12 +59,14 @@ function orderPath(id: string, tail = ''): string {
 
 function integer(name: string, value: string, min: number, max: number): number {
   const n = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < min || n > max) throw new CliError({ key: 'orders.integer', params: { name, min: String(min), max: String(max), value } });
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < min || n > max)
+    throw new CliError({ key: 'orders.integer', params: { name, min: String(min), max: String(max), value } });
   return n;
 }
 
 function status(value: string): string {
-  if (!(ORDER_STATUSES as readonly string[]).includes(value)) throw new CliError({ key: 'orders.status', params: { value, statuses: ORDER_STATUSES.join(', ') } });
+  if (!(ORDER_STATUSES as readonly string[]).includes(value))
+    throw new CliError({ key: 'orders.status', params: { value, statuses: ORDER_STATUSES.join(', ') } });
   return value;
 }
 
@@ -59,15 +82,25 @@ function printOrder(order: Order): void {
 /** What a cancel or an amend came to: answered by the partner within the request (200), or later (202). */
 function describeAnswer(what: 'cancel' | 'amend', status: number, order: Order): string {
   if (status === 202) return say(`orders.${what}.sent`, { id: order.id, pending: order.pending_request ?? 'pending' });
-  if (order.last_refusal !== null && order.last_refusal.request === what && order.pending_request === null && !(what === 'cancel' && order.status === 'cancelled')) {
+  if (
+    order.last_refusal !== null &&
+    order.last_refusal.request === what &&
+    order.pending_request === null &&
+    !(what === 'cancel' && order.status === 'cancelled')
+  ) {
     return say(`orders.${what}.refused`, { id: order.id, reason: order.last_refusal.reason, status: order.status });
   }
   if (what === 'cancel') return say('orders.cancel.done', { id: order.id, reason: order.cancel_reason ?? order.status });
-  return say('orders.amend.done', { id: order.id, qty: String(order.qty), limit: String(order.limit_price_cents ?? ''), status: order.status });
+  return say('orders.amend.done', {
+    id: order.id,
+    qty: String(order.qty),
+    limit: String(order.limit_price_cents ?? ''),
+    status: order.status,
+  });
 }
 
 export function registerOrders(program: Command): void {
-  const orders = program.command('orders').description('The client\'s orders, on the remote service');
+  const orders = program.command('orders').description("The client's orders, on the remote service");
 
   orders
     .command('list')
@@ -109,14 +142,16 @@ export function registerOrders(program: Command): void {
     .command('amend <order_id>')
     .description('Change the quantity or the limit price of an open limit order')
     .option('--qty <n>', 'the new total quantity')
-    .option('--limit-price-cents <n>', 'the new limit price, in cents of the instrument\'s currency')
+    .option('--limit-price-cents <n>', "the new limit price, in cents of the instrument's currency")
     .option('--json', 'print the order as the service answered it, with the HTTP status')
     .action(async (id: string, options: { qty?: string; limitPriceCents?: string; json?: boolean }) => {
       if (options.qty === undefined && options.limitPriceCents === undefined) throw new CliError({ key: 'orders.amend.nothing' });
       // Bounds are the service's to check; the command only refuses what is not a whole number.
       const body = {
         ...(options.qty === undefined ? {} : { qty: integer('--qty', options.qty, 0, Number.MAX_SAFE_INTEGER) }),
-        ...(options.limitPriceCents === undefined ? {} : { limit_price_cents: integer('--limit-price-cents', options.limitPriceCents, 0, Number.MAX_SAFE_INTEGER) }),
+        ...(options.limitPriceCents === undefined
+          ? {}
+          : { limit_price_cents: integer('--limit-price-cents', options.limitPriceCents, 0, Number.MAX_SAFE_INTEGER) }),
       };
       const answer = await api().mutate<Order>(orderPath(id, '/amend'), body);
       if (options.json === true) printJson({ status: answer.status, order: answer.body });
@@ -125,17 +160,23 @@ export function registerOrders(program: Command): void {
 
   orders
     .command('fills <order_id>')
-    .description('The order\'s executions, oldest first')
+    .description("The order's executions, oldest first")
     .option('--json', 'print the fills as JSON')
     .action(async (id: string, options: { json?: boolean }) => {
       const { data } = await api().json<{ data: Record<string, unknown>[] }>('GET', orderPath(id, '/fills'));
       if (options.json === true) printJson(data);
-      else printTable(data.map((fill) => ({ ...fill, fees: feeSummary(fill.fees as Fee[]) })), FILL_COLUMNS);
+      else
+        printTable(
+          data.map((fill) => ({ ...fill, fees: feeSummary(fill.fees as Fee[]) })),
+          FILL_COLUMNS,
+        );
     });
 
   orders
     .command('contract-note <order_id>')
-    .description('The trade confirmation of an order with fills: a summary, the note as JSON (--json), or its PDF written to a file (--pdf)')
+    .description(
+      'The trade confirmation of an order with fills: a summary, the note as JSON (--json), or its PDF written to a file (--pdf)',
+    )
     .option('--pdf <file>', 'write the note as a PDF to this file')
     .option('--json', 'print the note as JSON')
     .action(async (id: string, options: { pdf?: string; json?: boolean }) => {
@@ -202,5 +243,8 @@ function printContractNote(note: ContractNote): void {
   const width = Math.max(...lines.map(([k]) => k.length));
   for (const [k, v] of lines) process.stdout.write(`${k.padEnd(width)}  ${v}\n`);
   process.stdout.write(`\n${note.fills.length} fill(s):\n`);
-  printTable(note.fills.map((fill) => ({ ...fill, fees: feeSummary(fill.fees as Fee[]) })), FILL_COLUMNS);
+  printTable(
+    note.fills.map((fill) => ({ ...fill, fees: feeSummary(fill.fees as Fee[]) })),
+    FILL_COLUMNS,
+  );
 }

@@ -10,7 +10,19 @@ import { printJson, printTable } from '../output.js';
  * declare a statement).
  */
 
-const POSITION_COLUMNS = ['subject_id', 'rcpt_to', 'instrument', 'qty', 'settled_qty', 'average_cost_cents', 'reference_price_cents', 'market_value_cents', 'unrealised_pnl_cents', 'realised_pnl_cents', 'currency'];
+const POSITION_COLUMNS = [
+  'subject_id',
+  'rcpt_to',
+  'instrument',
+  'qty',
+  'settled_qty',
+  'average_cost_cents',
+  'reference_price_cents',
+  'market_value_cents',
+  'unrealised_pnl_cents',
+  'realised_pnl_cents',
+  'currency',
+];
 const BREAK_COLUMNS = ['instrument', 'statement_qty', 'expected_qty', 'difference_qty'];
 const STATEMENT_COLUMNS = ['id', 'subject_id', 'rcpt_to', 'as_of', 'breaks', 'replaced_by', 'created_at'];
 
@@ -62,7 +74,9 @@ export function registerPositions(program: Command): void {
 
   positions
     .command('declare <file>')
-    .description("Declare a statement of a subject's holdings at a partner, from a JSON file: { subject_id, rcpt_to, as_of, holdings: [{ instrument, qty, average_cost_cents }] }")
+    .description(
+      "Declare a statement of a subject's holdings at a partner, from a JSON file: { subject_id, rcpt_to, as_of, holdings: [{ instrument, qty, average_cost_cents }] }",
+    )
     .option('--json', 'print the statement as the service answered it')
     .action(async (file: string, options: { json?: boolean }) => {
       const answer = await api().mutate<Statement>('/v1/positions/statements', readJsonFile(file));
@@ -72,7 +86,9 @@ export function registerPositions(program: Command): void {
         return;
       }
       const replaced = statement.replaces === null ? '' : `, replacing ${statement.replaces}`;
-      process.stdout.write(`${statement.id} declared as of ${statement.as_of}${replaced}: ${statement.breaks.length === 0 ? 'no break' : `${statement.breaks.length} break(s)`}\n`);
+      process.stdout.write(
+        `${statement.id} declared as of ${statement.as_of}${replaced}: ${statement.breaks.length === 0 ? 'no break' : `${statement.breaks.length} break(s)`}\n`,
+      );
       if (statement.breaks.length > 0) printTable(statement.breaks, BREAK_COLUMNS);
     });
 
@@ -88,6 +104,10 @@ export function registerPositions(program: Command): void {
       if (options.partner !== undefined) query.set('rcpt_to', options.partner);
       const { data } = await api().json<{ data: Statement[] }>('GET', `/v1/positions/statements?${query.toString()}`);
       if (options.json === true) printJson(data);
-      else printTable(data.map((s) => ({ ...s, breaks: s.breaks.length })), STATEMENT_COLUMNS);
+      else
+        printTable(
+          data.map((s) => ({ ...s, breaks: s.breaks.length })),
+          STATEMENT_COLUMNS,
+        );
     });
 }

@@ -34,12 +34,13 @@ const en = {
 export type MessageKey = keyof typeof en;
 
 const fr: Readonly<Record<MessageKey, string>> = {
-  'help.lang': 'langue des messages et de l\'aide : en ou fr (par défaut : LC_ALL, LC_MESSAGES ou LANG, sinon en)',
-  'help.help': 'afficher l\'aide de la commande',
-  'help.helpCommand': 'afficher l\'aide d\'une commande',
+  'help.lang': "langue des messages et de l'aide : en ou fr (par défaut : LC_ALL, LC_MESSAGES ou LANG, sinon en)",
+  'help.help': "afficher l'aide de la commande",
+  'help.helpCommand': "afficher l'aide d'une commande",
   'help.version': 'afficher la version de cauri',
   'lang.invalid': '--lang doit valoir en ou fr (reçu « {value} »)',
-  'credentials.none': 'aucun identifiant : lancez cauri login --api-url <url> --client-id <id> --client-secret <secret>, ou définissez {missing}',
+  'credentials.none':
+    'aucun identifiant : lancez cauri login --api-url <url> --client-id <id> --client-secret <secret>, ou définissez {missing}',
   'file.unreadable': 'impossible de lire {path} : {reason}',
   'credentials.invalid': "{path} n'est pas valide : {reason} ; relancez cauri login",
   'credentials.url': "l'URL de l'API doit être une URL http(s) absolue (reçu « {value} »)",
@@ -55,10 +56,10 @@ const fr: Readonly<Record<MessageKey, string>> = {
   'orders.amend.nothing': 'donnez --qty, --limit-price-cents ou les deux',
   'orders.cancel.sent': '{id} : annulation envoyée au partenaire ({pending}) ; sa réponse viendra plus tard dans un événement',
   'orders.amend.sent': '{id} : modification envoyée au partenaire ({pending}) ; sa réponse viendra plus tard dans un événement',
-  'orders.cancel.refused': '{id} : annulation refusée par le partenaire ({reason}) ; l\'ordre est {status}',
-  'orders.amend.refused': '{id} : modification refusée par le partenaire ({reason}) ; l\'ordre est {status}',
+  'orders.cancel.refused': "{id} : annulation refusée par le partenaire ({reason}) ; l'ordre est {status}",
+  'orders.amend.refused': "{id} : modification refusée par le partenaire ({reason}) ; l'ordre est {status}",
   'orders.cancel.done': '{id} annulé ({reason})',
-  'orders.amend.done': '{id} modifié : qty {qty}, limit_price_cents {limit} ; l\'ordre est {status}',
+  'orders.amend.done': "{id} modifié : qty {qty}, limit_price_cents {limit} ; l'ordre est {status}",
 };
 
 export const MESSAGES: Readonly<Record<'en' | 'fr', Readonly<Record<MessageKey, string>>>> = { en, fr };

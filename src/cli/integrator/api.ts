@@ -12,7 +12,10 @@ const RETRY_AFTER_CAP_MS = 5_000;
 
 /** The service could not be reached at all (refused, DNS, timeout): worth retrying later. */
 export class UnreachableError extends CliError {
-  constructor(readonly url: string, cause: unknown) {
+  constructor(
+    readonly url: string,
+    cause: unknown,
+  ) {
     super(`cannot reach ${url}: ${describeNetworkError(cause)}`);
     this.name = 'UnreachableError';
   }
@@ -20,7 +23,11 @@ export class UnreachableError extends CliError {
 
 /** The service answered with an error body; `code` is the spec's error code. */
 export class ApiCallError extends CliError {
-  constructor(readonly status: number, readonly code: string, message: string) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
     this.name = 'ApiCallError';
   }
@@ -28,7 +35,10 @@ export class ApiCallError extends CliError {
 
 export function describeNetworkError(error: unknown): string {
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  if (cause?.code !== undefined) return cause.code === 'ECONNREFUSED' ? 'connection refused (is the service running?)' : `${cause.code}${cause.message === undefined ? '' : ` (${cause.message})`}`;
+  if (cause?.code !== undefined)
+    return cause.code === 'ECONNREFUSED'
+      ? 'connection refused (is the service running?)'
+      : `${cause.code}${cause.message === undefined ? '' : ` (${cause.message})`}`;
   if ((error as Error).name === 'TimeoutError') return 'timed out';
   return (error as Error).message;
 }
@@ -88,7 +98,8 @@ export class IntegratorApi {
     try {
       return await fetch(url, init);
     } catch (error) {
-      if ((error as Error).name === 'AbortError' && init.signal?.aborted === true && init.signal.reason?.name !== 'TimeoutError') throw error;
+      if ((error as Error).name === 'AbortError' && init.signal?.aborted === true && init.signal.reason?.name !== 'TimeoutError')
+        throw error;
       throw new UnreachableError(this.baseUrl, error);
     }
   }
@@ -99,12 +110,21 @@ export class IntegratorApi {
     const res = await this.#fetch('/v1/auth/token', {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify({ grant_type: 'client_credentials', client_id: this.credentials.clientId, client_secret: this.credentials.clientSecret }),
+      body: JSON.stringify({
+        grant_type: 'client_credentials',
+        client_id: this.credentials.clientId,
+        client_secret: this.credentials.clientSecret,
+      }),
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
     if (res.status !== 200) {
       const error = await errorOf(res, 'token exchange failed');
-      if (res.status === 401) throw new ApiCallError(401, error.code, `the service refused the client credentials (${this.credentials.clientId}): ${error.message}`);
+      if (res.status === 401)
+        throw new ApiCallError(
+          401,
+          error.code,
+          `the service refused the client credentials (${this.credentials.clientId}): ${error.message}`,
+        );
       throw error;
     }
     const body = (await res.json()) as { access_token: string; expires_in: number };
@@ -113,7 +133,11 @@ export class IntegratorApi {
   }
 
   /** An authenticated request; retried once with a new token on 401. Returns the raw response. */
-  async send(method: string, path: string, init: { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<Response> {
+  async send(
+    method: string,
+    path: string,
+    init: { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {},
+  ): Promise<Response> {
     for (let attempt = 0; ; attempt++) {
       const token = await this.token(attempt > 0);
       const res = await this.#fetch(path, {

@@ -73,7 +73,11 @@ export function resolveCredentials(env: Env = process.env): Credentials {
   const apiUrl = pick('CAURI_API_URL', stored.api_url);
   const clientId = pick('CAURI_CLIENT_ID', stored.client_id);
   const clientSecret = pick('CAURI_CLIENT_SECRET', stored.client_secret);
-  const missing = [apiUrl === undefined ? 'CAURI_API_URL' : null, clientId === undefined ? 'CAURI_CLIENT_ID' : null, clientSecret === undefined ? 'CAURI_CLIENT_SECRET' : null].filter((m) => m !== null);
+  const missing = [
+    apiUrl === undefined ? 'CAURI_API_URL' : null,
+    clientId === undefined ? 'CAURI_CLIENT_ID' : null,
+    clientSecret === undefined ? 'CAURI_CLIENT_SECRET' : null,
+  ].filter((m) => m !== null);
   if (missing.length > 0 || apiUrl === undefined || clientId === undefined || clientSecret === undefined) {
     throw new CliError({ key: 'credentials.none', params: { missing: missing.join(', ') } });
   }

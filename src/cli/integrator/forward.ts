@@ -36,7 +36,13 @@ export type ForwardOutcome = { status: number; durationMs: number } | { error: s
 export async function forwardEvent(url: string, secret: string, eventId: string, body: string): Promise<ForwardOutcome> {
   const started = Date.now();
   try {
-    const res = await fetch(url, { method: 'POST', headers: deliveryHeaders(secret, eventId, body, Date.now()), body, redirect: 'manual', signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS) });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: deliveryHeaders(secret, eventId, body, Date.now()),
+      body,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
+    });
     await res.body?.cancel();
     return { status: res.status, durationMs: Date.now() - started };
   } catch (error) {

@@ -50,7 +50,10 @@ export async function listen(api: IntegratorApi, options: ListenOptions): Promis
     signal.addEventListener('abort', abort, { once: true });
     let res: Response;
     try {
-      res = await api.send('GET', `/v1/events/stream`, { headers: { accept: 'text/event-stream', ...(lastId === null ? {} : { 'last-event-id': lastId }) }, signal: connection.signal });
+      res = await api.send('GET', `/v1/events/stream`, {
+        headers: { accept: 'text/event-stream', ...(lastId === null ? {} : { 'last-event-id': lastId }) },
+        signal: connection.signal,
+      });
     } catch (error) {
       signal.removeEventListener('abort', abort);
       if (signal.aborted) return;
@@ -104,7 +107,9 @@ export async function listen(api: IntegratorApi, options: ListenOptions): Promis
     if (signal.aborted) return;
     failures = Date.now() - opened < HEALTHY_CONNECTION_MS ? failures + 1 : 0;
     const wait = failures === 0 ? 0 : backoffMs(failures);
-    err(`cauri: ${reason}; reconnecting${wait === 0 ? '' : ` in ${(wait / 1000).toFixed(1)}s`}${lastId === null ? '' : ` after ${lastId}`}`);
+    err(
+      `cauri: ${reason}; reconnecting${wait === 0 ? '' : ` in ${(wait / 1000).toFixed(1)}s`}${lastId === null ? '' : ` after ${lastId}`}`,
+    );
     if (wait > 0) await delay(wait, undefined, { signal }).catch(() => undefined);
   }
 
@@ -113,7 +118,8 @@ export async function listen(api: IntegratorApi, options: ListenOptions): Promis
     if (options.types !== null && !options.types.has(message.event)) return;
     const outcome = await forwardEvent(options.forwardTo, options.secret, message.id, message.data);
     const result = 'status' in outcome ? `[${outcome.status}]` : `[failed: ${outcome.error}]`;
-    out(`${new Date().toISOString()}  ${message.event.padEnd(14)}  ${message.id}  --> POST ${options.forwardTo} ${result} ${outcome.durationMs}ms`);
+    out(
+      `${new Date().toISOString()}  ${message.event.padEnd(14)}  ${message.id}  --> POST ${options.forwardTo} ${result} ${outcome.durationMs}ms`,
+    );
   }
 }
-

@@ -9,7 +9,8 @@ test('only a routed or partially filled limit order with no request waiting can 
   assert.equal(amendConflict(routedLimit), null);
   assert.equal(amendConflict({ ...routedLimit, status: 'partially_filled', filled_qty: 10 }), null);
   assert.match(amendConflict({ ...routedLimit, limit_price_cents: null }) ?? '', /market order/);
-  for (const status of ['created', 'filled', 'failed', 'cancelled'] as const) assert.match(amendConflict({ ...routedLimit, status }) ?? '', new RegExp(status));
+  for (const status of ['created', 'filled', 'failed', 'cancelled'] as const)
+    assert.match(amendConflict({ ...routedLimit, status }) ?? '', new RegExp(status));
   assert.match(amendConflict({ ...routedLimit, pending_request: 'pending_cancel' }) ?? '', /cancel/);
   assert.match(amendConflict({ ...routedLimit, pending_request: 'pending_amend' }) ?? '', /amend/);
 });
@@ -17,12 +18,24 @@ test('only a routed or partially filled limit order with no request waiting can 
 test('the new values change something and keep qty above what filled', () => {
   assert.deepEqual(checkAmendValues(routedLimit, { qty: 200 }), []);
   assert.deepEqual(checkAmendValues(routedLimit, { limit_price_cents: 1001 }), []);
-  assert.deepEqual(checkAmendValues(routedLimit, { qty: 100 }).map((d) => [d.field, d.rule]), [['qty', 'unchanged']]);
-  assert.deepEqual(checkAmendValues(routedLimit, { limit_price_cents: 1000 }).map((d) => [d.field, d.rule]), [['limit_price_cents', 'unchanged']]);
+  assert.deepEqual(
+    checkAmendValues(routedLimit, { qty: 100 }).map((d) => [d.field, d.rule]),
+    [['qty', 'unchanged']],
+  );
+  assert.deepEqual(
+    checkAmendValues(routedLimit, { limit_price_cents: 1000 }).map((d) => [d.field, d.rule]),
+    [['limit_price_cents', 'unchanged']],
+  );
   const partly = { ...routedLimit, status: 'partially_filled', filled_qty: 40 } as const;
   assert.deepEqual(checkAmendValues(partly, { qty: 41 }), []);
-  assert.deepEqual(checkAmendValues(partly, { qty: 40 }).map((d) => [d.field, d.rule, d.value]), [['qty', 'above_filled', 40]]);
-  assert.deepEqual(checkAmendValues(partly, { qty: 10, limit_price_cents: 5 }).map((d) => d.rule), ['above_filled']);
+  assert.deepEqual(
+    checkAmendValues(partly, { qty: 40 }).map((d) => [d.field, d.rule, d.value]),
+    [['qty', 'above_filled', 40]],
+  );
+  assert.deepEqual(
+    checkAmendValues(partly, { qty: 10, limit_price_cents: 5 }).map((d) => d.rule),
+    ['above_filled'],
+  );
 });
 
 test('the cap counts only the increase, and never for a sell', () => {
@@ -34,7 +47,7 @@ test('the cap counts only the increase, and never for a sell', () => {
   assert.equal(capIncreaseCents({ ...routedLimit, limit_price_cents: null }, { qty: 1_000_000 }), 0n, 'a market order is never amended');
 });
 
-test('the increase counts in FCFA at the order\'s rate, each amount rounded up as the cap sums it', () => {
+test("the increase counts in FCFA at the order's rate, each amount rounded up as the cap sums it", () => {
   // 1 GHS = 41.7 FCFA: 100 x 10.00 GHS = 41,700 FCFA; 150 x 10.00 GHS = 62,550 FCFA.
   const cedi = { num: 417n, den: 10n };
   assert.equal(capIncreaseCents(routedLimit, { qty: 150 }, cedi), 6_255_000n - 4_170_000n);
@@ -61,11 +74,22 @@ test('a pending amend holds the larger of the order as it is and as amended', ()
   assert.equal(heldAgainstCap({ ...base, pending_request: 'pending_amend', amend_qty: 300, amend_limit_price_cents: 1000 }), 300_000n);
   assert.equal(heldAgainstCap({ ...base, pending_request: 'pending_amend', amend_qty: 10, amend_limit_price_cents: 1000 }), 100_000n);
   assert.equal(heldAgainstCap({ ...base, pending_request: 'pending_cancel' }), 100_000n);
-  assert.equal(heldAgainstCap({ ...base, status: 'cancelled', fill_notional_cents: 7n, pending_request: 'pending_amend', amend_qty: 300, amend_limit_price_cents: 1000 }), 7n, 'cancelled: what filled');
+  assert.equal(
+    heldAgainstCap({
+      ...base,
+      status: 'cancelled',
+      fill_notional_cents: 7n,
+      pending_request: 'pending_amend',
+      amend_qty: 300,
+      amend_limit_price_cents: 1000,
+    }),
+    7n,
+    'cancelled: what filled',
+  );
   assert.equal(sumHeld([base, { ...base, side: 'sell' }, { ...base, status: 'failed' }]), 100_000n);
 });
 
-test('the month\'s sum converts each order at its own rate, the pending amend included', () => {
+test("the month's sum converts each order at its own rate, the pending amend included", () => {
   const base: CappedOrder = {
     side: 'buy',
     status: 'routed',
@@ -78,7 +102,13 @@ test('the month\'s sum converts each order at its own rate, the pending amend in
     amend_qty: null,
     amend_limit_price_cents: null,
   };
-  const cedi = { ...base, fcfa_rate: { num: 417n, den: 10n }, pending_request: 'pending_amend', amend_qty: 200, amend_limit_price_cents: 1000 } as const;
+  const cedi = {
+    ...base,
+    fcfa_rate: { num: 417n, den: 10n },
+    pending_request: 'pending_amend',
+    amend_qty: 200,
+    amend_limit_price_cents: 1000,
+  } as const;
   assert.equal(sumHeld([base, cedi]), 100_000n + 8_340_000n);
   // Rounded up per order: 1 cent at 1/3 FCFA counts 1 cent, twice.
   const third = { ...base, qty: 1, limit_price_cents: 1, fcfa_rate: { num: 1n, den: 3n } };

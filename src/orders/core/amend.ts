@@ -44,8 +44,10 @@ export interface AmendTarget {
 /** Why an order cannot be amended at all (409), or null when it can. */
 export function amendConflict(order: AmendTarget & { readonly pending_request: PendingRequest | null }): string | null {
   if (order.limit_price_cents === null) return 'a market order cannot be amended; only limit orders can';
-  if (order.status !== 'routed' && order.status !== 'partially_filled') return `the order is ${order.status}; only a routed or partially filled order can be amended`;
-  if (order.pending_request !== null) return `a ${order.pending_request === 'pending_cancel' ? 'cancel' : 'previous amend'} of the order is waiting for the partner's answer`;
+  if (order.status !== 'routed' && order.status !== 'partially_filled')
+    return `the order is ${order.status}; only a routed or partially filled order can be amended`;
+  if (order.pending_request !== null)
+    return `a ${order.pending_request === 'pending_cancel' ? 'cancel' : 'previous amend'} of the order is waiting for the partner's answer`;
   return null;
 }
 
@@ -58,9 +60,20 @@ export function checkAmendValues(order: AmendTarget, change: { qty?: number; lim
   const limit = change.limit_price_cents ?? order.limit_price_cents;
   const details: ErrorDetail[] = [];
   if (qty === order.qty && limit === order.limit_price_cents) {
-    details.push({ field: change.qty === undefined ? 'limit_price_cents' : 'qty', rule: 'unchanged', value: change.qty ?? change.limit_price_cents, message: 'the amend changes nothing: the order already has these values' });
+    details.push({
+      field: change.qty === undefined ? 'limit_price_cents' : 'qty',
+      rule: 'unchanged',
+      value: change.qty ?? change.limit_price_cents,
+      message: 'the amend changes nothing: the order already has these values',
+    });
   }
-  if (qty <= order.filled_qty) details.push({ field: 'qty', rule: 'above_filled', value: qty, message: `the new quantity must be above the ${order.filled_qty} already filled` });
+  if (qty <= order.filled_qty)
+    details.push({
+      field: 'qty',
+      rule: 'above_filled',
+      value: qty,
+      message: `the new quantity must be above the ${order.filled_qty} already filled`,
+    });
   return details;
 }
 
@@ -70,7 +83,11 @@ export function checkAmendValues(order: AmendTarget, change: { qty?: number; lim
  * converted and rounded up on its own, as the cap's sum counts it. Sells count nothing, and a market
  * order is never amended (`amendConflict`), so only a limit buy can add to the cap.
  */
-export function capIncreaseCents(order: AmendTarget, change: { qty?: number; limit_price_cents?: number }, rate: FcfaRate = AT_PAR): bigint {
+export function capIncreaseCents(
+  order: AmendTarget,
+  change: { qty?: number; limit_price_cents?: number },
+  rate: FcfaRate = AT_PAR,
+): bigint {
   if (order.side === 'sell' || order.limit_price_cents === null) return 0n;
   const before = toFcfaCents(BigInt(order.qty) * BigInt(order.limit_price_cents), rate);
   const after = toFcfaCents(BigInt(change.qty ?? order.qty) * BigInt(change.limit_price_cents ?? order.limit_price_cents), rate);

@@ -50,9 +50,17 @@ test('committed notional per status', () => {
     assert.equal(committedNotional(o), expected[status], status);
   }
   assert.equal(committedNotional({ ...base, status: 'cancelled', fill_notional_cents: 0n }), 0n, 'cancelled before any fill');
-  assert.equal(committedNotional({ ...base, limit_price_cents: null, status: 'routed', fill_notional_cents: 0n }), 200_000n, 'market: its worst price');
+  assert.equal(
+    committedNotional({ ...base, limit_price_cents: null, status: 'routed', fill_notional_cents: 0n }),
+    200_000n,
+    'market: its worst price',
+  );
   for (const status of ORDER_STATUSES) {
-    assert.equal(committedNotional({ ...base, side: 'sell', status, fill_notional_cents: status === 'cancelled' ? 29_700n : 0n }), 0n, `sell ${status}`);
+    assert.equal(
+      committedNotional({ ...base, side: 'sell', status, fill_notional_cents: status === 'cancelled' ? 29_700n : 0n }),
+      0n,
+      `sell ${status}`,
+    );
   }
 });
 
@@ -61,14 +69,30 @@ test('sumCommitted adds a month of orders', () => {
     { side: 'buy', qty: 2, limit_price_cents: 500, market_price_cents: 1, status: 'filled', fill_notional_cents: 990n, fcfa_rate: AT_PAR },
     { side: 'buy', qty: 3, limit_price_cents: null, market_price_cents: 100, status: 'routed', fill_notional_cents: 0n, fcfa_rate: AT_PAR },
     { side: 'buy', qty: 9, limit_price_cents: 100, market_price_cents: 100, status: 'failed', fill_notional_cents: 0n, fcfa_rate: AT_PAR },
-    { side: 'buy', qty: 9, limit_price_cents: 100, market_price_cents: 100, status: 'cancelled', fill_notional_cents: 250n, fcfa_rate: AT_PAR },
-    { side: 'sell', qty: 9, limit_price_cents: 100, market_price_cents: 100, status: 'filled', fill_notional_cents: 900n, fcfa_rate: AT_PAR },
+    {
+      side: 'buy',
+      qty: 9,
+      limit_price_cents: 100,
+      market_price_cents: 100,
+      status: 'cancelled',
+      fill_notional_cents: 250n,
+      fcfa_rate: AT_PAR,
+    },
+    {
+      side: 'sell',
+      qty: 9,
+      limit_price_cents: 100,
+      market_price_cents: 100,
+      status: 'filled',
+      fill_notional_cents: 900n,
+      fcfa_rate: AT_PAR,
+    },
   ];
   assert.equal(sumCommitted(orders), 1_000n + 300n + 0n + 250n + 0n);
   assert.equal(sumCommitted([]), 0n);
 });
 
-test('cedi amounts count in FCFA at their day\'s rate, each rounded up to the next FCFA cent', () => {
+test("cedi amounts count in FCFA at their day's rate, each rounded up to the next FCFA cent", () => {
   const cedi = { num: 554_012n, den: 10_000n }; // 55.4012 FCFA per cedi
   assert.equal(toFcfaCents(100n, cedi), 5_541n, '1 cedi = 55.4012 FCFA = 5,540.12 FCFA cents, rounded up');
   assert.equal(toFcfaCents(1n, cedi), 56n, 'a pesewa is 0.554012 FCFA: 56 cents, not 55');
@@ -79,7 +103,15 @@ test('cedi amounts count in FCFA at their day\'s rate, each rounded up to the ne
   // A month of orders in two currencies: each order converts at its own rate and rounds on its own.
   const orders: CommittedOrderInput[] = [
     { side: 'buy', qty: 3, limit_price_cents: 1, market_price_cents: 1, status: 'routed', fill_notional_cents: 0n, fcfa_rate: cedi },
-    { side: 'buy', qty: 3, limit_price_cents: 1, market_price_cents: 1, status: 'routed', fill_notional_cents: 0n, fcfa_rate: { num: 60n, den: 1n } },
+    {
+      side: 'buy',
+      qty: 3,
+      limit_price_cents: 1,
+      market_price_cents: 1,
+      status: 'routed',
+      fill_notional_cents: 0n,
+      fcfa_rate: { num: 60n, den: 1n },
+    },
     { side: 'buy', qty: 1, limit_price_cents: 700, market_price_cents: 1, status: 'filled', fill_notional_cents: 0n, fcfa_rate: AT_PAR },
     { side: 'buy', qty: 9, limit_price_cents: 100, market_price_cents: 1, status: 'cancelled', fill_notional_cents: 3n, fcfa_rate: cedi },
   ];

@@ -52,15 +52,24 @@ test('a corrupt state is refused, never repaired', () => {
     { qty: 10, filled_qty: 0, fill_notional_cents: 5n, status: 'routed' },
     { qty: 0, filled_qty: 0, fill_notional_cents: 0n, status: 'routed' },
   ] as FillState[]) {
-    assert.throws(() => applyFill(state, { fill_qty: 1, fill_price_cents: 1 }), isFillError('invalid_fill_state'), JSON.stringify(state, (_k, v) => (typeof v === 'bigint' ? `${v}` : v)));
+    assert.throws(
+      () => applyFill(state, { fill_qty: 1, fill_price_cents: 1 }),
+      isFillError('invalid_fill_state'),
+      JSON.stringify(state, (_k, v) => (typeof v === 'bigint' ? `${v}` : v)),
+    );
   }
 });
 
 test('only routed and partially_filled orders take fills', () => {
   for (const status of ['created', 'filled', 'failed', 'cancelled'] as const) {
-    const state: FillState = status === 'filled' ? { qty: 5, filled_qty: 5, fill_notional_cents: 50n, status } : initialFillState(5, status);
+    const state: FillState =
+      status === 'filled' ? { qty: 5, filled_qty: 5, fill_notional_cents: 50n, status } : initialFillState(5, status);
     const fill = { fill_qty: status === 'filled' ? 1 : 5, fill_price_cents: 10 };
-    assert.throws(() => applyFill(state, fill), (err: unknown) => err instanceof IllegalTransitionError || (err instanceof FillError && err.code === 'fill_exceeds_qty'), status);
+    assert.throws(
+      () => applyFill(state, fill),
+      (err: unknown) => err instanceof IllegalTransitionError || (err instanceof FillError && err.code === 'fill_exceeds_qty'),
+      status,
+    );
   }
   assert.throws(() => applyFill(initialFillState(5), { fill_qty: 1, fill_price_cents: 10 }), IllegalTransitionError);
   assert.throws(() => applyFill(initialFillState(5, 'cancelled'), { fill_qty: 1, fill_price_cents: 10 }), IllegalTransitionError);

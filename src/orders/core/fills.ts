@@ -123,5 +123,10 @@ function assertFillState(state: FillState): void {
     typeof state.fill_notional_cents === 'bigint' &&
     state.fill_notional_cents >= 0n &&
     (state.filled_qty === 0) === (state.fill_notional_cents === 0n);
-  if (!ok) throw new FillError('invalid_fill_state', `Invalid fill state ${state.filled_qty}/${state.qty}, notional ${state.fill_notional_cents}`, state);
+  if (!ok)
+    throw new FillError(
+      'invalid_fill_state',
+      `Invalid fill state ${state.filled_qty}/${state.qty}, notional ${state.fill_notional_cents}`,
+      state,
+    );
 }

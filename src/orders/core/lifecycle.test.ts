@@ -18,7 +18,8 @@ test('expire_date: required with gtd and only with it, a real date from today to
   assert.equal(rule('gtd', '2027-11-25'), 'expire_date');
   assert.equal(rule('gtd', '2026-11-23'), 'expire_date', 'yesterday');
   assert.equal(rule('gtd', undefined), 'expire_date', 'missing');
-  for (const bad of ['2026-11-31', '2026-02-29', '26-11-30', '2026-11-30T00:00:00Z', '', 'tomorrow']) assert.equal(rule('gtd', bad), 'expire_date', bad);
+  for (const bad of ['2026-11-31', '2026-02-29', '26-11-30', '2026-11-30T00:00:00Z', '', 'tomorrow'])
+    assert.equal(rule('gtd', bad), 'expire_date', bad);
   for (const tif of ['day', 'gtc', 'ioc', 'fok'] as const) {
     assert.equal(rule(tif, undefined), 'ok', tif);
     assert.equal(rule(tif, '2026-12-01'), 'expire_date', `${tif} with a date`);
@@ -40,14 +41,17 @@ test('day orders expire at the close of the session they wait for', () => {
   assert.equal(close('2026-11-28T10:00:00.000Z'), '2026-11-30T15:00:00.000Z', 'Saturday: Monday');
 });
 
-test('a day order placed on the eve of a holiday expires at the eve\'s early close; after it, at the next open day\'s', () => {
+test("a day order placed on the eve of a holiday expires at the eve's early close; after it, at the next open day's", () => {
   const close = (iso: string) => new Date(expiryInstant(days, 'BRVM', 'day', null, at(iso)) ?? 0).toISOString();
   // Thursday 24 December 2026: the BRVM closes at 12:00 UTC; Friday 25 is Christmas, then a weekend.
   assert.equal(close('2026-12-24T10:00:00.000Z'), '2026-12-24T12:00:00.000Z');
   assert.equal(close('2026-12-24T12:30:00.000Z'), '2026-12-28T15:00:00.000Z', 'after the early close: Monday 28');
   assert.equal(close('2026-12-25T10:00:00.000Z'), '2026-12-28T15:00:00.000Z', 'on the holiday itself');
   // Each exchange closes at its own time: the BVMAC at 12:30 UTC.
-  assert.equal(new Date(expiryInstant(days, 'BVMAC', 'day', null, at('2026-11-23T09:30:00.000Z')) ?? 0).toISOString(), '2026-11-23T12:30:00.000Z');
+  assert.equal(
+    new Date(expiryInstant(days, 'BVMAC', 'day', null, at('2026-11-23T09:30:00.000Z')) ?? 0).toISOString(),
+    '2026-11-23T12:30:00.000Z',
+  );
 });
 
 test('gtd orders expire at the close of expire_date, or its end when the exchange is closed; the others never', () => {
@@ -55,11 +59,15 @@ test('gtd orders expire at the close of expire_date, or its end when the exchang
   assert.equal(expiryInstant(days, 'GSE', 'gtd', '2026-12-03', created), at('2026-12-03T15:00:00.000Z'));
   assert.equal(expiryInstant(days, 'GSE', 'gtd', '2026-12-04', created), at('2026-12-05T00:00:00.000Z'), "Farmers' Day, a GSE holiday");
   assert.equal(expiryInstant(days, 'GSE', 'gtd', '2026-12-05', created), at('2026-12-06T00:00:00.000Z'), 'a Saturday');
-  assert.equal(expiryInstant(days, 'BRVM', 'gtd', '2026-12-31', created), at('2026-12-31T12:00:00.000Z'), "New Year's Eve: the early close");
+  assert.equal(
+    expiryInstant(days, 'BRVM', 'gtd', '2026-12-31', created),
+    at('2026-12-31T12:00:00.000Z'),
+    "New Year's Eve: the early close",
+  );
   for (const tif of ['gtc', 'ioc', 'fok'] as const) assert.equal(expiryInstant(days, 'BRVM', tif, null, created), null);
 });
 
-test('the exchanges\' calendars: closes per day, open days counted forward past weekends and holidays', () => {
+test("the exchanges' calendars: closes per day, open days counted forward past weekends and holidays", () => {
   assert.equal(days.closeOf('BRVM', '2026-11-27'), at('2026-11-27T15:00:00.000Z'));
   assert.equal(days.closeOf('BRVM', '2026-12-24'), at('2026-12-24T12:00:00.000Z'), 'an eve');
   assert.equal(days.closeOf('BRVM', '2026-12-25'), null, 'a holiday');

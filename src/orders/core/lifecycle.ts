@@ -42,7 +42,14 @@ export type PendingRequest = (typeof PENDING_REQUESTS)[number];
  * meanwhile (`below_filled`), the partner did not know the order (`unknown_order`), or the SGI
  * declined for a reason of its own (`partner_refused`).
  */
-export const REQUEST_REFUSALS = ['already_filled', 'already_rejected', 'already_cancelled', 'below_filled', 'unknown_order', 'partner_refused'] as const;
+export const REQUEST_REFUSALS = [
+  'already_filled',
+  'already_rejected',
+  'already_cancelled',
+  'below_filled',
+  'unknown_order',
+  'partner_refused',
+] as const;
 export type RequestRefusal = (typeof REQUEST_REFUSALS)[number];
 
 /** The instant 00:00 UTC of `date`, or NaN when it is not a real calendar date written YYYY-MM-DD. */
@@ -77,7 +84,13 @@ export function checkExpireDate(timeInForce: TimeInForce, expireDate: string | u
  * `expire_date` for `gtd` (the end of that day when the exchange is closed then), never for the
  * others (null). An ioc or fok order ends at the partner at once, so it needs no expiry here.
  */
-export function expiryInstant(days: TradingDays, exchange: Exchange, timeInForce: TimeInForce, expireDate: string | null, createdMs: number): number | null {
+export function expiryInstant(
+  days: TradingDays,
+  exchange: Exchange,
+  timeInForce: TimeInForce,
+  expireDate: string | null,
+  createdMs: number,
+): number | null {
   switch (timeInForce) {
     case 'gtc':
     case 'ioc':

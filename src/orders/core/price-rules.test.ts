@@ -11,13 +11,25 @@ const rulesOf = (order: { qty: number; limit_price_cents?: number | null }, rule
 test('band limits round inwards to the tick grid', () => {
   assert.deepEqual(priceLimits(SNTS), { low_cents: 2_359_000, high_cents: 2_741_000 });
   // When the band falls on the grid, its limits are exactly +-bps.
-  assert.deepEqual(priceLimits({ reference_price_cents: 1_000_000, tick_size_cents: 100, price_band_bps: 750 }), { low_cents: 925_000, high_cents: 1_075_000 });
+  assert.deepEqual(priceLimits({ reference_price_cents: 1_000_000, tick_size_cents: 100, price_band_bps: 750 }), {
+    low_cents: 925_000,
+    high_cents: 1_075_000,
+  });
   // A one-cent tick: 7.5 % of 1,550,001 cents is 116,250.075; low rounds up, high rounds down.
-  assert.deepEqual(priceLimits({ reference_price_cents: 1_550_001, tick_size_cents: 1, price_band_bps: 750 }), { low_cents: 1_433_751, high_cents: 1_666_251 });
+  assert.deepEqual(priceLimits({ reference_price_cents: 1_550_001, tick_size_cents: 1, price_band_bps: 750 }), {
+    low_cents: 1_433_751,
+    high_cents: 1_666_251,
+  });
   // A 100 % band would reach zero: the low limit is one tick.
-  assert.deepEqual(priceLimits({ reference_price_cents: 500, tick_size_cents: 5, price_band_bps: 10_000 }), { low_cents: 5, high_cents: 1_000 });
+  assert.deepEqual(priceLimits({ reference_price_cents: 500, tick_size_cents: 5, price_band_bps: 10_000 }), {
+    low_cents: 5,
+    high_cents: 1_000,
+  });
   // Beyond 2^53 in the intermediate product, still exact.
-  assert.deepEqual(priceLimits({ reference_price_cents: 1_000_000_000_000, tick_size_cents: 1, price_band_bps: 9_999 }), { low_cents: 100_000_000, high_cents: 1_999_900_000_000 });
+  assert.deepEqual(priceLimits({ reference_price_cents: 1_000_000_000_000, tick_size_cents: 1, price_band_bps: 9_999 }), {
+    low_cents: 100_000_000,
+    high_cents: 1_999_900_000_000,
+  });
   assert.equal(priceLimits({ ...SNTS, price_band_bps: null }), null);
 });
 

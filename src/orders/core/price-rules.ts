@@ -42,7 +42,9 @@ export function priceLimits(rules: Pick<TradingRules, 'reference_price_cents' | 
  * The price a market order counts at against a monthly cap: its worst case, the band's upper limit
  * for a buy. Null when the instrument has no band, so that the worst case is unknown.
  */
-export function marketWorstPriceCents(rules: Pick<TradingRules, 'reference_price_cents' | 'tick_size_cents' | 'price_band_bps'>): number | null {
+export function marketWorstPriceCents(
+  rules: Pick<TradingRules, 'reference_price_cents' | 'tick_size_cents' | 'price_band_bps'>,
+): number | null {
   return priceLimits(rules)?.high_cents ?? null;
 }
 
@@ -51,10 +53,19 @@ export function marketWorstPriceCents(rules: Pick<TradingRules, 'reference_price
  * (`lot_size`); a limit price off the tick grid (`tick_size`) or outside the band (`price_band`). A
  * market order has no price to check. Every broken rule is reported, not only the first.
  */
-export function checkTradingRules(rules: TradingRules, order: { readonly qty: number; readonly limit_price_cents?: number | null | undefined }): ErrorDetail[] {
+export function checkTradingRules(
+  rules: TradingRules,
+  order: { readonly qty: number; readonly limit_price_cents?: number | null | undefined },
+): ErrorDetail[] {
   const details: ErrorDetail[] = [];
   if (order.qty % rules.lot_size !== 0) {
-    details.push({ field: 'qty', rule: 'lot_size', value: order.qty, message: `qty must be a multiple of the lot size, ${rules.lot_size}`, lot_size: rules.lot_size });
+    details.push({
+      field: 'qty',
+      rule: 'lot_size',
+      value: order.qty,
+      message: `qty must be a multiple of the lot size, ${rules.lot_size}`,
+      lot_size: rules.lot_size,
+    });
   }
   const limit = order.limit_price_cents;
   if (limit === undefined || limit === null) return details;

@@ -40,7 +40,8 @@ test('every one of the 36 status pairs matches the documented table', () => {
       } else {
         assert.throws(
           () => assertTransition(from, to),
-          (err: unknown) => err instanceof IllegalTransitionError && err.code === 'illegal_transition' && err.from === from && err.to === to,
+          (err: unknown) =>
+            err instanceof IllegalTransitionError && err.code === 'illegal_transition' && err.from === from && err.to === to,
           `${from} -> ${to} must throw`,
         );
       }

@@ -18,20 +18,35 @@ import { answerAfterPartner, type IdempotencyContext, type OrderUseCaseDeps } fr
  *    becomes the final answer with 200, in the transaction that applied the answer and its events
  *    (`order.amended`, `order.request_refused`); otherwise the 202 of step 1 is final.
  */
-export async function amendOrder(deps: OrderUseCaseDeps, idempotency: IdempotencyContext, clientId: ClientId, orderId: string, change: AmendRequest): Promise<IdempotentOutcome> {
+export async function amendOrder(
+  deps: OrderUseCaseDeps,
+  idempotency: IdempotencyContext,
+  clientId: ClientId,
+  orderId: string,
+  change: AmendRequest,
+): Promise<IdempotentOutcome> {
   const call = deps.idempotency.begin(idempotency.request, idempotency.serialize);
   try {
-    const written = await deps.transact((trx) => withEventOrigin(trx, idempotency.request.origin, async () => {
-      const earlier = await deps.idempotency.claim(trx, call);
-      if (earlier !== null) return { outcome: earlier };
-      const row = await deps.orders.requestAmend(trx, clientId, orderId, change);
-      await deps.holdings.amendedOrder(trx, row);
-      const outcome = await deps.idempotency.record(trx, call, { status: 202, body: toOrder(row) }, { final: false });
-      return { outcome, row };
-    }));
+    const written = await deps.transact((trx) =>
+      withEventOrigin(trx, idempotency.request.origin, async () => {
+        const earlier = await deps.idempotency.claim(trx, call);
+        if (earlier !== null) return { outcome: earlier };
+        const row = await deps.orders.requestAmend(trx, clientId, orderId, change);
+        await deps.holdings.amendedOrder(trx, row);
+        const outcome = await deps.idempotency.record(trx, call, { status: 202, body: toOrder(row) }, { final: false });
+        return { outcome, row };
+      }),
+    );
     if (written.row === undefined) return written.outcome;
     const { row } = written;
-    return await answerAfterPartner(deps.idempotency, call, written.outcome, 200, (after) => deps.router.amend(row, after), idempotency.request.origin);
+    return await answerAfterPartner(
+      deps.idempotency,
+      call,
+      written.outcome,
+      200,
+      (after) => deps.router.amend(row, after),
+      idempotency.request.origin,
+    );
   } finally {
     deps.idempotency.end(call);
   }

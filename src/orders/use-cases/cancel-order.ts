@@ -16,19 +16,33 @@ import { answerAfterPartner, type IdempotencyContext, type OrderUseCaseDeps } fr
  *    (`order.cancelled`, `order.request_refused`); otherwise the 202 of step 1 is final and the
  *    answer comes later through the router.
  */
-export async function cancelOrder(deps: OrderUseCaseDeps, idempotency: IdempotencyContext, clientId: ClientId, orderId: string): Promise<IdempotentOutcome> {
+export async function cancelOrder(
+  deps: OrderUseCaseDeps,
+  idempotency: IdempotencyContext,
+  clientId: ClientId,
+  orderId: string,
+): Promise<IdempotentOutcome> {
   const call = deps.idempotency.begin(idempotency.request, idempotency.serialize);
   try {
-    const written = await deps.transact((trx) => withEventOrigin(trx, idempotency.request.origin, async () => {
-      const earlier = await deps.idempotency.claim(trx, call);
-      if (earlier !== null) return { outcome: earlier };
-      const row = await deps.orders.requestCancel(trx, clientId, orderId);
-      const outcome = await deps.idempotency.record(trx, call, { status: 202, body: toOrder(row) }, { final: false });
-      return { outcome, row };
-    }));
+    const written = await deps.transact((trx) =>
+      withEventOrigin(trx, idempotency.request.origin, async () => {
+        const earlier = await deps.idempotency.claim(trx, call);
+        if (earlier !== null) return { outcome: earlier };
+        const row = await deps.orders.requestCancel(trx, clientId, orderId);
+        const outcome = await deps.idempotency.record(trx, call, { status: 202, body: toOrder(row) }, { final: false });
+        return { outcome, row };
+      }),
+    );
     if (written.row === undefined) return written.outcome;
     const { row } = written;
-    return await answerAfterPartner(deps.idempotency, call, written.outcome, 200, (after) => deps.router.cancel(row, after), idempotency.request.origin);
+    return await answerAfterPartner(
+      deps.idempotency,
+      call,
+      written.outcome,
+      200,
+      (after) => deps.router.cancel(row, after),
+      idempotency.request.origin,
+    );
   } finally {
     deps.idempotency.end(call);
   }

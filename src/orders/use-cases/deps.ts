@@ -1,4 +1,11 @@
-import type { IdempotencyService, IdempotentCall, IdempotentOutcome, IdempotentRequest, SentResponse, WorkResult } from '../../idempotency/idempotency.service.js';
+import type {
+  IdempotencyService,
+  IdempotentCall,
+  IdempotentOutcome,
+  IdempotentRequest,
+  SentResponse,
+  WorkResult,
+} from '../../idempotency/idempotency.service.js';
 import type { HoldingsCheck } from '../../positions/holdings-check.js';
 import type { EventOrigin } from '../../events/origin.js';
 import type { AfterApply, Router } from '../../routing/router.js';

@@ -41,7 +41,11 @@ export class OrderExpiry {
   async expireDue(limit = 100, testClock?: { id: string; at: number }): Promise<number> {
     const now = this.clock.now().getTime();
     const ids = await this.transact((trx) => claimExpiredOrders(trx, this.options.dialect, now, this.options.leaseMs, limit, testClock));
-    if (ids.length > 0) this.log.info({ count: ids.length, ...(testClock === undefined ? {} : { test_clock: testClock.id }) }, 'orders expired; cancelling at their partners');
+    if (ids.length > 0)
+      this.log.info(
+        { count: ids.length, ...(testClock === undefined ? {} : { test_clock: testClock.id }) },
+        'orders expired; cancelling at their partners',
+      );
     for (const id of ids) {
       try {
         // The claim changed the order in the database: read it as it now is.

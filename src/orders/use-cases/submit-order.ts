@@ -23,29 +23,53 @@ import { answerAfterPartner, type IdempotencyContext, type OrderUseCaseDeps } fr
  *
  * A replay with the key while this runs gets 409, then exactly the answer this request gave.
  */
-export async function submitOrder(deps: OrderUseCaseDeps, idempotency: IdempotencyContext, clientId: ClientId, request: OrderRequest): Promise<IdempotentOutcome> {
+export async function submitOrder(
+  deps: OrderUseCaseDeps,
+  idempotency: IdempotencyContext,
+  clientId: ClientId,
+  request: OrderRequest,
+): Promise<IdempotentOutcome> {
   const call = deps.idempotency.begin(idempotency.request, idempotency.serialize);
   try {
-    const written = await deps.transact((trx) => withEventOrigin(trx, idempotency.request.origin, async () => {
-      // The key's claim and the order's checks are sent together (PostgreSQL pipelines them); the
-      // checks only read and lock, and a replay answers before any of their refusals. Both are
-      // awaited before anything else, so no statement of either outlives the transaction.
-      const [claimed, checked] = await Promise.allSettled([deps.idempotency.claim(trx, call), deps.orders.prepare(trx, clientId, request)]);
-      if (claimed.status === 'rejected') throw claimed.reason;
-      if (claimed.value !== null) return { outcome: claimed.value };
-      if (checked.status === 'rejected') throw checked.reason;
-      const { row, instrument } = checked.value;
-      await deps.holdings.newOrder(trx, row);
-      const order = toOrder(row);
-      // The order, its event and the key's response go out with the COMMIT: one round trip on PostgreSQL.
-      atCommit(trx, () => insertOrder(trx, row));
-      recordEventAtCommit(trx, { clientId, type: 'order.created', data: order, livemode: deps.livemode, at: new Date(row.created_at), subjectRef: order.id });
-      const outcome = await deps.idempotency.record(trx, call, { status: 201, body: order }, { final: false, atCommit: true });
-      return { outcome, row, instrument };
-    }));
+    const written = await deps.transact((trx) =>
+      withEventOrigin(trx, idempotency.request.origin, async () => {
+        // The key's claim and the order's checks are sent together (PostgreSQL pipelines them); the
+        // checks only read and lock, and a replay answers before any of their refusals. Both are
+        // awaited before anything else, so no statement of either outlives the transaction.
+        const [claimed, checked] = await Promise.allSettled([
+          deps.idempotency.claim(trx, call),
+          deps.orders.prepare(trx, clientId, request),
+        ]);
+        if (claimed.status === 'rejected') throw claimed.reason;
+        if (claimed.value !== null) return { outcome: claimed.value };
+        if (checked.status === 'rejected') throw checked.reason;
+        const { row, instrument } = checked.value;
+        await deps.holdings.newOrder(trx, row);
+        const order = toOrder(row);
+        // The order, its event and the key's response go out with the COMMIT: one round trip on PostgreSQL.
+        atCommit(trx, () => insertOrder(trx, row));
+        recordEventAtCommit(trx, {
+          clientId,
+          type: 'order.created',
+          data: order,
+          livemode: deps.livemode,
+          at: new Date(row.created_at),
+          subjectRef: order.id,
+        });
+        const outcome = await deps.idempotency.record(trx, call, { status: 201, body: order }, { final: false, atCommit: true });
+        return { outcome, row, instrument };
+      }),
+    );
     if (written.row === undefined) return written.outcome;
     const { row, instrument } = written;
-    return await answerAfterPartner(deps.idempotency, call, written.outcome, 201, (after) => deps.router.handOver(row, after, instrument), idempotency.request.origin);
+    return await answerAfterPartner(
+      deps.idempotency,
+      call,
+      written.outcome,
+      201,
+      (after) => deps.router.handOver(row, after, instrument),
+      idempotency.request.origin,
+    );
   } finally {
     deps.idempotency.end(call);
   }

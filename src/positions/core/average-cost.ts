@@ -59,7 +59,11 @@ export function applyTrade(p: PositionAmounts, trade: Trade): PositionAmounts {
   const realised = sign(p.qty) * (closed * price) - closedCost;
   const remaining = p.qty + sign(delta) * closed;
   const opened = abs(delta) - closed;
-  const after: PositionAmounts = { qty: remaining, cost_cents: p.cost_cents - closedCost, realised_pnl_cents: p.realised_pnl_cents + realised };
+  const after: PositionAmounts = {
+    qty: remaining,
+    cost_cents: p.cost_cents - closedCost,
+    realised_pnl_cents: p.realised_pnl_cents + realised,
+  };
   if (opened === 0n) return after;
   return { qty: sign(delta) * opened, cost_cents: sign(delta) * opened * price, realised_pnl_cents: after.realised_pnl_cents };
 }

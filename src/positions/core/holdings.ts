@@ -6,7 +6,13 @@ import type { ErrorDetail } from '../../lib/errors.js';
  * since) less the quantity still open on the subject's other sells of the instrument at that partner.
  * Returns the 422 detail (`qty`, rule `holdings`) when `needed` exceeds it, else null.
  */
-export function holdingsShortfall(c: { qty: number; needed: number; held: bigint; pendingSells: bigint; instrument: string }): ErrorDetail | null {
+export function holdingsShortfall(c: {
+  qty: number;
+  needed: number;
+  held: bigint;
+  pendingSells: bigint;
+  instrument: string;
+}): ErrorDetail | null {
   const available = c.held - c.pendingSells;
   if (BigInt(c.needed) <= available) return null;
   const shown = available < 0n ? 0n : available;

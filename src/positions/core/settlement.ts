@@ -66,7 +66,11 @@ function compareEntries(a: UnsettledEntry, b: UnsettledEntry): number {
  * The quantity of `entries` not yet settled: entries whose settlement date (`settles(tradeDate)`) is
  * not before today on their clock (`today(clock)`, YYYY-MM-DD).
  */
-export function unsettledQty(entries: readonly UnsettledEntry[], settles: (tradeDate: string) => string, today: (clock: string | null) => string): bigint {
+export function unsettledQty(
+  entries: readonly UnsettledEntry[],
+  settles: (tradeDate: string) => string,
+  today: (clock: string | null) => string,
+): bigint {
   let sum = 0n;
   for (const [clock, tradeDate, qty] of entries) {
     if (settles(tradeDate) >= today(clock)) sum += BigInt(qty);

@@ -50,7 +50,7 @@ test('rounding: half up, down and up, to a cent or to a whole franc', () => {
   assert.throws(() => applyRate(-1n, bpsRate('1'), cents), RangeError);
 });
 
-test('one fill under the minimum: the minimum commission, the exchange\'s fees, tax on the commission (worked by hand)', () => {
+test("one fill under the minimum: the minimum commission, the exchange's fees, tax on the commission (worked by hand)", () => {
   // 10 @ 15,500 XOF: gross 155,000 XOF. Commission 1 % = 1,550 XOF, below the 5,000 XOF minimum.
   const a = fillAmounts({ side: 'buy', qty: 10, price_cents: 1_550_000, instrumentClass: 'equities', schedule: BRVM_LIKE, earlier: none });
   assert.equal(a.gross_cents, 15_500_000n);
@@ -62,15 +62,36 @@ test('one fill under the minimum: the minimum commission, the exchange\'s fees, 
     ['tax', 90_000n], // 18 % of 5,000 XOF
   ]);
   assert.equal(a.net_cents, 15_500_000n + 636_600n, 'a buy pays gross plus fees');
-  const sell = fillAmounts({ side: 'sell', qty: 10, price_cents: 1_550_000, instrumentClass: 'equities', schedule: BRVM_LIKE, earlier: none });
+  const sell = fillAmounts({
+    side: 'sell',
+    qty: 10,
+    price_cents: 1_550_000,
+    instrumentClass: 'equities',
+    schedule: BRVM_LIKE,
+    earlier: none,
+  });
   assert.deepEqual(sell.fees, a.fees);
   assert.equal(sell.net_cents, 15_500_000n - 636_600n, 'a sell receives gross minus fees');
 });
 
 test('several fills of one order and day: the minimum once, the order charged as one execution of its quantity', () => {
-  const first = fillAmounts({ side: 'buy', qty: 10, price_cents: 1_550_000, instrumentClass: 'equities', schedule: BRVM_LIKE, earlier: none });
+  const first = fillAmounts({
+    side: 'buy',
+    qty: 10,
+    price_cents: 1_550_000,
+    instrumentClass: 'equities',
+    schedule: BRVM_LIKE,
+    earlier: none,
+  });
   // 40 more @ 15,500: the day's gross is 775,000 XOF, commission 7,750 XOF, of which 5,000 was paid.
-  const second = fillAmounts({ side: 'buy', qty: 40, price_cents: 1_550_000, instrumentClass: 'equities', schedule: BRVM_LIKE, earlier: { gross_cents: first.gross_cents, fees: first.fees } });
+  const second = fillAmounts({
+    side: 'buy',
+    qty: 40,
+    price_cents: 1_550_000,
+    instrumentClass: 'equities',
+    schedule: BRVM_LIKE,
+    earlier: { gross_cents: first.gross_cents, fees: first.fees },
+  });
   assert.deepEqual(plain(second.fees), [
     ['commission', 275_000n], // 7,750 - 5,000
     ['exchange', 93_000n], // 1,162.50 -> 1,163 for the day, 233 paid
@@ -79,11 +100,32 @@ test('several fills of one order and day: the minimum once, the order charged as
     ['tax', 49_500n], // 18 % of 7,750 = 1,395, 900 paid
   ]);
   // The same 50 shares in one fill cost exactly the sum of the two.
-  const whole = fillAmounts({ side: 'buy', qty: 50, price_cents: 1_550_000, instrumentClass: 'equities', schedule: BRVM_LIKE, earlier: none });
+  const whole = fillAmounts({
+    side: 'buy',
+    qty: 50,
+    price_cents: 1_550_000,
+    instrumentClass: 'equities',
+    schedule: BRVM_LIKE,
+    earlier: none,
+  });
   assert.deepEqual(sumFees([first.fees, second.fees]), [...whole.fees]);
   // A third small fill while the commission is still under the minimum pays no commission, only what the rates add.
-  const tiny = fillAmounts({ side: 'buy', qty: 1, price_cents: 1_000_000, instrumentClass: 'equities', schedule: BRVM_LIKE, earlier: none });
-  const tiny2 = fillAmounts({ side: 'buy', qty: 1, price_cents: 1_000_000, instrumentClass: 'equities', schedule: BRVM_LIKE, earlier: { gross_cents: tiny.gross_cents, fees: tiny.fees } });
+  const tiny = fillAmounts({
+    side: 'buy',
+    qty: 1,
+    price_cents: 1_000_000,
+    instrumentClass: 'equities',
+    schedule: BRVM_LIKE,
+    earlier: none,
+  });
+  const tiny2 = fillAmounts({
+    side: 'buy',
+    qty: 1,
+    price_cents: 1_000_000,
+    instrumentClass: 'equities',
+    schedule: BRVM_LIKE,
+    earlier: { gross_cents: tiny.gross_cents, fees: tiny.fees },
+  });
   assert.deepEqual(plain(tiny2.fees), [
     ['commission', 0n], // 200 XOF of rate, still under the 5,000 XOF already charged
     ['exchange', 1_500n], // 30.00 for the day, 15.00 paid
@@ -119,31 +161,75 @@ test('components restricted to some classes, tax on several types, no schedule a
   // 1,000 @ GHS 5.20: gross 520,000 pesewas.
   const eq = fillAmounts({ side: 'sell', qty: 1000, price_cents: 520, instrumentClass: 'equities', schedule: gse, earlier: none });
   // commission 7,800; exchange 1,820; levy 260; tax 20 % of 9,620 = 1,924.
-  assert.deepEqual(plain(eq.fees), [['commission', 7_800n], ['exchange', 1_820n], ['levy', 260n], ['tax', 1_924n]]);
+  assert.deepEqual(plain(eq.fees), [
+    ['commission', 7_800n],
+    ['exchange', 1_820n],
+    ['levy', 260n],
+    ['tax', 1_924n],
+  ]);
   assert.equal(eq.net_cents, 520_000n - 11_804n);
   const bond = fillAmounts({ side: 'buy', qty: 1000, price_cents: 10_000, instrumentClass: 'bonds', schedule: gse, earlier: none });
   // gross 10,000,000; commission 150,000; exchange 0.45 bps = 450; tax 20 % of 150,450 = 30,090.
-  assert.deepEqual(plain(bond.fees), [['commission', 150_000n], ['exchange', 450n], ['tax', 30_090n]]);
+  assert.deepEqual(plain(bond.fees), [
+    ['commission', 150_000n],
+    ['exchange', 450n],
+    ['tax', 30_090n],
+  ]);
   const unknown = fillAmounts({ side: 'buy', qty: 1, price_cents: 10_000, instrumentClass: null, schedule: gse, earlier: none });
-  assert.deepEqual(plain(unknown.fees).map(([t]) => t), ['commission', 'tax'], 'an instrument out of the catalogue: only unrestricted components');
-  const free = fillAmounts({ side: 'buy', qty: 3, price_cents: 7, instrumentClass: 'equities', schedule: { commission: null, components: [], tax: null }, earlier: none });
+  assert.deepEqual(
+    plain(unknown.fees).map(([t]) => t),
+    ['commission', 'tax'],
+    'an instrument out of the catalogue: only unrestricted components',
+  );
+  const free = fillAmounts({
+    side: 'buy',
+    qty: 3,
+    price_cents: 7,
+    instrumentClass: 'equities',
+    schedule: { commission: null, components: [], tax: null },
+    earlier: none,
+  });
   assert.deepEqual(free, { gross_cents: 21n, fees: [], net_cents: 21n });
 });
 
 test('a sell whose fees exceed its gross has a negative net; a cheaper schedule later in the day charges zero, never less', () => {
-  const small = fillAmounts({ side: 'sell', qty: 1, price_cents: 100_000, instrumentClass: 'equities', schedule: BRVM_LIKE, earlier: none });
+  const small = fillAmounts({
+    side: 'sell',
+    qty: 1,
+    price_cents: 100_000,
+    instrumentClass: 'equities',
+    schedule: BRVM_LIKE,
+    earlier: none,
+  });
   assert.equal(small.fees[0]?.amount_cents, 500_000n);
   assert.ok(small.net_cents < 0n);
   const cheaper: FeeSchedule = { ...BRVM_LIKE, commission: { rate: bpsRate('10'), minimum_cents: 100_000n, rounding: francs } };
-  const later = fillAmounts({ side: 'sell', qty: 1, price_cents: 100_000, instrumentClass: 'equities', schedule: cheaper, earlier: { gross_cents: small.gross_cents, fees: small.fees } });
+  const later = fillAmounts({
+    side: 'sell',
+    qty: 1,
+    price_cents: 100_000,
+    instrumentClass: 'equities',
+    schedule: cheaper,
+    earlier: { gross_cents: small.gross_cents, fees: small.fees },
+  });
   assert.equal(later.fees[0]?.amount_cents, 0n);
   assert.ok(later.fees.every((f) => f.amount_cents >= 0n));
 });
 
 test('huge fills stay exact', () => {
-  const f = fillAmounts({ side: 'buy', qty: 1_000_000_000, price_cents: 1_000_000_000_000, instrumentClass: 'equities', schedule: BRVM_LIKE, earlier: none });
+  const f = fillAmounts({
+    side: 'buy',
+    qty: 1_000_000_000,
+    price_cents: 1_000_000_000_000,
+    instrumentClass: 'equities',
+    schedule: BRVM_LIKE,
+    earlier: none,
+  });
   assert.equal(f.gross_cents, 10n ** 21n);
   assert.equal(f.fees[0]?.amount_cents, 10n ** 19n);
   assert.equal(f.fees.at(-1)?.amount_cents, 18n * 10n ** 17n);
-  assert.throws(() => fillAmounts({ side: 'buy', qty: 0, price_cents: 1, instrumentClass: null, schedule: BRVM_LIKE, earlier: none }), RangeError);
+  assert.throws(
+    () => fillAmounts({ side: 'buy', qty: 0, price_cents: 1, instrumentClass: null, schedule: BRVM_LIKE, earlier: none }),
+    RangeError,
+  );
 });

@@ -1,5 +1,14 @@
 import type { Capability } from '../../partners/markets.js';
-import { bpsRate, type Commission, type ExchangeFeeType, type FeeSchedule, type FeeType, type RoundingMode, type Rounding, type Tax } from './fees.js';
+import {
+  bpsRate,
+  type Commission,
+  type ExchangeFeeType,
+  type FeeSchedule,
+  type FeeType,
+  type RoundingMode,
+  type Rounding,
+  type Tax,
+} from './fees.js';
 
 /**
  * Fee schedule versions as the files state them (fee-file.ts checks them) and as the database
@@ -77,12 +86,24 @@ function taxOf(spec: TaxSpec | null): Tax | null {
  * (its class's when it names one), the exchange's components, and the partner's tax when it states
  * one, else the exchange's. A missing version charges nothing of its part.
  */
-export function scheduleFor(partner: PartnerFeeVersion | null, exchange: ExchangeFeeVersion | null, instrumentClass: Capability | null): FeeSchedule {
-  const commission = partner === null ? null : commissionOf((instrumentClass === null ? undefined : partner.by_class?.[instrumentClass]) ?? partner.commission);
+export function scheduleFor(
+  partner: PartnerFeeVersion | null,
+  exchange: ExchangeFeeVersion | null,
+  instrumentClass: Capability | null,
+): FeeSchedule {
+  const commission =
+    partner === null
+      ? null
+      : commissionOf((instrumentClass === null ? undefined : partner.by_class?.[instrumentClass]) ?? partner.commission);
   const tax = partner !== null && partner.tax !== undefined ? partner.tax : (exchange?.tax ?? null);
   return {
     commission,
-    components: (exchange?.components ?? []).map((c) => ({ type: c.type, rate: rateOf(c.rate_bps), rounding: roundingOf(c.rounding), classes: c.classes ?? null })),
+    components: (exchange?.components ?? []).map((c) => ({
+      type: c.type,
+      rate: rateOf(c.rate_bps),
+      rounding: roundingOf(c.rounding),
+      classes: c.classes ?? null,
+    })),
     tax: taxOf(tax),
   };
 }

@@ -20,7 +20,11 @@ const calendar = new MarketCalendar([year]);
 test('T+3 in open days: across a weekend, across a holiday, a shortened day counts', () => {
   assert.equal(settlementDate(calendar, 'BRVM', '2026-11-23', 3), '2026-11-26', 'Monday -> Thursday');
   assert.equal(settlementDate(calendar, 'BRVM', '2026-11-27', 3), '2026-12-02', 'Friday -> Wednesday over the weekend');
-  assert.equal(settlementDate(calendar, 'BRVM', '2026-12-23', 3), '2026-12-29', 'Wednesday: the eve (24th) counts, Christmas and the weekend do not');
+  assert.equal(
+    settlementDate(calendar, 'BRVM', '2026-12-23', 3),
+    '2026-12-29',
+    'Wednesday: the eve (24th) counts, Christmas and the weekend do not',
+  );
   assert.equal(settlementDate(calendar, 'BRVM', '2026-12-24', 3), '2026-12-30');
   assert.equal(settlementDate(calendar, 'BRVM', '2026-11-28', 3), '2026-12-02', 'a Saturday trade counts from the Monday');
 });

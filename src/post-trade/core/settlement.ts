@@ -11,7 +11,12 @@ export const SETTLEMENT_STATUSES = ['pending', 'settled'] as const;
 export type SettlementStatus = (typeof SETTLEMENT_STATUSES)[number];
 
 /** The settlement date of a trade date (YYYY-MM-DD, UTC). */
-export function settlementDate(calendar: Pick<TradingDays, 'addOpenDays'>, exchange: Exchange, tradeDate: string, settlementDays: number): string {
+export function settlementDate(
+  calendar: Pick<TradingDays, 'addOpenDays'>,
+  exchange: Exchange,
+  tradeDate: string,
+  settlementDays: number,
+): string {
   return calendar.addOpenDays(exchange, tradeDate, settlementDays);
 }
 

@@ -26,7 +26,11 @@ export class FixCredentialSealer {
   constructor(private readonly key: Buffer) {}
 
   seal(partnerId: string, credentials: FixCredentials): string {
-    return seal(this.key, Buffer.from(JSON.stringify({ username: credentials.username, password: credentials.password }), 'utf8'), `fix-credentials:${partnerId}`);
+    return seal(
+      this.key,
+      Buffer.from(JSON.stringify({ username: credentials.username, password: credentials.password }), 'utf8'),
+      `fix-credentials:${partnerId}`,
+    );
   }
 
   open(partnerId: string, sealed: string): FixCredentials {
@@ -35,7 +39,11 @@ export class FixCredentialSealer {
   }
 
   sealTls(partnerId: string, material: FixTlsMaterial): string {
-    return seal(this.key, Buffer.from(JSON.stringify({ client_cert: material.client_cert, client_key: material.client_key, ca: material.ca }), 'utf8'), `fix-tls:${partnerId}`);
+    return seal(
+      this.key,
+      Buffer.from(JSON.stringify({ client_cert: material.client_cert, client_key: material.client_key, ca: material.ca }), 'utf8'),
+      `fix-tls:${partnerId}`,
+    );
   }
 
   openTls(partnerId: string, sealed: string): FixTlsMaterial {

@@ -76,7 +76,15 @@ export class FixEngine {
           })
         : null;
     connector = new FixConnector(
-      { partnerId, db: this.db, clock: this.clock, log: this.log, loadPartner: () => this.loadPartner(partnerId), answerTimeoutMs: this.options.answerTimeoutMs, onRefused: (reason) => this.#countRefused(partnerId, reason) },
+      {
+        partnerId,
+        db: this.db,
+        clock: this.clock,
+        log: this.log,
+        loadPartner: () => this.loadPartner(partnerId),
+        answerTimeoutMs: this.options.answerTimeoutMs,
+        onRefused: (reason) => this.#countRefused(partnerId, reason),
+      },
       runner,
     );
     this.#connectors.set(partnerId, connector);
@@ -110,7 +118,11 @@ export class FixEngine {
   refusedMessages(): { partnerId: string; reason: RefusedReason; count: number }[] {
     const partners = new Set([...this.#runners.keys(), ...this.#refused.keys()]);
     return [...partners].flatMap((partnerId) =>
-      (['garbled', 'session_reject', 'unknown_order'] as const).map((reason) => ({ partnerId, reason, count: this.#refused.get(partnerId)?.get(reason) ?? 0 })),
+      (['garbled', 'session_reject', 'unknown_order'] as const).map((reason) => ({
+        partnerId,
+        reason,
+        count: this.#refused.get(partnerId)?.get(reason) ?? 0,
+      })),
     );
   }
 

@@ -36,7 +36,7 @@ export class FixMetrics {
 
   readonly #resent = new Counter({
     name: 'cauri_fix_resent_messages_total',
-    help: 'Messages sent again in answer to a partner\'s ResendRequest, by partner and kind: application (an order, a cancel or an amend, with PossDupFlag=Y) or gap_fill (a SequenceReset-GapFill over session messages).',
+    help: "Messages sent again in answer to a partner's ResendRequest, by partner and kind: application (an order, a cancel or an amend, with PossDupFlag=Y) or gap_fill (a SequenceReset-GapFill over session messages).",
     labelNames: ['partner', 'kind'],
     registers: [],
   });
@@ -50,7 +50,7 @@ export class FixMetrics {
 
   readonly #logons = new Counter({
     name: 'cauri_fix_logons_total',
-    help: 'Times a partner\'s session came up in this process (the partner answered the Logon). A steady rise: the session keeps dropping.',
+    help: "Times a partner's session came up in this process (the partner answered the Logon). A steady rise: the session keeps dropping.",
     labelNames: ['partner'],
     registers: [],
   });
@@ -72,7 +72,8 @@ export class FixMetrics {
       found.inc();
     };
     return {
-      message: (direction, msgType) => child(`m|${direction}|${msgType}`, () => this.#messages.labels({ partner, direction, msg_type: msgType })),
+      message: (direction, msgType) =>
+        child(`m|${direction}|${msgType}`, () => this.#messages.labels({ partner, direction, msg_type: msgType })),
       resendRequest: (from) => child(`q|${from}`, () => this.#resendRequests.labels({ partner, from })),
       resent: (kind) => child(`r|${kind}`, () => this.#resent.labels({ partner, kind })),
       reject: (direction, kind) => child(`x|${direction}|${kind}`, () => this.#rejects.labels({ partner, direction, kind })),

@@ -41,7 +41,11 @@ export async function insertSessionIfMissing(db: Kysely<Database>, key: SessionK
     lease_until: 0,
     updated_at: now,
   };
-  await db.insertInto('fix_sessions').values(row).onConflict((oc) => oc.column('partner_id').doNothing()).execute();
+  await db
+    .insertInto('fix_sessions')
+    .values(row)
+    .onConflict((oc) => oc.column('partner_id').doNothing())
+    .execute();
 }
 
 /**
@@ -50,15 +54,23 @@ export async function insertSessionIfMissing(db: Kysely<Database>, key: SessionK
  * messages kept for resends belong to the old one and are removed). The report log continues. Only
  * the process holding the session's lease calls it.
  */
-export async function openSession(
-  trx: Kysely<Database>,
-  key: SessionKey,
-  now: number,
-): Promise<FixSessionRow> {
+export async function openSession(trx: Kysely<Database>, key: SessionKey, now: number): Promise<FixSessionRow> {
   await insertSessionIfMissing(trx, key, now);
   const existing = await trx.selectFrom('fix_sessions').selectAll().where('partner_id', '=', key.partnerId).executeTakeFirstOrThrow();
-  const fresh = { begin_string: key.beginString, sender_comp_id: key.senderCompId, target_comp_id: key.targetCompId, next_sender_seq: 1, next_target_seq: 1, period: key.period, updated_at: now };
-  const same = existing.begin_string === key.beginString && existing.sender_comp_id === key.senderCompId && existing.target_comp_id === key.targetCompId && existing.period === key.period;
+  const fresh = {
+    begin_string: key.beginString,
+    sender_comp_id: key.senderCompId,
+    target_comp_id: key.targetCompId,
+    next_sender_seq: 1,
+    next_target_seq: 1,
+    period: key.period,
+    updated_at: now,
+  };
+  const same =
+    existing.begin_string === key.beginString &&
+    existing.sender_comp_id === key.senderCompId &&
+    existing.target_comp_id === key.targetCompId &&
+    existing.period === key.period;
   if (same) return existing;
   await trx.updateTable('fix_sessions').set(fresh).where('partner_id', '=', key.partnerId).execute();
   await trx.deleteFrom('fix_messages').where('partner_id', '=', key.partnerId).execute();
@@ -84,20 +96,41 @@ export async function insertMessage(trx: Kysely<Database>, row: FixMessageRow): 
 }
 
 export async function messagesBetween(db: Kysely<Database>, partnerId: string, from: number, to: number): Promise<FixMessageRow[]> {
-  return db.selectFrom('fix_messages').selectAll().where('partner_id', '=', partnerId).where('seq', '>=', from).where('seq', '<=', to).orderBy('seq').execute();
+  return db
+    .selectFrom('fix_messages')
+    .selectAll()
+    .where('partner_id', '=', partnerId)
+    .where('seq', '>=', from)
+    .where('seq', '<=', to)
+    .orderBy('seq')
+    .execute();
 }
 
 export async function commitReceived(trx: Kysely<Database>, partnerId: string, nextTargetSeq: number, now: number): Promise<void> {
-  await trx.updateTable('fix_sessions').set({ next_target_seq: nextTargetSeq, last_received_at: now, updated_at: now }).where('partner_id', '=', partnerId).execute();
+  await trx
+    .updateTable('fix_sessions')
+    .set({ next_target_seq: nextTargetSeq, last_received_at: now, updated_at: now })
+    .where('partner_id', '=', partnerId)
+    .execute();
 }
 
 /** Resets both sequence numbers (the partner asked for it with ResetSeqNumFlag). */
 export async function resetSequences(trx: Kysely<Database>, partnerId: string, now: number): Promise<void> {
-  await trx.updateTable('fix_sessions').set({ next_sender_seq: 1, next_target_seq: 1, updated_at: now }).where('partner_id', '=', partnerId).execute();
+  await trx
+    .updateTable('fix_sessions')
+    .set({ next_sender_seq: 1, next_target_seq: 1, updated_at: now })
+    .where('partner_id', '=', partnerId)
+    .execute();
   await trx.deleteFrom('fix_messages').where('partner_id', '=', partnerId).execute();
 }
 
-export async function setSessionState(db: Kysely<Database>, partnerId: string, state: FixSessionState, now: number, extra: { lastError?: string | null; loggedOn?: boolean } = {}): Promise<void> {
+export async function setSessionState(
+  db: Kysely<Database>,
+  partnerId: string,
+  state: FixSessionState,
+  now: number,
+  extra: { lastError?: string | null; loggedOn?: boolean } = {},
+): Promise<void> {
   await db
     .updateTable('fix_sessions')
     .set({
@@ -118,7 +151,12 @@ export async function insertOrderAtPartner(trx: Kysely<Database>, row: FixOrderR
   await trx.insertInto('fix_orders').values(row).execute();
 }
 
-export async function updateOrderAtPartner(trx: Kysely<Database>, partnerId: string, orderId: string, changes: Partial<Pick<FixOrderRow, 'state' | 'qty' | 'body' | 'cum_qty' | 'report_seq' | 'partner_order_id' | 'updated_at'>>): Promise<void> {
+export async function updateOrderAtPartner(
+  trx: Kysely<Database>,
+  partnerId: string,
+  orderId: string,
+  changes: Partial<Pick<FixOrderRow, 'state' | 'qty' | 'body' | 'cum_qty' | 'report_seq' | 'partner_order_id' | 'updated_at'>>,
+): Promise<void> {
   await trx.updateTable('fix_orders').set(changes).where('partner_id', '=', partnerId).where('order_id', '=', orderId).execute();
 }
 
@@ -132,11 +170,23 @@ export async function findRequest(db: Kysely<Database>, partnerId: string, clOrd
 
 /** The request sent under MsgSeqNum `seq` (the RefSeqNum of a Reject names it). */
 export async function findRequestBySeq(db: Kysely<Database>, partnerId: string, seq: number): Promise<FixRequestRow | undefined> {
-  return db.selectFrom('fix_requests').selectAll().where('partner_id', '=', partnerId).where('seq', '=', seq).orderBy('created_at', 'desc').executeTakeFirst();
+  return db
+    .selectFrom('fix_requests')
+    .selectAll()
+    .where('partner_id', '=', partnerId)
+    .where('seq', '=', seq)
+    .orderBy('created_at', 'desc')
+    .executeTakeFirst();
 }
 
 export async function requestsOfOrder(db: Kysely<Database>, partnerId: string, orderId: string): Promise<FixRequestRow[]> {
-  return db.selectFrom('fix_requests').selectAll().where('partner_id', '=', partnerId).where('order_id', '=', orderId).orderBy('created_at').execute();
+  return db
+    .selectFrom('fix_requests')
+    .selectAll()
+    .where('partner_id', '=', partnerId)
+    .where('order_id', '=', orderId)
+    .orderBy('created_at')
+    .execute();
 }
 
 export async function setRequestState(trx: Kysely<Database>, partnerId: string, clOrdId: string, state: FixRequestState): Promise<void> {
@@ -144,7 +194,13 @@ export async function setRequestState(trx: Kysely<Database>, partnerId: string, 
 }
 
 /** Records that ExecID `execId` of an order is applied; false when it already was. */
-export async function claimExecId(trx: Kysely<Database>, partnerId: string, orderId: string, execId: string, now: number): Promise<boolean> {
+export async function claimExecId(
+  trx: Kysely<Database>,
+  partnerId: string,
+  orderId: string,
+  execId: string,
+  now: number,
+): Promise<boolean> {
   const result = await trx
     .insertInto('fix_exec_ids')
     .values({ partner_id: partnerId, order_id: orderId, exec_id: execId, applied_at: now })
@@ -156,21 +212,53 @@ export async function claimExecId(trx: Kysely<Database>, partnerId: string, orde
 /** Appends reports to the partner's log, after its last position (the session row serialises writers). */
 export async function appendReports(trx: Kysely<Database>, partnerId: string, reports: readonly ExecutionReport[]): Promise<void> {
   if (reports.length === 0) return;
-  const session = await trx.updateTable('fix_sessions').set((eb) => ({ report_pos: eb('report_pos', '+', reports.length) })).where('partner_id', '=', partnerId).returning('report_pos').executeTakeFirstOrThrow();
+  const session = await trx
+    .updateTable('fix_sessions')
+    .set((eb) => ({ report_pos: eb('report_pos', '+', reports.length) }))
+    .where('partner_id', '=', partnerId)
+    .returning('report_pos')
+    .executeTakeFirstOrThrow();
   const first = Number(session.report_pos) - reports.length + 1;
   await trx
     .insertInto('fix_reports')
-    .values(reports.map((r, i) => ({ partner_id: partnerId, pos: first + i, order_id: r.order_id, seq: r.seq, type: r.type, report: JSON.stringify(r) })))
+    .values(
+      reports.map((r, i) => ({
+        partner_id: partnerId,
+        pos: first + i,
+        order_id: r.order_id,
+        seq: r.seq,
+        type: r.type,
+        report: JSON.stringify(r),
+      })),
+    )
     .execute();
 }
 
-export async function reportsAfter(db: Kysely<Database>, partnerId: string, pos: number, limit: number): Promise<{ pos: number; report: ExecutionReport }[]> {
-  const rows = await db.selectFrom('fix_reports').select(['pos', 'report']).where('partner_id', '=', partnerId).where('pos', '>', pos).orderBy('pos').limit(limit).execute();
+export async function reportsAfter(
+  db: Kysely<Database>,
+  partnerId: string,
+  pos: number,
+  limit: number,
+): Promise<{ pos: number; report: ExecutionReport }[]> {
+  const rows = await db
+    .selectFrom('fix_reports')
+    .select(['pos', 'report'])
+    .where('partner_id', '=', partnerId)
+    .where('pos', '>', pos)
+    .orderBy('pos')
+    .limit(limit)
+    .execute();
   return rows.map((r) => ({ pos: Number(r.pos), report: JSON.parse(r.report) as ExecutionReport }));
 }
 
 export async function reportsOfOrder(db: Kysely<Database>, partnerId: string, orderId: string): Promise<ExecutionReport[]> {
-  const rows = await db.selectFrom('fix_reports').select('report').where('partner_id', '=', partnerId).where('order_id', '=', orderId).orderBy('seq').execute();
+  const rows = await db
+    .selectFrom('fix_reports')
+    .select('report')
+    .where('partner_id', '=', partnerId)
+    .where('order_id', '=', orderId)
+    .orderBy('seq')
+    .execute();
   return rows.map((r) => JSON.parse(r.report) as ExecutionReport);
 }
 
@@ -189,5 +277,10 @@ export async function leaseSession(db: Kysely<Database>, partnerId: string, owne
 }
 
 export async function releaseSession(db: Kysely<Database>, partnerId: string, owner: string): Promise<void> {
-  await db.updateTable('fix_sessions').set({ lease_owner: null, lease_until: 0 }).where('partner_id', '=', partnerId).where('lease_owner', '=', owner).execute();
+  await db
+    .updateTable('fix_sessions')
+    .set({ lease_owner: null, lease_until: 0 })
+    .where('partner_id', '=', partnerId)
+    .where('lease_owner', '=', owner)
+    .execute();
 }

@@ -13,7 +13,8 @@ export const FixSession = Type.Object(
     partner_id: Type.String({ description: 'The SGI partner (sgi_...).' }),
     partner_name: Nullable(Type.String()),
     state: StringEnum(['connecting', 'logged_on', 'disconnected', 'outside_window'], {
-      description: 'connecting: connection or Logon under way; logged_on: orders can go; disconnected: down, reconnecting with backoff (see last_error); outside_window: outside the daily session window.',
+      description:
+        'connecting: connection or Logon under way; logged_on: orders can go; disconnected: down, reconnecting with backoff (see last_error); outside_window: outside the daily session window.',
     }),
     sender_comp_id: Type.String({ description: 'SenderCompID (49) of this service.' }),
     target_comp_id: Type.String({ description: 'TargetCompID (56): the SGI.' }),
@@ -47,7 +48,7 @@ export const fixRoutes: FastifyPluginAsyncTypebox<FixRouteDeps> = async (app, { 
         tags: ['Operations'],
         summary: "The FIX partners' sessions (operators only)",
         description:
-          'Each FIX partner\'s session: state, CompIDs, sequence numbers in and out, last logon and message times, the process holding it and the last error; by partner id. Needs the scope operator:read, which a client has only when the operator created it with that scope. The sessions carry every client\'s order flow, so integrators\' clients have no view of them.',
+          "Each FIX partner's session: state, CompIDs, sequence numbers in and out, last logon and message times, the process holding it and the last error; by partner id. Needs the scope operator:read, which a client has only when the operator created it with that scope. The sessions carry every client's order flow, so integrators' clients have no view of them.",
         security: bearerSecurity,
         response: { 200: Type.Object({ data: Type.Array(FixSession) }), ...protectedErrors() },
       },

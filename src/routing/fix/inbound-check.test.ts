@@ -39,7 +39,11 @@ test('a message that is not FIX 4.4, or an ExecutionReport lacking what the conn
   assert.deepEqual(refused('8', without(32)), [SESSION_REJECT_REASON.requiredTagMissing, 32]);
   assert.deepEqual(refused('8', without(31)), [SESSION_REJECT_REASON.requiredTagMissing, 31]);
   assert.deepEqual(refused('8', { ...TRADE, 150: 'Q' }), [SESSION_REJECT_REASON.valueIncorrect, 150]);
-  assert.deepEqual(refused('8', { ...TRADE, 150: 'constructor' }), [SESSION_REJECT_REASON.valueIncorrect, 150], 'only ExecType values, not object keys');
+  assert.deepEqual(
+    refused('8', { ...TRADE, 150: 'constructor' }),
+    [SESSION_REJECT_REASON.valueIncorrect, 150],
+    'only ExecType values, not object keys',
+  );
   assert.deepEqual(refused('8', { ...TRADE, 32: 'ten' }), [SESSION_REJECT_REASON.incorrectDataFormat, 32]);
   assert.deepEqual(refused('8', { ...TRADE, 31: '15,000' }), [SESSION_REJECT_REASON.incorrectDataFormat, 31]);
   assert.deepEqual(refused('8', { ...TRADE, 38: '1e3' }), [SESSION_REJECT_REASON.incorrectDataFormat, 38]);

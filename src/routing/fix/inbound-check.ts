@@ -43,24 +43,35 @@ export function garbled(field: FieldReader, computedChecksum: number): string | 
   const seq = field(34);
   if (seq === null || !/^\d{1,10}$/.test(seq)) return `MsgSeqNum (34) ${seq === null ? 'missing' : `'${seq}'`}`;
   const checksum = field(10);
-  if (checksum === null || !/^\d{3}$/.test(checksum) || Number(checksum) !== computedChecksum) return `CheckSum (10) ${checksum ?? 'missing'}, computed ${String(computedChecksum).padStart(3, '0')}`;
+  if (checksum === null || !/^\d{3}$/.test(checksum) || Number(checksum) !== computedChecksum)
+    return `CheckSum (10) ${checksum ?? 'missing'}, computed ${String(computedChecksum).padStart(3, '0')}`;
   return null;
 }
 
 /** Why an application message is refused at the session level, or null when the connector can read it. */
-export function checkApplicationMessage(msgType: string, field: FieldReader, isFix44Type: (msgType: string) => boolean): SessionRejection | null {
-  if (!isFix44Type(msgType)) return { reason: SESSION_REJECT_REASON.invalidMsgType, tag: null, text: `MsgType ${msgType} is not a FIX 4.4 message` };
+export function checkApplicationMessage(
+  msgType: string,
+  field: FieldReader,
+  isFix44Type: (msgType: string) => boolean,
+): SessionRejection | null {
+  if (!isFix44Type(msgType))
+    return { reason: SESSION_REJECT_REASON.invalidMsgType, tag: null, text: `MsgType ${msgType} is not a FIX 4.4 message` };
   if (msgType !== '8') return null;
-  const missing = (tag: number, name: string): SessionRejection | null => (field(tag) === null ? { reason: SESSION_REJECT_REASON.requiredTagMissing, tag, text: `${name} (${tag}) is required` } : null);
+  const missing = (tag: number, name: string): SessionRejection | null =>
+    field(tag) === null ? { reason: SESSION_REJECT_REASON.requiredTagMissing, tag, text: `${name} (${tag}) is required` } : null;
   const format = (tag: number, name: string, pattern: RegExp): SessionRejection | null => {
     const value = field(tag);
-    return value !== null && !pattern.test(value) ? { reason: SESSION_REJECT_REASON.incorrectDataFormat, tag, text: `${name} (${tag}) '${value}' is not in FIX format` } : null;
+    return value !== null && !pattern.test(value)
+      ? { reason: SESSION_REJECT_REASON.incorrectDataFormat, tag, text: `${name} (${tag}) '${value}' is not in FIX format` }
+      : null;
   };
   const execType = field(150);
   return (
     missing(17, 'ExecID') ??
     missing(150, 'ExecType') ??
-    (execType !== null && !Object.hasOwn(EXEC_TYPES, execType) ? { reason: SESSION_REJECT_REASON.valueIncorrect, tag: 150, text: `ExecType (150) '${execType}' is not a FIX 4.4 value` } : null) ??
+    (execType !== null && !Object.hasOwn(EXEC_TYPES, execType)
+      ? { reason: SESSION_REJECT_REASON.valueIncorrect, tag: 150, text: `ExecType (150) '${execType}' is not a FIX 4.4 value` }
+      : null) ??
     (execType === 'F' ? (missing(32, 'LastQty') ?? missing(31, 'LastPx')) : null) ??
     format(32, 'LastQty', DECIMAL) ??
     format(31, 'LastPx', DECIMAL) ??

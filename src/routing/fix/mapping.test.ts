@@ -1,7 +1,23 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { OrderId } from '../../lib/ids.js';
-import { applyExecutionReport, EXEC_TYPES, fixTimestamp, newOrderSingle, orderCancelReplaceRequest, orderCancelRequest, rejectedRequest, rejectReason, replacedTerms, requestRefusal, timeInForceOf, type ExecReportFields, type FixOrderInput, type OrderAtPartner, type ReportContext } from './mapping.js';
+import {
+  applyExecutionReport,
+  EXEC_TYPES,
+  fixTimestamp,
+  newOrderSingle,
+  orderCancelReplaceRequest,
+  orderCancelRequest,
+  rejectedRequest,
+  rejectReason,
+  replacedTerms,
+  requestRefusal,
+  timeInForceOf,
+  type ExecReportFields,
+  type FixOrderInput,
+  type OrderAtPartner,
+  type ReportContext,
+} from './mapping.js';
 
 const at = Date.parse('2026-11-24T10:15:30.250Z');
 const order: FixOrderInput = {
@@ -30,7 +46,10 @@ test('a limit order: ClOrdID is the order id, ticker, exchange, side, quantity, 
 });
 
 test('a market sell with an ISIN, good till date: no price, IDSource 4, TimeInForce 6 with ExpireDate', () => {
-  const body = newOrderSingle({ ...order, side: 'sell', limit_price_cents: null, isin: 'SN0000000019', time_in_force: 'gtd', expire_date: '2026-12-31' }, { defaultAccount: null, transactTime: at });
+  const body = newOrderSingle(
+    { ...order, side: 'sell', limit_price_cents: null, isin: 'SN0000000019', time_in_force: 'gtd', expire_date: '2026-12-31' },
+    { defaultAccount: null, transactTime: at },
+  );
   assert.deepEqual(body, {
     ClOrdID: order.order_id,
     Instrument: { Symbol: 'SNTS', SecurityID: 'SN0000000019', SecurityIDSource: '4', SecurityExchange: 'BRVM' },
@@ -41,18 +60,34 @@ test('a market sell with an ISIN, good till date: no price, IDSource 4, TimeInFo
     TimeInForce: '6',
     ExpireDate: '20261231',
   });
-  for (const [tif, code] of [['gtc', '1'], ['ioc', '3'], ['fok', '4']] as const) assert.equal(newOrderSingle({ ...order, time_in_force: tif }, { defaultAccount: null, transactTime: at }).TimeInForce, code);
+  for (const [tif, code] of [
+    ['gtc', '1'],
+    ['ioc', '3'],
+    ['fok', '4'],
+  ] as const)
+    assert.equal(newOrderSingle({ ...order, time_in_force: tif }, { defaultAccount: null, transactTime: at }).TimeInForce, code);
 });
 
 test("Account (1) is the order's own account, else the partner's default, else absent", () => {
-  assert.equal(newOrderSingle({ ...order, account: 'CI-0042 7781' }, { defaultAccount: 'ACC-1', transactTime: at }).Account, 'CI-0042 7781');
+  assert.equal(
+    newOrderSingle({ ...order, account: 'CI-0042 7781' }, { defaultAccount: 'ACC-1', transactTime: at }).Account,
+    'CI-0042 7781',
+  );
   assert.equal(newOrderSingle({ ...order, account: 'CI-0042' }, { defaultAccount: null, transactTime: at }).Account, 'CI-0042');
   assert.equal(newOrderSingle({ ...order, account: null }, { defaultAccount: 'ACC-1', transactTime: at }).Account, 'ACC-1');
   assert.equal('Account' in newOrderSingle({ ...order, account: null }, { defaultAccount: null, transactTime: at }), false);
   // The cancel and the cancel/replace of an order repeat the account it was sent with.
   const sentWith = newOrderSingle({ ...order, account: 'CI-0042' }, { defaultAccount: 'ACC-1', transactTime: at });
   assert.equal(orderCancelRequest(sentWith, `${order.order_id}.1`, at).Account, 'CI-0042');
-  assert.equal(orderCancelReplaceRequest(sentWith, `${order.order_id}.2`, { request_id: `${order.order_id}.2`, qty: 50, limit_price_cents: 1500000 }, at).Account, 'CI-0042');
+  assert.equal(
+    orderCancelReplaceRequest(
+      sentWith,
+      `${order.order_id}.2`,
+      { request_id: `${order.order_id}.2`, qty: 50, limit_price_cents: 1500000 },
+      at,
+    ).Account,
+    'CI-0042',
+  );
 });
 
 test('a cancel repeats the order and carries its own ClOrdID and the order as OrigClOrdID', () => {
@@ -69,16 +104,37 @@ test('a cancel repeats the order and carries its own ClOrdID and the order as Or
 });
 
 const sent: OrderAtPartner = { order_id: order.order_id, qty: 100, state: 'sent', cum_qty: 0, report_seq: 0 };
-const er = (fields: Partial<ExecReportFields>): ExecReportFields => ({ execId: 'E1', execType: '0', partnerOrderId: 'P1', lastQty: null, lastPx: null, ordRejReason: null, text: null, at, ...fields });
+const er = (fields: Partial<ExecReportFields>): ExecReportFields => ({
+  execId: 'E1',
+  execType: '0',
+  partnerOrderId: 'P1',
+  lastQty: null,
+  lastPx: null,
+  ordRejReason: null,
+  text: null,
+  at,
+  ...fields,
+});
 const prefix = 'fix:sgi_x';
 
 test('New -> accepted; Trade -> partial_fill then fill, LastPx in cents, ExecID as exchange_ref', () => {
   const accepted = applyExecutionReport(sent, er({}), prefix);
   assert.ok(!('ignored' in accepted));
-  assert.deepEqual(accepted.reports, [{ report_id: `${prefix}:${order.order_id}:1`, order_id: order.order_id, seq: 1, occurred_at: '2026-11-24T10:15:30.250Z', type: 'accepted' }]);
+  assert.deepEqual(accepted.reports, [
+    {
+      report_id: `${prefix}:${order.order_id}:1`,
+      order_id: order.order_id,
+      seq: 1,
+      occurred_at: '2026-11-24T10:15:30.250Z',
+      type: 'accepted',
+    },
+  ]);
   const partial = applyExecutionReport(accepted.order, er({ execId: 'T1', execType: 'F', lastQty: '40', lastPx: '15000.25' }), prefix);
   assert.ok(!('ignored' in partial));
-  assert.deepEqual(partial.reports.map((r) => [r.seq, r.type]), [[2, 'partial_fill']]);
+  assert.deepEqual(
+    partial.reports.map((r) => [r.seq, r.type]),
+    [[2, 'partial_fill']],
+  );
   assert.deepEqual(partial.reports[0], {
     report_id: `${prefix}:${order.order_id}:2`,
     order_id: order.order_id,
@@ -94,7 +150,10 @@ test('New -> accepted; Trade -> partial_fill then fill, LastPx in cents, ExecID 
   });
   const fill = applyExecutionReport(partial.order, er({ execId: 'T2', execType: 'F', lastQty: '60', lastPx: '15000' }), prefix);
   assert.ok(!('ignored' in fill));
-  assert.deepEqual(fill.reports.map((r) => [r.seq, r.type]), [[3, 'fill']]);
+  assert.deepEqual(
+    fill.reports.map((r) => [r.seq, r.type]),
+    [[3, 'fill']],
+  );
   assert.deepEqual(fill.order, { ...sent, state: 'filled', cum_qty: 100, report_seq: 3 });
   assert.deepEqual(applyExecutionReport(fill.order, er({ execType: '4' }), prefix), { ignored: 'order is already filled' });
 });
@@ -102,28 +161,65 @@ test('New -> accepted; Trade -> partial_fill then fill, LastPx in cents, ExecID 
 test('a Trade or Canceled that comes first is preceded by accepted; Expired ends the order cancelled', () => {
   const filled = applyExecutionReport(sent, er({ execType: 'F', lastQty: '100', lastPx: '15000.5' }), prefix);
   assert.ok(!('ignored' in filled));
-  assert.deepEqual(filled.reports.map((r) => [r.seq, r.type]), [[1, 'accepted'], [2, 'fill']]);
+  assert.deepEqual(
+    filled.reports.map((r) => [r.seq, r.type]),
+    [
+      [1, 'accepted'],
+      [2, 'fill'],
+    ],
+  );
   const cancelled = applyExecutionReport({ ...sent, state: 'accepted', cum_qty: 30, report_seq: 2 }, er({ execType: '4' }), prefix);
   assert.ok(!('ignored' in cancelled));
-  assert.deepEqual(cancelled.reports[0], { report_id: `${prefix}:${order.order_id}:3`, order_id: order.order_id, seq: 3, occurred_at: '2026-11-24T10:15:30.250Z', type: 'cancelled', cancelled_qty: 70, cum_qty: 30, reason: 'partner', request_id: null });
+  assert.deepEqual(cancelled.reports[0], {
+    report_id: `${prefix}:${order.order_id}:3`,
+    order_id: order.order_id,
+    seq: 3,
+    occurred_at: '2026-11-24T10:15:30.250Z',
+    type: 'cancelled',
+    cancelled_qty: 70,
+    cum_qty: 30,
+    reason: 'partner',
+    request_id: null,
+  });
   const expired = applyExecutionReport(sent, er({ execType: 'C' }), prefix);
   assert.ok(!('ignored' in expired));
-  assert.deepEqual(expired.reports.map((r) => r.type), ['accepted', 'cancelled']);
-  assert.deepEqual(expired.reports[1]?.type === 'cancelled' && [expired.reports[1].reason, expired.reports[1].request_id], ['expired', null]);
+  assert.deepEqual(
+    expired.reports.map((r) => r.type),
+    ['accepted', 'cancelled'],
+  );
+  assert.deepEqual(expired.reports[1]?.type === 'cancelled' && [expired.reports[1].reason, expired.reports[1].request_id], [
+    'expired',
+    null,
+  ]);
 });
 
 test('Rejected -> rejected with a mapped reason; after a fill the refusal of the rest is a cancel', () => {
   const rejected = applyExecutionReport(sent, er({ execType: '8', ordRejReason: 3 }), prefix);
   assert.ok(!('ignored' in rejected));
-  assert.deepEqual(rejected.reports, [{ report_id: `${prefix}:${order.order_id}:1`, order_id: order.order_id, seq: 1, occurred_at: '2026-11-24T10:15:30.250Z', type: 'rejected', reason: 'insufficient_funds' }]);
+  assert.deepEqual(rejected.reports, [
+    {
+      report_id: `${prefix}:${order.order_id}:1`,
+      order_id: order.order_id,
+      seq: 1,
+      occurred_at: '2026-11-24T10:15:30.250Z',
+      type: 'rejected',
+      reason: 'insufficient_funds',
+    },
+  ]);
   const rest = applyExecutionReport({ ...sent, state: 'accepted', cum_qty: 10, report_seq: 2 }, er({ execType: '8' }), prefix);
   assert.ok(!('ignored' in rest));
-  assert.deepEqual(rest.reports.map((r) => r.type), ['cancelled']);
+  assert.deepEqual(
+    rest.reports.map((r) => r.type),
+    ['cancelled'],
+  );
 });
 
 test('reports that say nothing new, and malformed trades, add nothing', () => {
-  assert.deepEqual(applyExecutionReport({ ...sent, state: 'accepted', report_seq: 1 }, er({}), prefix), { ignored: 'New for an order already accepted' });
-  for (const type of ['A', '6', 'E', 'I', '3', 'D', 'G', 'H']) assert.ok('ignored' in applyExecutionReport(sent, er({ execType: type }), prefix), type);
+  assert.deepEqual(applyExecutionReport({ ...sent, state: 'accepted', report_seq: 1 }, er({}), prefix), {
+    ignored: 'New for an order already accepted',
+  });
+  for (const type of ['A', '6', 'E', 'I', '3', 'D', 'G', 'H'])
+    assert.ok('ignored' in applyExecutionReport(sent, er({ execType: type }), prefix), type);
   assert.ok('ignored' in applyExecutionReport(sent, er({ execType: 'Z' }), prefix));
   assert.ok('ignored' in applyExecutionReport(sent, er({ execType: 'F', lastQty: '0', lastPx: '1' }), prefix));
   assert.ok('ignored' in applyExecutionReport(sent, er({ execType: 'F', lastQty: '10', lastPx: 'x' }), prefix));
@@ -157,13 +253,38 @@ const open: OrderAtPartner = { ...sent, state: 'accepted', cum_qty: 30, report_s
 const context = (fields: Partial<ReportContext>): ReportContext => ({ cancel: null, amend: null, timeInForce: 'day', ...fields });
 
 test("Canceled answers the service's cancel with its reason; on its own it is the partner's, or unfilled for ioc and fok", () => {
-  const asked = applyExecutionReport(open, er({ execType: '4' }), prefix, context({ cancel: { request_id: `${order.order_id}.1`, reason: 'expired' } }));
+  const asked = applyExecutionReport(
+    open,
+    er({ execType: '4' }),
+    prefix,
+    context({ cancel: { request_id: `${order.order_id}.1`, reason: 'expired' } }),
+  );
   assert.ok(!('ignored' in asked));
-  assert.deepEqual(asked.reports[0], { report_id: `${prefix}:${order.order_id}:3`, order_id: order.order_id, seq: 3, occurred_at: '2026-11-24T10:15:30.250Z', type: 'cancelled', cancelled_qty: 70, cum_qty: 30, reason: 'expired', request_id: `${order.order_id}.1` });
-  for (const [timeInForce, execType, reason] of [['ioc', '4', 'unfilled'], ['fok', '4', 'unfilled'], ['ioc', 'C', 'unfilled'], ['gtd', 'C', 'expired'], ['gtc', '4', 'partner']] as const) {
+  assert.deepEqual(asked.reports[0], {
+    report_id: `${prefix}:${order.order_id}:3`,
+    order_id: order.order_id,
+    seq: 3,
+    occurred_at: '2026-11-24T10:15:30.250Z',
+    type: 'cancelled',
+    cancelled_qty: 70,
+    cum_qty: 30,
+    reason: 'expired',
+    request_id: `${order.order_id}.1`,
+  });
+  for (const [timeInForce, execType, reason] of [
+    ['ioc', '4', 'unfilled'],
+    ['fok', '4', 'unfilled'],
+    ['ioc', 'C', 'unfilled'],
+    ['gtd', 'C', 'expired'],
+    ['gtc', '4', 'partner'],
+  ] as const) {
     const outcome = applyExecutionReport(open, er({ execType }), prefix, context({ timeInForce }));
     assert.ok(!('ignored' in outcome));
-    assert.deepEqual(outcome.reports[0]?.type === 'cancelled' && [outcome.reports[0].reason, outcome.reports[0].request_id], [reason, null], `${timeInForce} ${execType}`);
+    assert.deepEqual(
+      outcome.reports[0]?.type === 'cancelled' && [outcome.reports[0].reason, outcome.reports[0].request_id],
+      [reason, null],
+      `${timeInForce} ${execType}`,
+    );
   }
 });
 
@@ -171,16 +292,33 @@ test('Replaced answers the waiting amend with the terms the partner reports, els
   const amend = { request_id: `${order.order_id}.2`, qty: 120, limit_price_cents: 1500100 };
   const replaced = applyExecutionReport(open, er({ execType: '5', orderQty: '150', price: '15001.5' }), prefix, context({ amend }));
   assert.ok(!('ignored' in replaced));
-  assert.deepEqual(replaced.reports[0], { report_id: `${prefix}:${order.order_id}:3`, order_id: order.order_id, seq: 3, occurred_at: '2026-11-24T10:15:30.250Z', type: 'replaced', request_id: amend.request_id, qty: 150, limit_price_cents: 1500150, cum_qty: 30, leaves_qty: 120 });
+  assert.deepEqual(replaced.reports[0], {
+    report_id: `${prefix}:${order.order_id}:3`,
+    order_id: order.order_id,
+    seq: 3,
+    occurred_at: '2026-11-24T10:15:30.250Z',
+    type: 'replaced',
+    request_id: amend.request_id,
+    qty: 150,
+    limit_price_cents: 1500150,
+    cum_qty: 30,
+    leaves_qty: 120,
+  });
   assert.deepEqual(replaced.order, { ...open, qty: 150, report_seq: 3 });
   const asked = applyExecutionReport(open, er({ execType: '5' }), prefix, context({ amend }));
   assert.ok(!('ignored' in asked));
   assert.deepEqual(asked.reports[0]?.type === 'replaced' && [asked.reports[0].qty, asked.reports[0].limit_price_cents], [120, 1500100]);
   const fill = applyExecutionReport(replaced.order, er({ execId: 'T9', execType: 'F', lastQty: '120', lastPx: '15001.5' }), prefix);
   assert.ok(!('ignored' in fill));
-  assert.deepEqual(fill.reports.map((r) => r.type), ['fill']);
+  assert.deepEqual(
+    fill.reports.map((r) => r.type),
+    ['fill'],
+  );
   assert.ok('ignored' in applyExecutionReport(open, er({ execType: '5' }), prefix), 'no amend waiting');
-  assert.ok('ignored' in applyExecutionReport(open, er({ execType: '5', orderQty: '30' }), prefix, context({ amend })), 'not above what executed');
+  assert.ok(
+    'ignored' in applyExecutionReport(open, er({ execType: '5', orderQty: '30' }), prefix, context({ amend })),
+    'not above what executed',
+  );
 });
 
 test('an amend is an OrderCancelReplaceRequest: its own ClOrdID, OrigClOrdID the current one, the new quantity and price; a Replaced makes them current', () => {

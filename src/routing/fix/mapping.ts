@@ -22,7 +22,8 @@ export const SIDE: Readonly<Record<'buy' | 'sell', string>> = { buy: '1', sell: 
 export const ORD_TYPE = { market: '1', limit: '2' } as const;
 
 /** The order as handed over (time in force and expire date absent: a day order handed over by an older version). */
-export type FixOrderInput = Omit<OrderForPartner, 'time_in_force' | 'expire_date'> & Partial<Pick<OrderForPartner, 'time_in_force' | 'expire_date'>>;
+export type FixOrderInput = Omit<OrderForPartner, 'time_in_force' | 'expire_date'> &
+  Partial<Pick<OrderForPartner, 'time_in_force' | 'expire_date'>>;
 
 export type FixValue = string | number | FixBody;
 export interface FixBody {
@@ -63,7 +64,8 @@ export function newOrderSingle(order: FixOrderInput, options: { defaultAccount: 
     body.Price = centsToPrice(order.limit_price_cents);
   }
   body.TimeInForce = TIME_IN_FORCE[timeInForce];
-  if (timeInForce === 'gtd' && order.expire_date !== undefined && order.expire_date !== null) body.ExpireDate = order.expire_date.replaceAll('-', '');
+  if (timeInForce === 'gtd' && order.expire_date !== undefined && order.expire_date !== null)
+    body.ExpireDate = order.expire_date.replaceAll('-', '');
   return body;
 }
 
@@ -199,7 +201,9 @@ function replaced(order: OrderAtPartner, er: ExecReportFields, context: ReportCo
   return [{ type: 'replaced', request_id: amend.request_id, qty, limit_price_cents: price }];
 }
 
-const informational = (what: string): Handler => () => ({ ignored: what });
+const informational =
+  (what: string): Handler =>
+  () => ({ ignored: what });
 
 function trade(order: OrderAtPartner, er: ExecReportFields): Draft[] | { ignored: string } {
   const qty = parseQty(er.lastQty);
@@ -221,7 +225,10 @@ function rejected(order: OrderAtPartner, er: ExecReportFields): Draft[] {
  * only add nothing; Trade Correct and Trade Cancel are not supported yet and add nothing.
  */
 export const EXEC_TYPES: Readonly<Record<string, { readonly name: string; readonly handle: Handler }>> = {
-  '0': { name: 'New', handle: (order) => (order.state === 'sent' ? [{ type: 'accepted' }] : { ignored: 'New for an order already accepted' }) },
+  '0': {
+    name: 'New',
+    handle: (order) => (order.state === 'sent' ? [{ type: 'accepted' }] : { ignored: 'New for an order already accepted' }),
+  },
   F: { name: 'Trade', handle: trade },
   '4': { name: 'Canceled', handle: canceled },
   C: { name: 'Expired', handle: expired },
@@ -249,14 +256,21 @@ export type ExecutionReportOutcome = { readonly reports: ExecutionReport[]; read
  * (some gateways send no New) is preceded by an `accepted` of the same time. Nothing follows a final
  * report.
  */
-export function applyExecutionReport(order: OrderAtPartner, er: ExecReportFields, reportIdPrefix: string, context: ReportContext = NO_REQUEST): ExecutionReportOutcome {
-  if (order.state === 'filled' || order.state === 'cancelled' || order.state === 'rejected') return { ignored: `order is already ${order.state}` };
+export function applyExecutionReport(
+  order: OrderAtPartner,
+  er: ExecReportFields,
+  reportIdPrefix: string,
+  context: ReportContext = NO_REQUEST,
+): ExecutionReportOutcome {
+  if (order.state === 'filled' || order.state === 'cancelled' || order.state === 'rejected')
+    return { ignored: `order is already ${order.state}` };
   const rule = EXEC_TYPES[er.execType];
   if (rule === undefined) return { ignored: `unknown ExecType ${er.execType}` };
   const drafts = rule.handle(order, er, context);
   if (!Array.isArray(drafts)) return drafts;
   const first = drafts[0];
-  if (order.state === 'sent' && first !== undefined && first.type !== 'accepted' && first.type !== 'rejected') drafts.unshift({ type: 'accepted' });
+  if (order.state === 'sent' && first !== undefined && first.type !== 'accepted' && first.type !== 'rejected')
+    drafts.unshift({ type: 'accepted' });
 
   let state: FixOrderState = order.state;
   let cum = order.cum_qty;
@@ -266,7 +280,12 @@ export function applyExecutionReport(order: OrderAtPartner, er: ExecReportFields
   const reports: ExecutionReport[] = [];
   for (const draft of drafts) {
     seq += 1;
-    const base = { report_id: `${reportIdPrefix}:${order.order_id}:${seq}`, order_id: order.order_id as OrderId, seq, occurred_at: occurredAt };
+    const base = {
+      report_id: `${reportIdPrefix}:${order.order_id}:${seq}`,
+      order_id: order.order_id as OrderId,
+      seq,
+      occurred_at: occurredAt,
+    };
     switch (draft.type) {
       case 'accepted':
         state = 'accepted';
@@ -278,11 +297,26 @@ export function applyExecutionReport(order: OrderAtPartner, er: ExecReportFields
         break;
       case 'cancelled':
         state = 'cancelled';
-        reports.push({ ...base, type: 'cancelled', cancelled_qty: qty - cum, cum_qty: cum, reason: draft.reason, request_id: draft.request_id });
+        reports.push({
+          ...base,
+          type: 'cancelled',
+          cancelled_qty: qty - cum,
+          cum_qty: cum,
+          reason: draft.reason,
+          request_id: draft.request_id,
+        });
         break;
       case 'replaced':
         qty = draft.qty;
-        reports.push({ ...base, type: 'replaced', request_id: draft.request_id, qty, limit_price_cents: draft.limit_price_cents, cum_qty: cum, leaves_qty: qty - cum });
+        reports.push({
+          ...base,
+          type: 'replaced',
+          request_id: draft.request_id,
+          qty,
+          limit_price_cents: draft.limit_price_cents,
+          cum_qty: cum,
+          leaves_qty: qty - cum,
+        });
         break;
       case 'fill':
       case 'partial_fill':
@@ -308,9 +342,18 @@ export function applyExecutionReport(order: OrderAtPartner, er: ExecReportFields
  * OrdRejReason (103) and Text (58) -> the order's failure reason. The first rule that matches wins;
  * docs/fix.md shows this table.
  */
-export const REJECT_REASON_RULES: readonly { readonly when: string; readonly ordRejReason?: number; readonly text?: RegExp; readonly reason: RejectReason }[] = [
+export const REJECT_REASON_RULES: readonly {
+  readonly when: string;
+  readonly ordRejReason?: number;
+  readonly text?: RegExp;
+  readonly reason: RejectReason;
+}[] = [
   { when: 'Text speaks of a suspended or halted instrument', text: /suspen|halt/i, reason: 'instrument_suspended' },
-  { when: 'Text speaks of funds, cash, provision, balance or buying power', text: /insufficient|fund|cash|provision|solde|balance|buying power/i, reason: 'insufficient_funds' },
+  {
+    when: 'Text speaks of funds, cash, provision, balance or buying power',
+    text: /insufficient|fund|cash|provision|solde|balance|buying power/i,
+    reason: 'insufficient_funds',
+  },
   { when: 'OrdRejReason 3 (order exceeds limit)', ordRejReason: 3, reason: 'insufficient_funds' },
   { when: 'anything else', reason: 'sgi_rejected' },
 ];
@@ -336,7 +379,11 @@ export function rejectReason(ordRejReason: number | null, text: string | null): 
  * Why a cancel or an amend was refused (OrderCancelReject 35=9, or a Reject / BusinessMessageReject
  * naming the request), given what the report log already says of the order.
  */
-export function requestRefusal(request: 'cancel' | 'amend', order: OrderAtPartner | undefined, cxlRejReason: number | null): RequestRefusal {
+export function requestRefusal(
+  request: 'cancel' | 'amend',
+  order: OrderAtPartner | undefined,
+  cxlRejReason: number | null,
+): RequestRefusal {
   if (order === undefined) return 'unknown_order';
   if (order.state === 'filled') return 'already_filled';
   if (order.state === 'rejected') return 'already_rejected';

@@ -13,8 +13,14 @@ import { reconnectDelayMs } from './session-runner.js';
 test('the reconnection delay: 1 s doubling to 30 s, within 20 % either way', () => {
   const lowest = () => 0;
   const highest = () => 0.999_999;
-  assert.deepEqual([1, 2, 3, 4, 5, 6, 7, 20].map((n) => reconnectDelayMs(n, lowest)), [800, 1600, 3200, 6400, 12_800, 24_000, 24_000, 24_000]);
-  assert.deepEqual([1, 2, 3, 4, 5, 6, 7, 20].map((n) => reconnectDelayMs(n, highest)), [1200, 2400, 4800, 9600, 19_200, 36_000, 36_000, 36_000]);
+  assert.deepEqual(
+    [1, 2, 3, 4, 5, 6, 7, 20].map((n) => reconnectDelayMs(n, lowest)),
+    [800, 1600, 3200, 6400, 12_800, 24_000, 24_000, 24_000],
+  );
+  assert.deepEqual(
+    [1, 2, 3, 4, 5, 6, 7, 20].map((n) => reconnectDelayMs(n, highest)),
+    [1200, 2400, 4800, 9600, 19_200, 36_000, 36_000, 36_000],
+  );
   assert.equal(reconnectDelayMs(0, lowest), 800, 'no failure yet counts as the first');
 });
 
@@ -35,13 +41,40 @@ test('a gateway that drops every connection is tried again later and later', asy
   });
   const port = (server.address() as { port: number }).port;
   const report = await storage.transact((trx) =>
-    importPartners(trx, [{ name: 'Dropping Titres', jurisdiction: 'UEMOA', capabilities: ['equities'], connector: 'fix', fix: { host: '127.0.0.1', port, sender_comp_id: 'CAURI', target_comp_id: 'DROP', tls: false } }], { now: new Date(), fixPlaintextAllowed: true }),
+    importPartners(
+      trx,
+      [
+        {
+          name: 'Dropping Titres',
+          jurisdiction: 'UEMOA',
+          capabilities: ['equities'],
+          connector: 'fix',
+          fix: { host: '127.0.0.1', port, sender_comp_id: 'CAURI', target_comp_id: 'DROP', tls: false },
+        },
+      ],
+      { now: new Date(), fixPlaintextAllowed: true },
+    ),
   );
   const partnerId = report.applied[0]?.id ?? '';
   // jspurefix's dictionary is parsed once per process, at the first connection: before the clock starts.
   await (await import('./jspurefix/library.js')).fix44Dictionary();
   // The shortest waits (random 0): 0.8 s, 1.6 s, 3.2 s.
-  const engine = new FixEngine(storage.db, storage.transact, systemClock, new FixCredentialSealer(Buffer.alloc(32)), { runSessions: true, plaintextAllowed: true, owner: 'test', leaseMs: 30_000, connectTimeoutMs: 2000, answerTimeoutMs: 1000, random: () => 0 }, pino({ level: 'silent' }));
+  const engine = new FixEngine(
+    storage.db,
+    storage.transact,
+    systemClock,
+    new FixCredentialSealer(Buffer.alloc(32)),
+    {
+      runSessions: true,
+      plaintextAllowed: true,
+      owner: 'test',
+      leaseMs: 30_000,
+      connectTimeoutMs: 2000,
+      answerTimeoutMs: 1000,
+      random: () => 0,
+    },
+    pino({ level: 'silent' }),
+  );
   t.after(() => engine.close());
   engine.connector(partnerId);
   const deadline = Date.now() + 40_000;
@@ -49,8 +82,12 @@ test('a gateway that drops every connection is tried again later and later', asy
   assert.ok(attempts.length >= 4, `attempts: ${attempts.length}`);
   const gaps = attempts.slice(1, 4).map((at, i) => at - (attempts[i] as number));
   // Each wait is at least its delay (the attempt itself adds to it), and each is longer than the one before.
-  for (const [i, least] of [800, 1600, 3200].entries()) assert.ok((gaps[i] as number) >= least, `gap ${i + 1}: ${gaps[i]} ms, at least ${least}`);
-  assert.ok((gaps[1] as number) > (gaps[0] as number) && (gaps[2] as number) > (gaps[1] as number), `gaps grow: ${gaps.map(Math.round).join(', ')} ms`);
+  for (const [i, least] of [800, 1600, 3200].entries())
+    assert.ok((gaps[i] as number) >= least, `gap ${i + 1}: ${gaps[i]} ms, at least ${least}`);
+  assert.ok(
+    (gaps[1] as number) > (gaps[0] as number) && (gaps[2] as number) > (gaps[1] as number),
+    `gaps grow: ${gaps.map(Math.round).join(', ')} ms`,
+  );
   const session = await findSession(storage.db, partnerId);
   assert.equal(session?.state === 'logged_on', false);
   assert.notEqual(session?.last_error, null, 'the last failure is kept for the operator');

@@ -39,14 +39,41 @@ test('a gateway that answers garbage or hangs up ends the session, never the pro
   });
   const port = (server.address() as { port: number }).port;
   const report = await storage.transact((trx) =>
-    importPartners(trx, [{ name: 'Garbage Titres', jurisdiction: 'UEMOA', capabilities: ['equities'], connector: 'fix', fix: { host: '127.0.0.1', port, sender_comp_id: 'CAURI', target_comp_id: 'GARBAGE', tls: false } }], {
-      now: new Date(),
-      fixPlaintextAllowed: true,
-    }),
+    importPartners(
+      trx,
+      [
+        {
+          name: 'Garbage Titres',
+          jurisdiction: 'UEMOA',
+          capabilities: ['equities'],
+          connector: 'fix',
+          fix: { host: '127.0.0.1', port, sender_comp_id: 'CAURI', target_comp_id: 'GARBAGE', tls: false },
+        },
+      ],
+      {
+        now: new Date(),
+        fixPlaintextAllowed: true,
+      },
+    ),
   );
   const partnerId = report.applied[0]?.id ?? '';
   // Reconnection waits drawn at their shortest (0.8 s for the first two).
-  const engine = new FixEngine(storage.db, storage.transact, systemClock, new FixCredentialSealer(Buffer.alloc(32)), { runSessions: true, plaintextAllowed: true, owner: 'test', leaseMs: 30_000, connectTimeoutMs: 2000, answerTimeoutMs: 1000, random: () => 0 }, pino({ level: 'silent' }));
+  const engine = new FixEngine(
+    storage.db,
+    storage.transact,
+    systemClock,
+    new FixCredentialSealer(Buffer.alloc(32)),
+    {
+      runSessions: true,
+      plaintextAllowed: true,
+      owner: 'test',
+      leaseMs: 30_000,
+      connectTimeoutMs: 2000,
+      answerTimeoutMs: 1000,
+      random: () => 0,
+    },
+    pino({ level: 'silent' }),
+  );
   t.after(() => engine.close());
   engine.connector(partnerId);
   // Loading jspurefix and its dictionary takes seconds of CPU on a busy machine before the first attempt.
@@ -63,7 +90,27 @@ test('TLS is on by default and the gateway certificate is verified: an untrusted
   const storage = await openTestStorage(t, DATABASES[0]!);
   const dir = mkdtempSync(join(tmpdir(), 'cauri-fix-tls-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1', '-subj', '/CN=localhost', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'pipe' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+    ],
+    { stdio: 'pipe' },
+  );
   let handshakes = 0;
   let secured = 0;
   const server = createTlsServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (socket) => {
@@ -75,10 +122,37 @@ test('TLS is on by default and the gateway certificate is verified: an untrusted
   t.after(() => server.close());
   const port = (server.address() as { port: number }).port;
   const report = await storage.transact((trx) =>
-    importPartners(trx, [{ name: 'Tls Titres', jurisdiction: 'UEMOA', capabilities: ['equities'], connector: 'fix', fix: { host: 'localhost', port, sender_comp_id: 'CAURI', target_comp_id: 'TLS' } }], { now: new Date() }),
+    importPartners(
+      trx,
+      [
+        {
+          name: 'Tls Titres',
+          jurisdiction: 'UEMOA',
+          capabilities: ['equities'],
+          connector: 'fix',
+          fix: { host: 'localhost', port, sender_comp_id: 'CAURI', target_comp_id: 'TLS' },
+        },
+      ],
+      { now: new Date() },
+    ),
   );
   const partnerId = report.applied[0]?.id ?? '';
-  const engine = new FixEngine(storage.db, storage.transact, systemClock, new FixCredentialSealer(Buffer.alloc(32)), { runSessions: true, plaintextAllowed: false, owner: 'test', leaseMs: 30_000, connectTimeoutMs: 2000, answerTimeoutMs: 1000, random: () => 0 }, pino({ level: 'silent' }));
+  const engine = new FixEngine(
+    storage.db,
+    storage.transact,
+    systemClock,
+    new FixCredentialSealer(Buffer.alloc(32)),
+    {
+      runSessions: true,
+      plaintextAllowed: false,
+      owner: 'test',
+      leaseMs: 30_000,
+      connectTimeoutMs: 2000,
+      answerTimeoutMs: 1000,
+      random: () => 0,
+    },
+    pino({ level: 'silent' }),
+  );
   t.after(() => engine.close());
   engine.connector(partnerId);
   const deadline = Date.now() + 10_000;
@@ -110,9 +184,36 @@ test('stopping while the gateway has not answered the Logon ends at once', async
   });
   const port = (server.address() as { port: number }).port;
   const report = await storage.transact((trx) =>
-    importPartners(trx, [{ name: 'Silent Titres', jurisdiction: 'UEMOA', capabilities: ['equities'], connector: 'fix', fix: { host: '127.0.0.1', port, sender_comp_id: 'CAURI', target_comp_id: 'SILENT', tls: false } }], { now: new Date(), fixPlaintextAllowed: true }),
+    importPartners(
+      trx,
+      [
+        {
+          name: 'Silent Titres',
+          jurisdiction: 'UEMOA',
+          capabilities: ['equities'],
+          connector: 'fix',
+          fix: { host: '127.0.0.1', port, sender_comp_id: 'CAURI', target_comp_id: 'SILENT', tls: false },
+        },
+      ],
+      { now: new Date(), fixPlaintextAllowed: true },
+    ),
   );
-  const engine = new FixEngine(storage.db, storage.transact, systemClock, new FixCredentialSealer(Buffer.alloc(32)), { runSessions: true, plaintextAllowed: true, owner: 'test', leaseMs: 30_000, connectTimeoutMs: 60_000, answerTimeoutMs: 1000, random: () => 0 }, pino({ level: 'silent' }));
+  const engine = new FixEngine(
+    storage.db,
+    storage.transact,
+    systemClock,
+    new FixCredentialSealer(Buffer.alloc(32)),
+    {
+      runSessions: true,
+      plaintextAllowed: true,
+      owner: 'test',
+      leaseMs: 30_000,
+      connectTimeoutMs: 60_000,
+      answerTimeoutMs: 1000,
+      random: () => 0,
+    },
+    pino({ level: 'silent' }),
+  );
   engine.connector(report.applied[0]?.id ?? '');
   const deadline = Date.now() + 10_000;
   while (logons === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));

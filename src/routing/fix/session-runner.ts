@@ -60,7 +60,13 @@ function connectSocket(settings: FixSettings, tls: FixTlsMaterial | null, timeou
     // The material is passed in memory; the gateway's certificate is always verified (against `ca`
     // when given, else the public authorities Node.js trusts).
     const socket = settings.tls
-      ? tlsConnect({ host: settings.host, port: settings.port, ...(isIP(settings.host) === 0 ? { servername: settings.host } : {}), ...tlsOptions(tls), rejectUnauthorized: true })
+      ? tlsConnect({
+          host: settings.host,
+          port: settings.port,
+          ...(isIP(settings.host) === 0 ? { servername: settings.host } : {}),
+          ...tlsOptions(tls),
+          rejectUnauthorized: true,
+        })
       : netConnect({ host: settings.host, port: settings.port });
     const timer = setTimeout(() => {
       socket.destroy();
@@ -182,7 +188,13 @@ export class FixSessionRunner {
     }
     const now = clock.now().getTime();
     const window = sessionWindow(now, settings.start_time, settings.end_time);
-    const key = { partnerId, beginString: BEGIN_STRING, senderCompId: settings.sender_comp_id, targetCompId: settings.target_comp_id, period: window.open && window.opened !== 0 ? isoMillis(window.opened) : null };
+    const key = {
+      partnerId,
+      beginString: BEGIN_STRING,
+      senderCompId: settings.sender_comp_id,
+      targetCompId: settings.target_comp_id,
+      period: window.open && window.opened !== 0 ? isoMillis(window.opened) : null,
+    };
     await this.#deps.transact((trx) => insertSessionIfMissing(trx, key, now));
     if (!window.open) {
       await this.#setState('outside_window', null);
@@ -193,7 +205,10 @@ export class FixSessionRunner {
     const row = await this.#deps.transact((trx) => openSession(trx, key, now));
     await this.#setState('connecting', null);
     // jspurefix takes about a second of CPU to load: only processes that run a FIX session load it.
-    const [{ DurableFixSession }, { fix44Dictionary, sessionConfig, transportOver }] = await Promise.all([import('./jspurefix/durable-session.js'), import('./jspurefix/library.js')]);
+    const [{ DurableFixSession }, { fix44Dictionary, sessionConfig, transportOver }] = await Promise.all([
+      import('./jspurefix/durable-session.js'),
+      import('./jspurefix/library.js'),
+    ]);
     const socket = await connectSocket(settings, tls, options.connectTimeoutMs);
     if (this.#stopping) {
       socket.destroy();
@@ -203,7 +218,17 @@ export class FixSessionRunner {
     let closedByGateway = false;
     socket.once('end', () => (closedByGateway = true));
     const sessionLog = log.child({ partner_id: partnerId });
-    const config = sessionConfig(await fix44Dictionary(), { senderCompId: settings.sender_comp_id, targetCompId: settings.target_comp_id, heartbeatS: settings.heartbeat_s, username: credentials?.username ?? null, password: credentials?.password ?? null }, sessionLog);
+    const config = sessionConfig(
+      await fix44Dictionary(),
+      {
+        senderCompId: settings.sender_comp_id,
+        targetCompId: settings.target_comp_id,
+        heartbeatS: settings.heartbeat_s,
+        username: credentials?.username ?? null,
+        password: credentials?.password ?? null,
+      },
+      sessionLog,
+    );
     const transport = transportOver(config, socket, sessionLog);
     let loggedOn = false;
     // jspurefix's run() settles on events that may fire before it listens (a stop during its start);
@@ -226,7 +251,11 @@ export class FixSessionRunner {
           (this.#deps.counters ?? NO_COUNTERS).loggedOn();
           sessionLog.info({ next_sender_seq: row.next_sender_seq }, 'FIX session logged on');
           this.#setState('logged_on', null, true).catch(() => undefined);
-          this.#deps.onLoggedOn?.().catch((error: unknown) => sessionLog.warn({ err: error }, 'after the logon, orders waiting for the session could not be made due'));
+          this.#deps
+            .onLoggedOn?.()
+            .catch((error: unknown) =>
+              sessionLog.warn({ err: error }, 'after the logon, orders waiting for the session could not be made due'),
+            );
         },
         onStopped: (error) => {
           sessionLog.info({ err: error }, 'FIX session ended');
@@ -236,15 +265,21 @@ export class FixSessionRunner {
     });
     this.#session = session;
     this.#settings = settings;
-    const renew = setInterval(() => {
-      this.#lease().then(
-        (held) => held || session.drop('the session lease passed to another process'),
-        () => undefined,
-      );
-    }, Math.ceil(options.leaseMs / 3));
+    const renew = setInterval(
+      () => {
+        this.#lease().then(
+          (held) => held || session.drop('the session lease passed to another process'),
+          () => undefined,
+        );
+      },
+      Math.ceil(options.leaseMs / 3),
+    );
     const close = Number.isFinite(window.closes) ? setTimeout(() => session.logout(), Math.max(0, window.closes - now)) : null;
     // jspurefix waits for the answer to its Logon for ever; a gateway that never gives one is left.
-    const logonDeadline = setTimeout(() => loggedOn || session.drop(`no Logon answer within ${options.connectTimeoutMs} ms`), options.connectTimeoutMs);
+    const logonDeadline = setTimeout(
+      () => loggedOn || session.drop(`no Logon answer within ${options.connectTimeoutMs} ms`),
+      options.connectTimeoutMs,
+    );
     let failure: unknown = null;
     try {
       failure = (await Promise.race([session.run(transport).then(() => undefined), ended])) ?? null;
@@ -260,7 +295,12 @@ export class FixSessionRunner {
     }
     // What the partner said, when it ended the session, says more than how the connection ended.
     const closed = loggedOn ? 'the gateway closed the connection' : 'the gateway closed the connection without answering the Logon';
-    const why = failure === null ? null : closedByGateway && !(settings.tls && !loggedOn) ? closed : describeFailure(failure, settings.tls && !loggedOn);
+    const why =
+      failure === null
+        ? null
+        : closedByGateway && !(settings.tls && !loggedOn)
+          ? closed
+          : describeFailure(failure, settings.tls && !loggedOn);
     await this.#setState('disconnected', session.endReason ?? why);
     return { kind: 'ended', loggedOn };
   }
@@ -272,7 +312,9 @@ export class FixSessionRunner {
 
   async #setState(state: FixSessionState, lastError: string | null, loggedOn = false): Promise<void> {
     this.#state = state;
-    await this.#deps.transact((trx) => setSessionState(trx, this.#deps.partnerId, state, this.#deps.clock.now().getTime(), { lastError, loggedOn }));
+    await this.#deps.transact((trx) =>
+      setSessionState(trx, this.#deps.partnerId, state, this.#deps.clock.now().getTime(), { lastError, loggedOn }),
+    );
   }
 
   #sleep(ms: number): Promise<void> {

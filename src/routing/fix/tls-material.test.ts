@@ -13,7 +13,11 @@ const other = pki.leaf('unit-other', 'OTHER', ca, { client: true });
 
 test('a client certificate needs its own unencrypted key; certificates must be PEM', () => {
   const now = Date.now();
-  const refused = (input: Parameters<typeof mergeTlsMaterial>[1], message: RegExp) => assert.throws(() => mergeTlsMaterial(null, input, now), (e: unknown) => e instanceof TlsMaterialError && message.test(e.message));
+  const refused = (input: Parameters<typeof mergeTlsMaterial>[1], message: RegExp) =>
+    assert.throws(
+      () => mergeTlsMaterial(null, input, now),
+      (e: unknown) => e instanceof TlsMaterialError && message.test(e.message),
+    );
   refused({ cert: client.cert }, /give both --cert and --key/);
   refused({ key: client.key }, /give both --cert and --key/);
   refused({ cert: client.cert, key: other.key }, /does not belong to the certificate CN=CAURI/);
@@ -28,7 +32,10 @@ test('a client certificate needs its own unencrypted key; certificates must be P
 test('certificates outside their validity are refused (on the date given: two days of validity are over in three)', () => {
   const inThreeDays = Date.now() + 3 * 86_400_000;
   assert.throws(() => mergeTlsMaterial(null, { ca: ca.cert }, inThreeDays), /ca: CN=Unit CA expired on/);
-  assert.throws(() => mergeTlsMaterial(null, { cert: client.cert, key: client.key }, Date.now() - 86_400_000), /cert: CN=CAURI is not valid before/);
+  assert.throws(
+    () => mergeTlsMaterial(null, { cert: client.cert, key: client.key }, Date.now() - 86_400_000),
+    /cert: CN=CAURI is not valid before/,
+  );
 });
 
 test('parts given replace their stored value, the rest is kept; the options carry the material in memory', () => {
@@ -40,7 +47,10 @@ test('parts given replace their stored value, the rest is kept; the options carr
   const summary = summariseTlsMaterial(second);
   assert.equal(summary.client_cert?.subject, 'CN=CAURI');
   assert.equal(summary.client_cert?.issuer, 'CN=Unit CA');
-  assert.deepEqual(summary.ca?.map((c) => c.subject), ['CN=Unit CA']);
+  assert.deepEqual(
+    summary.ca?.map((c) => c.subject),
+    ['CN=Unit CA'],
+  );
   assert.deepEqual(tlsOptions(null), {});
   assert.deepEqual(summariseTlsMaterial(null), { client_cert: null, ca: null });
 });

@@ -36,19 +36,27 @@ function certificates(pem: string, what: string): X509Certificate[] {
     try {
       return new X509Certificate(block);
     } catch (error) {
-      throw new TlsMaterialError(`${what}: certificate ${i + 1} does not parse (${error instanceof Error ? error.message : String(error)})`);
+      throw new TlsMaterialError(
+        `${what}: certificate ${i + 1} does not parse (${error instanceof Error ? error.message : String(error)})`,
+      );
     }
   });
 }
 
 function checkDates(cert: X509Certificate, what: string, now: number): void {
-  if (Date.parse(cert.validFrom) > now) throw new TlsMaterialError(`${what}: ${cert.subject.replaceAll('\n', ', ')} is not valid before ${new Date(cert.validFrom).toISOString()}`);
-  if (Date.parse(cert.validTo) <= now) throw new TlsMaterialError(`${what}: ${cert.subject.replaceAll('\n', ', ')} expired on ${new Date(cert.validTo).toISOString()}`);
+  if (Date.parse(cert.validFrom) > now)
+    throw new TlsMaterialError(
+      `${what}: ${cert.subject.replaceAll('\n', ', ')} is not valid before ${new Date(cert.validFrom).toISOString()}`,
+    );
+  if (Date.parse(cert.validTo) <= now)
+    throw new TlsMaterialError(`${what}: ${cert.subject.replaceAll('\n', ', ')} expired on ${new Date(cert.validTo).toISOString()}`);
 }
 
 function privateKey(pem: string): KeyObject {
   if (/-----BEGIN ENCRYPTED PRIVATE KEY-----|Proc-Type: 4,ENCRYPTED/.test(pem)) {
-    throw new TlsMaterialError('key: the private key is encrypted; give it unencrypted (it is stored sealed with the master key), e.g. openssl pkey -in key.pem -out plain.pem');
+    throw new TlsMaterialError(
+      'key: the private key is encrypted; give it unencrypted (it is stored sealed with the master key), e.g. openssl pkey -in key.pem -out plain.pem',
+    );
   }
   try {
     return createPrivateKey(pem);
@@ -74,7 +82,8 @@ function summary(cert: X509Certificate): CertificateSummary {
  * rest is its chain), and Node.js's TLS accepts the whole.
  */
 export function mergeTlsMaterial(current: FixTlsMaterial | null, input: TlsInput, now: number): FixTlsMaterial {
-  if ((input.cert === undefined) !== (input.key === undefined)) throw new TlsMaterialError('a client certificate and its private key go together: give both --cert and --key');
+  if ((input.cert === undefined) !== (input.key === undefined))
+    throw new TlsMaterialError('a client certificate and its private key go together: give both --cert and --key');
   let clientCert = current?.client_cert ?? null;
   let clientKey = current?.client_key ?? null;
   let ca = current?.ca ?? null;
@@ -82,7 +91,8 @@ export function mergeTlsMaterial(current: FixTlsMaterial | null, input: TlsInput
     const chain = certificates(input.cert, 'cert');
     const leaf = chain[0] as X509Certificate;
     for (const cert of chain) checkDates(cert, 'cert', now);
-    if (!leaf.checkPrivateKey(privateKey(input.key))) throw new TlsMaterialError(`key: the private key does not belong to the certificate ${leaf.subject.replaceAll('\n', ', ')}`);
+    if (!leaf.checkPrivateKey(privateKey(input.key)))
+      throw new TlsMaterialError(`key: the private key does not belong to the certificate ${leaf.subject.replaceAll('\n', ', ')}`);
     clientCert = input.cert.trim() + '\n';
     clientKey = input.key.trim() + '\n';
   }

@@ -75,7 +75,11 @@ export class JournaledSandboxConnector implements PartnerConnector {
     this.name = name;
     this.#journal = options.journal ?? name;
     this.#now = options.now ?? (async () => clock.now().getTime());
-    this.#simulator = new SgiSimulator({ name, epoch: randomBytes(6).toString('hex'), ...(options.session === undefined ? {} : { session: options.session }) });
+    this.#simulator = new SgiSimulator({
+      name,
+      epoch: randomBytes(6).toString('hex'),
+      ...(options.session === undefined ? {} : { session: options.session }),
+    });
   }
 
   async submit(order: OrderForPartner): Promise<SubmitResult> {
@@ -106,7 +110,11 @@ export class JournaledSandboxConnector implements PartnerConnector {
    * The entries past the newest one seen are read, and this call's written, in one transaction whose
    * statements go out together (one round trip on PostgreSQL); the read does not see the new entry.
    */
-  async #record(kind: SandboxJournalTable['kind'], orderId: string, payload: OrderForPartner | CancelRequest | AmendRequest): Promise<number> {
+  async #record(
+    kind: SandboxJournalTable['kind'],
+    orderId: string,
+    payload: OrderForPartner | CancelRequest | AmendRequest,
+  ): Promise<number> {
     // The set of recent ids stays bounded in a process that only submits.
     if (this.#seen.size > 50_000) await this.#catchUp(true);
     const at = await this.#now();
@@ -114,7 +122,9 @@ export class JournaledSandboxConnector implements PartnerConnector {
     const { unseen } = await this.transact(async (trx) => {
       const read = journalAfter.execute(trx, this.#journal, this.#lastEntry);
       read.catch(() => undefined);
-      void atCommit(trx, () => journalInsert.run(trx, { id, connector: this.#journal, kind, order_id: orderId, payload: JSON.stringify(payload), at }));
+      void atCommit(trx, () =>
+        journalInsert.run(trx, { id, connector: this.#journal, kind, order_id: orderId, payload: JSON.stringify(payload), at }),
+      );
       // Not awaited here: the read is answered before the COMMIT sent behind it.
       return { unseen: read };
     });
@@ -136,10 +146,21 @@ export class JournaledSandboxConnector implements PartnerConnector {
       return;
     }
     const now = await this.#now();
-    const ids = await this.db.selectFrom('sandbox_journal').select('id').where('connector', '=', this.#journal).where('id', '>', this.#floor).orderBy('id').execute();
+    const ids = await this.db
+      .selectFrom('sandbox_journal')
+      .select('id')
+      .where('connector', '=', this.#journal)
+      .where('id', '>', this.#floor)
+      .orderBy('id')
+      .execute();
     const missing = ids.map((row) => row.id).filter((id) => !this.#seen.has(id));
     for (let i = 0; i < missing.length; i += FETCH_CHUNK) {
-      const entries = await this.db.selectFrom('sandbox_journal').selectAll().where('id', 'in', missing.slice(i, i + FETCH_CHUNK)).orderBy('id').execute();
+      const entries = await this.db
+        .selectFrom('sandbox_journal')
+        .selectAll()
+        .where('id', 'in', missing.slice(i, i + FETCH_CHUNK))
+        .orderBy('id')
+        .execute();
       for (const entry of entries) this.#apply(entry);
     }
     // Everything read up to now; an entry older than the window that is not visible yet never will be.
@@ -151,7 +172,7 @@ export class JournaledSandboxConnector implements PartnerConnector {
   }
 
   #apply(entry: SandboxJournalTable): void {
-    if (this.#seen.has(entry.id) || (entry.id < this.#floor)) return;
+    if (this.#seen.has(entry.id) || entry.id < this.#floor) return;
     try {
       replay(this.#simulator, entry);
     } catch (error) {
@@ -180,7 +201,11 @@ function replay(simulator: SgiSimulator, entry: SandboxJournalTable): void {
       simulator.submit({ time_in_force: 'gtc', expire_date: null, ...payload } as unknown as OrderForPartner, entry.at);
       return;
     case 'cancel':
-      simulator.cancel(orderId, (payload ?? { request_id: `${orderId}.cancel`, reason: 'requested' }) as unknown as CancelRequest, entry.at);
+      simulator.cancel(
+        orderId,
+        (payload ?? { request_id: `${orderId}.cancel`, reason: 'requested' }) as unknown as CancelRequest,
+        entry.at,
+      );
       return;
     case 'amend':
       simulator.amend(orderId, payload as unknown as AmendRequest, entry.at);

@@ -117,7 +117,10 @@ export function simulatedPriceCents(instrument: string, referenceCents: number, 
   return priceAtBp(referenceCents, marketBp(instrument, atMs), grid);
 }
 
-type PricedOrder = Pick<OrderForPartner, 'instrument' | 'reference_price_cents' | 'side' | 'limit_price_cents' | 'tick_size_cents' | 'price_limits'>;
+type PricedOrder = Pick<
+  OrderForPartner,
+  'instrument' | 'reference_price_cents' | 'side' | 'limit_price_cents' | 'tick_size_cents' | 'price_limits'
+>;
 
 /** Whether a limit order can execute against the market at `atMs` (a market order always can). */
 export function crosses(order: PricedOrder, atMs: number): boolean {

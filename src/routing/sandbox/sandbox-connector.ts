@@ -1,6 +1,15 @@
 import type { Clock } from '../../lib/clock.js';
 import type { OrderId } from '../../lib/ids.js';
-import type { AmendRequest, AmendResult, CancelRequest, CancelResult, OrderForPartner, PartnerConnector, ReportBatch, SubmitResult } from '../connector.js';
+import type {
+  AmendRequest,
+  AmendResult,
+  CancelRequest,
+  CancelResult,
+  OrderForPartner,
+  PartnerConnector,
+  ReportBatch,
+  SubmitResult,
+} from '../connector.js';
 import { SgiSimulator } from './simulator.js';
 
 /**

@@ -1,10 +1,35 @@
 import { isoMillis } from '../../lib/clock.js';
 import { TIME_IN_FORCE, type CancelReason, type RequestRefusal } from '../../orders/core/lifecycle.js';
 import { INSTRUMENT_CODE_PATTERN } from '../../partners/markets.js';
-import type { AmendRequest, CancelRequest, CancelledReport, ExecutionReport, OrderForPartner, ReplacedReport, RequestRefusedReport, SubmitResult } from '../connector.js';
-import { FIRST_FILL_DELAY_MS, PRICE_TICK_MS, crosses, executionPriceCents, gridOf, priceRange, simulatedPriceCents, tranchesFor, type Tranche } from './market.js';
+import type {
+  AmendRequest,
+  CancelRequest,
+  CancelledReport,
+  ExecutionReport,
+  OrderForPartner,
+  ReplacedReport,
+  RequestRefusedReport,
+  SubmitResult,
+} from '../connector.js';
+import {
+  FIRST_FILL_DELAY_MS,
+  PRICE_TICK_MS,
+  crosses,
+  executionPriceCents,
+  gridOf,
+  priceRange,
+  simulatedPriceCents,
+  tranchesFor,
+  type Tranche,
+} from './market.js';
 import type { SessionRule } from './session.js';
-import { AMEND_REFUSED_QTY, NEVER_FILL_BUY_LIMIT_CENTS, NEVER_FILL_SELL_LIMIT_CENTS, PARTIAL_THEN_REST_FILL_QTY, TEST_QTY } from './test-values.js';
+import {
+  AMEND_REFUSED_QTY,
+  NEVER_FILL_BUY_LIMIT_CENTS,
+  NEVER_FILL_SELL_LIMIT_CENTS,
+  PARTIAL_THEN_REST_FILL_QTY,
+  TEST_QTY,
+} from './test-values.js';
 
 /**
  * One order at the simulated SGI (pure): its state, when it next moves, and the reports it makes as
@@ -14,7 +39,9 @@ import { AMEND_REFUSED_QTY, NEVER_FILL_BUY_LIMIT_CENTS, NEVER_FILL_SELL_LIMIT_CE
 export type SimStatus = 'open' | 'filled' | 'rejected' | 'cancelled';
 
 /** A request the partner took as pending (test value 202), answered at `atMs`. */
-export type Deferred = { readonly atMs: number; readonly kind: 'cancel'; readonly request: CancelRequest } | { readonly atMs: number; readonly kind: 'amend'; readonly request: AmendRequest };
+export type Deferred =
+  | { readonly atMs: number; readonly kind: 'cancel'; readonly request: CancelRequest }
+  | { readonly atMs: number; readonly kind: 'amend'; readonly request: AmendRequest };
 
 export interface SimOrder {
   /** The order's current terms: an amend changes `qty` and `limit_price_cents`. */
@@ -75,7 +102,12 @@ export function assertOrder(order: OrderForPartner): void {
   if (!(TIME_IN_FORCE as readonly string[]).includes(order.time_in_force)) problems.push('time_in_force');
   if (order.tick_size_cents !== undefined && !int(order.tick_size_cents, MAX_PRICE)) problems.push('tick_size_cents');
   const band = order.price_limits;
-  if (band !== undefined && band !== null && !(int(band.low_cents, 2 * MAX_PRICE) && int(band.high_cents, 2 * MAX_PRICE) && band.low_cents <= band.high_cents)) problems.push('price_limits');
+  if (
+    band !== undefined &&
+    band !== null &&
+    !(int(band.low_cents, 2 * MAX_PRICE) && int(band.high_cents, 2 * MAX_PRICE) && band.low_cents <= band.high_cents)
+  )
+    problems.push('price_limits');
   if (problems.length > 0) throw new TypeError(`malformed order ${order.order_id}: ${problems.join(', ')}`);
 }
 
@@ -108,19 +140,45 @@ export function endedRefusal(status: SimStatus): RequestRefusal | null {
 }
 
 export function cancelledBody(o: SimOrder, atMs: number, reason: CancelReason, requestId: string | null): ReportBody {
-  return { type: 'cancelled', occurred_at: isoMillis(atMs), cancelled_qty: o.order.qty - o.cumQty, cum_qty: o.cumQty, reason, request_id: requestId };
+  return {
+    type: 'cancelled',
+    occurred_at: isoMillis(atMs),
+    cancelled_qty: o.order.qty - o.cumQty,
+    cum_qty: o.cumQty,
+    reason,
+    request_id: requestId,
+  };
 }
 
 export function executionBody(o: SimOrder, qty: number, priceCents: number, atMs: number, exchangeRef: string): ReportBody {
   const cum = o.cumQty + qty;
   const at = isoMillis(atMs);
-  return { type: cum === o.order.qty ? 'fill' : 'partial_fill', occurred_at: at, fill_qty: qty, fill_price_cents: priceCents, cum_qty: cum, leaves_qty: o.order.qty - cum, exchange_ref: exchangeRef, executed_at: at };
+  return {
+    type: cum === o.order.qty ? 'fill' : 'partial_fill',
+    occurred_at: at,
+    fill_qty: qty,
+    fill_price_cents: priceCents,
+    cum_qty: cum,
+    leaves_qty: o.order.qty - cum,
+    exchange_ref: exchangeRef,
+    executed_at: at,
+  };
 }
 
 /** The partner's answer to an amend of an open order at `atMs`: the replaced report, or a refusal. */
-export function amendAnswer(o: SimOrder, request: AmendRequest, atMs: number): ReportBody & ({ type: 'replaced' } | { type: 'request_refused'; reason: RequestRefusal }) {
+export function amendAnswer(
+  o: SimOrder,
+  request: AmendRequest,
+  atMs: number,
+): ReportBody & ({ type: 'replaced' } | { type: 'request_refused'; reason: RequestRefusal }) {
   const qty = request.qty ?? o.order.qty;
-  const refuse = (reason: RequestRefusal) => ({ type: 'request_refused' as const, occurred_at: isoMillis(atMs), request_id: request.request_id, request: 'amend' as const, reason });
+  const refuse = (reason: RequestRefusal) => ({
+    type: 'request_refused' as const,
+    occurred_at: isoMillis(atMs),
+    request_id: request.request_id,
+    request: 'amend' as const,
+    reason,
+  });
   if (qty <= o.cumQty) return refuse('below_filled');
   if (request.qty === AMEND_REFUSED_QTY) return refuse('partner_refused');
   return {
@@ -144,7 +202,9 @@ export function applyReplace(o: SimOrder, report: ReplacedReport, atMs: number):
   const remaining = report.qty - o.cumQty;
   const done = o.plan.slice(0, o.nextTranche);
   const rest = o.plan.slice(o.nextTranche);
-  o.plan = o.partialThenRest ? [...done, ...rest.map((t) => ({ ...t, qty: Math.min(t.qty, remaining) }))] : [...done, ...tranchesFor(o.order.order_id, remaining)];
+  o.plan = o.partialThenRest
+    ? [...done, ...rest.map((t) => ({ ...t, qty: Math.min(t.qty, remaining) }))]
+    : [...done, ...tranchesFor(o.order.order_id, remaining)];
   o.rests = o.exchangeReject !== null || o.partnerCancel !== null || neverFills(o.order);
   o.lastMoveMs = atMs;
   o.scanFromMs = Number.NEGATIVE_INFINITY;
@@ -240,7 +300,8 @@ function findSessionFill(o: SimOrder, session: SessionRule, from: number, until:
       continue;
     }
     const end = Math.min(until, w.untilMs - 1);
-    for (t = w.atMs; t <= end; t += PRICE_TICK_MS) if (crosses(o.order, t)) return { at: t, price: executionPriceCents(o.order, o.nextTranche, t) };
+    for (t = w.atMs; t <= end; t += PRICE_TICK_MS)
+      if (crosses(o.order, t)) return { at: t, price: executionPriceCents(o.order, o.nextTranche, t) };
     if (t < w.untilMs) break;
   }
   o.scanFromMs = t;

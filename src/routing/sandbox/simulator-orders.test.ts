@@ -23,7 +23,11 @@ for (const side of ['buy', 'sell'] as const) {
     const limit = side === 'buy' ? KOLA - Math.floor(KOLA / 200) : KOLA + Math.floor(KOLA / 200); // 0.5% away
     // Start at a moment where the market is on the wrong side of the limit.
     let start = T0;
-    while (side === 'buy' ? simulatedPriceCents('KOLA.BRVM', KOLA, start + 1000) <= limit : simulatedPriceCents('KOLA.BRVM', KOLA, start + 1000) >= limit) {
+    while (
+      side === 'buy'
+        ? simulatedPriceCents('KOLA.BRVM', KOLA, start + 1000) <= limit
+        : simulatedPriceCents('KOLA.BRVM', KOLA, start + 1000) >= limit
+    ) {
       start += 1000;
     }
     const { clock, connector } = setup(start);
@@ -35,13 +39,19 @@ for (const side of ['buy', 'sell'] as const) {
     // Move the clock in uneven steps: the outcome must not depend on when the partner is asked.
     while (clock.now().getTime() + 7_777 < crossing) {
       clock.advance(7_777);
-      assert.deepEqual((await reportsOf(connector, o.order_id)).map((r) => r.type), ['accepted']);
+      assert.deepEqual(
+        (await reportsOf(connector, o.order_id)).map((r) => r.type),
+        ['accepted'],
+      );
     }
     clock.set(crossing - 1);
     assert.equal((await reportsOf(connector, o.order_id)).length, 1);
     clock.set(crossing);
     const rs = await reportsOf(connector, o.order_id);
-    assert.deepEqual(rs.map((r) => r.type), ['accepted', 'fill']);
+    assert.deepEqual(
+      rs.map((r) => r.type),
+      ['accepted', 'fill'],
+    );
     const fill = rs[1];
     assert.ok(fill?.type === 'fill');
     assert.equal(Date.parse(fill.executed_at), crossing);
@@ -61,9 +71,15 @@ test('a limit beyond the band rests forever; a marketable limit fills at once, n
   const rs = await allReports(connector);
   assert.equal(rs.filter((r) => r.order_id === far.order_id).length, 1);
   const fills = rs.filter((r) => r.order_id === marketable.order_id && (r.type === 'fill' || r.type === 'partial_fill'));
-  assert.equal(fills.reduce((s, r) => s + (r.type === 'fill' || r.type === 'partial_fill' ? r.fill_qty : 0), 0), 3000);
+  assert.equal(
+    fills.reduce((s, r) => s + (r.type === 'fill' || r.type === 'partial_fill' ? r.fill_qty : 0), 0),
+    3000,
+  );
   for (const f of fills) assert.ok(f.type !== 'accepted' && 'fill_price_cents' in f && f.fill_price_cents <= hi);
-  assert.deepEqual(rs.filter((r) => r.order_id === tight.order_id).map((r) => r.type), ['accepted', 'fill']);
+  assert.deepEqual(
+    rs.filter((r) => r.order_id === tight.order_id).map((r) => r.type),
+    ['accepted', 'fill'],
+  );
   clock.advance(30 * 86_400_000);
   assert.equal((await reportsOf(connector, far.order_id)).length, 1, 'a month later, still resting');
 });
@@ -76,8 +92,14 @@ test('cancel: filled orders refuse, unknown orders are unknown, resting orders c
   await connector.submit(resting);
   clock.advance(FIRST_FILL_DELAY_MS);
   // The fill due at this instant happens before the cancel.
-  assert.deepEqual(await connector.cancel(filled.order_id, cancelRequest(filled.order_id)), { status: 'refused', reason: 'already_filled' });
-  assert.deepEqual(await connector.cancel(id('never-sent'), cancelRequest(id('never-sent'))), { status: 'refused', reason: 'unknown_order' });
+  assert.deepEqual(await connector.cancel(filled.order_id, cancelRequest(filled.order_id)), {
+    status: 'refused',
+    reason: 'already_filled',
+  });
+  assert.deepEqual(await connector.cancel(id('never-sent'), cancelRequest(id('never-sent'))), {
+    status: 'refused',
+    reason: 'unknown_order',
+  });
   const c = await connector.cancel(resting.order_id, cancelRequest(resting.order_id));
   assert.ok(c.status === 'cancelled');
   assert.deepEqual(c.report, {
@@ -101,7 +123,10 @@ test('cancel: filled orders refuse, unknown orders are unknown, resting orders c
   assert.equal(mid.report.cum_qty + mid.report.cancelled_qty, 5000);
   clock.advance(60_000);
   const rs = await reportsOf(connector, large.order_id);
-  assert.deepEqual(rs.map((r) => r.type), ['accepted', 'partial_fill', 'cancelled']);
+  assert.deepEqual(
+    rs.map((r) => r.type),
+    ['accepted', 'partial_fill', 'cancelled'],
+  );
 });
 
 test('report positions: paging, at-least-once re-reads, unknown positions read from the start', async () => {
@@ -135,7 +160,10 @@ test('report positions: paging, at-least-once re-reads, unknown positions read f
   await assert.rejects(connector.reports(null, { limit: 0 }), RangeError);
   // The log is in time order and report ids are unique.
   const times = all.map((r) => Date.parse(r.occurred_at));
-  assert.deepEqual([...times].sort((a, b) => a - b), times);
+  assert.deepEqual(
+    [...times].sort((a, b) => a - b),
+    times,
+  );
   assert.equal(new Set(all.map((r) => r.report_id)).size, all.length);
 });
 
@@ -154,17 +182,28 @@ test('exchange references: per exchange and UTC day, six digits', async () => {
 
 test('malformed orders are a programming error, not a rejection', async () => {
   const { connector } = setup();
-  for (const bad of [{ qty: 0 }, { qty: 1.5 }, { instrument: 'kola.brvm' }, { limit_price_cents: 0 }, { reference_price_cents: 0 }, { side: 'hold' as 'buy' }]) {
+  for (const bad of [
+    { qty: 0 },
+    { qty: 1.5 },
+    { instrument: 'kola.brvm' },
+    { limit_price_cents: 0 },
+    { reference_price_cents: 0 },
+    { side: 'hold' as 'buy' },
+  ]) {
     await assert.rejects(connector.submit(order('bad', bad)), TypeError, JSON.stringify(bad));
   }
 });
 
 /** A fixed workload of every kind of order, with cancels and polls at given times. */
 async function workload(connector: SandboxConnector, clock: ManualClock, pollEveryMs: number | null): Promise<ExecutionReport[]> {
-  const script: [number, (() => Promise<unknown>)][] = [];
+  const script: [number, () => Promise<unknown>][] = [];
   const qtys = [1, 13, 402, 451, 503, 7777, 1000, 2500, 64, 999, 12_345, 7777, 3];
   qtys.forEach((qty, k) => {
-    const o = order(`det-${k}`, { qty, side: k % 3 ? 'buy' : 'sell', limit_price_cents: k % 4 === 0 ? KOLA + (k % 8 === 0 ? 5000 : -5000) : null });
+    const o = order(`det-${k}`, {
+      qty,
+      side: k % 3 ? 'buy' : 'sell',
+      limit_price_cents: k % 4 === 0 ? KOLA + (k % 8 === 0 ? 5000 : -5000) : null,
+    });
     // Three hand-overs of each order: the 503 one needs them; for the others they are no-ops.
     for (const retry of [0, 10_000, 40_000]) script.push([k * 900 + retry, () => connector.submit(o).catch((e: unknown) => e)]);
     if (k % 5 === 2) script.push([k * 900 + 2_500, () => connector.cancel(o.order_id, cancelRequest(o.order_id))]);
@@ -199,12 +238,16 @@ test('determinism: the same calls at the same times give identical reports, howe
   assert.deepEqual(rc, ra, 'polling frequency does not change the log');
   // And the log obeys the connector contract, as checked by a router over the pure core.
   const router = new MiniRouter(a.connector);
-  for (const r of ra) if (!router.orders.has(r.order_id)) router.orders.set(r.order_id, { ...initialFillState(qtyOf(r, ra)), lastSeq: 0, failure: null });
+  for (const r of ra)
+    if (!router.orders.has(r.order_id)) router.orders.set(r.order_id, { ...initialFillState(qtyOf(r, ra)), lastSeq: 0, failure: null });
   await router.poll(4);
   for (const [orderId, s] of router.orders) {
     const rs = ra.filter((r) => r.order_id === orderId);
     assert.ok(rs[0]?.type === 'accepted' || rs[0]?.type === 'rejected');
-    assert.ok(rs.slice(0, -1).every((r) => !isFinalReport(r)), 'nothing after a final report');
+    assert.ok(
+      rs.slice(0, -1).every((r) => !isFinalReport(r)),
+      'nothing after a final report',
+    );
     assert.equal(s.lastSeq, rs.length);
   }
 });
@@ -236,11 +279,16 @@ test('SANDBOX_TEST_VALUES documents every trigger with the constants the simulat
   const byValue = new Map(SANDBOX_TEST_VALUES.map((v) => [`${v.trigger}=${v.value}`, v]));
   for (const q of Object.values(TEST_QTY)) assert.ok(byValue.has(`qty=${q}`), `qty ${q}`);
   const suspended = SANDBOX_INSTRUMENTS.filter((i) => i.status === 'suspended').map((i) => i.code);
-  assert.deepEqual(byValue.get('instrument_status=suspended')?.description.match(/[A-Z0-9]+\.(BRVM|BVMAC|GSE)/g), suspended, 'the seed catalogue');
+  assert.deepEqual(
+    byValue.get('instrument_status=suspended')?.description.match(/[A-Z0-9]+\.(BRVM|BVMAC|GSE)/g),
+    suspended,
+    'the seed catalogue',
+  );
   assert.ok(byValue.has('limit_price_cents=1 (buy)'));
   assert.ok(byValue.has('limit_price_cents=1000000000000 (sell)'));
   assert.equal(new Set(Object.values(TEST_QTY)).size, Object.values(TEST_QTY).length);
   for (const q of Object.values(TEST_QTY) as number[]) assert.notEqual(q, LARGE_ORDER_QTY);
-  for (const v of SANDBOX_TEST_VALUES) for (const k of ['trigger', 'value', 'outcome', 'reports', 'description'] as const) assert.ok(v[k].length > 0);
+  for (const v of SANDBOX_TEST_VALUES)
+    for (const k of ['trigger', 'value', 'outcome', 'reports', 'description'] as const) assert.ok(v[k].length > 0);
   assert.ok(Object.isFrozen(SANDBOX_TEST_VALUES));
 });

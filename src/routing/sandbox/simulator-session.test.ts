@@ -39,7 +39,10 @@ const executions = (log: readonly ExecutionReport[]) => log.filter((r) => r.type
 
 test('nothing executes while the exchange is closed or in pre-open; the opening auction executes what crosses at one price', () => {
   const sim = new SgiSimulator({ name: 'sgi_session', session: sessions });
-  const auctionPrice = simulatedPriceCents('KOLA.BRVM', KOLA, OPENING_AUCTION, { tick_size_cents: 500, price_limits: { low_cents: 1_433_750, high_cents: 1_666_250 } });
+  const auctionPrice = simulatedPriceCents('KOLA.BRVM', KOLA, OPENING_AUCTION, {
+    tick_size_cents: 500,
+    price_limits: { low_cents: 1_433_750, high_cents: 1_666_250 },
+  });
   const market = order('market');
   const crossing = order('crossing', { limit_price_cents: auctionPrice + 500 });
   const seller = order('seller', { side: 'sell', limit_price_cents: auctionPrice - 500 });
@@ -75,7 +78,11 @@ test('an order placed in continuous trading fills about a second later; one plac
   const late = order('friday', { limit_price_cents: null });
   sim.submit(late, friday);
   const monday = Date.parse('2026-11-30T09:45:00.000Z');
-  assert.deepEqual(executions(sim.reports(null, monday - 1).reports).filter((r) => r.order_id === late.order_id), [], 'not over the weekend');
+  assert.deepEqual(
+    executions(sim.reports(null, monday - 1).reports).filter((r) => r.order_id === late.order_id),
+    [],
+    'not over the weekend',
+  );
   const fills = executions(sim.reports(null, monday).reports).filter((r) => r.order_id === late.order_id);
   assert.equal(fills[0]?.executed_at, '2026-11-30T09:45:00.000Z', 'at the next opening auction');
 });
@@ -84,12 +91,18 @@ test('ioc executes nothing outside a matching phase and is cancelled unfilled; i
   const sim = new SgiSimulator({ name: 'sgi_session', session: sessions });
   sim.submit(order('ioc-closed', { time_in_force: 'ioc' }), MON_08H);
   const closed = sim.reports(null, MON_08H).reports;
-  assert.deepEqual(closed.map((r) => r.type), ['accepted', 'cancelled']);
+  assert.deepEqual(
+    closed.map((r) => r.type),
+    ['accepted', 'cancelled'],
+  );
   assert.equal(closed[1]?.type === 'cancelled' && closed[1].reason, 'unfilled');
 
   const atLast = Date.parse('2026-11-23T14:40:00.000Z');
   const close = Date.parse('2026-11-23T14:30:00.000Z');
-  const closingPrice = simulatedPriceCents('KOLA.BRVM', KOLA, close, { tick_size_cents: 500, price_limits: { low_cents: 1_433_750, high_cents: 1_666_250 } });
+  const closingPrice = simulatedPriceCents('KOLA.BRVM', KOLA, close, {
+    tick_size_cents: 500,
+    price_limits: { low_cents: 1_433_750, high_cents: 1_666_250 },
+  });
   const ioc = order('ioc-last', { time_in_force: 'ioc' });
   sim.submit(ioc, atLast);
   const fill = executions(sim.reports(null, atLast).reports).find((r) => r.order_id === ioc.order_id);

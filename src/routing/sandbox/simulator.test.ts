@@ -37,11 +37,25 @@ test('qty 451 and suspended instruments: accepted, then rejected instrument_susp
   const a = order('r451', { qty: TEST_QTY.INSTRUMENT_SUSPENDED });
   const trans = SANDBOX_INSTRUMENTS.find((i) => i.code === 'TRANS.BRVM');
   assert.equal(trans?.status, 'suspended');
-  const b = order('trans', { instrument: 'TRANS.BRVM', instrument_status: 'suspended', reference_price_cents: trans?.reference_price_cents ?? 0, qty: 50 });
-  const c = order('trans13', { instrument: 'SOLAR.GSE', instrument_status: 'suspended', reference_price_cents: 61_000, qty: TEST_QTY.SGI_REJECTED });
+  const b = order('trans', {
+    instrument: 'TRANS.BRVM',
+    instrument_status: 'suspended',
+    reference_price_cents: trans?.reference_price_cents ?? 0,
+    qty: 50,
+  });
+  const c = order('trans13', {
+    instrument: 'SOLAR.GSE',
+    instrument_status: 'suspended',
+    reference_price_cents: 61_000,
+    qty: TEST_QTY.SGI_REJECTED,
+  });
   for (const o of [a, b, c]) assert.equal((await connector.submit(o)).status, 'accepted');
   clock.advance(EXCHANGE_REJECT_DELAY_MS - 1);
-  for (const o of [a, b, c]) assert.deepEqual((await reportsOf(connector, o.order_id)).map((r) => r.type), ['accepted']);
+  for (const o of [a, b, c])
+    assert.deepEqual(
+      (await reportsOf(connector, o.order_id)).map((r) => r.type),
+      ['accepted'],
+    );
   clock.advance(1);
   for (const o of [a, b, c]) {
     const rs = await reportsOf(connector, o.order_id);
@@ -63,7 +77,10 @@ test(`qty 503: unavailable for ${UNAVAILABLE_ATTEMPTS} submits, then accepted an
   const { clock, connector } = setup();
   const o = order('r503', { qty: TEST_QTY.UNAVAILABLE });
   for (let i = 1; i <= UNAVAILABLE_ATTEMPTS; i++) {
-    await assert.rejects(connector.submit(o), (err: unknown) => err instanceof ConnectorUnavailableError && err.code === 'connector_unavailable' && err.connector === 'sgi_sandbox');
+    await assert.rejects(
+      connector.submit(o),
+      (err: unknown) => err instanceof ConnectorUnavailableError && err.code === 'connector_unavailable' && err.connector === 'sgi_sandbox',
+    );
     assert.deepEqual(await allReports(connector), [], 'nothing happened at the partner');
     assert.deepEqual(await connector.cancel(o.order_id, cancelRequest(o.order_id)), { status: 'refused', reason: 'unknown_order' });
     clock.advance(30_000);
@@ -73,7 +90,10 @@ test(`qty 503: unavailable for ${UNAVAILABLE_ATTEMPTS} submits, then accepted an
   assert.deepEqual(await connector.submit(o), res, 'later submits are idempotent');
   clock.advance(FIRST_FILL_DELAY_MS);
   const rs = await reportsOf(connector, o.order_id);
-  assert.deepEqual(rs.map((r) => r.type), ['accepted', 'fill']);
+  assert.deepEqual(
+    rs.map((r) => r.type),
+    ['accepted', 'fill'],
+  );
   assert.equal(rs[1]?.type === 'fill' && rs[1].fill_qty, TEST_QTY.UNAVAILABLE);
 });
 
@@ -86,7 +106,10 @@ test('qty 7777: one partial fill of 1111, rests, and a cancel cancels the other 
   clock.advance(86_400_000);
   await router.poll();
   const rs = await reportsOf(connector, o.order_id);
-  assert.deepEqual(rs.map((r) => r.type), ['accepted', 'partial_fill']);
+  assert.deepEqual(
+    rs.map((r) => r.type),
+    ['accepted', 'partial_fill'],
+  );
   const partial = rs[1];
   assert.ok(partial?.type === 'partial_fill');
   assert.equal(partial.fill_qty, PARTIAL_THEN_REST_FILL_QTY);
@@ -116,7 +139,10 @@ test('buy limit 1 and sell limit 1e12 rest until cancelled', async () => {
   const penny = order('penny', { limit_price_cents: 1, reference_price_cents: 1, qty: 5 });
   for (const o of [buy, sell, penny]) assert.equal((await connector.submit(o)).status, 'accepted');
   clock.advance(7 * 86_400_000);
-  assert.deepEqual((await allReports(connector)).map((r) => r.type), ['accepted', 'accepted', 'accepted']);
+  assert.deepEqual(
+    (await allReports(connector)).map((r) => r.type),
+    ['accepted', 'accepted', 'accepted'],
+  );
   for (const o of [buy, sell, penny]) {
     const c = await connector.cancel(o.order_id, cancelRequest(o.order_id));
     assert.ok(c.status === 'cancelled');
@@ -131,12 +157,21 @@ test('market orders fill 1 s after acceptance within +-1% of the reference, on e
   let n = 0;
   for (const inst of SANDBOX_INSTRUMENTS.filter((i) => (i.status ?? 'active') === 'active')) {
     for (let k = 0; k < 20; k++) {
-      const o = order(`mkt-${inst.code}-${k}`, { instrument: inst.code, reference_price_cents: inst.reference_price_cents, side: k % 2 ? 'sell' : 'buy', qty: 1 + k * 37 });
+      const o = order(`mkt-${inst.code}-${k}`, {
+        instrument: inst.code,
+        reference_price_cents: inst.reference_price_cents,
+        side: k % 2 ? 'sell' : 'buy',
+        qty: 1 + k * 37,
+      });
       const accepted = await connector.submit(o);
       assert.equal(accepted.status, 'accepted');
       clock.advance(FIRST_FILL_DELAY_MS);
       const rs = await reportsOf(connector, o.order_id);
-      assert.deepEqual(rs.map((r) => r.type), ['accepted', 'fill'], inst.code);
+      assert.deepEqual(
+        rs.map((r) => r.type),
+        ['accepted', 'fill'],
+        inst.code,
+      );
       const fill = rs[1];
       assert.ok(fill?.type === 'fill');
       assert.ok(withinBand(fill.fill_price_cents, inst.reference_price_cents), `${inst.code} ${fill.fill_price_cents}`);
@@ -172,7 +207,7 @@ test('the simulated price stays in the +-1% band and sweeps most of it every per
   assert.equal(simulatedPriceCents('X.BRVM', 1, T0), 1);
 });
 
-test('fills and simulated prices stay inside each instrument\'s band and on its tick grid', async () => {
+test("fills and simulated prices stay inside each instrument's band and on its tick grid", async () => {
   const { clock, connector } = setup();
   let fills = 0;
   for (const row of SANDBOX_INSTRUMENTS.filter((i) => (i.status ?? 'active') === 'active')) {
@@ -182,26 +217,36 @@ test('fills and simulated prices stay inside each instrument\'s band and on its 
     for (let t = T0; t < T0 + PRICE_PERIOD_MS; t += 7_000) {
       const p = simulatedPriceCents(row.code, row.reference_price_cents, t, rules);
       assert.equal(p % rules.tick_size_cents, 0, `${row.code} ${p} off the grid`);
-      if (rules.price_limits !== null) assert.ok(p >= rules.price_limits.low_cents && p <= rules.price_limits.high_cents, `${row.code} ${p}`);
+      if (rules.price_limits !== null)
+        assert.ok(p >= rules.price_limits.low_cents && p <= rules.price_limits.high_cents, `${row.code} ${p}`);
     }
     for (let k = 0; k < 5; k++) {
-      const o = order(`grid-${row.code}-${k}`, { instrument: row.code, reference_price_cents: row.reference_price_cents, qty: 1 + k, ...rules });
+      const o = order(`grid-${row.code}-${k}`, {
+        instrument: row.code,
+        reference_price_cents: row.reference_price_cents,
+        qty: 1 + k,
+        ...rules,
+      });
       await connector.submit(o);
       clock.advance(FIRST_FILL_DELAY_MS + 3_001);
       const fill = (await reportsOf(connector, o.order_id)).find((r) => r.type === 'fill');
       assert.ok(fill?.type === 'fill', row.code);
       assert.equal(fill.fill_price_cents % rules.tick_size_cents, 0, `${row.code} fill ${fill.fill_price_cents}`);
-      if (rules.price_limits !== null) assert.ok(fill.fill_price_cents <= rules.price_limits.high_cents && fill.fill_price_cents >= rules.price_limits.low_cents);
+      if (rules.price_limits !== null)
+        assert.ok(fill.fill_price_cents <= rules.price_limits.high_cents && fill.fill_price_cents >= rules.price_limits.low_cents);
       fills++;
     }
   }
   assert.ok(fills > 400);
 });
 
-test('a band narrower than the market\'s swing: no market fill ever goes past it', async () => {
+test("a band narrower than the market's swing: no market fill ever goes past it", async () => {
   // +-0.5 % around 10,000 XOF on a 5 XOF tick: the synthetic market (+-1 %) would leave it.
   const ref = 1_000_000;
-  const rules = { tick_size_cents: 500, price_limits: priceLimits({ reference_price_cents: ref, tick_size_cents: 500, price_band_bps: 50 }) };
+  const rules = {
+    tick_size_cents: 500,
+    price_limits: priceLimits({ reference_price_cents: ref, tick_size_cents: 500, price_band_bps: 50 }),
+  };
   assert.deepEqual(rules.price_limits, { low_cents: 995_000, high_cents: 1_005_000 });
   assert.deepEqual(priceRange(ref, rules), { lo: 995_000, hi: 1_005_000 });
   const { clock, connector } = setup();
@@ -220,7 +265,10 @@ test('a band narrower than the market\'s swing: no market fill ever goes past it
   assert.ok(prices.has(995_000), 'and against the lower one');
   // No multiple of the tick within +-1 %: the one price is the grid's nearest to the reference.
   assert.deepEqual(priceRange(1_850, { tick_size_cents: 1_000, price_limits: null }), { lo: 2_000, hi: 2_000 });
-  assert.deepEqual(priceRange(1_850, { tick_size_cents: 1_000, price_limits: { low_cents: 1_000, high_cents: 1_000 } }), { lo: 1_000, hi: 1_000 });
+  assert.deepEqual(priceRange(1_850, { tick_size_cents: 1_000, price_limits: { low_cents: 1_000, high_cents: 1_000 } }), {
+    lo: 1_000,
+    hi: 1_000,
+  });
 });
 
 test(`large orders (qty >= ${LARGE_ORDER_QTY}) fill in 3 to 5 executions over 2 to 10 s, summing exactly to qty`, async () => {
@@ -239,14 +287,20 @@ test(`large orders (qty >= ${LARGE_ORDER_QTY}) fill in 3 to 5 executions over 2 
       const state = router.orders.get(o.order_id);
       assert.equal(state?.status, 'filled');
       assert.equal(state.filled_qty, qty);
-      assert.equal(fills.reduce((s, f) => s + f.fill_qty, 0), qty);
+      assert.equal(
+        fills.reduce((s, f) => s + f.fill_qty, 0),
+        qty,
+      );
       if (qty < LARGE_ORDER_QTY) {
         assert.equal(fills.length, 1);
         continue;
       }
       counts.add(fills.length);
       assert.ok(fills.length >= 3 && fills.length <= 5, `${fills.length} fills`);
-      assert.deepEqual(fills.map((f) => f.type), [...Array(fills.length - 1).fill('partial_fill'), 'fill']);
+      assert.deepEqual(
+        fills.map((f) => f.type),
+        [...Array(fills.length - 1).fill('partial_fill'), 'fill'],
+      );
       const start = Date.parse(res.report.occurred_at);
       const times = fills.map((f) => Date.parse(f.executed_at) - start);
       assert.equal(times[0], FIRST_FILL_DELAY_MS);

@@ -109,14 +109,23 @@ export class SgiSimulator {
       const attempts = (this.#unavailableAttempts.get(order.order_id) ?? 0) + 1;
       this.#unavailableAttempts.set(order.order_id, attempts);
       if (attempts <= UNAVAILABLE_ATTEMPTS) {
-        throw new ConnectorUnavailableError(this.name, `Sandbox partner ${this.name} is unavailable (test value qty ${TEST_QTY.UNAVAILABLE}, attempt ${attempts} of ${UNAVAILABLE_ATTEMPTS})`);
+        throw new ConnectorUnavailableError(
+          this.name,
+          `Sandbox partner ${this.name} is unavailable (test value qty ${TEST_QTY.UNAVAILABLE}, attempt ${attempts} of ${UNAVAILABLE_ATTEMPTS})`,
+        );
       }
     }
 
     const reason: RejectReason | null =
       order.qty === TEST_QTY.SGI_REJECTED ? 'sgi_rejected' : order.qty === TEST_QTY.INSUFFICIENT_FUNDS ? 'insufficient_funds' : null;
     const suspended = order.instrument_status === 'suspended' || order.qty === TEST_QTY.INSTRUMENT_SUSPENDED;
-    const partnerCancel = suspended ? null : order.qty === TEST_QTY.PARTNER_CANCELS ? 'partner' : order.qty === TEST_QTY.EXCHANGE_EXPIRES ? 'expired' : null;
+    const partnerCancel = suspended
+      ? null
+      : order.qty === TEST_QTY.PARTNER_CANCELS
+        ? 'partner'
+        : order.qty === TEST_QTY.EXCHANGE_EXPIRES
+          ? 'expired'
+          : null;
     const index = this.#orders.size;
     const base = {
       order,
@@ -137,7 +146,16 @@ export class SgiSimulator {
 
     if (reason !== null && !suspended) {
       const report = this.#append<RejectedReport>(base, { type: 'rejected', occurred_at: isoMillis(now), reason });
-      const o: SimOrder = { ...base, nextSeq: 2, plan: [], rests: true, exchangeReject: null, partnerCancel: null, submitResult: { status: 'rejected', report }, status: 'rejected' };
+      const o: SimOrder = {
+        ...base,
+        nextSeq: 2,
+        plan: [],
+        rests: true,
+        exchangeReject: null,
+        partnerCancel: null,
+        submitResult: { status: 'rejected', report },
+        status: 'rejected',
+      };
       this.#orders.set(order.order_id, o);
       return o.submitResult;
     }
@@ -195,7 +213,8 @@ export class SgiSimulator {
     const o = this.#orders.get(orderId);
     if (!o) return { status: 'refused', reason: 'unknown_order' };
     const done = o.answered.get(request.request_id);
-    if (done !== undefined) return done.type === 'replaced' ? { status: 'replaced', report: done } : { status: 'refused', reason: done.reason };
+    if (done !== undefined)
+      return done.type === 'replaced' ? { status: 'replaced', report: done } : { status: 'refused', reason: done.reason };
     const ended = endedRefusal(o.status);
     if (ended !== null) return { status: 'refused', reason: ended };
     if (o.answersLater) return this.#defer(o, { atMs: now + DEFERRED_ANSWER_MS, kind: 'amend', request });
@@ -240,7 +259,10 @@ export class SgiSimulator {
     // Each order's reports are already in time order; a stable sort keeps them so.
     due.sort((a, b) => a.atMs - b.atMs || a.o.index - b.o.index);
     for (const { o, body, atMs } of due) {
-      const withRef = body.type === 'fill' || body.type === 'partial_fill' ? { ...body, exchange_ref: this.#exchangeRef(o.order.instrument, atMs) } : body;
+      const withRef =
+        body.type === 'fill' || body.type === 'partial_fill'
+          ? { ...body, exchange_ref: this.#exchangeRef(o.order.instrument, atMs) }
+          : body;
       const report = this.#append(o, withRef);
       if (report.type === 'cancelled') this.#settled(o, report);
       if (report.type === 'replaced' || report.type === 'request_refused') o.answered.set(report.request_id, report);
@@ -322,4 +344,3 @@ export class SgiSimulator {
     return n <= this.#log.length ? n : 0;
   }
 }
-

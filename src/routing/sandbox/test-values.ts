@@ -103,7 +103,7 @@ export const SANDBOX_TEST_VALUES: readonly SandboxTestValue[] = Object.freeze([
     value: String(TEST_QTY.EXCHANGE_EXPIRES),
     outcome: 'routed, then cancelled with cancel_reason expired',
     reports: `accepted; cancelled (expired) ${PARTNER_CANCEL_DELAY_MS / 1000} s later`,
-    description: 'The partner reports that the exchange expired the order, ahead of the service\'s own expiry: the result is the same.',
+    description: "The partner reports that the exchange expired the order, ahead of the service's own expiry: the result is the same.",
   },
   {
     trigger: 'qty',
@@ -117,7 +117,8 @@ export const SANDBOX_TEST_VALUES: readonly SandboxTestValue[] = Object.freeze([
     value: String(TEST_QTY.ANSWERS_LATER),
     outcome: 'as usual, but a cancel or amend answers 202 with the pending request',
     reports: `as usual; a cancel or amend is answered ${DEFERRED_ANSWER_MS / 1000} s after it was made (cancelled, replaced or refused), unless the order ended first`,
-    description: 'The partner takes cancels and amends and answers them later: the way to see pending_cancel and pending_amend, and a cancel refused because the order filled meanwhile.',
+    description:
+      'The partner takes cancels and amends and answers them later: the way to see pending_cancel and pending_amend, and a cancel refused because the order filled meanwhile.',
   },
   {
     trigger: 'qty',
@@ -131,7 +132,8 @@ export const SANDBOX_TEST_VALUES: readonly SandboxTestValue[] = Object.freeze([
     value: `${NEVER_FILL_BUY_LIMIT_CENTS} (buy)`,
     outcome: 'routed, resting until cancelled',
     reports: 'accepted; cancelled on cancel',
-    description: 'A buy limit of 1 cent never fills. The order must pass the price checks: only an instrument without a price band and with a 1-cent tick takes it (the synthetic funds and money-market bills).',
+    description:
+      'A buy limit of 1 cent never fills. The order must pass the price checks: only an instrument without a price band and with a 1-cent tick takes it (the synthetic funds and money-market bills).',
   },
   {
     trigger: 'limit_price_cents',

@@ -21,5 +21,8 @@ test('a thousand random times come out sorted', () => {
   for (const at of times) queue.push(at, at);
   const out: number[] = [];
   while (queue.size > 0) out.push(queue.pop()!.item);
-  assert.deepEqual(out, [...times].sort((a, b) => a - b));
+  assert.deepEqual(
+    out,
+    [...times].sort((a, b) => a - b),
+  );
 });

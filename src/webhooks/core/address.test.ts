@@ -55,7 +55,14 @@ test('format: only absolute URLs, written scheme://host, without invisible chara
 });
 
 test('scheme: http and https only', () => {
-  for (const url of ['ftp://example.com/', 'file:///etc/passwd', 'javascript:alert(1)', 'ws://example.com/', 'data:text/plain,x', 'gopher://example.com/']) {
+  for (const url of [
+    'ftp://example.com/',
+    'file:///etc/passwd',
+    'javascript:alert(1)',
+    'ws://example.com/',
+    'data:text/plain,x',
+    'gopher://example.com/',
+  ]) {
     refused(url, 'sandbox', 'scheme');
     refused(url, 'production', 'scheme');
   }
@@ -79,7 +86,13 @@ test('max_length: 2048 characters at most', () => {
 });
 
 test('credentials: no user name or password in the URL', () => {
-  for (const url of ['https://user:pass@example.com/', 'https://user@example.com/', 'https://:pass@example.com/', 'https://@example.com/', 'https://a%40b@example.com/']) {
+  for (const url of [
+    'https://user:pass@example.com/',
+    'https://user@example.com/',
+    'https://:pass@example.com/',
+    'https://@example.com/',
+    'https://a%40b@example.com/',
+  ]) {
     refused(url, 'production', 'credentials');
     refused(url, 'sandbox', 'credentials');
   }
@@ -178,7 +191,28 @@ test('isPublicAddress: IPv4 special-purpose ranges, with their edges', () => {
     '240.0.0.1',
     '255.255.255.255',
   ];
-  const publicOnes = ['1.1.1.1', '8.8.8.8', '9.255.255.255', '11.0.0.0', '100.63.255.255', '100.128.0.0', '126.255.255.255', '128.0.0.0', '169.253.255.255', '169.255.0.0', '172.15.255.255', '172.32.0.0', '192.0.1.1', '192.167.255.255', '192.169.0.0', '198.17.255.255', '198.20.0.0', '223.255.255.255', '41.202.219.1', '196.200.1.1'];
+  const publicOnes = [
+    '1.1.1.1',
+    '8.8.8.8',
+    '9.255.255.255',
+    '11.0.0.0',
+    '100.63.255.255',
+    '100.128.0.0',
+    '126.255.255.255',
+    '128.0.0.0',
+    '169.253.255.255',
+    '169.255.0.0',
+    '172.15.255.255',
+    '172.32.0.0',
+    '192.0.1.1',
+    '192.167.255.255',
+    '192.169.0.0',
+    '198.17.255.255',
+    '198.20.0.0',
+    '223.255.255.255',
+    '41.202.219.1',
+    '196.200.1.1',
+  ];
   for (const ip of notPublic) assert.equal(isPublicAddress(ip), false, ip);
   for (const ip of publicOnes) assert.equal(isPublicAddress(ip), true, ip);
 });
@@ -233,7 +267,22 @@ test('isPublicAddress: IPv6, including forms that embed an IPv4 address', () => 
 });
 
 test('isPublicAddress fails closed on anything that is not an address', () => {
-  for (const value of ['', 'localhost', 'example.com', '[::1]', '127.0.0.1 ', ' 8.8.8.8', '8.8.8', '8.8.8.8.8', '256.1.1.1', '010.0.0.1', '0x7f.0.0.1', '2130706433', ':::', 'fe80::1%']) {
+  for (const value of [
+    '',
+    'localhost',
+    'example.com',
+    '[::1]',
+    '127.0.0.1 ',
+    ' 8.8.8.8',
+    '8.8.8',
+    '8.8.8.8.8',
+    '256.1.1.1',
+    '010.0.0.1',
+    '0x7f.0.0.1',
+    '2130706433',
+    ':::',
+    'fe80::1%',
+  ]) {
     assert.equal(isPublicAddress(value), false, JSON.stringify(value));
   }
 });

@@ -138,7 +138,10 @@ export function isPublicAddress(ip: string): boolean {
   const v4 = embeddedIPv4(bytes);
   // 6to4 sits inside 2000::/3, so it must pass both its own test and the embedded address's.
   if (v4 !== null && !isPublicIPv4(v4)) return false;
-  if (startsWith(bytes, [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff]) || startsWith(bytes, [0x00, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0])) {
+  if (
+    startsWith(bytes, [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff]) ||
+    startsWith(bytes, [0x00, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0])
+  ) {
     return true;
   }
   return ipv6GlobalUnicast.check(ip, 'ipv6') && !ipv6Denied.check(ip, 'ipv6');

@@ -5,7 +5,11 @@ import { newId } from '../../lib/ids.js';
 import type { WebhookDeliveryRow, WebhookEndpointRow, WebhookMessageTable } from '../webhook.table.js';
 
 /** A new delivery of `event` to `endpoint`, due at `now`, listed, unleased. */
-export function newDeliveryRow(event: { id: string; type: string }, endpoint: Pick<WebhookEndpointRow, 'id' | 'client_id'>, now: number): WebhookDeliveryRow {
+export function newDeliveryRow(
+  event: { id: string; type: string },
+  endpoint: Pick<WebhookEndpointRow, 'id' | 'client_id'>,
+  now: number,
+): WebhookDeliveryRow {
   return {
     id: newId('delivery', now),
     event_id: event.id,
@@ -76,7 +80,13 @@ export interface FanOutPlan {
  * else can see it before the commit, so it needs no lease step) and events are taken only while
  * slots are free; without, every delivery is created due and unleased.
  */
-export function planFanOut(events: readonly EventRow[], endpoints: readonly WebhookEndpointRow[], now: number, slots: Slots | null, limits: FanOutLimits): FanOutPlan {
+export function planFanOut(
+  events: readonly EventRow[],
+  endpoints: readonly WebhookEndpointRow[],
+  now: number,
+  slots: Slots | null,
+  limits: FanOutLimits,
+): FanOutPlan {
   const subscribed = endpoints.map((e) => ({ row: e, types: new Set(JSON.parse(e.events) as string[]) }));
   const { perEndpointConcurrency, leaseMs, owner, deferListing } = limits;
   const plan: FanOutPlan = { taken: [], messages: [], deliveries: [], launches: [], leftDue: false };
@@ -85,7 +95,10 @@ export function planFanOut(events: readonly EventRow[], endpoints: readonly Webh
     if (slots !== null && slots.free <= 0) break;
     plan.taken.push(event.id);
     // An endpoint receives the events created after it, not the backlog from before it existed.
-    const targets = subscribed.filter(({ row, types }) => (event.client_id === null || row.client_id === event.client_id) && types.has(event.type) && row.created_at <= event.created_at);
+    const targets = subscribed.filter(
+      ({ row, types }) =>
+        (event.client_id === null || row.client_id === event.client_id) && types.has(event.type) && row.created_at <= event.created_at,
+    );
     if (targets.length === 0) continue;
     const body = storedEnvelopeBody(event);
     const leased: Launch[] = [];

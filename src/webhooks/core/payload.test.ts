@@ -49,7 +49,10 @@ test('serializeEnvelope: extra members on the input are not sent', () => {
 
 test('serializeEnvelope: data must be a JSON object', () => {
   for (const data of [undefined, null, [], 'x', 1, true]) {
-    assert.throws(() => serializeEnvelope({ id: 'evt_x', type: 'webhook.test', created_at: AT.toISOString(), data, livemode: false }), TypeError);
+    assert.throws(
+      () => serializeEnvelope({ id: 'evt_x', type: 'webhook.test', created_at: AT.toISOString(), data, livemode: false }),
+      TypeError,
+    );
   }
 });
 
@@ -61,12 +64,23 @@ test('storedEnvelopeBody: the bytes of serializeEnvelope over the parsed event, 
     { z: 1, 10: 'ten', 2: 'two', '-1': 'minus one', 1.5: 'x' },
     { ['__proto__']: { polluted: true }, constructor: 'c' },
     { text: 'quote " backslash \\ slash / tab \t newline \n nul \u0000 line sep \u2028 emoji 😀 lone \ud800 end' },
-    { numbers: [0, -0, 1e21, 1e-7, 123.456, -5e-324, 1.7976931348623157e308, 2 ** 53 + 2], nested: { deep: [{ a: null, b: true, c: false }] } },
+    {
+      numbers: [0, -0, 1e21, 1e-7, 123.456, -5e-324, 1.7976931348623157e308, 2 ** 53 + 2],
+      nested: { deep: [{ a: null, b: true, c: false }] },
+    },
     { date: new Date(Date.UTC(2026, 10, 22, 10)), undefinedMember: undefined, fn: () => 1 },
     ...EVENT_TYPES.map((type) => sampleEventData(type, context)),
   ];
   for (const [i, data] of datas.entries()) {
-    const row = { id: newId('event'), client_id: null, type: 'order.created', livemode: i % 2, created_at: AT.getTime() + i, data: JSON.stringify(data), subject_ref: null };
+    const row = {
+      id: newId('event'),
+      client_id: null,
+      type: 'order.created',
+      livemode: i % 2,
+      created_at: AT.getTime() + i,
+      data: JSON.stringify(data),
+      subject_ref: null,
+    };
     assert.equal(storedEnvelopeBody(row), serializeEnvelope(envelopeOf(row)), row.data);
   }
   // Stored text that is not an object is refused, as serializeEnvelope refuses such data.
@@ -76,7 +90,13 @@ test('storedEnvelopeBody: the bytes of serializeEnvelope over the parsed event, 
 });
 
 test('the stored body is signed anew at each attempt over identical bytes', () => {
-  const body = serializeEnvelope({ id: newId('event'), type: 'order.created', created_at: AT.toISOString(), data: sampleEventData('order.created', context), livemode: false });
+  const body = serializeEnvelope({
+    id: newId('event'),
+    type: 'order.created',
+    created_at: AT.toISOString(),
+    data: sampleEventData('order.created', context),
+    livemode: false,
+  });
   const first = signatureHeader(['whsec_s'], 1700000000, body);
   const second = signatureHeader(['whsec_s'], 1700000030, body);
   assert.notEqual(first, second);
@@ -170,7 +190,8 @@ test('sample order.executed: the spec fields plus fill_qty, fill_price_cents, st
   assert.match(data.executed_at, DATE_TIME_MS);
   assert.equal(typeof data.exchange_ref, 'string');
   assert.ok(data.exchange_ref.length > 0);
-  for (const n of [data.filled_qty, data.average_fill_price_cents, data.fill_qty, data.fill_price_cents]) assert.ok(Number.isInteger(n) && n > 0);
+  for (const n of [data.filled_qty, data.average_fill_price_cents, data.fill_qty, data.fill_price_cents])
+    assert.ok(Number.isInteger(n) && n > 0);
   assert.ok(data.fill_qty <= data.filled_qty, 'this fill is part of the cumulative quantity');
   assert.ok(data.status === 'partially_filled' || data.status === 'filled');
   // 60 @ 2,495,000 then 40 @ 2,500,000: the quantity-weighted mean.
@@ -267,7 +288,7 @@ test('every event type has a sample that serialises into a valid envelope, with 
   assert.notEqual(sampleEventData('order.created', context).id, sampleEventData('order.created', context).id);
 });
 
-test('every sample is valid under its event type\'s data schema, the schema its real events follow', () => {
+test("every sample is valid under its event type's data schema, the schema its real events follow", () => {
   for (const type of EVENT_TYPES) {
     const validate = bodyAjv.compile(EVENT_DATA[type]);
     assert.ok(validate(sampleEventData(type, context)), `${type}: ${bodyAjv.errorsText(validate.errors)}`);

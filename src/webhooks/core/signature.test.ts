@@ -102,10 +102,7 @@ test('signatureHeader emits one v1 per secret, in the order given (rotation: new
   assert.ok(rolled);
   assert.equal(signatureHeader(['whsec_old_secret', 'whsec_new_secret'], rolled.timestamp, rolled.payload), rolled.header);
   const header = signatureHeader(['whsec_new', 'whsec_old'], 1700000000, '{}');
-  assert.equal(
-    header,
-    `t=1700000000,v1=${signPayload('whsec_new', 1700000000, '{}')},v1=${signPayload('whsec_old', 1700000000, '{}')}`,
-  );
+  assert.equal(header, `t=1700000000,v1=${signPayload('whsec_new', 1700000000, '{}')},v1=${signPayload('whsec_old', 1700000000, '{}')}`);
   for (const secret of ['whsec_new', 'whsec_old']) {
     assert.deepEqual(verifySignatureHeader(header, '{}', secret, { now: 1700000000 }), { valid: true });
   }
@@ -244,7 +241,10 @@ test('stripe-node accepts our headers (one secret, and two during rotation) at t
     assert.ok(stripe.webhooks.constructEvent(body, rotated, s));
     assert.ok(stripe.webhooks.constructEvent(Buffer.from(body, 'utf8'), rotated, s));
   }
-  assert.throws(() => stripe.webhooks.constructEvent(body, rotated, generateEndpointSecret()), Stripe.errors.StripeSignatureVerificationError);
+  assert.throws(
+    () => stripe.webhooks.constructEvent(body, rotated, generateEndpointSecret()),
+    Stripe.errors.StripeSignatureVerificationError,
+  );
 });
 
 test('stripe-node rejects our header once the body changes by one byte', () => {

@@ -3,8 +3,17 @@ import { parseDateTime } from '../internal/time.js';
 import type { Attestation } from './types.js';
 
 const MEMBERS = new Set([
-  'id', 'version', 'subject_id', 'level', 'issued_at', 'expires_at', 'issuer',
-  'verifications', 'jurisdictions', 'signature', 'key_id',
+  'id',
+  'version',
+  'subject_id',
+  'level',
+  'issued_at',
+  'expires_at',
+  'issuer',
+  'verifications',
+  'jurisdictions',
+  'signature',
+  'key_id',
 ]);
 const VERIFICATION_MEMBERS = new Set(['type', 'verified_at', 'method']);
 const LEVELS = new Set(['KYC1', 'KYC2', 'KYC3']);

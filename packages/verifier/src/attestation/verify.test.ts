@@ -36,7 +36,15 @@ function expectReason(result: ReturnType<typeof verifyAttestation>, reason: Atte
   if (!result.valid) assert.equal(typeof result.message, 'string');
 }
 
-function crl(fields: { crl_number: number; issued_at: string; entries: { attestation_id: string; revoked_at: string; reason: string }[]; base_crl_number?: number }, key = k1) {
+function crl(
+  fields: {
+    crl_number: number;
+    issued_at: string;
+    entries: { attestation_id: string; revoked_at: string; reason: string }[];
+    base_crl_number?: number;
+  },
+  key = k1,
+) {
   const next = new Date(Date.parse(fields.issued_at) + 900_000).toISOString().replace('.000Z', 'Z');
   return signDocument({ version: '1.0', issuer: 'cauri', ...fields, next_update: next }, key);
 }
@@ -58,9 +66,13 @@ test('a genuine attestation verifies; without a CRL, revocation is reported unch
 
 test('changing any member breaks the signature', () => {
   const changes: Record<string, unknown> = {
-    id: 'att_01jd8x3v7w2q9h6f5k4m3n2p1s', subject_id: 'cust-43', level: 'KYC3',
-    issued_at: '2026-03-10T12:00:01Z', expires_at: '2028-03-10T12:00:00Z',
-    verifications: body.verifications.slice(0, 3), jurisdictions: ['UEMOA'],
+    id: 'att_01jd8x3v7w2q9h6f5k4m3n2p1s',
+    subject_id: 'cust-43',
+    level: 'KYC3',
+    issued_at: '2026-03-10T12:00:01Z',
+    expires_at: '2028-03-10T12:00:00Z',
+    verifications: body.verifications.slice(0, 3),
+    jurisdictions: ['UEMOA'],
   };
   for (const [member, value] of Object.entries(changes)) {
     expectReason(verifyAttestation({ ...att, [member]: value }, doc, { now }), 'bad_signature', member);
@@ -131,7 +143,11 @@ test('revocation through a real signed CRL, staleness, and a CRL with a bad sign
   assert.equal(checked.revocation_checked, true);
   assert.equal(checked.crl_number, 1);
 
-  const revoked = crl({ crl_number: 2, issued_at: '2026-03-31T23:00:00Z', entries: [other, { attestation_id: body.id, revoked_at: '2026-03-30T00:00:00Z', reason: 'compromised' }] });
+  const revoked = crl({
+    crl_number: 2,
+    issued_at: '2026-03-31T23:00:00Z',
+    entries: [other, { attestation_id: body.id, revoked_at: '2026-03-30T00:00:00Z', reason: 'compromised' }],
+  });
   expectReason(verifyAttestation(att, doc, { now, crl: revoked }), 'revoked');
   // Revocation wins even if the entry post-dates `now` (clock skew cannot un-revoke).
   expectReason(verifyAttestation(att, doc, { now: new Date('2026-03-29T00:00:00Z'), crl: revoked }), 'revoked', 'future entry');
@@ -147,9 +163,21 @@ test('revocation through a real signed CRL, staleness, and a CRL with a bad sign
   expectReason(verifyAttestation(att, doc, { now, crl: tampered }), 'crl_bad_signature', 'entry removed');
   const sigBytes = Buffer.from(clean.signature, 'base64url');
   sigBytes[10]! ^= 4;
-  expectReason(verifyAttestation(att, doc, { now, crl: { ...clean, signature: sigBytes.toString('base64url') } }), 'crl_bad_signature', 'flipped');
-  expectReason(verifyAttestation(att, doc, { now, crl: crl({ crl_number: 1, issued_at: '2026-03-31T23:00:00Z', entries: [] }, outsider) }), 'crl_bad_signature', 'outsider key');
-  expectReason(verifyAttestation(att, doc, { now, crl: crl({ crl_number: 1, issued_at: '2026-07-01T00:00:00Z', entries: [] }, k1) }), 'crl_bad_signature', 'k1 after its window');
+  expectReason(
+    verifyAttestation(att, doc, { now, crl: { ...clean, signature: sigBytes.toString('base64url') } }),
+    'crl_bad_signature',
+    'flipped',
+  );
+  expectReason(
+    verifyAttestation(att, doc, { now, crl: crl({ crl_number: 1, issued_at: '2026-03-31T23:00:00Z', entries: [] }, outsider) }),
+    'crl_bad_signature',
+    'outsider key',
+  );
+  expectReason(
+    verifyAttestation(att, doc, { now, crl: crl({ crl_number: 1, issued_at: '2026-07-01T00:00:00Z', entries: [] }, k1) }),
+    'crl_bad_signature',
+    'k1 after its window',
+  );
   expectReason(verifyAttestation(att, doc, { now, crl: { not: 'a crl' } }), 'crl_bad_signature', 'garbage CRL');
   expectReason(verifyAttestation(att, doc, { now, crl: null }), 'crl_bad_signature', 'null CRL');
   // A delta alone cannot decide.
@@ -163,7 +191,11 @@ test('revocation through a real signed CRL, staleness, and a CRL with a bad sign
 });
 
 test('a client syncing with ?since=N rebuilds the full list exactly, and revocation follows', () => {
-  const e = (n: number, reason = 'other') => ({ attestation_id: `att_${String(n).padStart(26, '0')}`, revoked_at: `2026-03-2${n}T00:00:00Z`, reason });
+  const e = (n: number, reason = 'other') => ({
+    attestation_id: `att_${String(n).padStart(26, '0')}`,
+    revoked_at: `2026-03-2${n}T00:00:00Z`,
+    reason,
+  });
   const target = { attestation_id: body.id, revoked_at: '2026-03-31T12:00:00Z', reason: 'subject_request' };
   const full3 = verifyCrl(crl({ crl_number: 3, issued_at: '2026-03-25T00:00:00Z', entries: [e(1), e(2), e(3)] }), doc);
   const full5 = crl({ crl_number: 5, issued_at: '2026-03-31T23:30:00Z', entries: [e(1), e(2), e(3), e(4), target] });
@@ -186,9 +218,15 @@ test('a client syncing with ?since=N rebuilds the full list exactly, and revocat
   assert.ok(delta2.valid);
   const merged2 = mergeCrl(merged.crl, delta2.crl);
   assert.ok(merged2.valid);
-  assert.deepEqual(merged2.crl.entries.map((x) => x.attestation_id), [...full5.entries, e(6)].map((x) => x.attestation_id));
+  assert.deepEqual(
+    merged2.crl.entries.map((x) => x.attestation_id),
+    [...full5.entries, e(6)].map((x) => x.attestation_id),
+  );
   // A delta from an older base repeats entries; the union is unchanged.
-  const wide = verifyCrl(crl({ crl_number: 5, base_crl_number: 1, issued_at: '2026-03-31T23:30:00Z', entries: [e(2), e(3), e(4), target] }), doc);
+  const wide = verifyCrl(
+    crl({ crl_number: 5, base_crl_number: 1, issued_at: '2026-03-31T23:30:00Z', entries: [e(2), e(3), e(4), target] }),
+    doc,
+  );
   assert.ok(wide.valid);
   const mergedWide = mergeCrl(full3.crl, wide.crl);
   assert.ok(mergedWide.valid);
@@ -197,13 +235,30 @@ test('a client syncing with ?since=N rebuilds the full list exactly, and revocat
 
 test('mergeCrl refuses what would not rebuild the full list', () => {
   const e = (n: number) => ({ attestation_id: `att_${String(n).padStart(26, '0')}`, revoked_at: '2026-03-20T00:00:00Z', reason: 'other' });
-  const v = (c: ReturnType<typeof crl>) => { const r = verifyCrl(c, doc); assert.ok(r.valid, r.valid ? '' : r.message); return r.crl; };
+  const v = (c: ReturnType<typeof crl>) => {
+    const r = verifyCrl(c, doc);
+    assert.ok(r.valid, r.valid ? '' : r.message);
+    return r.crl;
+  };
   const full = v(crl({ crl_number: 3, issued_at: '2026-03-25T00:00:00Z', entries: [e(1), e(2), e(3)] }));
   const cases: [string, ReturnType<typeof mergeCrl>][] = [
     ['gap', mergeCrl(full, v(crl({ crl_number: 6, base_crl_number: 4, issued_at: '2026-03-26T00:00:00Z', entries: [e(5), e(6)] })))],
     ['older', mergeCrl(full, v(crl({ crl_number: 2, base_crl_number: 1, issued_at: '2026-03-24T00:00:00Z', entries: [e(2)] })))],
     ['older', mergeCrl(full, v(crl({ crl_number: 3, base_crl_number: 3, issued_at: '2026-03-24T00:00:00Z', entries: [] })))],
-    ['conflict', mergeCrl(full, v(crl({ crl_number: 4, base_crl_number: 2, issued_at: '2026-03-26T00:00:00Z', entries: [{ ...e(3), reason: 'compromised' }, e(4)] })))],
+    [
+      'conflict',
+      mergeCrl(
+        full,
+        v(
+          crl({
+            crl_number: 4,
+            base_crl_number: 2,
+            issued_at: '2026-03-26T00:00:00Z',
+            entries: [{ ...e(3), reason: 'compromised' }, e(4)],
+          }),
+        ),
+      ),
+    ],
     ['not_delta', mergeCrl(full, full)],
     ['not_full', mergeCrl(v(crl({ crl_number: 4, base_crl_number: 3, issued_at: '2026-03-26T00:00:00Z', entries: [e(4)] })), full)],
     ['not_verified', mergeCrl({ ...full }, full)],
@@ -214,7 +269,21 @@ test('mergeCrl refuses what would not rebuild the full list', () => {
     assert.equal(result.reason, reason);
   }
   const otherDoc = keyDocument([k1, k2], 'other');
-  const foreign = verifyCrl(signDocument({ version: '1.0', issuer: 'other', crl_number: 4, base_crl_number: 3, issued_at: '2026-03-26T00:00:00Z', next_update: '2026-03-26T00:15:00Z', entries: [] }, k1), otherDoc);
+  const foreign = verifyCrl(
+    signDocument(
+      {
+        version: '1.0',
+        issuer: 'other',
+        crl_number: 4,
+        base_crl_number: 3,
+        issued_at: '2026-03-26T00:00:00Z',
+        next_update: '2026-03-26T00:15:00Z',
+        entries: [],
+      },
+      k1,
+    ),
+    otherDoc,
+  );
   assert.ok(foreign.valid);
   assert.equal(mergeCrl(full, foreign.crl).reason, 'issuer_mismatch');
   // An equal delta only refreshes issued_at.
@@ -225,7 +294,11 @@ test('mergeCrl refuses what would not rebuild the full list', () => {
 });
 
 test('verifyCrl checks the CRL shape and its key like an attestation', () => {
-  const good = crl({ crl_number: 1, issued_at: '2026-03-25T00:00:00Z', entries: [{ attestation_id: 'a', revoked_at: '2026-03-20T00:00:00Z', reason: 'other' }] });
+  const good = crl({
+    crl_number: 1,
+    issued_at: '2026-03-25T00:00:00Z',
+    entries: [{ attestation_id: 'a', revoked_at: '2026-03-20T00:00:00Z', reason: 'other' }],
+  });
   assert.equal(verifyCrl(good, doc).valid, true);
   const bad: [string, unknown][] = [
     ['malformed', { ...good, crl_number: -1 }],
@@ -251,21 +324,52 @@ test('verifyCrl checks the CRL shape and its key like an attestation', () => {
 
 test('garbage never throws and is malformed', () => {
   const garbage: unknown[] = [
-    null, undefined, 0, NaN, 'att', [], [att], true, {}, () => 1, Symbol('x'), 1n, new Date(),
-    { ...att, version: '1.1' }, { ...att, version: 1 }, { ...att, level: 'KYC4' }, { ...att, id: '' }, { ...att, id: 7 },
-    { ...att, subject_id: 'has space' }, { ...att, subject_id: 'x'.repeat(129) },
-    { ...att, issued_at: '2026-03-10T12:00:00.000Z' }, { ...att, issued_at: '2026-03-10T12:00:00+00:00' },
-    { ...att, issued_at: '2026-02-30T12:00:00Z' }, { ...att, issued_at: '2026-03-10 12:00:00Z' }, { ...att, issued_at: 1773144000 },
-    { ...att, expires_at: att.issued_at }, { ...att, issuer: '' }, { ...att, verifications: [] }, { ...att, verifications: {} },
+    null,
+    undefined,
+    0,
+    NaN,
+    'att',
+    [],
+    [att],
+    true,
+    {},
+    () => 1,
+    Symbol('x'),
+    1n,
+    new Date(),
+    { ...att, version: '1.1' },
+    { ...att, version: 1 },
+    { ...att, level: 'KYC4' },
+    { ...att, id: '' },
+    { ...att, id: 7 },
+    { ...att, subject_id: 'has space' },
+    { ...att, subject_id: 'x'.repeat(129) },
+    { ...att, issued_at: '2026-03-10T12:00:00.000Z' },
+    { ...att, issued_at: '2026-03-10T12:00:00+00:00' },
+    { ...att, issued_at: '2026-02-30T12:00:00Z' },
+    { ...att, issued_at: '2026-03-10 12:00:00Z' },
+    { ...att, issued_at: 1773144000 },
+    { ...att, expires_at: att.issued_at },
+    { ...att, issuer: '' },
+    { ...att, verifications: [] },
+    { ...att, verifications: {} },
     { ...att, verifications: [{ type: 'dna', verified_at: '2026-03-09T10:00:00Z' }] },
-    { ...att, verifications: [{ type: 'pep' }] }, { ...att, verifications: [null] },
+    { ...att, verifications: [{ type: 'pep' }] },
+    { ...att, verifications: [null] },
     { ...att, verifications: [...att.verifications, att.verifications[1]] },
     { ...att, verifications: [{ ...att.verifications[0], extra: 1 }] },
     { ...att, verifications: [{ ...att.verifications[0], method: 5 }] },
-    { ...att, jurisdictions: [] }, { ...att, jurisdictions: ['MARS'] }, { ...att, jurisdictions: ['UEMOA', 'UEMOA'] },
-    { ...att, jurisdictions: null }, { ...att, key_id: '' }, { ...att, key_id: null }, { ...att, signature: null },
+    { ...att, jurisdictions: [] },
+    { ...att, jurisdictions: ['MARS'] },
+    { ...att, jurisdictions: ['UEMOA', 'UEMOA'] },
+    { ...att, jurisdictions: null },
+    { ...att, key_id: '' },
+    { ...att, key_id: null },
+    { ...att, signature: null },
     { ...att, status: 'active' },
-    (({ signature: _, ...r }) => r)(att), (({ key_id: _, ...r }) => r)(att), (({ id: _, ...r }) => r)(att),
+    (({ signature: _, ...r }) => r)(att),
+    (({ key_id: _, ...r }) => r)(att),
+    (({ id: _, ...r }) => r)(att),
     Object.assign(Object.create({ inherited: 1 }) as object, att),
   ];
   for (const value of garbage) {
@@ -277,18 +381,47 @@ test('garbage never throws and is malformed', () => {
     assert.equal(verifyAttestation(att, badDoc, { now }).reason, 'malformed');
   }
   // Malformed key entries never match.
-  for (const keys of [[null], [{ key_id: 'k1' }], [{ ...doc.keys[0], public_key: 5 }], [{ ...doc.keys[0], valid_from: 'x' }], [{ ...doc.keys[0], public_key: 'AAAA' }]]) {
+  for (const keys of [
+    [null],
+    [{ key_id: 'k1' }],
+    [{ ...doc.keys[0], public_key: 5 }],
+    [{ ...doc.keys[0], valid_from: 'x' }],
+    [{ ...doc.keys[0], public_key: 'AAAA' }],
+  ]) {
     const result = verifyAttestation(att, { ...doc, keys }, { now });
     assert.equal(result.valid, false);
     assert.ok(result.reason === 'unknown_key' || result.reason === 'bad_signature', result.reason);
   }
-  for (const options of [null, 5, { now: 'yesterday' }, { now: new Date('x') }, { maxCrlAge: -1 }, { maxCrlAge: '1' }, { maxCrlAge: NaN }]) {
+  for (const options of [
+    null,
+    5,
+    { now: 'yesterday' },
+    { now: new Date('x') },
+    { maxCrlAge: -1 },
+    { maxCrlAge: '1' },
+    { maxCrlAge: NaN },
+  ]) {
     assert.equal(verifyAttestation(att, doc, options as never).reason, 'malformed', JSON.stringify(options));
   }
   // Hostile objects: a throwing getter and a Proxy still give a verdict.
-  const getter = Object.defineProperty({ ...att }, 'level', { get() { throw new Error('boom'); }, enumerable: true });
+  const getter = Object.defineProperty({ ...att }, 'level', {
+    get() {
+      throw new Error('boom');
+    },
+    enumerable: true,
+  });
   assert.equal(verifyAttestation(getter, doc, { now }).reason, 'malformed');
-  const proxy = new Proxy({}, { ownKeys() { throw new Error('boom'); }, getPrototypeOf() { throw new Error('boom'); } });
+  const proxy = new Proxy(
+    {},
+    {
+      ownKeys() {
+        throw new Error('boom');
+      },
+      getPrototypeOf() {
+        throw new Error('boom');
+      },
+    },
+  );
   assert.equal(verifyAttestation(proxy, doc, { now }).reason, 'malformed');
   assert.equal(verifyAttestation(att, proxy, { now }).reason, 'malformed');
   assert.equal(verifyAttestation(att, doc, { now, crl: proxy }).reason, 'crl_bad_signature');

@@ -82,8 +82,13 @@ function run(attestation: unknown, keyDocument: unknown, options: VerifyAttestat
   if (typeof parsed === 'string') return fail('malformed', parsed);
   const { attestation: att, issuedAt, expiresAt } = parsed;
 
-  const failure = verifySigned(att as typeof att & Record<string, unknown>, att.issuer, ['signature'], keyDocument,
-    windowContaining(issuedAt, `issued_at ${att.issued_at}`));
+  const failure = verifySigned(
+    att as typeof att & Record<string, unknown>,
+    att.issuer,
+    ['signature'],
+    keyDocument,
+    windowContaining(issuedAt, `issued_at ${att.issued_at}`),
+  );
   if (failure !== null) return fail(failure.reason, failure.message);
 
   if (now >= expiresAt) return fail('expired', `expired at ${att.expires_at}`);
@@ -105,7 +110,10 @@ function run(attestation: unknown, keyDocument: unknown, options: VerifyAttestat
   if (crl.issuer !== att.issuer) return fail('crl_bad_signature', `the CRL is issuer "${crl.issuer}"'s`);
   const age = (now - Date.parse(crl.issued_at)) / 1000;
   if (age > maxCrlAge) {
-    return fail('crl_stale', `CRL #${crl.crl_number} was issued at ${crl.issued_at}, ${Math.floor(age)} s before now; at most ${maxCrlAge} s allowed`);
+    return fail(
+      'crl_stale',
+      `CRL #${crl.crl_number} was issued at ${crl.issued_at}, ${Math.floor(age)} s before now; at most ${maxCrlAge} s allowed`,
+    );
   }
   const entry = findRevocation(crl, att.id);
   if (entry !== undefined) {

@@ -16,11 +16,22 @@ const k2 = makeKey('k2', '2026-06-01T00:00:00Z', null);
 const doc = keyDocument([k1, k2]);
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 
-const attestation = signDocument({
-  id: 'att_0000000000000000000000000a', version: '1.0', subject_id: 's1', level: 'KYC1',
-  issued_at: '2026-03-01T00:00:00Z', expires_at: '2027-03-01T00:00:00Z', issuer: 'cauri',
-  verifications: [{ type: 'id_doc', verified_at: '2026-03-01T00:00:00Z' }, { type: 'selfie', verified_at: '2026-03-01T00:00:00Z' }],
-}, k1);
+const attestation = signDocument(
+  {
+    id: 'att_0000000000000000000000000a',
+    version: '1.0',
+    subject_id: 's1',
+    level: 'KYC1',
+    issued_at: '2026-03-01T00:00:00Z',
+    expires_at: '2027-03-01T00:00:00Z',
+    issuer: 'cauri',
+    verifications: [
+      { type: 'id_doc', verified_at: '2026-03-01T00:00:00Z' },
+      { type: 'selfie', verified_at: '2026-03-01T00:00:00Z' },
+    ],
+  },
+  k1,
+);
 
 // The day's orders, leaves ordered by order id.
 const leaves: AuditLeaf[] = Array.from({ length: 11 }, (_, i) => ({
@@ -38,16 +49,23 @@ const leafHashes = leaves.map(auditLeafHash);
 const root = hex(rootFromLeafHashes(leafHashes));
 
 function snapshot(date: string, merkle_root: string, count: number, previous: string | null, key = k1) {
-  const signed = signDocument({ date, merkle_root, count, anchored_at: `${date}T00:00:00Z`, previous_merkle_root: previous }, key, ['anchors']);
+  const signed = signDocument({ date, merkle_root, count, anchored_at: `${date}T00:00:00Z`, previous_merkle_root: previous }, key, [
+    'anchors',
+  ]);
   // Anchors are added after signing and are not covered.
   return { ...signed, anchors: [{ chain: 'sandbox', tx_hash: '0xabc', block_height: 7 }] };
 }
 
 function proofFor(i: number) {
   return {
-    date: '2026-05-31', order_id: leaves[i]!.id, leaf_index: i, tree_size: leaves.length,
-    leaf: encodeAuditLeaf(leaves[i]!), leaf_hash: hex(leafHashes[i]!),
-    audit_path: inclusionProof(leafHashes, i).map(hex), merkle_root: root,
+    date: '2026-05-31',
+    order_id: leaves[i]!.id,
+    leaf_index: i,
+    tree_size: leaves.length,
+    leaf: encodeAuditLeaf(leaves[i]!),
+    leaf_hash: hex(leafHashes[i]!),
+    audit_path: inclusionProof(leafHashes, i).map(hex),
+    merkle_root: root,
   };
 }
 
@@ -55,7 +73,12 @@ test('leaf encoding: RFC 8785 text of exactly the leaf members; attestation dige
   const text = encodeAuditLeaf({ ...leaves[3]!, status: 'filled' } as AuditLeaf);
   assert.equal(text, canonicalize(leaves[3]));
   assert.ok(text.includes('"limit_price_cents":null'));
-  assert.equal(hex(auditLeafHash(leaves[3]!)), createHash('sha256').update(Buffer.concat([Buffer.of(0), Buffer.from(text)])).digest('hex'));
+  assert.equal(
+    hex(auditLeafHash(leaves[3]!)),
+    createHash('sha256')
+      .update(Buffer.concat([Buffer.of(0), Buffer.from(text)]))
+      .digest('hex'),
+  );
   assert.equal(attestationDigest(attestation), createHash('sha256').update(canonicalize(attestation)).digest('hex'));
   assert.throws(() => encodeAuditLeaf({ ...leaves[0]!, qty: undefined } as never));
 });
@@ -66,7 +89,13 @@ test('a signed snapshot verifies; anchors are outside the signature; every signe
   assert.equal(verifySnapshot({ ...snap, anchors: [] }, doc).valid, true);
   const { anchors: _, ...bare } = snap;
   assert.equal(verifySnapshot(bare, doc).valid, true);
-  for (const [member, value] of Object.entries({ date: '2026-05-30', merkle_root: hex(leafHashes[0]!), count: 12, anchored_at: '2026-06-01T00:00:01Z', previous_merkle_root: null })) {
+  for (const [member, value] of Object.entries({
+    date: '2026-05-30',
+    merkle_root: hex(leafHashes[0]!),
+    count: 12,
+    anchored_at: '2026-06-01T00:00:01Z',
+    previous_merkle_root: null,
+  })) {
     assert.equal(verifySnapshot({ ...snap, [member]: value }, doc).reason, 'bad_signature', member);
   }
   const sig = Buffer.from(snap.signature, 'base64url');
@@ -86,9 +115,20 @@ test('key window: the key must still be valid when the day ends', () => {
 
 test('snapshot shape', () => {
   const snap = snapshot('2026-05-30', root, 11, null);
-  for (const bad of [null, [], 'x', { ...snap, date: '2026-5-30' }, { ...snap, date: '2026-02-30' }, { ...snap, merkle_root: root.toUpperCase() },
-    { ...snap, count: -1 }, { ...snap, count: '11' }, { ...snap, previous_merkle_root: 'ab' }, { ...snap, key_id: 1 }, { ...snap, signature: null },
-    snapshot('2026-05-30', root, 0, null)]) {
+  for (const bad of [
+    null,
+    [],
+    'x',
+    { ...snap, date: '2026-5-30' },
+    { ...snap, date: '2026-02-30' },
+    { ...snap, merkle_root: root.toUpperCase() },
+    { ...snap, count: -1 },
+    { ...snap, count: '11' },
+    { ...snap, previous_merkle_root: 'ab' },
+    { ...snap, key_id: 1 },
+    { ...snap, signature: null },
+    snapshot('2026-05-30', root, 0, null),
+  ]) {
     assert.equal(verifySnapshot(bad, doc).reason, 'malformed');
   }
   assert.equal(verifySnapshot(snapshot('2026-05-30', hex(emptyRoot()), 0, null), doc).valid, true);

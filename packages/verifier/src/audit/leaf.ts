@@ -4,8 +4,15 @@ import { hashLeaf } from '../merkle/hash.js';
 import type { AuditLeaf } from './types.js';
 
 export const AUDIT_LEAF_MEMBERS = [
-  'id', 'rcpt_to', 'kyc_attestation_id', 'kyc_attestation_sha256', 'instrument',
-  'side', 'qty', 'limit_price_cents', 'created_at',
+  'id',
+  'rcpt_to',
+  'kyc_attestation_id',
+  'kyc_attestation_sha256',
+  'instrument',
+  'side',
+  'qty',
+  'limit_price_cents',
+  'created_at',
 ] as const;
 
 /**

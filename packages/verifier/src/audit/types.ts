@@ -72,6 +72,4 @@ export type SnapshotProofVerification =
 
 export type SnapshotChainReason = 'malformed' | 'not_consecutive' | 'root_mismatch';
 
-export type SnapshotChainVerification =
-  | { valid: true; reason: null }
-  | { valid: false; reason: SnapshotChainReason; message: string };
+export type SnapshotChainVerification = { valid: true; reason: null } | { valid: false; reason: SnapshotChainReason; message: string };

@@ -53,9 +53,16 @@ function run(proof: unknown, snapshot: unknown, options: VerifySnapshotProofOpti
   if (path.includes(null)) return fail('malformed', 'audit_path: expected 64 lowercase hex digits per item');
 
   if (!isJsonObject(snapshot)) return fail('malformed', 'snapshot: expected a JSON object');
-  for (const [member, mine] of [['date', 'date'], ['merkle_root', 'merkle_root'], ['count', 'tree_size']] as const) {
+  for (const [member, mine] of [
+    ['date', 'date'],
+    ['merkle_root', 'merkle_root'],
+    ['count', 'tree_size'],
+  ] as const) {
     if (proof[mine] !== snapshot[member]) {
-      return fail('snapshot_mismatch', `proof ${mine} ${JSON.stringify(proof[mine])} differs from snapshot ${member} ${JSON.stringify(snapshot[member])}`);
+      return fail(
+        'snapshot_mismatch',
+        `proof ${mine} ${JSON.stringify(proof[mine])} differs from snapshot ${member} ${JSON.stringify(snapshot[member])}`,
+      );
     }
   }
 
@@ -76,7 +83,8 @@ function run(proof: unknown, snapshot: unknown, options: VerifySnapshotProofOpti
   if (!isJsonObject(leaf) || unknownMember(leaf, LEAF_MEMBERS) !== null || AUDIT_LEAF_MEMBERS.some((m) => !(m in leaf))) {
     return fail('malformed', `leaf: expected exactly the members ${AUDIT_LEAF_MEMBERS.join(', ')}`);
   }
-  if (leaf['id'] !== proof['order_id']) return fail('leaf_mismatch', `the leaf is order ${JSON.stringify(leaf['id'])}, not ${proof['order_id']}`);
+  if (leaf['id'] !== proof['order_id'])
+    return fail('leaf_mismatch', `the leaf is order ${JSON.stringify(leaf['id'])}, not ${proof['order_id']}`);
   if (!Buffer.from(hashLeaf(Buffer.from(text, 'utf8'))).equals(leafHash)) {
     return fail('leaf_mismatch', 'SHA-256(0x00 || leaf) differs from leaf_hash');
   }

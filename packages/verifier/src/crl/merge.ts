@@ -10,9 +10,7 @@ export type CrlMergeReason =
   | 'older' //           the delta predates the full list
   | 'conflict'; //       one attestation revoked twice with different records
 
-export type CrlMerge =
-  | { valid: true; reason: null; crl: VerifiedCrl }
-  | { valid: false; reason: CrlMergeReason; message: string };
+export type CrlMerge = { valid: true; reason: null; crl: VerifiedCrl } | { valid: false; reason: CrlMergeReason; message: string };
 
 /**
  * Applies a verified delta list (`GET /v1/kyc/crl?since=N`) to a verified
@@ -40,7 +38,10 @@ export function mergeCrl(full: VerifiedCrl, delta: VerifiedCrl): CrlMerge {
     return fail('gap', `the delta holds entries after ${delta.base_crl_number}, the list ends at ${full.crl_number}`);
   }
   if (delta.crl_number < full.crl_number || Date.parse(delta.issued_at) < Date.parse(full.issued_at)) {
-    return fail('older', `the delta (number ${delta.crl_number}, ${delta.issued_at}) predates the list (number ${full.crl_number}, ${full.issued_at})`);
+    return fail(
+      'older',
+      `the delta (number ${delta.crl_number}, ${delta.issued_at}) predates the list (number ${full.crl_number}, ${full.issued_at})`,
+    );
   }
   const held = new Map<string, CrlEntry>();
   for (const entry of full.entries) held.set(entry.attestation_id, entry);

@@ -44,6 +44,4 @@ export interface VerifiedCrl {
 
 export type CrlReason = SignedDocumentReason;
 
-export type CrlVerification =
-  | { valid: true; reason: null; crl: VerifiedCrl }
-  | { valid: false; reason: CrlReason; message: string };
+export type CrlVerification = { valid: true; reason: null; crl: VerifiedCrl } | { valid: false; reason: CrlReason; message: string };

@@ -5,7 +5,15 @@ import type { CrlEntry, CrlVerification } from './types.js';
 import { issueVerifiedCrl } from './verified.js';
 
 const MEMBERS = new Set([
-  'version', 'issuer', 'crl_number', 'issued_at', 'next_update', 'entries', 'base_crl_number', 'key_id', 'signature',
+  'version',
+  'issuer',
+  'crl_number',
+  'issued_at',
+  'next_update',
+  'entries',
+  'base_crl_number',
+  'key_id',
+  'signature',
 ]);
 const ENTRY_MEMBERS = new Set(['attestation_id', 'revoked_at', 'reason']);
 const REASONS = new Set(['superseded', 'compromised', 'subject_request', 'other']);
@@ -40,19 +48,23 @@ function run(crl: unknown, keyDocument: unknown): CrlVerification {
   const issuedAt = parseDateTime(crl['issued_at'], true);
   if (issuedAt === null) return malformed('issued_at: expected a UTC date-time in whole seconds');
   const nextUpdate = parseDateTime(crl['next_update'], true);
-  if (nextUpdate === null || nextUpdate < issuedAt) return malformed('next_update: expected a UTC date-time in whole seconds, not before issued_at');
+  if (nextUpdate === null || nextUpdate < issuedAt)
+    return malformed('next_update: expected a UTC date-time in whole seconds, not before issued_at');
   const entries = crl['entries'];
   if (!Array.isArray(entries)) return malformed('entries: expected an array');
   const seen = new Set<string>();
   for (let i = 0; i < entries.length; i++) {
     const entry: unknown = entries[i];
-    if (!isJsonObject(entry) || unknownMember(entry, ENTRY_MEMBERS) !== null) return malformed(`entries[${i}]: expected { attestation_id, revoked_at, reason }`);
+    if (!isJsonObject(entry) || unknownMember(entry, ENTRY_MEMBERS) !== null)
+      return malformed(`entries[${i}]: expected { attestation_id, revoked_at, reason }`);
     const id = entry['attestation_id'];
     if (!isNonEmptyString(id)) return malformed(`entries[${i}].attestation_id: expected a non-empty string`);
     if (seen.has(id)) return malformed(`entries[${i}]: attestation "${id}" is listed twice`);
     seen.add(id);
-    if (parseDateTime(entry['revoked_at'], true) === null) return malformed(`entries[${i}].revoked_at: expected a UTC date-time in whole seconds`);
-    if (typeof entry['reason'] !== 'string' || !REASONS.has(entry['reason'])) return malformed(`entries[${i}].reason: unknown revocation reason`);
+    if (parseDateTime(entry['revoked_at'], true) === null)
+      return malformed(`entries[${i}].revoked_at: expected a UTC date-time in whole seconds`);
+    if (typeof entry['reason'] !== 'string' || !REASONS.has(entry['reason']))
+      return malformed(`entries[${i}].reason: unknown revocation reason`);
   }
   if (!isNonEmptyString(crl['key_id'])) return malformed('key_id: expected a non-empty string');
   if (typeof crl['signature'] !== 'string') return malformed('signature: expected a string');

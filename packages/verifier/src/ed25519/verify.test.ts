@@ -9,10 +9,14 @@ const hex = (s: string) => Buffer.from(s, 'hex');
 
 test('RFC 8032 §7.1: all five vectors verify, raw and base64url keys', () => {
   const file = readVectorJson<{ vectors: { name: string; public_key: string; message: string; signature: string }[] }>(
-    'ed25519', 'rfc8032-7.1.json');
+    'ed25519',
+    'rfc8032-7.1.json',
+  );
   assert.equal(file.vectors.length, 5);
   for (const v of file.vectors) {
-    const pk = hex(v.public_key), msg = hex(v.message), sig = hex(v.signature);
+    const pk = hex(v.public_key),
+      msg = hex(v.message),
+      sig = hex(v.signature);
     assert.equal(verifyEd25519(pk, msg, sig), true, v.name);
     assert.equal(verifyEd25519(encodeBase64url(pk), msg, sig), true, v.name);
     const flipped = Buffer.from(sig);
@@ -24,7 +28,8 @@ test('RFC 8032 §7.1: all five vectors verify, raw and base64url keys', () => {
 test('Wycheproof ed25519_test.json: 151 tests, valid verify and invalid do not', () => {
   type Group = { publicKey: { pk: string }; tests: { tcId: number; msg: string; sig: string; result: string }[] };
   const file = readVectorJson<{ testGroups: Group[] }>('ed25519', 'wycheproof', 'ed25519_test.json');
-  let total = 0, valid = 0;
+  let total = 0,
+    valid = 0;
   for (const group of file.testGroups) {
     for (const t of group.tests) {
       total++;
@@ -39,7 +44,10 @@ test('Wycheproof ed25519_test.json: 151 tests, valid verify and invalid do not',
 
 test('C2SP CCTV: exactly 208 of 914 verify (ref10 rule), and those are the ones it predicts', () => {
   const vectors = readVectorJson<{ number: number; key: string; sig: string; msg: string; flags: string[] | null }[]>(
-    'ed25519', 'cctv', 'ed25519vectors.json');
+    'ed25519',
+    'cctv',
+    'ed25519vectors.json',
+  );
   assert.equal(vectors.length, 914);
   let accepted = 0;
   for (const v of vectors) {

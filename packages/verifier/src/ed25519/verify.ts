@@ -30,11 +30,7 @@ function keyObject(publicKey: string): KeyObject | null {
  * (RFC 8037 §2 `x`); `signature` is the 64-byte R‖S. Never throws: any malformed
  * input (wrong lengths, bad encoding, not a curve point) gives false.
  */
-export function verifyEd25519(
-  publicKey: string | Uint8Array,
-  message: Uint8Array,
-  signature: Uint8Array,
-): boolean {
+export function verifyEd25519(publicKey: string | Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
   try {
     if (!(message instanceof Uint8Array) || !(signature instanceof Uint8Array)) return false;
     if (signature.byteLength !== 64) return false;

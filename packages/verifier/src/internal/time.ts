@@ -35,9 +35,22 @@ function digits(text: string, at: number, n: number): number {
  * conversions cost more). Undefined when `text` is not exactly of that form.
  */
 function parseWholeSeconds(text: string): number | null | undefined {
-  if (text.length !== 20 || text[4] !== '-' || text[7] !== '-' || text[10] !== 'T' || text[13] !== ':' || text[16] !== ':' || text[19] !== 'Z') return undefined;
-  const year = digits(text, 0, 4), month = digits(text, 5, 2), day = digits(text, 8, 2);
-  const hour = digits(text, 11, 2), minute = digits(text, 14, 2), second = digits(text, 17, 2);
+  if (
+    text.length !== 20 ||
+    text[4] !== '-' ||
+    text[7] !== '-' ||
+    text[10] !== 'T' ||
+    text[13] !== ':' ||
+    text[16] !== ':' ||
+    text[19] !== 'Z'
+  )
+    return undefined;
+  const year = digits(text, 0, 4),
+    month = digits(text, 5, 2),
+    day = digits(text, 8, 2);
+  const hour = digits(text, 11, 2),
+    minute = digits(text, 14, 2),
+    second = digits(text, 17, 2);
   if (year < 0 || month < 0 || day < 0 || hour < 0 || minute < 0 || second < 0) return undefined;
   return utcFields(year, month, day, hour, minute, second);
 }

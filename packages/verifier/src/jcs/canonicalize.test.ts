@@ -12,7 +12,9 @@ function double(hex: string): number {
 }
 
 test('cyberphone testdata: the 6 input files canonicalise to the exact output bytes and outhex', () => {
-  const names = readdirSync(vectorPath('jcs', 'input')).filter((n) => n.endsWith('.json')).sort();
+  const names = readdirSync(vectorPath('jcs', 'input'))
+    .filter((n) => n.endsWith('.json'))
+    .sort();
   assert.deepEqual(names, ['arrays.json', 'french.json', 'structures.json', 'unicode.json', 'values.json', 'weird.json']);
   for (const name of names) {
     const input: unknown = JSON.parse(readVector('jcs', 'input', name).toString('utf8'));
@@ -27,12 +29,17 @@ test('cyberphone testdata: the 6 input files canonicalise to the exact output by
 
 test('RFC 8785 Appendix B: every finite sample serialises exactly, NaN and Infinity are rejected', () => {
   const file = readVectorJson<{ vectors: { ieee754_hex: string; expected: string | null; expected_error?: boolean }[] }>(
-    'jcs', 'rfc8785-appendix-b.json');
+    'jcs',
+    'rfc8785-appendix-b.json',
+  );
   assert.equal(file.vectors.length, 26);
   for (const v of file.vectors) {
     const n = double(v.ieee754_hex);
     if (v.expected_error === true) {
-      assert.throws(() => canonicalize(n), (e: unknown) => e instanceof JcsError && e.code === 'non_finite_number');
+      assert.throws(
+        () => canonicalize(n),
+        (e: unknown) => e instanceof JcsError && e.code === 'non_finite_number',
+      );
     } else {
       assert.equal(canonicalize(n), v.expected, v.ieee754_hex);
     }
@@ -76,11 +83,18 @@ test('values without a JSON form throw a JcsError with a closed code', () => {
     [{ '\udc00x': 1 }, 'lone_surrogate'],
   ];
   for (const [value, code] of cases) {
-    assert.throws(() => canonicalize(value), (e: unknown) => e instanceof JcsError && e.code === code, String(code));
+    assert.throws(
+      () => canonicalize(value),
+      (e: unknown) => e instanceof JcsError && e.code === code,
+      String(code),
+    );
   }
   const cyclic: Record<string, unknown> = {};
   cyclic['self'] = cyclic;
-  assert.throws(() => canonicalize(cyclic), (e: unknown) => e instanceof JcsError && e.code === 'cycle');
+  assert.throws(
+    () => canonicalize(cyclic),
+    (e: unknown) => e instanceof JcsError && e.code === 'cycle',
+  );
   // A shared (non-cyclic) reference is fine.
   const shared = { x: 1 };
   assert.equal(canonicalize([shared, shared]), '[{"x":1},{"x":1}]');

@@ -29,7 +29,8 @@ const POLICY_OVERRIDES = new Set(['consistency/additional/sizes-are-equal-one-an
 
 test('transparency-dev testdata: all inclusion probes', () => {
   const dir = vectorPath('merkle', 'transparency-dev-testdata', 'inclusion');
-  let n = 0, valid = 0;
+  let n = 0,
+    valid = 0;
   for (const file of files(dir)) {
     type Probe = { leafIdx: number; treeSize: number; root: string; leafHash: string; proof: string[] | null; wantErr: boolean };
     const p = readVectorJson<Probe>(relative(vectorPath(), file));
@@ -44,7 +45,8 @@ test('transparency-dev testdata: all inclusion probes', () => {
 
 test('transparency-dev testdata: all consistency probes, under the README edge-case policy', () => {
   const dir = vectorPath('merkle', 'transparency-dev-testdata', 'consistency');
-  let n = 0, valid = 0;
+  let n = 0,
+    valid = 0;
   for (const file of files(dir)) {
     type Probe = { size1: number; size2: number; root1: string; root2: string; proof: string[] | null; wantErr: boolean };
     const p = readVectorJson<Probe>(relative(vectorPath(), file));
@@ -82,7 +84,10 @@ function checkEightLeafFile(file: Reference, expectInclusion: number, expectCons
     assert.deepEqual(inclusionProof(tree, v.leaf_index).map(toHex), v.proof);
     assert.equal(toHex(leafHashes[v.leaf_index]!), v.leaf_hash);
     assert.equal(toHex(rootFromLeafHashes(tree)), v.root);
-    assert.deepEqual(verifyInclusion(v.leaf_index, v.tree_size, hex(v.leaf_hash), v.proof.map(hex), hex(v.root)), { valid: true, reason: null });
+    assert.deepEqual(verifyInclusion(v.leaf_index, v.tree_size, hex(v.leaf_hash), v.proof.map(hex), hex(v.root)), {
+      valid: true,
+      reason: null,
+    });
     if (v.proof.length > 0) {
       const bad = v.proof.map(hex);
       bad[0]![0]! ^= 1;
@@ -102,16 +107,21 @@ test('rfc6962-reference-8leaves.json: hasher vectors, node hashes, roots, proofs
   const file = readVectorJson<Reference>('merkle', 'rfc6962-reference-8leaves.json');
   assert.equal(file.hasher_vectors.length, 4);
   for (const v of file.hasher_vectors) {
-    const got = v.operation === 'empty_root' ? emptyRoot()
-      : v.operation === 'hash_leaf' ? hashLeaf(hex(v.leaf_input!))
-      : hashChildren(hex(v.left!), hex(v.right!));
+    const got =
+      v.operation === 'empty_root'
+        ? emptyRoot()
+        : v.operation === 'hash_leaf'
+          ? hashLeaf(hex(v.leaf_input!))
+          : hashChildren(hex(v.left!), hex(v.right!));
     assert.equal(toHex(got), v.want, v.desc);
   }
   const leafHashes = file.leaves.map((l) => hashLeaf(hex(l)));
-  file.node_hashes.forEach((level, height) => level.forEach((want, index) => {
-    const width = 2 ** height;
-    assert.equal(toHex(rootFromLeafHashes(leafHashes.slice(index * width, (index + 1) * width))), want, `node ${height}/${index}`);
-  }));
+  file.node_hashes.forEach((level, height) =>
+    level.forEach((want, index) => {
+      const width = 2 ** height;
+      assert.equal(toHex(rootFromLeafHashes(leafHashes.slice(index * width, (index + 1) * width))), want, `node ${height}/${index}`);
+    }),
+  );
   assert.equal(file.roots.length, 9);
   checkEightLeafFile(file, 5, 5);
 });
@@ -126,7 +136,10 @@ test('generated-byte-leaves-130.json: roots 0..130 batch and streaming, every pr
     roots: { tree_size: number; root: string }[];
     inclusion_proofs_all_up_to_32: { leaf_index: number; tree_size: number; proof: string[] }[];
     consistency_proofs_all_up_to_32: { size1: number; size2: number; proof: string[] }[];
-    selected_larger_cases: { inclusion: { leaf_index: number; tree_size: number; proof: string[] }[]; consistency: { size1: number; size2: number; proof: string[] }[] };
+    selected_larger_cases: {
+      inclusion: { leaf_index: number; tree_size: number; proof: string[] }[];
+      consistency: { size1: number; size2: number; proof: string[] }[];
+    };
     accumulated_digests: { rfc_only_self_computed: Record<'roots' | 'inclusion' | 'consistency', { sha256: string }> };
   };
   const file = readVectorJson<File>('merkle', 'generated-byte-leaves-130.json');
@@ -165,7 +178,8 @@ test('generated-byte-leaves-130.json: roots 0..130 batch and streaming, every pr
   const digest = (lines: string[]) => createHash('sha256').update(lines.join('')).digest('hex');
   const want = file.accumulated_digests.rfc_only_self_computed;
   assert.equal(digest(roots.map((r, n) => `${n} ${r}\n`)), want.roots.sha256);
-  const paths: string[] = [], proofs: string[] = [];
+  const paths: string[] = [],
+    proofs: string[] = [];
   for (let n = 1; n <= 130; n++) {
     const tree = leaves.slice(0, n);
     const root = hex(roots[n]!);

@@ -32,7 +32,8 @@ export function inclusionProof(leafHashes: readonly Uint8Array[], index: number)
     throw new MerkleError('index_out_of_range', `leaf index ${index} is not in [0, ${n})`);
   }
   const path: Uint8Array[] = [];
-  let start = 0, end = n;
+  let start = 0,
+    end = n;
   while (end - start > 1) {
     const k = splitPoint(end - start);
     if (index - start < k) {
@@ -56,7 +57,9 @@ export function consistencyProof(leafHashes: readonly Uint8Array[], m: number): 
     throw new MerkleError('size_out_of_range', `old size ${m} is not in [1, ${n}]`);
   }
   const proof: Uint8Array[] = [];
-  let start = 0, end = n, b = true;
+  let start = 0,
+    end = n,
+    b = true;
   while (m !== end - start) {
     const k = splitPoint(end - start);
     if (m <= k) {
@@ -73,4 +76,3 @@ export function consistencyProof(leafHashes: readonly Uint8Array[], m: number): 
   if (!b) proof.push(mth(leafHashes, start, end));
   return proof.reverse();
 }
-

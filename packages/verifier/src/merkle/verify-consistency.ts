@@ -33,12 +33,14 @@ export function verifyConsistency(
   // Step 2: when size1 is a power of two the old root is a node of the new tree and
   // is not repeated in the proof.
   const path = isPowerOfTwo(size1) ? [root1, ...proof] : proof;
-  let fn = size1 - 1, sn = size2 - 1;
+  let fn = size1 - 1,
+    sn = size2 - 1;
   while (fn % 2 === 1) {
     fn = (fn - 1) / 2;
     sn = Math.floor(sn / 2);
   }
-  let fr = path[0]!, sr = path[0]!;
+  let fr = path[0]!,
+    sr = path[0]!;
   for (let i = 1; i < path.length; i++) {
     const c = path[i]!;
     if (sn === 0) return { valid: false, reason: 'wrong_proof_length' };

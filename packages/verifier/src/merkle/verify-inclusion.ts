@@ -26,7 +26,9 @@ export function verifyInclusion(
   if (!Number.isSafeInteger(leafIndex) || !Number.isSafeInteger(treeSize) || leafIndex < 0 || leafIndex >= treeSize) {
     return { valid: false, reason: 'index_out_of_range' };
   }
-  let fn = leafIndex, sn = treeSize - 1, r = leafHash;
+  let fn = leafIndex,
+    sn = treeSize - 1,
+    r = leafHash;
   for (const p of proof) {
     if (sn === 0) return { valid: false, reason: 'wrong_proof_length' };
     if (fn % 2 === 1 || fn === sn) {

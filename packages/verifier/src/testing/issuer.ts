@@ -22,7 +22,11 @@ export function keyDocument(keys: TestKey[], issuer = 'cauri') {
     issuer,
     protocol: 'kyc-attestation/v1',
     keys: keys.map(({ key_id, public_key, valid_from, valid_until }) => ({
-      key_id, algorithm: 'Ed25519', public_key, valid_from, valid_until,
+      key_id,
+      algorithm: 'Ed25519',
+      public_key,
+      valid_from,
+      valid_until,
     })),
     crl_endpoint: 'https://api.example.test/v1/kyc/crl',
     contact: 'security@example.test',

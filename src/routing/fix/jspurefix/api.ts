@@ -17,4 +17,15 @@ export {
   SessionId,
   SessionState,
 } from 'jspurefix';
-export type { FixDefinitions, IFixMsgStoreRecord, IFixSessionStore, IJsFixConfig, IJsFixLogger, ILooseObject, ISessionDescription, JsFixLogFields, MsgView, SendCallback } from 'jspurefix';
+export type {
+  FixDefinitions,
+  IFixMsgStoreRecord,
+  IFixSessionStore,
+  IJsFixConfig,
+  IJsFixLogger,
+  ILooseObject,
+  ISessionDescription,
+  JsFixLogFields,
+  MsgView,
+  SendCallback,
+} from 'jspurefix';

@@ -1,6 +1,16 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
-import { AsciiSession, MsgTag, MsgType, SessionId, SessionState, type IJsFixConfig, type ILooseObject, type MsgView, type SendCallback } from './api.js';
+import {
+  AsciiSession,
+  MsgTag,
+  MsgType,
+  SessionId,
+  SessionState,
+  type IJsFixConfig,
+  type ILooseObject,
+  type MsgView,
+  type SendCallback,
+} from './api.js';
 import type { Clock } from '../../../lib/clock.js';
 import type { Transact } from '../../../storage/database.js';
 import type { Database } from '../../../storage/schema.js';
@@ -41,7 +51,13 @@ export interface DurableSessionDeps {
 }
 
 type Outbound =
-  | { readonly kind: 'send'; readonly msgType: string; readonly body: ILooseObject; readonly callback: SendCallback | null; readonly app?: AppSend }
+  | {
+      readonly kind: 'send';
+      readonly msgType: string;
+      readonly body: ILooseObject;
+      readonly callback: SendCallback | null;
+      readonly app?: AppSend;
+    }
   | { readonly kind: 'resend'; readonly begin: number; readonly end: number };
 
 interface AppSend {
@@ -56,17 +72,33 @@ const MAX_BATCH = 100;
 
 /** An application message sent for the first time (not a PossDup copy): it is committed before it leaves. */
 function isFirstSend(item: Outbound): item is Extract<Outbound, { kind: 'send' }> {
-  return item.kind === 'send' && item.app !== undefined && (item.body.StandardHeader as { PossDupFlag?: boolean } | undefined)?.PossDupFlag !== true;
+  return (
+    item.kind === 'send' &&
+    item.app !== undefined &&
+    (item.body.StandardHeader as { PossDupFlag?: boolean } | undefined)?.PossDupFlag !== true
+  );
 }
 
 /** Session-level messages: jspurefix handles them; everything else is the application's. */
-const SESSION_TYPES = new Set<string>([MsgType.Logon, MsgType.Logout, MsgType.Heartbeat, MsgType.TestRequest, MsgType.ResendRequest, MsgType.SequenceReset, MsgType.Reject]);
+const SESSION_TYPES = new Set<string>([
+  MsgType.Logon,
+  MsgType.Logout,
+  MsgType.Heartbeat,
+  MsgType.TestRequest,
+  MsgType.ResendRequest,
+  MsgType.SequenceReset,
+  MsgType.Reject,
+]);
 
 /** An ExecutionReport whose ExecType (150) is Rejected, in a message as logged (SOH or `|` between fields). */
 const REJECTED_REPORT = /(?:^|[|\x01])150=8(?:[|\x01]|$)/;
 
 /** States in which jspurefix refuses an application message although the session is up. */
-const BUSY_STATES = new Set<SessionState>([SessionState.AwaitingProcessingResponseToTestRequest, SessionState.AwaitingProcessingResponseToResendRequest, SessionState.HandleResendRequest]);
+const BUSY_STATES = new Set<SessionState>([
+  SessionState.AwaitingProcessingResponseToTestRequest,
+  SessionState.AwaitingProcessingResponseToResendRequest,
+  SessionState.HandleResendRequest,
+]);
 
 interface Transmitter {
   msgSeqNum: number;
@@ -120,10 +152,14 @@ export class DurableFixSession extends AsciiSession {
   readonly #counters: SessionCounters;
 
   constructor(config: IJsFixConfig, deps: DurableSessionDeps) {
-    const store = new DatabaseSessionStore(new SessionId(BEGIN_STRING, config.description.SenderCompId, config.description.TargetCompID), deps.committed, {
-      messages: (from, to) => messagesBetween(deps.db, deps.partnerId, from, to),
-      reset: () => deps.transact((trx) => resetSequences(trx, deps.partnerId, deps.clock.now().getTime())),
-    });
+    const store = new DatabaseSessionStore(
+      new SessionId(BEGIN_STRING, config.description.SenderCompId, config.description.TargetCompID),
+      deps.committed,
+      {
+        messages: (from, to) => messagesBetween(deps.db, deps.partnerId, from, to),
+        reset: () => deps.transact((trx) => resetSequences(trx, deps.partnerId, deps.clock.now().getTime())),
+      },
+    );
     config.sessionStoreFactory = { create: () => store };
     super(config);
     this.#deps = deps;
@@ -254,7 +290,14 @@ export class DurableFixSession extends AsciiSession {
         for (const [i, item] of batch.entries()) {
           const app = item.app as AppSend;
           await commitSent(trx, this.#deps.partnerId, first + i, at);
-          await insertMessage(trx, { partner_id: this.#deps.partnerId, seq: first + i, msg_type: item.msgType, cl_ord_id: app.clOrdId, sending_time: at, body: JSON.stringify(app.body) });
+          await insertMessage(trx, {
+            partner_id: this.#deps.partnerId,
+            seq: first + i,
+            msg_type: item.msgType,
+            cl_ord_id: app.clOrdId,
+            sending_time: at,
+            body: JSON.stringify(app.body),
+          });
           await app.record(trx, first + i, at);
         }
       });
@@ -305,7 +348,14 @@ export class DurableFixSession extends AsciiSession {
         await this.#deps.transact(async (trx) => {
           await commitSent(trx, this.#deps.partnerId, seq, at);
           if (item.app !== undefined) {
-            await insertMessage(trx, { partner_id: this.#deps.partnerId, seq, msg_type: item.msgType, cl_ord_id: item.app.clOrdId, sending_time: at, body: JSON.stringify(item.app.body) });
+            await insertMessage(trx, {
+              partner_id: this.#deps.partnerId,
+              seq,
+              msg_type: item.msgType,
+              cl_ord_id: item.app.clOrdId,
+              sending_time: at,
+              body: JSON.stringify(item.app.body),
+            });
             await item.app.record(trx, seq, at);
           }
         });
@@ -328,7 +378,8 @@ export class DurableFixSession extends AsciiSession {
     await this.#handOver(item.msgType, item.body, (error, result) => {
       transmitter.time = undefined;
       const sent = result.header?.MsgSeqNum as number | undefined;
-      if (error === null && !possDup && sent !== seq) this.#fail(new Error(`jspurefix sent ${item.msgType} as ${sent}, committed as ${seq}`));
+      if (error === null && !possDup && sent !== seq)
+        this.#fail(new Error(`jspurefix sent ${item.msgType} as ${sent}, committed as ${seq}`));
       item.callback?.(error, result);
     });
     item.app?.settle(null, seq);
@@ -370,13 +421,20 @@ export class DurableFixSession extends AsciiSession {
     const gapFill = async (upTo: number) => {
       const now = this.#deps.clock.now();
       this.#counters.resent('gap_fill');
-      await this.#sendAgain(MsgType.SequenceReset, { GapFillFlag: true, NewSeqNo: upTo, StandardHeader: { MsgSeqNum: next, PossDupFlag: true, SendingTime: now } });
+      await this.#sendAgain(MsgType.SequenceReset, {
+        GapFillFlag: true,
+        NewSeqNo: upTo,
+        StandardHeader: { MsgSeqNum: next, PossDupFlag: true, SendingTime: now },
+      });
     };
     for (const message of stored) {
       if (message.seq > next) await gapFill(message.seq);
       const body = JSON.parse(message.body) as ILooseObject;
       this.#counters.resent('application');
-      await this.#sendAgain(message.msg_type, { ...body, StandardHeader: { MsgSeqNum: message.seq, PossDupFlag: true, SendingTime: new Date(message.sending_time) } });
+      await this.#sendAgain(message.msg_type, {
+        ...body,
+        StandardHeader: { MsgSeqNum: message.seq, PossDupFlag: true, SendingTime: new Date(message.sending_time) },
+      });
       next = message.seq + 1;
     }
     if (next <= end) await gapFill(end + 1);
@@ -410,18 +468,24 @@ export class DurableFixSession extends AsciiSession {
     let effect: (inbound: InboundSequence) => void = (inbound) => inbound.done(seq);
     if (msgType === MsgType.SequenceReset) {
       const newSeqNo = Number(view.getTyped(MsgTag.NewSeqNo));
-      effect = view.getTyped(MsgTag.GapFillFlag) === true ? (inbound) => inbound.gapFill(seq, newSeqNo) : (inbound) => inbound.reset(newSeqNo);
+      effect =
+        view.getTyped(MsgTag.GapFillFlag) === true ? (inbound) => inbound.gapFill(seq, newSeqNo) : (inbound) => inbound.reset(newSeqNo);
     } else if (msgType === MsgType.Logon && view.getTyped(MsgTag.ResetSeqNumFlag) === true) {
       effect = (inbound) => inbound.reset(seq + 1);
     }
     this.#captured = null;
     this.#rejected = false;
-    this.#refusal = SESSION_TYPES.has(msgType) ? null : checkApplicationMessage(msgType, field, (type) => this.config.definitions.message.get(type)?.msgType === type);
+    this.#refusal = SESSION_TYPES.has(msgType)
+      ? null
+      : checkApplicationMessage(msgType, field, (type) => this.config.definitions.message.get(type)?.msgType === type);
     super.onMsg(msgType, view);
     if (wentBack && this.getState() === SessionState.Stopped) {
       // jspurefix ended the session; nothing this side can do until the numbers agree again.
       this.#endReason ??= `MsgSeqNum ${seq} from the partner is below the ${expected} expected: the partner's numbers went back`;
-      this.#deps.log.error({ partner_id: this.#deps.partnerId, msg_type: msgType, seq, expected }, "FIX session ends: the partner's sequence numbers went back");
+      this.#deps.log.error(
+        { partner_id: this.#deps.partnerId, msg_type: msgType, seq, expected },
+        "FIX session ends: the partner's sequence numbers went back",
+      );
     }
     const message = this.#captured as PartnerMessage | null;
     const rejected = this.#rejected;
@@ -447,7 +511,10 @@ export class DurableFixSession extends AsciiSession {
     if (msgType === MsgType.Logout && !this.#loggingOut) {
       const text = view.getString(MsgTag.Text);
       this.#endReason ??= `logged out by the partner${this.#loggedOn ? '' : ' at logon'}${text === null || text === undefined || text === '' ? '' : `: ${text}`}`;
-      this.#deps.log.warn({ partner_id: this.#deps.partnerId, text }, this.#loggedOn ? 'the partner logged the FIX session out' : 'the partner refused the FIX logon');
+      this.#deps.log.warn(
+        { partner_id: this.#deps.partnerId, text },
+        this.#loggedOn ? 'the partner logged the FIX session out' : 'the partner refused the FIX logon',
+      );
     }
     super.onSessionMsg(msgType, view);
   }
@@ -460,7 +527,10 @@ export class DurableFixSession extends AsciiSession {
     }
     const seq = Number(view.getTyped(MsgTag.MsgSeqNum));
     this.#rejected = true;
-    this.#deps.log.warn({ partner_id: this.#deps.partnerId, msg_type: msgType, seq, reason: refusal.reason, tag: refusal.tag, text: refusal.text }, 'FIX message refused with a Reject (35=3)');
+    this.#deps.log.warn(
+      { partner_id: this.#deps.partnerId, msg_type: msgType, seq, reason: refusal.reason, tag: refusal.tag, text: refusal.text },
+      'FIX message refused with a Reject (35=3)',
+    );
     this.#deps.hooks.onRefused('session_reject');
     this.send(MsgType.Reject, {
       RefSeqNum: seq,

@@ -111,7 +111,8 @@ class SocketDuplex extends FixDuplex {
  */
 export function transportOver(config: JsFixConfig, socket: Socket, log: FastifyBaseLogger): MsgTransport {
   const transport = new MsgTransport(0, config, new SocketDuplex(socket));
-  const quiet = (where: string) => (error: unknown) => log.debug({ err: error, where }, 'FIX transport error after the session let go of it');
+  const quiet = (where: string) => (error: unknown) =>
+    log.debug({ err: error, where }, 'FIX transport error after the session let go of it');
   socket.on('error', quiet('socket'));
   transport.transmitter.on('error', quiet('encoder'));
   transport.transmitter.encodeStream.on('error', quiet('encoder stream'));

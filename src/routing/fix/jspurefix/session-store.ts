@@ -39,7 +39,9 @@ export class DatabaseSessionStore implements IFixSessionStore {
 
   async getRange(fromSeqNum: number, toSeqNum: number): Promise<IFixMsgStoreRecord[]> {
     const rows = await this.durable.messages(fromSeqNum, toSeqNum);
-    return rows.map((r) => new FixMsgStoreRecord(r.msg_type, new Date(r.sending_time), r.seq, JSON.parse(r.body) as Record<string, unknown>));
+    return rows.map(
+      (r) => new FixMsgStoreRecord(r.msg_type, new Date(r.sending_time), r.seq, JSON.parse(r.body) as Record<string, unknown>),
+    );
   }
 
   async setSenderSeqNum(value: number): Promise<void> {
