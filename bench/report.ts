@@ -195,7 +195,7 @@ export function renderReport(input: {
 
   out('## How to run');
   out();
-  out('```sh');
+  out('```sh long');
   out('npm run bench                                  # every scenario, defaults below; rewrites this file');
   out('BENCH_DURATION=30 BENCH_ROUNDS=3 BENCH_CONNECTIONS=100 npm run bench');
   out("BENCH_ONLY='token exchange' BENCH_OUTPUT=/tmp/b.md npm run bench   # one scenario, elsewhere");

@@ -212,7 +212,7 @@ export function render(f: Figures): string {
     '',
     '## How to run',
     '',
-    '```sh',
+    '```sh long',
     'npm run bench:webhooks                                   # rewrites this file (about a minute)',
     'BENCH_WEBHOOK_EVENTS=50000 BENCH_OUTPUT=/tmp/w.md npm run bench:webhooks',
     'BENCH_CPU_PROF=/tmp/prof npm run bench:webhooks          # .cpuprofile of the service steps',
