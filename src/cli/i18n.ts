@@ -53,6 +53,11 @@ export function useCliLanguage(language: CliLanguage): void {
   current = language;
 }
 
+/** The language of this run's printed messages, for what `Intl` formats (days of the week). */
+export function cliLanguage(): CliLanguage {
+  return current;
+}
+
 /** A message of the catalogue in the run's language, for what a command prints. */
 export function say(key: MessageKey, params: Record<string, string | number> = {}): string {
   return message(current, key, params);
@@ -124,4 +129,22 @@ export function localiseHelp(program: Command, language: CliLanguage): Command {
     } satisfies Partial<Help>);
   }
   return program;
+}
+
+/**
+ * A message that counts something, in the run's language: `keys.one` or `keys.other` as the
+ * language's plural rules (Intl.PluralRules) select for `count`, which fills `{count}`.
+ */
+export function sayCount(
+  keys: { one: MessageKey; other: MessageKey },
+  count: number,
+  params: Record<string, string | number> = {},
+): string {
+  const form = new Intl.PluralRules(current).select(count) === 'one' ? keys.one : keys.other;
+  return say(form, { ...params, count });
+}
+
+/** A number of seconds with one decimal, as the run's language writes it (`1.5`, `1,5`). */
+export function saySeconds(ms: number): string {
+  return new Intl.NumberFormat(current, { minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(ms / 1000);
 }

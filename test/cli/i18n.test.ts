@@ -1,9 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { allCommands, cliLanguageOf, commandPath, helpKeys } from '../../src/cli/i18n.js';
+import { listenFailure } from '../../src/cli/commands/serve.js';
+import { allCommands, cliLanguageOf, commandPath, helpKeys, sayCount, saySeconds, useCliLanguage } from '../../src/cli/i18n.js';
 import { FR_HELP } from '../../src/cli/i18n/help.fr.js';
 import { MESSAGES } from '../../src/cli/i18n/messages.js';
 import { buildProgram } from '../../src/cli/program.js';
@@ -113,4 +115,88 @@ test("cauri in French: help, commander's errors and the command's own messages; 
   const bad = await runCli(['--lang', 'de', 'orders'], fr);
   assert.equal(bad.code, 2);
   assert.equal(bad.stderr, 'cauri: --lang doit valoir en ou fr (reçu « de »)\n', "refused in the locale's language");
+});
+
+test("counts and decimals follow the language's rules; a listening failure in the run's language", (t) => {
+  t.after(() => useCliLanguage('en'));
+  const expired = (n: number) => sayCount({ one: 'clients.expired.one', other: 'clients.expired.other' }, n, { id: 'cli_1' });
+  useCliLanguage('en');
+  assert.deepEqual(
+    [expired(0), expired(1), expired(2)],
+    [
+      'cli_1: 0 previous secrets stopped working now',
+      'cli_1: 1 previous secret stopped working now',
+      'cli_1: 2 previous secrets stopped working now',
+    ],
+  );
+  assert.equal(saySeconds(1500), '1.5');
+  useCliLanguage('fr');
+  // In French, 0 and 1 take the singular.
+  assert.deepEqual(
+    [expired(0), expired(1), expired(2)],
+    [
+      'cli_1 : 0 secret précédent a cessé de fonctionner',
+      'cli_1 : 1 secret précédent a cessé de fonctionner',
+      'cli_1 : 2 secrets précédents ont cessé de fonctionner',
+    ],
+  );
+  assert.equal(saySeconds(1500), '1,5');
+  assert.match(
+    listenFailure({ code: 'EADDRINUSE' }, '::1', 8080) ?? '',
+    /^impossible d'écouter sur \[::1\]:8080 : l'adresse est déjà utilisée/,
+  );
+});
+
+test('operator commands in French: what they did, their refusals and the words of their tables', { timeout: 120_000 }, async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cauri-cli-i18n-operator-'));
+  t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+  const env = { CAURI_DATA_DIR: dataDir, CAURI_MASTER_KEY: randomBytes(32).toString('hex'), CAURI_SEED: 'false' };
+  const fr = { ...env, LANG: 'fr_FR.UTF-8' };
+
+  const role = await runCli(['serve', '--role', 'web'], fr);
+  assert.deepEqual([role.code, role.stderr], [1, "cauri: --role doit être l'un de api, worker, all (reçu « web »)\n"]);
+  const migrated = await runCli(['migrate'], fr);
+  assert.equal(migrated.code, 0, migrated.stderr);
+  assert.match(migrated.stdout, /^Appliquées : /m);
+  assert.match(migrated.stdout, /^Calendriers livrés écrits : /m);
+  assert.match((await runCli(['migrate'], fr)).stdout, /^La base de données est à jour\.$/m);
+
+  const created = await runCli(['clients', 'create', '--name', 'dakar-app'], fr);
+  assert.equal(created.code, 0, created.stderr);
+  assert.match(
+    created.stdout,
+    /^client_id: +cli_[0-9a-z]{26}\n[\s\S]*\n\nLe secret n'est affiché que maintenant ; conservez-le en lieu sûr\.\n$/,
+  );
+  const id = /^client_id: +(cli_[0-9a-z]{26})$/m.exec(created.stdout)?.[1] as string;
+  assert.equal((await runCli(['clients', 'expire-previous-secret', id], fr)).stdout, `${id} n'a plus de secret précédent en service\n`);
+  const rotated = await runCli(['clients', 'rotate-secret', id], fr);
+  assert.match(rotated.stdout, /^le secret précédent cesse de fonctionner le \d{4}-/m);
+  assert.equal((await runCli(['clients', 'expire-previous-secret', id], fr)).stdout, `${id} : 1 secret précédent a cessé de fonctionner\n`);
+  assert.equal((await runCli(['clients', 'disable', id], fr)).stdout, `${id} désactivé\n`);
+  assert.equal((await runCli(['clients', 'enable', id], env)).stdout, `${id} enabled\n`, 'English without a French locale');
+  const nobody = await runCli(['clients', 'disable', 'cli_00000000000000000000000000'], fr);
+  assert.deepEqual([nobody.code, nobody.stderr], [1, 'cauri: aucun client cli_00000000000000000000000000\n']);
+  const scope = await runCli(['clients', 'create', '--name', 'x', '--scopes', 'orders:fly'], fr);
+  assert.match(scope.stderr, /^cauri: portée inconnue orders:fly ; les portées sont : /);
+
+  const purpose = await runCli(['keys', 'rotate', '--purpose', 'nope'], fr);
+  assert.equal(purpose.stderr, 'cauri: --purpose doit valoir attestation ou token (reçu « nope »)\n');
+  const key = await runCli(['keys', 'rotate'], fr);
+  assert.match(key.stdout, /^clé attestation renouvelée : \S+ -> key_[0-9a-z]{26} le \d{4}-/);
+  const date = await runCli(['audit', 'snapshot', '--date', 'yesterday'], fr);
+  assert.equal(date.stderr, 'cauri: --date doit être un jour au format AAAA-MM-JJ (reçu « yesterday »)\n');
+
+  const exchange = await runCli(['calendars', 'show', 'NYSE'], fr);
+  assert.match(exchange.stderr, /^cauri: bourse inconnue NYSE \(parmi BRVM, /);
+  const shown = await runCli(['calendars', 'show', 'BRVM'], fr);
+  assert.equal(shown.code, 0, shown.stderr);
+  assert.match(shown.stdout, /^date +day +timetable +provisional +name$/m, 'the column names stay the API members');
+  assert.match(shown.stdout, /^\d{4}-\d\d-\d\d +(lun|mar|mer|jeu|ven|sam|dim)\. +fermé +/m);
+  const english = await runCli(['calendars', 'show', 'BRVM'], env);
+  assert.match(english.stdout, /^\d{4}-\d\d-\d\d +(Mon|Tue|Wed|Thu|Fri|Sat|Sun) +closed +/m);
+
+  const fees = await runCli(['fees', 'list', '--owner', 'BRVM'], fr);
+  assert.equal(fees.code, 0, fees.stderr);
+  assert.match(fees.stdout, /^scope +id +effective_from +origin +charges$/m);
+  assert.match(fees.stdout, / pb, [a-z_]+\/\d+ : /);
 });

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DATABASES } from '../support/harness.js';
 import { KOLA_RESTING, orderContext, sandboxPartner, type Json, type OrderContext } from '../support/order-context.js';
+import { readPdf } from '../support/pdf-text.js';
 import { runCli } from '../support/process.js';
 
 const BAOBAB = sandboxPartner('baobab');
@@ -103,6 +104,24 @@ test('cauri orders list, get, fills, cancel and amend act on the remote service 
   const saved = await cli(['contract-note', market.id, '--pdf', pdfFile], env);
   assert.equal(saved.code, 0, saved.stderr);
   assert.equal(readFileSync(pdfFile).subarray(0, 5).toString(), '%PDF-');
+  assert.match(saved.stdout, new RegExp(`^${pdfFile}: contract note of ${market.id}, \\d+ bytes\n$`));
+  // The PDF's language: the partner's (French for a BRVM partner), or the one --note-lang names.
+  const pdfText = async () => (await readPdf(new Uint8Array(readFileSync(pdfFile)))).text.join('\n');
+  assert.ok((await pdfText()).includes("Avis d'opéré"), 'French by default for a BRVM partner');
+  const inEnglish = await cli(['contract-note', market.id, '--pdf', pdfFile, '--note-lang', 'en'], env);
+  assert.equal(inEnglish.code, 0, inEnglish.stderr);
+  assert.ok((await pdfText()).includes('Contract note'), '--note-lang en');
+  assert.ok(!(await pdfText()).includes("Avis d'opéré"), '--note-lang en');
+  const inFrench = await cli(['contract-note', market.id, '--pdf', pdfFile, '--note-lang', 'fr', '--lang', 'fr'], env);
+  assert.equal(inFrench.code, 0, inFrench.stderr);
+  assert.match(inFrench.stdout, new RegExp(`^${pdfFile} : avis d'opéré de ${market.id}, \\d+ octets\n$`));
+  assert.ok((await pdfText()).includes("Avis d'opéré"), '--note-lang fr');
+  const badLang = await cli(
+    ['contract-note', market.id, '--pdf', join(env.CAURI_CONFIG_DIR as string, 'never.pdf'), '--note-lang', 'de'],
+    env,
+  );
+  assert.deepEqual([badLang.code, badLang.stdout, badLang.stderr], [2, '', 'cauri: --note-lang must be fr or en (got "de")\n']);
+  assert.throws(() => readFileSync(join(env.CAURI_CONFIG_DIR as string, 'never.pdf')), /ENOENT/, 'nothing written');
   const noFill = await cli(['contract-note', open.id], env);
   assert.equal(noFill.code, 1);
   assert.match(noFill.stderr, /^cauri: GET \/v1\/orders\/ord_[0-9a-z]+\/contract-note: 409 conflict: /);

@@ -21,7 +21,7 @@ export function registerAccounts(program: Command): void {
     .option('--partner <partner_id>', 'only this partner (sgi_...)')
     .option('--json', 'print as JSON')
     .action(async (options: { client: string; subject?: string; partner?: string; json?: boolean }) => {
-      if (!isId('client', options.client)) throw new CliError(`--client must be a client id (cli_...), got "${options.client}"`);
+      if (!isId('client', options.client)) throw new CliError({ key: 'accounts.client', params: { value: options.client } });
       const storage = await openDatabase(loadConfig());
       try {
         const rows = await listClientAccounts(storage.db, options.client, {

@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
 import { isCalendarDate } from '../../lib/dates.js';
 import { withDeployment } from '../context.js';
+import { say } from '../i18n.js';
 import { CliError, printJson } from '../output.js';
 
 function dateOf(value: string): string {
-  if (!isCalendarDate(value)) throw new CliError(`--date must be a calendar day as YYYY-MM-DD (got "${value}")`);
+  if (!isCalendarDate(value)) throw new CliError({ key: 'audit.date', params: { value } });
   return value;
 }
 
@@ -48,10 +49,20 @@ export function registerAudit(program: Command): void {
       if (options.json === true) printJson(out);
       else {
         for (const b of out.built)
-          process.stdout.write(`${b.date}: ${b.outcome}${b.outcome === 'built' ? ` (${b.count} orders, root ${b.merkle_root})` : ''}\n`);
-        process.stdout.write(
-          `${out.date}: ${out.state ?? 'not built'}${out.anchor_error === null ? '' : ` (last anchoring error: ${out.anchor_error})`}\n`,
-        );
+          process.stdout.write(
+            `${
+              b.outcome === 'built'
+                ? say('audit.built', { date: b.date, count: String(b.count), root: b.merkle_root })
+                : say(b.outcome === 'exists' ? 'audit.exists' : 'audit.busy', { date: b.date })
+            }\n`,
+          );
+        const day =
+          out.state === null
+            ? say('audit.notBuilt', { date: out.date })
+            : out.anchor_error === null
+              ? say('audit.state', { date: out.date, state: out.state })
+              : say('audit.state.error', { date: out.date, state: out.state, error: out.anchor_error });
+        process.stdout.write(`${day}\n`);
       }
     });
 
@@ -64,7 +75,7 @@ export function registerAudit(program: Command): void {
       const date = dateOf(options.date);
       const out = await withDeployment(async ({ services }) => {
         const row = await services.audit.status(date);
-        if (row === undefined || row.merkle_root === null) throw new CliError(`no built snapshot for ${date}`);
+        if (row === undefined || row.merkle_root === null) throw new CliError({ key: 'audit.none', params: { date } });
         const again = await services.audit.recompute(date);
         return {
           date,
@@ -76,7 +87,7 @@ export function registerAudit(program: Command): void {
       if (options.json === true) printJson(out);
       else
         process.stdout.write(
-          `${date}: ${out.same ? 'same root' : 'DIFFERENT root'} (${out.recomputed.count} orders, ${out.recomputed.merkle_root})\n`,
+          `${say(out.same ? 'audit.same' : 'audit.different', { date, count: String(out.recomputed.count), root: out.recomputed.merkle_root })}\n`,
         );
       if (!out.same) process.exitCode = 1;
     });

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { ALL_SCOPES, OPERATOR_SCOPES, SCOPES, isScope, type Scope } from '../../auth/scopes.js';
 import { withDeployment } from '../context.js';
+import { say, sayCount } from '../i18n.js';
 import { CliError, printJson, printTable } from '../output.js';
 
 function parseScopes(value: string | undefined): Scope[] {
@@ -10,8 +11,9 @@ function parseScopes(value: string | undefined): Scope[] {
     .split(/\s+/)
     .filter((s) => s !== '');
   const unknown = scopes.filter((s) => !isScope(s));
-  if (unknown.length > 0) throw new CliError(`unknown scope ${unknown.join(', ')}; scopes are: ${ALL_SCOPES.join(' ')}`);
-  if (scopes.length === 0) throw new CliError('--scopes must name at least one scope');
+  if (unknown.length > 0)
+    throw new CliError({ key: 'clients.scopes.unknown', params: { scopes: unknown.join(', '), all: ALL_SCOPES.join(' ') } });
+  if (scopes.length === 0) throw new CliError({ key: 'clients.scopes.empty' });
   return scopes as Scope[];
 }
 
@@ -33,7 +35,7 @@ export function registerClients(program: Command): void {
       if (options.json === true) printJson(issued);
       else
         process.stdout.write(
-          `client_id:     ${issued.client_id}\nclient_secret: ${issued.client_secret}\nscopes:        ${issued.scopes.join(' ')}\n\nThe secret is shown only now; store it safely.\n`,
+          `client_id:     ${issued.client_id}\nclient_secret: ${issued.client_secret}\nscopes:        ${issued.scopes.join(' ')}\n\n${say('clients.created.notice')}\n`,
         );
     });
 
@@ -45,13 +47,11 @@ export function registerClients(program: Command): void {
     .action(async (clientId: string, options: { expirePreviousNow?: boolean; json?: boolean }) => {
       const expiry = options.expirePreviousNow === true ? 'now' : 'in_24_hours';
       const issued = await withDeployment(({ services }) => services.clients.rotateSecret(clientId, expiry));
-      if (issued === null) throw new CliError(`no client ${clientId}`);
+      if (issued === null) throw new CliError({ key: 'clients.none', params: { id: clientId } });
       if (options.json === true) printJson(issued);
       else {
         const previous =
-          expiry === 'now'
-            ? 'previous secrets stopped working now'
-            : `previous secret stops working at ${issued.previous_secret_expires_at}`;
+          expiry === 'now' ? say('clients.rotated.now') : say('clients.rotated.later', { at: String(issued.previous_secret_expires_at) });
         process.stdout.write(`client_id:     ${issued.client_id}\nclient_secret: ${issued.client_secret}\n${previous}\n`);
       }
     });
@@ -62,13 +62,15 @@ export function registerClients(program: Command): void {
     .option('--json', 'print { client_id, secrets_expired } as JSON')
     .action(async (clientId: string, options: { json?: boolean }) => {
       const ended = await withDeployment(({ services }) => services.clients.expirePreviousSecrets(clientId));
-      if (ended === null) throw new CliError(`no client ${clientId}`);
+      if (ended === null) throw new CliError({ key: 'clients.none', params: { id: clientId } });
       if (options.json === true) printJson({ client_id: clientId, secrets_expired: ended });
       else
         process.stdout.write(
-          ended === 0
-            ? `${clientId} has no previous secret still working\n`
-            : `${clientId}: ${ended} previous secret${ended === 1 ? '' : 's'} stopped working now\n`,
+          `${
+            ended === 0
+              ? say('clients.expired.none', { id: clientId })
+              : sayCount({ one: 'clients.expired.one', other: 'clients.expired.other' }, ended, { id: clientId })
+          }\n`,
         );
     });
 
@@ -95,8 +97,8 @@ export function registerClients(program: Command): void {
       )
       .action(async (clientId: string) => {
         const done = await withDeployment(({ services }) => services.clients.setDisabled(clientId, disabled));
-        if (!done) throw new CliError(`no client ${clientId}`);
-        process.stdout.write(`${clientId} ${disabled ? 'disabled' : 'enabled'}\n`);
+        if (!done) throw new CliError({ key: 'clients.none', params: { id: clientId } });
+        process.stdout.write(`${say(disabled ? 'clients.disabled' : 'clients.enabled', { id: clientId })}\n`);
       });
   }
 }

@@ -8,6 +8,7 @@ import { importFxRates } from '../../partners/fx-rate.service.js';
 import { listPartners } from '../../partners/partner.repository.js';
 import { importPartners, type ImportReport } from '../../partners/partner.service.js';
 import { readJsonFile } from '../json-file.js';
+import { say } from '../i18n.js';
 import { CliError, printJson, printTable } from '../output.js';
 import { registerFixCommands } from './fix.js';
 import { accountRuleOf } from '../../accounts/core/requirement.js';
@@ -18,15 +19,18 @@ function printReport(report: ImportReport, json: boolean, refreshSeconds: number
   if (json) {
     printJson(report);
   } else {
-    for (const a of report.applied) process.stdout.write(`row ${a.index}: ${a.action} ${a.id}\n`);
+    for (const a of report.applied)
+      process.stdout.write(`${say('import.row.applied', { index: String(a.index), action: a.action, id: a.id })}\n`);
     for (const r of report.rejected) {
-      for (const d of r.details)
-        process.stdout.write(`row ${r.index}: rejected: ${d.field} ${d.rule}${d.message === undefined ? '' : ` (${String(d.message)})`}\n`);
+      for (const d of r.details) {
+        const params = { index: String(r.index), field: d.field, rule: d.rule };
+        process.stdout.write(
+          `${d.message === undefined ? say('import.row.rejected', params) : say('import.row.rejectedWhy', { ...params, message: String(d.message) })}\n`,
+        );
+      }
     }
-    if (!report.committed)
-      process.stdout.write('Nothing was written: fix the rejected rows, or pass --allow-partial to write the others.\n');
-    else if (report.applied.length > 0)
-      process.stdout.write(`Running cauri processes use the new data within ${refreshSeconds} s (CAURI_REFERENCE_REFRESH_SECONDS).\n`);
+    if (!report.committed) process.stdout.write(`${say('import.row.nothing')}\n`);
+    else if (report.applied.length > 0) process.stdout.write(`${say('import.row.refresh', { seconds: String(refreshSeconds) })}\n`);
   }
   if (report.rejected.length > 0) process.exitCode = 1;
 }
@@ -135,7 +139,7 @@ export function registerDirectory(program: Command): void {
     .option('--from <date>', 'first day, YYYY-MM-DD', '2000-01-01')
     .option('--json', 'print as JSON')
     .action(async (options: { from: string; json?: boolean }) => {
-      if (!/^\d{4}-\d{2}-\d{2}$/.test(options.from)) throw new CliError(`--from must be a date YYYY-MM-DD, got ${options.from}`);
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(options.from)) throw new CliError({ key: 'directory.from', params: { value: options.from } });
       const storage = await openDatabase(loadConfig());
       try {
         const rows = (await listFxRates(storage.db, options.from)).map((r) => ({

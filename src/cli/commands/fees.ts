@@ -8,6 +8,7 @@ import { importExchangeFees, type ImportReport } from '../../post-trade/fee-sche
 import type { FeeScheduleRow } from '../../post-trade/fee-schedule.table.js';
 import type { Storage } from '../../storage/database.js';
 import { readJsonFile } from '../json-file.js';
+import { say } from '../i18n.js';
 import { CliError, printJson, printTable } from '../output.js';
 
 async function withDatabase<T>(run: (storage: Storage) => Promise<T>): Promise<T> {
@@ -23,18 +24,18 @@ function printImportReport(report: ImportReport, json: boolean): void {
   if (json) {
     printJson(report);
   } else {
-    for (const a of report.applied) process.stdout.write(`entry ${a.index}: ${a.action} ${a.id}\n`);
+    for (const a of report.applied)
+      process.stdout.write(`${say('import.entry.applied', { index: String(a.index), action: a.action, id: a.id })}\n`);
     for (const r of report.rejected) {
-      for (const d of r.details)
+      for (const d of r.details) {
+        const params = { index: String(r.index), field: d.field, rule: d.rule };
         process.stdout.write(
-          `entry ${r.index}: rejected: ${d.field} ${d.rule}${d.message === undefined ? '' : ` (${String(d.message)})`}\n`,
+          `${d.message === undefined ? say('import.entry.rejected', params) : say('import.entry.rejectedWhy', { ...params, message: String(d.message) })}\n`,
         );
+      }
     }
-    if (!report.committed) process.stdout.write('Nothing was written: fix the rejected entries and import the file again.\n');
-    else
-      process.stdout.write(
-        'Fills applied from now on use these schedules on and after their effective dates; fills already applied keep their fees.\n',
-      );
+    if (!report.committed) process.stdout.write(`${say('import.entry.nothing')}\n`);
+    else process.stdout.write(`${say('fees.done')}\n`);
   }
   if (report.rejected.length > 0) process.exitCode = 1;
 }
@@ -45,24 +46,41 @@ function describe(row: FeeScheduleRow): string[] {
   if (row.scope === 'partner') {
     const v = JSON.parse(row.content) as PartnerFeeVersion;
     const lines = [
-      `commission ${v.commission.rate_bps} bps, minimum ${v.commission.minimum_cents} cents, ${rounding(v.commission.rounding)}`,
+      say('fees.commission', {
+        rate: String(v.commission.rate_bps),
+        minimum: String(v.commission.minimum_cents),
+        rounding: rounding(v.commission.rounding),
+      }),
     ];
     for (const [cls, c] of Object.entries(v.by_class ?? {}))
-      if (c !== undefined) lines.push(`commission (${cls}) ${c.rate_bps} bps, minimum ${c.minimum_cents} cents, ${rounding(c.rounding)}`);
+      if (c !== undefined)
+        lines.push(
+          say('fees.commission.class', {
+            class: cls,
+            rate: String(c.rate_bps),
+            minimum: String(c.minimum_cents),
+            rounding: rounding(c.rounding),
+          }),
+        );
     if (v.tax !== undefined)
       lines.push(
         v.tax === null
-          ? "tax: none (replaces the exchange's)"
-          : `tax ${v.tax.rate_bps} bps on ${v.tax.on.join(', ')} (replaces the exchange's), ${rounding(v.tax.rounding)}`,
+          ? say('fees.partnerTax.none')
+          : say('fees.partnerTax', { rate: String(v.tax.rate_bps), on: v.tax.on.join(', '), rounding: rounding(v.tax.rounding) }),
       );
     return lines;
   }
   const v = JSON.parse(row.content) as ExchangeFeeVersion;
-  const lines = v.components.map(
-    (c) => `${c.type} ${c.rate_bps} bps${c.classes === undefined ? '' : ` (${c.classes.join(', ')})`}, ${rounding(c.rounding)}: ${c.name}`,
-  );
+  const lines = v.components.map((c) => {
+    const params = { type: c.type, rate: String(c.rate_bps), rounding: rounding(c.rounding), name: c.name };
+    return c.classes === undefined
+      ? say('fees.component', params)
+      : say('fees.component.classes', { ...params, classes: c.classes.join(', ') });
+  });
   lines.push(
-    v.tax === null ? 'tax: none' : `tax ${v.tax.rate_bps} bps on ${v.tax.on.join(', ')}, ${rounding(v.tax.rounding)}: ${v.tax.name}`,
+    v.tax === null
+      ? say('fees.tax.none')
+      : say('fees.tax', { rate: String(v.tax.rate_bps), on: v.tax.on.join(', '), rounding: rounding(v.tax.rounding), name: v.tax.name }),
   );
   return lines;
 }
@@ -93,7 +111,7 @@ export function registerFees(program: Command): void {
     .option('--json', 'print as JSON (each version with its content)')
     .action(async (options: { scope?: string; owner?: string; json?: boolean }) => {
       if (options.scope !== undefined && options.scope !== 'partner' && options.scope !== 'exchange')
-        throw new CliError('--scope is partner or exchange');
+        throw new CliError({ key: 'fees.scope' });
       const filter = {
         ...(options.scope === undefined ? {} : { scope: options.scope as 'partner' | 'exchange' }),
         ...(options.owner === undefined ? {} : { owner: options.owner.startsWith('sgi_') ? options.owner : options.owner.toUpperCase() }),

@@ -8,6 +8,7 @@ import { findPartner, setPartnerFixCredentials, setPartnerFixTls } from '../../p
 import { FixCredentialSealer } from '../../routing/fix/credentials.js';
 import { sessionViews } from '../../routing/fix/session-view.js';
 import { mergeTlsMaterial, summariseTlsMaterial, TlsMaterialError } from '../../routing/fix/tls-material.js';
+import { say } from '../i18n.js';
 import { CliError, printJson, printTable } from '../output.js';
 
 async function readStdin(): Promise<string> {
@@ -22,7 +23,10 @@ async function readPem(path: string, what: string): Promise<string> {
   try {
     return readFileSync(path, 'utf8');
   } catch (error) {
-    throw new CliError(`${what}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    throw new CliError({
+      key: 'fix.unreadable',
+      params: { what, path, reason: (error as NodeJS.ErrnoException).code ?? String(error) },
+    });
   }
 }
 
@@ -35,20 +39,19 @@ export function registerFixCommands(partners: Command): void {
     .requiredOption('--password-stdin', 'read the Password (554) from standard input (one line)')
     .action(async (partnerId: string, options: { username: string; passwordStdin: boolean }) => {
       const password = (await readStdin()).replace(/\r?\n$/, '');
-      if (password === '') throw new CliError('no password on standard input');
-      if (/[\x00-\x1f]/.test(password) || /[\x00-\x1f]/.test(options.username))
-        throw new CliError('the username and password must be printable characters (no SOH)');
+      if (password === '') throw new CliError({ key: 'fix.password.none' });
+      if (/[\x00-\x1f]/.test(password) || /[\x00-\x1f]/.test(options.username)) throw new CliError({ key: 'fix.printable' });
       const config = loadConfig();
       const sealer = new FixCredentialSealer(deriveKey(resolveMasterKey(config), 'fix-credentials'));
       const storage = await openDatabase(config);
       try {
         const partner = await findPartner(storage.db, partnerId);
-        if (partner === undefined) throw new CliError(`no partner ${partnerId}`);
+        if (partner === undefined) throw new CliError({ key: 'partners.none', params: { id: partnerId } });
         await storage.transact((trx) =>
           setPartnerFixCredentials(trx, partnerId, sealer.seal(partnerId, { username: options.username, password }), Date.now()),
         );
-        process.stdout.write(`FIX credentials of ${partnerId} stored; the session uses them from its next logon.\n`);
-        if (partner.connector !== 'fix') process.stdout.write(`Note: ${partnerId} uses the ${partner.connector} connector, not fix.\n`);
+        process.stdout.write(`${say('fix.credentials.stored', { id: partnerId })}\n`);
+        if (partner.connector !== 'fix') process.stdout.write(`${say('fix.connector', { id: partnerId, connector: partner.connector })}\n`);
       } finally {
         await storage.close();
       }
@@ -66,7 +69,7 @@ export function registerFixCommands(partners: Command): void {
     .option('--json', 'print what is stored (certificates only, never the key) as JSON')
     .action(async (partnerId: string, options: { cert?: string; key?: string; ca?: string; clear?: boolean; json?: boolean }) => {
       const given = options.cert !== undefined || options.key !== undefined || options.ca !== undefined;
-      if (options.clear === true && given) throw new CliError('--clear takes no --cert, --key or --ca');
+      if (options.clear === true && given) throw new CliError({ key: 'fix.tls.clear' });
       const input = {
         ...(options.cert === undefined ? {} : { cert: await readPem(options.cert, 'cert') }),
         ...(options.key === undefined ? {} : { key: await readPem(options.key, 'key') }),
@@ -77,7 +80,7 @@ export function registerFixCommands(partners: Command): void {
       const storage = await openDatabase(config);
       try {
         const partner = await findPartner(storage.db, partnerId);
-        if (partner === undefined) throw new CliError(`no partner ${partnerId}`);
+        if (partner === undefined) throw new CliError({ key: 'partners.none', params: { id: partnerId } });
         const current = partner.fix_tls === null ? null : sealer.openTls(partnerId, partner.fix_tls);
         let material = current;
         if (options.clear === true) material = null;
@@ -98,19 +101,31 @@ export function registerFixCommands(partners: Command): void {
           printJson({ partner_id: partnerId, ...stored });
           return;
         }
-        const verb = options.clear === true ? 'removed' : given ? 'stored' : 'as stored';
-        process.stdout.write(`FIX TLS of ${partnerId} ${verb}; the session uses it from its next connection.\n`);
+        const done = options.clear === true ? 'fix.tls.removed' : given ? 'fix.tls.stored' : 'fix.tls.unchanged';
+        process.stdout.write(`${say(done, { id: partnerId })}\n`);
+        const cert = stored.client_cert;
         process.stdout.write(
-          stored.client_cert === null
-            ? 'client certificate: none\n'
-            : `client certificate: ${stored.client_cert.subject} (issuer ${stored.client_cert.issuer}), valid to ${stored.client_cert.valid_to}, SHA-256 ${stored.client_cert.fingerprint_sha256}\n`,
+          `${
+            cert === null
+              ? say('fix.tls.cert.none')
+              : say('fix.tls.cert', {
+                  subject: cert.subject,
+                  issuer: cert.issuer,
+                  validTo: cert.valid_to,
+                  fingerprint: cert.fingerprint_sha256,
+                })
+          }\n`,
         );
         process.stdout.write(
-          stored.ca === null
-            ? "gateway's certificate authorities: the public ones Node.js trusts\n"
-            : `gateway's certificate authorities: ${stored.ca.map((c) => `${c.subject} (valid to ${c.valid_to})`).join('; ')}\n`,
+          `${
+            stored.ca === null
+              ? say('fix.tls.ca.public')
+              : say('fix.tls.ca', {
+                  authorities: stored.ca.map((c) => say('fix.tls.ca.entry', { subject: c.subject, validTo: c.valid_to })).join('; '),
+                })
+          }\n`,
         );
-        if (partner.connector !== 'fix') process.stdout.write(`Note: ${partnerId} uses the ${partner.connector} connector, not fix.\n`);
+        if (partner.connector !== 'fix') process.stdout.write(`${say('fix.connector', { id: partnerId, connector: partner.connector })}\n`);
       } finally {
         await storage.close();
       }

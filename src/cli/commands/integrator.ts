@@ -105,18 +105,16 @@ export function registerIntegrator(program: Command): void {
           body,
         );
         if (options.json === true) printJson(sent);
-        else
-          process.stdout.write(
-            `${sent.event.type} ${sent.event.id} -> ${sent.delivery.endpoint_id} (delivery ${sent.delivery.id}, ${sent.delivery.status})\n`,
-          );
+        else {
+          const { event, delivery } = sent;
+          const params = { type: event.type, id: event.id, endpoint: delivery.endpoint_id, delivery: delivery.id, status: delivery.status };
+          process.stdout.write(`${say('trigger.endpoint', params)}\n`);
+        }
         return;
       }
       const sent = await client.json<{ event: Envelope }>('POST', '/v1/events/test', body);
       if (options.json === true) printJson(sent);
-      else
-        process.stdout.write(
-          `${sent.event.type} ${sent.event.id} stored: sent to the endpoints subscribed to ${sent.event.type} and on the event stream\n`,
-        );
+      else process.stdout.write(`${say('trigger.stored', { type: sent.event.type, id: sent.event.id })}\n`);
     });
 
   program
@@ -151,11 +149,13 @@ export function registerIntegrator(program: Command): void {
       const remembered = options.fromNow === true ? null : readListenPosition(client.baseUrl, credentials.clientId);
       const after = options.after ?? remembered;
       process.stdout.write(
-        `Ready: forwarding ${types === null ? 'all events' : [...types].join(', ')} from ${client.baseUrl} to ${forwardTo}\n` +
-          `Your webhook signing secret is ${secret} (kept in ${credentialsPath()}; configure your receiver with it once)\n` +
-          (options.after === undefined && remembered !== null
-            ? `Resuming after ${remembered}, where the last listen stopped (--from-now to skip what happened meanwhile)\n`
-            : ''),
+        `${
+          types === null
+            ? say('listen.ready.all', { from: client.baseUrl, to: forwardTo })
+            : say('listen.ready', { types: [...types].join(', '), from: client.baseUrl, to: forwardTo })
+        }\n` +
+          `${say('listen.secret', { secret, path: credentialsPath() })}\n` +
+          (options.after === undefined && remembered !== null ? `${say('listen.resuming', { id: remembered })}\n` : ''),
       );
       const controller = new AbortController();
       const stop = () => controller.abort();
@@ -172,7 +172,8 @@ export function registerIntegrator(program: Command): void {
             try {
               writeListenPosition(client.baseUrl, credentials.clientId, eventId);
             } catch (error) {
-              process.stderr.write(`cauri: cannot record the listen position in ${listenStatePath()}: ${(error as Error).message}\n`);
+              const reason = (error as Error).message;
+              process.stderr.write(`cauri: ${say('listen.position', { path: listenStatePath(), reason })}\n`);
             }
           },
           out: (line) => process.stdout.write(`${line}\n`),
@@ -214,6 +215,9 @@ export function registerIntegrator(program: Command): void {
       );
       if (options.json === true) printJson(result);
       else
-        for (const d of result.deliveries) process.stdout.write(`${result.event_id} -> ${d.endpoint_id} (delivery ${d.id}, ${d.status})\n`);
+        for (const d of result.deliveries)
+          process.stdout.write(
+            `${say('resend.delivery', { event: result.event_id, endpoint: d.endpoint_id, delivery: d.id, status: d.status })}\n`,
+          );
     });
 }

@@ -2,10 +2,11 @@ import type { Command } from 'commander';
 import { KeyRing } from '../../keys/key-ring.js';
 import type { KeyPurpose } from '../../keys/signing-key.table.js';
 import { withDeployment } from '../context.js';
+import { say } from '../i18n.js';
 import { CliError, printJson, printTable } from '../output.js';
 
 function purposeOf(value: string): KeyPurpose {
-  if (value !== 'attestation' && value !== 'token') throw new CliError('--purpose must be attestation or token');
+  if (value !== 'attestation' && value !== 'token') throw new CliError({ key: 'keys.purpose', params: { value } });
   return value;
 }
 
@@ -50,6 +51,9 @@ export function registerKeys(program: Command): void {
         valid_from: new Date(current.validFrom).toISOString(),
       };
       if (options.json === true) printJson(out);
-      else process.stdout.write(`${purpose} key rotated: ${out.previous_key_id ?? '(none)'} -> ${out.key_id} at ${out.valid_from}\n`);
+      else {
+        const params = { purpose, previous: out.previous_key_id ?? '', key: out.key_id, at: out.valid_from };
+        process.stdout.write(`${say(out.previous_key_id === null ? 'keys.rotated.first' : 'keys.rotated', params)}\n`);
+      }
     });
 }

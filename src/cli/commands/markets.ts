@@ -9,9 +9,13 @@ import { importCalendars, loadMarketCalendar, toCalendarYear, type ImportReport 
 import { exchangeClock } from '../../markets/market.service.js';
 import type { Storage } from '../../storage/database.js';
 import { readJsonFile } from '../json-file.js';
+import { cliLanguage, say } from '../i18n.js';
 import { CliError, printJson, printTable } from '../output.js';
 
-const WEEKDAY = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+/** The day of the week of a calendar day, short, in the run's language (`Mon`, `lun.`). */
+function weekday(date: string): string {
+  return new Intl.DateTimeFormat(cliLanguage(), { weekday: 'short', timeZone: 'UTC' }).format(new Date(`${date}T00:00:00Z`));
+}
 
 async function withDatabase<T>(run: (storage: Storage) => Promise<T>): Promise<T> {
   const storage = await openDatabase(loadConfig());
@@ -24,7 +28,7 @@ async function withDatabase<T>(run: (storage: Storage) => Promise<T>): Promise<T
 
 function exchangeArgument(value: string): Exchange {
   const code = value.toUpperCase();
-  if (!isExchange(code)) throw new CliError(`unknown exchange ${value} (one of ${EXCHANGES.join(', ')})`);
+  if (!isExchange(code)) throw new CliError({ key: 'markets.exchange', params: { value, exchanges: EXCHANGES.join(', ') } });
   return code;
 }
 
@@ -32,15 +36,18 @@ function printImportReport(report: ImportReport, json: boolean): void {
   if (json) {
     printJson(report);
   } else {
-    for (const a of report.applied) process.stdout.write(`entry ${a.index}: ${a.action} ${a.id}\n`);
+    for (const a of report.applied)
+      process.stdout.write(`${say('import.entry.applied', { index: String(a.index), action: a.action, id: a.id })}\n`);
     for (const r of report.rejected) {
-      for (const d of r.details)
+      for (const d of r.details) {
+        const params = { index: String(r.index), field: d.field, rule: d.rule };
         process.stdout.write(
-          `entry ${r.index}: rejected: ${d.field} ${d.rule}${d.message === undefined ? '' : ` (${String(d.message)})`}\n`,
+          `${d.message === undefined ? say('import.entry.rejected', params) : say('import.entry.rejectedWhy', { ...params, message: String(d.message) })}\n`,
         );
+      }
     }
-    if (!report.committed) process.stdout.write('Nothing was written: fix the rejected entries and import the file again.\n');
-    else process.stdout.write('Running services use the new calendars within a minute, or at once when restarted.\n');
+    if (!report.committed) process.stdout.write(`${say('import.entry.nothing')}\n`);
+    else process.stdout.write(`${say('calendars.done')}\n`);
   }
   if (report.rejected.length > 0) process.exitCode = 1;
 }
@@ -99,19 +106,21 @@ export function registerMarkets(program: Command): void {
         .filter((y) => y.exchange === exchange && (options.year === undefined || String(y.year) === options.year));
       if (years.length === 0)
         throw new CliError(
-          `no calendar of ${exchange}${options.year === undefined ? '' : ` for ${options.year}`}; see cauri calendars list`,
+          options.year === undefined
+            ? { key: 'calendars.none', params: { exchange } }
+            : { key: 'calendars.none.year', params: { exchange, year: options.year } },
         );
       if (options.json === true) {
         printJson(years);
         return;
       }
       for (const year of years) {
-        process.stdout.write(`${exchange} ${year.year}: ${year.source}\n\n`);
+        process.stdout.write(`${say('calendars.year', { exchange, year: String(year.year), source: year.source })}\n\n`);
         const days = year.days.map((d) => ({
           date: d.date,
-          day: WEEKDAY[new Date(`${d.date}T00:00:00Z`).getUTCDay()],
-          timetable: d.timetable ?? 'closed',
-          provisional: d.provisional === true ? 'yes' : '',
+          day: weekday(d.date),
+          timetable: d.timetable ?? say('calendars.closed'),
+          provisional: d.provisional === true ? say('calendars.provisional') : '',
           name: d.name,
         }));
         printTable(days, ['date', 'day', 'timetable', 'provisional', 'name']);

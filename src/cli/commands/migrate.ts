@@ -5,6 +5,7 @@ import { applyShippedFees } from '../../post-trade/fee-schedule.service.js';
 import { openStorage } from '../../storage/database.js';
 import { migrateToLatest } from '../../storage/migrate.js';
 import { join } from 'node:path';
+import { say } from '../i18n.js';
 import { printJson } from '../output.js';
 
 export function registerMigrate(program: Command): void {
@@ -29,9 +30,11 @@ export function registerMigrate(program: Command): void {
         if (options.json === true) {
           printJson({ dialect: storage.dialect, applied: report.applied, calendars, fees });
         } else {
-          process.stdout.write(report.applied.length === 0 ? 'Database is up to date.\n' : `Applied: ${report.applied.join(', ')}\n`);
-          if (calendars.length > 0) process.stdout.write(`Shipped calendars written: ${calendars.join(', ')}\n`);
-          if (fees.length > 0) process.stdout.write(`Shipped fee schedules written: ${fees.join(', ')}\n`);
+          process.stdout.write(
+            `${report.applied.length === 0 ? say('migrate.upToDate') : say('migrate.applied', { migrations: report.applied.join(', ') })}\n`,
+          );
+          if (calendars.length > 0) process.stdout.write(`${say('migrate.calendars', { calendars: calendars.join(', ') })}\n`);
+          if (fees.length > 0) process.stdout.write(`${say('migrate.fees', { fees: fees.join(', ') })}\n`);
         }
       } finally {
         await storage.close();

@@ -64,6 +64,13 @@ function integer(name: string, value: string, min: number, max: number): number 
   return n;
 }
 
+/** `--note-lang`: the language of the contract note's PDF, the API's `?lang=`; a usage error otherwise. */
+function noteLanguage(value: string | undefined): string {
+  if (value === undefined) return '';
+  if (value !== 'fr' && value !== 'en') throw new CliError({ key: 'orders.noteLang', params: { value } }, 2);
+  return `?lang=${value}`;
+}
+
 function status(value: string): string {
   if (!(ORDER_STATUSES as readonly string[]).includes(value))
     throw new CliError({ key: 'orders.status', params: { value, statuses: ORDER_STATUSES.join(', ') } });
@@ -178,16 +185,19 @@ export function registerOrders(program: Command): void {
       'The trade confirmation of an order with fills: a summary, the note as JSON (--json), or its PDF written to a file (--pdf)',
     )
     .option('--pdf <file>', 'write the note as a PDF to this file')
+    .option('--note-lang <language>', "language of the PDF: fr or en (default: the partner's, French for BRVM and BVMAC partners)")
     .option('--json', 'print the note as JSON')
-    .action(async (id: string, options: { pdf?: string; json?: boolean }) => {
+    .action(async (id: string, options: { pdf?: string; noteLang?: string; json?: boolean }) => {
+      // Checked before any request: a typo fails at once (exit 2).
+      const query = noteLanguage(options.noteLang);
       if (options.pdf !== undefined) {
-        const pdf = await api().bytes(orderPath(id, '/contract-note'), 'application/pdf');
+        const pdf = await api().bytes(orderPath(id, `/contract-note${query}`), 'application/pdf');
         writeFileSync(options.pdf, pdf);
         if (options.json === true) printJson({ order_id: id, file: options.pdf, bytes: pdf.length });
-        else process.stdout.write(`${options.pdf}: contract note of ${id}, ${pdf.length} bytes\n`);
+        else process.stdout.write(`${say('orders.note.saved', { file: options.pdf, id, bytes: String(pdf.length) })}\n`);
         return;
       }
-      const note = await api().json<ContractNote>('GET', orderPath(id, '/contract-note'));
+      const note = await api().json<ContractNote>('GET', orderPath(id, `/contract-note${query}`));
       if (options.json === true) printJson(note);
       else printContractNote(note);
     });
@@ -238,11 +248,14 @@ function printContractNote(note: ContractNote): void {
     ['gross_cents', String(note.gross_cents)],
     ...note.fees.map((f): [string, string] => [`  ${f.type}_cents`, String(f.amount_cents)]),
     ['fees_total_cents', String(note.fees_total_cents)],
-    ['net_cents', `${note.net_cents} ${note.currency} cents (${note.side === 'buy' ? 'payable' : 'receivable'})`],
+    [
+      'net_cents',
+      say(note.side === 'buy' ? 'orders.note.payable' : 'orders.note.receivable', { net: String(note.net_cents), currency: note.currency }),
+    ],
   ];
   const width = Math.max(...lines.map(([k]) => k.length));
   for (const [k, v] of lines) process.stdout.write(`${k.padEnd(width)}  ${v}\n`);
-  process.stdout.write(`\n${note.fills.length} fill(s):\n`);
+  process.stdout.write(`\n${say('orders.note.fills', { count: String(note.fills.length) })}\n`);
   printTable(
     note.fills.map((fill) => ({ ...fill, fees: feeSummary(fill.fees as Fee[]) })),
     FILL_COLUMNS,

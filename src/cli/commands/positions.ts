@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { IntegratorApi, apiErrorOf } from '../integrator/api.js';
 import { resolveCredentials } from '../integrator/credentials.js';
 import { readJsonFile } from '../json-file.js';
+import { say } from '../i18n.js';
 import { printJson, printTable } from '../output.js';
 
 /**
@@ -85,9 +86,15 @@ export function registerPositions(program: Command): void {
         printJson(statement);
         return;
       }
-      const replaced = statement.replaces === null ? '' : `, replacing ${statement.replaces}`;
+      const breaks =
+        statement.breaks.length === 0 ? say('positions.noBreak') : say('positions.breaks', { count: String(statement.breaks.length) });
+      const params = { id: statement.id, asOf: statement.as_of, breaks };
       process.stdout.write(
-        `${statement.id} declared as of ${statement.as_of}${replaced}: ${statement.breaks.length === 0 ? 'no break' : `${statement.breaks.length} break(s)`}\n`,
+        `${
+          statement.replaces === null
+            ? say('positions.declared', params)
+            : say('positions.declared.replacing', { ...params, replaced: statement.replaces })
+        }\n`,
       );
       if (statement.breaks.length > 0) printTable(statement.breaks, BREAK_COLUMNS);
     });

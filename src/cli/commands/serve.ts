@@ -1,21 +1,25 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/config.js';
 import { createRuntime, type Runtime } from '../../app.js';
+import { say } from '../i18n.js';
 import { CliError } from '../output.js';
 
-/** Why the server could not bind, in one line naming the address; null for an unexpected failure. */
+/**
+ * Why the server could not bind, in one line naming the address, in the run's language; null for an
+ * unexpected failure.
+ */
 export function listenFailure(error: unknown, host: string, port: number): string | null {
   const address = `${host.includes(':') ? `[${host}]` : host}:${port}`;
   switch ((error as { code?: unknown }).code) {
     case 'EADDRINUSE':
-      return `cannot listen on ${address}: the address is already in use (another process listens there; stop it or set PORT)`;
+      return say('serve.inUse', { address });
     case 'EACCES':
-      return `cannot listen on ${address}: permission denied (ports below 1024 need privileges; set PORT)`;
+      return say('serve.denied', { address });
     case 'EADDRNOTAVAIL':
-      return `cannot listen on ${address}: the address is not one of this machine's (set HOST)`;
+      return say('serve.notHere', { address });
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
-      return `cannot listen on ${address}: the host name does not resolve (set HOST)`;
+      return say('serve.unresolved', { address });
     default:
       return null;
   }
@@ -58,7 +62,8 @@ export const ROLES: readonly Role[] = ['api', 'worker', 'all'];
 export function resolveRole(flag: string | undefined, workers: 'all' | 'none'): Role {
   if (flag === undefined) return workers === 'none' ? 'api' : 'all';
   const role = flag.trim().toLowerCase();
-  if (!(ROLES as readonly string[]).includes(role)) throw new CliError(`--role must be one of ${ROLES.join(', ')} (got "${flag}")`);
+  if (!(ROLES as readonly string[]).includes(role))
+    throw new CliError({ key: 'serve.role', params: { roles: ROLES.join(', '), value: flag } });
   return role as Role;
 }
 

@@ -8,7 +8,8 @@ export const FR_HELP: Readonly<Record<string, string>> = {
   '': "Routage d'ordres vers les SGI et attestations KYC portables",
   ' --version': 'afficher la version de cauri',
   ' --lang': "langue des messages et de l'aide : en ou fr (par défaut : LC_ALL, LC_MESSAGES ou LANG, sinon en)",
-  serve: "Lancer l'API HTTP (et, sauf si CAURI_WORKERS=none, les tâches de fond)",
+  serve: "Lancer le service : --role api (l'API HTTP), worker (les tâches de fond, sans HTTP) ou all (les deux ; par défaut)",
+  'serve --role': 'ce que ce processus exécute : api, worker, all (par défaut all, ou api quand CAURI_WORKERS=none)',
   worker:
     'Lancer seulement les tâches de fond (routage, expiration des ordres, livraison des webhooks, instantané quotidien, maintenance), sans HTTP',
   migrate:
@@ -150,6 +151,8 @@ export const FR_HELP: Readonly<Record<string, string>> = {
   'orders contract-note':
     "L'avis d'opéré d'un ordre exécuté : un résumé, l'avis en JSON (--json), ou son PDF écrit dans un fichier (--pdf)",
   'orders contract-note --pdf': "écrire l'avis en PDF dans ce fichier",
+  'orders contract-note --note-lang':
+    'langue du PDF : fr ou en (par défaut, celle du partenaire : le français pour les partenaires de la BRVM et de la BVMAC)',
   'orders contract-note --json': "afficher l'avis en JSON",
   positions: "Positions des investisseurs et relevés d'avoirs, sur le service distant",
   'positions list': 'Lister les positions (par sujet, partenaire et valeur), toutes les pages',

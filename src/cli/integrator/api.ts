@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { say } from '../i18n.js';
 import { CliError } from '../output.js';
 import type { Credentials } from './credentials.js';
 
@@ -10,13 +11,13 @@ const MUTATION_ATTEMPTS = 4;
 const RETRY_BASE_MS = 500;
 const RETRY_AFTER_CAP_MS = 5_000;
 
-/** The service could not be reached at all (refused, DNS, timeout): worth retrying later. */
+/** The service could not be reached at all (refused, DNS, timeout): worth retrying later. Said in the run's language. */
 export class UnreachableError extends CliError {
   constructor(
     readonly url: string,
     cause: unknown,
   ) {
-    super(`cannot reach ${url}: ${describeNetworkError(cause)}`);
+    super(say('api.unreachable', { url, reason: describeNetworkError(cause) }));
     this.name = 'UnreachableError';
   }
 }
@@ -36,10 +37,8 @@ export class ApiCallError extends CliError {
 export function describeNetworkError(error: unknown): string {
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   if (cause?.code !== undefined)
-    return cause.code === 'ECONNREFUSED'
-      ? 'connection refused (is the service running?)'
-      : `${cause.code}${cause.message === undefined ? '' : ` (${cause.message})`}`;
-  if ((error as Error).name === 'TimeoutError') return 'timed out';
+    return cause.code === 'ECONNREFUSED' ? say('api.refused') : `${cause.code}${cause.message === undefined ? '' : ` (${cause.message})`}`;
+  if ((error as Error).name === 'TimeoutError') return say('api.timeout');
   return (error as Error).message;
 }
 
@@ -120,11 +119,7 @@ export class IntegratorApi {
     if (res.status !== 200) {
       const error = await errorOf(res, 'token exchange failed');
       if (res.status === 401)
-        throw new ApiCallError(
-          401,
-          error.code,
-          `the service refused the client credentials (${this.credentials.clientId}): ${error.message}`,
-        );
+        throw new ApiCallError(401, error.code, say('api.credentials', { client: this.credentials.clientId, reason: error.message }));
       throw error;
     }
     const body = (await res.json()) as { access_token: string; expires_in: number };

@@ -1,5 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { type IntegratorApi, UnreachableError, apiErrorOf } from './api.js';
+import { say, saySeconds } from '../i18n.js';
 import { forwardEvent } from './forward.js';
 import { SseParser, type SseMessage } from './sse-parser.js';
 
@@ -60,7 +61,7 @@ export async function listen(api: IntegratorApi, options: ListenOptions): Promis
       if (!(error instanceof UnreachableError)) throw error;
       failures++;
       const wait = backoffMs(failures);
-      err(`cauri: ${error.message}; retrying in ${(wait / 1000).toFixed(1)}s (attempt ${failures})`);
+      err(`cauri: ${say('listen.retrying', { reason: error.message, seconds: saySeconds(wait), attempt: String(failures) })}`);
       await delay(wait, undefined, { signal }).catch(() => undefined);
       continue;
     }
@@ -70,11 +71,15 @@ export async function listen(api: IntegratorApi, options: ListenOptions): Promis
       if (!retryable(res.status)) throw error;
       failures++;
       const wait = Math.max(backoffMs(failures), Number(res.headers.get('retry-after') ?? 0) * 1000);
-      err(`cauri: ${error.message}; retrying in ${(wait / 1000).toFixed(1)}s (attempt ${failures})`);
+      err(`cauri: ${say('listen.retrying', { reason: error.message, seconds: saySeconds(wait), attempt: String(failures) })}`);
       await delay(wait, undefined, { signal }).catch(() => undefined);
       continue;
     }
-    out(`${connectedOnce ? 'Reconnected' : 'Connected'} to ${api.baseUrl}${lastId === null ? '' : ` (resuming after ${lastId})`}`);
+    out(
+      lastId === null
+        ? say(connectedOnce ? 'listen.reconnected' : 'listen.connected', { url: api.baseUrl })
+        : say(connectedOnce ? 'listen.reconnected.after' : 'listen.connected.after', { url: api.baseUrl, id: lastId }),
+    );
     connectedOnce = true;
     const opened = Date.now();
     let idle: NodeJS.Timeout | undefined;
@@ -82,7 +87,7 @@ export async function listen(api: IntegratorApi, options: ListenOptions): Promis
       clearTimeout(idle);
       idle = setTimeout(abort, IDLE_TIMEOUT_MS);
     };
-    let reason = 'the service closed the stream';
+    let reason = say('listen.closed');
     try {
       watchdog();
       const parser = new SseParser();
@@ -99,7 +104,7 @@ export async function listen(api: IntegratorApi, options: ListenOptions): Promis
       }
     } catch (error) {
       if (signal.aborted) return;
-      reason = connection.signal.aborted ? 'no data for 45 s' : `the connection dropped (${(error as Error).message})`;
+      reason = connection.signal.aborted ? say('listen.idle') : say('listen.dropped', { reason: (error as Error).message });
     } finally {
       clearTimeout(idle);
       signal.removeEventListener('abort', abort);
@@ -107,8 +112,13 @@ export async function listen(api: IntegratorApi, options: ListenOptions): Promis
     if (signal.aborted) return;
     failures = Date.now() - opened < HEALTHY_CONNECTION_MS ? failures + 1 : 0;
     const wait = failures === 0 ? 0 : backoffMs(failures);
+    const seconds = saySeconds(wait);
     err(
-      `cauri: ${reason}; reconnecting${wait === 0 ? '' : ` in ${(wait / 1000).toFixed(1)}s`}${lastId === null ? '' : ` after ${lastId}`}`,
+      `cauri: ${
+        lastId === null
+          ? say(wait === 0 ? 'listen.reconnecting' : 'listen.reconnecting.in', { reason, seconds })
+          : say(wait === 0 ? 'listen.reconnecting.after' : 'listen.reconnecting.inAfter', { reason, seconds, id: lastId })
+      }`,
     );
     if (wait > 0) await delay(wait, undefined, { signal }).catch(() => undefined);
   }
@@ -117,7 +127,7 @@ export async function listen(api: IntegratorApi, options: ListenOptions): Promis
     if (message.id === null || message.data === '') return;
     if (options.types !== null && !options.types.has(message.event)) return;
     const outcome = await forwardEvent(options.forwardTo, options.secret, message.id, message.data);
-    const result = 'status' in outcome ? `[${outcome.status}]` : `[failed: ${outcome.error}]`;
+    const result = 'status' in outcome ? `[${outcome.status}]` : `[${say('listen.failed', { error: outcome.error })}]`;
     out(
       `${new Date().toISOString()}  ${message.event.padEnd(14)}  ${message.id}  --> POST ${options.forwardTo} ${result} ${outcome.durationMs}ms`,
     );
