@@ -8,9 +8,9 @@ export const FR_HELP: Readonly<Record<string, string>> = {
   '': "Routage d'ordres vers les SGI et attestations KYC portables",
   ' --version': 'afficher la version de cauri',
   ' --lang': "langue des messages et de l'aide : en ou fr (par défaut : LC_ALL, LC_MESSAGES ou LANG, sinon en)",
-  serve: "Lancer l'API HTTP (et, sauf si CAURI_WORKERS=none, les tâches de fond)",
-  worker:
-    'Lancer seulement les tâches de fond (routage, expiration des ordres, livraison des webhooks, instantané quotidien, maintenance), sans HTTP',
+  serve: "Lancer le service : --role api (l'API HTTP), worker (les tâches de fond, sans HTTP) ou all (les deux ; par défaut)",
+  'serve --role': 'ce que ce processus exécute : api, worker, all (par défaut all, ou api quand CAURI_WORKERS=none)',
+  worker: 'Comme `cauri serve --role worker` : seulement les tâches de fond, sans HTTP',
   migrate:
     'Appliquer les migrations de base de données en attente, les calendriers de bourse et barèmes de frais livrés (le service les applique aussi au démarrage)',
   'migrate --json': 'afficher le résultat en JSON',
