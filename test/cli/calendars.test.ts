@@ -24,7 +24,7 @@ async function json(args: string[], env: Record<string, string>): Promise<any> {
 
 const gse = readShippedCalendars().find((f) => f.file === 'GSE.json')?.content as CalendarEntry;
 
-test('cauri calendars: list the shipped years, refuse a bad file whole, import a good one, show it', { timeout: 60_000 }, async (t) => {
+test('cauri calendars: list the shipped years, refuse a bad file whole, import a good one, show it', { timeout: 180_000 }, async (t) => {
   const { dir, env } = deployment(t);
   const listed = (await json(['calendars', 'list'], env)) as Json[];
   assert.deepEqual(
@@ -80,7 +80,7 @@ test('cauri calendars: list the shipped years, refuse a bad file whole, import a
   assert.deepEqual((await json(['migrate'], env)).calendars, []);
 });
 
-test('cauri markets clock: one exchange or all, as text or JSON', { timeout: 30_000 }, async (t) => {
+test('cauri markets clock: one exchange or all, as text or JSON', { timeout: 120_000 }, async (t) => {
   const { env } = deployment(t);
   const all = (await json(['markets', 'clock'], env)) as Json[];
   assert.deepEqual(

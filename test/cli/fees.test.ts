@@ -24,7 +24,7 @@ async function json(args: string[], env: Record<string, string>): Promise<any> {
 const gse = (readShippedFees().find((f) => f.file === 'GSE.json')?.content as Json[])[0] as Json;
 
 test('cauri fees: list the shipped and sandbox schedules, refuse a bad file whole, import a new version', {
-  timeout: 60_000,
+  timeout: 180_000,
 }, async (t) => {
   const { dir, env } = deployment(t);
   const listed = (await json(['fees', 'list'], env)) as Json[];

@@ -10,8 +10,7 @@ export const FR_HELP: Readonly<Record<string, string>> = {
   ' --lang': "langue des messages et de l'aide : en ou fr (par défaut : LC_ALL, LC_MESSAGES ou LANG, sinon en)",
   serve: "Lancer le service : --role api (l'API HTTP), worker (les tâches de fond, sans HTTP) ou all (les deux ; par défaut)",
   'serve --role': 'ce que ce processus exécute : api, worker, all (par défaut all, ou api quand CAURI_WORKERS=none)',
-  worker:
-    'Lancer seulement les tâches de fond (routage, expiration des ordres, livraison des webhooks, instantané quotidien, maintenance), sans HTTP',
+  worker: 'Comme `cauri serve --role worker` : seulement les tâches de fond, sans HTTP',
   migrate:
     'Appliquer les migrations de base de données en attente, les calendriers de bourse et barèmes de frais livrés (le service les applique aussi au démarrage)',
   'migrate --json': 'afficher le résultat en JSON',

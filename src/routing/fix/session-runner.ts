@@ -203,7 +203,7 @@ export class FixSessionRunner {
     if (!(await this.#lease())) return { kind: 'waiting', waitMs: Math.ceil(options.leaseMs / 3) };
 
     const row = await this.#deps.transact((trx) => openSession(trx, key, now));
-    await this.#setState('connecting', null);
+    await this.#setState('connecting', undefined);
     // jspurefix takes about a second of CPU to load: only processes that run a FIX session load it.
     const [{ DurableFixSession }, { fix44Dictionary, sessionConfig, transportOver }] = await Promise.all([
       import('./jspurefix/durable-session.js'),
@@ -310,7 +310,8 @@ export class FixSessionRunner {
     return this.#deps.transact((trx) => leaseSession(trx, this.#deps.partnerId, this.#deps.options.owner, now, this.#deps.options.leaseMs));
   }
 
-  async #setState(state: FixSessionState, lastError: string | null, loggedOn = false): Promise<void> {
+  /** `lastError` undefined keeps the one recorded: a reconnect attempt still shows why the last one failed. */
+  async #setState(state: FixSessionState, lastError: string | null | undefined, loggedOn = false): Promise<void> {
     this.#state = state;
     await this.#deps.transact((trx) =>
       setSessionState(trx, this.#deps.partnerId, state, this.#deps.clock.now().getTime(), { lastError, loggedOn }),
