@@ -61,9 +61,7 @@ async function dropTestSchemas() {
   }
 }
 
-// Most test files spend their time waiting (for a child process, a socket, an fsync), so three at a
-// time keep two cores busy where two left them idle a third of the time.
-const concurrency = process.env.TEST_CONCURRENCY ?? '3';
+const concurrency = process.env.TEST_CONCURRENCY ?? '2';
 await dropTestSchemas();
 const result = spawnSync(
   process.execPath,

@@ -153,7 +153,20 @@ export const status = (order: Order): string => order.status;
 test('the cauri tarball installs into a clean folder and serves the sandbox from there', { timeout: 720_000 }, async (t) => {
   const { tarballs } = await pack(t);
   const project = cleanProject(t, 'service');
-  // Its dependencies come from the registry (the npm cache first); better-sqlite3 builds its native module.
+  // Its dependencies come from the registry (the npm cache first). better-sqlite3's install looks for a
+  // prebuilt native module before it compiles one; it is given the one this checkout built, as a
+  // download of the prebuilt binary would (compiling it again only tests the compiler, for minutes).
+  const prebuilds = folder(t, 'prebuilds');
+  const sqliteVersion = (JSON.parse(readFileSync(join(ROOT, 'node_modules', 'better-sqlite3', 'package.json'), 'utf8')) as Json).version;
+  const prebuilt = join(
+    prebuilds,
+    `better-sqlite3-v${sqliteVersion}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`,
+  );
+  await run('tar', ['-czf', prebuilt, '-C', join(ROOT, 'node_modules', 'better-sqlite3'), 'build/Release/better_sqlite3.node']);
+  process.env.npm_config_better_sqlite3_local_prebuilds = prebuilds;
+  t.after(() => {
+    delete process.env.npm_config_better_sqlite3_local_prebuilds;
+  });
   await npm(['install', '--prefer-offline', tarballs['@cauri/verifier']!, tarballs.cauri!], project, 600_000);
 
   const version = await run('npx', ['--no-install', 'cauri', '--version'], { cwd: project });
