@@ -71,6 +71,7 @@ export async function startPostgresService(
   cwd: string,
   servers: ServerProcess[],
   cli: string,
+  nodeArgs: string[] = [],
 ): Promise<{ orders: OrderTarget; drop: () => Promise<void> } | null> {
   const serverUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
   if (serverUrl === undefined || serverUrl === '') return null;
@@ -99,6 +100,7 @@ export async function startPostgresService(
       args: ['serve'],
       env: { ...env, PORT: String(port) },
       cwd,
+      nodeArgs,
       timeoutMs: 90_000,
       ready: { kind: 'poll', base: `http://127.0.0.1:${port}`, path: '/readyz' },
     });

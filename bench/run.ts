@@ -108,13 +108,14 @@ async function main(): Promise<number> {
 
     const port = await freePort();
     if (cpuProfDir !== null) mkdirSync(cpuProfDir, { recursive: true });
+    const profiling = cpuProfDir === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`];
     const service = await spawnServer({
       name: 'cauri serve',
       script: CLI,
       args: ['serve'],
       env: { ...serviceEnv, PORT: String(port) },
       cwd: dataDir,
-      nodeArgs: cpuProfDir === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`],
+      nodeArgs: profiling,
       ready: { kind: 'poll', base: `http://127.0.0.1:${port}`, path: '/readyz' },
     });
     servers.push(service);
@@ -174,7 +175,7 @@ async function main(): Promise<number> {
       log('positions fixture: a subject with 10,000 fills');
       positions = await positionsFixture(service.base, token, log);
     }
-    const postgres = wanted('order submission (PostgreSQL)') ? await startPostgresService(serviceEnv, dataDir, servers, CLI) : null;
+    const postgres = wanted('order submission (PostgreSQL)') ? await startPostgresService(serviceEnv, dataDir, servers, CLI, profiling) : null;
     const scaled = wanted('order submission (scaled out)') ? await startScaledOut(serviceEnv, dataDir, servers, CLI) : null;
     const ctx: BenchContext = {
       service: service.base,

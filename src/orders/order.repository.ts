@@ -53,6 +53,24 @@ export async function updateOrder(db: Kysely<Database>, id: string, changes: Par
   await update.query.execute(db, id, ...update.columns.map((c) => values[c]));
 }
 
+/**
+ * The sequence number of the last report applied to each of `ids` (orders not found are absent).
+ * A plain read: the number only grows, so a report at or below it is known to be a duplicate.
+ */
+export async function lastReportSeqs(db: Kysely<Database>, ids: readonly string[]): Promise<Map<string, number>> {
+  const seqs = new Map<string, number>();
+  const unique = [...new Set(ids)];
+  for (let i = 0; i < unique.length; i += 500) {
+    const rows = await db
+      .selectFrom('orders')
+      .select(['id', 'last_report_seq'])
+      .where('id', 'in', unique.slice(i, i + 500))
+      .execute();
+    for (const row of rows) seqs.set(row.id, row.last_report_seq);
+  }
+  return seqs;
+}
+
 const fillInsert = new PreparedInsert('order_fills');
 
 export async function insertFill(db: Kysely<Database>, row: OrderFillTable): Promise<void> {

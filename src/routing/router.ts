@@ -10,7 +10,14 @@ import { findInstrument } from '../partners/instrument.repository.js';
 import { priceFill } from '../post-trade/fill-pricing.js';
 import type { RequestRefusal } from '../orders/core/lifecycle.js';
 import { isFinal } from '../orders/core/state-machine.js';
-import { claimDueOrders, findOrderForUpdate, insertFill, partnersWithOpenOrders, updateOrder } from '../orders/order.repository.js';
+import {
+  claimDueOrders,
+  findOrderForUpdate,
+  insertFill,
+  lastReportSeqs,
+  partnersWithOpenOrders,
+  updateOrder,
+} from '../orders/order.repository.js';
 import type { Order } from '../orders/order.schemas.js';
 import { toOrder } from '../orders/order.mapping.js';
 import type { OrderRow } from '../orders/order.table.js';
@@ -456,7 +463,18 @@ export class Router {
       throw error;
     }
     let applied = 0;
+    // Reports already applied (an answer the request path applied itself, a log read again from
+    // its start) are passed over without opening a transaction that would lock their order.
+    const appliedUpTo =
+      batch.reports.length === 0
+        ? new Map<string, number>()
+        : await lastReportSeqs(
+            this.db,
+            batch.reports.map((r) => r.order_id),
+          );
     for (const report of batch.reports) {
+      const last = appliedUpTo.get(report.order_id);
+      if (last !== undefined && classifyReport(last, report) === 'duplicate') continue;
       const outcome = await this.apply(report);
       if (outcome === 'gap') {
         // An earlier report of that order is missing: keep the position and read again next time.

@@ -1,3 +1,4 @@
+import type { Writable } from 'node:stream';
 import type { PostgresCursor, PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
 import type pg from 'pg';
 
@@ -106,6 +107,8 @@ class WireClient implements PostgresPoolClient {
   #awaiting = 0;
   /** The open transaction changed a kept table. */
   #touchedKept = false;
+  /** The socket holds its writes until the current turn's statements are all queued. */
+  #corked = false;
 
   constructor(
     private readonly client: pg.PoolClient,
@@ -183,6 +186,7 @@ class WireClient implements PostgresPoolClient {
     stats.statements++;
     if (this.#awaiting === 0) stats.roundTrips++;
     this.#awaiting++;
+    this.#cork();
     try {
       return (await (typeof query === 'string'
         ? this.client.query(query, values)
@@ -190,6 +194,23 @@ class WireClient implements PostgresPoolClient {
     } finally {
       this.#awaiting--;
     }
+  }
+
+  /**
+   * The driver writes each protocol message of a statement (bind, execute, sync) to the socket as it
+   * makes it: one system call each. Corked until the statements queued in this turn of the event loop
+   * are all written, they leave in one write.
+   */
+  #cork(): void {
+    if (this.#corked) return;
+    const stream = (this.client as unknown as { connection?: { stream?: Writable } }).connection?.stream;
+    if (stream === undefined || typeof stream.cork !== 'function') return;
+    this.#corked = true;
+    stream.cork();
+    process.nextTick(() => {
+      this.#corked = false;
+      stream.uncork();
+    });
   }
 
   release(): void {

@@ -212,7 +212,8 @@ if (!IN_LOOPBACK_NAMESPACE) {
         async () => ((await findSession(runtime.storage.db, d.partnerId))?.updated_at ?? 0) > (session?.updated_at ?? 0),
       );
       session = await failedWith(t, runtime, d.partnerId, /unable to verify the first certificate/);
-      assert.equal(session?.state, 'disconnected');
+      // Down: between attempts, or already trying the next one.
+        assert.match(session?.state ?? '', /^(disconnected|connecting)$/);
       // cauri refused the gateway during the handshake, before presenting its own certificate.
       assert.doesNotMatch(d.executor.output(), /subject: \/CN=CAURI/);
       assert.equal(logons(d.executor).length, 0);
