@@ -175,7 +175,9 @@ async function main(): Promise<number> {
       log('positions fixture: a subject with 10,000 fills');
       positions = await positionsFixture(service.base, token, log);
     }
-    const postgres = wanted('order submission (PostgreSQL)') ? await startPostgresService(serviceEnv, dataDir, servers, CLI, profiling) : null;
+    const postgres = wanted('order submission (PostgreSQL)')
+      ? await startPostgresService(serviceEnv, dataDir, servers, CLI, profiling)
+      : null;
     const scaled = wanted('order submission (scaled out)') ? await startScaledOut(serviceEnv, dataDir, servers, CLI) : null;
     const ctx: BenchContext = {
       service: service.base,

@@ -1,8 +1,10 @@
-// Runs every compiled test file with Node's test runner. Node 20 does not expand globs given to
-// --test, so the files are collected here. Extra arguments narrow the run to paths containing them.
+// Runs every compiled test file, each in a Node.js process of its own, a few at a time. Node 20 does
+// not expand globs given to --test, so the files are collected here. Extra arguments narrow the run to
+// paths containing them. Each file's report is printed whole when it ends (never interleaved with
+// another's), and the run ends with the failed files and the slowest ones.
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 
 const roots = ['dist/src', 'dist/test', 'packages/verifier/dist', 'packages/sdk/dist'];
 const filters = process.argv.slice(2);
@@ -46,6 +48,7 @@ if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);
 }
+
 // Test files give each PostgreSQL test a schema of its own (t_ + 12 hex digits) and leave it in place;
 // they are removed here, before and after the run, when no test is migrating.
 async function dropTestSchemas() {
@@ -61,12 +64,61 @@ async function dropTestSchemas() {
   }
 }
 
-const concurrency = process.env.TEST_CONCURRENCY ?? '2';
+/** One file in a process of its own; its whole report, its exit and how long it took. */
+function runFile(file) {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--enable-source-maps', '--test-reporter=spec', relative('.', file)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const chunks = [];
+    child.stdout.on('data', (chunk) => chunks.push(chunk));
+    child.stderr.on('data', (chunk) => chunks.push(chunk));
+    child.on('close', (code, signal) => {
+      const output = Buffer.concat(chunks).toString('utf8');
+      const count = (name) => Number(output.match(new RegExp(`^ℹ ${name} (\\d+)$`, 'm'))?.[1] ?? 0);
+      resolve({
+        file: relative('.', file),
+        ok: code === 0,
+        exit: signal ?? code,
+        seconds: (Date.now() - started) / 1000,
+        output,
+        tests: count('tests'),
+        pass: count('pass'),
+        fail: count('fail'),
+        skipped: count('skipped'),
+      });
+    });
+  });
+}
+
+const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY ?? '2') || 2);
+const runStarted = Date.now();
 await dropTestSchemas();
-const result = spawnSync(
-  process.execPath,
-  ['--enable-source-maps', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files.map((f) => relative('.', f))],
-  { stdio: 'inherit' },
+const results = [];
+let next = 0;
+async function lane() {
+  while (next < files.length) {
+    const file = files[next++];
+    const result = await runFile(file);
+    results.push(result);
+    process.stdout.write(
+      `\n▶ ${result.file} (${result.seconds.toFixed(1)} s, ${result.ok ? 'ok' : `FAILED, exit ${result.exit}`})\n${result.output}`,
+    );
+  }
+}
+await Promise.all(Array.from({ length: Math.min(concurrency, files.length) }, lane));
+await dropTestSchemas();
+
+const total = (key) => results.reduce((n, r) => n + r[key], 0);
+const failed = results.filter((r) => !r.ok);
+const slowest = [...results].sort((a, b) => b.seconds - a.seconds).slice(0, 15);
+process.stdout.write(
+  `\n── ${results.length} files, ${total('tests')} tests: ${total('pass')} passed, ${total('fail')} failed, ${total('skipped')} skipped, ` +
+    `in ${((Date.now() - runStarted) / 1000).toFixed(0)} s (${concurrency} at a time)\n` +
+    `slowest files:\n${slowest.map((r) => `  ${r.seconds.toFixed(1).padStart(7)} s  ${r.file}`).join('\n')}\n`,
 );
-await dropTestSchemas();
-process.exit(result.status ?? 1);
+if (failed.length > 0) {
+  process.stdout.write(`failed files:\n${failed.map((r) => `  ✖ ${r.file} (exit ${r.exit})`).join('\n')}\n`);
+  process.exit(1);
+}

@@ -213,7 +213,7 @@ if (!IN_LOOPBACK_NAMESPACE) {
       );
       session = await failedWith(t, runtime, d.partnerId, /unable to verify the first certificate/);
       // Down: between attempts, or already trying the next one.
-        assert.match(session?.state ?? '', /^(disconnected|connecting)$/);
+      assert.match(session?.state ?? '', /^(disconnected|connecting)$/);
       // cauri refused the gateway during the handshake, before presenting its own certificate.
       assert.doesNotMatch(d.executor.output(), /subject: \/CN=CAURI/);
       assert.equal(logons(d.executor).length, 0);

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { openDatabase } from '../../app.js';
+import { openDatabase } from '../context.js';
 import { listClientAccounts } from '../../accounts/account.repository.js';
 import { toInvestorAccount } from '../../accounts/account.service.js';
 import { loadConfig } from '../../config/config.js';

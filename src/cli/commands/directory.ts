@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/config.js';
-import { openDatabase } from '../../app.js';
+import { openDatabase } from '../context.js';
 import { listInstruments } from '../../partners/instrument.repository.js';
 import { importInstruments, toInstrument } from '../../partners/instrument.service.js';
 import { listFxRates } from '../../partners/fx-rate.repository.js';

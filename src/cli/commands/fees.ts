@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { openDatabase } from '../../app.js';
+import { openDatabase } from '../context.js';
 import { loadConfig } from '../../config/config.js';
 import { isoSeconds } from '../../lib/clock.js';
 import type { ExchangeFeeVersion, PartnerFeeVersion } from '../../post-trade/core/schedule.js';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { openDatabase } from '../../app.js';
+import { openDatabase } from '../context.js';
 import { loadConfig } from '../../config/config.js';
 import { resolveMasterKey } from '../../config/master-key.js';
 import { deriveKey } from '../../lib/crypto.js';

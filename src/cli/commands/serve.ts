@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/config.js';
-import { createRuntime, type Runtime } from '../../app.js';
+import type { Runtime } from '../../app.js';
 import { say } from '../i18n.js';
 import { CliError } from '../output.js';
 
@@ -71,6 +71,7 @@ async function runRole(role: Role): Promise<void> {
   // Every role is the same runtime: `api` without the workers, `worker` without a listening socket.
   // Processes coordinate through the database (leases) and Redis (rate limits).
   const config = { ...loadConfig(), workers: role === 'api' ? ('none' as const) : ('all' as const) };
+  const { createRuntime } = await import('../../app.js');
   const runtime = await createRuntime(config);
   if (role === 'worker') {
     runtime.app.log.info({ database: runtime.storage.dialect, role }, `${config.serviceName} workers running`);
