@@ -10,6 +10,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { measurePaced } from './paced.js';
 import { measure, measureSplit, type Measurement } from './load.js';
 import { CpuProbe } from './cpu.js';
 import { freePort, killAllChildren, runNode, spawnServer, type ServerProcess } from './processes.js';
@@ -342,10 +343,9 @@ async function runScenario(
   if (scenario.goal !== undefined && !isRatioGoal(scenario.goal) && scenario.goal.atFractionOfMax !== undefined) {
     const rate = ours.rps * scenario.goal.atFractionOfMax;
     await pause(500);
-    const measured = await measure(`${scenario.name} / ours at ${Math.round(rate)}/s`, sides[0]!.target, {
+    const measured = await measurePaced(`${scenario.name} / ours at ${Math.round(rate)}/s`, sides[0]!.target, {
       connections: scenario.connections ?? settings.connections,
       duration: settings.duration,
-      warmup: 0,
       rate,
     });
     log(`    ours held at ${rate.toFixed(0)}/s: ${measured.rps.toFixed(0)}/s, p50 ${measured.p50} ms, p99 ${measured.p99} ms`);
@@ -361,8 +361,8 @@ async function runScenario(
   const heldNote =
     held === undefined
       ? undefined
-      : `Latency goal read at ${Math.round((held.rate / ours.rps) * 100)} % of the measured maximum: ours held at ${Math.round(held.rate).toLocaleString('en-US')} requests a second ` +
-        `for ${settings.duration} s over the same ${scenario.connections ?? settings.connections} connections answered ${Math.round(held.measured.rps).toLocaleString('en-US')} a second, ` +
+      : `Latency goal read at ${Math.round((held.rate / ours.rps) * 100)} % of the measured maximum: ours sent ${Math.round(held.rate).toLocaleString('en-US')} requests a second, evenly spaced, ` +
+        `for ${settings.duration} s over at most ${scenario.connections ?? settings.connections} connections (latency counted from each request's due time) answered ${Math.round(held.measured.rps).toLocaleString('en-US')} a second, ` +
         `p50 ${held.measured.p50} ms, p99 ${held.measured.p99} ms. At the maximum rate the p99 (${ours.p99} ms, the worst round's) is mostly time spent queueing behind the other connections.`;
   const cpuNote =
     cpuGroups === undefined
