@@ -9,6 +9,7 @@
  *   POST /bare/signed-durable  the same, signed (Ed25519 over its RFC 8785 form) before the insert
  *
  *   POST /bare/pg-order        the PostgreSQL floor of an order (below), when BARE_DATABASE_URL is set
+ *   POST /bare/pg-order-commits the same, with as many commits as the service makes per order
  *
  * The durable routes are floors: the least a route can do that must make a write durable (and sign it)
  * before answering, on the same stack and with the same techniques as the service (one SQLite
@@ -194,6 +195,8 @@ if (pool !== null) {
   await admin.query(`create schema ${pgSchema}`);
   await admin.query(`create table ${pgSchema}.orders (id text primary key, document text not null, status text not null)`);
   await admin.query(`create table ${pgSchema}.events (id text primary key, order_id text not null, data text not null)`);
+  await admin.query(`create table ${pgSchema}.calls (id text primary key, order_id text not null, data text not null)`);
+  await admin.query(`create table ${pgSchema}.fills (id text primary key, order_id text not null, qty integer not null)`);
   await admin.end();
   app.post<{ Body: Body }>('/bare/pg-order', postSchema, async (request, reply) => {
     const document = received(request.body);
@@ -204,6 +207,43 @@ if (pool !== null) {
       values: [document.id, text, 'created', randomUUID()],
     });
     await pool.query({ name: 'bare_handover', text: 'update orders set status = $2 where id = $1', values: [document.id, 'routed'] });
+    reply.code(201);
+    return document;
+  });
+
+  /**
+   * The floor with the service's count of commits per sandbox order on PostgreSQL, and nothing else:
+   * the order and its event; the partner's call journaled; the partner's answer (the order routed,
+   * its event) before the answer; then, after it, the fill (the order filled, the fill, its event),
+   * as the service's routing worker applies it. Each its own transaction, one statement each.
+   */
+  app.post<{ Body: Body }>('/bare/pg-order-commits', postSchema, async (request, reply) => {
+    const document = received(request.body);
+    const text = JSON.stringify(document);
+    await pool.query({
+      name: 'commits_order',
+      text: 'with o as (insert into orders (id, document, status) values ($1, $2, $3)) insert into events (id, order_id, data) values ($4, $1, $2)',
+      values: [document.id, text, 'created', randomUUID()],
+    });
+    await pool.query({
+      name: 'commits_call',
+      text: 'insert into calls (id, order_id, data) values ($1, $2, $3)',
+      values: [randomUUID(), document.id, text],
+    });
+    await pool.query({
+      name: 'commits_routed',
+      text: 'with o as (update orders set status = $2 where id = $1) insert into events (id, order_id, data) values ($3, $1, $2)',
+      values: [document.id, 'routed', randomUUID()],
+    });
+    void pool
+      .query({
+        name: 'commits_fill',
+        text:
+          'with o as (update orders set status = $2 where id = $1), f as (insert into fills (id, order_id, qty) values ($3, $1, 1)) ' +
+          'insert into events (id, order_id, data) values ($4, $1, $2)',
+        values: [document.id, 'filled', randomUUID(), randomUUID()],
+      })
+      .catch((error: unknown) => app.log.error(error));
     reply.code(201);
     return document;
   });

@@ -58,6 +58,7 @@ export type ReferenceName =
   | 'bare-durable'
   | 'bare-signed-durable'
   | 'bare-pg-order'
+  | 'bare-pg-commits'
   | 'sqlite-orders'
   | 'oidc-peer-token'
   | 'one-process-orders';
@@ -93,6 +94,12 @@ export const REFERENCES: Record<ReferenceName, { label: string; short: string; t
       'floor: bare `POST /bare/pg-order` (the same body, then on PostgreSQL one transaction inserting the order and its event, one recording the hand-over; pool of 10)',
     short: 'PostgreSQL order floor',
     target: (ctx) => barePost(ctx, '/bare/pg-order'),
+  },
+  'bare-pg-commits': {
+    label:
+      'bare `POST /bare/pg-order-commits` (the PostgreSQL floor with the commits the service makes per sandbox order: order, journaled call, routed answer, then the fill after the answer; one statement each; pool of 10)',
+    short: 'same commits floor',
+    target: (ctx) => barePost(ctx, '/bare/pg-order-commits'),
   },
   'sqlite-orders': {
     label: 'cauri `POST /v1/orders` on SQLite (the same order, the embedded service, in the same run)',
@@ -263,7 +270,7 @@ export const SCENARIOS: readonly Scenario[] = [
     description:
       'The same on PostgreSQL (a throwaway database on the local server, pool of 10 connections): 6 round trips and 2 transactions a request (docs/performance.md), against the durable minimum of an order there and SQLite order submission, in the same run',
     target: (ctx) => orderTarget(ctx.orders.postgres as OrderTarget),
-    references: ['bare-pg-order', 'sqlite-orders', 'bare-post'],
+    references: ['bare-pg-order', 'bare-pg-commits', 'sqlite-orders', 'bare-post'],
     goal: { ratio: 0.4, of: 'bare-pg-order' },
     available: (ctx) => ctx.orders.postgres !== null,
   },
