@@ -10,7 +10,7 @@ async function main(argv: string[]): Promise<void> {
   try {
     const run = cliLanguageOf(argv, process.env);
     language = run.language;
-    await buildProgram(language).parseAsync(run.argv);
+    await (await buildProgram(language, run.argv)).parseAsync(run.argv);
   } catch (error) {
     if (error instanceof CommanderError) {
       process.exitCode = error.exitCode;

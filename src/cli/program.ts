@@ -1,17 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
-import { registerAccounts } from './commands/accounts.js';
-import { registerAudit } from './commands/audit.js';
-import { registerClients } from './commands/clients.js';
-import { registerDirectory } from './commands/directory.js';
-import { registerFees } from './commands/fees.js';
-import { registerIntegrator } from './commands/integrator.js';
-import { registerKeys } from './commands/keys.js';
-import { registerMarkets } from './commands/markets.js';
-import { registerMigrate } from './commands/migrate.js';
-import { registerOrders } from './commands/orders.js';
-import { registerPositions } from './commands/positions.js';
-import { registerServe } from './commands/serve.js';
 import { localiseHelp, message, type CliLanguage } from './i18n.js';
 
 /**
@@ -25,24 +13,41 @@ function packageVersion(): string {
   return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 }
 
-/** The whole command tree, its help in `language`. */
-export function buildProgram(language: CliLanguage = 'en'): Command {
+type Register = (program: Command) => void;
+
+/**
+ * The top-level commands, by the module that registers them, in the order help lists them. A run
+ * loads the module of the command it names and no other (each pulls in what its commands need: the
+ * database and its migrations, the HTTP client...); help and unknown commands load them all.
+ */
+export const COMMAND_MODULES: ReadonlyArray<{ names: readonly string[]; load: () => Promise<Register> }> = [
+  { names: ['serve', 'worker'], load: async () => (await import('./commands/serve.js')).registerServe },
+  { names: ['migrate'], load: async () => (await import('./commands/migrate.js')).registerMigrate },
+  { names: ['partners', 'instruments', 'fx'], load: async () => (await import('./commands/directory.js')).registerDirectory },
+  { names: ['accounts'], load: async () => (await import('./commands/accounts.js')).registerAccounts },
+  { names: ['calendars', 'markets'], load: async () => (await import('./commands/markets.js')).registerMarkets },
+  { names: ['fees'], load: async () => (await import('./commands/fees.js')).registerFees },
+  { names: ['clients'], load: async () => (await import('./commands/clients.js')).registerClients },
+  { names: ['keys'], load: async () => (await import('./commands/keys.js')).registerKeys },
+  { names: ['audit'], load: async () => (await import('./commands/audit.js')).registerAudit },
+  { names: ['login', 'trigger', 'listen', 'events'], load: async () => (await import('./commands/integrator.js')).registerIntegrator },
+  { names: ['orders'], load: async () => (await import('./commands/orders.js')).registerOrders },
+  { names: ['positions'], load: async () => (await import('./commands/positions.js')).registerPositions },
+];
+
+/**
+ * The command tree, its help in `language`: the whole of it, or, given the run's arguments, only
+ * the top-level command they name (the first argument that is one).
+ */
+export async function buildProgram(language: CliLanguage = 'en', argv?: readonly string[]): Promise<Command> {
   const program = new Command('cauri')
     .description('Brokerage order routing and portable KYC attestations')
     .version(packageVersion(), '-V, --version', message(language, 'help.version'))
     .showHelpAfterError()
     .exitOverride();
-  registerServe(program);
-  registerMigrate(program);
-  registerDirectory(program);
-  registerAccounts(program);
-  registerMarkets(program);
-  registerFees(program);
-  registerClients(program);
-  registerKeys(program);
-  registerAudit(program);
-  registerIntegrator(program);
-  registerOrders(program);
-  registerPositions(program);
+  const named = argv?.slice(2).find((arg) => COMMAND_MODULES.some((m) => m.names.includes(arg)));
+  const versionOnly = named === undefined && argv !== undefined && argv.slice(2).some((arg) => arg === '-V' || arg === '--version');
+  const modules = named === undefined ? (versionOnly ? [] : COMMAND_MODULES) : COMMAND_MODULES.filter((m) => m.names.includes(named));
+  for (const register of await Promise.all(modules.map((m) => m.load()))) register(program);
   return localiseHelp(program, language);
 }

@@ -13,8 +13,8 @@ import { runCli } from '../support/process.js';
 
 const placeholders = (text: string): string[] => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1] ?? '').sort();
 
-test('every command, argument and option has its French help, and the French help names nothing else', () => {
-  const program = buildProgram('en');
+test('every command, argument and option has its French help, and the French help names nothing else', async () => {
+  const program = await buildProgram('en');
   const keys = allCommands(program).flatMap((c) => helpKeys(c));
   assert.ok(keys.length > 100, `${keys.length} help texts`);
   for (const { key, english } of keys) {
@@ -24,7 +24,7 @@ test('every command, argument and option has its French help, and the French hel
   const known = new Set(keys.map((k) => k.key));
   for (const key of Object.keys(FR_HELP)) assert.ok(known.has(key), `French help for "${key}", which does not exist`);
   // And it is what the French tree shows.
-  const french = buildProgram('fr');
+  const french = await buildProgram('fr');
   const orders = allCommands(french).find((c) => commandPath(c) === 'orders list');
   assert.equal(orders?.description(), FR_HELP['orders list']);
 });

@@ -46,6 +46,12 @@ export async function runDocument(
     service?: Record<string, string> /** Added to the shell's environment only (a locale, say). */;
     shell?: Record<string, string>;
     timeoutMs: number;
+    /**
+     * `direct`: `npx cauri` runs this checkout's bin without npm's start-up and its walk of
+     * node_modules (over a second a call), which npm only does to find that same bin; README.md and
+     * the first steps keep the real npx (`real`).
+     */
+    npx?: 'real' | 'direct';
   },
 ): Promise<DocumentRun> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cauri-docs-'));
@@ -71,7 +77,10 @@ export async function runDocument(
     ...options.service,
   };
   const { base } = await spawnService(t, deployment);
-  const result = await runBash(shellScript(runnableShellBlocks(readDocument(doc)), doc), {
+  const script = shellScript(runnableShellBlocks(readDocument(doc)), doc);
+  const bin = join(ROOT, 'dist', 'src', 'cli', 'cauri.cjs');
+  const direct = `npx() { if [ "$1" = cauri ]; then shift; node ${JSON.stringify(bin)} "$@"; else command npx "$@"; fi; }\n`;
+  const result = await runBash((options.npx ?? 'direct') === 'direct' ? direct + script : script, {
     cwd: workDir,
     // CAURI_CONFIG_DIR: `cauri login` and `cauri listen` keep their files in a folder of this run, not the user's.
     env: {

@@ -27,7 +27,12 @@ for (const { doc: DOC, locale, triggered } of DOCS)
   test(`${DOC}: the five-minute walk-through runs as written`, { timeout: 150_000 }, async (t) => {
     assert.ok(runnableShellBlocks(readDocument(DOC)).length >= 10, "the walk-through's blocks");
     // The simulated exchange keeps its hours, as for a reader: the walk-through's orders are on a test clock.
-    const result = await runDocument(t, DOC, { service: { CAURI_SANDBOX_MARKET_HOURS: 'exchange' }, shell: locale, timeoutMs: 130_000 });
+    const result = await runDocument(t, DOC, {
+      service: { CAURI_SANDBOX_MARKET_HOURS: 'exchange' },
+      shell: locale,
+      timeoutMs: 130_000,
+      npx: 'real',
+    });
     const context = result.context;
     const out = result.stdout;
     assert.equal(result.code, 0, context);

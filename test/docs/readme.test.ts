@@ -8,7 +8,7 @@ import { runDocument } from './documents.js';
  * every other one in blocks.test.ts.
  */
 test('README.md: the first call runs as written', { timeout: 120_000 }, async (t) => {
-  const { code, stdout: out, context } = await runDocument(t, 'README.md', { timeoutMs: 100_000 });
+  const { code, stdout: out, context } = await runDocument(t, 'README.md', { timeoutMs: 100_000, npx: 'real' });
   assert.equal(code, 0, context);
   // The directory page, with its cursor header, and an attestation issued with the token.
   assert.match(out, /"token_endpoint":"http:\/\/[^"]+\/v1\/auth\/token"/, context);
