@@ -40,7 +40,9 @@ export async function measurePaced(
         if (res.statusCode >= 200 && res.statusCode < 300) latencies.push(performance.now() - due);
         else note(`status ${res.statusCode}`);
       })
-      .catch((error: unknown) => note(error instanceof Error ? error.message : String(error)))
+      .catch((error: unknown) => {
+        note(error instanceof Error ? error.message : String(error));
+      })
       .finally(() => inFlight.delete(request));
     inFlight.add(request);
   };
