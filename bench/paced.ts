@@ -13,7 +13,7 @@ import { ScenarioError, type LoadTarget, type Measurement } from './load.js';
 export async function measurePaced(
   label: string,
   target: LoadTarget,
-  settings: { connections: number; duration: number; rate: number },
+  settings: { connections: number; duration: number; rate: number /** Seconds sent first and not counted (default 2). */; warmup?: number },
 ): Promise<Measurement> {
   if (target.url === undefined || target.requests !== undefined) {
     throw new ScenarioError(`${label}: a paced run takes one request (url, method, headers, body)`);
@@ -21,13 +21,16 @@ export async function measurePaced(
   const url = new URL(target.url);
   const pool = new Pool(url.origin, { connections: settings.connections, pipelining: 1 });
   const interval = 1000 / settings.rate;
-  const total = Math.max(1, Math.round(settings.rate * settings.duration));
+  // The pool's connections are opened and the code paths compiled during the warm-up, at the same rate.
+  const skipped = Math.round(settings.rate * (settings.warmup ?? 2));
+  const total = skipped + Math.max(1, Math.round(settings.rate * settings.duration));
   const latencies: number[] = [];
   const problems = new Map<string, number>();
   const note = (what: string) => problems.set(what, (problems.get(what) ?? 0) + 1);
   const started = performance.now();
   const inFlight = new Set<Promise<void>>();
-  const send = (due: number) => {
+  let measuredFrom = 0;
+  const send = (due: number, counted: boolean) => {
     const request = pool
       .request({
         path: `${url.pathname}${url.search}`,
@@ -37,8 +40,9 @@ export async function measurePaced(
       })
       .then(async (res) => {
         await res.body.dump();
-        if (res.statusCode >= 200 && res.statusCode < 300) latencies.push(performance.now() - due);
-        else note(`status ${res.statusCode}`);
+        if (res.statusCode >= 200 && res.statusCode < 300) {
+          if (counted) latencies.push(performance.now() - due);
+        } else note(`status ${res.statusCode}`);
       })
       .catch((error: unknown) => {
         note(error instanceof Error ? error.message : String(error));
@@ -51,13 +55,14 @@ export async function measurePaced(
       const due = started + i * interval;
       const wait = due - performance.now();
       if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
-      send(due);
+      if (i === skipped) measuredFrom = due;
+      send(due, i >= skipped);
     }
     await Promise.all(inFlight);
   } finally {
     await pool.close();
   }
-  const seconds = (performance.now() - started) / 1000;
+  const seconds = (performance.now() - measuredFrom) / 1000;
   if (problems.size > 0) {
     throw new ScenarioError(`${label}: ${[...problems].map(([what, n]) => `${n} × ${what}`).join('; ')}`);
   }
