@@ -20,7 +20,7 @@ import { InboundSequence } from '../inbound-sequence.js';
 import { NO_COUNTERS, type SessionCounters } from '../fix-metrics.js';
 import type { FixBody } from '../mapping.js';
 import type { PartnerMessage } from '../partner-message.js';
-import { BEGIN_STRING } from '../settings.js';
+import { BEGIN_STRING } from '../../../partners/fix-settings.js';
 import { maskSecrets } from './library.js';
 import { readPartnerMessage } from './read-message.js';
 import { DatabaseSessionStore } from './session-store.js';
