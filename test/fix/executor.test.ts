@@ -13,13 +13,16 @@ import { orderRow } from '../support/orders.js';
 import type { FixMessage } from '../support/quickfix.js';
 import {
   FIX_PASSWORD,
+  eventsOf,
   executorDeployment,
+  fillsOf,
   logged,
   orderWhen,
   placeOrder,
   received,
   sent,
   waitFor,
+  withClOrdId,
 } from '../support/executor-deployment.js';
 
 // The FIX connector against QuickFIX's executor. QuickFIX acceptors listen on every address, so this
@@ -32,24 +35,6 @@ if (!IN_LOOPBACK_NAMESPACE) {
 } else {
   type Json = Record<string, any>;
   let nextPort = 5100;
-
-  const withClOrdId = (messages: FixMessage[], id: string) => messages.filter((m) => m.fields.get(11) === id);
-
-  async function eventsOf(runtime: Runtime, orderId: string): Promise<string[]> {
-    const rows = await runtime.storage.db.selectFrom('events').select('type').where('subject_ref', '=', orderId).orderBy('id').execute();
-    return rows.map((r) => r.type);
-  }
-
-  async function fillsOf(
-    runtime: Runtime,
-    orderId: string,
-  ): Promise<{ fill_qty: number; fill_price_cents: number; exchange_ref: string }[]> {
-    return runtime.storage.db
-      .selectFrom('order_fills')
-      .select(['fill_qty', 'fill_price_cents', 'exchange_ref'])
-      .where('order_id', '=', orderId)
-      .execute();
-  }
 
   /** Ends the runtime as a crash would for the partner: the connection drops without a Logout. */
   async function crash(runtime: Runtime, partnerId: string): Promise<void> {

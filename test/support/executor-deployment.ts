@@ -5,7 +5,7 @@ import { fixDeployment, waitFor, type InProcessDeployment, type Json } from './f
 import type { DatabaseCase } from './harness.js';
 import { startExecutor, type Executor, type FixMessage } from './quickfix.js';
 
-export { getOrder, orderWhen, placeOrder, waitFor } from './fix-deployment.js';
+export { eventsOf, fillsOf, getOrder, orderWhen, placeOrder, waitFor } from './fix-deployment.js';
 
 /** The Password (554) every deployment here logs on with: tests look for it in the logs. */
 export const FIX_PASSWORD = 's3cret-Pa55';
@@ -46,10 +46,14 @@ export async function executorDeployment(
 
 /** The executor's log arrives through a pipe, after the messages themselves: wait for what a check reads. */
 export const logged = (check: () => boolean) => waitFor("the executor's log", check, 5000);
-export const received = (executor: Executor, msgType: string): FixMessage[] =>
+/** The messages of `msgType` that a QuickFIX program (the executor, ordermatch) received, or sent. */
+export const received = (executor: Pick<Executor, 'messages'>, msgType: string): FixMessage[] =>
   executor.messages().filter((m) => m.direction === 'incoming' && m.fields.get(35) === msgType);
-export const sent = (executor: Executor, msgType: string): FixMessage[] =>
+export const sent = (executor: Pick<Executor, 'messages'>, msgType: string): FixMessage[] =>
   executor.messages().filter((m) => m.direction === 'outgoing' && m.fields.get(35) === msgType);
+/** The messages whose ClOrdID (11) is `id`. */
+export const withClOrdId = <M extends { fields: Map<number, string> }>(messages: M[], id: string): M[] =>
+  messages.filter((m) => m.fields.get(11) === id);
 
 /**
  * A sample's value in a Prometheus text exposition: `name{labels}` with exactly these labels (in any

@@ -135,6 +135,30 @@ export async function waitFor(what: string, check: () => boolean | Promise<boole
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The types of an order's events, oldest first. */
+export async function eventsOf(runtime: Runtime, orderId: string): Promise<string[]> {
+  const rows = await runtime.storage.db.selectFrom('events').select('type').where('subject_ref', '=', orderId).orderBy('id').execute();
+  return rows.map((r) => r.type);
+}
+
+/** An order's fills as stored, in order. */
+export async function fillsOf(
+  runtime: Runtime,
+  orderId: string,
+): Promise<{ fill_qty: number; fill_price_cents: number; exchange_ref: string }[]> {
+  return runtime.storage.db
+    .selectFrom('order_fills')
+    .select(['fill_qty', 'fill_price_cents', 'exchange_ref'])
+    .where('order_id', '=', orderId)
+    .orderBy('seq')
+    .execute();
+}
+
+/** The first group of `pattern` in the service's /metrics, or undefined. */
+export async function metric(base: string, pattern: RegExp): Promise<string | undefined> {
+  return pattern.exec(await (await fetch(`${base}/metrics`)).text())?.[1];
+}
+
 /**
  * Places a limit buy of 10 KOLA.BRVM at 15,000.00 for the partner under a fresh KYC2 attestation,
  * unless `fields` say otherwise (`limit_price_cents: undefined`: a market order); returns the 201's body.
