@@ -2,7 +2,6 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { SANDBOX_PARTNERS } from '../src/partners/sandbox-seed.js';
 import { freePort, runNode, spawnServer, type ServerProcess } from './processes.js';
-import type { OrderTarget } from './scenarios.js';
 
 /** A KYC3 request: no monthly cap, so the run measures throughput rather than cap refusals. */
 const KYC3_REQUEST = {
@@ -33,6 +32,13 @@ export async function exchangeToken(service: string, clientId: string, clientSec
     `token exchange at ${service}`,
   );
   return body.access_token;
+}
+
+export interface OrderTarget {
+  service: string;
+  token: string;
+  /** A market buy of one share under a KYC3 attestation (no monthly cap), to a sandbox partner. */
+  body: string;
 }
 
 /** Issues the attestation an order references and returns the order target of `service`. */

@@ -3,7 +3,7 @@ import { PEER_CLIENT_ID, PEER_CLIENT_SECRET, PEER_SCOPE } from './constants.js';
 import type { LoadTarget } from './load.js';
 import { measureOfflineVerification, type LoopMeasurement } from './offline.js';
 import { POSITIONS_FILLS, type PositionsTarget } from './positions.js';
-import type { ScaledOutFixture } from './orders.js';
+import type { OrderTarget, ScaledOutFixture } from './orders.js';
 import type { CpuGroup } from './cpu.js';
 
 /** What the scenarios may use: the servers' base URLs and the fixtures prepared before any load. */
@@ -27,13 +27,6 @@ export interface BenchContext {
   positions: PositionsTarget;
   /** One process, and two API processes with a worker process, on PostgreSQL and Redis, when both are configured. */
   scaled: ScaledOutFixture | null;
-}
-
-export interface OrderTarget {
-  service: string;
-  token: string;
-  /** A market buy of one share under a KYC3 attestation (no monthly cap), to a sandbox partner. */
-  body: string;
 }
 
 export function orderTarget(target: OrderTarget): LoadTarget {

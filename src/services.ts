@@ -17,7 +17,7 @@ import { systemClock, type Clock } from './lib/clock.js';
 import { deriveKey } from './lib/crypto.js';
 import { CalendarCache } from './markets/calendar-cache.js';
 import { applyShippedCalendars } from './markets/calendar.service.js';
-import { applyShippedFees } from './post-trade/fee-schedule.service.js';
+import { applyShippedFees } from './partners/fee-schedule.service.js';
 import { EXCHANGE_INFO } from './markets/exchanges.js';
 import { retryPartnerOrdersNow } from './orders/order.repository.js';
 import { ContractNoteService } from './post-trade/contract-note.service.js';

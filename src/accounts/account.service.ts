@@ -16,7 +16,7 @@ import {
 } from './account.repository.js';
 import type { AccountParams, InvestorAccount } from './account.schemas.js';
 import type { InvestorAccountRow } from './account.table.js';
-import { accountForOrder } from './core/requirement.js';
+import { accountForOrder } from '../partners/core/account-rule.js';
 
 export function toInvestorAccount(row: InvestorAccountRow): InvestorAccount {
   return {
@@ -108,7 +108,7 @@ export class AccountService {
 /**
  * The account an order of `subjectId` to `partner` is accepted with, read in the order's
  * transaction: the client's registration for the subject at the partner, else the partner's default.
- * A partner that requires an account (core/requirement.ts) with neither gives the 422 detail of rule
+ * A partner that requires an account (partners/core/account-rule.ts) with neither gives the 422 detail of rule
  * `account`.
  */
 export async function accountOfOrder(

@@ -2,17 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { encodeAuditLeaf, hashLeaf } from '@cauri/verifier';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
-import { recordEvent } from '../events/event.service.js';
-import { isoSeconds, type Clock } from '../lib/clock.js';
+import type { Clock } from '../lib/clock.js';
 import { ApiError, notFound, validationError } from '../lib/errors.js';
 import { ID_TIME_MARGIN_MS, isId, type ClientId } from '../lib/ids.js';
 import type { KeyRing } from '../keys/key-ring.js';
-import { signDocument } from '../kyc/signing.js';
 import { findClientOrder } from '../orders/order.repository.js';
 import type { Transact } from '../storage/database.js';
 import { tryLockForTransaction, type DialectName } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';
-import { AnchorError, type Anchor } from './anchors/anchor.js';
+import type { Anchor } from './anchors/anchor.js';
 import {
   claimAnchoring,
   claimBuild,
@@ -35,8 +33,8 @@ import { ChunkedTreeBuilder, chunkedInclusionProof, splitHashes } from './core/c
 import { DAY_MS, addDays, dateOf, dayStartMs, isCalendarDate } from '../lib/dates.js';
 import { isClosed, lastClosedDay, orderIdFloor } from './core/days.js';
 import { encodeOrderLeaf, leafHashOfText, orderLeaf } from './core/leaf.js';
-import { ANCHOR_POLL_MS, anchorRetryDelay } from './core/retry.js';
 import { toSnapshot } from './audit.mapping.js';
+import { SnapshotAnchoring } from './anchoring.js';
 
 export interface AuditOptions {
   livemode: boolean;
@@ -64,7 +62,7 @@ const CHUNKS_PER_WRITE = 16;
 
 /**
  * The daily audit snapshots (docs/audit.md): builds a day's Merkle tree from its
- * orders, anchors the root, signs and serves the snapshot, and cuts inclusion proofs.
+ * orders, anchors the root (anchoring.ts), signs and serves the snapshot, and cuts inclusion proofs.
  *
  * One snapshot per day across processes: the day's row (primary key `date`) is created in state
  * `building` under a lease, so one process builds it; PostgreSQL also takes an advisory lock while
@@ -76,13 +74,13 @@ export class AuditService {
   readonly #leaseMs: number;
   readonly #chunkSize: number;
   readonly #pageSize: number;
-  readonly #random: () => number;
+  readonly #anchoring: SnapshotAnchoring;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly transact: Transact,
-    private readonly keys: KeyRing,
-    private readonly anchor: Anchor,
+    keys: KeyRing,
+    anchor: Anchor,
     private readonly clock: Clock,
     private readonly options: AuditOptions,
     private readonly log: FastifyBaseLogger,
@@ -92,7 +90,16 @@ export class AuditService {
     this.#leaseMs = options.leaseMs ?? 5 * 60_000;
     this.#chunkSize = options.chunkSize ?? 1024;
     this.#pageSize = options.pageSize ?? 5000;
-    this.#random = options.random ?? Math.random;
+    this.#anchoring = new SnapshotAnchoring({
+      transact,
+      keys,
+      anchor,
+      clock,
+      owner: this.#owner,
+      livemode: options.livemode,
+      random: options.random ?? Math.random,
+      log,
+    });
     new ChunkedTreeBuilder(this.#chunkSize); // validates the chunk size at construction
   }
 
@@ -274,121 +281,9 @@ export class AuditService {
     for (const date of await dueForAnchoring(this.db, now, 50)) {
       const row = await this.transact((trx) => claimAnchoring(trx, date, this.#owner, now, now + this.#leaseMs));
       if (row === undefined) continue;
-      steps.push({ date, state: await this.#anchorStep(row) });
+      steps.push({ date, state: await this.#anchoring.step(row) });
     }
     return steps;
-  }
-
-  async #anchorStep(row: AuditSnapshotRow): Promise<AuditSnapshotRow['state']> {
-    const { date } = row;
-    const merkleRoot = row.merkle_root!;
-    let state = row.state;
-    let txHash = row.anchor_chain === this.anchor.chain ? row.anchor_tx_hash : null;
-    try {
-      if (txHash === null) {
-        txHash = (await this.anchor.submit({ date, merkleRoot })).tx_hash;
-        const at = this.clock.now().getTime();
-        // The hash is persisted before it is relied on (Anchor contract, point 4).
-        const kept = await this.transact((trx) =>
-          updateHeld(trx, date, state, this.#owner, {
-            state: 'submitted',
-            anchor_chain: this.anchor.chain,
-            anchor_tx_hash: txHash,
-            anchor_error: null,
-            updated_at: at,
-          }),
-        );
-        if (!kept) return state;
-        state = 'submitted';
-      }
-      const receipt = await this.anchor.confirm(txHash);
-      const at = this.clock.now().getTime();
-      if (receipt === null) {
-        await this.transact((trx) =>
-          updateHeld(trx, date, state, this.#owner, {
-            next_anchor_at: at + ANCHOR_POLL_MS,
-            lease_owner: null,
-            lease_until: 0,
-            updated_at: at,
-          }),
-        );
-        return state;
-      }
-      const served = await this.transact(async (trx) => {
-        const anchoredAt = Math.floor(at / 1000) * 1000;
-        const key = await this.keys.current('attestation', trx);
-        const signed = signDocument(
-          {
-            date,
-            merkle_root: merkleRoot,
-            count: row.count!,
-            anchored_at: isoSeconds(anchoredAt),
-            previous_merkle_root: row.previous_merkle_root,
-            key_id: key.id,
-          },
-          key,
-        );
-        const moved = await updateHeld(trx, date, 'submitted', this.#owner, {
-          state: 'anchored',
-          anchor_block_height: receipt.block_height,
-          anchor_tx_hash: receipt.tx_hash,
-          anchored_at: anchoredAt,
-          key_id: key.id,
-          signature: signed.signature,
-          next_anchor_at: null,
-          anchor_error: null,
-          lease_owner: null,
-          lease_until: 0,
-          updated_at: at,
-        });
-        if (!moved) return undefined;
-        const snapshot = toSnapshot({
-          ...row,
-          anchor_chain: receipt.chain,
-          anchor_tx_hash: receipt.tx_hash,
-          anchor_block_height: receipt.block_height,
-          anchored_at: anchoredAt,
-          key_id: key.id,
-          signature: signed.signature,
-        });
-        await recordEvent(trx, {
-          clientId: null,
-          type: 'audit.snapshot',
-          data: snapshot,
-          livemode: this.options.livemode,
-          at: new Date(at),
-        });
-        return snapshot;
-      });
-      if (served === undefined) return state;
-      this.log.info(
-        { date, chain: receipt.chain, tx_hash: receipt.tx_hash, block_height: receipt.block_height },
-        'audit snapshot anchored',
-      );
-      return 'anchored';
-    } catch (error) {
-      const at = this.clock.now().getTime();
-      const failures = row.anchor_attempts + 1;
-      const resubmit = error instanceof AnchorError && (error.code === 'dropped' || error.code === 'reverted');
-      const message = error instanceof Error ? error.message.slice(0, 500) : String(error);
-      this.log[error instanceof AnchorError && error.code !== 'misconfigured' ? 'warn' : 'error'](
-        { err: error, date, failures },
-        'audit snapshot anchoring failed',
-      );
-      await this.transact((trx) =>
-        updateHeld(trx, date, state, this.#owner, {
-          ...(resubmit ? { state: 'built' as const, anchor_tx_hash: null } : {}),
-          anchor_attempts: failures,
-          anchor_error: message,
-          // A dropped transaction is resubmitted at once; other failures wait for the schedule.
-          next_anchor_at: error instanceof AnchorError && error.code === 'dropped' ? at : at + anchorRetryDelay(failures, this.#random()),
-          lease_owner: null,
-          lease_until: 0,
-          updated_at: at,
-        }),
-      );
-      return resubmit ? 'built' : state;
-    }
   }
 
   /** `GET /v1/audit/snapshots/{date}`: the snapshot once anchored; 404 before (and for a future day). */

@@ -1,6 +1,7 @@
 import { isoMillis, utcDay } from '../lib/clock.js';
-import { settlementStatus } from '../post-trade/core/settlement.js';
-import { storedFees, storedSchedules } from '../post-trade/fill-pricing.js';
+import { settlementStatus } from './core/settlement.js';
+import type { FeeAmount, FeeType } from '../partners/core/fees.js';
+import type { FeeScope } from '../partners/fee-schedule.table.js';
 import type { Fill } from './order.schemas.js';
 import type { OrderFillTable } from './order.table.js';
 
@@ -10,6 +11,27 @@ import type { OrderFillTable } from './order.table.js';
  */
 export function jsonInteger(value: bigint): number {
   return (value <= BigInt(Number.MAX_SAFE_INTEGER) && value >= BigInt(Number.MIN_SAFE_INTEGER) ? Number(value) : value) as number;
+}
+
+/** A schedule version a fill's fees came from, as the Fill shows it. */
+export interface ScheduleUsed {
+  scope: FeeScope;
+  /** The partner's id, or the exchange's code. */
+  id: string;
+  effective_from: string;
+}
+
+/** A stored fill's fees, or none for a fill recorded before fees were charged. */
+export function storedFees(column: string | null | undefined): FeeAmount[] {
+  if (column === null || column === undefined) return [];
+  return (JSON.parse(column) as { type: FeeType; amount_cents: string }[]).map((f) => ({
+    type: f.type,
+    amount_cents: BigInt(f.amount_cents),
+  }));
+}
+
+export function storedSchedules(column: string | null | undefined): ScheduleUsed[] {
+  return column === null || column === undefined ? [] : (JSON.parse(column) as ScheduleUsed[]);
 }
 
 /**

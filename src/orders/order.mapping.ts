@@ -1,9 +1,22 @@
 import { isoMillis } from '../lib/clock.js';
 import { currencyOfInstrument } from '../partners/markets.js';
-import { refusalOf } from '../routing/report-effect.js';
 import { averageFillPrice } from './core/fills.js';
+import type { RequestRefusal } from './core/lifecycle.js';
 import type { Order } from './order.schemas.js';
 import type { OrderRow } from './order.table.js';
+
+/** A partner's refusal of a cancel or an amend, as the Order's `last_refusal` shows it. */
+export interface Refusal {
+  readonly request: 'cancel' | 'amend';
+  readonly reason: RequestRefusal;
+  /** ISO 8601, UTC, milliseconds. */
+  readonly refused_at: string;
+}
+
+/** The `last_refusal` member of an Order, from its column. */
+export function refusalOf(column: string | null): Refusal | null {
+  return column === null ? null : (JSON.parse(column) as Refusal);
+}
 
 /**
  * The API's view of a stored order: one mapping for every place that answers with an order or

@@ -4,8 +4,8 @@ import { INSTRUMENT_CODE_PATTERN } from '../partners/markets.js';
 import { CurrencySchema } from '../partners/partner.schemas.js';
 import { CANCEL_REASONS, FAILURE_REASONS, PENDING_REQUESTS, REQUEST_REFUSALS, TIME_IN_FORCE } from './core/lifecycle.js';
 import { ORDER_STATUSES } from './core/state-machine.js';
-import { FEE_TYPES } from '../post-trade/core/fees.js';
-import { SETTLEMENT_STATUSES } from '../post-trade/core/settlement.js';
+import { FEE_TYPES } from '../partners/core/fees.js';
+import { SETTLEMENT_STATUSES } from './core/settlement.js';
 
 export const MAX_QTY = 1_000_000_000;
 export const MAX_LIMIT_PRICE_CENTS = 1_000_000_000_000;

@@ -7,7 +7,7 @@ import { findClientAttestation, findClientAttestationShared } from '../kyc/attes
 import type { KycLevel } from '../kyc/levels.js';
 import { JURISDICTION_OF_EXCHANGE, currencyOfInstrument, exchangeOfInstrument, type Exchange } from '../partners/markets.js';
 import type { ReferenceData, ReferenceInstrument, ReferenceSnapshot } from '../partners/reference-data.js';
-import type { ConnectorRegistry } from '../routing/registry.js';
+import type { ConnectorNames as ConnectorRegistry } from './ports.js';
 import type { DialectName } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';
 import { amendConflict, capIncreaseCents, checkAmendValues } from './core/amend.js';
@@ -17,7 +17,7 @@ import { checkTradingRules, marketWorstPriceCents } from './core/price-rules.js'
 import { isFinal } from './core/state-machine.js';
 import type { TradingDays } from './core/trading-days.js';
 import { fillOf } from './fill.js';
-import { settlementDate } from '../post-trade/core/settlement.js';
+import { settlementDate } from './core/settlement.js';
 import { frozenTimeOf } from '../testclocks/test-clock.repository.js';
 import { toOrder } from './order.mapping.js';
 import { fcfaRateOn, heldThisMonth } from './monthly-cap.js';

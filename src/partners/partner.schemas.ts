@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, StringEnum } from '../http/schemas.js';
-import { FixMember } from '../routing/fix/settings.js';
-import { PartnerFeesMember } from '../post-trade/fee-file.js';
+import { FixMember } from './fix-settings.js';
+import { PartnerFeesMember } from './fee-file.js';
 import { DECIMAL_RATE_PATTERN } from './core/decimal-rate.js';
 import { ISIN_PATTERN } from './core/isin.js';
 import { CAPABILITIES, CURRENCIES, EXCHANGES, INSTRUMENT_CODE_PATTERN, JURISDICTIONS } from './markets.js';

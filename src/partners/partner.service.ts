@@ -9,11 +9,11 @@ import type { PartnerRow } from './partner.table.js';
 import type { Capability, Jurisdiction } from './markets.js';
 import { runImport, type ImportReport } from './import.js';
 import { resolvePartnerChecks, type PartnerChecks } from './core/checks.js';
-import { checkFixMember, resolveFixSettings } from '../routing/fix/settings.js';
-import { validatePartnerFees } from '../post-trade/fee-file.js';
-import { upsertSchedule } from '../post-trade/fee-schedule.repository.js';
-import { partnerFeeRows } from '../post-trade/fee-schedule.service.js';
-import type { FeeScheduleRow } from '../post-trade/fee-schedule.table.js';
+import { checkFixMember, resolveFixSettings } from './fix-settings.js';
+import { validatePartnerFees } from './fee-file.js';
+import { upsertSchedule } from './fee-schedule.repository.js';
+import { partnerFeeRows } from './fee-schedule.service.js';
+import type { FeeScheduleRow } from './fee-schedule.table.js';
 
 export type { ImportReport } from './import.js';
 

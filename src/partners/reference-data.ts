@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import { accountRuleOf, type PartnerAccountRule } from '../accounts/core/requirement.js';
-import { parseFixSettings } from '../routing/fix/settings.js';
+import { accountRuleOf, type PartnerAccountRule } from './core/account-rule.js';
+import { parseFixSettings } from './fix-settings.js';
 import type { Clock } from '../lib/clock.js';
 import { utcDay } from '../lib/clock.js';
 import type { Database } from '../storage/schema.js';

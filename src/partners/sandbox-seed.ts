@@ -7,8 +7,8 @@ import { importInstruments } from './instrument.service.js';
 import { LISTED_INSTRUMENTS } from './sandbox-catalogue.js';
 import { importPartners } from './partner.service.js';
 import type { InstrumentImportRow, PartnerImportRow } from './partner.schemas.js';
-import { insertScheduleIfAbsent, listSchedules } from '../post-trade/fee-schedule.repository.js';
-import { partnerFeeRows } from '../post-trade/fee-schedule.service.js';
+import { insertScheduleIfAbsent, listSchedules } from './fee-schedule.repository.js';
+import { partnerFeeRows } from './fee-schedule.service.js';
 
 /**
  * Reference data for sandbox deployments. The partners are invented (no real firm); their ids are

@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, Nullable, StringEnum } from '../http/schemas.js';
 import { FeeSchema, FeeScheduleUsed, Fill } from '../orders/order.schemas.js';
 import { CurrencySchema, ExchangeSchema, JurisdictionSchema } from '../partners/partner.schemas.js';
-import { SETTLEMENT_STATUSES } from './core/settlement.js';
+import { SETTLEMENT_STATUSES } from '../orders/core/settlement.js';
 
 export const ContractNote = Type.Object(
   {

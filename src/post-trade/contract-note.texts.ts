@@ -1,4 +1,4 @@
-import type { FeeType } from './core/fees.js';
+import type { FeeType } from '../partners/core/fees.js';
 
 /**
  * Every word the contract note's PDF prints, by language: a language is one more entry of

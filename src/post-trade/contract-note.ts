@@ -4,7 +4,7 @@ import { averageFillPrice } from '../orders/core/fills.js';
 import type { Fill } from '../orders/order.schemas.js';
 import type { OrderRow } from '../orders/order.table.js';
 import { currencyOfInstrument, exchangeOfInstrument, type Jurisdiction } from '../partners/markets.js';
-import { sumFees, type FeeType } from './core/fees.js';
+import { sumFees, type FeeType } from '../partners/core/fees.js';
 import type { ContractNote } from './contract-note.schemas.js';
 
 /**

@@ -1,44 +1,24 @@
 import type { Kysely } from 'kysely';
 import { utcDay } from '../lib/clock.js';
 import { listFills } from '../orders/order.repository.js';
+import { storedFees, type ScheduleUsed } from '../orders/fill.js';
 import type { OrderFillTable, OrderRow } from '../orders/order.table.js';
 import { findInstrument } from '../partners/instrument.repository.js';
 import { CAPABILITIES, exchangeOfInstrument, type Capability } from '../partners/markets.js';
 import type { Database } from '../storage/schema.js';
-import { fillAmounts, type FeeAmount, type FeeType } from './core/fees.js';
-import { scheduleFor, type ExchangeFeeVersion, type PartnerFeeVersion } from './core/schedule.js';
-import { findScheduleInForce } from './fee-schedule.repository.js';
-import type { FeeScope } from './fee-schedule.table.js';
-
-/** A schedule version a fill's fees came from, as the Fill shows it. */
-export interface ScheduleUsed {
-  scope: FeeScope;
-  /** The partner's id, or the exchange's code. */
-  id: string;
-  effective_from: string;
-}
+import { fillAmounts } from '../partners/core/fees.js';
+import { scheduleFor, type ExchangeFeeVersion, type PartnerFeeVersion } from '../partners/core/fee-schedule.js';
+import { findScheduleInForce } from '../partners/fee-schedule.repository.js';
+import type { FeeScope } from '../partners/fee-schedule.table.js';
 
 /** The columns of a fill that fix its amounts when it is applied. */
 export type FillAmountColumns = Required<Pick<OrderFillTable, 'gross_cents' | 'fees' | 'net_cents' | 'fee_schedules'>>;
-
-/** A stored fill's fees, or none for a fill recorded before fees were charged. */
-export function storedFees(column: string | null | undefined): FeeAmount[] {
-  if (column === null || column === undefined) return [];
-  return (JSON.parse(column) as { type: FeeType; amount_cents: string }[]).map((f) => ({
-    type: f.type,
-    amount_cents: BigInt(f.amount_cents),
-  }));
-}
-
-export function storedSchedules(column: string | null | undefined): ScheduleUsed[] {
-  return column === null || column === undefined ? [] : (JSON.parse(column) as ScheduleUsed[]);
-}
 
 /**
  * The amounts of a fill about to be applied to `order`, in the caller's transaction (the one that
  * applies the fill), so that they are fixed with it: a later schedule never changes them. The
  * versions are those in force on the trade date (the UTC day of `executed_at`); the order's earlier
- * fills of that day carry the minimum commission (core/fees.ts). `missing` names the schedules no
+ * fills of that day carry the minimum commission (partners/core/fees.ts). `missing` names the schedules no
  * version of which was in force (that part is charged nothing).
  */
 export async function priceFill(

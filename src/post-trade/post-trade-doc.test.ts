@@ -2,10 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { SANDBOX_PARTNERS } from '../partners/sandbox-seed.js';
-import { fillAmounts, type FeeAmount } from './core/fees.js';
-import { scheduleFor, type ExchangeFeeVersion, type PartnerFeeVersion } from './core/schedule.js';
-import { validateExchangeFeeEntry, validatePartnerFees } from './fee-file.js';
-import { readShippedFees } from './fee-schedule.service.js';
+import { fillAmounts, type FeeAmount } from '../partners/core/fees.js';
+import { scheduleFor, type ExchangeFeeVersion, type PartnerFeeVersion } from '../partners/core/fee-schedule.js';
+import { validateExchangeFeeEntry, validatePartnerFees } from '../partners/fee-file.js';
+import { readShippedFees } from '../partners/fee-schedule.service.js';
 
 // docs/post-trade.md is what operators and integrators read: its example files must import, and its
 // worked examples must be what the service computes with the shipped schedules.

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import type { OrderId } from '../lib/ids.js';
 import type { OrderRow } from '../orders/order.table.js';
 import type { ExecutionReport } from './connector.js';
-import { refusalOf, reportEffect } from './report-effect.js';
+import { refusalOf } from '../orders/order.mapping.js';
+import { reportEffect } from './report-effect.js';
 
 const NOW = Date.parse('2026-11-23T12:00:00.000Z');
 const AT = '2026-11-23T11:59:59.000Z';

@@ -1,6 +1,7 @@
 import type { RequestRefusal } from '../orders/core/lifecycle.js';
 import { applyFill, FillError } from '../orders/core/fills.js';
 import { canTransition, isFinal, type OrderStatus } from '../orders/core/state-machine.js';
+import type { Refusal } from '../orders/order.mapping.js';
 import type { OrderRow } from '../orders/order.table.js';
 import type { ExecutionReport } from './connector.js';
 
@@ -12,14 +13,6 @@ export type OrderEventType =
   | 'order.cancelled'
   | 'order.amended'
   | 'order.request_refused';
-
-/** A partner's refusal of a cancel or an amend, as the Order's `last_refusal` shows it. */
-export interface Refusal {
-  readonly request: 'cancel' | 'amend';
-  readonly reason: RequestRefusal;
-  /** ISO 8601, UTC, milliseconds. */
-  readonly refused_at: string;
-}
 
 export interface Execution {
   readonly fill_qty: number;
@@ -179,9 +172,4 @@ export function reportEffect(row: OrderRow, report: ExecutionReport, now: number
       return { applies: true, execution: null, events: ['order.request_refused'], changes: { ...seen, ...changes } };
     }
   }
-}
-
-/** The `last_refusal` member of an Order, from its column. */
-export function refusalOf(column: string | null): Refusal | null {
-  return column === null ? null : (JSON.parse(column) as Refusal);
 }

@@ -17,7 +17,7 @@ import type {
 } from '../routing/fix/fix.table.js';
 import type { EventQueueTable, EventTable } from '../events/event.table.js';
 import type { MarketCalendarTable } from '../markets/calendar.table.js';
-import type { FeeScheduleTable } from '../post-trade/fee-schedule.table.js';
+import type { FeeScheduleTable } from '../partners/fee-schedule.table.js';
 import type { FxRateTable, InstrumentTable } from '../partners/instrument.table.js';
 import type { PartnerTable } from '../partners/partner.table.js';
 import type { PositionBookTable, PositionBreakTable, PositionStatementTable, PositionTable } from '../positions/position.table.js';

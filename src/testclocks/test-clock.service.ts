@@ -4,9 +4,6 @@ import type { Clock } from '../lib/clock.js';
 import { isoMillis } from '../lib/clock.js';
 import { ApiError, notFound, validationError } from '../lib/errors.js';
 import { isId, newId, type ClientId } from '../lib/ids.js';
-import type { OrderExpiry } from '../orders/use-cases/expire-orders.js';
-import type { ConnectorRegistry } from '../routing/registry.js';
-import type { Router } from '../routing/router.js';
 import type { Transact } from '../storage/database.js';
 import type { Database } from '../storage/schema.js';
 import { checkAdvance, checkFrozenTime } from './rules.js';
@@ -35,19 +32,38 @@ export function toTestClock(row: TestClockRow): TestClock {
 }
 
 /**
+ * What an advance drives, passed in by the composition root (src/services.ts): the connector
+ * registry and the router, which read a partner's reports, and the expiry of orders. Test clocks sit
+ * below the orders and the routing that read them, so they name only what they call.
+ */
+export interface ClockConnectors<Connector> {
+  get(connector: string, partnerId: string): Connector | undefined;
+}
+
+export interface ClockReports<Connector> {
+  /** Reads and applies the reports of one connector's session (the routing loop's poll). */
+  pollConnector(key: string, connector: Connector): Promise<number>;
+}
+
+export interface ClockExpiry {
+  /** Expires the clock's orders due at its time; returns how many. */
+  expireDue(limit: number, testClock: { id: string; at: number }): Promise<number>;
+}
+
+/**
  * Test clocks of the sandbox (modelled on Stripe's): a client freezes a clock at an instant, places
  * orders on it (`test_clock` of POST /v1/orders), and advances it. An advance applies, in time order,
  * everything due to the clock's orders up to the new time (executions in the phases crossed, then
  * each expiry at its instant) before it answers; orders of other clocks and of real time are not
  * touched.
  */
-export class TestClockService {
+export class TestClockService<Connector = unknown> {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly transact: Transact,
-    private readonly connectors: ConnectorRegistry,
-    private readonly router: Router,
-    private readonly expiry: OrderExpiry,
+    private readonly connectors: ClockConnectors<Connector>,
+    private readonly router: ClockReports<Connector>,
+    private readonly expiry: ClockExpiry,
     private readonly clock: Clock,
     private readonly log: FastifyBaseLogger,
   ) {}

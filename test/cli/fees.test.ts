@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readShippedFees } from '../../src/post-trade/fee-schedule.service.js';
+import { readShippedFees } from '../../src/partners/fee-schedule.service.js';
 import { runCli } from '../support/process.js';
 
 type Json = Record<string, any>;

@@ -95,11 +95,6 @@ function folderCycles(): string[][] {
   return cycles;
 }
 
-/** The order path's domains, which still import each other (docs/architecture.md, "The layers"). */
-const ORDER_PATH = new Set(['accounts', 'kyc', 'markets', 'orders', 'partners', 'positions', 'post-trade', 'routing', 'testclocks']);
-
-test("no import cycle between folders of src/, the order path's known one aside", () => {
-  const cycles = folderCycles();
-  const others = cycles.filter((c) => c.some((folder) => !ORDER_PATH.has(folder)));
-  assert.deepEqual(others, [], 'folders that import each other');
+test('no import cycle between folders of src/', () => {
+  assert.deepEqual(folderCycles(), [], 'folders that import each other');
 });

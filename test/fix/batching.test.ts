@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { newId } from '../../src/lib/ids.js';
 import { DATABASES } from '../support/harness.js';
-import { fixDeployment, logged, received, sent } from '../support/executor-deployment.js';
+import { executorDeployment, logged, received, sent } from '../support/executor-deployment.js';
 import { IN_LOOPBACK_NAMESPACE, runInLoopbackNamespace } from '../support/loopback.js';
 
 // Orders handed over at the same moment share the commits of the FIX session, against QuickFIX's
@@ -17,7 +17,7 @@ if (!IN_LOOPBACK_NAMESPACE) {
   for (const database of DATABASES) {
     describe(`orders handed over together on ${database.name}`, () => {
       test('are committed as sent together, go out in order under consecutive numbers, and are each answered once', async (t) => {
-        const d = await fixDeployment(t, database, nextPort++);
+        const d = await executorDeployment(t, database, nextPort++);
         const { runtime } = await d.start();
         const connector = runtime.services.fix.connector(d.partnerId);
         const ids = Array.from({ length: 30 }, () => newId('order'));

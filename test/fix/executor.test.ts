@@ -1,20 +1,29 @@
-import { describe, test, type TestContext } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { openDatabase, type Runtime } from '../../src/app.js';
-import { deriveKey } from '../../src/lib/crypto.js';
 import { newId, type OrderId } from '../../src/lib/ids.js';
-import { setPartnerFixCredentials } from '../../src/partners/partner.repository.js';
-import { importPartners } from '../../src/partners/partner.service.js';
-import { FixCredentialSealer } from '../../src/routing/fix/credentials.js';
 import { commitSent, findSession, insertMessage, insertOrderAtPartner, insertRequest } from '../../src/routing/fix/fix.repository.js';
 import { fixTimestamp, newOrderSingle } from '../../src/routing/fix/mapping.js';
-import { KYC2_REQUEST, apiClient, type ApiClient } from '../support/api.js';
-import { DATABASES, listen, startRuntimeIn, testEnvironment, type DatabaseCase, type TestEnvironment } from '../support/harness.js';
+import { KYC2_REQUEST } from '../support/api.js';
+import { DATABASES } from '../support/harness.js';
 import { IN_LOOPBACK_NAMESPACE, runInLoopbackNamespace } from '../support/loopback.js';
 import { orderRow } from '../support/orders.js';
-import { startExecutor, type Executor, type FixMessage } from '../support/quickfix.js';
+import type { FixMessage } from '../support/quickfix.js';
+import {
+  FIX_PASSWORD,
+  eventsOf,
+  executorDeployment,
+  fillsOf,
+  logged,
+  orderWhen,
+  placeOrder,
+  received,
+  sent,
+  waitFor,
+  withClOrdId,
+} from '../support/executor-deployment.js';
 
 // The FIX connector against QuickFIX's executor. QuickFIX acceptors listen on every address, so this
 // file runs its tests again inside a network namespace that has only loopback, where the executor
@@ -27,115 +36,6 @@ if (!IN_LOOPBACK_NAMESPACE) {
   type Json = Record<string, any>;
   let nextPort = 5100;
 
-  interface Deployment {
-    env: TestEnvironment;
-    partnerId: string;
-    executor: Executor;
-    start(): Promise<{ runtime: Runtime; api: ApiClient; base: string }>;
-  }
-
-  /** An executor, and a deployment whose partner "Executor Titres" reaches it over FIX (credentials stored). */
-  async function deployment(
-    t: TestContext,
-    database: DatabaseCase,
-    executorOptions: Parameters<typeof startExecutor>[2] = {},
-  ): Promise<Deployment> {
-    const executor = await startExecutor(t, nextPort++, executorOptions);
-    const env = testEnvironment(t, database, { CAURI_WORKERS: 'all' });
-    const storage = await openDatabase(env.config, env.options);
-    let partnerId: string;
-    try {
-      const fix = {
-        host: '127.0.0.1',
-        port: executor.port,
-        sender_comp_id: 'CAURI',
-        target_comp_id: 'EXEC',
-        tls: false,
-        account: 'CAURI-TEST',
-      };
-      const report = await storage.transact((trx) =>
-        importPartners(trx, [{ name: 'Executor Titres', jurisdiction: 'UEMOA', capabilities: ['equities'], connector: 'fix', fix }], {
-          now: new Date(),
-          fixPlaintextAllowed: true,
-        }),
-      );
-      partnerId = report.applied[0]?.id ?? '';
-      const sealer = new FixCredentialSealer(deriveKey(env.config.masterKey as Buffer, 'fix-credentials'));
-      await storage.transact((trx) =>
-        setPartnerFixCredentials(trx, partnerId, sealer.seal(partnerId, { username: 'cauri-user', password: 's3cret' }), Date.now()),
-      );
-    } finally {
-      await storage.close();
-    }
-    return {
-      env,
-      partnerId,
-      executor,
-      async start() {
-        const runtime = await startRuntimeIn(t, env);
-        const base = await listen(runtime);
-        const api = await apiClient(runtime, base);
-        await waitFor('the FIX session to log on', () => runtime.services.fix.runner(partnerId)?.session != null);
-        return { runtime, api, base };
-      },
-    };
-  }
-
-  async function waitFor(what: string, check: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
-    const deadline = Date.now() + ms;
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-
-  /** The executor's log arrives through a pipe, after the messages themselves: wait for what a check reads. */
-  const logged = (check: () => boolean) => waitFor("the executor's log", check, 5000);
-  const received = (executor: Executor, msgType: string) =>
-    executor.messages().filter((m) => m.direction === 'incoming' && m.fields.get(35) === msgType);
-  const sent = (executor: Executor, msgType: string) =>
-    executor.messages().filter((m) => m.direction === 'outgoing' && m.fields.get(35) === msgType);
-  const withClOrdId = (messages: FixMessage[], id: string) => messages.filter((m) => m.fields.get(11) === id);
-
-  async function placeOrder(api: ApiClient, partnerId: string, fields: Json): Promise<Json> {
-    const attestation = (await (await api.post('/v1/kyc/attestations', KYC2_REQUEST)).json()) as Json;
-    const res = await api.post('/v1/orders', {
-      rcpt_to: partnerId,
-      kyc_attestation_id: attestation.id,
-      instrument: 'KOLA.BRVM',
-      side: 'buy',
-      qty: 10,
-      ...fields,
-    });
-    assert.equal(res.status, 201);
-    return (await res.json()) as Json;
-  }
-
-  async function orderWhen(api: ApiClient, id: string, status: string): Promise<Json> {
-    let order: Json = {};
-    await waitFor(`order ${id} to be ${status}`, async () => {
-      order = (await (await api.call('GET', `/v1/orders/${id}`)).json()) as Json;
-      return order.status === status;
-    });
-    return order;
-  }
-
-  async function eventsOf(runtime: Runtime, orderId: string): Promise<string[]> {
-    const rows = await runtime.storage.db.selectFrom('events').select('type').where('subject_ref', '=', orderId).orderBy('id').execute();
-    return rows.map((r) => r.type);
-  }
-
-  async function fillsOf(
-    runtime: Runtime,
-    orderId: string,
-  ): Promise<{ fill_qty: number; fill_price_cents: number; exchange_ref: string }[]> {
-    return runtime.storage.db
-      .selectFrom('order_fills')
-      .select(['fill_qty', 'fill_price_cents', 'exchange_ref'])
-      .where('order_id', '=', orderId)
-      .execute();
-  }
-
   /** Ends the runtime as a crash would for the partner: the connection drops without a Logout. */
   async function crash(runtime: Runtime, partnerId: string): Promise<void> {
     runtime.services.fix.runner(partnerId)?.session?.drop('simulated crash');
@@ -145,7 +45,7 @@ if (!IN_LOOPBACK_NAMESPACE) {
   for (const database of DATABASES) {
     describe(`FIX connector and QuickFIX executor on ${database.name}`, () => {
       test('logs on with its credentials; a limit order is filled once; a market order the stock executor refuses fails', async (t) => {
-        const d = await deployment(t, database);
+        const d = await executorDeployment(t, database, nextPort++);
         const { runtime, api, base } = await d.start();
         await logged(() => received(d.executor, 'A').length === 1);
         const logon = received(d.executor, 'A')[0];
@@ -158,7 +58,7 @@ if (!IN_LOOPBACK_NAMESPACE) {
           [108, '30'],
           [141, 'N'],
           [553, 'cauri-user'],
-          [554, 's3cret'],
+          [554, FIX_PASSWORD],
         ] as const)
           assert.equal(logon.fields.get(tag), value, `Logon tag ${tag}`);
 
@@ -193,7 +93,7 @@ if (!IN_LOOPBACK_NAMESPACE) {
 
         // The executor Debian ships fills limit orders only: it refuses a market order with a
         // session-level Reject of its OrdType (40).
-        const market = await placeOrder(api, d.partnerId, {});
+        const market = await placeOrder(api, d.partnerId, { limit_price_cents: undefined });
         assert.equal(market.status, 'failed');
         assert.equal(market.failure_reason, 'sgi_rejected');
         const refusedSeq = withClOrdId(received(d.executor, 'D'), market.id)[0]?.fields.get(34);
@@ -204,9 +104,9 @@ if (!IN_LOOPBACK_NAMESPACE) {
       });
 
       test('a market order is filled at the price the executor gives', async (t) => {
-        const d = await deployment(t, database, { kind: 'market-fills', marketPrice: '15500.25' });
+        const d = await executorDeployment(t, database, nextPort++, { executor: { kind: 'market-fills', marketPrice: '15500.25' } });
         const { runtime, api } = await d.start();
-        const market = await placeOrder(api, d.partnerId, { side: 'buy', qty: 12 });
+        const market = await placeOrder(api, d.partnerId, { side: 'buy', qty: 12, limit_price_cents: undefined });
         assert.equal(market.status, 'routed');
         const filled = await orderWhen(api, market.id, 'filled');
         assert.equal(filled.filled_qty, 12);
@@ -222,7 +122,7 @@ if (!IN_LOOPBACK_NAMESPACE) {
       });
 
       test("Account (1) is the subject's registered account at the SGI, else the partner's default; a change after the order is not sent", async (t) => {
-        const d = await deployment(t, database);
+        const d = await executorDeployment(t, database, nextPort++);
         const { api } = await d.start();
         const registration = await api.call('PUT', `/v1/subjects/${KYC2_REQUEST.subject_id}/accounts/${d.partnerId}`, {
           account_number: 'INV-0001/BRVM',
@@ -261,7 +161,7 @@ if (!IN_LOOPBACK_NAMESPACE) {
       });
 
       test('a cancel of an order the executor already filled is refused', async (t) => {
-        const d = await deployment(t, database);
+        const d = await executorDeployment(t, database, nextPort++);
         const { runtime } = await d.start();
         const connector = runtime.services.fix.connector(d.partnerId);
         const session = runtime.services.fix.runner(d.partnerId)?.session;
@@ -309,7 +209,7 @@ if (!IN_LOOPBACK_NAMESPACE) {
       });
 
       test('after a restart mid-session the sequence numbers continue from the database and the executor accepts the logon', async (t) => {
-        const d = await deployment(t, database);
+        const d = await executorDeployment(t, database, nextPort++);
         const first = await d.start();
         const before = await placeOrder(first.api, d.partnerId, { limit_price_cents: 1_500_000 });
         await orderWhen(first.api, before.id, 'filled');
@@ -333,7 +233,7 @@ if (!IN_LOOPBACK_NAMESPACE) {
       });
 
       test('a ResendRequest from the executor is answered from the store, with PossDup and the original sending time', async (t) => {
-        const d = await deployment(t, database);
+        const d = await executorDeployment(t, database, nextPort++);
         const first = await d.start();
         await first.runtime.close();
 
@@ -434,7 +334,7 @@ if (!IN_LOOPBACK_NAMESPACE) {
       });
 
       test('a copy of an ExecutionReport already applied (same ExecID, PossDup) changes nothing', async (t) => {
-        const d = await deployment(t, database);
+        const d = await executorDeployment(t, database, nextPort++);
         const first = await d.start();
         const order = await placeOrder(first.api, d.partnerId, { limit_price_cents: 1_500_000 });
         await orderWhen(first.api, order.id, 'filled');

@@ -5,46 +5,25 @@ import { fileURLToPath } from 'node:url';
 import { openDatabase, type Runtime } from '../../src/app.js';
 import { findSession } from '../../src/routing/fix/fix.repository.js';
 import { DATABASES } from '../support/harness.js';
-import { fixDeployment, getOrder, orderWhen, placeOrder, sleep, waitFor } from '../support/fix-deployment.js';
-import { startRawGateway, type RawGateway } from '../support/fix-gateway.js';
+import { eventsOf, fillsOf, fixDeployment, getOrder, metric, orderWhen, placeOrder, sleep, waitFor } from '../support/fix-deployment.js';
+import { logged, received, sent, withClOrdId } from '../support/executor-deployment.js';
+import { acceptOrders, startRawGateway } from '../support/fix-gateway.js';
 import { startFixProxy } from '../support/fix-proxy.js';
-import { fixTime, type FixFrame } from '../support/fix-wire.js';
+import type { FixFrame } from '../support/fix-wire.js';
 import { IN_LOOPBACK_NAMESPACE, runInLoopbackNamespace } from '../support/loopback.js';
-import { startExecutor, type Executor, type FixMessage } from '../support/quickfix.js';
+import { startExecutor } from '../support/quickfix.js';
 
 // Faults between the FIX connector and a gateway: QuickFIX's executor killed and restarted, messages
-// lost on the network both ways (a proxy between the two drops or holds them), and, from a gateway
-// written on the bytes, what QuickFIX never sends: malformed, unknown, garbled and duplicated
-// messages, and reports for orders nobody sent. QuickFIX acceptors listen on every address, so the
-// file runs again inside a network namespace that has only loopback.
+// lost on the network both ways (a proxy between the two drops or holds them), a gateway that stays
+// down, logons refused. What a gateway written on the bytes sends that QuickFIX never does is in
+// faults-gateway.test.ts. QuickFIX acceptors listen on every address, so the file runs again inside
+// a network namespace that has only loopback.
 if (!IN_LOOPBACK_NAMESPACE) {
   test('FIX connector faults, in a loopback-only network namespace', async (t) => {
     await runInLoopbackNamespace(t, fileURLToPath(import.meta.url));
   });
 } else {
   let nextPort = 5200;
-
-  const fromExecutor = (executor: Executor, msgType: string) =>
-    executor.messages().filter((m) => m.direction === 'outgoing' && m.fields.get(35) === msgType);
-  const toExecutor = (executor: Executor, msgType: string) =>
-    executor.messages().filter((m) => m.direction === 'incoming' && m.fields.get(35) === msgType);
-  const withClOrdId = <M extends FixMessage | FixFrame>(messages: M[], id: string) => messages.filter((m) => m.fields.get(11) === id);
-  /** The executor's log arrives through a pipe, after the messages themselves. */
-  const logged = (check: () => boolean) => waitFor("the executor's log", check, 5000);
-
-  async function eventsOf(runtime: Runtime, orderId: string): Promise<string[]> {
-    const rows = await runtime.storage.db.selectFrom('events').select('type').where('subject_ref', '=', orderId).orderBy('id').execute();
-    return rows.map((r) => r.type);
-  }
-
-  async function fillsOf(runtime: Runtime, orderId: string): Promise<{ fill_qty: number; exchange_ref: string }[]> {
-    return runtime.storage.db
-      .selectFrom('order_fills')
-      .select(['fill_qty', 'exchange_ref'])
-      .where('order_id', '=', orderId)
-      .orderBy('seq')
-      .execute();
-  }
 
   async function routing(
     runtime: Runtime,
@@ -55,10 +34,6 @@ if (!IN_LOOPBACK_NAMESPACE) {
       .select(['status', 'route_attempts', 'next_route_at'])
       .where('id', '=', orderId)
       .executeTakeFirstOrThrow();
-  }
-
-  async function metric(base: string, pattern: RegExp): Promise<string | undefined> {
-    return pattern.exec(await (await fetch(`${base}/metrics`)).text())?.[1];
   }
 
   /** A port nothing listens on (yet). */
@@ -115,24 +90,24 @@ if (!IN_LOOPBACK_NAMESPACE) {
         await orderWhen(api, second, 'filled');
         await orderWhen(api, third.id, 'filled');
         // The logon continued the numbers; the executor's Logon showed the gap; the service asked for the report again.
-        await logged(() => withClOrdId(fromExecutor(executor, '8'), second).length === 2);
-        const logons = toExecutor(executor, 'A');
+        await logged(() => withClOrdId(sent(executor, '8'), second).length === 2);
+        const logons = received(executor, 'A');
         assert.equal(logons.at(-1)?.fields.get(141), 'N');
         const resendRequest = executor.messages().find((m) => m.direction === 'incoming' && m.fields.get(35) === '2');
         assert.equal(resendRequest?.fields.get(7), lostReport.fields.get(34), 'the service asked for the report it never got');
-        const copy = withClOrdId(fromExecutor(executor, '8'), second)[1];
+        const copy = withClOrdId(sent(executor, '8'), second)[1];
         assert.equal(copy?.fields.get(43), 'Y');
         assert.equal(copy?.fields.get(17), lostReport.fields.get(17));
         // Each order reached the executor once, and was filled once.
         for (const id of [first.id, second, third.id])
-          assert.equal(withClOrdId(toExecutor(executor, 'D'), id).length, 1, `NewOrderSingle of ${id}`);
+          assert.equal(withClOrdId(received(executor, 'D'), id).length, 1, `NewOrderSingle of ${id}`);
         for (const id of [first.id, second, third.id]) {
           assert.equal((await fillsOf(runtime, id)).length, 1, `fills of ${id}`);
           await waitFor('the fill event', async () => (await eventsOf(runtime, id)).includes('order.executed'));
           assert.deepEqual(await eventsOf(runtime, id), ['order.created', 'order.routed', 'order.executed']);
         }
-        assert.equal(fromExecutor(executor, '3').length, 0, 'the executor rejected nothing');
-        assert.equal(fromExecutor(executor, '5').length, 0, 'the executor logged nobody out');
+        assert.equal(sent(executor, '3').length, 0, 'the executor rejected nothing');
+        assert.equal(sent(executor, '5').length, 0, 'the executor logged nobody out');
       });
 
       test('sequence gaps both ways in a live session: the missing report is asked for and applied once, the missing order is resent with PossDup and its first SendingTime', async (t) => {
@@ -196,9 +171,9 @@ if (!IN_LOOPBACK_NAMESPACE) {
         await orderWhen(api, cId, 'filled');
         await orderWhen(api, dOrder.id, 'filled');
         await c;
-        await logged(() => fromExecutor(executor, '2').length === 1 && withClOrdId(toExecutor(executor, 'D'), cId).length === 1);
-        assert.equal(fromExecutor(executor, '2')[0]?.fields.get(7), lost.fields.get(34), 'the executor asked for the order it never got');
-        const resent = withClOrdId(toExecutor(executor, 'D'), cId)[0];
+        await logged(() => sent(executor, '2').length === 1 && withClOrdId(received(executor, 'D'), cId).length === 1);
+        assert.equal(sent(executor, '2')[0]?.fields.get(7), lost.fields.get(34), 'the executor asked for the order it never got');
+        const resent = withClOrdId(received(executor, 'D'), cId)[0];
         assert.equal(resent?.fields.get(34), lost.fields.get(34));
         assert.equal(resent?.fields.get(43), 'Y');
         assert.equal(resent?.fields.get(122), lost.fields.get(52), 'OrigSendingTime is the first transmission');
@@ -213,10 +188,10 @@ if (!IN_LOOPBACK_NAMESPACE) {
         );
         // Each order filled once by the executor, and once in the service.
         for (const id of [cId, dOrder.id]) {
-          assert.equal(withClOrdId(fromExecutor(executor, '8'), id).length, 1, `reports of ${id}`);
+          assert.equal(withClOrdId(sent(executor, '8'), id).length, 1, `reports of ${id}`);
           assert.equal((await fillsOf(runtime, id)).length, 1);
         }
-        assert.equal(fromExecutor(executor, '3').length, 0, 'the executor rejected nothing');
+        assert.equal(sent(executor, '3').length, 0, 'the executor rejected nothing');
       });
 
       test('a gateway that stays down: orders stay created and are retried, the operator sees why, and they are handed over once it answers', async (t) => {
@@ -286,185 +261,6 @@ if (!IN_LOOPBACK_NAMESPACE) {
           'the gateway closed the connection without answering the Logon',
         );
       });
-
-      test("the gateway's numbers went back (it reset without telling): the session ends and the operator reads why", async (t) => {
-        const gateway = await startRawGateway(t, { senderCompId: 'EXEC', targetCompId: 'CAURI' });
-        const d = await fixDeployment(t, database, { port: gateway.port });
-        const { runtime } = await d.start();
-        for (let i = 0; i < 3; i++) gateway.send('0', []);
-        await waitFor(
-          'the heartbeats to be counted',
-          async () => (await findSession(runtime.storage.db, d.partnerId))?.next_target_seq === 5,
-        );
-        gateway.forgetNumbers();
-        gateway.hangUp();
-        await waitFor(
-          'the session to end on it',
-          async () => /below the 5 expected/.test((await findSession(runtime.storage.db, d.partnerId))?.last_error ?? ''),
-          20_000,
-        );
-        const session = await findSession(runtime.storage.db, d.partnerId);
-        assert.equal(session?.last_error, "MsgSeqNum 1 from the partner is below the 5 expected: the partner's numbers went back");
-        assert.equal(session?.next_target_seq, 5, 'nothing taken from the gateway that went back');
-      });
-
-      test('bad input from the gateway: rejected at the session level (35=3) or ignored when garbled, counted, and never changes an order or ends the session', async (t) => {
-        const gateway = await startRawGateway(t, { senderCompId: 'EXEC', targetCompId: 'CAURI', onApplication: acceptOrders });
-        const d = await fixDeployment(t, database, { port: gateway.port });
-        const { runtime, api, base } = await d.start();
-        const order = await placeOrder(api, d.partnerId);
-        await orderWhen(api, order.id, 'routed');
-        const trade = (execId: string, qty: string | number, extra: [number, string | number][] = [], without: number[] = []) =>
-          (
-            [
-              [37, 'GW-1'],
-              [11, order.id],
-              [17, execId],
-              [150, 'F'],
-              [39, '1'],
-              [55, 'KOLA'],
-              [54, '1'],
-              [151, 0],
-              [14, 0],
-              [6, 0],
-              [32, qty],
-              [31, '15000'],
-              ...extra,
-            ] as [number, string | number][]
-          ).filter(([tag]) => !without.includes(tag));
-
-        const rejects: { seq: number; reason: string; tag?: string }[] = [];
-        const expectReject = async (seq: number, reason: string, tag?: string) => {
-          rejects.push({ seq, reason, ...(tag === undefined ? {} : { tag }) });
-          await waitFor(
-            `the Reject of ${seq}`,
-            () => gateway.received.some((f) => f.fields.get(35) === '3' && f.fields.get(45) === String(seq)),
-            5000,
-          );
-          const reject = gateway.received.find((f) => f.fields.get(35) === '3' && f.fields.get(45) === String(seq)) as FixFrame;
-          assert.equal(reject.fields.get(373), reason, `SessionRejectReason of ${seq}: ${reject.text}`);
-          if (tag !== undefined) assert.equal(reject.fields.get(371), tag, `RefTagID of ${seq}`);
-        };
-        await expectReject(gateway.send('ZZ', [[58, 'what is this']]), '11');
-        await expectReject(gateway.send('8', trade('X-1', 2, [], [17])), '1', '17');
-        await expectReject(gateway.send('8', trade('X-2', 2, [], [150])), '1', '150');
-        await expectReject(gateway.send('8', trade('X-3', 2, [], [32])), '1', '32');
-        await expectReject(gateway.send('8', trade('X-4', 'two')), '6', '32');
-        await expectReject(gateway.send('8', trade('X-5', 2, [[60, 'yesterday']])), '6', '60');
-        await expectReject(
-          gateway.send(
-            '8',
-            trade('X-6', 2).map(([tag, value]) => [tag, tag === 150 ? 'Q' : value] as [number, string | number]),
-          ),
-          '5',
-          '150',
-        );
-        // A report for an order this service never sent: logged and counted, nothing applied.
-        gateway.send('8', [
-          [37, 'GW-9'],
-          [11, 'ord_nobody'],
-          [17, 'X-7'],
-          [150, 'F'],
-          [39, '2'],
-          [55, 'KOLA'],
-          [54, '1'],
-          [151, 0],
-          [14, 2],
-          [6, 15000],
-          [32, 2],
-          [31, '15000'],
-        ]);
-        // A garbled message (its checksum is wrong) is ignored; the next one shows the gap, and the
-        // gateway's resend brings the report intact.
-        const garbled = gateway.send('8', trade('G-1', 2), { checksum: '000' });
-        await sleep(300);
-        gateway.send('0', []);
-        await waitFor('the order to show the resent fill', async () => (await fillsOf(runtime, order.id)).length === 1);
-        assert.deepEqual(await fillsOf(runtime, order.id), [{ fill_qty: 2, exchange_ref: 'G-1' }]);
-        const resendRequest = gateway.received.find((f) => f.fields.get(35) === '2');
-        assert.equal(resendRequest?.fields.get(7), String(garbled));
-
-        assert.equal(gateway.connections(), 1, 'the session never ended');
-        assert.ok(runtime.services.fix.runner(d.partnerId)?.session !== null);
-        const current = await getOrder(api, order.id);
-        assert.equal(current.status, 'partially_filled');
-        assert.equal(current.filled_qty, 2);
-        assert.deepEqual(await eventsOf(runtime, order.id), ['order.created', 'order.routed', 'order.executed']);
-        await waitFor(
-          'every number committed',
-          async () => (await findSession(runtime.storage.db, d.partnerId))?.next_target_seq === gateway.nextSeq(),
-        );
-        const refused = (reason: string) =>
-          metric(base, new RegExp(`cauri_fix_messages_refused_total\\{partner="${d.partnerId}",reason="${reason}"\\} (\\d+)`));
-        assert.equal(await refused('session_reject'), String(rejects.length));
-        assert.equal(await refused('garbled'), '1');
-        assert.equal(await refused('unknown_order'), '1');
-      });
-
-      test('a report sent again (same ExecID, PossDup) under a new number or its own changes nothing', async (t) => {
-        const gateway = await startRawGateway(t, { senderCompId: 'EXEC', targetCompId: 'CAURI', onApplication: acceptOrders });
-        const d = await fixDeployment(t, database, { port: gateway.port });
-        const { runtime, api } = await d.start();
-        const order = await placeOrder(api, d.partnerId);
-        const fill = (execId: string, qty: number, cum: number): [number, string | number][] => [
-          [37, 'GW-1'],
-          [11, order.id],
-          [17, execId],
-          [150, 'F'],
-          [39, cum === 10 ? '2' : '1'],
-          [55, 'KOLA'],
-          [54, '1'],
-          [151, 10 - cum],
-          [14, cum],
-          [6, '15000'],
-          [32, qty],
-          [31, '15000'],
-          [60, fixTime()],
-        ];
-        const firstFill = fill('F-1', 4, 4);
-        const firstSeq = gateway.send('8', firstFill);
-        await orderWhen(api, order.id, 'partially_filled');
-        const log = () => runtime.services.fix.connector(d.partnerId).reports(null);
-        const reportsBefore = (await log()).reports.length;
-        const original = gateway.sent.find((f) => f.fields.get(34) === String(firstSeq)) as FixFrame;
-        const possDup = { origSendingTime: original.fields.get(52) as string };
-        gateway.send('8', firstFill, { possDup });
-        gateway.send('8', firstFill, { seq: firstSeq, possDup });
-        await waitFor(
-          'the copies to be dealt with',
-          async () => (await findSession(runtime.storage.db, d.partnerId))?.next_target_seq === gateway.nextSeq(),
-        );
-        assert.equal((await log()).reports.length, reportsBefore, 'the copies added nothing to the report log');
-        await sleep(500); // a few more report polls: nothing applies twice
-        assert.deepEqual(await fillsOf(runtime, order.id), [{ fill_qty: 4, exchange_ref: 'F-1' }]);
-        assert.equal((await getOrder(api, order.id)).filled_qty, 4);
-        gateway.send('8', fill('F-2', 6, 10));
-        await orderWhen(api, order.id, 'filled');
-        assert.deepEqual(await fillsOf(runtime, order.id), [
-          { fill_qty: 4, exchange_ref: 'F-1' },
-          { fill_qty: 6, exchange_ref: 'F-2' },
-        ]);
-        await waitFor('the fill event', async () => (await eventsOf(runtime, order.id)).filter((e) => e === 'order.executed').length === 2);
-        assert.deepEqual(await eventsOf(runtime, order.id), ['order.created', 'order.routed', 'order.executed', 'order.executed']);
-        assert.equal(gateway.received.filter((f) => f.fields.get(35) === '3').length, 0, 'nothing was rejected');
-      });
     });
-  }
-
-  /** The raw gateway acknowledges each NewOrderSingle with a New. */
-  function acceptOrders(frame: FixFrame, gateway: RawGateway): void {
-    if (frame.fields.get(35) !== 'D' || frame.fields.get(43) === 'Y') return;
-    gateway.send('8', [
-      [37, 'GW-1'],
-      [11, frame.fields.get(11) ?? ''],
-      [17, `NEW-${frame.fields.get(11)}`],
-      [150, '0'],
-      [39, '0'],
-      [55, 'KOLA'],
-      [54, '1'],
-      [151, frame.fields.get(38) ?? '0'],
-      [14, 0],
-      [6, 0],
-    ]);
   }
 }

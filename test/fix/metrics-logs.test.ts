@@ -8,7 +8,7 @@ import { newOrderSingle } from '../../src/routing/fix/mapping.js';
 import { DATABASES, type DatabaseCase } from '../support/harness.js';
 import {
   FIX_PASSWORD,
-  fixDeployment,
+  executorDeployment,
   logged,
   orderWhen,
   placeOrder,
@@ -32,12 +32,12 @@ if (!IN_LOOPBACK_NAMESPACE) {
 
   describe('FIX sessions on /metrics and in the logs', () => {
     test('messages, rejects and logons are counted per partner as the executor saw them; the logs show every message with the password masked', async (t) => {
-      const d = await fixDeployment(t, database, 5300, { logs: true });
+      const d = await executorDeployment(t, database, 5300, { logs: true });
       const { runtime, api, base } = await d.start();
       const filled = await placeOrder(api, d.partnerId, { limit_price_cents: 1_500_000 });
       await orderWhen(api, filled.id, 'filled');
       // The stock executor refuses market orders with a session-level Reject.
-      const refused = await placeOrder(api, d.partnerId, {});
+      const refused = await placeOrder(api, d.partnerId, { limit_price_cents: undefined });
       assert.equal(refused.status, 'failed');
       await logged(() => sent(d.executor, '8').length === 1 && sent(d.executor, '3').length === 1);
 
@@ -78,7 +78,7 @@ if (!IN_LOOPBACK_NAMESPACE) {
     });
 
     test('resends are counted both ways: a ResendRequest of the executor answered from the store, and one of cauri for a gap', async (t) => {
-      const d = await fixDeployment(t, database, 5301);
+      const d = await executorDeployment(t, database, 5301);
       const first = await d.start();
       const order = await placeOrder(first.api, d.partnerId, { limit_price_cents: 1_500_000 });
       await orderWhen(first.api, order.id, 'filled');

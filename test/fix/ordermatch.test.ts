@@ -1,14 +1,15 @@
 import { describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { openDatabase, type Runtime } from '../../src/app.js';
-import { importPartners } from '../../src/partners/partner.service.js';
+import type { Runtime } from '../../src/app.js';
 import { findSession } from '../../src/routing/fix/fix.repository.js';
-import { KYC2_REQUEST, apiClient, type ApiClient } from '../support/api.js';
-import { DATABASES, listen, startRuntimeIn, testEnvironment, type DatabaseCase } from '../support/harness.js';
+import { KYC2_REQUEST, type ApiClient } from '../support/api.js';
+import { DATABASES, type DatabaseCase } from '../support/harness.js';
 import { IN_LOOPBACK_NAMESPACE, runInLoopbackNamespace } from '../support/loopback.js';
 import { orderMatchBinary, startOrderMatch, type OrderMatch } from '../support/ordermatch.js';
 import type { FixMessage } from '../support/quickfix.js';
+import { eventsOf, fixDeployment, waitFor } from '../support/fix-deployment.js';
+import { received, sent } from '../support/executor-deployment.js';
 
 // The FIX connector against an order book it does not control: QuickFIX's ordermatch example,
 // ported to FIX 4.4 (test/fix/ordermatch/), as the SGI's gateway. Orders go in through the HTTP API;
@@ -35,48 +36,14 @@ if (!IN_LOOPBACK_NAMESPACE) {
   /** An ordermatch gateway, and a running deployment whose partner "Ordermatch Titres" reaches it over FIX, logged on. */
   async function deployment(t: TestContext, database: DatabaseCase): Promise<Deployment> {
     const gateway = await startOrderMatch(t, nextPort++, SYMBOLS);
-    const env = testEnvironment(t, database, { CAURI_WORKERS: 'all' });
-    const storage = await openDatabase(env.config, env.options);
-    let partnerId: string;
-    try {
-      const fix = {
-        host: '127.0.0.1',
-        port: gateway.port,
-        sender_comp_id: 'CAURI',
-        target_comp_id: gateway.compId,
-        tls: false,
-        account: 'CAURI-OMNIBUS',
-      };
-      const report = await storage.transact((trx) =>
-        importPartners(trx, [{ name: 'Ordermatch Titres', jurisdiction: 'UEMOA', capabilities: ['equities'], connector: 'fix', fix }], {
-          now: new Date(),
-          fixPlaintextAllowed: true,
-        }),
-      );
-      partnerId = report.applied[0]?.id ?? '';
-    } finally {
-      await storage.close();
-    }
-    const runtime = await startRuntimeIn(t, env);
-    const api = await apiClient(runtime, await listen(runtime));
-    await waitFor('the FIX session to log on', () => runtime.services.fix.runner(partnerId)?.session != null);
-    return { runtime, api, partnerId, gateway };
-  }
-
-  async function waitFor(what: string, check: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
-    const deadline = Date.now() + ms;
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    const partner = { name: 'Ordermatch Titres', fix: { account: 'CAURI-OMNIBUS' } };
+    const d = await fixDeployment(t, database, { port: gateway.port, targetCompId: gateway.compId }, { partner });
+    const { runtime, api } = await d.start();
+    return { runtime, api, partnerId: d.partnerId, gateway };
   }
 
   /** The gateway's log arrives through a pipe, after the messages themselves: wait for what a check reads. */
   const logged = (what: string, check: () => boolean) => waitFor(`the gateway's log: ${what}`, check, 5000);
-  const received = (gateway: OrderMatch, msgType: string) =>
-    gateway.messages().filter((m) => m.direction === 'incoming' && m.fields.get(35) === msgType);
-  const sent = (gateway: OrderMatch, msgType: string) =>
-    gateway.messages().filter((m) => m.direction === 'outgoing' && m.fields.get(35) === msgType);
   /** The ExecutionReports the gateway sent whose ClOrdID (11) is `clOrdId`, of ExecType `execType` when given. */
   const reports = (gateway: OrderMatch, clOrdId: string, execType?: string) =>
     sent(gateway, '8').filter((m) => m.fields.get(11) === clOrdId && (execType === undefined || m.fields.get(150) === execType));
@@ -128,11 +95,6 @@ if (!IN_LOOPBACK_NAMESPACE) {
     const res = await api.call('GET', `/v1/orders/${id}/fills`);
     assert.equal(res.status, 200);
     return ((await res.json()) as { data: Json[] }).data;
-  }
-
-  async function eventsOf(runtime: Runtime, orderId: string): Promise<string[]> {
-    const rows = await runtime.storage.db.selectFrom('events').select('type').where('subject_ref', '=', orderId).orderBy('id').execute();
-    return rows.map((r) => r.type);
   }
 
   /** Waits until `types` are the order's events, then checks that nothing more comes. */

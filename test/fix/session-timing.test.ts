@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { findSession } from '../../src/routing/fix/fix.repository.js';
 import { DATABASES, type DatabaseCase } from '../support/harness.js';
-import { fixDeployment, logged, orderWhen, placeOrder, received, sample, sent, waitFor } from '../support/executor-deployment.js';
+import { executorDeployment, logged, orderWhen, placeOrder, received, sample, sent, waitFor } from '../support/executor-deployment.js';
 import { IN_LOOPBACK_NAMESPACE, runInLoopbackNamespace } from '../support/loopback.js';
 
 // Heartbeats, TestRequests, reconnection and the daily session window, against QuickFIX's executor in
@@ -20,7 +20,7 @@ if (!IN_LOOPBACK_NAMESPACE) {
 
   describe('heartbeats and reconnection', () => {
     test('both sides heartbeat at HeartBtInt; a silent gateway gets a TestRequest, and the session survives its answer; a gateway silent for long is dropped and logged on again', async (t) => {
-      const d = await fixDeployment(t, DATABASES[0] as DatabaseCase, nextPort++, { fix: { heartbeat_s: 5 } });
+      const d = await executorDeployment(t, DATABASES[0] as DatabaseCase, nextPort++, { fix: { heartbeat_s: 5 } });
       const { runtime, base } = await d.start();
       const partner = d.partnerId;
       assert.equal(received(d.executor, 'A')[0]?.fields.get(108), '5');
@@ -70,7 +70,7 @@ if (!IN_LOOPBACK_NAMESPACE) {
         // A window that opens in 12 s (time for the service to start on a busy machine) and lasts 14 s.
         const opensIn = 12_000;
         const opensAt = Date.now() + opensIn - ((Date.now() + opensIn) % 1000);
-        const d = await fixDeployment(t, database, nextPort++, {
+        const d = await executorDeployment(t, database, nextPort++, {
           fix: { start_time: utcIn(opensIn), end_time: utcIn(opensIn + 14_000) },
           waitForLogon: false,
         });

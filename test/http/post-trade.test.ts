@@ -4,10 +4,10 @@ import { apiClient } from '../support/api.js';
 import { DATABASES } from '../support/harness.js';
 import { KOLA_RESTING, orderContext, sandboxPartner, type Json, type OrderContext } from '../support/order-context.js';
 import { readPdf } from '../support/pdf-text.js';
-import { importExchangeFees } from '../../src/post-trade/fee-schedule.service.js';
+import { importExchangeFees } from '../../src/partners/fee-schedule.service.js';
 import { importPartners } from '../../src/partners/partner.service.js';
 import { SANDBOX_PARTNERS } from '../../src/partners/sandbox-seed.js';
-import { readShippedFees } from '../../src/post-trade/fee-schedule.service.js';
+import { readShippedFees } from '../../src/partners/fee-schedule.service.js';
 
 const BAOBAB = sandboxPartner('baobab');
 const baobabRow = SANDBOX_PARTNERS.find((p) => p.id === BAOBAB);

@@ -3,6 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import type { TestContext } from 'node:test';
 import pg from 'pg';
 import { openDatabase, type Runtime } from '../../src/app.js';
@@ -27,8 +28,23 @@ export interface GatewayAddress {
   heartbeatS?: number;
 }
 
-/** Imports the FIX partner "Faults Titres" with its logon credentials into the deployment's database; returns its id. */
-export async function importFixPartner(config: Config, options: { pgSchema?: string }, gateway: GatewayAddress): Promise<string> {
+/** The partner a deployment imports: its name, its logon password, and members added to (or replacing) its `fix` settings. */
+export interface FixPartnerOptions {
+  name?: string;
+  password?: string;
+  fix?: Json;
+}
+
+/**
+ * Imports a FIX partner reaching `gateway` in plaintext ("Faults Titres" unless named), with its
+ * logon credentials (`cauri-user` and `password`), into the deployment's database; returns its id.
+ */
+export async function importFixPartner(
+  config: Config,
+  options: { pgSchema?: string },
+  gateway: GatewayAddress,
+  partner: FixPartnerOptions = {},
+): Promise<string> {
   const storage = await openDatabase(config, options);
   try {
     const fix = {
@@ -39,19 +55,21 @@ export async function importFixPartner(config: Config, options: { pgSchema?: str
       tls: false,
       account: 'CAURI-TEST',
       ...(gateway.heartbeatS === undefined ? {} : { heartbeat_s: gateway.heartbeatS }),
+      ...partner.fix,
     };
+    const name = partner.name ?? 'Faults Titres';
     const report = await storage.transact((trx) =>
-      importPartners(trx, [{ name: 'Faults Titres', jurisdiction: 'UEMOA', capabilities: ['equities'], connector: 'fix', fix }], {
+      importPartners(trx, [{ name, jurisdiction: 'UEMOA', capabilities: ['equities'], connector: 'fix', fix }], {
         now: new Date(),
         fixPlaintextAllowed: true,
       }),
     );
+    assert.equal(report.rejected.length, 0, JSON.stringify(report.rejected));
     const partnerId = report.applied[0]?.id ?? '';
     assert.notEqual(partnerId, '', 'the partner was imported');
     const sealer = new FixCredentialSealer(deriveKey(config.masterKey as Buffer, 'fix-credentials'));
-    await storage.transact((trx) =>
-      setPartnerFixCredentials(trx, partnerId, sealer.seal(partnerId, { username: 'cauri-user', password: 's3cret' }), Date.now()),
-    );
+    const credentials = { username: 'cauri-user', password: partner.password ?? 's3cret' };
+    await storage.transact((trx) => setPartnerFixCredentials(trx, partnerId, sealer.seal(partnerId, credentials), Date.now()));
     return partnerId;
   } finally {
     await storage.close();
@@ -61,23 +79,47 @@ export async function importFixPartner(config: Config, options: { pgSchema?: str
 export interface InProcessDeployment {
   env: TestEnvironment;
   partnerId: string;
+  /** Every log line of the runtimes started so far (JSON text), when `logs` was asked for. */
+  logs: string[];
   /** Starts a process of the deployment (workers on) in this process; `logon`: wait for the FIX session. */
   start(options?: { logon?: boolean }): Promise<{ runtime: Runtime; api: ApiClient; base: string }>;
 }
 
-/** A deployment whose FIX partner reaches `gateway`, run in this process. */
-export async function fixDeployment(t: TestContext, database: DatabaseCase, gateway: GatewayAddress): Promise<InProcessDeployment> {
-  const env = testEnvironment(t, database, { CAURI_WORKERS: 'all' });
-  const partnerId = await importFixPartner(env.config, env.options, gateway);
+/**
+ * A deployment whose FIX partner reaches `gateway`, run in this process. `logs`: its runtimes log at
+ * trace level into `logs`.
+ */
+export async function fixDeployment(
+  t: TestContext,
+  database: DatabaseCase,
+  gateway: GatewayAddress,
+  options: { partner?: FixPartnerOptions; logs?: boolean } = {},
+): Promise<InProcessDeployment> {
+  const logs: string[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString('utf8').split('\n')) if (line !== '') logs.push(line);
+      done();
+    },
+  });
+  const env = testEnvironment(
+    t,
+    database,
+    { CAURI_WORKERS: 'all', ...(options.logs === true ? { LOG_LEVEL: 'trace' } : {}) },
+    options.logs === true ? { logDestination: destination } : {},
+  );
+  const partnerId = await importFixPartner(env.config, env.options, gateway, options.partner);
   return {
     env,
     partnerId,
-    async start(options = {}) {
+    logs,
+    async start(startOptions = {}) {
       const runtime = await startRuntimeIn(t, env);
       const base = await listen(runtime);
       const api = await apiClient(runtime, base);
-      if (options.logon !== false)
-        await waitFor('the FIX session to log on', () => runtime.services.fix.runner(partnerId)?.session != null, 30_000);
+      // The first logon of a process loads jspurefix and its dictionary: seconds of CPU on a busy machine.
+      if (startOptions.logon !== false)
+        await waitFor('the FIX session to log on', () => runtime.services.fix.runner(partnerId)?.session != null, 60_000);
       return { runtime, api, base };
     },
   };
@@ -93,7 +135,34 @@ export async function waitFor(what: string, check: () => boolean | Promise<boole
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Places a limit buy of `qty` KOLA.BRVM for the partner; returns the order as the API answered. */
+/** The types of an order's events, oldest first. */
+export async function eventsOf(runtime: Runtime, orderId: string): Promise<string[]> {
+  const rows = await runtime.storage.db.selectFrom('events').select('type').where('subject_ref', '=', orderId).orderBy('id').execute();
+  return rows.map((r) => r.type);
+}
+
+/** An order's fills as stored, in order. */
+export async function fillsOf(
+  runtime: Runtime,
+  orderId: string,
+): Promise<{ fill_qty: number; fill_price_cents: number; exchange_ref: string }[]> {
+  return runtime.storage.db
+    .selectFrom('order_fills')
+    .select(['fill_qty', 'fill_price_cents', 'exchange_ref'])
+    .where('order_id', '=', orderId)
+    .orderBy('seq')
+    .execute();
+}
+
+/** The first group of `pattern` in the service's /metrics, or undefined. */
+export async function metric(base: string, pattern: RegExp): Promise<string | undefined> {
+  return pattern.exec(await (await fetch(`${base}/metrics`)).text())?.[1];
+}
+
+/**
+ * Places a limit buy of 10 KOLA.BRVM at 15,000.00 for the partner under a fresh KYC2 attestation,
+ * unless `fields` say otherwise (`limit_price_cents: undefined`: a market order); returns the 201's body.
+ */
 export async function placeOrder(api: Pick<ApiClient, 'post'>, partnerId: string, fields: Json = {}): Promise<Json> {
   const attestation = (await (await api.post('/v1/kyc/attestations', KYC2_REQUEST)).json()) as Json;
   const res = await api.post('/v1/orders', {

@@ -158,3 +158,20 @@ export async function startRawGateway(t: TestContext, options: RawGatewayOptions
   });
   return Object.assign(gateway, { port: (server.address() as { port: number }).port });
 }
+
+/** The raw gateway acknowledges each NewOrderSingle with a New. */
+export function acceptOrders(frame: FixFrame, gateway: RawGateway): void {
+  if (frame.fields.get(35) !== 'D' || frame.fields.get(43) === 'Y') return;
+  gateway.send('8', [
+    [37, 'GW-1'],
+    [11, frame.fields.get(11) ?? ''],
+    [17, `NEW-${frame.fields.get(11)}`],
+    [150, '0'],
+    [39, '0'],
+    [55, 'KOLA'],
+    [54, '1'],
+    [151, frame.fields.get(38) ?? '0'],
+    [14, 0],
+    [6, 0],
+  ]);
+}

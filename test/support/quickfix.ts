@@ -1,23 +1,34 @@
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { TestContext } from 'node:test';
+import {
+  QUICKFIX_EXAMPLES,
+  QUICKFIX_PACKAGES,
+  SHIPPED_EXECUTOR,
+  assertLoopbackOnly,
+  compileProgram,
+  parseScreenLog,
+  quickfixFlags,
+  unpackShippedExecutor,
+  waitForListening,
+  writeAcceptorSettings,
+  type FixMessage,
+} from './quickfix-program.js';
+
+export { FIX44_DICTIONARY, assertLoopbackOnly, type FixMessage } from './quickfix-program.js';
 
 /**
  * QuickFIX's `executor` example (Debian's libquickfix-doc, QuickFIX C++ 1.15) as an independent FIX
- * 4.4 counterparty: an acceptor that fills every order it takes at once. The test set-up installs
- * nothing: `.ci/run` installs the Debian packages. QuickFIX acceptors listen on every address, so
- * they only ever run inside a network namespace that has nothing but loopback (loopback.ts).
+ * 4.4 counterparty: an acceptor that fills every order it takes at once (quickfix-program.ts has
+ * what it shares with the other QuickFIX programs). It runs only inside a network namespace that has
+ * nothing but loopback (loopback.ts).
  */
 
-const EXAMPLE = '/usr/share/doc/libquickfix-doc/examples/executor/C++';
-const SHIPPED = `${EXAMPLE}/.libs/executor.gz`;
-export const FIX44_DICTIONARY = join(dirname(createRequire(import.meta.url).resolve('jspurefix/package.json')), 'data', 'FIX44.xml');
+const EXAMPLE = `${QUICKFIX_EXAMPLES}/executor/C++`;
 
-const binaries = new Map<ExecutorKind, string>();
+const binaries = new Map<ExecutorKind, Promise<string>>();
 
 /**
  * `stock`: the binary Debian ships, which fills limit orders and refuses market orders (a
@@ -27,16 +38,23 @@ const binaries = new Map<ExecutorKind, string>();
  */
 export type ExecutorKind = 'stock' | 'market-fills';
 
-function executorBinary(kind: ExecutorKind): string {
-  const made = binaries.get(kind);
-  if (made !== undefined) return made;
-  if (!existsSync(SHIPPED))
-    throw new Error(`${SHIPPED} is missing: install the Debian packages libquickfix-dev libquickfix-doc g++ pkg-config (see .ci/run)`);
+function executorBinary(kind: ExecutorKind): Promise<string> {
+  let made = binaries.get(kind);
+  if (made === undefined) {
+    made = buildExecutor(kind);
+    binaries.set(kind, made);
+  }
+  return made;
+}
+
+async function buildExecutor(kind: ExecutorKind): Promise<string> {
+  if (!existsSync(SHIPPED_EXECUTOR))
+    throw new Error(`${SHIPPED_EXECUTOR} is missing: install the Debian packages ${QUICKFIX_PACKAGES} (see .ci/run)`);
   const dir = mkdtempSync(join(tmpdir(), 'cauri-quickfix-'));
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   const path = join(dir, 'executor');
   if (kind === 'stock') {
-    writeFileSync(path, execFileSync('zcat', [SHIPPED], { maxBuffer: 64 * 1024 * 1024 }), { mode: 0o755 });
+    unpackShippedExecutor(path);
   } else {
     writeFileSync(
       join(dir, 'Application.cpp'),
@@ -44,30 +62,8 @@ function executorBinary(kind: ExecutorKind): string {
     );
     copyFileSync(`${EXAMPLE}/Application.h`, join(dir, 'Application.h'));
     copyFileSync(`${EXAMPLE}/executor.cpp`, join(dir, 'executor.cpp'));
-    writeFileSync(join(dir, 'config.h'), '');
-    const flags = (args: string[]) =>
-      execFileSync('pkg-config', args, { encoding: 'utf8' })
-        .trim()
-        .split(/\s+/)
-        .filter((f) => f !== '');
-    execFileSync(
-      'g++',
-      [
-        '-std=gnu++14',
-        '-w',
-        '-I.',
-        ...flags(['--cflags', 'quickfix']),
-        '-o',
-        'executor',
-        'executor.cpp',
-        'Application.cpp',
-        ...flags(['--libs', 'quickfix']),
-        '-lpthread',
-      ],
-      { cwd: dir, stdio: 'pipe' },
-    );
+    await compileProgram(dir, ['executor', 'Application'], 'executor', await quickfixFlags());
   }
-  binaries.set(kind, path);
   return path;
 }
 
@@ -87,18 +83,6 @@ function withMarketFills(source: string): string {
   return `${source.slice(0, start)}${patched}${source.slice(end)}`;
 }
 
-/** Refuses to go on unless the only network interface is loopback. */
-export function assertLoopbackOnly(): void {
-  const links = spawnSync('ip', ['-o', 'link', 'show'], { encoding: 'utf8' })
-    .stdout.trim()
-    .split('\n')
-    .map((l) => l.split(':')[1]?.trim());
-  if (links.length !== 1 || links[0] !== 'lo')
-    throw new Error(
-      `QuickFIX acceptors listen on every address; refusing to start one outside a loopback-only network namespace (interfaces: ${links.join(', ')})`,
-    );
-}
-
 /**
  * The executor as a TLS acceptor (QuickFIX's threaded SSL acceptor, which Debian's build has): its
  * certificate and key, and the authorities a client certificate must chain to. It requires a client
@@ -108,13 +92,6 @@ export interface ExecutorTls {
   cert: string;
   key: string;
   clientCa: string;
-}
-
-export interface FixMessage {
-  direction: 'incoming' | 'outgoing';
-  /** The message with `|` for SOH. */
-  text: string;
-  fields: Map<number, string>;
 }
 
 export interface Executor {
@@ -131,23 +108,6 @@ export interface Executor {
   start(): Promise<void>;
 }
 
-function waitForPort(port: number, deadline: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const attempt = () => {
-      const socket = connect({ host: '127.0.0.1', port }, () => {
-        socket.destroy();
-        resolve();
-      });
-      socket.on('error', () => {
-        socket.destroy();
-        if (Date.now() > deadline) reject(new Error(`executor did not listen on ${port}`));
-        else setTimeout(attempt, 50);
-      });
-    };
-    attempt();
-  });
-}
-
 /**
  * Runs an executor accepting the FIX 4.4 session SenderCompID `EXEC` <- TargetCompID `CAURI` on
  * 127.0.0.1:`port`, with its store in a temporary folder removed after the test.
@@ -161,53 +121,27 @@ export async function startExecutor(
   assertLoopbackOnly();
   const dir = mkdtempSync(join(tmpdir(), 'cauri-executor-'));
   mkdirSync(join(dir, 'store'));
-  const settings = join(dir, 'executor.cfg');
-  writeFileSync(
-    settings,
-    [
-      '[DEFAULT]',
-      'ConnectionType=acceptor',
-      `SocketAcceptPort=${port}`,
-      `FileStorePath=${join(dir, 'store')}`,
-      'StartTime=00:00:00',
-      'EndTime=00:00:00',
-      'UseDataDictionary=Y',
-      `DataDictionary=${FIX44_DICTIONARY}`,
-      ...(options.tls === undefined
+  const settings = writeAcceptorSettings(dir, 'executor.cfg', {
+    port,
+    senderCompId: 'EXEC',
+    extra:
+      options.tls === undefined
         ? []
         : [
             `ServerCertificateFile=${options.tls.cert}`,
             `ServerCertificateKeyFile=${options.tls.key}`,
             `CertificationAuthoritiesFile=${options.tls.clientCa}`,
             'CertificateVerifyLevel=1',
-          ]),
-      '[SESSION]',
-      'BeginString=FIX.4.4',
-      'SenderCompID=EXEC',
-      'TargetCompID=CAURI',
-      '',
-    ].join('\n'),
-  );
+          ],
+  });
   let output = '';
   let child: ReturnType<typeof spawn> | null = null;
   const executor: Executor = {
     port,
     output: () => output,
-    messages: () => {
-      const found: FixMessage[] = [];
-      for (const match of output.matchAll(/, (incoming|outgoing)>\s*\n\s*\((8=FIX[^\n]*?)\)\n/g)) {
-        const text = (match[2] ?? '').replaceAll('\x01', '|');
-        const fields = new Map<number, string>();
-        for (const part of text.split('|')) {
-          const eq = part.indexOf('=');
-          if (eq > 0) fields.set(Number(part.slice(0, eq)), part.slice(eq + 1));
-        }
-        found.push({ direction: match[1] as 'incoming' | 'outgoing', text, fields });
-      }
-      return found;
-    },
+    messages: () => parseScreenLog(output),
     start: async () => {
-      const started = spawn(executorBinary(options.kind ?? 'stock'), options.tls === undefined ? [settings] : [settings, 'SSL'], {
+      const started = spawn(await executorBinary(options.kind ?? 'stock'), options.tls === undefined ? [settings] : [settings, 'SSL'], {
         cwd: dir,
         stdio: ['pipe', 'pipe', 'pipe'],
         env: { ...process.env, EXECUTOR_MARKET_PRICE: options.marketPrice ?? '0' },
@@ -215,7 +149,7 @@ export async function startExecutor(
       started.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('latin1')));
       started.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('latin1')));
       child = started;
-      await waitForPort(port, Date.now() + 10_000);
+      await waitForListening(port, 'executor');
     },
     pause: () => {
       (child as ReturnType<typeof spawn> | null)?.kill('SIGSTOP');

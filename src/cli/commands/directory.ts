@@ -11,9 +11,9 @@ import { readJsonFile } from '../json-file.js';
 import { say } from '../i18n.js';
 import { CliError, printJson, printTable } from '../output.js';
 import { registerFixCommands } from './fix.js';
-import { accountRuleOf } from '../../accounts/core/requirement.js';
+import { accountRuleOf } from '../../partners/core/account-rule.js';
 import { parsePartnerChecks } from '../../partners/core/checks.js';
-import { parseFixSettings } from '../../routing/fix/settings.js';
+import { parseFixSettings } from '../../partners/fix-settings.js';
 
 function printReport(report: ImportReport, json: boolean, refreshSeconds: number): void {
   if (json) {

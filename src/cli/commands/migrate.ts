@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/config.js';
 import { applyShippedCalendars } from '../../markets/calendar.service.js';
-import { applyShippedFees } from '../../post-trade/fee-schedule.service.js';
+import { applyShippedFees } from '../../partners/fee-schedule.service.js';
 import { openStorage } from '../../storage/database.js';
 import { migrateToLatest } from '../../storage/migrate.js';
 import { join } from 'node:path';

@@ -6,11 +6,10 @@ import type {
   SentResponse,
   WorkResult,
 } from '../../idempotency/idempotency.service.js';
-import type { HoldingsCheck } from '../../positions/holdings-check.js';
 import type { EventOrigin } from '../../events/origin.js';
-import type { AfterApply, Router } from '../../routing/router.js';
 import type { Transact } from '../../storage/database.js';
 import type { OrderService } from '../order.service.js';
+import type { AfterApply, OrderRouter, SellCheck } from '../ports.js';
 
 /** What the order use cases work with, passed in by the composition root. */
 export interface OrderUseCaseDeps {
@@ -18,9 +17,9 @@ export interface OrderUseCaseDeps {
   transact: Transact;
   idempotency: IdempotencyService;
   orders: OrderService;
-  router: Router;
+  router: OrderRouter;
   /** The holdings check of sells, for partners that ask for it. */
-  holdings: HoldingsCheck;
+  holdings: SellCheck;
   livemode: boolean;
 }
 

@@ -1,11 +1,11 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../lib/clock.js';
-import type { Router } from '../../routing/router.js';
 import type { Transact } from '../../storage/database.js';
 import type { DialectName } from '../../storage/dialect.js';
 import type { Database } from '../../storage/schema.js';
 import { claimExpiredOrders, findOrder } from '../order.repository.js';
+import type { OrderRouter } from '../ports.js';
 
 export interface OrderExpiryOptions {
   dialect: DialectName;
@@ -28,7 +28,7 @@ export class OrderExpiry {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly transact: Transact,
-    private readonly router: Router,
+    private readonly router: Pick<OrderRouter, 'cancel'>,
     private readonly clock: Clock,
     private readonly options: OrderExpiryOptions,
     private readonly log: FastifyBaseLogger,

@@ -3,7 +3,7 @@
  * it in the partner's import file (`checks`). Each member is false unless declared true.
  *
  * - `accounts`: every order carries the investor's account number at the SGI (the one the client
- *   registered for the subject, else the partner's default account); see accounts/core/requirement.ts.
+ *   registered for the subject, else the partner's default account); see core/account-rule.ts.
  * - `holdings`: a sell may not exceed the subject's position available at the partner (held, plus
  *   bought, less pending sells); see positions/holdings-check.ts.
  */

@@ -9,7 +9,7 @@ import { FixConnector } from './fix-connector.js';
 import type { RefusedReason } from './inbound-check.js';
 import { FixMetrics } from './fix-metrics.js';
 import { FixSessionRunner, type PartnerFixConfig, type RunnerOptions } from './session-runner.js';
-import { parseFixSettings } from './settings.js';
+import { parseFixSettings } from '../../partners/fix-settings.js';
 
 export interface FixEngineOptions extends RunnerOptions {
   /** Run partners' FIX sessions in this process (processes with workers); otherwise only read their logs. */

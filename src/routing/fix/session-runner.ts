@@ -10,7 +10,7 @@ import { insertSessionIfMissing, leaseSession, openSession, releaseSession, setS
 import type { FixSessionState } from './fix.table.js';
 import { NO_COUNTERS, type SessionCounters } from './fix-metrics.js';
 import type { DurableFixSession, DurableSessionHooks } from './jspurefix/durable-session.js';
-import { BEGIN_STRING, type FixSettings } from './settings.js';
+import { BEGIN_STRING, type FixSettings } from '../../partners/fix-settings.js';
 import { sessionWindow } from './session-window.js';
 import { tlsOptions } from './tls-material.js';
 

@@ -1,4 +1,3 @@
-import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import {
   AsciiSession,
@@ -11,22 +10,21 @@ import {
   type MsgView,
   type SendCallback,
 } from './api.js';
-import type { Clock } from '../../../lib/clock.js';
-import type { Transact } from '../../../storage/database.js';
 import type { Database } from '../../../storage/schema.js';
-import { commitReceived, commitSent, insertMessage, messagesBetween, resetSequences, SequenceConflictError } from '../fix.repository.js';
+import { messagesBetween, resetSequences } from '../fix.repository.js';
 import { checkApplicationMessage, garbled, type RefusedReason, type SessionRejection } from '../inbound-check.js';
-import { InboundSequence } from '../inbound-sequence.js';
+import type { InboundSequence } from '../inbound-sequence.js';
 import { NO_COUNTERS, type SessionCounters } from '../fix-metrics.js';
 import type { FixBody } from '../mapping.js';
 import type { PartnerMessage } from '../partner-message.js';
-import { BEGIN_STRING } from '../settings.js';
+import { BEGIN_STRING } from '../../../partners/fix-settings.js';
+import { InboundQueue } from './inbound-queue.js';
 import { maskSecrets } from './library.js';
+import { OutboundQueue, type RecordSend, type SessionStorage, type Transmitter } from './outbound-queue.js';
 import { readPartnerMessage } from './read-message.js';
 import { DatabaseSessionStore } from './session-store.js';
 
-/** What the application adds to the transaction that commits an application message as sent. */
-export type RecordSend = (trx: Kysely<Database>, seq: number, at: number) => Promise<void>;
+export type { RecordSend } from './outbound-queue.js';
 
 export interface DurableSessionHooks {
   /** Applies a partner's message in `trx` (which also commits the partner's sequence number); returns what to do once committed. */
@@ -37,46 +35,12 @@ export interface DurableSessionHooks {
   onRefused(reason: Exclude<RefusedReason, 'unknown_order'>): void;
 }
 
-export interface DurableSessionDeps {
-  readonly partnerId: string;
-  readonly db: Kysely<Database>;
-  readonly transact: Transact;
-  readonly clock: Clock;
-  readonly log: FastifyBaseLogger;
+export interface DurableSessionDeps extends SessionStorage {
   /** The sequence numbers committed in fix_sessions when the connection opened. */
   readonly committed: { readonly nextSenderSeq: number; readonly nextTargetSeq: number };
   readonly hooks: DurableSessionHooks;
   /** The partner's counters on /metrics. */
   readonly counters?: SessionCounters;
-}
-
-type Outbound =
-  | {
-      readonly kind: 'send';
-      readonly msgType: string;
-      readonly body: ILooseObject;
-      readonly callback: SendCallback | null;
-      readonly app?: AppSend;
-    }
-  | { readonly kind: 'resend'; readonly begin: number; readonly end: number };
-
-interface AppSend {
-  readonly clOrdId: string | null;
-  readonly body: FixBody;
-  readonly record: RecordSend;
-  readonly settle: (error: Error | null, seq: number) => void;
-}
-
-/** The most application messages committed as sent in one transaction, and partner messages applied in one. */
-const MAX_BATCH = 100;
-
-/** An application message sent for the first time (not a PossDup copy): it is committed before it leaves. */
-function isFirstSend(item: Outbound): item is Extract<Outbound, { kind: 'send' }> {
-  return (
-    item.kind === 'send' &&
-    item.app !== undefined &&
-    (item.body.StandardHeader as { PossDupFlag?: boolean } | undefined)?.PossDupFlag !== true
-  );
 }
 
 /** Session-level messages: jspurefix handles them; everything else is the application's. */
@@ -100,18 +64,13 @@ const BUSY_STATES = new Set<SessionState>([
   SessionState.HandleResendRequest,
 ]);
 
-interface Transmitter {
-  msgSeqNum: number;
-  time: Date | undefined;
-}
-
 /**
  * jspurefix's ASCII session (encoding, decoding, logon, heartbeats, gap detection) made durable on the
  * service's database, and guarded against jspurefix's known faults:
  *
- * - Every message goes out through one queue. Its sequence number is committed (with, for an
- *   application message, the message itself and the caller's record of the hand-over) in one
- *   transaction before jspurefix encodes it and its bytes leave; application messages queued
+ * - Every message goes out through one queue (outbound-queue.ts). Its sequence number is committed
+ *   (with, for an application message, the message itself and the caller's record of the hand-over)
+ *   in one transaction before jspurefix encodes it and its bytes leave; application messages queued
  *   together share that transaction. A message recorded but never delivered (the connection fell)
  *   is sent again when the partner asks for it.
  * - ResendRequests are answered from that store: each application message again with PossDupFlag
@@ -120,7 +79,8 @@ interface Transmitter {
  * - The partner's sequence number is committed in the transaction that applies the partner's message,
  *   and never past a gap (InboundSequence); jspurefix writes it before the application has the message.
  * - Messages are applied one after another, in the order received (those received together in one
- *   transaction); a copy of one already applied (same ExecID) is recognised by the application.
+ *   transaction; inbound-queue.ts); a copy of one already applied (same ExecID) is recognised by the
+ *   application.
  * - Each of the partner's messages is checked first (inbound-check.ts): a garbled one is ignored
  *   without taking its number (the partner sends it again), an application message the connector
  *   cannot read is answered with a Reject (35=3) and its number taken; neither reaches the
@@ -131,14 +91,8 @@ interface Transmitter {
  */
 export class DurableFixSession extends AsciiSession {
   readonly #deps: DurableSessionDeps;
-  readonly #outbound: Outbound[] = [];
-  #pumping: Promise<void> | null = null;
-  readonly #inbound: InboundSequence;
-  #inboundChain: Promise<void> = Promise.resolve();
-  /** Received and not yet applied, in order: each with what it does to the partner's sequence number. */
-  readonly #inboundPending: { effect: (inbound: InboundSequence) => void; message: PartnerMessage | null }[] = [];
-  /** Set when applying a message failed: nothing after it is applied, so nothing is committed past it. */
-  #inboundFailed = false;
+  readonly #outbound: OutboundQueue;
+  readonly #inbound: InboundQueue;
   #captured: PartnerMessage | null = null;
   /** Why the application message being dispatched is refused (null: it is not). */
   #refusal: SessionRejection | null = null;
@@ -164,7 +118,18 @@ export class DurableFixSession extends AsciiSession {
     super(config);
     this.#deps = deps;
     this.#counters = deps.counters ?? NO_COUNTERS;
-    this.#inbound = new InboundSequence(deps.committed.nextTargetSeq);
+    this.#outbound = new OutboundQueue(deps, this.#counters, {
+      transmitter: () => (this.transport?.transmitter as unknown as Transmitter | undefined) ?? null,
+      stopped: () => this.getState() === SessionState.Stopped,
+      encode: (msgType, body, done) => super.send(msgType, body, done),
+      fail: (error) => this.#fail(error),
+    });
+    this.#inbound = new InboundQueue(
+      deps,
+      deps.committed.nextTargetSeq,
+      (trx, message) => deps.hooks.applyInbound(trx, message),
+      (error) => this.#fail(error),
+    );
     // jspurefix emits 'error' when a session ends in failure; unheard, EventEmitter would throw it.
     this.on('error', () => undefined);
     // jspurefix's heartbeat timer calls tick(); an exception there would be uncaught.
@@ -191,7 +156,7 @@ export class DurableFixSession extends AsciiSession {
   sendApplication(msgType: string, body: FixBody, clOrdId: string | null, record: RecordSend): Promise<number> {
     return new Promise<number>((resolve, reject) => {
       const settle = (error: Error | null, seq: number) => (error === null ? resolve(seq) : reject(error));
-      this.#enqueue({ kind: 'send', msgType, body: { ...body }, callback: null, app: { clOrdId, body, record, settle } });
+      this.#outbound.enqueue({ kind: 'send', msgType, body: { ...body }, callback: null, app: { clOrdId, body, record, settle } });
     });
   }
 
@@ -216,228 +181,20 @@ export class DurableFixSession extends AsciiSession {
 
   /** Resolves once every message received has been applied and every queued one sent or failed. */
   async settled(): Promise<void> {
-    await this.#inboundChain;
-    await this.#pumping;
+    await this.#inbound.settled();
+    await this.#outbound.settled();
   }
 
   // --- Outbound: one queue, committed before the bytes leave ---
 
   protected override send(msgType: string, obj: ILooseObject, callback: SendCallback | null = null): void {
-    this.#enqueue({ kind: 'send', msgType, body: obj, callback });
+    this.#outbound.enqueue({ kind: 'send', msgType, body: obj, callback });
   }
 
   protected override onResendRequest(view: MsgView): void {
     const begin = Number(view.getTyped(MsgTag.BeginSeqNo));
     const end = Number(view.getTyped(MsgTag.EndSeqNo));
-    this.#enqueue({ kind: 'resend', begin, end });
-  }
-
-  #enqueue(item: Outbound): void {
-    this.#outbound.push(item);
-    this.#startPump();
-  }
-
-  #startPump(): void {
-    if (this.#pumping !== null) return;
-    this.#pumping = this.#pump().finally(() => {
-      this.#pumping = null;
-      // An item queued after the pump's last look at the queue, before this callback.
-      if (this.#outbound.length > 0) this.#startPump();
-    });
-  }
-
-  async #pump(): Promise<void> {
-    for (let item = this.#outbound.shift(); item !== undefined; item = this.#outbound.shift()) {
-      try {
-        if (item.kind === 'resend') await this.#resend(item.begin, item.end);
-        else if (isFirstSend(item)) await this.#sendApplications(this.#takeBatch(item));
-        else await this.#sendOne(item);
-      } catch (error) {
-        this.#fail(error);
-      }
-    }
-  }
-
-  /** `first` and the application messages queued right behind it, in order, up to MAX_BATCH. */
-  #takeBatch(first: Extract<Outbound, { kind: 'send' }>): Extract<Outbound, { kind: 'send' }>[] {
-    const batch = [first];
-    while (batch.length < MAX_BATCH) {
-      const next = this.#outbound[0];
-      if (next === undefined || next.kind !== 'send' || !isFirstSend(next)) break;
-      batch.push(next);
-      this.#outbound.shift();
-    }
-    return batch;
-  }
-
-  /**
-   * Application messages queued together (orders handed over at the same moment) are committed as
-   * sent in one transaction, each under its own sequence number, then handed to jspurefix in order:
-   * one durable commit for the lot rather than one each, so that the session keeps up with
-   * concurrent hand-overs. If the lot cannot be recorded, nothing of it was: each is then tried on
-   * its own, as a single message is.
-   */
-  async #sendApplications(batch: Extract<Outbound, { kind: 'send' }>[]): Promise<void> {
-    const transmitter = this.#transmitter();
-    if (batch.length === 1 || transmitter === null || this.getState() === SessionState.Stopped) {
-      for (const item of batch) await this.#sendOne(item);
-      return;
-    }
-    const first = transmitter.msgSeqNum;
-    const at = this.#deps.clock.now().getTime();
-    try {
-      await this.#deps.transact(async (trx) => {
-        for (const [i, item] of batch.entries()) {
-          const app = item.app as AppSend;
-          await commitSent(trx, this.#deps.partnerId, first + i, at);
-          await insertMessage(trx, {
-            partner_id: this.#deps.partnerId,
-            seq: first + i,
-            msg_type: item.msgType,
-            cl_ord_id: app.clOrdId,
-            sending_time: at,
-            body: JSON.stringify(app.body),
-          });
-          await app.record(trx, first + i, at);
-        }
-      });
-    } catch (error) {
-      if (error instanceof SequenceConflictError) {
-        for (const item of batch) item.app?.settle(error, 0);
-        this.#fail(error);
-        return;
-      }
-      for (const item of batch) await this.#sendOne(item);
-      return;
-    }
-    for (const [i, item] of batch.entries()) {
-      const seq = first + i;
-      if (this.#transmitter() !== transmitter) {
-        // The connection fell: the rest is recorded as sent, and the partner will ask for it.
-        item.app?.settle(null, seq);
-        continue;
-      }
-      transmitter.time = new Date(at);
-      await this.#handOver(item.msgType, item.body, (error, result) => {
-        transmitter.time = undefined;
-        const sent = result.header?.MsgSeqNum as number | undefined;
-        if (error === null && sent !== seq) this.#fail(new Error(`jspurefix sent ${item.msgType} as ${sent}, committed as ${seq}`));
-      });
-      item.app?.settle(null, seq);
-    }
-  }
-
-  #transmitter(): Transmitter | null {
-    return (this.transport?.transmitter as unknown as Transmitter | undefined) ?? null;
-  }
-
-  async #sendOne(item: Extract<Outbound, { kind: 'send' }>): Promise<void> {
-    const transmitter = this.#transmitter();
-    const header = item.body.StandardHeader as { PossDupFlag?: boolean } | undefined;
-    const possDup = header?.PossDupFlag === true;
-    if (transmitter === null || this.getState() === SessionState.Stopped) {
-      const error = new Error(`FIX session is not connected; ${item.msgType} not sent`);
-      item.app?.settle(error, 0);
-      item.callback?.(error, { msgType: item.msgType, header: null, encoded: null });
-      return;
-    }
-    const seq = transmitter.msgSeqNum;
-    if (!possDup) {
-      const at = this.#deps.clock.now().getTime();
-      try {
-        await this.#deps.transact(async (trx) => {
-          await commitSent(trx, this.#deps.partnerId, seq, at);
-          if (item.app !== undefined) {
-            await insertMessage(trx, {
-              partner_id: this.#deps.partnerId,
-              seq,
-              msg_type: item.msgType,
-              cl_ord_id: item.app.clOrdId,
-              sending_time: at,
-              body: JSON.stringify(item.app.body),
-            });
-            await item.app.record(trx, seq, at);
-          }
-        });
-      } catch (error) {
-        const failure = error instanceof Error ? error : new Error(String(error));
-        item.app?.settle(failure, seq);
-        item.callback?.(failure, { msgType: item.msgType, header: null, encoded: null });
-        // A session message that cannot be recorded cannot be sent, nor can anything after it.
-        if (item.app === undefined || error instanceof SequenceConflictError) this.#fail(failure);
-        return;
-      }
-      if (this.#transmitter() !== transmitter) {
-        // The connection fell while committing: the message is recorded as sent, and the partner will
-        // ask for it (ResendRequest) when the next connection's Logon shows a higher number.
-        item.app?.settle(null, seq);
-        return;
-      }
-      transmitter.time = new Date(at);
-    }
-    await this.#handOver(item.msgType, item.body, (error, result) => {
-      transmitter.time = undefined;
-      const sent = result.header?.MsgSeqNum as number | undefined;
-      if (error === null && !possDup && sent !== seq)
-        this.#fail(new Error(`jspurefix sent ${item.msgType} as ${sent}, committed as ${seq}`));
-      item.callback?.(error, result);
-    });
-    item.app?.settle(null, seq);
-  }
-
-  /**
-   * Hands a message to jspurefix's encoder and waits until it is encoded and written to the socket.
-   * An encoder that has failed never answers: after 10 s the session ends, rather than the queue
-   * waiting for ever.
-   */
-  #handOver(msgType: string, body: ILooseObject, done: SendCallback = () => undefined): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        this.#fail(new Error(`jspurefix did not encode ${msgType} within 10 s`));
-        resolve();
-      }, 10_000);
-      super.send(msgType, body, (error, result) => {
-        clearTimeout(timer);
-        done(error, result);
-        resolve();
-      });
-    });
-  }
-
-  /** Sends a message outside the sequence (PossDup): nothing to commit. */
-  #sendAgain(msgType: string, body: ILooseObject): Promise<void> {
-    return this.#handOver(msgType, body);
-  }
-
-  async #resend(begin: number, requestedEnd: number): Promise<void> {
-    const transmitter = this.#transmitter();
-    if (transmitter === null) return;
-    const lastSent = transmitter.msgSeqNum - 1;
-    const end = requestedEnd === 0 || requestedEnd > lastSent ? lastSent : requestedEnd;
-    this.#deps.log.info({ partner_id: this.#deps.partnerId, begin, end }, 'FIX resend requested by the partner');
-    if (begin > end) return;
-    const stored = await messagesBetween(this.#deps.db, this.#deps.partnerId, begin, end);
-    let next = begin;
-    const gapFill = async (upTo: number) => {
-      const now = this.#deps.clock.now();
-      this.#counters.resent('gap_fill');
-      await this.#sendAgain(MsgType.SequenceReset, {
-        GapFillFlag: true,
-        NewSeqNo: upTo,
-        StandardHeader: { MsgSeqNum: next, PossDupFlag: true, SendingTime: now },
-      });
-    };
-    for (const message of stored) {
-      if (message.seq > next) await gapFill(message.seq);
-      const body = JSON.parse(message.body) as ILooseObject;
-      this.#counters.resent('application');
-      await this.#sendAgain(message.msg_type, {
-        ...body,
-        StandardHeader: { MsgSeqNum: message.seq, PossDupFlag: true, SendingTime: new Date(message.sending_time) },
-      });
-      next = message.seq + 1;
-    }
-    if (next <= end) await gapFill(end + 1);
+    this.#outbound.enqueue({ kind: 'resend', begin, end });
   }
 
   // --- Inbound: applied in order, the partner's sequence number committed with the effects ---
@@ -495,15 +252,7 @@ export class DurableFixSession extends AsciiSession {
     // An application message jspurefix did not forward was not applied: its number stays owed. One
     // refused with a Reject has had its answer: its number is dealt with.
     if (!SESSION_TYPES.has(msgType) && message === null && !rejected) return;
-    this.#inboundPending.push({ effect, message });
-    this.#inboundChain = this.#inboundChain
-      .then(() => (this.#inboundFailed ? undefined : this.#applyInbound()))
-      .catch((error: unknown) => {
-        // The next connection starts from the sequence number committed before this message, and
-        // asks the partner for it again.
-        this.#inboundFailed = true;
-        this.#fail(error);
-      });
+    this.#inbound.push(effect, message);
   }
 
   protected override onSessionMsg(msgType: string, view: MsgView): void {
@@ -546,29 +295,6 @@ export class DurableFixSession extends AsciiSession {
     // to its TestRequest or ResendRequest; the message is as good then as at any other time.
     if (BUSY_STATES.has(this.getState())) this.setState(SessionState.ActiveNormalSession);
     super.checkForwardMsg(msgType, view);
-  }
-
-  /**
-   * Applies the partner's messages received so far, in order, in one transaction that also commits
-   * the partner's sequence number past them (never past a gap). Messages that arrive together (the
-   * answers to orders handed over together) cost one durable commit.
-   */
-  async #applyInbound(): Promise<void> {
-    const batch = this.#inboundPending.splice(0, MAX_BATCH);
-    if (batch.length === 0) return;
-    const before = this.#inbound.next;
-    for (const { effect } of batch) effect(this.#inbound);
-    const next = this.#inbound.next;
-    const messages = batch.map((b) => b.message).filter((m): m is PartnerMessage => m !== null);
-    if (messages.length === 0 && next === before) return;
-    const now = this.#deps.clock.now().getTime();
-    const after = await this.#deps.transact(async (trx) => {
-      const then: ((() => void) | undefined)[] = [];
-      for (const message of messages) then.push(await this.#deps.hooks.applyInbound(trx, message));
-      await commitReceived(trx, this.#deps.partnerId, next, now);
-      return then;
-    });
-    for (const done of after) done?.();
   }
 
   // --- Lifecycle ---

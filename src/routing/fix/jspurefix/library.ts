@@ -13,7 +13,7 @@ import {
   type ISessionDescription,
   type JsFixLogFields,
 } from './api.js';
-import { BEGIN_STRING } from '../settings.js';
+import { BEGIN_STRING } from '../../../partners/fix-settings.js';
 
 /**
  * The one place that builds jspurefix's objects: its FIX 4.4 dictionary, a session's configuration

@@ -2,9 +2,9 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, StringEnum } from '../http/schemas.js';
 import type { ErrorDetail } from '../lib/errors.js';
 import { compileValidator } from '../lib/validation.js';
-import { CAPABILITIES, EXCHANGES } from '../partners/markets.js';
+import { CAPABILITIES, EXCHANGES } from './markets.js';
 import { EXCHANGE_FEE_TYPES, FEE_TYPES, ROUNDING_MODES } from './core/fees.js';
-import type { CommissionSpec, ExchangeFeeVersion, PartnerFeeVersion, TaxSpec } from './core/schedule.js';
+import type { CommissionSpec, ExchangeFeeVersion, PartnerFeeVersion, TaxSpec } from './core/fee-schedule.js';
 
 /**
  * The fee schedule files: exchange schedules (`cauri fees import`, and the repository's fees/ folder)

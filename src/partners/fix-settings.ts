@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { ErrorDetail } from '../../lib/errors.js';
+import type { ErrorDetail } from '../lib/errors.js';
 
 /** The FIX version of every session (BeginString, 8). */
 export const BEGIN_STRING = 'FIX.4.4';

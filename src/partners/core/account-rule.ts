@@ -1,4 +1,4 @@
-import type { PartnerChecks } from '../../partners/core/checks.js';
+import type { PartnerChecks } from './checks.js';
 
 /**
  * Whether an order to a partner must carry the investor's account number at that SGI, and the

@@ -1,5 +1,5 @@
 import type { Exchange } from '../../partners/markets.js';
-import type { TradingDays } from '../../orders/core/trading-days.js';
+import type { TradingDays } from './trading-days.js';
 
 /**
  * Settlement of executions (docs/post-trade.md). A trade of date T settles on the exchange's

@@ -1,4 +1,4 @@
-import type { Capability } from '../../partners/markets.js';
+import type { Capability } from '../markets.js';
 
 /**
  * Fees of an execution, from fee schedules that are data (docs/post-trade.md). Pure: no I/O, no

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { NO_CHECKS } from '../../partners/core/checks.js';
-import { accountForOrder, accountRuleOf } from './requirement.js';
+import { NO_CHECKS } from './checks.js';
+import { accountForOrder, accountRuleOf } from './account-rule.js';
 
 test('a partner requires an account when its checks say so, and whenever it is reached over FIX', () => {
   assert.deepEqual(accountRuleOf({ connector: 'sandbox', checks: NO_CHECKS, defaultAccount: null }), { required: false, fallback: null });

@@ -2,10 +2,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Kysely } from 'kysely';
 import type { ErrorDetail } from '../lib/errors.js';
-import { runImport, type ImportReport } from '../partners/import.js';
+import { runImport, type ImportReport } from './import.js';
 import { lockForTransaction, type DialectName } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';
-import type { ExchangeFeeVersion, PartnerFeeVersion } from './core/schedule.js';
+import type { ExchangeFeeVersion, PartnerFeeVersion } from './core/fee-schedule.js';
 import { exchangeVersionOf, validateExchangeFeeEntry, type ExchangeFeeEntry } from './fee-file.js';
 import {
   findScheduleVersion,
@@ -16,7 +16,7 @@ import {
 } from './fee-schedule.repository.js';
 import type { FeeOrigin, FeeScheduleRow } from './fee-schedule.table.js';
 
-export type { ImportReport } from '../partners/import.js';
+export type { ImportReport } from './import.js';
 
 /**
  * The fee schedules the repository ships, in fees/ at its root (compiled, this module sits in

@@ -1,4 +1,4 @@
-import type { Capability } from '../../partners/markets.js';
+import type { Capability } from '../markets.js';
 import {
   bpsRate,
   type Commission,

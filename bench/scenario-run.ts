@@ -1,0 +1,146 @@
+import { measurePaced } from './paced.js';
+import { CpuProbe } from './cpu.js';
+import { measure, measureSplit, type Measurement } from './load.js';
+import type { Row, ScenarioResult } from './report.js';
+import { REFERENCES, isRatioGoal, type BenchContext, type Scenario } from './scenarios.js';
+import { WriterProbe } from './writer.js';
+
+export const log = (message: string) => process.stdout.write(`[bench] ${message}\n`);
+export const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Measures one scenario of the harness: an in-process one by its own alternating run, an HTTP one
+ * with autocannon against the service and each of its references in turn, and reads its goal.
+ */
+export async function runScenario(
+  scenario: Scenario,
+  ctx: BenchContext,
+  settings: { connections: number; duration: number; warmup: number; rounds: number },
+): Promise<ScenarioResult> {
+  if (scenario.kind === 'in-process') {
+    const { ours, reference } = scenario.run(ctx, { durationSeconds: settings.duration });
+    const ratio = ours.rps / reference.rps;
+    return {
+      name: scenario.name,
+      description: scenario.description,
+      ours: { label: 'cauri', rps: ours.rps, p50: null, p99: null, microsPerOp: ours.microsPerOp },
+      references: [
+        {
+          key: 'raw-ed25519',
+          row: { label: scenario.referenceLabel, rps: reference.rps, p50: null, p99: null, microsPerOp: reference.microsPerOp },
+          ratio,
+        },
+      ],
+      ...(scenario.goal === undefined
+        ? {}
+        : { goal: { ...scenario.goal, label: scenario.referenceLabel, actual: ratio, met: ratio >= scenario.goal.ratio } }),
+      note:
+        `The two sides alternated in 100 ms slices; each rate is a side's verifications over its own time. ` +
+        `Verifications per second per quarter of the run: ours ${ours.quarters.map((r) => Math.round(r)).join(', ')}; ` +
+        `raw ${reference.quarters.map((r) => Math.round(r)).join(', ')}.`,
+    };
+  }
+  // Ours and each reference in turn, `rounds` times (each run duration / rounds seconds, the warm-up
+  // only before the first), so that drift of a noisy machine hits every side alike.
+  const sides = [
+    { key: 'ours', label: 'cauri', target: scenario.target(ctx), split: scenario.targets?.(ctx) },
+    ...scenario.references.map((key) => ({ key, label: REFERENCES[key].label, target: REFERENCES[key].target(ctx), split: undefined })),
+  ];
+  const cpuGroups = scenario.cpu?.(ctx);
+  const cpu = new Map(sides.map((side) => [side.key, cpuGroups === undefined ? undefined : new CpuProbe(cpuGroups)]));
+  const runs = new Map<string, Measurement[]>(sides.map((s) => [s.key, []]));
+  const duration = Math.max(1, Math.round(settings.duration / settings.rounds));
+  const writer = scenario.writer === undefined ? undefined : new WriterProbe(scenario.writer(ctx));
+  for (let round = 0; round < settings.rounds; round++) {
+    for (const side of sides) {
+      const label = `${scenario.name} / ${side.key} / round ${round + 1}`;
+      const sideProbe = side.key === 'ours' && writer !== undefined ? writer : cpu.get(side.key);
+      const load = { connections: scenario.connections ?? settings.connections, duration, warmup: round === 0 ? settings.warmup : 0 };
+      const measured =
+        side.split === undefined
+          ? await measure(label, side.target, load, sideProbe)
+          : await measureSplit(label, side.split, load, sideProbe);
+      log(`    round ${round + 1}, ${side.key}: ${measured.rps.toFixed(0)}/s`);
+      runs.get(side.key)?.push(measured);
+      await pause(500);
+    }
+  }
+  const combine = (label: string, list: Measurement[]): Row => ({
+    label,
+    rps: list.reduce((a, m) => a + m.rps, 0) / list.length,
+    p50: Math.max(...list.map((m) => m.p50)),
+    p99: Math.max(...list.map((m) => m.p99)),
+  });
+  const ours = combine('cauri', runs.get('ours') ?? []);
+  // A latency goal read at a fraction of the maximum: one more run of ours, held at that rate.
+  let held: { rate: number; measured: Measurement } | undefined;
+  if (scenario.goal !== undefined && !isRatioGoal(scenario.goal) && scenario.goal.atFractionOfMax !== undefined) {
+    const rate = ours.rps * scenario.goal.atFractionOfMax;
+    await pause(500);
+    const measured = await measurePaced(`${scenario.name} / ours at ${Math.round(rate)}/s`, sides[0]!.target, {
+      connections: scenario.connections ?? settings.connections,
+      duration: settings.duration,
+      rate,
+    });
+    log(`    ours held at ${rate.toFixed(0)}/s: ${measured.rps.toFixed(0)}/s, p50 ${measured.p50} ms, p99 ${measured.p99} ms`);
+    held = { rate, measured };
+  }
+  const references: ScenarioResult['references'] = sides.slice(1).map((side) => {
+    const row = combine(side.label, runs.get(side.key) ?? []);
+    return { key: side.key, row, ratio: ours.rps / row.rps };
+  });
+  const ratioGoal = scenario.goal !== undefined && isRatioGoal(scenario.goal) ? scenario.goal : undefined;
+  const goalRef = ratioGoal === undefined ? undefined : references.find((r) => r.key === ratioGoal.of);
+  const answered = (runs.get('ours') ?? []).reduce((a, m) => a + m.ok, 0);
+  const heldNote =
+    held === undefined
+      ? undefined
+      : `Latency goal read at ${Math.round((held.rate / ours.rps) * 100)} % of the measured maximum: ours sent ${Math.round(held.rate).toLocaleString('en-US')} requests a second, evenly spaced, ` +
+        `for ${settings.duration} s after a 2 s warm-up at that rate, over at most ${scenario.connections ?? settings.connections} connections (latency counted from each request's due time), answered ${Math.round(held.measured.rps).toLocaleString('en-US')} a second, ` +
+        `p50 ${held.measured.p50} ms, p99 ${held.measured.p99} ms. At the maximum rate the p99 (${ours.p99} ms, the worst round's) is mostly time spent queueing behind the other connections.`;
+  const cpuNote =
+    cpuGroups === undefined
+      ? undefined
+      : 'Cores kept busy on average during the measured runs (2.00 would be both cores of this machine all the time; PostgreSQL and Redis count every process of that name on the machine): ' +
+        sides
+          .map(
+            (side) =>
+              `${side.key === 'ours' ? 'two API processes and a worker' : REFERENCES[side.key as keyof typeof REFERENCES].short}: ${cpu.get(side.key)?.summary() ?? ''}`,
+          )
+          .join('; ') +
+        '.';
+  const writerNote =
+    writer === undefined
+      ? cpuNote
+      : writer.note(
+          answered,
+          ratioGoal === undefined || goalRef === undefined
+            ? undefined
+            : {
+                ratio: ratioGoal.ratio,
+                referenceRps: goalRef.row.rps,
+                referenceLabel: REFERENCES[goalRef.key as keyof typeof REFERENCES].short,
+              },
+        );
+  const goal: ScenarioResult['goal'] =
+    scenario.goal === undefined
+      ? undefined
+      : isRatioGoal(scenario.goal)
+        ? goalRef === undefined
+          ? undefined
+          : { ...scenario.goal, label: goalRef.row.label, actual: goalRef.ratio, met: goalRef.ratio >= scenario.goal.ratio }
+        : (() => {
+            const p99 = held?.measured.p99 ?? ours.p99 ?? Number.POSITIVE_INFINITY;
+            return { ...scenario.goal, label: 'p99', actual: p99, met: p99 <= scenario.goal.p99Ms };
+          })();
+  const note = [writerNote, heldNote].filter((n) => n !== undefined).join('\n\n') || undefined;
+  return {
+    name: scenario.name,
+    description: scenario.description,
+    ours,
+    references,
+    ...(scenario.connections === undefined ? {} : { connections: scenario.connections }),
+    ...(note === undefined ? {} : { note }),
+    ...(goal === undefined ? {} : { goal }),
+  };
+}

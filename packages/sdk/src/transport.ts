@@ -1,0 +1,142 @@
+import { randomUUID } from 'node:crypto';
+import { CauriNetworkError } from './errors.js';
+import { DEFAULT_RETRY_POLICY, isRetryableStatus, nextDelay, parseRetryAfter, type RetryPolicy } from './retry.js';
+import type { RequestBody, TokenResponse } from './types.js';
+import { TOKEN_PATH, readBody, apiError, type CauriClientOptions, type CallOptions, type ApiResponse, type HeldToken } from './request.js';
+
+/**
+ * What every call of a CauriClient goes through: the access token (fetched on first use, refreshed
+ * shortly before it expires, shared by concurrent calls) and the sending of one request with its
+ * Idempotency-Key, its time-out and its retries.
+ */
+export class Transport {
+  readonly #baseUrl: string;
+  readonly #clientId: string | undefined;
+  readonly #clientSecret: string | undefined;
+  readonly #scopes: readonly string[] | undefined;
+  readonly #fetch: typeof fetch;
+  readonly #policy: RetryPolicy;
+  readonly #timeoutMs: number;
+  readonly #refreshMarginMs: number;
+  readonly #sleep: (ms: number) => Promise<void>;
+  readonly #now: () => number;
+  readonly #random: () => number;
+  #token: HeldToken | null = null;
+  #pendingToken: Promise<HeldToken> | null = null;
+
+  constructor(options: CauriClientOptions) {
+    this.#baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.#clientId = options.clientId;
+    this.#clientSecret = options.clientSecret;
+    this.#scopes = options.scopes;
+    this.#fetch = options.fetch ?? globalThis.fetch;
+    this.#policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+    if (!Number.isInteger(this.#policy.maxAttempts) || this.#policy.maxAttempts < 1)
+      throw new RangeError('retry.maxAttempts must be an integer >= 1');
+    this.#timeoutMs = options.timeoutMs ?? 30_000;
+    this.#refreshMarginMs = (options.tokenRefreshMarginSeconds ?? 60) * 1000;
+    this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.#now = options.now ?? Date.now;
+    this.#random = options.random ?? Math.random;
+  }
+
+  /** Keeps `held` as the access token of the calls that follow. */
+  hold(held: HeldToken): void {
+    this.#token = held;
+  }
+
+  async #accessToken(): Promise<string> {
+    if (this.#token !== null && this.#now() < this.#token.refreshAt) return this.#token.value;
+    // Concurrent calls share one token request.
+    this.#pendingToken ??= this.fetchToken()
+      .then(({ held }) => held)
+      .finally(() => {
+        this.#pendingToken = null;
+      });
+    this.#token = await this.#pendingToken;
+    return this.#token.value;
+  }
+
+  async fetchToken(): Promise<{ token: TokenResponse; held: HeldToken }> {
+    if (this.#clientId === undefined || this.#clientSecret === undefined) {
+      throw new TypeError('CauriClient: clientId and clientSecret are required for authenticated calls');
+    }
+    const body: RequestBody<'/v1/auth/token', 'post'> = {
+      grant_type: 'client_credentials',
+      client_id: this.#clientId,
+      client_secret: this.#clientSecret,
+      ...(this.#scopes === undefined ? {} : { scope: this.#scopes.join(' ') }),
+    };
+    const requestedAt = this.#now();
+    const { body: token } = await this.send('POST', TOKEN_PATH, TOKEN_PATH, undefined, body, false, {});
+    const t = token as TokenResponse;
+    // Lifetime is counted from the request, not the answer, so a slow exchange cannot overstate it.
+    const lifetimeMs = t.expires_in * 1000;
+    const margin = Math.min(this.#refreshMarginMs, lifetimeMs / 2);
+    return { token: t, held: { value: t.access_token, refreshAt: requestedAt + lifetimeMs - margin } };
+  }
+
+  async send(
+    method: string,
+    template: string,
+    path: string,
+    query: Record<string, unknown> | undefined,
+    body: unknown,
+    auth: boolean,
+    call: CallOptions & { accept?: string },
+  ): Promise<ApiResponse<unknown>> {
+    const operation = `${method} ${template}`;
+    const url = new URL(this.#baseUrl + path);
+    for (const [name, value] of Object.entries(query ?? {})) {
+      if (value !== undefined && value !== null) url.searchParams.set(name, String(value));
+    }
+    // The spec: every mutating POST except the token exchange takes an Idempotency-Key. The key is
+    // chosen once, here, so that every retry below sends the same one.
+    const idempotencyKey = method === 'POST' && template !== TOKEN_PATH ? (call.idempotencyKey ?? randomUUID()) : undefined;
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    let refreshedAfter401 = false;
+
+    for (let attempt = 1; ; attempt++) {
+      call.signal?.throwIfAborted();
+      const headers: Record<string, string> = { accept: call.accept ?? 'application/json' };
+      if (payload !== undefined) headers['content-type'] = 'application/json';
+      if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
+      const token = auth ? await this.#accessToken() : undefined;
+      if (token !== undefined) headers.authorization = `Bearer ${token}`;
+
+      const timeout = AbortSignal.timeout(this.#timeoutMs);
+      let response: Response;
+      try {
+        response = await this.#fetch(url, {
+          method,
+          headers,
+          ...(payload === undefined ? {} : { body: payload }),
+          signal: call.signal === undefined ? timeout : AbortSignal.any([call.signal, timeout]),
+        });
+      } catch (error) {
+        if (call.signal?.aborted) throw error; // the caller's own abort is not a fault to retry
+        const delay = nextDelay(attempt, undefined, this.#policy, this.#random);
+        if (delay === null) throw new CauriNetworkError(operation, idempotencyKey, error);
+        await this.#sleep(delay);
+        continue;
+      }
+
+      if (response.ok || response.status === 304) {
+        return { status: response.status, headers: response.headers, body: await readBody(response) };
+      }
+      if (response.status === 401 && token !== undefined && !refreshedAfter401) {
+        // The token expired early or was revoked: one new token, one more try (not counted as an attempt).
+        refreshedAfter401 = true;
+        await response.body?.cancel();
+        if (this.#token?.value === token) this.#token = null;
+        attempt--;
+        continue;
+      }
+      const error = await apiError(response, operation, this.#now());
+      if (!isRetryableStatus(response.status, error.retryAfter !== undefined)) throw error;
+      const delay = nextDelay(attempt, parseRetryAfter(response.headers.get('retry-after'), this.#now()), this.#policy, this.#random);
+      if (delay === null) throw error;
+      await this.#sleep(delay);
+    }
+  }
+}

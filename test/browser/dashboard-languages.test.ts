@@ -1,0 +1,145 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { SHOWN_TEXT, catalogues, developerSession, noHorizontalScroll, shot, until, untranslated, type Json } from './dashboard-session.js';
+import { receiver } from './receiver.js';
+
+// Every page of the dashboard in both languages and on a phone-sized screen, and the account page.
+test('every page in French and in English and on a phone, the client rotating its own secret, and signing out', async (t) => {
+  const { api, client, att, filled, page, problems, nav, heading, signIn } = await developerSession(t);
+  // An endpoint and an event of the filled order, for the pages that show one.
+  const ok = await receiver(t, 200);
+  const created = await api('POST', '/v1/webhooks/endpoints', { url: ok.url, events: ['order.executed'] });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const okEndpoint = created.body.id as string;
+  const executed = (await api('GET', '/v1/events?type=order.executed')).body.data as Json[];
+  const executedEvent = executed[0]?.id as string;
+  assert.match(executedEvent, /^evt_/);
+  await signIn();
+
+  await t.test('every page in French and in English: the switch is remembered, no message is missing or left in English', async () => {
+    const { en, fr } = await catalogues();
+    const pages = (language: 'en' | 'fr') =>
+      [
+        ['#/orders', language === 'en' ? 'Orders' : 'Ordres'],
+        [`#/orders/${filled.body.id}`, language === 'en' ? `Order ${filled.body.id}` : `Ordre ${filled.body.id}`],
+        ['#/positions', 'Positions'],
+        ['#/attestations', 'Attestations'],
+        [`#/attestations/${att.body.id}`, `Attestation ${att.body.id}`],
+        ['#/events', language === 'en' ? 'Events' : 'Événements'],
+        [`#/events/${executedEvent}`, language === 'en' ? `Event ${executedEvent}` : `Événement ${executedEvent}`],
+        ['#/endpoints', language === 'en' ? 'Webhook endpoints' : 'Points de réception des webhooks'],
+        [`#/endpoints/${okEndpoint}`, language === 'en' ? `Endpoint ${okEndpoint}` : `Point de réception ${okEndpoint}`],
+        ['#/deliveries', language === 'en' ? 'Deliveries' : 'Livraisons'],
+        ['#/dead', language === 'en' ? 'Dead letters' : 'Lettres mortes'],
+        ['#/markets', language === 'en' ? 'Markets' : 'Marchés'],
+        ['#/account', language === 'en' ? 'Account' : 'Compte'],
+      ] as const;
+    const walk = async (language: 'en' | 'fr') => {
+      for (const [hash, title] of pages(language)) {
+        await page.evaluate(`location.hash = ${JSON.stringify(hash)}`);
+        await heading(title).waitFor();
+        await until(async () => (await page.locator('#app[aria-busy]').count()) === 0, 'page loaded');
+        assert.equal(await page.evaluate('document.documentElement.lang'), language, hash);
+        assert.deepEqual(untranslated(await page.evaluate<string>(SHOWN_TEXT), language, en, fr), [], `${language} ${hash}`);
+      }
+    };
+    await walk('en');
+    assert.equal(await page.locator('button[data-lang="en"][aria-pressed="true"]').count(), 1);
+
+    await page.locator('button[data-lang="fr"]').click();
+    await heading('Compte').waitFor();
+    assert.equal(await page.getByRole('navigation').getByRole('link', { name: 'Ordres', exact: true }).count(), 1);
+    assert.equal(await page.evaluate("localStorage.getItem('cauri.lang')"), 'fr', 'the choice is remembered, and it is all that is stored');
+    await walk('fr');
+    // French figures: grouped with a (narrow) no-break space, a decimal comma, francs without decimals when whole.
+    await page.evaluate(`location.hash = ${JSON.stringify(`#/orders/${filled.body.id}`)}`);
+    await heading(`Ordre ${filled.body.id}`).waitFor();
+    assert.match(await page.getByTestId('average-price').innerText(), /^\d{1,3}([\u202f\u00a0]\d{3})*(,\d\d)? XOF$/);
+    assert.match(await page.getByTestId('filled-qty').innerText(), /^10 sur 10$/);
+    assert.match(await page.locator('table.grid tbody tr').first().innerText(), /\d{1,2} [a-zéû]+\.? 20\d\d( à|,)? \d\d:\d\d:\d\d UTC/);
+    await shot(page, 'order-fr');
+
+    // A reload forgets the token but not the language: the sign-in page is in French.
+    await page.reload();
+    await heading('Connexion').waitFor();
+    assert.deepEqual(untranslated(await page.evaluate<string>(SHOWN_TEXT), 'fr', en, fr), []);
+    await page.getByLabel('Identifiant du client').fill(client.client_id);
+    await page.getByLabel('Secret du client').fill('sk_test_wrong-secret');
+    await page.getByRole('button', { name: 'Se connecter' }).click();
+    await page.getByText('Identifiant ou secret incorrect. Vérifiez les deux et réessayez.').waitFor();
+    await page.getByLabel('Secret du client').fill(client.client_secret);
+    await page.getByRole('button', { name: 'Se connecter' }).click();
+    await heading(`Ordre ${filled.body.id}`).waitFor();
+    // An error of the API: its meaning in French by its code, the API's message in English beside it.
+    await page.evaluate("location.hash = '#/attestations/att_nope'");
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    assert.match(await alert.innerText(), /^Introuvable\./);
+    assert.equal(await alert.getAttribute('data-code'), 'not_found');
+    assert.deepEqual(untranslated(await page.evaluate<string>(SHOWN_TEXT), 'fr', en, fr), []);
+
+    await page.locator('button[data-lang="en"]').click();
+    await heading('Attestations')
+      .waitFor()
+      .catch(() => undefined);
+    await page.evaluate("location.hash = '#/orders'");
+    await heading('Orders').waitFor();
+    assert.equal(await page.evaluate("localStorage.getItem('cauri.lang')"), 'en');
+  });
+
+  await t.test('the client rotates its own secret; the new one works', async () => {
+    await nav('Account').click();
+    await heading('Account').waitFor();
+    await page.getByRole('button', { name: 'Rotate client secret' }).click();
+    const secret = await page.getByTestId('secret').inputValue();
+    assert.match(secret, /^sk_test_/);
+    assert.notEqual(secret, client.client_secret);
+    assert.equal((await api('GET', `/v1/orders/${filled.body.id}`, undefined, secret)).status, 200);
+    await page.getByText(/Your previous secret keeps working until/).waitFor();
+
+    // A leaked secret: the box ends every previous secret at once.
+    await page.getByLabel(/The previous secret has leaked/).check();
+    await page.getByRole('button', { name: 'Rotate client secret' }).click();
+    await page.getByText(/Your previous secret has stopped working/).waitFor();
+    const replacement = await page.getByTestId('secret').inputValue();
+    assert.notEqual(replacement, secret);
+    assert.equal((await api('GET', `/v1/orders/${filled.body.id}`, undefined, replacement)).status, 200);
+    assert.equal((await api('GET', `/v1/orders/${filled.body.id}`, undefined, secret)).status, 401, 'the previous secret gets no token');
+  });
+
+  await t.test('on a phone-sized screen nothing scrolls sideways', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    for (const [hash, title] of [
+      ['#/orders', 'Orders'],
+      [`#/orders/${filled.body.id}`, `Order ${filled.body.id}`],
+      ['#/positions', 'Positions'],
+      [`#/attestations/${att.body.id}`, `Attestation ${att.body.id}`],
+      ['#/events', 'Events'],
+      [`#/events/${executedEvent}`, `Event ${executedEvent}`],
+      ['#/endpoints', 'Webhook endpoints'],
+      [`#/endpoints/${okEndpoint}`, `Endpoint ${okEndpoint}`],
+      ['#/deliveries', 'Deliveries'],
+      ['#/dead', 'Dead letters'],
+      ['#/markets', 'Markets'],
+      ['#/account', 'Account'],
+    ] as const) {
+      await page.evaluate(`location.hash = ${JSON.stringify(hash)}`);
+      await heading(title).waitFor();
+      await until(async () => (await page.locator('#app[aria-busy]').count()) === 0, 'page loaded');
+      await noHorizontalScroll(page, hash);
+      if (hash === '#/orders') await shot(page, 'orders-phone');
+    }
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await heading('Sign in').waitFor();
+    await noHorizontalScroll(page, 'sign-in');
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
+  await t.test('signing out forgets the token', async () => {
+    await page.evaluate("location.hash = '#/orders'");
+    await heading('Sign in').waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Sign out' }).count(), 0);
+  });
+
+  assert.deepEqual(problems, [], 'no script error and no Content-Security-Policy violation');
+});
