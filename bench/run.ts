@@ -162,17 +162,9 @@ async function main(): Promise<number> {
     const bareBytes = (await (await fetch(`${bare.base}/bare/json`)).arrayBuffer()).byteLength;
 
     const sqliteOrders = await orderFixture(service.base, token);
-    const wanted = (name: string) => scenarios.some((s) => s.name === name);
-    // The fixtures of scenarios left out of a partial run are not prepared (10,000 fills take minutes).
-    let positions: BenchContext['positions'] = { service: service.base, token, subject: '' };
-    if (wanted('positions read')) {
-      log('positions fixture: a subject with 10,000 fills');
-      positions = await positionsFixture(service.base, token, log);
-    }
-    const postgres = wanted('order submission (PostgreSQL)')
-      ? await startPostgresService(serviceEnv, dataDir, servers, CLI, profiling)
-      : null;
-    const scaled = wanted('order submission (scaled out)') ? await startScaledOut(serviceEnv, dataDir, servers, CLI) : null;
+    // Each fixture is prepared right before the first scenario that uses it, so that the processes
+    // and the data it adds (10,000 fills, a PostgreSQL deployment, four more processes) are not there
+    // while the scenarios before it are measured; a partial run prepares only those it needs.
     const ctx: BenchContext = {
       service: service.base,
       bare: bare.base,
@@ -181,14 +173,31 @@ async function main(): Promise<number> {
       token,
       attestation,
       keyDocument,
-      orders: { sqlite: sqliteOrders, postgres: postgres?.orders ?? null },
-      positions,
-      scaled,
+      orders: { sqlite: sqliteOrders, postgres: null },
+      positions: { service: service.base, token, subject: '' },
+      scaled: null,
+    };
+    const drops: (() => Promise<void>)[] = [];
+    const prepare = async (name: string) => {
+      if (name === 'positions read' && ctx.positions.subject === '') {
+        log('positions fixture: a subject with 10,000 fills');
+        ctx.positions = await positionsFixture(service.base, token, log);
+      }
+      if (name === 'order submission (PostgreSQL)' && ctx.orders.postgres === null) {
+        const postgres = await startPostgresService(serviceEnv, dataDir, servers, CLI, profiling);
+        if (postgres !== null) drops.push(postgres.drop);
+        ctx.orders.postgres = postgres?.orders ?? null;
+      }
+      if (name === 'order submission (scaled out)' && ctx.scaled === null) {
+        ctx.scaled = await startScaledOut(serviceEnv, dataDir, servers, CLI);
+        if (ctx.scaled !== null) drops.push(ctx.scaled.drop);
+      }
     };
 
     const results: ScenarioResult[] = [];
     const failures: ScenarioFailure[] = [];
     for (const scenario of scenarios) {
+      await prepare(scenario.name);
       if (scenario.kind === 'http' && scenario.available !== undefined && !scenario.available(ctx)) {
         log(`scenario "${scenario.name}" skipped: set BENCH_DATABASE_URL (or TEST_DATABASE_URL) to a PostgreSQL server`);
         failures.push({
@@ -256,8 +265,7 @@ async function main(): Promise<number> {
     mkdirSync(dirname(output), { recursive: true });
     writeFileSync(output, report);
     log(`report written to ${output}`);
-    await postgres?.drop();
-    await scaled?.drop();
+    for (const drop of drops) await drop();
     if (failures.some((f) => f.skipped !== true)) {
       process.stderr.write(`[bench] ${failures.length} scenario(s) failed: ${failures.map((f) => f.name).join(', ')}\n`);
       return 1;

@@ -2,11 +2,13 @@ import type { Kysely } from 'kysely';
 import { utcDay } from '../lib/clock.js';
 import { validationError, type ErrorDetail } from '../lib/errors.js';
 import { currencyOfInstrument, type Currency } from '../partners/markets.js';
-import type { ReferenceSnapshot } from '../partners/reference-data.js';
+import type { ReferenceInstrument, ReferenceSnapshot } from '../partners/reference-data.js';
+import type { KycLevel } from '../kyc/levels.js';
+import type { OrderRequest } from './order.schemas.js';
 import { lockForTransaction, type DialectName } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';
 import { heldAgainstCap, sumHeld, type CappedOrder } from './core/amend.js';
-import { AT_PAR, monthWindow, type FcfaRate } from './core/caps.js';
+import { AT_PAR, checkCap, monthWindow, orderNotionalCents, toFcfaCents, type FcfaRate } from './core/caps.js';
 import { marketWorstPriceCents } from './core/price-rules.js';
 import { subjectOrdersInWindow } from './order.repository.js';
 
@@ -87,4 +89,57 @@ export async function heldThisMonth(
     });
   }
   return sumHeld(held);
+}
+
+/**
+ * The monthly cap: the buy orders of the subject's calendar month (UTC) that are not
+ * failed, each counted in FCFA at its currency's rate of the day it was placed (`heldThisMonth`,
+ * pending amends at their larger amount), plus this one, may not exceed the level's cap. A market
+ * buy counts at its worst case, the band's upper limit. Read under a per-subject lock, so that two
+ * concurrent orders cannot each see room for both.
+ */
+export function checkNewOrderCap(c: {
+  level: KycLevel;
+  request: OrderRequest;
+  instrument: ReferenceInstrument;
+  reference: ReferenceSnapshot;
+  now: number;
+  used: bigint;
+}): void {
+  const { request, instrument, reference, used } = c;
+  const rate = fcfaRateOn(reference, instrument.currency, c.now, request.instrument, 'the day of this order');
+  const worst = marketWorstPriceCents(instrument);
+  if (request.limit_price_cents === undefined && worst === null) {
+    throw validationError([
+      {
+        field: 'limit_price_cents',
+        rule: 'required',
+        value: null,
+        message: `${request.instrument} has no price band, so a market buy has no worst price to count against the ${c.level} monthly cap: give a limit price`,
+      },
+    ]);
+  }
+  const newCents = toFcfaCents(
+    orderNotionalCents({
+      side: 'buy',
+      qty: request.qty,
+      limit_price_cents: request.limit_price_cents ?? null,
+      market_price_cents: worst ?? 0,
+    }),
+    rate,
+  );
+  const check = checkCap(c.level, used, newCents);
+  if (!check.ok) {
+    throw validationError([
+      {
+        field: 'qty',
+        rule: 'monthly_cap',
+        value: request.qty,
+        message: `the order (${newCents} cents of FCFA) exceeds the ${c.level} monthly cap; ${check.remaining_cents} cents of FCFA remain this month`,
+        order_cents: Number(newCents),
+        remaining_cents: Number(check.remaining_cents),
+        cap_cents: Number(check.cap_cents),
+      },
+    ]);
+  }
 }

@@ -1,61 +1,32 @@
 import type { Kysely } from 'kysely';
 import { accountOfOrder } from '../accounts/account.service.js';
 import { utcDay, type Clock } from '../lib/clock.js';
-import { ApiError, notFound, validationError, type ErrorDetail } from '../lib/errors.js';
+import { notFound, validationError, type ErrorDetail } from '../lib/errors.js';
 import { isId, newId, type ClientId } from '../lib/ids.js';
 import { findClientAttestation, findClientAttestationShared } from '../kyc/attestation.repository.js';
 import type { KycLevel } from '../kyc/levels.js';
-import { JURISDICTION_OF_EXCHANGE, currencyOfInstrument, exchangeOfInstrument, type Exchange } from '../partners/markets.js';
-import type { ReferenceData, ReferenceInstrument, ReferenceSnapshot } from '../partners/reference-data.js';
+import { JURISDICTION_OF_EXCHANGE, exchangeOfInstrument, type Exchange } from '../partners/markets.js';
+import type { ReferenceData, ReferenceInstrument } from '../partners/reference-data.js';
 import type { ConnectorNames as ConnectorRegistry } from './ports.js';
 import type { DialectName } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';
-import { amendConflict, capIncreaseCents, checkAmendValues } from './core/amend.js';
-import { capCents, checkCap, orderNotionalCents, toFcfaCents } from './core/caps.js';
+import { capCents } from './core/caps.js';
 import { checkExpireDate, expiryInstant } from './core/lifecycle.js';
-import { checkTradingRules, marketWorstPriceCents } from './core/price-rules.js';
-import { isFinal } from './core/state-machine.js';
+import { checkTradingRules } from './core/price-rules.js';
 import type { TradingDays } from './core/trading-days.js';
 import { fillOf } from './fill.js';
 import { settlementDate } from './core/settlement.js';
 import { frozenTimeOf } from '../testclocks/test-clock.repository.js';
 import { toOrder } from './order.mapping.js';
-import { fcfaRateOn, heldThisMonth } from './monthly-cap.js';
-import { findClientOrder, listClientOrders, listFills, updateOrder, type OrderFilter } from './order.repository.js';
+import { checkNewOrderCap, heldThisMonth } from './monthly-cap.js';
+import { findClientOrder, listClientOrders, listFills, type OrderFilter } from './order.repository.js';
 import type { AmendRequest, Fill, Order, OrderRequest } from './order.schemas.js';
 import type { OrderRow } from './order.table.js';
+import { recordAmendRequest, recordCancelRequest } from './order-requests.js';
 
-export const METADATA_MAX_BYTES = 8 * 1024;
-export const METADATA_MAX_DEPTH = 5;
+import { checkMetadata } from './core/metadata.js';
 
-function depthOf(value: unknown): number {
-  if (value === null || typeof value !== 'object') return 0;
-  const children = Array.isArray(value) ? value : Object.values(value);
-  return 1 + children.reduce<number>((max, child) => Math.max(max, depthOf(child)), 0);
-}
-
-/** client_metadata limits the schema cannot state: 8 KiB serialised and depth 5. */
-export function checkMetadata(metadata: unknown): ErrorDetail[] {
-  if (metadata === undefined) return [];
-  const size = Buffer.byteLength(JSON.stringify(metadata));
-  const details: ErrorDetail[] = [];
-  if (size > METADATA_MAX_BYTES)
-    details.push({
-      field: 'client_metadata',
-      rule: 'maxBytes',
-      value: size,
-      message: `client_metadata is ${size} bytes serialised; at most ${METADATA_MAX_BYTES}`,
-    });
-  const depth = depthOf(metadata);
-  if (depth > METADATA_MAX_DEPTH)
-    details.push({
-      field: 'client_metadata',
-      rule: 'maxDepth',
-      value: depth,
-      message: `client_metadata nests ${depth} levels; at most ${METADATA_MAX_DEPTH}`,
-    });
-  return details;
-}
+export { checkMetadata, METADATA_MAX_BYTES, METADATA_MAX_DEPTH } from './core/metadata.js';
 
 export interface OrderPage {
   items: Order[];
@@ -161,7 +132,7 @@ export class OrderService {
       });
     }
 
-    // The investor's account at the partner, fixed on the order now (accounts/core/requirement.ts).
+    // The investor's account at the partner, fixed on the order now (partners/core/account-rule.ts).
     // Its read goes out with the cap's lock and read below (one round trip on PostgreSQL).
     const accountRead =
       partner?.status === 'approved' && attestation !== undefined
@@ -233,7 +204,7 @@ export class OrderService {
     const level = attestation.level as KycLevel;
     if (held !== undefined) {
       if ('error' in held) throw held.error;
-      this.#checkCap({ level, request, instrument, reference, now, used: held.value });
+      checkNewOrderCap({ level, request, instrument, reference, now, used: held.value });
     }
 
     const expiresAt = expiryInstant(this.calendars.current(), instrument.exchange, timeInForce, request.expire_date ?? null, marketNow);
@@ -293,59 +264,6 @@ export class OrderService {
     return time ?? null;
   }
 
-  /**
-   * The monthly cap: the buy orders of the subject's calendar month (UTC) that are not
-   * failed, each counted in FCFA at its currency's rate of the day it was placed (`heldThisMonth`,
-   * pending amends at their larger amount), plus this one, may not exceed the level's cap. A market
-   * buy counts at its worst case, the band's upper limit. Read under a per-subject lock, so that two
-   * concurrent orders cannot each see room for both.
-   */
-  #checkCap(c: {
-    level: KycLevel;
-    request: OrderRequest;
-    instrument: ReferenceInstrument;
-    reference: ReferenceSnapshot;
-    now: number;
-    used: bigint;
-  }): void {
-    const { request, instrument, reference, used } = c;
-    const rate = fcfaRateOn(reference, instrument.currency, c.now, request.instrument, 'the day of this order');
-    const worst = marketWorstPriceCents(instrument);
-    if (request.limit_price_cents === undefined && worst === null) {
-      throw validationError([
-        {
-          field: 'limit_price_cents',
-          rule: 'required',
-          value: null,
-          message: `${request.instrument} has no price band, so a market buy has no worst price to count against the ${c.level} monthly cap: give a limit price`,
-        },
-      ]);
-    }
-    const newCents = toFcfaCents(
-      orderNotionalCents({
-        side: 'buy',
-        qty: request.qty,
-        limit_price_cents: request.limit_price_cents ?? null,
-        market_price_cents: worst ?? 0,
-      }),
-      rate,
-    );
-    const check = checkCap(c.level, used, newCents);
-    if (!check.ok) {
-      throw validationError([
-        {
-          field: 'qty',
-          rule: 'monthly_cap',
-          value: request.qty,
-          message: `the order (${newCents} cents of FCFA) exceeds the ${c.level} monthly cap; ${check.remaining_cents} cents of FCFA remain this month`,
-          order_cents: Number(newCents),
-          remaining_cents: Number(check.remaining_cents),
-          cap_cents: Number(check.cap_cents),
-        },
-      ]);
-    }
-  }
-
   async #find(db: Kysely<Database>, clientId: ClientId, id: string): Promise<OrderRow> {
     const row = isId('order', id) ? await findClientOrder(db, clientId, id) : undefined;
     if (row === undefined) throw notFound('Order', id);
@@ -393,23 +311,7 @@ export class OrderService {
    * router has the partner's answer. Asking again while a cancel waits changes nothing.
    */
   async requestCancel(trx: Kysely<Database>, clientId: ClientId, id: string): Promise<OrderRow> {
-    const row = await this.#find(trx, clientId, id);
-    if (isFinal(row.status)) throw new ApiError('conflict', `Order ${id} is ${row.status}; only an open order can be cancelled`);
-    if (row.pending_request === 'pending_cancel') return row;
-    const now = this.clock.now().getTime();
-    const changes: Partial<OrderRow> = {
-      ...newRequest(row),
-      pending_request: 'pending_cancel',
-      cancel_request_reason: 'requested',
-      amend_qty: null,
-      amend_limit_price_cents: null,
-      cancel_requested_at: now,
-      next_route_at: now,
-      route_lease_until: null,
-      updated_at: now,
-    };
-    await updateOrder(trx, row.id, changes);
-    return { ...row, ...changes };
+    return recordCancelRequest(trx, await this.#find(trx, clientId, id), this.clock.now().getTime());
   }
 
   /**
@@ -424,59 +326,11 @@ export class OrderService {
    */
   async requestAmend(trx: Kysely<Database>, clientId: ClientId, id: string, change: AmendRequest): Promise<OrderRow> {
     const row = await this.#find(trx, clientId, id);
-    const conflict = amendConflict(row);
-    if (conflict !== null) throw new ApiError('conflict', `Order ${id} cannot be amended: ${conflict}`);
-    const reference = await this.reference.current();
-    const details = [...checkAmendValues(row, change), ...amendedTradingRules(reference, row, change)];
-    if (details.length > 0) throw validationError(details);
-
-    const level = row.kyc_level as KycLevel;
-    if (capIncreaseCents(row, change) > 0n && capCents(level) !== null) {
-      // The order counts in the month it was placed in, at that day's rate, like every order.
-      const rate = fcfaRateOn(
-        reference,
-        currencyOfInstrument(row.instrument),
-        row.created_at,
-        row.instrument,
-        'the day the order was placed',
-      );
-      const increase = capIncreaseCents(row, change, rate);
-      const used = await heldThisMonth(trx, this.options.dialect, reference, {
-        clientId,
-        subjectId: row.subject_id,
-        monthOf: row.created_at,
-        instrument: row.instrument,
-      });
-      const check = checkCap(level, used, increase);
-      if (!check.ok) {
-        const field = change.qty === undefined ? 'limit_price_cents' : 'qty';
-        throw validationError([
-          {
-            field,
-            rule: 'monthly_cap',
-            value: change[field],
-            message: `the amend adds ${increase} cents of FCFA, over the ${level} monthly cap; ${check.remaining_cents} cents of FCFA remain this month`,
-            order_cents: Number(increase),
-            remaining_cents: Number(check.remaining_cents),
-            cap_cents: Number(check.cap_cents),
-          },
-        ]);
-      }
-    }
-
-    const now = this.clock.now().getTime();
-    const changes: Partial<OrderRow> = {
-      ...newRequest(row),
-      pending_request: 'pending_amend',
-      cancel_request_reason: null,
-      amend_qty: change.qty ?? row.qty,
-      amend_limit_price_cents: change.limit_price_cents ?? row.limit_price_cents,
-      next_route_at: now,
-      route_lease_until: null,
-      updated_at: now,
-    };
-    await updateOrder(trx, row.id, changes);
-    return { ...row, ...changes };
+    return recordAmendRequest(trx, row, change, {
+      reference: await this.reference.current(),
+      dialect: this.options.dialect,
+      now: () => this.clock.now().getTime(),
+    });
   }
 
   /** The order's fills, oldest first, with their amounts, settlement dates and statuses. */
@@ -500,25 +354,4 @@ export class OrderService {
     );
     return { row, fills };
   }
-}
-
-/**
- * The instrument's rules (lot, tick, band) that the values an amend sends break, checked as a new
- * order's are: against the instrument's rules and reference price now. A value the amend leaves as
- * it is was checked when the order was placed. An instrument no longer in the catalogue has no rules
- * to check, as the router hands such an order over without any.
- */
-function amendedTradingRules(reference: ReferenceSnapshot, row: OrderRow, change: AmendRequest): ErrorDetail[] {
-  const instrument: ReferenceInstrument | undefined = reference.instrument(row.instrument);
-  if (instrument === undefined) return [];
-  const sent = new Set(Object.keys(change));
-  return checkTradingRules(instrument, { qty: change.qty ?? row.qty, limit_price_cents: change.limit_price_cents ?? null }).filter((d) =>
-    sent.has(d.field),
-  );
-}
-
-/** The id of the order's next cancel or amend request: `<order id>.<n>`. */
-function newRequest(row: OrderRow): Pick<OrderRow, 'pending_request_id' | 'requests_made'> {
-  const n = row.requests_made + 1;
-  return { pending_request_id: `${row.id}.${n}`, requests_made: n };
 }

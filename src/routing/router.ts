@@ -2,30 +2,18 @@ import type { Kysely } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../lib/clock.js';
 import { isoMillis } from '../lib/clock.js';
-import { newId, type ClientId, type OrderId } from '../lib/ids.js';
-import { recordEventAtCommit } from '../events/event.service.js';
-import { atCommit } from '../storage/at-commit.js';
+import type { OrderId } from '../lib/ids.js';
 import { priceLimits } from '../orders/core/price-rules.js';
 import { findInstrument } from '../partners/instrument.repository.js';
-import { priceFill } from '../post-trade/fill-pricing.js';
 import type { RequestRefusal } from '../orders/core/lifecycle.js';
 import { isFinal } from '../orders/core/state-machine.js';
-import {
-  claimDueOrders,
-  findOrderForUpdate,
-  insertFill,
-  lastReportSeqs,
-  partnersWithOpenOrders,
-  updateOrder,
-} from '../orders/order.repository.js';
-import type { Order } from '../orders/order.schemas.js';
+import { claimDueOrders, findOrderForUpdate, lastReportSeqs, partnersWithOpenOrders, updateOrder } from '../orders/order.repository.js';
 import { toOrder } from '../orders/order.mapping.js';
 import type { OrderRow } from '../orders/order.table.js';
 import type { InstrumentRow } from '../partners/instrument.table.js';
 import type { DialectName } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';
 import type { Transact } from '../storage/database.js';
-import { withEventOrigin, type EventOrigin } from '../events/origin.js';
 import { routeBackoffMs } from './backoff.js';
 import {
   classifyReport,
@@ -36,22 +24,12 @@ import {
 } from './connector.js';
 import { leaseConnector, savePosition } from './position.repository.js';
 import type { ConnectorRegistry } from './registry.js';
-import { NO_PENDING_REQUEST, refusalChanges, reportEffect, type OrderEventType } from './report-effect.js';
+import { NO_PENDING_REQUEST, refusalChanges } from './report-effect.js';
+import { ReportApplier, type FillEffects, type Outcome } from './report-applier.js';
+import type { AfterApply } from '../orders/ports.js';
 
-/**
- * Runs in the transaction that applies a change to an order, with the order as it now is. `origin`:
- * the API request waiting for that change, whose ids the change's events keep.
- */
-export type AfterApply = ((trx: Kysely<Database>, order: Order) => Promise<void>) & { origin?: EventOrigin };
-
-/** What a fill changes beyond its order (the investor's position), in the transaction that stores it. */
-export interface FillEffects {
-  fillApplied(
-    trx: Kysely<Database>,
-    order: OrderRow,
-    fill: { fill_qty: number; fill_price_cents: number; executed_at: number },
-  ): Promise<void>;
-}
+export type { AfterApply } from '../orders/ports.js';
+export type { FillEffects, Outcome } from './report-applier.js';
 
 export interface RouterOptions {
   livemode: boolean;
@@ -63,8 +41,6 @@ export interface RouterOptions {
   owner: string;
   random: () => number;
 }
-
-type Outcome = 'applied' | 'duplicate' | 'gap' | 'unknown_order';
 
 /**
  * Where a cancel or amend stands after the router asked the partner: `answered` (confirmed or
@@ -97,6 +73,8 @@ const isUnreachable = (error: unknown) => error instanceof ConnectorUnavailableE
  * `seq` is the next one for its order, so duplicates and late copies change nothing.
  */
 export class Router {
+  readonly #reports: ReportApplier;
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly transact: Transact,
@@ -104,8 +82,10 @@ export class Router {
     private readonly clock: Clock,
     private readonly options: RouterOptions,
     private readonly log: FastifyBaseLogger,
-    private readonly fillEffects?: FillEffects,
-  ) {}
+    fillEffects?: FillEffects,
+  ) {
+    this.#reports = new ReportApplier(options, clock, log, fillEffects);
+  }
 
   #connectorOf(row: Pick<OrderRow, 'connector' | 'rcpt_to'>): PartnerConnector | undefined {
     return this.connectors.get(row.connector, row.rcpt_to);
@@ -298,7 +278,7 @@ export class Router {
         updated_at: now,
       };
       await updateOrder(trx, row.id, changes);
-      await this.#emit(trx, current, { ...current, ...changes }, ['order.request_refused'], now);
+      await this.#reports.emit(trx, current, { ...current, ...changes }, ['order.request_refused'], now);
     });
   }
 
@@ -318,110 +298,13 @@ export class Router {
         updated_at: now,
       };
       await updateOrder(trx, row.id, changes);
-      await this.#emit(trx, row, { ...row, ...changes }, ['order.cancelled'], now);
+      await this.#reports.emit(trx, row, { ...row, ...changes }, ['order.cancelled'], now);
     });
   }
 
   /** Applies one execution report if it is the next for its order; see the class comment. */
   async apply(report: ExecutionReport, after?: AfterApply): Promise<Outcome> {
-    return this.transact((trx) =>
-      withEventOrigin(trx, after?.origin, async () => {
-        const row = await findOrderForUpdate(trx, this.options.dialect, report.order_id);
-        if (row === undefined) return 'unknown_order';
-        const place = classifyReport(row.last_report_seq, report);
-        if (place !== 'next') return place;
-        const now = this.clock.now().getTime();
-        const effect = reportEffect(row, report, now);
-        // A report without an execution changes the order and records events only: all of it goes
-        // out with the COMMIT (one round trip on PostgreSQL). A fill's writes read what came before.
-        if (effect.applies && effect.execution === null) void atCommit(trx, () => updateOrder(trx, row.id, effect.changes));
-        else await updateOrder(trx, row.id, effect.changes);
-        if (!effect.applies) {
-          // Recorded as seen so that it is not read again forever, and logged for an operator.
-          this.log.error(
-            { order_id: row.id, status: row.status, report, why: effect.why },
-            'execution report does not fit the order; ignored',
-          );
-          return 'applied';
-        }
-        const { execution } = effect;
-        if (execution !== null) {
-          const executedAt = Date.parse(execution.executed_at);
-          // The fill's gross, fees and net are fixed now, in the transaction that applies it.
-          const priced = await priceFill(trx, row, {
-            fill_qty: execution.fill_qty,
-            fill_price_cents: execution.fill_price_cents,
-            executed_at: executedAt,
-          });
-          if (priced.missing.length > 0) {
-            this.log.warn(
-              { order_id: row.id, partner: row.rcpt_to, instrument: row.instrument, missing: priced.missing },
-              'no fee schedule in force on the trade date: that part of the fill is charged nothing',
-            );
-          }
-          await insertFill(trx, {
-            id: newId('fill', executedAt),
-            order_id: row.id,
-            seq: report.seq,
-            report_id: report.report_id,
-            fill_qty: execution.fill_qty,
-            fill_price_cents: execution.fill_price_cents,
-            exchange_ref: execution.exchange_ref,
-            executed_at: executedAt,
-            ...priced.columns,
-          });
-          await this.fillEffects?.fillApplied(trx, row, {
-            fill_qty: execution.fill_qty,
-            fill_price_cents: execution.fill_price_cents,
-            executed_at: executedAt,
-          });
-        }
-        const order = await this.#emit(trx, row, { ...row, ...effect.changes }, effect.events, now, execution ?? undefined);
-        await after?.(trx, order);
-        return 'applied';
-      }),
-    );
-  }
-
-  /** Records the events of a change of the order, with `next` as the order now is; returns it as an Order. */
-  async #emit(
-    trx: Kysely<Database>,
-    before: OrderRow,
-    next: OrderRow,
-    types: readonly OrderEventType[],
-    now: number,
-    execution?: { fill_qty: number; fill_price_cents: number; exchange_ref: string; executed_at: string },
-  ): Promise<Order> {
-    const order = toOrder(next);
-    const at = new Date(now);
-    for (const type of types) {
-      const data =
-        type === 'order.executed' && execution !== undefined
-          ? {
-              order_id: order.id,
-              rcpt_to: order.rcpt_to,
-              instrument: order.instrument,
-              side: order.side,
-              filled_qty: order.filled_qty,
-              average_fill_price_cents: order.average_fill_price_cents,
-              executed_at: isoMillis(Date.parse(execution.executed_at)),
-              exchange_ref: execution.exchange_ref,
-              fill_qty: execution.fill_qty,
-              fill_price_cents: execution.fill_price_cents,
-              status: order.status,
-            }
-          : order;
-      // Events are the last writes of their change: they go out with the COMMIT (see atCommit).
-      recordEventAtCommit(trx, {
-        clientId: before.client_id as ClientId,
-        type,
-        data,
-        livemode: this.options.livemode,
-        at,
-        subjectRef: before.id,
-      });
-    }
-    return order;
+    return this.transact((trx) => this.#reports.applyIn(trx, report, after));
   }
 
   /** Hand-overs, cancels and amends that are due (claimed with a lease, so one process acts on each). */
