@@ -110,7 +110,7 @@ for (const database of DATABASES) {
       assert.equal((await api.call('GET', path)).status, 401, 'and expires on time');
     });
 
-    test('disabling a client stops its tokens at once, also on another process of the deployment', async (t) => {
+    test('disabling a client stops its tokens at once, also on another process of the deployment (on PostgreSQL once the change notification arrives)', async (t) => {
       const env = testEnvironment(t, database);
       const first = await startRuntimeIn(t, env);
       const second = await startRuntimeIn(t, env);
@@ -120,7 +120,14 @@ for (const database of DATABASES) {
       const onSecond = () => fetch(`${base2}${path}`, { headers: { authorization: `Bearer ${api.token}` } });
       assert.equal((await onSecond()).status, 404, 'the token works on the other process (verified and cached)');
       await first.services.clients.setDisabled(api.clientId, true);
-      assert.equal((await onSecond()).status, 401);
+      // SQLite: at once. PostgreSQL: with the notification of the change, within milliseconds
+      // (docs/production.md), later on a loaded machine.
+      let status = (await onSecond()).status;
+      for (const until = Date.now() + 5000; status !== 401 && database.name !== 'sqlite' && Date.now() < until; ) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        status = (await onSecond()).status;
+      }
+      assert.equal(status, 401);
       assert.equal((await api.call('GET', path)).status, 401);
     });
 
