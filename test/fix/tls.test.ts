@@ -130,9 +130,15 @@ if (!IN_LOOPBACK_NAMESPACE) {
         const runtime = await startRuntimeIn(t, d.env);
         const api = await apiClient(runtime, await listen(runtime));
         await waitFor('the FIX session to log on', () => runtime.services.fix.runner(d.partnerId)?.session != null, 60_000);
-        // The executor verified the certificate cauri presented, and took the Logon after it.
-        assert.match(d.executor.output(), /Certificate Verification: depth: 0, subject: \/CN=CAURI, issuer: \/CN=Client CA/);
-        assert.equal(refusedHandshakes(d.executor), 0);
+        // The executor verified the certificate cauri presented, and took the Logon after it (its log
+        // may trail the session by a moment). An attempt cut short on a loaded machine may show as a
+        // failed handshake (an early end of file), never as a refused certificate.
+        await waitFor(
+          "the executor's verification",
+          () => /Certificate Verification: depth: 0, subject: \/CN=CAURI, issuer: \/CN=Client CA/.test(d.executor.output()),
+          5000,
+        );
+        assert.doesNotMatch(d.executor.output(), /certificate verify failed/);
         await waitFor("the executor's log", () => logons(d.executor).length === 1, 5000);
         assert.equal(logons(d.executor)[0]?.fields.get(553), 'cauri-user');
 
