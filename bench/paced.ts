@@ -1,5 +1,12 @@
-import { Pool } from 'undici';
+import { Worker } from 'node:worker_threads';
 import { ScenarioError, type LoadTarget, type Measurement } from './load.js';
+import type { PacedSettings, PacedWork, PacedOutcome } from './paced-worker.js';
+
+/** A paced run's measurement, and how late the load generator itself ran. */
+export interface PacedMeasurement extends Measurement {
+  /** The generator's own event-loop delay over the run (ms): its p99 and its longest stall. */
+  generatorDelay: { p99: number; max: number };
+}
 
 /**
  * Requests sent at a steady rate, spaced evenly, whatever the answers' pace (an open loop, as users
@@ -9,64 +16,29 @@ import { ScenarioError, type LoadTarget, type Measurement } from './load.js';
  *
  * Each request's latency counts from the moment it was due, not from when a connection was free to
  * send it: time spent waiting for a connection is part of what a user waits (no coordinated omission).
+ * The generator runs on a thread of its own (paced-worker.ts), with its own heap: a pause of the
+ * harness (its garbage collection, its other work) would otherwise delay the sends and be counted as
+ * the service's latency. Its own event-loop delay is measured and reported with the figures.
  */
-export async function measurePaced(
-  label: string,
-  target: LoadTarget,
-  settings: { connections: number; duration: number; rate: number /** Seconds sent first and not counted (default 2). */; warmup?: number },
-): Promise<Measurement> {
+export async function measurePaced(label: string, target: LoadTarget, settings: PacedSettings): Promise<PacedMeasurement> {
   if (target.url === undefined || target.requests !== undefined) {
     throw new ScenarioError(`${label}: a paced run takes one request (url, method, headers, body)`);
   }
-  const url = new URL(target.url);
-  const pool = new Pool(url.origin, { connections: settings.connections, pipelining: 1 });
-  const interval = 1000 / settings.rate;
-  // The pool's connections are opened and the code paths compiled during the warm-up, at the same rate.
-  const skipped = Math.round(settings.rate * (settings.warmup ?? 2));
-  const total = skipped + Math.max(1, Math.round(settings.rate * settings.duration));
-  const latencies: number[] = [];
-  const problems = new Map<string, number>();
-  const note = (what: string) => problems.set(what, (problems.get(what) ?? 0) + 1);
-  const started = performance.now();
-  const inFlight = new Set<Promise<void>>();
-  let measuredFrom = 0;
-  const send = (due: number, counted: boolean) => {
-    const request = pool
-      .request({
-        path: `${url.pathname}${url.search}`,
-        method: (target.method ?? 'GET') as 'GET',
-        headers: target.headers as Record<string, string> | undefined,
-        body: typeof target.body === 'string' ? target.body : undefined,
-      })
-      .then(async (res) => {
-        await res.body.dump();
-        if (res.statusCode >= 200 && res.statusCode < 300) {
-          if (counted) latencies.push(performance.now() - due);
-        } else note(`status ${res.statusCode}`);
-      })
-      .catch((error: unknown) => {
-        note(error instanceof Error ? error.message : String(error));
-      })
-      .finally(() => inFlight.delete(request));
-    inFlight.add(request);
+  const work: PacedWork = {
+    url: target.url,
+    method: target.method ?? 'GET',
+    headers: (target.headers as Record<string, string> | undefined) ?? {},
+    body: typeof target.body === 'string' ? target.body : undefined,
+    settings,
   };
-  try {
-    for (let i = 0; i < total; i++) {
-      const due = started + i * interval;
-      const wait = due - performance.now();
-      if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
-      if (i === skipped) measuredFrom = due;
-      send(due, i >= skipped);
-    }
-    await Promise.all(inFlight);
-  } finally {
-    await pool.close();
+  const outcome = await new Promise<PacedOutcome>((resolve, reject) => {
+    const worker = new Worker(new URL('./paced-worker.js', import.meta.url), { workerData: work });
+    worker.once('message', resolve);
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`${label}: the load generator exited (${code}) without its figures`)));
+  });
+  if (outcome.problems.length > 0) {
+    throw new ScenarioError(`${label}: ${outcome.problems.map(([what, n]) => `${n} × ${what}`).join('; ')}`);
   }
-  const seconds = (performance.now() - measuredFrom) / 1000;
-  if (problems.size > 0) {
-    throw new ScenarioError(`${label}: ${[...problems].map(([what, n]) => `${n} × ${what}`).join('; ')}`);
-  }
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
-  return { rps: latencies.length / seconds, p50: at(0.5), p99: at(0.99), ok: latencies.length, seconds };
+  return outcome.measurement;
 }

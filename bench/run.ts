@@ -176,6 +176,7 @@ async function main(): Promise<number> {
       orders: { sqlite: sqliteOrders, postgres: null },
       positions: { service: service.base, token, subject: '' },
       scaled: null,
+      pids: { [service.base]: service.pid, [bare.base]: bare.pid },
     };
     const drops: (() => Promise<void>)[] = [];
     const prepare = async (name: string) => {

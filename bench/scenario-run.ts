@@ -1,4 +1,6 @@
-import { measurePaced } from './paced.js';
+import { pinApart } from './pinning.js';
+import { readPauses, type PauseReading } from './service-pauses.js';
+import { measurePaced, type PacedMeasurement } from './paced.js';
 import { CpuProbe } from './cpu.js';
 import { measure, measureSplit, type Measurement } from './load.js';
 import type { Row, ScenarioResult } from './report.js';
@@ -73,17 +75,25 @@ export async function runScenario(
   });
   const ours = combine('cauri', runs.get('ours') ?? []);
   // A latency goal read at a fraction of the maximum: one more run of ours, held at that rate.
-  let held: { rate: number; measured: Measurement } | undefined;
+  let held: { rate: number; measured: PacedMeasurement; pauses: PauseReading | null; pinned: boolean } | undefined;
   if (scenario.goal !== undefined && !isRatioGoal(scenario.goal) && scenario.goal.atFractionOfMax !== undefined) {
     const rate = ours.rps * scenario.goal.atFractionOfMax;
     await pause(500);
-    const measured = await measurePaced(`${scenario.name} / ours at ${Math.round(rate)}/s`, sides[0]!.target, {
-      connections: scenario.connections ?? settings.connections,
-      duration: settings.duration,
-      rate,
-    });
-    log(`    ours held at ${rate.toFixed(0)}/s: ${measured.rps.toFixed(0)}/s, p50 ${measured.p50} ms, p99 ${measured.p99} ms`);
-    held = { rate, measured };
+    const origin = new URL(sides[0]!.target.url ?? '').origin;
+    const servicePid = ctx.pids[origin];
+    const pinning = servicePid === undefined ? null : pinApart(servicePid);
+    try {
+      const pauses = await readPauses(origin);
+      const measured = await measurePaced(`${scenario.name} / ours at ${Math.round(rate)}/s`, sides[0]!.target, {
+        connections: scenario.connections ?? settings.connections,
+        duration: settings.duration,
+        rate,
+      });
+      log(`    ours held at ${rate.toFixed(0)}/s: ${measured.rps.toFixed(0)}/s, p50 ${measured.p50} ms, p99 ${measured.p99} ms`);
+      held = { rate, measured, pauses: await pauses(), pinned: pinning !== null };
+    } finally {
+      pinning?.restore();
+    }
   }
   const references: ScenarioResult['references'] = sides.slice(1).map((side) => {
     const row = combine(side.label, runs.get(side.key) ?? []);
@@ -95,9 +105,7 @@ export async function runScenario(
   const heldNote =
     held === undefined
       ? undefined
-      : `Latency goal read at ${Math.round((held.rate / ours.rps) * 100)} % of the measured maximum: ours sent ${Math.round(held.rate).toLocaleString('en-US')} requests a second, evenly spaced, ` +
-        `for ${settings.duration} s after a 2 s warm-up at that rate, over at most ${scenario.connections ?? settings.connections} connections (latency counted from each request's due time), answered ${Math.round(held.measured.rps).toLocaleString('en-US')} a second, ` +
-        `p50 ${held.measured.p50} ms, p99 ${held.measured.p99} ms. At the maximum rate the p99 (${ours.p99} ms, the worst round's) is mostly time spent queueing behind the other connections.`;
+      : heldRateNote(held, ours.rps, ours.p99, settings.duration, scenario.connections ?? settings.connections);
   const cpuNote =
     cpuGroups === undefined
       ? undefined
@@ -143,4 +151,32 @@ export async function runScenario(
     ...(note === undefined ? {} : { note }),
     ...(goal === undefined ? {} : { goal }),
   };
+}
+
+/** What the latency read below the maximum rate measured, and what paused either side meanwhile. */
+function heldRateNote(
+  held: { rate: number; measured: PacedMeasurement; pauses: PauseReading | null; pinned: boolean },
+  maxRps: number,
+  maxP99: number | null,
+  duration: number,
+  connections: number,
+): string {
+  const { measured, pauses } = held;
+  const sentences = [
+    `Latency goal read at ${Math.round((held.rate / maxRps) * 100)} % of the measured maximum: ours sent ${Math.round(held.rate).toLocaleString('en-US')} requests a second, evenly spaced, ` +
+      `for ${duration} s after a 2 s warm-up at that rate, over at most ${connections} connections (latency counted from each request's due time), and answered ${Math.round(measured.rps).toLocaleString('en-US')} a second, p50 ${measured.p50} ms, p99 ${measured.p99} ms.`,
+    held.pinned
+      ? "During that read the service had the first core to itself and the harness (the load generator's thread with it) the other: on two shared cores, a request due while the generator held the core the service needed waited out a scheduler's time slice, counted as the service's latency, which a client on another machine never causes."
+      : 'The service and the load generator shared the cores during that read.',
+    `The load generator's own event loop ran late by at most ${measured.generatorDelay.max} ms (p99 ${measured.generatorDelay.p99} ms).`,
+  ];
+  if (pauses !== null) {
+    sentences.push(
+      `In the service meanwhile: the event loop ran late by at most ${pauses.loopMaxMs} ms (p99 ${pauses.loopP99Ms} ms); the garbage collector paused ${pauses.pauses} times, ${pauses.pausesMs} ms in all, ${pauses.longPauses} of them 10 ms or longer; the SQLite writer committed ${pauses.commits} times, holding the event loop ${pauses.writerMs} ms in all.`,
+    );
+  }
+  sentences.push(
+    `At the maximum rate the p99 (${maxP99} ms, the worst round's) is mostly time spent queueing behind the other connections.`,
+  );
+  return sentences.join(' ');
 }

@@ -27,6 +27,8 @@ export interface BenchContext {
   positions: PositionsTarget;
   /** One process, and two API processes with a worker process, on PostgreSQL and Redis, when both are configured. */
   scaled: ScaledOutFixture | null;
+  /** The process answering at each origin the harness started (for the latency reads' pinning). */
+  pids: Record<string, number>;
 }
 
 export function orderTarget(target: OrderTarget): LoadTarget {
