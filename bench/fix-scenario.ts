@@ -98,6 +98,12 @@ export async function runFixScenario(
       latencyRow('sandbox', lf.sandbox),
       '',
       `\`order.executed\` comes from the routing worker, which reads the partners' report logs every 250 ms, and, for the sandbox, from its simulated market; the hand-over is what the goal bounds.`,
+      ...(figures.probePauses === null
+        ? []
+        : [
+            '',
+            `During those orders, in the service: the event loop ran late by at most ${figures.probePauses.loopMaxMs} ms (p99 ${figures.probePauses.loopP99Ms} ms); the garbage collector paused ${figures.probePauses.pauses} times, ${figures.probePauses.pausesMs} ms in all, ${figures.probePauses.longPauses} of them 10 ms or longer; the SQLite writer committed ${figures.probePauses.commits} times, holding the event loop ${figures.probePauses.writerMs} ms in all.`,
+          ]),
       '',
       `FIX, under load: ${figures.fix.writerNote}`,
       '',

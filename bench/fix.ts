@@ -23,6 +23,7 @@ import Database from 'better-sqlite3';
 import { SANDBOX_PARTNERS } from '../src/partners/sandbox-seed.js';
 import { startExecutor } from './fix-executor.js';
 import { measure, type Measurement } from './load.js';
+import { readPauses, type PauseReading } from './service-pauses.js';
 import { freePort, killAllChildren, runNode, spawnServer, type ServerProcess } from './processes.js';
 import { WriterProbe } from './writer.js';
 
@@ -61,6 +62,8 @@ export interface FixBenchResult {
   latency: { fix: LatencyFigures; sandbox: LatencyFigures };
   /** The FIX session's counters after the run (messages each way). */
   fixMessages: { sent: number; received: number };
+  /** What paused the service during the one-at-a-time probe (null when its metrics were not readable). */
+  probePauses: PauseReading | null;
 }
 
 function positiveInteger(name: string, fallback: number): number {
@@ -283,6 +286,7 @@ async function main(): Promise<void> {
       backlog.close();
     }
     await new Promise((resolve) => setTimeout(resolve, 3000));
+    const pauses = await readPauses(service.base);
     const sent = new Map<string, { partner: 'fix' | 'sandbox'; at: number; roundTrip: number }>();
     for (let i = 0; i < settings.probeOrders; i++) {
       for (const side of sides) {
@@ -294,6 +298,7 @@ async function main(): Promise<void> {
         sent.set(order.id, { partner: side.key, at, roundTrip });
       }
     }
+    const probePauses = await pauses();
     const db = new Database(join(dataDir, 'cauri.sqlite'), { readonly: true });
     let events: { subject_ref: string; type: string; created_at: number }[] = [];
     const ids = [...sent.keys()];
@@ -342,6 +347,7 @@ async function main(): Promise<void> {
       sandbox: summary(sides[1] as (typeof sides)[number]),
       latency: { fix: figures('fix'), sandbox: figures('sandbox') },
       fixMessages: { sent: count('sent'), received: count('received') },
+      probePauses,
     };
     writeFileSync(output, JSON.stringify(result, null, 2));
     log(`figures written to ${output}`);

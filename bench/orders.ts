@@ -78,7 +78,7 @@ export async function startPostgresService(
   servers: ServerProcess[],
   cli: string,
   nodeArgs: string[] = [],
-): Promise<{ orders: OrderTarget; drop: () => Promise<void> } | null> {
+): Promise<{ orders: OrderTarget; drop: () => Promise<void>; pid: number } | null> {
   const serverUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
   if (serverUrl === undefined || serverUrl === '') return null;
   const name = `cauri_bench_${randomBytes(4).toString('hex')}`;
@@ -112,7 +112,7 @@ export async function startPostgresService(
     });
     servers.push(server);
     const token = await exchangeToken(server.base, created.client_id, created.client_secret);
-    return { orders: await orderFixture(server.base, token), drop };
+    return { orders: await orderFixture(server.base, token), drop, pid: server.pid };
   } catch (error) {
     await drop();
     throw error;

@@ -1,4 +1,5 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { randomUUID } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
 import { Pool } from 'undici';
 import type { PacedMeasurement } from './paced.js';
@@ -9,6 +10,8 @@ export interface PacedSettings {
   rate: number;
   /** Seconds sent first and not counted (default 2). */
   warmup?: number;
+  /** A header given a fresh random UUID on every request (an idempotency key), if any. */
+  freshUuidHeader?: string;
 }
 
 export interface PacedWork {
@@ -30,6 +33,7 @@ async function run(work: PacedWork): Promise<PacedOutcome> {
   const url = new URL(work.url);
   const pool = new Pool(url.origin, { connections: settings.connections, pipelining: 1 });
   const interval = 1000 / settings.rate;
+  const fresh = settings.freshUuidHeader;
   // The pool's connections are opened and the code paths compiled during the warm-up, at the same rate.
   const skipped = Math.round(settings.rate * (settings.warmup ?? 2));
   const total = skipped + Math.max(1, Math.round(settings.rate * settings.duration));
@@ -45,7 +49,12 @@ async function run(work: PacedWork): Promise<PacedOutcome> {
   const send = (due: number, counted: boolean) => {
     inFlight++;
     pool
-      .request({ path: `${url.pathname}${url.search}`, method: work.method as 'GET', headers: work.headers, body: work.body })
+      .request({
+        path: `${url.pathname}${url.search}`,
+        method: work.method as 'GET',
+        headers: fresh === undefined ? work.headers : { ...work.headers, [fresh]: randomUUID() },
+        body: work.body,
+      })
       .then(async (res) => {
         await res.body.dump();
         if (res.statusCode >= 200 && res.statusCode < 300) {

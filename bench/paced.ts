@@ -21,14 +21,17 @@ export interface PacedMeasurement extends Measurement {
  * the service's latency. Its own event-loop delay is measured and reported with the figures.
  */
 export async function measurePaced(label: string, target: LoadTarget, settings: PacedSettings): Promise<PacedMeasurement> {
-  if (target.url === undefined || target.requests !== undefined) {
+  const one = target.requests?.length === 1 ? target.requests[0] : undefined;
+  if (target.url === undefined || (target.requests !== undefined && one === undefined)) {
     throw new ScenarioError(`${label}: a paced run takes one request (url, method, headers, body)`);
   }
+  const url = new URL(target.url);
+  const body = one?.body ?? target.body;
   const work: PacedWork = {
-    url: target.url,
-    method: target.method ?? 'GET',
-    headers: (target.headers as Record<string, string> | undefined) ?? {},
-    body: typeof target.body === 'string' ? target.body : undefined,
+    url: one?.path === undefined ? target.url : `${url.origin}${one.path}`,
+    method: one?.method ?? target.method ?? 'GET',
+    headers: ((one?.headers ?? target.headers) as Record<string, string> | undefined) ?? {},
+    body: typeof body === 'string' ? body : undefined,
     settings,
   };
   const outcome = await new Promise<PacedOutcome>((resolve, reject) => {

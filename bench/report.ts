@@ -234,6 +234,13 @@ export function renderReport(input: {
       'as autocannon measures them, the worst round of each (latency under 50 concurrent connections is mostly queueing: it follows throughput).',
   );
   out(
+    '- A latency goal "at 50 % of the maximum rate" is read in one more run of ours after the rounds: requests sent evenly spaced at that ' +
+      "fraction of the measured rate by a generator on a thread of its own, each request's latency counted from the moment it was due. " +
+      'For the length of that run the service has the first core to itself and the harness (the generator with it) the other, as a ' +
+      "client on another machine takes no CPU from the service; PostgreSQL and Redis are not pinned. The scenario's note gives what paused " +
+      "either side meanwhile (the generator's and the service's event-loop delays, the service's garbage-collector pauses and SQLite commits).",
+  );
+  out(
     '- A scenario fails (and `npm run bench` exits non-zero) on any non-2xx answer, connection error or timeout; a missed goal is reported here but does not fail the run.',
   );
   out(

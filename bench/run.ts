@@ -188,6 +188,7 @@ async function main(): Promise<number> {
         const postgres = await startPostgresService(serviceEnv, dataDir, servers, CLI, profiling);
         if (postgres !== null) drops.push(postgres.drop);
         ctx.orders.postgres = postgres?.orders ?? null;
+        if (postgres !== null) ctx.pids[postgres.orders.service] = postgres.pid;
       }
       if (name === 'order submission (scaled out)' && ctx.scaled === null) {
         ctx.scaled = await startScaledOut(serviceEnv, dataDir, servers, CLI);

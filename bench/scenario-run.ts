@@ -76,8 +76,12 @@ export async function runScenario(
   const ours = combine('cauri', runs.get('ours') ?? []);
   // A latency goal read at a fraction of the maximum: one more run of ours, held at that rate.
   let held: { rate: number; measured: PacedMeasurement; pauses: PauseReading | null; pinned: boolean } | undefined;
-  if (scenario.goal !== undefined && !isRatioGoal(scenario.goal) && scenario.goal.atFractionOfMax !== undefined) {
-    const rate = ours.rps * scenario.goal.atFractionOfMax;
+  const heldGoal =
+    scenario.goal !== undefined && !isRatioGoal(scenario.goal) && scenario.goal.atFractionOfMax !== undefined
+      ? { p99Ms: scenario.goal.p99Ms, atFractionOfMax: scenario.goal.atFractionOfMax }
+      : scenario.latencyGoal;
+  if (heldGoal !== undefined) {
+    const rate = ours.rps * heldGoal.atFractionOfMax;
     await pause(500);
     const origin = new URL(sides[0]!.target.url ?? '').origin;
     const servicePid = ctx.pids[origin];
@@ -88,6 +92,7 @@ export async function runScenario(
         connections: scenario.connections ?? settings.connections,
         duration: settings.duration,
         rate,
+        ...(scenario.latencyGoal?.freshUuidHeader === undefined ? {} : { freshUuidHeader: scenario.latencyGoal.freshUuidHeader }),
       });
       log(`    ours held at ${rate.toFixed(0)}/s: ${measured.rps.toFixed(0)}/s, p50 ${measured.p50} ms, p99 ${measured.p99} ms`);
       held = { rate, measured, pauses: await pauses(), pinned: pinning !== null };
@@ -150,6 +155,17 @@ export async function runScenario(
     ...(scenario.connections === undefined ? {} : { connections: scenario.connections }),
     ...(note === undefined ? {} : { note }),
     ...(goal === undefined ? {} : { goal }),
+    ...(scenario.latencyGoal === undefined || held === undefined
+      ? {}
+      : {
+          otherGoals: [
+            {
+              goal: `p99 ≤ ${scenario.latencyGoal.p99Ms} ms at ${Math.round(scenario.latencyGoal.atFractionOfMax * 100)} % of the maximum rate`,
+              measured: `p99 ${held.measured.p99} ms (see the note below)`,
+              met: held.measured.p99 <= scenario.latencyGoal.p99Ms,
+            },
+          ],
+        }),
   };
 }
 

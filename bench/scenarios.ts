@@ -162,6 +162,11 @@ export interface HttpScenario {
   available?: (ctx: BenchContext) => boolean;
   /** Concurrent connections for this scenario, when not the run's (BENCH_CONNECTIONS). */
   connections?: number;
+  /**
+   * A latency goal read at a fraction of the maximum beside a ratio `goal` (reported as a goal of its
+   * own); `freshUuidHeader` names the header the paced run gives a new UUID per request.
+   */
+  latencyGoal?: Required<LatencyGoal> & { freshUuidHeader?: string };
   /** Ours spread over several processes (the connections shared out evenly), instead of `target`. */
   targets?: (ctx: BenchContext) => LoadTarget[];
   /** Processes whose CPU is measured around every measured run (ours and the references), reported per side. */
@@ -267,6 +272,7 @@ export const SCENARIOS: readonly Scenario[] = [
     target: (ctx) => orderTarget(ctx.orders.postgres as OrderTarget),
     references: ['bare-pg-order', 'bare-pg-commits', 'sqlite-orders', 'bare-post'],
     goal: { ratio: 0.4, of: 'bare-pg-order' },
+    latencyGoal: { p99Ms: 50, atFractionOfMax: 0.5, freshUuidHeader: 'idempotency-key' },
     available: (ctx) => ctx.orders.postgres !== null,
   },
   {

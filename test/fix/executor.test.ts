@@ -42,11 +42,12 @@ if (!IN_LOOPBACK_NAMESPACE) {
     await runtime.close();
   }
 
-  // The databases' suites run side by side: each has its own acceptor, ports and service, and most
-  // of their time is spent waiting (logons, heartbeats, timers).
+  // The databases' suites run side by side (each has its own acceptor, ports and service, and most of
+  // their time is spent waiting: logons, heartbeats, timers); the tests of each run one after another
+  // (a suite's concurrency is inherited by the suites inside it).
   describe('on each database at once', { concurrency: true }, () => {
     for (const database of DATABASES) {
-      describe(`FIX connector and QuickFIX executor on ${database.name}`, () => {
+      describe(`FIX connector and QuickFIX executor on ${database.name}`, { concurrency: 1 }, () => {
         test('logs on with its credentials; a limit order is filled once; a market order the stock executor refuses fails', async (t) => {
           const d = await executorDeployment(t, database, nextPort++);
           const { runtime, api, base } = await d.start();

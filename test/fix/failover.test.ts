@@ -63,11 +63,12 @@ if (!IN_LOOPBACK_NAMESPACE) {
     await d.storage.db.updateTable('connector_positions').set({ lease_until: 0 }).execute();
   }
 
-  // The databases' suites run side by side: each has its own acceptor, ports and service, and most
-  // of their time is spent waiting (logons, heartbeats, timers).
+  // The databases' suites run side by side (each has its own acceptor, ports and service, and most of
+  // their time is spent waiting: logons, heartbeats, timers); the tests of each run one after another
+  // (a suite's concurrency is inherited by the suites inside it).
   describe('on each database at once', { concurrency: true }, () => {
     for (const database of DATABASES) {
-      describe(`service processes killed, on ${database.name}`, () => {
+      describe(`service processes killed, on ${database.name}`, { concurrency: 1 }, () => {
         test("killed after an order's hand-over was recorded, before and then after the NewOrderSingle reached the gateway: on restart each order reaches it once, and the fill made meanwhile arrives by resend and is applied once", async (t) => {
           const executor = await startExecutor(t, nextPort++);
           const proxy = await startFixProxy(t, executor.port);

@@ -45,11 +45,12 @@ if (!IN_LOOPBACK_NAMESPACE) {
     return port;
   }
 
-  // The databases' suites run side by side: each has its own acceptor, ports and service, and most
-  // of their time is spent waiting (logons, heartbeats, timers).
+  // The databases' suites run side by side (each has its own acceptor, ports and service, and most of
+  // their time is spent waiting: logons, heartbeats, timers); the tests of each run one after another
+  // (a suite's concurrency is inherited by the suites inside it).
   describe('on each database at once', { concurrency: true }, () => {
     for (const database of DATABASES) {
-      describe(`FIX connector faults on ${database.name}`, () => {
+      describe(`FIX connector faults on ${database.name}`, { concurrency: 1 }, () => {
         test('the executor killed and restarted mid-session: reconnection with backoff, the report in flight asked for again, orders placed meanwhile stay created and reach it once', async (t) => {
           const executor = await startExecutor(t, nextPort++);
           const proxy = await startFixProxy(t, executor.port);

@@ -110,11 +110,12 @@ if (!IN_LOOPBACK_NAMESPACE) {
   // Built (or found in the cache) before the first test, so that no test's time-outs include the compiler's.
   await orderMatchBinary();
 
-  // The databases' suites run side by side: each has its own acceptor, ports and service, and most
-  // of their time is spent waiting (logons, heartbeats, timers).
+  // The databases' suites run side by side (each has its own acceptor, ports and service, and most of
+  // their time is spent waiting: logons, heartbeats, timers); the tests of each run one after another
+  // (a suite's concurrency is inherited by the suites inside it).
   describe('on each database at once', { concurrency: true }, () => {
     for (const database of DATABASES) {
-      describe(`FIX connector and QuickFIX ordermatch (FIX 4.4) on ${database.name}`, () => {
+      describe(`FIX connector and QuickFIX ordermatch (FIX 4.4) on ${database.name}`, { concurrency: 1 }, () => {
         test('logs on; a resting sell and a buy of another investor cross: both filled at the resting limit, each fill with its ExecID', async (t) => {
           const d = await deployment(t, database);
           await logged('Logon answered', () => received(d.gateway, 'A').length === 1 && sent(d.gateway, 'A').length === 1);
