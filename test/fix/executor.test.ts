@@ -4,12 +4,11 @@ import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { openDatabase, type Runtime } from '../../src/app.js';
 import { newId, type OrderId } from '../../src/lib/ids.js';
-import { commitSent, findSession, insertMessage, insertOrderAtPartner, insertRequest } from '../../src/routing/fix/fix.repository.js';
-import { fixTimestamp, newOrderSingle } from '../../src/routing/fix/mapping.js';
+import { findSession } from '../../src/routing/fix/fix.repository.js';
+import { fixTimestamp } from '../../src/routing/fix/mapping.js';
 import { KYC2_REQUEST } from '../support/api.js';
 import { DATABASES } from '../support/harness.js';
 import { IN_LOOPBACK_NAMESPACE, runInLoopbackNamespace } from '../support/loopback.js';
-import { orderRow } from '../support/orders.js';
 import type { FixMessage } from '../support/quickfix.js';
 import {
   FIX_PASSWORD,
@@ -17,6 +16,7 @@ import {
   executorDeployment,
   fillsOf,
   logged,
+  orderSentNotDelivered,
   orderWhen,
   placeOrder,
   received,
@@ -243,80 +243,8 @@ if (!IN_LOOPBACK_NAMESPACE) {
 
           // What a crash leaves when it strikes after a NewOrderSingle was committed as sent and before
           // its bytes left: the order handed over in the database, the executor never told.
-          const orderId = newId('order');
           const sentAt = Date.now() - 5000;
-          const storage = await openDatabase(d.env.config, d.env.options);
-          let seq = 0;
-          try {
-            await storage.transact(async (trx) => {
-              await trx
-                .insertInto('orders')
-                .values(
-                  orderRow({
-                    id: orderId,
-                    client_id: first.api.clientId,
-                    created_at: sentAt,
-                    status: 'created',
-                    rcpt_to: d.partnerId,
-                    connector: 'fix',
-                    qty: 7,
-                    limit_price_cents: 1_450_000,
-                    next_route_at: sentAt,
-                    account: 'INV-RESENT',
-                  }),
-                )
-                .execute();
-              seq = (await findSession(trx, d.partnerId))?.next_sender_seq ?? 0;
-              const body = newOrderSingle(
-                {
-                  order_id: orderId,
-                  instrument: 'KOLA.BRVM',
-                  instrument_status: 'active',
-                  side: 'buy',
-                  qty: 7,
-                  limit_price_cents: 1_450_000,
-                  reference_price_cents: 100,
-                  account: 'INV-RESENT',
-                },
-                { defaultAccount: 'CAURI-TEST', transactTime: sentAt },
-              );
-              await commitSent(trx, d.partnerId, seq, sentAt);
-              await insertMessage(trx, {
-                partner_id: d.partnerId,
-                seq,
-                msg_type: 'D',
-                cl_ord_id: orderId,
-                sending_time: sentAt,
-                body: JSON.stringify(body),
-              });
-              await insertOrderAtPartner(trx, {
-                partner_id: d.partnerId,
-                order_id: orderId,
-                side: 'buy',
-                qty: 7,
-                instrument: 'KOLA.BRVM',
-                body: JSON.stringify(body),
-                state: 'sent',
-                cum_qty: 0,
-                report_seq: 0,
-                partner_order_id: null,
-                created_at: sentAt,
-                updated_at: sentAt,
-              });
-              await insertRequest(trx, {
-                partner_id: d.partnerId,
-                cl_ord_id: orderId,
-                order_id: orderId,
-                kind: 'new',
-                seq,
-                state: 'pending',
-                terms: null,
-                created_at: sentAt,
-              });
-            });
-          } finally {
-            await storage.close();
-          }
+          const { orderId, seq } = await orderSentNotDelivered(d, first.api.clientId, sentAt, 'INV-RESENT');
 
           const second = await d.start();
           const { db } = second.runtime.storage;

@@ -2,14 +2,13 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { openDatabase } from '../../src/app.js';
-import { newId } from '../../src/lib/ids.js';
-import { commitSent, findSession, insertMessage, insertOrderAtPartner, insertRequest } from '../../src/routing/fix/fix.repository.js';
-import { newOrderSingle } from '../../src/routing/fix/mapping.js';
+import { findSession } from '../../src/routing/fix/fix.repository.js';
 import { DATABASES, type DatabaseCase } from '../support/harness.js';
 import {
   FIX_PASSWORD,
   executorDeployment,
   logged,
+  orderSentNotDelivered,
   orderWhen,
   placeOrder,
   received,
@@ -18,7 +17,6 @@ import {
   waitFor,
 } from '../support/executor-deployment.js';
 import { IN_LOOPBACK_NAMESPACE, runInLoopbackNamespace } from '../support/loopback.js';
-import { orderRow } from '../support/orders.js';
 
 // What operators see of a real FIX session with QuickFIX's executor: the counters on /metrics and
 // the FIX messages in the logs. The executor listens on every address, so the tests run inside a
@@ -85,78 +83,8 @@ if (!IN_LOOPBACK_NAMESPACE) {
       await first.runtime.close();
 
       // A crash after an order was committed as sent and before its bytes left: the executor will ask for it.
-      const orderId = newId('order');
       const at = Date.now() - 2000;
-      const storage = await openDatabase(d.env.config, d.env.options);
-      let lostSeq = 0;
-      try {
-        await storage.transact(async (trx) => {
-          await trx
-            .insertInto('orders')
-            .values(
-              orderRow({
-                id: orderId,
-                client_id: first.api.clientId,
-                created_at: at,
-                status: 'created',
-                rcpt_to: d.partnerId,
-                connector: 'fix',
-                qty: 7,
-                limit_price_cents: 1_450_000,
-                next_route_at: at,
-              }),
-            )
-            .execute();
-          lostSeq = (await findSession(trx, d.partnerId))?.next_sender_seq ?? 0;
-          const body = newOrderSingle(
-            {
-              order_id: orderId,
-              instrument: 'KOLA.BRVM',
-              instrument_status: 'active',
-              side: 'buy',
-              qty: 7,
-              limit_price_cents: 1_450_000,
-              reference_price_cents: 100,
-            },
-            { defaultAccount: 'CAURI-TEST', transactTime: at },
-          );
-          await commitSent(trx, d.partnerId, lostSeq, at);
-          await insertMessage(trx, {
-            partner_id: d.partnerId,
-            seq: lostSeq,
-            msg_type: 'D',
-            cl_ord_id: orderId,
-            sending_time: at,
-            body: JSON.stringify(body),
-          });
-          await insertOrderAtPartner(trx, {
-            partner_id: d.partnerId,
-            order_id: orderId,
-            side: 'buy',
-            qty: 7,
-            instrument: 'KOLA.BRVM',
-            body: JSON.stringify(body),
-            state: 'sent',
-            cum_qty: 0,
-            report_seq: 0,
-            partner_order_id: null,
-            created_at: at,
-            updated_at: at,
-          });
-          await insertRequest(trx, {
-            partner_id: d.partnerId,
-            cl_ord_id: orderId,
-            order_id: orderId,
-            kind: 'new',
-            seq: lostSeq,
-            state: 'pending',
-            terms: null,
-            created_at: at,
-          });
-        });
-      } finally {
-        await storage.close();
-      }
+      const { orderId } = await orderSentNotDelivered(d, first.api.clientId, at);
       const second = await d.start();
       // The first process's lease on reading the partner's report log runs out within 30 s; the test does not wait for it.
       await second.runtime.storage.transact((trx) => trx.updateTable('connector_positions').set({ lease_until: 0 }).execute());

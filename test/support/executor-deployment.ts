@@ -1,5 +1,9 @@
 import type { TestContext } from 'node:test';
-import type { Runtime } from '../../src/app.js';
+import { openDatabase, type Runtime } from '../../src/app.js';
+import { newId } from '../../src/lib/ids.js';
+import { commitSent, findSession, insertMessage, insertOrderAtPartner, insertRequest } from '../../src/routing/fix/fix.repository.js';
+import { newOrderSingle } from '../../src/routing/fix/mapping.js';
+import { orderRow } from './orders.js';
 import type { ApiClient } from './api.js';
 import { fixDeployment, waitFor, type InProcessDeployment, type Json } from './fix-deployment.js';
 import type { DatabaseCase } from './harness.js';
@@ -71,4 +75,87 @@ export function sample(exposition: string, name: string, labels: Record<string, 
     if (have.sort().join(',') === wanted) return Number(match[3]);
   }
   return 0;
+}
+
+/**
+ * What a crash leaves when it strikes after a NewOrderSingle was committed as sent and before its
+ * bytes left: an order of 7 KOLA.BRVM at 14,500.00 for `clientId`, handed over in the database at
+ * `at` (the message stored under the session's next sequence number), the gateway never told. The
+ * service must not be running. Returns the order's id and the message's sequence number.
+ */
+export async function orderSentNotDelivered(
+  d: ExecutorDeployment,
+  clientId: string,
+  at: number,
+  account: string | null = null,
+): Promise<{ orderId: string; seq: number }> {
+  const orderId = newId('order');
+  const storage = await openDatabase(d.env.config, d.env.options);
+  let seq = 0;
+  try {
+    await storage.transact(async (trx) => {
+      await trx
+        .insertInto('orders')
+        .values(
+          orderRow({
+            id: orderId,
+            client_id: clientId,
+            created_at: at,
+            status: 'created',
+            rcpt_to: d.partnerId,
+            connector: 'fix',
+            qty: 7,
+            limit_price_cents: 1_450_000,
+            next_route_at: at,
+            ...(account === null ? {} : { account }),
+          }),
+        )
+        .execute();
+      seq = (await findSession(trx, d.partnerId))?.next_sender_seq ?? 0;
+      const body = JSON.stringify(
+        newOrderSingle(
+          {
+            order_id: orderId,
+            instrument: 'KOLA.BRVM',
+            instrument_status: 'active',
+            side: 'buy',
+            qty: 7,
+            limit_price_cents: 1_450_000,
+            reference_price_cents: 100,
+            ...(account === null ? {} : { account }),
+          },
+          { defaultAccount: 'CAURI-TEST', transactTime: at },
+        ),
+      );
+      await commitSent(trx, d.partnerId, seq, at);
+      await insertMessage(trx, { partner_id: d.partnerId, seq, msg_type: 'D', cl_ord_id: orderId, sending_time: at, body });
+      await insertOrderAtPartner(trx, {
+        partner_id: d.partnerId,
+        order_id: orderId,
+        side: 'buy',
+        qty: 7,
+        instrument: 'KOLA.BRVM',
+        body,
+        state: 'sent',
+        cum_qty: 0,
+        report_seq: 0,
+        partner_order_id: null,
+        created_at: at,
+        updated_at: at,
+      });
+      await insertRequest(trx, {
+        partner_id: d.partnerId,
+        cl_ord_id: orderId,
+        order_id: orderId,
+        kind: 'new',
+        seq,
+        state: 'pending',
+        terms: null,
+        created_at: at,
+      });
+    });
+  } finally {
+    await storage.close();
+  }
+  return { orderId, seq };
 }
