@@ -74,6 +74,8 @@ const isUnreachable = (error: unknown) => error instanceof ConnectorUnavailableE
  */
 export class Router {
   readonly #reports: ReportApplier;
+  /** The report logs this process holds the lease of: where it stopped, and until when the lease runs. */
+  readonly #heldLogs = new Map<string, { position: string | null; until: number }>();
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -334,13 +336,28 @@ export class Router {
     return applied;
   }
 
+  /**
+   * Reads the partner's report log from where this deployment stopped, under a lease (one process
+   * reads each log at a time), and applies what is new. The lease and the position are written only
+   * when they change: while this process holds the lease with more than half of it left it reads on
+   * from the position it keeps, and a poll that found nothing new writes nothing, so an idle partner
+   * costs no commit on every tick.
+   */
   async pollConnector(key: string, connector: PartnerConnector): Promise<number> {
     const now = this.clock.now().getTime();
-    const lease = await this.transact((trx) => leaseConnector(trx, key, this.options.owner, now, this.options.leaseMs));
-    if (lease === null) return 0;
+    let held = this.#heldLogs.get(key);
+    if (held === undefined || now >= held.until - this.options.leaseMs / 2) {
+      const lease = await this.transact((trx) => leaseConnector(trx, key, this.options.owner, now, this.options.leaseMs));
+      if (lease === null) {
+        this.#heldLogs.delete(key);
+        return 0;
+      }
+      held = { position: lease.position, until: now + this.options.leaseMs };
+      this.#heldLogs.set(key, held);
+    }
     let batch;
     try {
-      batch = await connector.reports(lease.position, { limit: 500 });
+      batch = await connector.reports(held.position, { limit: 500 });
     } catch (error) {
       if (error instanceof ConnectorUnavailableError) return 0;
       throw error;
@@ -366,7 +383,11 @@ export class Router {
       }
       if (outcome === 'applied') applied++;
     }
-    await this.transact((trx) => savePosition(trx, key, this.options.owner, batch.position));
+    if (batch.position !== held.position) {
+      const position = batch.position;
+      await this.transact((trx) => savePosition(trx, key, this.options.owner, position));
+      held.position = position;
+    }
     return applied;
   }
 }
