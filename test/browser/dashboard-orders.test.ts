@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { BAOBAB, STORED, developerSession, shot, until, type Json } from './dashboard-session.js';
+import { BAOBAB, STORED, catalogues, developerSession, shot, until, type Json } from './dashboard-session.js';
 
 // The pages of a developer's orders: signing in, the orders and an order, positions and statements,
 // amending and cancelling, an attestation, the markets.
@@ -173,12 +173,13 @@ test('a developer signs in and manages orders, positions and attestations, and r
   await t.test("the markets page shows each exchange's clock and its next seven days", async () => {
     await nav('Markets').click();
     await heading('Markets').waitFor();
+    // Each phase by its name in the English catalogue (`pre_open` reads "pre-open").
+    const { en } = await catalogues();
     for (const code of ['BRVM', 'BVMAC', 'GSE']) {
       const clockNow = (await api('GET', `/v1/exchanges/${code}/clock`)).body;
-      assert.equal(
-        await page.getByTestId(`phase-${code}`).innerText(),
-        `${clockNow.phase.replace(/_/g, ' ')}${clockNow.is_open ? ' open' : ''}`,
-      );
+      const phase = en[`status.${clockNow.phase}`];
+      assert.ok(phase !== undefined, `no English name for the phase ${clockNow.phase}`);
+      assert.equal(await page.getByTestId(`phase-${code}`).innerText(), `${phase}${clockNow.is_open ? ` ${en['markets.open']}` : ''}`);
     }
     const week = page.locator('table.grid').nth(1).locator('tbody tr');
     assert.equal(await week.count(), 7);
