@@ -95,13 +95,13 @@ function runFile(file) {
   });
 }
 
-// Four files at a time: most files spend much of their time waiting (timers, child processes, the
-// network); at three, two cores were busy two thirds of the run. But no more than two of the files
-// that keep a core busy throughout (a browser, QuickFIX, the docs run, the tarball install) at once.
-const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY ?? '4') || 4);
+// Three files at a time: most files spend much of their time waiting (timers, child processes, the
+// network), so two cores stay busy; but no more than two of the files that keep a core busy
+// throughout (a browser, QuickFIX, the docs run, the tarball install) at once.
+const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY ?? '3') || 3);
 const HEAVY = ['dist/test/packages/', 'dist/test/fix/', 'dist/test/docs/pages', 'dist/test/browser/dashboard'];
 const heavy = (file) => HEAVY.some((prefix) => file.startsWith(prefix));
-const heavyAtOnce = Math.max(1, Math.min(2, concurrency - 1));
+const heavyAtOnce = Math.max(1, concurrency - 1);
 let heavyRunning = 0;
 const runStarted = Date.now();
 await dropTestSchemas();
