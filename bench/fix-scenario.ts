@@ -1,3 +1,4 @@
+import { commitText } from './service-pauses.js';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -102,7 +103,7 @@ export async function runFixScenario(
         ? []
         : [
             '',
-            `During those orders, in the service: the event loop ran late by at most ${figures.probePauses.loopMaxMs} ms (p99 ${figures.probePauses.loopP99Ms} ms); the garbage collector paused ${figures.probePauses.pauses} times, ${figures.probePauses.pausesMs} ms in all, ${figures.probePauses.longPauses} of them 10 ms or longer; the SQLite writer committed ${figures.probePauses.commits} times, holding the event loop ${figures.probePauses.writerMs} ms in all.`,
+            `During those orders, in the service: the event loop ran late by at most ${figures.probePauses.loopMaxMs} ms (p99 ${figures.probePauses.loopP99Ms} ms); the garbage collector paused ${figures.probePauses.pauses} times, ${figures.probePauses.pausesMs} ms in all, ${figures.probePauses.longPauses} of them 10 ms or longer; ${commitText(figures.probePauses)}.`,
           ]),
       '',
       `FIX, under load: ${figures.fix.writerNote}`,

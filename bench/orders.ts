@@ -89,7 +89,10 @@ export async function startPostgresService(
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   const env = { ...baseEnv, DATABASE_URL: url.href };
+  let started: ServerProcess | undefined;
+  // Stops the service (when started), then drops its database.
   const drop = async () => {
+    await started?.stop();
     const client = new pg.Client({ connectionString: serverUrl });
     await client.connect();
     await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
@@ -111,6 +114,7 @@ export async function startPostgresService(
       ready: { kind: 'poll', base: `http://127.0.0.1:${port}`, path: '/readyz' },
     });
     servers.push(server);
+    started = server;
     const token = await exchangeToken(server.base, created.client_id, created.client_secret);
     return { orders: await orderFixture(server.base, token), drop, pid: server.pid };
   } catch (error) {
@@ -148,7 +152,10 @@ export async function startScaledOut(
   await admin.connect();
   for (const name of names) await admin.query(`CREATE DATABASE ${name}`);
   await admin.end();
+  const started: ServerProcess[] = [];
+  // Stops the processes started so far, then drops their databases.
   const drop = async () => {
+    await Promise.all(started.map((server) => server.stop()));
     const client = new pg.Client({ connectionString: serverUrl });
     await client.connect();
     for (const name of names) await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
@@ -172,6 +179,7 @@ export async function startScaledOut(
       ready: { kind: 'poll', base: `http://127.0.0.1:${port}`, path: '/readyz' },
     });
     servers.push(server);
+    started.push(server);
     return server;
   };
   const target = async (env: Record<string, string>, base: string, label: string) => {
@@ -196,6 +204,7 @@ export async function startScaledOut(
       ready: { kind: 'line', pattern: /workers running/ },
     });
     servers.push(worker);
+    started.push(worker);
     const apis = await Promise.all([start(scaledEnv, 'api', 'API 1'), start(scaledEnv, 'api', 'API 2')]);
     const first = await target(scaledEnv, (apis[0] as ServerProcess).base, 'scaled');
     return {

@@ -179,6 +179,7 @@ async function main(): Promise<number> {
       pids: { [service.base]: service.pid, [bare.base]: bare.pid },
     };
     const drops: (() => Promise<void>)[] = [];
+    let pgService: { drop: () => Promise<void> } | null = null;
     const prepare = async (name: string) => {
       if (name === 'positions read' && ctx.positions.subject === '') {
         log('positions fixture: a subject with 10,000 fills');
@@ -187,6 +188,7 @@ async function main(): Promise<number> {
       if (name === 'order submission (PostgreSQL)' && ctx.orders.postgres === null) {
         const postgres = await startPostgresService(serviceEnv, dataDir, servers, CLI, profiling);
         if (postgres !== null) drops.push(postgres.drop);
+        pgService = postgres;
         ctx.orders.postgres = postgres?.orders ?? null;
         if (postgres !== null) ctx.pids[postgres.orders.service] = postgres.pid;
       }
@@ -196,6 +198,12 @@ async function main(): Promise<number> {
       }
     };
 
+    // The PostgreSQL deployments are each used by one scenario: once it is measured their processes
+    // stop, so that their background loops take no CPU from the scenarios after it.
+    const release = async (name: string) => {
+      if (name === 'order submission (PostgreSQL)') await pgService?.drop();
+      if (name === 'order submission (scaled out)') await ctx.scaled?.drop();
+    };
     const results: ScenarioResult[] = [];
     const failures: ScenarioFailure[] = [];
     for (const scenario of scenarios) {
@@ -214,6 +222,7 @@ async function main(): Promise<number> {
       log(`scenario "${scenario.name}"`);
       try {
         const result = await runScenario(scenario, ctx, settings);
+        await release(scenario.name);
         results.push(result);
         log(
           `  ours ${result.ours.rps.toFixed(0)}/s; ` +

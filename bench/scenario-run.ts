@@ -1,5 +1,5 @@
 import { pinApart } from './pinning.js';
-import { readPauses, type PauseReading } from './service-pauses.js';
+import { commitText, readPauses, type PauseReading } from './service-pauses.js';
 import { measurePaced, type PacedMeasurement } from './paced.js';
 import { CpuProbe } from './cpu.js';
 import { measure, measureSplit, type Measurement } from './load.js';
@@ -188,7 +188,7 @@ function heldRateNote(
   ];
   if (pauses !== null) {
     sentences.push(
-      `In the service meanwhile: the event loop ran late by at most ${pauses.loopMaxMs} ms (p99 ${pauses.loopP99Ms} ms); the garbage collector paused ${pauses.pauses} times, ${pauses.pausesMs} ms in all, ${pauses.longPauses} of them 10 ms or longer; the SQLite writer committed ${pauses.commits} times, holding the event loop ${pauses.writerMs} ms in all.`,
+      `In the service meanwhile: the event loop ran late by at most ${pauses.loopMaxMs} ms (p99 ${pauses.loopP99Ms} ms); the garbage collector paused ${pauses.pauses} times, ${pauses.pausesMs} ms in all, ${pauses.longPauses} of them 10 ms or longer; ${commitText(pauses)}.`,
     );
   }
   sentences.push(

@@ -57,3 +57,10 @@ export async function readPauses(base: string): Promise<() => Promise<PauseReadi
     };
   };
 }
+
+/** The commits of a reading, and on SQLite (whose writer runs on the event loop) the loop's time they held. */
+export function commitText(reading: PauseReading): string {
+  return reading.writerMs > 0
+    ? `the SQLite writer committed ${reading.commits} times, holding the event loop ${reading.writerMs} ms in all`
+    : `the database committed ${reading.commits} transactions`;
+}
