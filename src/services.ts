@@ -118,6 +118,8 @@ export function createServices(
       onLoggedOn: async (partnerId) => {
         await retryPartnerOrdersNow(db, partnerId, clock.now().getTime());
       },
+      // The gateway's answers and fills reach their orders in the transaction that records them.
+      applyToOrders: (trx, reports) => router.applyToOrders(trx, reports),
     },
     log,
   );

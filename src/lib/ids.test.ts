@@ -21,6 +21,25 @@ test('new ids carry their prefix, a UUIDv7 and sort in creation order', () => {
   assert.equal(Buffer.from(bytes.subarray(0, 6)).readUIntBE(0, 6), Date.UTC(2026, 10, 22));
 });
 
+test('ids of one millisecond sort in creation order when ids for other times are made in between', () => {
+  const t = Date.UTC(2026, 10, 25, 10, 0, 0);
+  // An event now, a fill at the partner's earlier (or later) execution time, another event now: 200 times over.
+  const now: string[] = [];
+  for (let i = 0; i < 200; i++) {
+    now.push(newId('event', t));
+    newId('fill', t - 3);
+    newId('fill', t + 2);
+  }
+  assert.deepEqual([...now].sort(), now);
+  // Past 4,096 ids in one millisecond the next one is borrowed, and later ids of that millisecond follow.
+  const many = Array.from({ length: 5000 }, (_, i) => {
+    if (i % 2 === 1) newId('fill', t);
+    return newId('event', t + 10);
+  });
+  assert.deepEqual([...many].sort(), many);
+  assert.equal(new Set(many).size, many.length);
+});
+
 test('isId refuses other kinds and malformed suffixes', () => {
   const id = newId('attestation');
   assert.ok(isId('attestation', id));

@@ -87,8 +87,14 @@ function typeId(prefix: string, bytes: Uint8Array): string {
   return String.fromCharCode.apply(null, codes);
 }
 
-let lastMs = -1;
-let sequence = 0;
+/**
+ * The last counter value used in each recent millisecond. Ids are made for different times
+ * interleaved (an event now, a fill at the partner's execution time), so the counter is kept per
+ * millisecond, not only for the latest one: ids of one millisecond sort in creation order whatever
+ * was made in between. Bounded: the oldest millisecond is forgotten first.
+ */
+const sequences = new Map<number, number>();
+const REMEMBERED_MS = 1024;
 
 // Random bytes come from a pool refilled 4 KiB at a time: one system call per 240 identifiers
 // instead of two per identifier (ids are made on every request).
@@ -120,16 +126,12 @@ export function uuidv7Bytes(nowMs: number = Date.now()): Uint8Array {
 
 function uuidv7Into(bytes: Uint8Array, nowMs: number): Uint8Array {
   let ms = nowMs;
-  if (ms === lastMs && sequence < 0xfff) {
-    sequence++;
-  } else if (ms === lastMs) {
-    // 4096 ids in one millisecond: borrow the next one, as RFC 9562 §6.2 allows.
-    ms = lastMs + 1;
-    sequence = randomSequenceStart();
-  } else {
-    sequence = randomSequenceStart();
-  }
-  lastMs = ms;
+  let last = sequences.get(ms);
+  // 4096 ids in one millisecond: borrow the next one, as RFC 9562 §6.2 allows.
+  while (last !== undefined && last >= 0xfff) last = sequences.get(++ms);
+  const sequence = last === undefined ? randomSequenceStart() : last + 1;
+  if (last === undefined && sequences.size >= REMEMBERED_MS) sequences.delete(sequences.keys().next().value as number);
+  sequences.set(ms, sequence);
   // 48-bit big-endian milliseconds: the high 16 bits, then the low 32.
   const high = Math.floor(ms / 0x1_0000_0000);
   const low = ms >>> 0;

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { ID_TIME_MARGIN_MS, idFloorAt } from '../lib/ids.js';
 import { dialectOf, type DialectName } from '../storage/dialect.js';
-import { PreparedInsert, PreparedQuery } from '../storage/prepared.js';
+import { PreparedInsert, PreparedQuery, PreparedUpdate } from '../storage/prepared.js';
 import type { Database } from '../storage/schema.js';
 import type { OrderFillTable, OrderRow } from './order.table.js';
 
@@ -32,25 +32,11 @@ export async function findClientOrder(db: Kysely<Database>, clientId: string, id
   return clientOrder.first(db, clientId, id);
 }
 
-/** One prepared update per set of columns changed (the order paths change a handful of such sets). */
-const orderUpdates = new Map<string, { columns: string[]; query: PreparedQuery<unknown[], unknown> }>();
+/** Prepared once per set of columns changed (the order paths change a handful of such sets). */
+const orderUpdate = new PreparedUpdate('orders', ['id']);
 
 export async function updateOrder(db: Kysely<Database>, id: string, changes: Partial<OrderRow>): Promise<void> {
-  const values = changes as Record<string, unknown>;
-  const columns = Object.keys(values).filter((c) => values[c] !== undefined);
-  const shape = columns.join(',');
-  let update = orderUpdates.get(shape);
-  if (update === undefined) {
-    const query = new PreparedQuery(columns.length + 1, (qb, orderId: unknown, ...values: unknown[]) =>
-      qb
-        .updateTable('orders')
-        .set(Object.fromEntries(columns.map((c, i) => [c, values[i]])) as Partial<OrderRow>)
-        .where('id', '=', orderId as string),
-    );
-    update = { columns, query };
-    orderUpdates.set(shape, update);
-  }
-  await update.query.execute(db, id, ...update.columns.map((c) => values[c]));
+  await orderUpdate.run(db, [id], changes);
 }
 
 /**

@@ -1,4 +1,6 @@
+import type { Kysely } from 'kysely';
 import type { OrderId } from '../lib/ids.js';
+import type { Database } from '../storage/schema.js';
 import type { CancelReason, CancelRequestReason, FailureReason, RequestRefusal, TimeInForce } from '../orders/core/lifecycle.js';
 
 /**
@@ -39,7 +41,10 @@ import type { CancelReason, CancelRequestReason, FailureReason, RequestRefusal, 
  *    (an earlier report of that order is missing) the router stops the batch and keeps the old
  *    position, so the batch is read again later; otherwise it stores the new position, in a
  *    transaction after the batch's. A crash in between only makes reports come again, which the
- *    `seq` check drops.
+ *    `seq` check drops. A connector that writes its log in a database transaction of its own (the
+ *    FIX connector) may also apply the reports to their orders in that transaction, through the
+ *    router's `ApplyToOrders`: the same `seq` check holds, so the log's reader then finds them
+ *    applied, and a report that could not be applied there is applied when the log is read.
  * 5. Errors: ConnectorUnavailableError means "not reached, or no answer": nothing is known to have
  *    happened, retry later (submit, cancel and amend are safe to repeat). The router treats a
  *    `submit` that has not answered within its hand-over time-out the same way, and asks again after
@@ -239,6 +244,13 @@ export interface ReportBatch {
   readonly reports: readonly ExecutionReport[];
   readonly position: string | null;
 }
+
+/**
+ * Applies reports to their orders inside `trx`, the transaction that writes them to a connector's
+ * log (see 4. above); resolves with what to run once that transaction has committed. Never throws
+ * for a report it could not apply: that report stays in the log for the router's reader.
+ */
+export type ApplyToOrders = (trx: Kysely<Database>, reports: readonly ExecutionReport[]) => Promise<(() => void) | undefined>;
 
 /** The partner could not be reached or did not answer; nothing is known to have happened. */
 export class ConnectorUnavailableError extends Error {

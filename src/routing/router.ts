@@ -16,6 +16,7 @@ import type { Database } from '../storage/schema.js';
 import type { Transact } from '../storage/database.js';
 import { routeBackoffMs } from './backoff.js';
 import {
+  type ApplyToOrders,
   classifyReport,
   ConnectorUnavailableError,
   type ExecutionReport,
@@ -25,6 +26,7 @@ import {
 import { leaseConnector, savePosition } from './position.repository.js';
 import type { ConnectorRegistry } from './registry.js';
 import { NO_PENDING_REQUEST, refusalChanges } from './report-effect.js';
+import { AnswerNotConfirmed, HandOverAnswers, isUnreachable, withTimeout } from './hand-over-answers.js';
 import { ReportApplier, type FillEffects, type Outcome } from './report-applier.js';
 import type { AfterApply } from '../orders/ports.js';
 
@@ -50,20 +52,6 @@ export interface RouterOptions {
  */
 export type RequestProgress = 'answered' | 'pending' | 'retry' | 'skipped';
 
-class HandOverTimeout extends Error {}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    promise,
-    new Promise<T>((_, reject) => {
-      timer = setTimeout(() => reject(new HandOverTimeout(`no answer within ${ms} ms`)), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
-}
-
-const isUnreachable = (error: unknown) => error instanceof ConnectorUnavailableError || error instanceof HandOverTimeout;
-
 /**
  * Moves orders between the service and the partners' connectors: hands `created` orders over
  * (retrying with backoff while a partner is unavailable), sends cancels (the client's, and the
@@ -76,6 +64,9 @@ export class Router {
   readonly #reports: ReportApplier;
   /** The report logs this process holds the lease of: where it stopped, and until when the lease runs. */
   readonly #heldLogs = new Map<string, { position: string | null; until: number }>();
+  readonly #answers: HandOverAnswers;
+  /** Applies a connector's reports to their orders as it records them (connector.ts, ApplyToOrders). */
+  readonly applyToOrders: ApplyToOrders;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -87,6 +78,8 @@ export class Router {
     fillEffects?: FillEffects,
   ) {
     this.#reports = new ReportApplier(options, clock, log, fillEffects);
+    this.#answers = new HandOverAnswers(this.#reports, log);
+    this.applyToOrders = this.#answers.applyToOrders;
   }
 
   #connectorOf(row: Pick<OrderRow, 'connector' | 'rcpt_to'>): PartnerConnector | undefined {
@@ -132,8 +125,11 @@ export class Router {
       await this.#retryLater(row);
       return 'retry';
     }
+    // A connector that applies its reports as it records them (applyToOrders) runs `after` there.
+    const answering = after === undefined ? undefined : this.#answers.waitFor(row.id, after);
     try {
       const result = await withTimeout(connector.submit(await this.#forPartner(row, instrument)), this.options.handOverTimeoutMs);
+      if (answering?.committed === true) return 'applied';
       return await this.apply(result.report, after);
     } catch (error) {
       if (!isUnreachable(error)) throw error;
@@ -142,7 +138,11 @@ export class Router {
         'partner unavailable; hand-over will be retried',
       );
       await this.#retryLater(row);
+      // `after` ran in a transaction whose commit this request did not see: what is stored decides.
+      if (answering?.ran === true && !answering.committed) throw new AnswerNotConfirmed(row.id, error);
       return 'retry';
+    } finally {
+      if (answering !== undefined) this.#answers.done(row.id, answering);
     }
   }
 

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { runStatement } from './prepared.js';
 
 interface Pending {
   write: () => Promise<unknown>;
@@ -46,4 +47,32 @@ export function discardAtCommit(trx: Kysely<any>, error: unknown): void {
   const pending = PENDING.get(trx) ?? [];
   PENDING.delete(trx);
   for (const p of pending) p.discard(error);
+}
+
+/**
+ * Runs `work` in a savepoint of the open transaction `trx`. When it succeeds, the writes it
+ * registered with `atCommit` are sent before the savepoint is released (they belong to it); when it
+ * throws, its statements and those writes are undone and the error is thrown on, while the
+ * transaction and the writes registered before stay as they were. `name` must be a plain SQL
+ * identifier.
+ */
+export async function inSavepoint<T>(trx: Kysely<any>, name: string, work: () => Promise<T>): Promise<T> {
+  const outer = PENDING.get(trx);
+  PENDING.delete(trx);
+  try {
+    await runStatement(trx, `savepoint ${name}`);
+    try {
+      const value = await work();
+      for (const write of takeAtCommit(trx)) await write();
+      await runStatement(trx, `release savepoint ${name}`);
+      return value;
+    } catch (error) {
+      discardAtCommit(trx, error);
+      await runStatement(trx, `rollback to savepoint ${name}`);
+      await runStatement(trx, `release savepoint ${name}`);
+      throw error;
+    }
+  } finally {
+    if (outer !== undefined) PENDING.set(trx, outer);
+  }
 }

@@ -176,3 +176,40 @@ export class PreparedInsert<T extends keyof Database & string> {
     return query;
   }
 }
+
+/**
+ * An update of one table's rows by their key, prepared like PreparedQuery once for each set of
+ * columns it is given (callers change a handful of such sets). Columns whose value is undefined are
+ * left as they are.
+ */
+export class PreparedUpdate<T extends keyof Database & string> {
+  readonly #queries = new Map<string, { columns: string[]; query: PreparedQuery<unknown[], unknown> }>();
+
+  constructor(
+    private readonly table: T,
+    private readonly key: readonly (keyof Database[T] & string)[],
+  ) {}
+
+  /** Sets `changes` on the row whose key columns equal `keyValues` (in the order of `key`). */
+  async run(db: Kysely<Database>, keyValues: readonly unknown[], changes: Partial<Database[T]>): Promise<void> {
+    const values = changes as Record<string, unknown>;
+    const columns = Object.keys(values).filter((c) => values[c] !== undefined);
+    const shape = columns.join(',');
+    let update = this.#queries.get(shape);
+    if (update === undefined) {
+      const width = this.key.length;
+      const query = new PreparedQuery(width + columns.length, (qb, ...args: unknown[]) => {
+        let statement: any = (qb as Kysely<any>)
+          .updateTable(this.table as string)
+          .set(Object.fromEntries(columns.map((c, i) => [c, args[width + i]])));
+        this.key.forEach((column, i) => {
+          statement = statement.where(column, '=', args[i]);
+        });
+        return statement as Compilable<unknown>;
+      });
+      update = { columns, query };
+      this.#queries.set(shape, update);
+    }
+    await update.query.execute(db, ...keyValues, ...update.columns.map((c) => values[c]));
+  }
+}

@@ -125,6 +125,45 @@ if (!IN_LOOPBACK_NAMESPACE) {
           assert.deepEqual(await eventsOf(runtime, market.id), ['order.created', 'order.routed', 'order.executed']);
         });
 
+        test("the gateway's answer and fill reach the order as they are recorded, without the routing loop reading the log", async (t) => {
+          const d = await executorDeployment(t, database, nextPort++);
+          const { runtime, api } = await d.start();
+          // Another process holds the lease on the partner's report log: this one's routing loop cannot read it.
+          await runtime.storage.db
+            .insertInto('connector_positions')
+            .values({
+              connector: `fix:${d.partnerId}`,
+              position: null,
+              lease_owner: 'another-process',
+              lease_until: Date.now() + 3_600_000,
+            })
+            .execute();
+          const order = await placeOrder(api, d.partnerId, { limit_price_cents: 1_500_050 });
+          assert.equal(order.status, 'routed');
+          const filled = await orderWhen(api, order.id, 'filled');
+          assert.equal(filled.filled_qty, 10);
+          assert.equal((await fillsOf(runtime, order.id)).length, 1);
+          const events = await runtime.storage.db
+            .selectFrom('events')
+            .select(['type', 'origin'])
+            .where('subject_ref', '=', order.id)
+            .orderBy('id')
+            .execute();
+          assert.deepEqual(
+            events.map((e) => e.type),
+            ['order.created', 'order.routed', 'order.executed'],
+          );
+          const origins = events.map((e) => (e.origin == null ? null : (JSON.parse(e.origin) as Json).request_id));
+          assert.ok(origins[0] !== null && origins[1] === origins[0], "the answer's event keeps the POST's request id");
+          assert.equal(origins[2], null, "the fill is the partner's doing");
+          const log = await runtime.storage.db
+            .selectFrom('connector_positions')
+            .selectAll()
+            .where('connector', '=', `fix:${d.partnerId}`)
+            .executeTakeFirstOrThrow();
+          assert.deepEqual({ owner: log.lease_owner, position: log.position }, { owner: 'another-process', position: null });
+        });
+
         test("Account (1) is the subject's registered account at the SGI, else the partner's default; a change after the order is not sent", async (t) => {
           const d = await executorDeployment(t, database, nextPort++);
           const { api } = await d.start();

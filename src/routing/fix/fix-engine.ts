@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../../lib/clock.js';
 import { findPartner } from '../../partners/partner.repository.js';
 import type { Transact } from '../../storage/database.js';
+import type { ApplyToOrders } from '../connector.js';
 import type { Database } from '../../storage/schema.js';
 import type { FixCredentialSealer } from './credentials.js';
 import { FixConnector } from './fix-connector.js';
@@ -17,6 +18,8 @@ export interface FixEngineOptions extends RunnerOptions {
   readonly answerTimeoutMs: number;
   /** Runs each time a partner's session logs on in this process. */
   readonly onLoggedOn?: (partnerId: string) => Promise<void>;
+  /** Applies the partners' reports to their orders in the transaction that records them (the router's). */
+  readonly applyToOrders?: ApplyToOrders;
 }
 
 /**
@@ -84,6 +87,7 @@ export class FixEngine {
         loadPartner: () => this.loadPartner(partnerId),
         answerTimeoutMs: this.options.answerTimeoutMs,
         onRefused: (reason) => this.#countRefused(partnerId, reason),
+        ...(this.options.applyToOrders === undefined ? {} : { applyToOrders: this.options.applyToOrders }),
       },
       runner,
     );

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { PreparedInsert, PreparedQuery, PreparedUpdate } from '../../storage/prepared.js';
 import type { Database } from '../../storage/schema.js';
 import type { ExecutionReport } from '../connector.js';
 import type { FixMessageRow, FixOrderRow, FixRequestRow, FixRequestState, FixSessionRow, FixSessionState } from './fix.table.js';
@@ -81,18 +82,25 @@ export async function openSession(trx: Kysely<Database>, key: SessionKey, now: n
  * Commits `seq` as sent: the session's next sequence number moves from `seq` to `seq + 1`, only if
  * it still is `seq` (otherwise SequenceConflictError, and the caller's transaction rolls back).
  */
-export async function commitSent(trx: Kysely<Database>, partnerId: string, seq: number, now: number): Promise<void> {
-  const result = await trx
+// The statements of every order's hand-over and answer are prepared once (storage/prepared.ts).
+const sentCommit = new PreparedQuery(4, (qb, partnerId: string, seq: number, nextSeq: number, now: number) =>
+  qb
     .updateTable('fix_sessions')
-    .set({ next_sender_seq: seq + 1, last_sent_at: now, updated_at: now })
+    .set({ next_sender_seq: nextSeq, last_sent_at: now, updated_at: now })
     .where('partner_id', '=', partnerId)
     .where('next_sender_seq', '=', seq)
-    .executeTakeFirst();
-  if (Number(result.numUpdatedRows) !== 1) throw new SequenceConflictError(partnerId, seq);
+    .returning('partner_id'),
+);
+
+export async function commitSent(trx: Kysely<Database>, partnerId: string, seq: number, now: number): Promise<void> {
+  const updated = await sentCommit.execute(trx, partnerId, seq, seq + 1, now);
+  if (updated.length !== 1) throw new SequenceConflictError(partnerId, seq);
 }
 
+const messageInsert = new PreparedInsert('fix_messages');
+
 export async function insertMessage(trx: Kysely<Database>, row: FixMessageRow): Promise<void> {
-  await trx.insertInto('fix_messages').values(row).execute();
+  await messageInsert.run(trx, row);
 }
 
 export async function messagesBetween(db: Kysely<Database>, partnerId: string, from: number, to: number): Promise<FixMessageRow[]> {
@@ -106,12 +114,15 @@ export async function messagesBetween(db: Kysely<Database>, partnerId: string, f
     .execute();
 }
 
-export async function commitReceived(trx: Kysely<Database>, partnerId: string, nextTargetSeq: number, now: number): Promise<void> {
-  await trx
+const receivedCommit = new PreparedQuery(3, (qb, partnerId: string, nextTargetSeq: number, now: number) =>
+  qb
     .updateTable('fix_sessions')
     .set({ next_target_seq: nextTargetSeq, last_received_at: now, updated_at: now })
-    .where('partner_id', '=', partnerId)
-    .execute();
+    .where('partner_id', '=', partnerId),
+);
+
+export async function commitReceived(trx: Kysely<Database>, partnerId: string, nextTargetSeq: number, now: number): Promise<void> {
+  await receivedCommit.execute(trx, partnerId, nextTargetSeq, now);
 }
 
 /** Resets both sequence numbers (the partner asked for it with ResetSeqNumFlag). */
@@ -143,13 +154,21 @@ export async function setSessionState(
     .execute();
 }
 
+const orderAtPartner = new PreparedQuery(2, (qb, partnerId: string, orderId: string) =>
+  qb.selectFrom('fix_orders').selectAll().where('partner_id', '=', partnerId).where('order_id', '=', orderId),
+);
+
 export async function findOrderAtPartner(db: Kysely<Database>, partnerId: string, orderId: string): Promise<FixOrderRow | undefined> {
-  return db.selectFrom('fix_orders').selectAll().where('partner_id', '=', partnerId).where('order_id', '=', orderId).executeTakeFirst();
+  return orderAtPartner.first(db, partnerId, orderId);
 }
 
+const orderAtPartnerInsert = new PreparedInsert('fix_orders');
+
 export async function insertOrderAtPartner(trx: Kysely<Database>, row: FixOrderRow): Promise<void> {
-  await trx.insertInto('fix_orders').values(row).execute();
+  await orderAtPartnerInsert.run(trx, row);
 }
+
+const orderAtPartnerUpdate = new PreparedUpdate('fix_orders', ['partner_id', 'order_id']);
 
 export async function updateOrderAtPartner(
   trx: Kysely<Database>,
@@ -157,15 +176,21 @@ export async function updateOrderAtPartner(
   orderId: string,
   changes: Partial<Pick<FixOrderRow, 'state' | 'qty' | 'body' | 'cum_qty' | 'report_seq' | 'partner_order_id' | 'updated_at'>>,
 ): Promise<void> {
-  await trx.updateTable('fix_orders').set(changes).where('partner_id', '=', partnerId).where('order_id', '=', orderId).execute();
+  await orderAtPartnerUpdate.run(trx, [partnerId, orderId], changes);
 }
+
+const requestInsert = new PreparedInsert('fix_requests');
 
 export async function insertRequest(trx: Kysely<Database>, row: FixRequestRow): Promise<void> {
-  await trx.insertInto('fix_requests').values(row).execute();
+  await requestInsert.run(trx, row);
 }
 
+const requestByClOrdId = new PreparedQuery(2, (qb, partnerId: string, clOrdId: string) =>
+  qb.selectFrom('fix_requests').selectAll().where('partner_id', '=', partnerId).where('cl_ord_id', '=', clOrdId),
+);
+
 export async function findRequest(db: Kysely<Database>, partnerId: string, clOrdId: string): Promise<FixRequestRow | undefined> {
-  return db.selectFrom('fix_requests').selectAll().where('partner_id', '=', partnerId).where('cl_ord_id', '=', clOrdId).executeTakeFirst();
+  return requestByClOrdId.first(db, partnerId, clOrdId);
 }
 
 /** The request sent under MsgSeqNum `seq` (the RefSeqNum of a Reject names it). */
@@ -179,19 +204,27 @@ export async function findRequestBySeq(db: Kysely<Database>, partnerId: string, 
     .executeTakeFirst();
 }
 
+const requestsByOrder = new PreparedQuery(2, (qb, partnerId: string, orderId: string) =>
+  qb.selectFrom('fix_requests').selectAll().where('partner_id', '=', partnerId).where('order_id', '=', orderId).orderBy('created_at'),
+);
+
 export async function requestsOfOrder(db: Kysely<Database>, partnerId: string, orderId: string): Promise<FixRequestRow[]> {
-  return db
-    .selectFrom('fix_requests')
-    .selectAll()
-    .where('partner_id', '=', partnerId)
-    .where('order_id', '=', orderId)
-    .orderBy('created_at')
-    .execute();
+  return requestsByOrder.execute(db, partnerId, orderId);
 }
 
+const requestStateUpdate = new PreparedUpdate('fix_requests', ['partner_id', 'cl_ord_id']);
+
 export async function setRequestState(trx: Kysely<Database>, partnerId: string, clOrdId: string, state: FixRequestState): Promise<void> {
-  await trx.updateTable('fix_requests').set({ state }).where('partner_id', '=', partnerId).where('cl_ord_id', '=', clOrdId).execute();
+  await requestStateUpdate.run(trx, [partnerId, clOrdId], { state });
 }
+
+const execIdClaim = new PreparedQuery(4, (qb, partnerId: string, orderId: string, execId: string, now: number) =>
+  qb
+    .insertInto('fix_exec_ids')
+    .values({ partner_id: partnerId, order_id: orderId, exec_id: execId, applied_at: now })
+    .onConflict((oc) => oc.columns(['partner_id', 'order_id', 'exec_id']).doNothing())
+    .returning('exec_id'),
+);
 
 /** Records that ExecID `execId` of an order is applied; false when it already was. */
 export async function claimExecId(
@@ -201,37 +234,35 @@ export async function claimExecId(
   execId: string,
   now: number,
 ): Promise<boolean> {
-  const result = await trx
-    .insertInto('fix_exec_ids')
-    .values({ partner_id: partnerId, order_id: orderId, exec_id: execId, applied_at: now })
-    .onConflict((oc) => oc.columns(['partner_id', 'order_id', 'exec_id']).doNothing())
-    .executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
+  return (await execIdClaim.execute(trx, partnerId, orderId, execId, now)).length === 1;
 }
+
+const reportPosMove = new PreparedQuery(2, (qb, partnerId: string, n: number) =>
+  qb
+    .updateTable('fix_sessions')
+    .set((eb) => ({ report_pos: eb('report_pos', '+', n) }))
+    .where('partner_id', '=', partnerId)
+    .returning('report_pos'),
+);
+const reportInsert = new PreparedInsert('fix_reports', 20);
 
 /** Appends reports to the partner's log, after its last position (the session row serialises writers). */
 export async function appendReports(trx: Kysely<Database>, partnerId: string, reports: readonly ExecutionReport[]): Promise<void> {
   if (reports.length === 0) return;
-  const session = await trx
-    .updateTable('fix_sessions')
-    .set((eb) => ({ report_pos: eb('report_pos', '+', reports.length) }))
-    .where('partner_id', '=', partnerId)
-    .returning('report_pos')
-    .executeTakeFirstOrThrow();
+  const session = await reportPosMove.first(trx, partnerId, reports.length);
+  if (session === undefined) throw new Error(`no FIX session row for partner ${partnerId}`);
   const first = Number(session.report_pos) - reports.length + 1;
-  await trx
-    .insertInto('fix_reports')
-    .values(
-      reports.map((r, i) => ({
-        partner_id: partnerId,
-        pos: first + i,
-        order_id: r.order_id,
-        seq: r.seq,
-        type: r.type,
-        report: JSON.stringify(r),
-      })),
-    )
-    .execute();
+  await reportInsert.runMany(
+    trx,
+    reports.map((r, i) => ({
+      partner_id: partnerId,
+      pos: first + i,
+      order_id: r.order_id,
+      seq: r.seq,
+      type: r.type,
+      report: JSON.stringify(r),
+    })),
+  );
 }
 
 export async function reportsAfter(

@@ -1,7 +1,15 @@
 import type { Kysely } from 'kysely';
 import type { OrderId } from '../../lib/ids.js';
 import type { Database } from '../../storage/schema.js';
-import type { AmendResult, CancelledReport, CancelResult, ReplacedReport, SubmitResult } from '../connector.js';
+import type {
+  AmendResult,
+  ApplyToOrders,
+  CancelledReport,
+  CancelResult,
+  ExecutionReport,
+  ReplacedReport,
+  SubmitResult,
+} from '../connector.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../lib/clock.js';
 import type { RefusedReason } from './inbound-check.js';
@@ -35,6 +43,12 @@ export interface ReportWriterDeps {
   readonly log: FastifyBaseLogger;
   /** Counts a partner's message that was not applied (here: a report for an order this service did not send). */
   readonly onRefused?: (reason: RefusedReason) => void;
+  /**
+   * Applies the reports written to the log to their orders, in the same transaction (the router's):
+   * an answer or a fill reaches its order with the commit that records it, without waiting for the
+   * log's reader. Without it, the log's reader alone applies them.
+   */
+  readonly applyToOrders?: ApplyToOrders;
 }
 
 /** The callers waiting for the partner's answer: submits by order id, cancels by order id, amends by request id. */
@@ -180,6 +194,7 @@ export class ReportWriter {
       return undefined;
     }
     await appendReports(trx, partnerId, outcome.reports);
+    const applied = await this.#deps.applyToOrders?.(trx, outcome.reports);
     const replaced = outcome.reports.find((r): r is ReplacedReport => r.type === 'replaced');
     await updateOrderAtPartner(trx, partnerId, row.order_id, {
       state: outcome.order.state,
@@ -212,6 +227,7 @@ export class ReportWriter {
       : [];
     for (const request of refusedByEnd) await setRequestState(trx, partnerId, request.cl_ord_id, 'refused');
     return () => {
+      applied?.();
       const result = first === undefined ? null : submitResult(first);
       if (result !== null) this.#waiting.submits.resolve(row.order_id, result);
       if (cancelled !== undefined) this.#waiting.cancels.resolve(row.order_id, { status: 'cancelled', report: cancelled });
@@ -246,25 +262,27 @@ export class ReportWriter {
       'the partner refused a request',
     );
     let result: CancelResult | AmendResult = { status: 'refused', reason };
+    let applied: (() => void) | undefined;
     if (row !== undefined && row.state === 'accepted') {
       const seq = row.report_seq + 1;
       const occurredAt = new Date(clock.now().getTime()).toISOString();
-      await appendReports(trx, partnerId, [
-        {
-          report_id: `${this.#name}:${row.order_id}:${seq}`,
-          order_id: row.order_id as OrderId,
-          seq,
-          occurred_at: occurredAt,
-          type: 'request_refused',
-          request_id: request.cl_ord_id,
-          request: kind,
-          reason,
-        },
-      ]);
+      const report: ExecutionReport = {
+        report_id: `${this.#name}:${row.order_id}:${seq}`,
+        order_id: row.order_id as OrderId,
+        seq,
+        occurred_at: occurredAt,
+        type: 'request_refused',
+        request_id: request.cl_ord_id,
+        request: kind,
+        reason,
+      };
+      await appendReports(trx, partnerId, [report]);
       await updateOrderAtPartner(trx, partnerId, row.order_id, { report_seq: seq, updated_at: clock.now().getTime() });
+      applied = await this.#deps.applyToOrders?.(trx, [report]);
       result = { status: 'pending' };
     }
     return () => {
+      applied?.();
       if (kind === 'cancel') this.#waiting.cancels.resolve(request.order_id, result as CancelResult);
       else this.#waiting.amends.resolve(request.cl_ord_id, result as AmendResult);
     };
