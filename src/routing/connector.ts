@@ -33,14 +33,15 @@ import type { CancelReason, CancelRequestReason, FailureReason, RequestRefusal, 
  * 4. `reports(since)` returns the log after `since`, oldest first, and the position to pass next.
  *    Delivery is at-least-once: a report may come again (for instance when the router crashed before
  *    storing the position), never out of order within one order. What the router does with it
- *    (router.ts, `pollConnector` and `apply`): one process at a time reads a connector's log, under a
- *    lease on it; each report is applied in a transaction of its own, which locks the order, keeps its
- *    last applied `seq` and applies the report only when its `seq` is the next one
+ *    (report-log-reader.ts, and router.ts's `apply`): one process at a time reads a connector's log,
+ *    under a lease on it; each report is applied in a savepoint of its own, which locks the order,
+ *    keeps its last applied `seq` and applies the report only when its `seq` is the next one
  *    (`classifyReport`): a duplicate is dropped, a report for an order the service does not hold is
  *    skipped, and a report that does not fit the order's state is marked seen and logged. On a gap
- *    (an earlier report of that order is missing) the router stops the batch and keeps the old
- *    position, so the batch is read again later; otherwise it stores the new position, in a
- *    transaction after the batch's. A crash in between only makes reports come again, which the
+ *    (an earlier report of that order is missing), or a report that fails to apply, the router
+ *    stops the batch and keeps the old position, so the batch is read again later; otherwise it
+ *    stores the new position with the batch's last reports. A crash in between only makes reports
+ *    come again, which the
  *    `seq` check drops. A connector that writes its log in a database transaction of its own (the
  *    FIX connector) may also apply the reports to their orders in that transaction, through the
  *    router's `ApplyToOrders`: the same `seq` check holds, so the log's reader then finds them

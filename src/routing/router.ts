@@ -7,7 +7,7 @@ import { priceLimits } from '../orders/core/price-rules.js';
 import { findInstrument } from '../partners/instrument.repository.js';
 import type { RequestRefusal } from '../orders/core/lifecycle.js';
 import { isFinal } from '../orders/core/state-machine.js';
-import { claimDueOrders, findOrderForUpdate, lastReportSeqs, partnersWithOpenOrders, updateOrder } from '../orders/order.repository.js';
+import { claimDueOrders, findOrderForUpdate, partnersWithOpenOrders, updateOrder } from '../orders/order.repository.js';
 import { toOrder } from '../orders/order.mapping.js';
 import type { OrderRow } from '../orders/order.table.js';
 import type { InstrumentRow } from '../partners/instrument.table.js';
@@ -15,17 +15,10 @@ import type { DialectName } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';
 import type { Transact } from '../storage/database.js';
 import { routeBackoffMs } from './backoff.js';
-import {
-  type ApplyToOrders,
-  classifyReport,
-  ConnectorUnavailableError,
-  type ExecutionReport,
-  type OrderForPartner,
-  type PartnerConnector,
-} from './connector.js';
-import { leaseConnector, savePosition } from './position.repository.js';
+import type { ApplyToOrders, ExecutionReport, OrderForPartner, PartnerConnector } from './connector.js';
 import type { ConnectorRegistry } from './registry.js';
 import { NO_PENDING_REQUEST, refusalChanges } from './report-effect.js';
+import { ReportLogReader } from './report-log-reader.js';
 import { AnswerNotConfirmed, HandOverAnswers, isUnreachable, withTimeout } from './hand-over-answers.js';
 import { ReportApplier, type FillEffects, type Outcome } from './report-applier.js';
 import type { AfterApply } from '../orders/ports.js';
@@ -63,7 +56,7 @@ export type RequestProgress = 'answered' | 'pending' | 'retry' | 'skipped';
 export class Router {
   readonly #reports: ReportApplier;
   /** The report logs this process holds the lease of: where it stopped, and until when the lease runs. */
-  readonly #heldLogs = new Map<string, { position: string | null; until: number }>();
+  readonly #logs: ReportLogReader;
   readonly #answers: HandOverAnswers;
   /** Applies a connector's reports to their orders as it records them (connector.ts, ApplyToOrders). */
   readonly applyToOrders: ApplyToOrders;
@@ -79,6 +72,7 @@ export class Router {
   ) {
     this.#reports = new ReportApplier(options, clock, log, fillEffects);
     this.#answers = new HandOverAnswers(this.#reports, log);
+    this.#logs = new ReportLogReader(db, transact, this.#reports, clock, options, log);
     this.applyToOrders = this.#answers.applyToOrders;
   }
 
@@ -336,58 +330,8 @@ export class Router {
     return applied;
   }
 
-  /**
-   * Reads the partner's report log from where this deployment stopped, under a lease (one process
-   * reads each log at a time), and applies what is new. The lease and the position are written only
-   * when they change: while this process holds the lease with more than half of it left it reads on
-   * from the position it keeps, and a poll that found nothing new writes nothing, so an idle partner
-   * costs no commit on every tick.
-   */
-  async pollConnector(key: string, connector: PartnerConnector): Promise<number> {
-    const now = this.clock.now().getTime();
-    let held = this.#heldLogs.get(key);
-    if (held === undefined || now >= held.until - this.options.leaseMs / 2) {
-      const lease = await this.transact((trx) => leaseConnector(trx, key, this.options.owner, now, this.options.leaseMs));
-      if (lease === null) {
-        this.#heldLogs.delete(key);
-        return 0;
-      }
-      held = { position: lease.position, until: now + this.options.leaseMs };
-      this.#heldLogs.set(key, held);
-    }
-    let batch;
-    try {
-      batch = await connector.reports(held.position, { limit: 500 });
-    } catch (error) {
-      if (error instanceof ConnectorUnavailableError) return 0;
-      throw error;
-    }
-    let applied = 0;
-    // Reports already applied (an answer the request path applied itself, a log read again from
-    // its start) are passed over without opening a transaction that would lock their order.
-    const appliedUpTo =
-      batch.reports.length === 0
-        ? new Map<string, number>()
-        : await lastReportSeqs(
-            this.db,
-            batch.reports.map((r) => r.order_id),
-          );
-    for (const report of batch.reports) {
-      const last = appliedUpTo.get(report.order_id);
-      if (last !== undefined && classifyReport(last, report) === 'duplicate') continue;
-      const outcome = await this.apply(report);
-      if (outcome === 'gap') {
-        // An earlier report of that order is missing: keep the position and read again next time.
-        this.log.warn({ order_id: report.order_id, seq: report.seq, connector: key }, 'gap in execution reports; waiting');
-        return applied;
-      }
-      if (outcome === 'applied') applied++;
-    }
-    if (batch.position !== held.position) {
-      const position = batch.position;
-      await this.transact((trx) => savePosition(trx, key, this.options.owner, position));
-      held.position = position;
-    }
-    return applied;
+  /** Reads and applies what is new in one partner's report log (report-log-reader.ts). */
+  pollConnector(key: string, connector: PartnerConnector): Promise<number> {
+    return this.#logs.poll(key, connector);
   }
 }

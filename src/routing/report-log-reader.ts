@@ -1,0 +1,119 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../lib/clock.js';
+import { lastReportSeqs } from '../orders/order.repository.js';
+import { inSavepoint } from '../storage/at-commit.js';
+import type { Transact } from '../storage/database.js';
+import type { Database } from '../storage/schema.js';
+import { classifyReport, ConnectorUnavailableError, type ExecutionReport, type PartnerConnector } from './connector.js';
+import { leaseConnector, savePosition } from './position.repository.js';
+import type { Outcome, ReportApplier } from './report-applier.js';
+
+/** Reports of a partner's log applied in one transaction by the routing loop (each in a savepoint of its own). */
+const APPLY_CHUNK = 100;
+
+/**
+ * The routing loop's reading of the partners' report logs (connector.ts, 4.): one process at a time
+ * reads a log, under a lease, from the position stored for it, and applies what is new in order.
+ */
+export class ReportLogReader {
+  /** The report logs this process holds the lease of: where it stopped, and until when the lease runs. */
+  readonly #held = new Map<string, { position: string | null; until: number }>();
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly transact: Transact,
+    private readonly reports: ReportApplier,
+    private readonly clock: Clock,
+    private readonly options: { owner: string; leaseMs: number },
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  /**
+   * Reads the partner's report log from where this deployment stopped, under a lease (one process
+   * reads each log at a time), and applies what is new. The lease and the position are written only
+   * when they change: while this process holds the lease with more than half of it left it reads on
+   * from the position it keeps, and a poll that found nothing new writes nothing, so an idle partner
+   * costs no commit on every tick.
+   */
+  async poll(key: string, connector: PartnerConnector): Promise<number> {
+    const now = this.clock.now().getTime();
+    let held = this.#held.get(key);
+    if (held === undefined || now >= held.until - this.options.leaseMs / 2) {
+      const lease = await this.transact((trx) => leaseConnector(trx, key, this.options.owner, now, this.options.leaseMs));
+      if (lease === null) {
+        this.#held.delete(key);
+        return 0;
+      }
+      held = { position: lease.position, until: now + this.options.leaseMs };
+      this.#held.set(key, held);
+    }
+    let batch;
+    try {
+      batch = await connector.reports(held.position, { limit: 500 });
+    } catch (error) {
+      if (error instanceof ConnectorUnavailableError) return 0;
+      throw error;
+    }
+    // Reports already applied (an answer the request path applied itself, a log read again from
+    // its start) are passed over without opening a transaction that would lock their order.
+    const appliedUpTo =
+      batch.reports.length === 0
+        ? new Map<string, number>()
+        : await lastReportSeqs(
+            this.db,
+            batch.reports.map((r) => r.order_id),
+          );
+    const pending = batch.reports.filter((r) => {
+      const last = appliedUpTo.get(r.order_id);
+      return last === undefined || classifyReport(last, r) !== 'duplicate';
+    });
+    const position = batch.position;
+    const save = position === held.position ? null : { key, position };
+    let applied = 0;
+    // The rest in transactions of APPLY_CHUNK reports, each in a savepoint of its own; the position
+    // moves with the last of them, once every report of the batch is applied.
+    for (let from = 0; from < pending.length; from += APPLY_CHUNK) {
+      const chunk = pending.slice(from, from + APPLY_CHUNK);
+      const last = from + APPLY_CHUNK >= pending.length;
+      const done = await this.transact((trx) => this.#applyChunk(trx, chunk, last ? save : null));
+      applied += done.applied;
+      if (done.stopped) return applied;
+    }
+    if (pending.length === 0 && save !== null) await this.transact((trx) => savePosition(trx, key, this.options.owner, position));
+    held.position = position;
+    return applied;
+  }
+
+  /**
+   * Applies `reports` in `trx`, in order, each in a savepoint; stops at a gap (an earlier report of
+   * an order is missing) or at a report that fails to apply, leaving the log's position where it
+   * was, so that they are read again next time. `save`: the log's position to store after the last one.
+   */
+  async #applyChunk(
+    trx: Kysely<Database>,
+    reports: readonly ExecutionReport[],
+    save: { key: string; position: string | null } | null,
+  ): Promise<{ applied: number; stopped: boolean }> {
+    let applied = 0;
+    for (const report of reports) {
+      let outcome: Outcome;
+      try {
+        outcome = await inSavepoint(trx, 'cauri_report', () => this.reports.applyIn(trx, report));
+      } catch (error) {
+        this.log.error(
+          { order_id: report.order_id, seq: report.seq, report_id: report.report_id, err: error },
+          'execution report could not be applied; read again next time',
+        );
+        return { applied, stopped: true };
+      }
+      if (outcome === 'gap') {
+        this.log.warn({ order_id: report.order_id, seq: report.seq, report_id: report.report_id }, 'gap in execution reports; waiting');
+        return { applied, stopped: true };
+      }
+      if (outcome === 'applied') applied++;
+    }
+    if (save !== null) await savePosition(trx, save.key, this.options.owner, save.position);
+    return { applied, stopped: false };
+  }
+}
