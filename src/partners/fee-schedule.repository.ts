@@ -6,7 +6,7 @@ import type { FeeScheduleRow, FeeScope } from './fee-schedule.table.js';
 const inForce = new PreparedQuery(3, (qb, scope: string, owner: string, tradeDate: string) =>
   qb
     .selectFrom('fee_schedules')
-    .selectAll()
+    .select(['scope', 'owner', 'effective_from', 'content'])
     .where('scope', '=', scope as FeeScope)
     .where('owner', '=', owner)
     .where('effective_from', '<=', tradeDate)
@@ -14,13 +14,16 @@ const inForce = new PreparedQuery(3, (qb, scope: string, owner: string, tradeDat
     .limit(1),
 );
 
+/** A version in force, as fills are priced with it: its key and its content (JSON). */
+export type ScheduleInForce = Pick<FeeScheduleRow, 'scope' | 'owner' | 'effective_from' | 'content'>;
+
 /** The version in force on `tradeDate`: the latest whose effective_from is on or before it. */
 export async function findScheduleInForce(
   db: Kysely<Database>,
   scope: FeeScope,
   owner: string,
   tradeDate: string,
-): Promise<FeeScheduleRow | undefined> {
+): Promise<ScheduleInForce | undefined> {
   return inForce.first(db, scope, owner, tradeDate);
 }
 

@@ -11,6 +11,31 @@ import { scheduleFor, type ExchangeFeeVersion, type PartnerFeeVersion } from '..
 import { findScheduleInForce } from '../partners/fee-schedule.repository.js';
 import type { FeeScope } from '../partners/fee-schedule.table.js';
 
+/**
+ * Versions' contents as parsed, by their text: every fill of a day is priced with the same few
+ * versions. Keyed by the text read in the pricing transaction, so a version changed since is a new
+ * entry, never a stale one. Frozen: callers share them.
+ */
+const parsed = new Map<string, unknown>();
+
+function parsedContent(content: string): unknown {
+  let value = parsed.get(content);
+  if (value === undefined) {
+    if (parsed.size >= 64) parsed.clear();
+    value = deepFreeze(JSON.parse(content));
+    parsed.set(content, value);
+  }
+  return value;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
+
 /** The columns of a fill that fix its amounts when it is applied. */
 export type FillAmountColumns = Required<Pick<OrderFillTable, 'gross_cents' | 'fees' | 'net_cents' | 'fee_schedules'>>;
 
@@ -43,8 +68,8 @@ export async function priceFill(
     price_cents: execution.fill_price_cents,
     instrumentClass,
     schedule: scheduleFor(
-      partnerRow === undefined ? null : (JSON.parse(partnerRow.content) as PartnerFeeVersion),
-      exchangeRow === undefined ? null : (JSON.parse(exchangeRow.content) as ExchangeFeeVersion),
+      partnerRow === undefined ? null : (parsedContent(partnerRow.content) as PartnerFeeVersion),
+      exchangeRow === undefined ? null : (parsedContent(exchangeRow.content) as ExchangeFeeVersion),
       instrumentClass,
     ),
     earlier: {
