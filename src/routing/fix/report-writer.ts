@@ -51,6 +51,13 @@ export interface ReportWriterDeps {
   readonly applyToOrders?: ApplyToOrders;
 }
 
+/** The order a partner's message concerns at the partner, the request it names, and the order's requests. */
+interface Concerned {
+  readonly row: FixOrderRow;
+  readonly named: FixRequestRow;
+  readonly requests: readonly FixRequestRow[];
+}
+
 /** The callers waiting for the partner's answer: submits by order id, cancels by order id, amends by request id. */
 export interface AnswerWaiters {
   readonly submits: Waiters<SubmitResult>;
@@ -119,16 +126,24 @@ export class ReportWriter {
       .at(-1);
   }
 
-  /** The order an ExecutionReport concerns, and the request its ClOrdID names. */
-  async #orderOf(
-    trx: Kysely<Database>,
-    clOrdId: string | null,
-    origClOrdId: string | null,
-  ): Promise<{ orderId: string; request: FixRequestRow } | null> {
+  /**
+   * The order an ExecutionReport concerns, the request its ClOrdID names, and all the order's
+   * requests. A ClOrdID is the order's id (its NewOrderSingle) or a cancel's or an amend's id.
+   */
+  async #orderOf(trx: Kysely<Database>, clOrdId: string | null, origClOrdId: string | null): Promise<Concerned | null> {
+    const { partnerId } = this.#deps;
     for (const id of [clOrdId, origClOrdId]) {
       if (id === null) continue;
-      const request = await findRequest(trx, this.#deps.partnerId, id);
-      if (request !== undefined) return { orderId: request.order_id, request };
+      let row = await findOrderAtPartner(trx, partnerId, id);
+      if (row === undefined) {
+        const request = await findRequest(trx, partnerId, id);
+        if (request === undefined) continue;
+        row = await findOrderAtPartner(trx, partnerId, request.order_id);
+        if (row === undefined) return null;
+      }
+      const requests = await requestsOfOrder(trx, partnerId, row.order_id);
+      const named = requests.find((r) => r.cl_ord_id === id);
+      if (named !== undefined) return { row, named, requests };
     }
     return null;
   }
@@ -137,8 +152,8 @@ export class ReportWriter {
    * The cancel and the amend an ExecutionReport may answer: the one its ClOrdID names, else the
    * latest still waiting (gateways differ in which ClOrdID they echo).
    */
-  async #context(trx: Kysely<Database>, row: FixOrderRow, named: FixRequestRow | null): Promise<ReportContext> {
-    const waiting = (await requestsOfOrder(trx, this.#deps.partnerId, row.order_id)).filter((r) => r.state === 'pending');
+  #context(row: FixOrderRow, named: FixRequestRow | null, requests: readonly FixRequestRow[]): ReportContext {
+    const waiting = requests.filter((r) => r.state === 'pending');
     const pick = (kind: 'cancel' | 'amend') =>
       named?.kind === kind && named.state === 'pending' ? named : waiting.filter((r) => r.kind === kind).at(-1);
     const cancel = pick('cancel');
@@ -158,14 +173,14 @@ export class ReportWriter {
   ): Promise<(() => void) | undefined> {
     const { partnerId, log, clock } = this.#deps;
     const found = await this.#orderOf(trx, clOrdId, origClOrdId);
-    const row = found === null ? undefined : await findOrderAtPartner(trx, partnerId, found.orderId);
-    if (found === null || row === undefined) {
+    if (found === null) {
       log.warn(
         { partner_id: partnerId, cl_ord_id: clOrdId, orig_cl_ord_id: origClOrdId, exec_id: er.execId, exec_type: er.execType },
         'ExecutionReport for an order this service did not send; ignored',
       );
       return () => this.#deps.onRefused?.('unknown_order');
     }
+    const { row, named, requests } = found;
     const now = clock.now().getTime();
     if (er.execId !== '' && !(await claimExecId(trx, partnerId, row.order_id, er.execId, now))) {
       log.info(
@@ -174,17 +189,14 @@ export class ReportWriter {
       );
       return undefined;
     }
-    return this.#apply(trx, row, er, found.request);
+    return this.#apply(trx, { row, named, requests }, er);
   }
 
-  async #apply(
-    trx: Kysely<Database>,
-    row: FixOrderRow,
-    er: ExecReportFields,
-    named: FixRequestRow | null,
-  ): Promise<(() => void) | undefined> {
+  /** Applies `er` to the order; `concerned.requests` are the order's requests as they stood before. */
+  async #apply(trx: Kysely<Database>, concerned: Concerned, er: ExecReportFields): Promise<(() => void) | undefined> {
     const { partnerId, log, clock } = this.#deps;
-    const context = await this.#context(trx, row, named);
+    const { row, named, requests } = concerned;
+    const context = this.#context(row, named, requests);
     const outcome = applyExecutionReport(atPartner(row), er, this.#name, context);
     if ('ignored' in outcome) {
       log.info(
@@ -222,9 +234,8 @@ export class ReportWriter {
     if (replaced !== undefined) await setRequestState(trx, partnerId, replaced.request_id, 'answered');
     // An end refuses every request still waiting: its final report says so in the log.
     const ended = outcome.order.state === 'filled' || outcome.order.state === 'rejected' || outcome.order.state === 'cancelled';
-    const refusedByEnd = ended
-      ? (await requestsOfOrder(trx, partnerId, row.order_id)).filter((r) => r.kind !== 'new' && r.state === 'pending')
-      : [];
+    const answered = new Set([cancelled?.request_id, replaced?.request_id]);
+    const refusedByEnd = ended ? requests.filter((r) => r.kind !== 'new' && r.state === 'pending' && !answered.has(r.cl_ord_id)) : [];
     for (const request of refusedByEnd) await setRequestState(trx, partnerId, request.cl_ord_id, 'refused');
     return () => {
       applied?.();
@@ -309,6 +320,7 @@ export class ReportWriter {
     if (request.kind !== 'new') return this.#requestRefused(trx, request, null, message.text);
     const row = await findOrderAtPartner(trx, partnerId, request.order_id);
     if (row === undefined) return undefined;
+    const requests = await requestsOfOrder(trx, partnerId, row.order_id);
     const refusal: ExecReportFields = {
       execId: '',
       execType: '8',
@@ -319,6 +331,6 @@ export class ReportWriter {
       text: message.text,
       at: this.#deps.clock.now().getTime(),
     };
-    return this.#apply(trx, row, refusal, request);
+    return this.#apply(trx, { row, named: request, requests }, refusal);
   }
 }
