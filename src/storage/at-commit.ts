@@ -60,14 +60,21 @@ export async function inSavepoint<T>(trx: Kysely<any>, name: string, work: () =>
   const outer = PENDING.get(trx);
   PENDING.delete(trx);
   try {
-    await runStatement(trx, `savepoint ${name}`);
+    // Sent without waiting: on PostgreSQL it travels with the work's first statements, and the
+    // registered writes travel together (statements not waited for go out at once), as at COMMIT.
+    const opened = runStatement(trx, `savepoint ${name}`);
+    opened.catch(() => undefined);
     try {
       const value = await work();
-      for (const write of takeAtCommit(trx)) await write();
+      await opened;
+      const settled = await Promise.allSettled(takeAtCommit(trx).map((write) => write()));
+      const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+      if (failed !== undefined) throw failed.reason;
       await runStatement(trx, `release savepoint ${name}`);
       return value;
     } catch (error) {
       discardAtCommit(trx, error);
+      await opened.catch(() => undefined);
       await runStatement(trx, `rollback to savepoint ${name}`);
       await runStatement(trx, `release savepoint ${name}`);
       throw error;
