@@ -2,14 +2,14 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../lib/clock.js';
 import { lastReportSeqs } from '../orders/order.repository.js';
-import { inSavepoint } from '../storage/at-commit.js';
+import { flushAtCommit } from '../storage/at-commit.js';
 import type { Transact } from '../storage/database.js';
 import type { Database } from '../storage/schema.js';
 import { classifyReport, ConnectorUnavailableError, type ExecutionReport, type PartnerConnector } from './connector.js';
 import { leaseConnector, savePosition } from './position.repository.js';
 import type { Outcome, ReportApplier } from './report-applier.js';
 
-/** Reports of a partner's log applied in one transaction by the routing loop (each in a savepoint of its own). */
+/** Reports of a partner's log applied in one transaction by the routing loop. */
 const APPLY_CHUNK = 100;
 
 /**
@@ -71,12 +71,23 @@ export class ReportLogReader {
     const position = batch.position;
     const save = position === held.position ? null : { key, position };
     let applied = 0;
-    // The rest in transactions of APPLY_CHUNK reports, each in a savepoint of its own; the position
-    // moves with the last of them, once every report of the batch is applied.
+    // The rest in transactions of APPLY_CHUNK reports; the position moves with the last of them,
+    // once every report of the batch is applied.
     for (let from = 0; from < pending.length; from += APPLY_CHUNK) {
       const chunk = pending.slice(from, from + APPLY_CHUNK);
       const last = from + APPLY_CHUNK >= pending.length;
-      const done = await this.transact((trx) => this.#applyChunk(trx, chunk, last ? save : null));
+      let done: { applied: number; stopped: boolean };
+      try {
+        done = await this.transact((trx) => this.#applyInOrder(trx, chunk, last ? save : null));
+      } catch (error) {
+        // A report of the chunk failed, and the chunk's transaction rolled back: each report again in
+        // a transaction of its own, up to the one that fails.
+        this.log.warn(
+          { connector: key, reports: chunk.length, err: error },
+          'a batch of execution reports failed; applying them one by one',
+        );
+        done = await this.#applyOneByOne(chunk);
+      }
       applied += done.applied;
       if (done.stopped) return applied;
     }
@@ -86,34 +97,59 @@ export class ReportLogReader {
   }
 
   /**
-   * Applies `reports` in `trx`, in order, each in a savepoint; stops at a gap (an earlier report of
-   * an order is missing) or at a report that fails to apply, leaving the log's position where it
-   * was, so that they are read again next time. `save`: the log's position to store after the last one.
+   * Applies `reports` in `trx`, in order; stops at a gap (an earlier report of an order is missing),
+   * leaving the log's position where it was, so that they are read again next time. `save`: the
+   * log's position to store after the last one.
    */
-  async #applyChunk(
+  async #applyInOrder(
     trx: Kysely<Database>,
     reports: readonly ExecutionReport[],
     save: { key: string; position: string | null } | null,
   ): Promise<{ applied: number; stopped: boolean }> {
     let applied = 0;
+    // A report's last writes go out with the COMMIT; a later report of the same order must see them.
+    const touched = new Set<string>();
     for (const report of reports) {
-      let outcome: Outcome;
-      try {
-        outcome = await inSavepoint(trx, 'cauri_report', () => this.reports.applyIn(trx, report));
-      } catch (error) {
-        this.log.error(
-          { order_id: report.order_id, seq: report.seq, report_id: report.report_id, err: error },
-          'execution report could not be applied; read again next time',
-        );
-        return { applied, stopped: true };
+      if (touched.has(report.order_id)) {
+        await flushAtCommit(trx);
+        touched.clear();
       }
+      touched.add(report.order_id);
+      const outcome = await this.reports.applyIn(trx, report);
       if (outcome === 'gap') {
-        this.log.warn({ order_id: report.order_id, seq: report.seq, report_id: report.report_id }, 'gap in execution reports; waiting');
+        this.#gap(report);
         return { applied, stopped: true };
       }
       if (outcome === 'applied') applied++;
     }
     if (save !== null) await savePosition(trx, save.key, this.options.owner, save.position);
     return { applied, stopped: false };
+  }
+
+  /** Each report in a transaction of its own, up to a gap or a report that fails (logged); the position stays. */
+  async #applyOneByOne(reports: readonly ExecutionReport[]): Promise<{ applied: number; stopped: true }> {
+    let applied = 0;
+    for (const report of reports) {
+      let outcome: Outcome;
+      try {
+        outcome = await this.transact((trx) => this.reports.applyIn(trx, report));
+      } catch (error) {
+        this.log.error(
+          { order_id: report.order_id, seq: report.seq, report_id: report.report_id, err: error },
+          'execution report could not be applied; read again next time',
+        );
+        break;
+      }
+      if (outcome === 'gap') {
+        this.#gap(report);
+        break;
+      }
+      if (outcome === 'applied') applied++;
+    }
+    return { applied, stopped: true };
+  }
+
+  #gap(report: ExecutionReport): void {
+    this.log.warn({ order_id: report.order_id, seq: report.seq, report_id: report.report_id }, 'gap in execution reports; waiting');
   }
 }

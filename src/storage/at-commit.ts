@@ -42,6 +42,16 @@ export function takeAtCommit(trx: Kysely<any>): (() => Promise<unknown>)[] {
   return pending.map((p) => p.write);
 }
 
+/**
+ * Sends the writes registered on `trx` now, together, and waits for them: for a transaction whose
+ * next statements must see them. If one fails, the error is thrown (the transaction must fail).
+ */
+export async function flushAtCommit(trx: Kysely<any>): Promise<void> {
+  const settled = await Promise.allSettled(takeAtCommit(trx).map((write) => write()));
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed !== undefined) throw failed.reason;
+}
+
 /** Drops the writes registered on `trx` (its work failed): each one's promise rejects with `error`. */
 export function discardAtCommit(trx: Kysely<any>, error: unknown): void {
   const pending = PENDING.get(trx) ?? [];
@@ -67,9 +77,7 @@ export async function inSavepoint<T>(trx: Kysely<any>, name: string, work: () =>
     try {
       const value = await work();
       await opened;
-      const settled = await Promise.allSettled(takeAtCommit(trx).map((write) => write()));
-      const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-      if (failed !== undefined) throw failed.reason;
+      await flushAtCommit(trx);
       await runStatement(trx, `release savepoint ${name}`);
       return value;
     } catch (error) {
