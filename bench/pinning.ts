@@ -33,9 +33,18 @@ export function pinApart(servicePid: number): { restore: () => void; serviceCpus
   return {
     serviceCpus: '0',
     harnessCpus,
+    // taskset walks the process's threads and fails when one ends meanwhile: tried again.
     restore: () => {
-      set(servicePid, all);
-      set(process.pid, all);
+      for (const pid of [servicePid, process.pid]) {
+        for (let attempt = 1; ; attempt++) {
+          try {
+            set(pid, all);
+            break;
+          } catch (error) {
+            if (attempt === 5) throw error;
+          }
+        }
+      }
     },
   };
 }

@@ -19,7 +19,7 @@ import type { FixBody } from '../mapping.js';
 import type { PartnerMessage } from '../partner-message.js';
 import { BEGIN_STRING } from '../../../partners/fix-settings.js';
 import { InboundQueue } from './inbound-queue.js';
-import { maskSecrets } from './library.js';
+import { logsAt, maskSecrets } from './library.js';
 import { OutboundQueue, type RecordSend, type SessionStorage, type Transmitter } from './outbound-queue.js';
 import { readPartnerMessage } from './read-message.js';
 import { DatabaseSessionStore } from './session-store.js';
@@ -326,7 +326,8 @@ export class DurableFixSession extends AsciiSession {
     else if (msgType === MsgType.BusinessMessageReject) this.#counters.reject('received', 'business');
     else if (msgType === MsgType.OrderCancelReject) this.#counters.reject('received', 'cancel');
     else if (msgType === MsgType.ExecutionReport && REJECTED_REPORT.test(text)) this.#counters.reject('received', 'order');
-    this.#deps.log.debug({ partner_id: this.#deps.partnerId, msg_type: msgType, fix: maskSecrets(text) }, 'FIX message received');
+    if (logsAt(this.#deps.log, 'debug'))
+      this.#deps.log.debug({ partner_id: this.#deps.partnerId, msg_type: msgType, fix: maskSecrets(text) }, 'FIX message received');
   }
 
   protected onEncoded(msgType: string, text: string): void {
@@ -334,6 +335,7 @@ export class DurableFixSession extends AsciiSession {
     if (msgType === MsgType.ResendRequest) this.#counters.resendRequest('cauri');
     else if (msgType === MsgType.Reject) this.#counters.reject('sent', 'session');
     else if (msgType === MsgType.BusinessMessageReject) this.#counters.reject('sent', 'business');
-    this.#deps.log.debug({ partner_id: this.#deps.partnerId, msg_type: msgType, fix: maskSecrets(text) }, 'FIX message sent');
+    if (logsAt(this.#deps.log, 'debug'))
+      this.#deps.log.debug({ partner_id: this.#deps.partnerId, msg_type: msgType, fix: maskSecrets(text) }, 'FIX message sent');
   }
 }

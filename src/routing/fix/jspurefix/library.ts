@@ -31,6 +31,11 @@ export function fix44Dictionary(): Promise<FixDefinitions> {
   return dictionary;
 }
 
+/** Whether `log` writes lines of `level` (its level is that or below), checked before building one. */
+export function logsAt(log: FastifyBaseLogger, level: 'debug' | 'trace'): boolean {
+  return log.level === 'trace' || (level === 'debug' && log.level === 'debug');
+}
+
 /** Password (554) and NewPassword (925) values in a FIX message to be logged, masked. */
 export function maskSecrets(text: string): string {
   return text.replace(/(^|[|\x01])(554|925)=[^|\x01]*/g, '$1$2=***');
@@ -44,9 +49,14 @@ class PinoLogFactory extends JsFixLoggerFactory {
 
   logger(type: string, context?: JsFixLogFields): IJsFixLogger {
     const log = this.log.child({ fix_component: type, ...(context === undefined ? {} : { fix_context: context }) });
+    // jspurefix logs every message it reads and writes: nothing is built for a level that is off.
     return {
-      info: (message, fields) => log.debug({ ...fields }, maskSecrets(message)),
-      debug: (message, fields) => log.trace({ ...fields }, maskSecrets(message)),
+      info: (message, fields) => {
+        if (logsAt(log, 'debug')) log.debug({ ...fields }, maskSecrets(message));
+      },
+      debug: (message, fields) => {
+        if (logsAt(log, 'trace')) log.trace({ ...fields }, maskSecrets(message));
+      },
       warning: (message, fields) => log.warn({ ...fields }, maskSecrets(message)),
       error: (error, fields) => log.warn({ ...fields, err: error }, 'jspurefix error'),
     };
