@@ -49,34 +49,60 @@ export async function listSchedules(db: Kysely<Database>, filter: { scope?: FeeS
   return query.orderBy('scope').orderBy('owner').orderBy('effective_from').execute();
 }
 
+let writes = 0;
+
+/**
+ * Counts this process's writes of fee schedules, before and after each: a copy of a version read
+ * while the count stayed the same is still what the database holds for this process (a
+ * transaction may keep what it read until then; see fill-pricing.ts).
+ */
+export function scheduleWrites(): number {
+  return writes;
+}
+
+async function counted(write: () => Promise<unknown>): Promise<void> {
+  writes++;
+  try {
+    await write();
+  } finally {
+    writes++;
+  }
+}
+
 /** Writes a version, replacing the one of the same scope, owner and date. */
 export async function upsertSchedule(db: Kysely<Database>, row: FeeScheduleRow): Promise<void> {
   const { scope: _scope, owner: _owner, effective_from: _from, ...changes } = row;
-  await db
-    .insertInto('fee_schedules')
-    .values(row)
-    .onConflict((oc) => oc.columns(['scope', 'owner', 'effective_from']).doUpdateSet(changes))
-    .execute();
+  await counted(() =>
+    db
+      .insertInto('fee_schedules')
+      .values(row)
+      .onConflict((oc) => oc.columns(['scope', 'owner', 'effective_from']).doUpdateSet(changes))
+      .execute(),
+  );
 }
 
 /** Writes a version where none of that date exists (processes starting together may race to it). */
 export async function insertScheduleIfAbsent(db: Kysely<Database>, row: FeeScheduleRow): Promise<void> {
-  await db
-    .insertInto('fee_schedules')
-    .values(row)
-    .onConflict((oc) => oc.columns(['scope', 'owner', 'effective_from']).doNothing())
-    .execute();
+  await counted(() =>
+    db
+      .insertInto('fee_schedules')
+      .values(row)
+      .onConflict((oc) => oc.columns(['scope', 'owner', 'effective_from']).doNothing())
+      .execute(),
+  );
 }
 
 /** Replaces a version that came from shipped data; an imported one is left alone. */
 export async function replaceShippedSchedule(db: Kysely<Database>, row: FeeScheduleRow): Promise<void> {
   const { scope, owner, effective_from, ...changes } = row;
-  await db
-    .updateTable('fee_schedules')
-    .set(changes)
-    .where('scope', '=', scope)
-    .where('owner', '=', owner)
-    .where('effective_from', '=', effective_from)
-    .where('origin', '=', 'shipped')
-    .execute();
+  await counted(() =>
+    db
+      .updateTable('fee_schedules')
+      .set(changes)
+      .where('scope', '=', scope)
+      .where('owner', '=', owner)
+      .where('effective_from', '=', effective_from)
+      .where('origin', '=', 'shipped')
+      .execute(),
+  );
 }

@@ -8,8 +8,35 @@ import { CAPABILITIES, exchangeOfInstrument, type Capability } from '../partners
 import type { Database } from '../storage/schema.js';
 import { fillAmounts } from '../partners/core/fees.js';
 import { scheduleFor, type ExchangeFeeVersion, type PartnerFeeVersion } from '../partners/core/fee-schedule.js';
-import { findScheduleInForce } from '../partners/fee-schedule.repository.js';
+import { findScheduleInForce, type ScheduleInForce, scheduleWrites } from '../partners/fee-schedule.repository.js';
 import type { FeeScope } from '../partners/fee-schedule.table.js';
+
+/**
+ * The versions in force a transaction has read, by transaction: the fills one transaction prices
+ * (a batch of a partner's reports) share them. Kept while this process writes no schedule (a batch
+ * on SQLite may hold an import's unit too); a transaction reads nothing another process commits
+ * after its first read of a version either way, as if it had priced all its fills at once.
+ */
+const readIn = new WeakMap<object, { writes: number; versions: Map<string, ScheduleInForce | undefined> }>();
+
+async function scheduleInForce(
+  trx: Kysely<Database>,
+  scope: FeeScope,
+  owner: string,
+  tradeDate: string,
+): Promise<ScheduleInForce | undefined> {
+  const writes = scheduleWrites();
+  let read = readIn.get(trx);
+  if (read === undefined || read.writes !== writes) {
+    read = { writes, versions: new Map() };
+    readIn.set(trx, read);
+  }
+  const key = `${scope}\u0000${owner}\u0000${tradeDate}`;
+  if (read.versions.has(key)) return read.versions.get(key);
+  const version = await findScheduleInForce(trx, scope, owner, tradeDate);
+  if (scheduleWrites() === writes) read.versions.set(key, version);
+  return version;
+}
 
 /**
  * Versions' contents as parsed, by their text: every fill of a day is priced with the same few
@@ -55,8 +82,8 @@ export async function priceFill(
   const exchange = exchangeOfInstrument(order.instrument);
   const [instrument, partnerRow, exchangeRow, fills] = await Promise.all([
     findInstrument(trx, order.instrument),
-    findScheduleInForce(trx, 'partner', order.rcpt_to, tradeDate),
-    findScheduleInForce(trx, 'exchange', exchange, tradeDate),
+    scheduleInForce(trx, 'partner', order.rcpt_to, tradeDate),
+    scheduleInForce(trx, 'exchange', exchange, tradeDate),
     listFills(trx, order.id),
   ]);
   const instrumentClass =
