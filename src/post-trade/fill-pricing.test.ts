@@ -15,7 +15,7 @@ const version = (effectiveFrom: string) => ({
   origin: 'import' as const,
   updated_at: Date.now(),
 });
-const order = { id: 'ord_pricing', side: 'buy' as const, instrument: 'KOLA.BRVM', rcpt_to: 'sgi_pricing' };
+const order = { id: 'ord_pricing', side: 'buy' as const, instrument: 'KOLA.BRVM', rcpt_to: 'sgi_pricing', filled_qty: 0 };
 const execution = { fill_qty: 10, fill_price_cents: 1_500_000, executed_at: Date.UTC(2026, 10, 25, 10) };
 const usedVersion = (columns: { fee_schedules: string | null }) =>
   (JSON.parse(columns.fee_schedules ?? '[]') as { scope: string; effective_from: string }[]).find((u) => u.scope === 'exchange')

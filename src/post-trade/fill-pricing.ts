@@ -75,7 +75,7 @@ export type FillAmountColumns = Required<Pick<OrderFillTable, 'gross_cents' | 'f
  */
 export async function priceFill(
   trx: Kysely<Database>,
-  order: Pick<OrderRow, 'id' | 'side' | 'instrument' | 'rcpt_to'>,
+  order: Pick<OrderRow, 'id' | 'side' | 'instrument' | 'rcpt_to' | 'filled_qty'>,
   execution: { fill_qty: number; fill_price_cents: number; executed_at: number },
 ): Promise<{ columns: FillAmountColumns; missing: FeeScope[] }> {
   const tradeDate = utcDay(execution.executed_at);
@@ -84,7 +84,8 @@ export async function priceFill(
     findInstrument(trx, order.instrument),
     scheduleInForce(trx, 'partner', order.rcpt_to, tradeDate),
     scheduleInForce(trx, 'exchange', exchange, tradeDate),
-    listFills(trx, order.id),
+    // An order with nothing filled yet has no earlier fill to read (its first fill is the common case).
+    order.filled_qty === 0 ? [] : listFills(trx, order.id),
   ]);
   const instrumentClass =
     instrument !== undefined && (CAPABILITIES as readonly string[]).includes(instrument.class) ? (instrument.class as Capability) : null;

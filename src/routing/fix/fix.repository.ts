@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { atCommit } from '../../storage/at-commit.js';
 import { PreparedInsert, PreparedQuery, PreparedUpdate } from '../../storage/prepared.js';
 import type { Database } from '../../storage/schema.js';
 import type { ExecutionReport } from '../connector.js';
@@ -79,8 +80,9 @@ export async function openSession(trx: Kysely<Database>, key: SessionKey, now: n
 }
 
 /**
- * Commits `seq` as sent: the session's next sequence number moves from `seq` to `seq + 1`, only if
- * it still is `seq` (otherwise SequenceConflictError, and the caller's transaction rolls back).
+ * Commits `count` messages from `seq` on as sent: the session's next sequence number moves from
+ * `seq` to `seq + count`, only if it still is `seq` (otherwise SequenceConflictError, and the
+ * caller's transaction rolls back).
  */
 // The statements of every order's hand-over and answer are prepared once (storage/prepared.ts).
 const sentCommit = new PreparedQuery(4, (qb, partnerId: string, seq: number, nextSeq: number, now: number) =>
@@ -92,15 +94,20 @@ const sentCommit = new PreparedQuery(4, (qb, partnerId: string, seq: number, nex
     .returning('partner_id'),
 );
 
-export async function commitSent(trx: Kysely<Database>, partnerId: string, seq: number, now: number): Promise<void> {
-  const updated = await sentCommit.execute(trx, partnerId, seq, seq + 1, now);
+export async function commitSent(trx: Kysely<Database>, partnerId: string, seq: number, now: number, count = 1): Promise<void> {
+  const updated = await sentCommit.execute(trx, partnerId, seq, seq + count, now);
   if (updated.length !== 1) throw new SequenceConflictError(partnerId, seq);
 }
 
-const messageInsert = new PreparedInsert('fix_messages');
+const messageInsert = new PreparedInsert('fix_messages', 20);
 
 export async function insertMessage(trx: Kysely<Database>, row: FixMessageRow): Promise<void> {
   await messageInsert.run(trx, row);
+}
+
+/** Stores messages sent together (up to 20 rows a statement). */
+export async function insertMessages(trx: Kysely<Database>, rows: readonly FixMessageRow[]): Promise<void> {
+  await messageInsert.runMany(trx, rows);
 }
 
 export async function messagesBetween(db: Kysely<Database>, partnerId: string, from: number, to: number): Promise<FixMessageRow[]> {
@@ -263,6 +270,33 @@ export async function appendReports(trx: Kysely<Database>, partnerId: string, re
       report: JSON.stringify(r),
     })),
   );
+}
+
+/** Reports to append with the last writes of their transaction, by transaction. */
+const LOGGED_AT_COMMIT = new WeakMap<object, { readonly partnerId: string; readonly reports: ExecutionReport[] }>();
+
+/**
+ * Appends reports to the partner's log with the last writes of the transaction `trx` (atCommit), in
+ * the order given: the reports of every message a transaction applies take one position move and one
+ * insert of up to 20 rows, where each message took two statements. Nothing in the transaction may
+ * read them back from the log.
+ */
+export function appendReportsAtCommit(trx: Kysely<Database>, partnerId: string, reports: readonly ExecutionReport[]): void {
+  if (reports.length === 0) return;
+  const open = LOGGED_AT_COMMIT.get(trx);
+  if (open !== undefined && open.partnerId === partnerId) {
+    open.reports.push(...reports);
+    return;
+  }
+  const batch = { partnerId, reports: [...reports] };
+  const forget = () => {
+    if (LOGGED_AT_COMMIT.get(trx) === batch) LOGGED_AT_COMMIT.delete(trx);
+  };
+  LOGGED_AT_COMMIT.set(trx, batch);
+  atCommit(trx, () => {
+    forget();
+    return appendReports(trx, partnerId, batch.reports);
+  }).catch(forget); // discarded with the work that registered it: the connection's next work starts its own
 }
 
 export async function reportsAfter(

@@ -14,7 +14,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../lib/clock.js';
 import type { RefusedReason } from './inbound-check.js';
 import {
-  appendReports,
+  appendReportsAtCommit,
   claimExecId,
   findOrderAtPartner,
   findRequest,
@@ -205,7 +205,7 @@ export class ReportWriter {
       );
       return undefined;
     }
-    await appendReports(trx, partnerId, outcome.reports);
+    appendReportsAtCommit(trx, partnerId, outcome.reports);
     const applied = await this.#deps.applyToOrders?.(trx, outcome.reports);
     const replaced = outcome.reports.find((r): r is ReplacedReport => r.type === 'replaced');
     await updateOrderAtPartner(trx, partnerId, row.order_id, {
@@ -287,7 +287,7 @@ export class ReportWriter {
         request: kind,
         reason,
       };
-      await appendReports(trx, partnerId, [report]);
+      appendReportsAtCommit(trx, partnerId, [report]);
       await updateOrderAtPartner(trx, partnerId, row.order_id, { report_seq: seq, updated_at: clock.now().getTime() });
       applied = await this.#deps.applyToOrders?.(trx, [report]);
       result = { status: 'pending' };

@@ -4,7 +4,7 @@ import { MsgType, type ILooseObject, type SendCallback } from './api.js';
 import type { Clock } from '../../../lib/clock.js';
 import type { Transact } from '../../../storage/database.js';
 import type { Database } from '../../../storage/schema.js';
-import { commitSent, insertMessage, messagesBetween, SequenceConflictError } from '../fix.repository.js';
+import { commitSent, insertMessage, insertMessages, messagesBetween, SequenceConflictError } from '../fix.repository.js';
 import type { SessionCounters } from '../fix-metrics.js';
 import type { FixBody } from '../mapping.js';
 
@@ -146,19 +146,24 @@ export class OutboundQueue {
     const at = this.#storage.clock.now().getTime();
     try {
       await this.#storage.transact(async (trx) => {
-        for (const [i, item] of batch.entries()) {
-          const app = item.app as AppSend;
-          await commitSent(trx, this.#storage.partnerId, first + i, at);
-          await insertMessage(trx, {
-            partner_id: this.#storage.partnerId,
-            seq: first + i,
-            msg_type: item.msgType,
-            cl_ord_id: app.clOrdId,
-            sending_time: at,
-            body: JSON.stringify(app.body),
-          });
-          await app.record(trx, first + i, at);
-        }
+        const partnerId = this.#storage.partnerId;
+        // The lot's sequence numbers move in one statement and its messages are stored together.
+        await commitSent(trx, partnerId, first, at, batch.length);
+        await insertMessages(
+          trx,
+          batch.map((item, i) => {
+            const app = item.app as AppSend;
+            return {
+              partner_id: partnerId,
+              seq: first + i,
+              msg_type: item.msgType,
+              cl_ord_id: app.clOrdId,
+              sending_time: at,
+              body: JSON.stringify(app.body),
+            };
+          }),
+        );
+        for (const [i, item] of batch.entries()) await (item.app as AppSend).record(trx, first + i, at);
       });
     } catch (error) {
       if (error instanceof SequenceConflictError) {
