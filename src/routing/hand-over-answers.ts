@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type { OrderRow } from '../orders/order.table.js';
 import type { AfterApply } from '../orders/ports.js';
 import { inSavepoint } from '../storage/at-commit.js';
 import { type ApplyToOrders, ConnectorUnavailableError } from './connector.js';
@@ -72,15 +73,20 @@ export class HandOverAnswers {
    */
   readonly applyToOrders: ApplyToOrders = async (trx, reports) => {
     const answered: Answering[] = [];
+    // An order's acknowledgement and its fill often come together: the fill reads the order as the
+    // acknowledgement left it, not from the database again.
+    const rows = new Map<string, OrderRow>();
     for (const report of reports) {
       const answering = report.seq === 1 ? this.#waiting.get(report.order_id) : undefined;
       try {
-        const outcome = await inSavepoint(trx, 'cauri_report', () => this.reports.applyIn(trx, report, answering?.after));
+        const outcome = await inSavepoint(trx, 'cauri_report', () => this.reports.applyIn(trx, report, answering?.after, rows));
         if (answering !== undefined && outcome === 'applied') {
           answering.ran = true;
           answered.push(answering);
         }
       } catch (error) {
+        // Its work was undone: the order is read again.
+        rows.delete(report.order_id);
         this.log.error(
           { order_id: report.order_id, seq: report.seq, report_id: report.report_id, err: error },
           'execution report not applied with its log entry; the routing loop applies it',

@@ -43,15 +43,21 @@ export class ReportApplier {
     private readonly fillEffects?: FillEffects,
   ) {}
 
-  /** Applies `report` in `trx` if it is the next for its order; `after` runs in the same transaction. */
-  async applyIn(trx: Kysely<Database>, report: ExecutionReport, after?: AfterApply): Promise<Outcome> {
+  /**
+   * Applies `report` in `trx` if it is the next for its order; `after` runs in the same transaction.
+   * `rows`: the orders as the caller's earlier reports in `trx` left them, read from there instead of
+   * the database and kept up to date; the caller drops an order's entry when its report's work is
+   * rolled back.
+   */
+  async applyIn(trx: Kysely<Database>, report: ExecutionReport, after?: AfterApply, rows?: Map<string, OrderRow>): Promise<Outcome> {
     return withEventOrigin(trx, after?.origin, async () => {
-      const row = await findOrderForUpdate(trx, this.options.dialect, report.order_id);
+      const row = rows?.get(report.order_id) ?? (await findOrderForUpdate(trx, this.options.dialect, report.order_id));
       if (row === undefined) return 'unknown_order';
       const place = classifyReport(row.last_report_seq, report);
       if (place !== 'next') return place;
       const now = this.clock.now().getTime();
       const effect = reportEffect(row, report, now);
+      rows?.set(row.id, { ...row, ...effect.changes });
       // A report without an execution changes the order and records events only: all of it goes
       // out with the COMMIT (one round trip on PostgreSQL). A fill's writes read what came before.
       if (effect.applies && effect.execution === null) void atCommit(trx, () => updateOrder(trx, row.id, effect.changes));
