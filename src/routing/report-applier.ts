@@ -57,7 +57,8 @@ export class ReportApplier {
       if (place !== 'next') return place;
       const now = this.clock.now().getTime();
       const effect = reportEffect(row, report, now);
-      rows?.set(row.id, { ...row, ...effect.changes });
+      const next: OrderRow = { ...row, ...effect.changes };
+      rows?.set(row.id, next);
       // A report without an execution changes the order and records events only: all of it goes
       // out with the COMMIT (one round trip on PostgreSQL). A fill's writes read what came before.
       if (effect.applies && effect.execution === null) void atCommit(trx, () => updateOrder(trx, row.id, effect.changes));
@@ -102,7 +103,7 @@ export class ReportApplier {
           executed_at: executedAt,
         });
       }
-      const order = await this.emit(trx, row, { ...row, ...effect.changes }, effect.events, now, execution ?? undefined);
+      const order = await this.emit(trx, row, next, effect.events, now, execution ?? undefined);
       await after?.(trx, order);
       return 'applied';
     });

@@ -254,7 +254,7 @@ const reportPosMove = new PreparedQuery(2, (qb, partnerId: string, n: number) =>
 const reportInsert = new PreparedInsert('fix_reports', 20);
 
 /** Appends reports to the partner's log, after its last position (the session row serialises writers). */
-export async function appendReports(trx: Kysely<Database>, partnerId: string, reports: readonly ExecutionReport[]): Promise<void> {
+async function appendReports(trx: Kysely<Database>, partnerId: string, reports: readonly ExecutionReport[]): Promise<void> {
   if (reports.length === 0) return;
   const session = await reportPosMove.first(trx, partnerId, reports.length);
   if (session === undefined) throw new Error(`no FIX session row for partner ${partnerId}`);
