@@ -1,11 +1,18 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
-import { DATABASES, openTestStorage } from '../../test/support/harness.js';
+import { CompiledQuery, sql, type Compilable, type Kysely } from 'kysely';
+import { DATABASES, openSharedStorages, openTestStorage } from '../../test/support/harness.js';
 import { orderRow } from '../../test/support/orders.js';
 import { encodeUuid, newId } from '../lib/ids.js';
 import type { Database } from '../storage/schema.js';
-import { clientOrdersQuery, insertOrder, listClientOrders, subjectOrdersInWindow, subjectOrdersInWindowQuery } from './order.repository.js';
+import {
+  clientOrdersQuery,
+  findOrdersForUpdate,
+  insertOrder,
+  listClientOrders,
+  subjectOrdersInWindow,
+  subjectOrdersInWindowQuery,
+} from './order.repository.js';
 import type { OrderRow } from './order.table.js';
 
 const START = Date.UTC(2026, 10, 24, 9);
@@ -107,6 +114,24 @@ for (const database of DATABASES) {
         mine.filter((r) => r.subject_id === 'sub_3' && r.created_at >= START + 90 && r.created_at < START + 101).length,
       );
       assert.equal(window.length, 4, 'the three of the window a millisecond apart, and the one whose id runs ahead');
+    });
+
+    test('orders locked together: the existing ones by id, each row held until the transaction ends', async (t) => {
+      const [storage, other] = await openSharedStorages(t, database);
+      const rows = await seed(storage.db);
+      const wanted = [rows[3]?.id, rows[7]?.id, rows[3]?.id, 'ord_unknown'] as string[];
+      await storage.transact(async (trx) => {
+        const locked = await findOrdersForUpdate(trx, storage.dialect, wanted);
+        assert.deepEqual([...locked.keys()].sort(), [rows[3]?.id, rows[7]?.id].sort());
+        assert.equal(locked.get(rows[7]?.id as string)?.status, rows[7]?.status);
+        if (storage.dialect === 'postgres') {
+          // Another process cannot lock one of them meanwhile (SQLite has one writer at a time).
+          await assert.rejects(
+            other.db.transaction().execute((o) => sql`select id from orders where id = ${rows[7]?.id} for update nowait`.execute(o)),
+            (error: { code?: string }) => error.code === '55P03',
+          );
+        }
+      });
     });
 
     if (database.name === 'sqlite') {

@@ -24,6 +24,25 @@ export async function findOrderForUpdate(db: Kysely<Database>, dialect: DialectN
   return dialectOf(dialect).rowLocked({ locking: orderForUpdate, plain: order }).first(db, id);
 }
 
+/**
+ * The orders `ids` that exist, by id, each row locked as by findOrderForUpdate, in one statement;
+ * taken in id order, so that two transactions locking overlapping sets never wait for each other
+ * in a cycle.
+ */
+export async function findOrdersForUpdate(
+  db: Kysely<Database>,
+  dialect: DialectName,
+  ids: readonly string[],
+): Promise<Map<string, OrderRow>> {
+  const found = new Map<string, OrderRow>();
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return found;
+  const query = db.selectFrom('orders').selectAll().where('id', 'in', unique).orderBy('id');
+  const rows = await dialectOf(dialect).rowLocked({ locking: query.forUpdate(), plain: query }).execute();
+  for (const row of rows) found.set(row.id, row);
+  return found;
+}
+
 const clientOrder = new PreparedQuery(2, (qb, clientId: string, id: string) =>
   qb.selectFrom('orders').selectAll().where('id', '=', id).where('client_id', '=', clientId),
 );

@@ -51,15 +51,23 @@ const bookInsert = new PreparedQuery(5, (qb, clientId: string, subjectId: string
     .onConflict((oc) => oc.columns(['client_id', 'subject_id', 'rcpt_to']).doNothing()),
 );
 
-/** The book, created when missing, and locked (see findBookForUpdate). */
-export async function lockBook(trx: Kysely<Database>, dialect: DialectName, key: BookKey, now: number): Promise<PositionBookTable> {
+/**
+ * The book, created when missing, and locked (see findBookForUpdate); `made` when it was missing at
+ * the first read (created here or by a concurrent transaction this one waited for).
+ */
+export async function lockBook(
+  trx: Kysely<Database>,
+  dialect: DialectName,
+  key: BookKey,
+  now: number,
+): Promise<{ book: PositionBookTable; made: boolean }> {
   const found = await findBookForUpdate(trx, dialect, key);
-  if (found !== undefined) return found;
+  if (found !== undefined) return { book: found, made: false };
   // Two transactions creating one book: the second waits for the first's insert, then finds it.
   await bookInsert.execute(trx, key.client_id, key.subject_id, key.rcpt_to, now, now);
   const made = await findBookForUpdate(trx, dialect, key);
   if (made === undefined) throw new Error(`position book ${key.subject_id} at ${key.rcpt_to} not created`);
-  return made;
+  return { book: made, made: true };
 }
 
 export async function updateBook(

@@ -112,10 +112,13 @@ export class PositionService {
       instrument: order.instrument,
     };
     const now = this.clock.now().getTime();
-    const book = await lockBook(trx, this.options.dialect, key, now);
+    // Sent together: PostgreSQL reads the position once the book's lock is taken, as a statement of
+    // its own, so it sees what the lock's previous holder committed. A book made here was missing
+    // when the read was sent: the position is read again under the new book's lock.
+    const [{ book, made }, read] = await Promise.all([lockBook(trx, this.options.dialect, key, now), findPosition(trx, key)]);
     const tradeDate = utcDay(fill.executed_at);
     if (book.statement_as_of !== null && this.settlementDate(order.instrument, tradeDate) <= book.statement_as_of) return;
-    const current = await findPosition(trx, key);
+    const current = made ? await findPosition(trx, key) : read;
     const amounts = applyTrade(amountsOf(current), { side: order.side, qty: fill.fill_qty, price_cents: fill.fill_price_cents });
     const signed = order.side === 'buy' ? fill.fill_qty : -fill.fill_qty;
     const unsettled = addUnsettled(parseUnsettled(current?.unsettled), order.test_clock_id ?? null, tradeDate, signed);

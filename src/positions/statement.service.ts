@@ -64,7 +64,7 @@ export class StatementService {
     const now = this.clock.now().getTime();
     await this.#check(request, now);
     const key: BookKey = { client_id: clientId, subject_id: request.subject_id, rcpt_to: request.rcpt_to };
-    const book = await lockBook(trx, this.options.dialect, key, now);
+    const { book } = await lockBook(trx, this.options.dialect, key, now);
     if (book.statement_as_of !== null && request.as_of < book.statement_as_of) {
       throw validationError([
         {

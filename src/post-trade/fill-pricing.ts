@@ -12,12 +12,28 @@ import { findScheduleInForce, type ScheduleInForce, scheduleWrites } from '../pa
 import type { FeeScope } from '../partners/fee-schedule.table.js';
 
 /**
- * The versions in force a transaction has read, by transaction: the fills one transaction prices
- * (a batch of a partner's reports) share them. Kept while this process writes no schedule (a batch
- * on SQLite may hold an import's unit too); a transaction reads nothing another process commits
- * after its first read of a version either way, as if it had priced all its fills at once.
+ * What a transaction has read for its fills, by transaction: the fills one transaction prices (a
+ * batch of a partner's reports) share the fee schedule versions in force and the instruments' classes.
+ * Kept while this process writes no schedule (a batch on SQLite may hold an import's unit too); a
+ * transaction reads nothing another process commits after its first read of a version either way, as
+ * if it had priced all its fills at once.
  */
-const readIn = new WeakMap<object, { writes: number; versions: Map<string, ScheduleInForce | undefined> }>();
+interface ReadIn {
+  readonly writes: number;
+  readonly versions: Map<string, ScheduleInForce | undefined>;
+  readonly classes: Map<string, Capability | null>;
+}
+const readIn = new WeakMap<object, ReadIn>();
+
+function readBy(trx: Kysely<Database>): ReadIn {
+  const writes = scheduleWrites();
+  let read = readIn.get(trx);
+  if (read === undefined || read.writes !== writes) {
+    read = { writes, versions: new Map(), classes: new Map() };
+    readIn.set(trx, read);
+  }
+  return read;
+}
 
 async function scheduleInForce(
   trx: Kysely<Database>,
@@ -25,17 +41,24 @@ async function scheduleInForce(
   owner: string,
   tradeDate: string,
 ): Promise<ScheduleInForce | undefined> {
-  const writes = scheduleWrites();
-  let read = readIn.get(trx);
-  if (read === undefined || read.writes !== writes) {
-    read = { writes, versions: new Map() };
-    readIn.set(trx, read);
-  }
+  const read = readBy(trx);
   const key = `${scope}\u0000${owner}\u0000${tradeDate}`;
   if (read.versions.has(key)) return read.versions.get(key);
   const version = await findScheduleInForce(trx, scope, owner, tradeDate);
-  if (scheduleWrites() === writes) read.versions.set(key, version);
+  if (scheduleWrites() === read.writes) read.versions.set(key, version);
   return version;
+}
+
+/** The class of `code` that prices its fees (null: unknown to the catalogue, or a class no fee names). */
+async function feeClassOf(trx: Kysely<Database>, code: string): Promise<Capability | null> {
+  const read = readBy(trx);
+  const known = read.classes.get(code);
+  if (known !== undefined) return known;
+  const instrument = await findInstrument(trx, code);
+  const found =
+    instrument !== undefined && (CAPABILITIES as readonly string[]).includes(instrument.class) ? (instrument.class as Capability) : null;
+  read.classes.set(code, found);
+  return found;
 }
 
 /**
@@ -80,15 +103,13 @@ export async function priceFill(
 ): Promise<{ columns: FillAmountColumns; missing: FeeScope[] }> {
   const tradeDate = utcDay(execution.executed_at);
   const exchange = exchangeOfInstrument(order.instrument);
-  const [instrument, partnerRow, exchangeRow, fills] = await Promise.all([
-    findInstrument(trx, order.instrument),
+  const [instrumentClass, partnerRow, exchangeRow, fills] = await Promise.all([
+    feeClassOf(trx, order.instrument),
     scheduleInForce(trx, 'partner', order.rcpt_to, tradeDate),
     scheduleInForce(trx, 'exchange', exchange, tradeDate),
     // An order with nothing filled yet has no earlier fill to read (its first fill is the common case).
     order.filled_qty === 0 ? [] : listFills(trx, order.id),
   ]);
-  const instrumentClass =
-    instrument !== undefined && (CAPABILITIES as readonly string[]).includes(instrument.class) ? (instrument.class as Capability) : null;
   const sameDay = fills.filter((f) => utcDay(Number(f.executed_at)) === tradeDate);
   const amounts = fillAmounts({
     side: order.side,

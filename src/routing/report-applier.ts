@@ -7,7 +7,7 @@ import { recordEventAtCommit } from '../events/event.service.js';
 import { withEventOrigin } from '../events/origin.js';
 import { atCommit } from '../storage/at-commit.js';
 import { priceFill } from '../post-trade/fill-pricing.js';
-import { findOrderForUpdate, insertFill, updateOrder } from '../orders/order.repository.js';
+import { findOrderForUpdate, findOrdersForUpdate, insertFill, updateOrder } from '../orders/order.repository.js';
 import type { Order } from '../orders/order.schemas.js';
 import { toOrder } from '../orders/order.mapping.js';
 import type { OrderRow } from '../orders/order.table.js';
@@ -44,6 +44,18 @@ export class ReportApplier {
   ) {}
 
   /**
+   * The orders of `reports` locked in `trx` at once, in the form `applyIn` takes as `rows`: a batch
+   * of reports then reads its orders in one statement instead of one each.
+   */
+  async lockOrders(trx: Kysely<Database>, reports: readonly ExecutionReport[]): Promise<Map<string, OrderRow>> {
+    return findOrdersForUpdate(
+      trx,
+      this.options.dialect,
+      reports.map((r) => r.order_id),
+    );
+  }
+
+  /**
    * Applies `report` in `trx` if it is the next for its order; `after` runs in the same transaction.
    * `rows`: the orders as the caller's earlier reports in `trx` left them, read from there instead of
    * the database and kept up to date; the caller drops an order's entry when its report's work is
@@ -60,9 +72,10 @@ export class ReportApplier {
       const next: OrderRow = { ...row, ...effect.changes };
       rows?.set(row.id, next);
       // A report without an execution changes the order and records events only: all of it goes
-      // out with the COMMIT (one round trip on PostgreSQL). A fill's writes read what came before.
+      // out with the COMMIT (one round trip on PostgreSQL). A fill's order update travels with the
+      // reads that price it (below).
       if (effect.applies && effect.execution === null) void atCommit(trx, () => updateOrder(trx, row.id, effect.changes));
-      else await updateOrder(trx, row.id, effect.changes);
+      else if (!effect.applies) await updateOrder(trx, row.id, effect.changes);
       if (!effect.applies) {
         // Recorded as seen so that it is not read again forever, and logged for an operator.
         this.log.error(
@@ -74,34 +87,29 @@ export class ReportApplier {
       const { execution } = effect;
       if (execution !== null) {
         const executedAt = Date.parse(execution.executed_at);
-        // The fill's gross, fees and net are fixed now, in the transaction that applies it.
-        const priced = await priceFill(trx, row, {
-          fill_qty: execution.fill_qty,
-          fill_price_cents: execution.fill_price_cents,
-          executed_at: executedAt,
-        });
+        const fill = { fill_qty: execution.fill_qty, fill_price_cents: execution.fill_price_cents, executed_at: executedAt };
+        // The fill's gross, fees and net are fixed now, in the transaction that applies it. Sent
+        // together, in one round trip on PostgreSQL: the order's update and the pricing's reads
+        // (neither reads the other's rows), then the fill and its position's lock and reads.
+        const [, priced] = await Promise.all([updateOrder(trx, row.id, effect.changes), priceFill(trx, row, fill)]);
         if (priced.missing.length > 0) {
           this.log.warn(
             { order_id: row.id, partner: row.rcpt_to, instrument: row.instrument, missing: priced.missing },
             'no fee schedule in force on the trade date: that part of the fill is charged nothing',
           );
         }
-        await insertFill(trx, {
-          id: newId('fill', executedAt),
-          order_id: row.id,
-          seq: report.seq,
-          report_id: report.report_id,
-          fill_qty: execution.fill_qty,
-          fill_price_cents: execution.fill_price_cents,
-          exchange_ref: execution.exchange_ref,
-          executed_at: executedAt,
-          ...priced.columns,
-        });
-        await this.fillEffects?.fillApplied(trx, row, {
-          fill_qty: execution.fill_qty,
-          fill_price_cents: execution.fill_price_cents,
-          executed_at: executedAt,
-        });
+        await Promise.all([
+          insertFill(trx, {
+            id: newId('fill', executedAt),
+            order_id: row.id,
+            seq: report.seq,
+            report_id: report.report_id,
+            exchange_ref: execution.exchange_ref,
+            ...fill,
+            ...priced.columns,
+          }),
+          this.fillEffects?.fillApplied(trx, row, fill),
+        ]);
       }
       const order = await this.emit(trx, row, next, effect.events, now, execution ?? undefined);
       await after?.(trx, order);

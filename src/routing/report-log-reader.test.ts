@@ -110,5 +110,35 @@ for (const database of DATABASES) {
       assert.deepEqual(new Set(rows.map((r) => `${r.status}/${r.last_report_seq}`)), new Set(['filled/2']));
       assert.equal(await positionOf(storage), '260');
     });
+
+    test('a chunk of answers costs the same few round trips whatever its length: its orders are locked and read in one statement', {
+      skip: database.name === 'postgres' ? false : 'round trips are counted on PostgreSQL connections',
+    }, async (t) => {
+      const storage = await openTestStorage(t, database);
+      const applier = new ReportApplier({ dialect: storage.dialect, livemode: false }, systemClock, pino({ level: 'silent' }));
+      const reader = new ReportLogReader(
+        storage.db,
+        storage.transact,
+        applier,
+        systemClock,
+        { owner: 'reader-1', leaseMs: 30_000 },
+        pino({ level: 'silent' }),
+      );
+      const sent: Record<number, { roundTrips: number; transactions: number }> = {};
+      for (const n of [1, 40]) {
+        const ids = await createdOrders(storage, n);
+        const log = new ListedLog(ids.map(accepted));
+        const before = storage.wireStats();
+        assert.equal(await reader.poll(`listed:sgi_${n}`, log as unknown as PartnerConnector), n);
+        const after = storage.wireStats();
+        assert.ok(before !== null && after !== null);
+        sent[n] = { roundTrips: after.roundTrips - before.roundTrips, transactions: after.transactions - before.transactions };
+        for (const id of ids) assert.equal(await statusOf(storage, id), 'routed');
+      }
+      t.diagnostic(JSON.stringify(sent));
+      // The lease, the applied seqs read, then the chunk: its orders locked with its BEGIN, its writes with its COMMIT.
+      assert.deepEqual(sent[40], sent[1]);
+      assert.ok((sent[40]?.roundTrips ?? Infinity) <= 7, JSON.stringify(sent));
+    });
   });
 }

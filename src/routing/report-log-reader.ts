@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../lib/clock.js';
 import { lastReportSeqs } from '../orders/order.repository.js';
-import { flushAtCommit } from '../storage/at-commit.js';
+import { atCommit, flushAtCommit } from '../storage/at-commit.js';
 import type { Transact } from '../storage/database.js';
 import type { Database } from '../storage/schema.js';
 import { classifyReport, ConnectorUnavailableError, type ExecutionReport, type PartnerConnector } from './connector.js';
@@ -107,6 +107,9 @@ export class ReportLogReader {
     save: { key: string; position: string | null } | null,
   ): Promise<{ applied: number; stopped: boolean }> {
     let applied = 0;
+    // The chunk's orders are locked and read together; each report then leaves its order's next
+    // state in `rows` for a later report of the same order.
+    const rows = await this.reports.lockOrders(trx, reports);
     // A report's last writes go out with the COMMIT; a later report of the same order must see them.
     const touched = new Set<string>();
     for (const report of reports) {
@@ -115,14 +118,15 @@ export class ReportLogReader {
         touched.clear();
       }
       touched.add(report.order_id);
-      const outcome = await this.reports.applyIn(trx, report);
+      const outcome = await this.reports.applyIn(trx, report, undefined, rows);
       if (outcome === 'gap') {
         this.#gap(report);
         return { applied, stopped: true };
       }
       if (outcome === 'applied') applied++;
     }
-    if (save !== null) await savePosition(trx, save.key, this.options.owner, save.position);
+    // The position's move is the chunk's last write: it goes out with the COMMIT.
+    if (save !== null) void atCommit(trx, () => savePosition(trx, save.key, this.options.owner, save.position));
     return { applied, stopped: false };
   }
 
