@@ -120,6 +120,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const metrics = new Metrics({
     poolStats: () => storage.poolStats(),
     commitStats: () => storage.commitStats(),
+    wireStats: () => storage.wireStats(),
     pendingEvents: () => countPendingDispatch(db),
     cachedDocuments: () => services.kyc.cachedDocuments,
     fixSessions: () => services.fix.sessions(),

@@ -1,10 +1,13 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
 import type { RateLimitStoreHealth } from './rate-limit.js';
 import type { CommitStats } from '../storage/database.js';
+import type { WireStats } from '../storage/pg-prepared.js';
 
 export interface MetricsSources {
   poolStats(): { total: number; idle: number; waiting: number };
   commitStats(): CommitStats;
+  /** What this process has sent to PostgreSQL; null on SQLite (optional). */
+  wireStats?(): WireStats | null;
   pendingEvents(): Promise<number>;
   /** Signed attestation documents held in memory by the read endpoint (optional). */
   cachedDocuments?(): number;
@@ -187,6 +190,20 @@ export class Metrics {
         writer.reset();
         if (s.workSeconds !== undefined) writer.inc({ phase: 'work' }, s.workSeconds);
         if (s.commitSeconds !== undefined) writer.inc({ phase: 'commit' }, s.commitSeconds);
+      },
+    });
+    const wire = new Counter({
+      name: 'cauri_db_wire_total',
+      help: 'PostgreSQL: statements this process sent (kind="statements"), the round trips they took (kind="round_trips": statements sent together, answered in one go, count once) and the transactions they ran in (kind="transactions"). Not reported on SQLite.',
+      labelNames: ['kind'],
+      registers: [this.registry],
+      collect() {
+        const s = sources.wireStats?.() ?? null;
+        wire.reset();
+        if (s === null) return;
+        wire.inc({ kind: 'statements' }, s.statements);
+        wire.inc({ kind: 'round_trips' }, s.roundTrips);
+        wire.inc({ kind: 'transactions' }, s.transactions);
       },
     });
     const documents = new Gauge({

@@ -160,11 +160,26 @@ for (const database of DATABASES) {
       // The SQLite writer's busy time: the (empty) unit above took a BEGIN, a savepoint and a COMMIT.
       const writerSeconds = (phase: string) =>
         text.match(new RegExp(`cauri_db_writer_seconds_total\\{phase="${phase}"\\} ([0-9.e-]+)`))?.[1];
+      // What the process sent to PostgreSQL, as its own counters have it.
+      const wire = (body: string, kind: string) => body.match(new RegExp(`cauri_db_wire_total\\{kind="${kind}"\\} (\\d+)`))?.[1];
       if (database.name === 'sqlite') {
         assert.ok(Number(writerSeconds('work')) > 0, text);
         assert.ok(Number(writerSeconds('commit')) > 0, text);
+        assert.equal(wire(text, 'statements'), undefined, 'SQLite sends nothing over a wire');
       } else {
         assert.equal(writerSeconds('work'), undefined, 'PostgreSQL has no single writer to report');
+        const before = runtime.storage.wireStats();
+        const scraped = await (await fetch(`${base}/metrics`)).text();
+        const after = runtime.storage.wireStats();
+        assert.ok(before !== null && after !== null);
+        for (const [kind, field] of [
+          ['statements', 'statements'],
+          ['round_trips', 'roundTrips'],
+          ['transactions', 'transactions'],
+        ] as const) {
+          const value = Number(wire(scraped, kind));
+          assert.ok(value >= before[field] && value <= after[field] && value > 0, `${kind}: ${value}`);
+        }
       }
     });
   });
