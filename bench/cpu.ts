@@ -78,4 +78,11 @@ export class CpuProbe implements Probe {
       .map(([name, used]) => `${name} ${(this.seconds > 0 ? used / this.seconds : 0).toFixed(2)}`)
       .join(', ');
   }
+
+  /** `name 1.24 ms` per group: the CPU time each used for every request answered during the runs. */
+  perRequest(requests: number): string {
+    return Object.entries(this.used)
+      .map(([name, used]) => `${name} ${requests > 0 ? ((used / requests) * 1000).toFixed(2) : '—'} ms`)
+      .join(', ');
+  }
 }

@@ -33,6 +33,20 @@ export interface Probe {
   stop(): Promise<void>;
 }
 
+/** Several probes around the same run, started and stopped in turn. */
+export function probes(...list: (Probe | undefined)[]): Probe | undefined {
+  const present = list.filter((p): p is Probe => p !== undefined);
+  if (present.length <= 1) return present[0];
+  return {
+    start: async () => {
+      for (const p of present) await p.start();
+    },
+    stop: async () => {
+      for (const p of present) await p.stop();
+    },
+  };
+}
+
 /**
  * A short warm-up run (JIT, connection pools, caches), then the measured run. Any non-2xx answer,
  * connection error or timeout in either fails the scenario.

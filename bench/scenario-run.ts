@@ -2,7 +2,8 @@ import { pinApart } from './pinning.js';
 import { commitText, readPauses, type PauseReading } from './service-pauses.js';
 import { measurePaced, type PacedMeasurement } from './paced.js';
 import { CpuProbe } from './cpu.js';
-import { measure, measureSplit, type Measurement } from './load.js';
+import { measure, measureSplit, probes, type Measurement } from './load.js';
+import { WireProbe } from './wire.js';
 import type { Row, ScenarioResult } from './report.js';
 import { REFERENCES, isRatioGoal, type BenchContext, type Scenario } from './scenarios.js';
 import { WriterProbe } from './writer.js';
@@ -53,10 +54,12 @@ export async function runScenario(
   const runs = new Map<string, Measurement[]>(sides.map((s) => [s.key, []]));
   const duration = Math.max(1, Math.round(settings.duration / settings.rounds));
   const writer = scenario.writer === undefined ? undefined : new WriterProbe(scenario.writer(ctx));
+  const wire = scenario.wire === undefined ? undefined : new WireProbe(scenario.wire(ctx));
   for (let round = 0; round < settings.rounds; round++) {
     for (const side of sides) {
       const label = `${scenario.name} / ${side.key} / round ${round + 1}`;
-      const sideProbe = side.key === 'ours' && writer !== undefined ? writer : cpu.get(side.key);
+      const sideProbe =
+        side.key === 'ours' && writer !== undefined ? writer : probes(cpu.get(side.key), side.key === 'ours' ? wire : undefined);
       const load = { connections: scenario.connections ?? settings.connections, duration, warmup: round === 0 ? settings.warmup : 0 };
       const measured =
         side.split === undefined
@@ -106,27 +109,25 @@ export async function runScenario(
   });
   const ratioGoal = scenario.goal !== undefined && isRatioGoal(scenario.goal) ? scenario.goal : undefined;
   const goalRef = ratioGoal === undefined ? undefined : references.find((r) => r.key === ratioGoal.of);
-  const answered = (runs.get('ours') ?? []).reduce((a, m) => a + m.ok, 0);
   const heldNote =
     held === undefined
       ? undefined
       : heldRateNote(held, ours.rps, ours.p99, settings.duration, scenario.connections ?? settings.connections);
+  const label = (key: string) => (key === 'ours' ? (scenario.cpuLabel ?? 'cauri') : REFERENCES[key as keyof typeof REFERENCES].short);
+  const answeredBy = (key: string) => (runs.get(key) ?? []).reduce((a, m) => a + m.ok, 0);
   const cpuNote =
     cpuGroups === undefined
       ? undefined
       : 'Cores kept busy on average during the measured runs (2.00 would be both cores of this machine all the time; PostgreSQL and Redis count every process of that name on the machine): ' +
-        sides
-          .map(
-            (side) =>
-              `${side.key === 'ours' ? 'two API processes and a worker' : REFERENCES[side.key as keyof typeof REFERENCES].short}: ${cpu.get(side.key)?.summary() ?? ''}`,
-          )
-          .join('; ') +
+        sides.map((side) => `${label(side.key)}: ${cpu.get(side.key)?.summary() ?? ''}`).join('; ') +
+        '. The same as CPU time for each request answered: ' +
+        sides.map((side) => `${label(side.key)}: ${cpu.get(side.key)?.perRequest(answeredBy(side.key)) ?? ''}`).join('; ') +
         '.';
   const writerNote =
     writer === undefined
       ? cpuNote
       : writer.note(
-          answered,
+          answeredBy('ours'),
           ratioGoal === undefined || goalRef === undefined
             ? undefined
             : {
@@ -146,7 +147,8 @@ export async function runScenario(
             const p99 = held?.measured.p99 ?? ours.p99 ?? Number.POSITIVE_INFINITY;
             return { ...scenario.goal, label: 'p99', actual: p99, met: p99 <= scenario.goal.p99Ms };
           })();
-  const note = [writerNote, heldNote].filter((n) => n !== undefined).join('\n\n') || undefined;
+  const wireNote = wire?.note(answeredBy('ours'));
+  const note = [wireNote, writerNote, heldNote].filter((n) => n !== undefined).join('\n\n') || undefined;
   return {
     name: scenario.name,
     description: scenario.description,

@@ -171,6 +171,10 @@ export interface HttpScenario {
   targets?: (ctx: BenchContext) => LoadTarget[];
   /** Processes whose CPU is measured around every measured run (ours and the references), reported per side. */
   cpu?: (ctx: BenchContext) => Record<string, CpuGroup>;
+  /** A service on PostgreSQL whose database traffic during ours's measured runs is reported, per request. */
+  wire?: (ctx: BenchContext) => string;
+  /** What ours is called in the CPU note (`cauri` unless set). */
+  cpuLabel?: string;
 }
 
 /** A scenario measured inside this process (no HTTP): ours and a reference, in alternating rounds. */
@@ -274,6 +278,14 @@ export const SCENARIOS: readonly Scenario[] = [
     goal: { ratio: 0.4, of: 'bare-pg-order' },
     latencyGoal: { p99Ms: 50, atFractionOfMax: 0.5, freshUuidHeader: 'idempotency-key' },
     available: (ctx) => ctx.orders.postgres !== null,
+    wire: (ctx) => (ctx.orders.postgres as OrderTarget).service,
+    cpu: (ctx) => ({
+      'service on PostgreSQL': { pids: [ctx.pids[(ctx.orders.postgres as OrderTarget).service] as number] },
+      'service on SQLite': { pids: [ctx.pids[ctx.orders.sqlite.service] as number] },
+      'bare server': { pids: [ctx.pids[ctx.bare] as number] },
+      PostgreSQL: { command: 'postgres' },
+      'load generator': { pids: [process.pid] },
+    }),
   },
   {
     kind: 'http',
@@ -284,6 +296,7 @@ export const SCENARIOS: readonly Scenario[] = [
     targets: (ctx) => (ctx.scaled as ScaledOutFixture).apis.map(orderTarget),
     references: ['one-process-orders'],
     goal: { ratio: 1.5, of: 'one-process-orders' },
+    cpuLabel: 'two API processes and a worker',
     available: (ctx) => ctx.scaled !== null,
     cpu: (ctx) => {
       const pids = (ctx.scaled as ScaledOutFixture).pids;

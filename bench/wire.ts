@@ -1,0 +1,55 @@
+import type { Probe } from './load.js';
+
+const KINDS = ['statements', 'round_trips', 'transactions'] as const;
+type Kind = (typeof KINDS)[number];
+
+async function read(service: string): Promise<Record<Kind, number>> {
+  const response = await fetch(`${service}/metrics`);
+  if (!response.ok) throw new Error(`${service}/metrics answered ${response.status}`);
+  const text = await response.text();
+  const counts = {} as Record<Kind, number>;
+  for (const kind of KINDS) {
+    const series = `cauri_db_wire_total{kind="${kind}"} `;
+    const line = text.split('\n').find((l) => l.startsWith(series));
+    if (line === undefined) throw new Error(`${service}/metrics has no cauri_db_wire_total{kind="${kind}"}`);
+    counts[kind] = Number(line.slice(series.length));
+  }
+  return counts;
+}
+
+/**
+ * What a service on PostgreSQL sent to its database during the measured runs of ours, from its own
+ * counters: everything the process did meanwhile (the requests, the routing loop's fills, the
+ * background loops), over the requests answered.
+ */
+export class WireProbe implements Probe {
+  readonly #service: string;
+  #start: Record<Kind, number> | undefined;
+  readonly total: Record<Kind, number> = { statements: 0, round_trips: 0, transactions: 0 };
+
+  constructor(service: string) {
+    this.#service = service;
+  }
+
+  async start(): Promise<void> {
+    this.#start = await read(this.#service);
+  }
+
+  async stop(): Promise<void> {
+    const end = await read(this.#service);
+    const start = this.#start;
+    if (start === undefined) throw new Error('WireProbe.stop before start');
+    for (const kind of KINDS) this.total[kind] += end[kind] - start[kind];
+    this.#start = undefined;
+  }
+
+  note(answered: number): string {
+    const per = (kind: Kind) => (answered > 0 ? (this.total[kind] / answered).toFixed(1) : '—');
+    return (
+      `Sent to PostgreSQL by the service during the measured runs, over the ${answered.toLocaleString('en-US')} orders answered (its \`cauri_db_wire_total\`, ` +
+      `which counts all the process sent meanwhile: the requests, the fills its routing loop applied, its background loops; ` +
+      `under this load the fills trail their orders, and those applied after a run, during the next side's, are not counted): ` +
+      `${per('statements')} statements, ${per('round_trips')} round trips and ${per('transactions')} transactions an order.`
+    );
+  }
+}
