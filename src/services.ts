@@ -137,12 +137,13 @@ export function createServices(
             db,
             storage.transact,
             clock,
-            config.sandboxMarketHours === 'exchange' ? { session: sessions } : {},
+            config.sandboxMarketHours === 'exchange' ? { session: sessions, dialect } : { dialect },
           )
         : new JournaledSandboxConnector(partnerId, db, storage.transact, clock, {
             journal: `${partnerId}@${testClock}`,
             session: sessions,
             now: () => clockTime(db, testClock),
+            dialect,
           });
   }
   const connectors = new ConnectorRegistry(factories);

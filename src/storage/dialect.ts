@@ -27,6 +27,11 @@ export interface SqlDialect {
   rowLocked<T>(forms: { locking: T; plain: T }): T;
   /** True when `error` is a unique or primary key violation. */
   isUniqueViolation(error: unknown): boolean;
+  /**
+   * A statement's WITH may hold an INSERT (PostgreSQL; not SQLite): a write and a read of the same
+   * table in one statement, committed on its own, the read not seeing the write.
+   */
+  readonly writesInWith: boolean;
 }
 
 const postgres: SqlDialect = {
@@ -41,6 +46,7 @@ const postgres: SqlDialect = {
   },
   rowLocked: (forms) => forms.locking,
   isUniqueViolation: (error) => codeOf(error) === '23505',
+  writesInWith: true,
 };
 
 const sqlite: SqlDialect = {
@@ -50,6 +56,7 @@ const sqlite: SqlDialect = {
   tryLock: async () => true,
   rowLocked: (forms) => forms.plain,
   isUniqueViolation: (error) => codeOf(error) === 'SQLITE_CONSTRAINT_UNIQUE' || codeOf(error) === 'SQLITE_CONSTRAINT_PRIMARYKEY',
+  writesInWith: false,
 };
 
 function codeOf(error: unknown): unknown {

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../../lib/clock.js';
 import { deterministicId, newId, type OrderId } from '../../lib/ids.js';
 import type { Database } from '../../storage/schema.js';
+import { dialectOf, type DialectName } from '../../storage/dialect.js';
 import type { SandboxJournalTable } from '../routing.table.js';
 import type { Transact } from '../../storage/database.js';
 import {
@@ -28,12 +29,31 @@ export interface JournaledOptions {
   session?: SessionRule;
   /** The partner's time, when it is not the clock's (the time of a test clock, read from the database). */
   now?: () => Promise<number>;
+  /** The database's dialect: on PostgreSQL a call's journal write and read are one statement. */
+  dialect?: DialectName;
 }
 
 // The journal's two statements run on every call to a sandbox partner: prepared once.
 const journalInsert = new PreparedInsert('sandbox_journal');
 const journalAfter = new PreparedQuery(2, (qb, connector: string, after: string) =>
   qb.selectFrom('sandbox_journal').selectAll().where('connector', '=', connector).where('id', '>', after).orderBy('id'),
+);
+/**
+ * Both in one statement, where the dialect allows it: the call's entry written and the entries past
+ * `after` read (the read does not see the new entry), committed on its own.
+ */
+const journalWriteAndAfter = new PreparedQuery(
+  7,
+  (qb, id: string, connector: string, kind: SandboxJournalTable['kind'], orderId: string, payload: string, at: number, after: string) =>
+    qb
+      .with('written', (w) =>
+        w.insertInto('sandbox_journal').values({ id, connector, kind, order_id: orderId, payload, at }).returning('id'),
+      )
+      .selectFrom('sandbox_journal')
+      .selectAll()
+      .where('connector', '=', connector)
+      .where('id', '>', after)
+      .orderBy('id'),
 );
 
 /**
@@ -58,6 +78,7 @@ export class JournaledSandboxConnector implements PartnerConnector {
   readonly #simulator: SgiSimulator;
   readonly #journal: string;
   readonly #now: () => Promise<number>;
+  readonly #writesInWith: boolean;
   /** The newest entry replayed (or written) here. */
   #lastEntry = '';
   /** Every entry older than this one is replayed here. */
@@ -75,6 +96,7 @@ export class JournaledSandboxConnector implements PartnerConnector {
     this.name = name;
     this.#journal = options.journal ?? name;
     this.#now = options.now ?? (async () => clock.now().getTime());
+    this.#writesInWith = options.dialect !== undefined && dialectOf(options.dialect).writesInWith;
     this.#simulator = new SgiSimulator({
       name,
       epoch: randomBytes(6).toString('hex'),
@@ -107,8 +129,9 @@ export class JournaledSandboxConnector implements PartnerConnector {
 
   /**
    * Journals a call (before making it, so that a failed attempt also counts) and returns its time.
-   * The entries past the newest one seen are read, and this call's written, in one transaction whose
-   * statements go out together (one round trip on PostgreSQL); the read does not see the new entry.
+   * The entries past the newest one seen are read, and this call's written, together: on PostgreSQL
+   * in one statement, which commits on its own; on SQLite in one transaction. The read does not see
+   * the new entry.
    */
   async #record(
     kind: SandboxJournalTable['kind'],
@@ -119,6 +142,13 @@ export class JournaledSandboxConnector implements PartnerConnector {
     if (this.#seen.size > 50_000) await this.#catchUp(true);
     const at = await this.#now();
     const id = newId('event', at);
+    if (this.#writesInWith) {
+      const payloadText = JSON.stringify(payload);
+      for (const entry of await journalWriteAndAfter.execute(this.db, id, this.#journal, kind, orderId, payloadText, at, this.#lastEntry))
+        this.#apply(entry);
+      this.#saw(id);
+      return at;
+    }
     const { unseen } = await this.transact(async (trx) => {
       const read = journalAfter.execute(trx, this.#journal, this.#lastEntry);
       read.catch(() => undefined);
