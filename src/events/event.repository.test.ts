@@ -24,6 +24,7 @@ async function seed(db: Kysely<Database>): Promise<EventRow[]> {
       created_at: at,
       data: `{"n":${i}}`,
       subject_ref: null,
+      origin: null,
     });
   }
   await db.transaction().execute(async (trx) => {
@@ -58,6 +59,40 @@ async function walk(db: Kysely<Database>, clientId: string, direction: 'asc' | '
 
 for (const database of DATABASES) {
   describe(`a client's events on ${database.name}`, () => {
+    test('an event is stored whole, queued for the fan-out or not; on PostgreSQL the queue entry costs no statement of its own', async (t) => {
+      const storage = await openTestStorage(t, database);
+      const row = (i: number, origin: string | null): EventRow => ({
+        id: newId('event', START + i),
+        client_id: 'cli_a',
+        type: 'order.created',
+        livemode: 1,
+        created_at: START + i,
+        data: `{"n":${i}}`,
+        subject_ref: `ord_${i}`,
+        origin,
+      });
+      const rows = [row(1, '{"request_id":"req_1"}'), row(2, null), row(3, null)];
+      const sent: number[] = [];
+      for (const [i, r] of rows.entries()) {
+        await storage.transact(async (trx) => {
+          const before = storage.wireStats()?.statements ?? 0;
+          await insertEvent(trx, r, i !== 2);
+          sent.push((storage.wireStats()?.statements ?? 0) - before);
+        });
+      }
+      const stored = await storage.db.selectFrom('events').selectAll().orderBy('id').execute();
+      assert.deepEqual(
+        stored.map((e) => ({ ...e, livemode: Number(e.livemode), created_at: Number(e.created_at) })),
+        rows,
+      );
+      const queued = await storage.db.selectFrom('event_queue').select('event_id').orderBy('event_id').execute();
+      assert.deepEqual(
+        queued.map((q) => q.event_id),
+        [rows[0]?.id, rows[1]?.id],
+      );
+      if (storage.wireStats() !== null) assert.deepEqual(sent, [sent[2], sent[2], sent[2]], `statements sent: ${sent.join(', ')}`);
+    });
+
     test('its own and the broadcast ones, merged in id order, page after page, in both directions and with a filter', async (t) => {
       const { db } = await openTestStorage(t, database);
       const rows = await seed(db);

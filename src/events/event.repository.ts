@@ -1,13 +1,41 @@
 import type { Kysely, SelectQueryBuilder } from 'kysely';
-import { PreparedInsert } from '../storage/prepared.js';
+import { dialectOfDatabase } from '../storage/dialect.js';
+import { PreparedInsert, PreparedQuery } from '../storage/prepared.js';
 import type { Database } from '../storage/schema.js';
 import type { EventRow } from './event.table.js';
 
 const eventInsert = new PreparedInsert('events');
 const queueInsert = new PreparedInsert('event_queue');
 
+const COLUMNS = [
+  'id',
+  'client_id',
+  'type',
+  'livemode',
+  'created_at',
+  'data',
+  'subject_ref',
+  'origin',
+] as const satisfies readonly (keyof EventRow)[];
+/** The event and its queue entry in one statement, the entry written in its WITH (PostgreSQL). */
+const queuedEventInsert = new PreparedQuery(COLUMNS.length, (qb, ...values: unknown[]) =>
+  qb
+    .with('queued', (w) =>
+      w
+        .insertInto('event_queue')
+        .values({ event_id: values[0] as string })
+        .returning('event_id'),
+    )
+    .insertInto('events')
+    .values(Object.fromEntries(COLUMNS.map((column, i) => [column, values[i]])) as unknown as EventRow),
+);
+
 /** Stores an event and, unless `queue` is false, queues it for the webhook fan-out, in the caller's transaction. */
 export async function insertEvent(db: Kysely<Database>, row: EventRow, queue: boolean): Promise<void> {
+  if (queue && dialectOfDatabase(db).writesInWith) {
+    await queuedEventInsert.execute(db, ...COLUMNS.map((column) => row[column] ?? null));
+    return;
+  }
   // Both sent at once (PostgreSQL pipelines them: one round trip), the event first.
   await Promise.all([eventInsert.run(db, row), ...(queue ? [queueInsert.run(db, { event_id: row.id })] : [])]);
 }

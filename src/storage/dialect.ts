@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { PostgresAdapter, sql, type Kysely } from 'kysely';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -65,6 +65,14 @@ function codeOf(error: unknown): unknown {
 
 export function dialectOf(name: DialectName): SqlDialect {
   return name === 'postgres' ? postgres : sqlite;
+}
+
+/**
+ * The dialect of the database behind `db` (a handle or a transaction), for a repository function
+ * that is given no dialect's name: told apart by Kysely's adapter.
+ */
+export function dialectOfDatabase(db: Kysely<any>): SqlDialect {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? postgres : sqlite;
 }
 
 /** True when `error` is a unique or primary key violation, in either engine. */
