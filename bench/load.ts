@@ -33,6 +33,30 @@ export interface Probe {
   stop(): Promise<void>;
 }
 
+/**
+ * A probe that reads a set of counters before and after each run and adds up the differences in
+ * `total` (its subclasses read a service's /metrics).
+ */
+export abstract class CountersProbe<K extends string> implements Probe {
+  #start: Record<K, number> | undefined;
+
+  constructor(readonly total: Record<K, number>) {}
+
+  protected abstract read(): Promise<Record<K, number>>;
+
+  async start(): Promise<void> {
+    this.#start = await this.read();
+  }
+
+  async stop(): Promise<void> {
+    const end = await this.read();
+    const start = this.#start;
+    if (start === undefined) throw new Error(`${this.constructor.name}.stop before start`);
+    for (const key of Object.keys(this.total) as K[]) this.total[key] += end[key] - start[key];
+    this.#start = undefined;
+  }
+}
+
 /** Several probes around the same run, started and stopped in turn. */
 export function probes(...list: (Probe | undefined)[]): Probe | undefined {
   const present = list.filter((p): p is Probe => p !== undefined);

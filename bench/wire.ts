@@ -1,4 +1,4 @@
-import type { Probe } from './load.js';
+import { CountersProbe } from './load.js';
 
 const KINDS = ['statements', 'round_trips', 'transactions'] as const;
 type Kind = (typeof KINDS)[number];
@@ -22,25 +22,16 @@ async function read(service: string): Promise<Record<Kind, number>> {
  * counters: everything the process did meanwhile (the requests, the routing loop's fills, the
  * background loops), over the requests answered.
  */
-export class WireProbe implements Probe {
+export class WireProbe extends CountersProbe<Kind> {
   readonly #service: string;
-  #start: Record<Kind, number> | undefined;
-  readonly total: Record<Kind, number> = { statements: 0, round_trips: 0, transactions: 0 };
 
   constructor(service: string) {
+    super({ statements: 0, round_trips: 0, transactions: 0 });
     this.#service = service;
   }
 
-  async start(): Promise<void> {
-    this.#start = await read(this.#service);
-  }
-
-  async stop(): Promise<void> {
-    const end = await read(this.#service);
-    const start = this.#start;
-    if (start === undefined) throw new Error('WireProbe.stop before start');
-    for (const kind of KINDS) this.total[kind] += end[kind] - start[kind];
-    this.#start = undefined;
+  protected read(): Promise<Record<Kind, number>> {
+    return read(this.#service);
   }
 
   note(answered: number): string {

@@ -1,4 +1,4 @@
-import type { Probe } from './load.js';
+import { CountersProbe } from './load.js';
 
 /** The service's counters that say where a request's time went. */
 interface Counters {
@@ -34,25 +34,16 @@ async function read(service: string): Promise<Counters> {
  * Reads the service's SQLite writer counters and CPU around each measured run of ours, and adds up
  * the differences: the measured limit of a write scenario, in the report's words.
  */
-export class WriterProbe implements Probe {
+export class WriterProbe extends CountersProbe<keyof Counters> {
   readonly #service: string;
-  #start: Counters | undefined;
-  readonly total: Counters = { work: 0, commit: 0, commits: 0, units: 0, cpu: 0, at: 0 };
 
   constructor(service: string) {
+    super({ work: 0, commit: 0, commits: 0, units: 0, cpu: 0, at: 0 });
     this.#service = service;
   }
 
-  async start(): Promise<void> {
-    this.#start = await read(this.#service);
-  }
-
-  async stop(): Promise<void> {
-    const end = await read(this.#service);
-    const start = this.#start;
-    if (start === undefined) throw new Error('WriterProbe.stop before start');
-    for (const key of Object.keys(this.total) as (keyof Counters)[]) this.total[key] += end[key] - start[key];
-    this.#start = undefined;
+  protected read(): Promise<Counters> {
+    return read(this.#service);
   }
 
   /**

@@ -60,6 +60,13 @@ const positionOf = async (storage: Storage) =>
   (await storage.db.selectFrom('connector_positions').select('position').where('connector', '=', 'listed:sgi_x').executeTakeFirst())
     ?.position;
 
+/** A reader of `storage`'s logs whose applier has no fill effects. */
+function plainReader(storage: Storage): ReportLogReader {
+  const applier = new ReportApplier({ dialect: storage.dialect, livemode: false }, systemClock, pino({ level: 'silent' }));
+  const options = { owner: 'reader-1', leaseMs: 30_000 };
+  return new ReportLogReader(storage.db, storage.transact, applier, systemClock, options, pino({ level: 'silent' }));
+}
+
 for (const database of DATABASES) {
   describe(`reading a partner's report log, on ${database.name}`, { concurrency: 1 }, () => {
     test('a report that fails to apply stops the batch where it is; the next read applies the rest and moves the position', async (t) => {
@@ -95,15 +102,7 @@ for (const database of DATABASES) {
     test('a batch longer than one transaction is applied whole, in order, and the position moves once', async (t) => {
       const storage = await openTestStorage(t, database);
       const ids = await createdOrders(storage, 130);
-      const applier = new ReportApplier({ dialect: storage.dialect, livemode: false }, systemClock, pino({ level: 'silent' }));
-      const reader = new ReportLogReader(
-        storage.db,
-        storage.transact,
-        applier,
-        systemClock,
-        { owner: 'reader-1', leaseMs: 30_000 },
-        pino({ level: 'silent' }),
-      );
+      const reader = plainReader(storage);
       const log = new ListedLog([...ids.map(accepted), ...ids.map(filled)]);
       assert.equal(await reader.poll('listed:sgi_x', log as unknown as PartnerConnector), 260);
       const rows = await storage.db.selectFrom('orders').select(['status', 'last_report_seq']).where('client_id', '=', 'cli_log').execute();
@@ -115,15 +114,7 @@ for (const database of DATABASES) {
       skip: database.name === 'postgres' ? false : 'round trips are counted on PostgreSQL connections',
     }, async (t) => {
       const storage = await openTestStorage(t, database);
-      const applier = new ReportApplier({ dialect: storage.dialect, livemode: false }, systemClock, pino({ level: 'silent' }));
-      const reader = new ReportLogReader(
-        storage.db,
-        storage.transact,
-        applier,
-        systemClock,
-        { owner: 'reader-1', leaseMs: 30_000 },
-        pino({ level: 'silent' }),
-      );
+      const reader = plainReader(storage);
       const sent: Record<number, { roundTrips: number; transactions: number }> = {};
       for (const n of [1, 40]) {
         const ids = await createdOrders(storage, n);
