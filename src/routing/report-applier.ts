@@ -71,13 +71,9 @@ export class ReportApplier {
       const effect = reportEffect(row, report, now);
       const next: OrderRow = { ...row, ...effect.changes };
       rows?.set(row.id, next);
-      // A report without an execution changes the order and records events only: all of it goes
-      // out with the COMMIT (one round trip on PostgreSQL). A fill's order update travels with the
-      // reads that price it (below).
-      if (effect.applies && effect.execution === null) void atCommit(trx, () => updateOrder(trx, row.id, effect.changes));
-      else if (!effect.applies) await updateOrder(trx, row.id, effect.changes);
       if (!effect.applies) {
         // Recorded as seen so that it is not read again forever, and logged for an operator.
+        await updateOrder(trx, row.id, effect.changes);
         this.log.error(
           { order_id: row.id, status: row.status, report, why: effect.why },
           'execution report does not fit the order; ignored',
@@ -85,7 +81,11 @@ export class ReportApplier {
         return 'applied';
       }
       const { execution } = effect;
-      if (execution !== null) {
+      // A report without an execution changes the order and records events only: all of it goes out
+      // with the COMMIT (one round trip on PostgreSQL). A fill's order update travels with the reads
+      // that price it.
+      if (execution === null) void atCommit(trx, () => updateOrder(trx, row.id, effect.changes));
+      else {
         const executedAt = Date.parse(execution.executed_at);
         const fill = { fill_qty: execution.fill_qty, fill_price_cents: execution.fill_price_cents, executed_at: executedAt };
         // The fill's gross, fees and net are fixed now, in the transaction that applies it. Sent
