@@ -137,13 +137,12 @@ export function createServices(
             db,
             storage.transact,
             clock,
-            config.sandboxMarketHours === 'exchange' ? { session: sessions, dialect } : { dialect },
+            config.sandboxMarketHours === 'exchange' ? { session: sessions } : {},
           )
         : new JournaledSandboxConnector(partnerId, db, storage.transact, clock, {
             journal: `${partnerId}@${testClock}`,
             session: sessions,
             now: () => clockTime(db, testClock),
-            dialect,
           });
   }
   const connectors = new ConnectorRegistry(factories);

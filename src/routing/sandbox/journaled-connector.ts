@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../../lib/clock.js';
 import { deterministicId, newId, type OrderId } from '../../lib/ids.js';
 import type { Database } from '../../storage/schema.js';
-import { dialectOf, type DialectName } from '../../storage/dialect.js';
+import { dialectOfDatabase } from '../../storage/dialect.js';
 import type { SandboxJournalTable } from '../routing.table.js';
 import type { Transact } from '../../storage/database.js';
 import {
@@ -29,8 +29,6 @@ export interface JournaledOptions {
   session?: SessionRule;
   /** The partner's time, when it is not the clock's (the time of a test clock, read from the database). */
   now?: () => Promise<number>;
-  /** The database's dialect: on PostgreSQL a call's journal write and read are one statement. */
-  dialect?: DialectName;
 }
 
 // The journal's two statements run on every call to a sandbox partner: prepared once.
@@ -96,7 +94,7 @@ export class JournaledSandboxConnector implements PartnerConnector {
     this.name = name;
     this.#journal = options.journal ?? name;
     this.#now = options.now ?? (async () => clock.now().getTime());
-    this.#writesInWith = options.dialect !== undefined && dialectOf(options.dialect).writesInWith;
+    this.#writesInWith = dialectOfDatabase(db).writesInWith;
     this.#simulator = new SgiSimulator({
       name,
       epoch: randomBytes(6).toString('hex'),
