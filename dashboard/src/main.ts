@@ -150,14 +150,17 @@ async function render(): Promise<void> {
   const section = SECTIONS.find((s) => s.path === route.path[0]);
   document.title = `${section === undefined ? t('app.title') : t(section.label)} · ${t('app.title')}`;
   app.setAttribute('aria-busy', 'true');
-  mount(app, h('p', { class: 'muted' }, t('app.loading')));
+  // Each render draws into a view of its own: a page whose answers arrive after the reader moved on
+  // draws into a view no longer shown, never over the page shown now.
+  const view = h('div', { class: 'view' }, h('p', { class: 'muted' }, t('app.loading')));
+  mount(app, view);
   try {
-    await page(app, route);
+    await page(view, route);
   } catch (error) {
     // A 401 has already ended the session and shown the sign-in page.
-    if (mine === renderCount && !(error instanceof ApiError && error.status === 401)) mount(app, errorBox(error));
+    if (!(error instanceof ApiError && error.status === 401)) mount(view, errorBox(error));
   } finally {
-    app.removeAttribute('aria-busy');
+    if (mine === renderCount) app.removeAttribute('aria-busy');
   }
   if (mine === renderCount) app.querySelector('h1')?.setAttribute('tabindex', '-1');
 }

@@ -180,6 +180,8 @@ test('a developer manages webhook endpoints, deliveries, events and dead letters
     clock.advance(1000);
     assert.equal((await worker.runOnce()).attempted, 2);
     await nav('Deliveries').click();
+    // The dead letters' page has the same filter: fill the one of the deliveries' page.
+    await heading('Deliveries').waitFor();
     await page.getByLabel('Endpoint id').fill(deadEndpoint);
     await page.getByRole('button', { name: 'Filter' }).click();
     await until(

@@ -188,6 +188,41 @@ test("an operators' client sees each FIX partner's session; an integrator's clie
   });
 });
 
+test('a page whose answer comes after the reader moved on never draws over the page shown now', async (t) => {
+  const runtime = await startRuntime(t, DATABASES[0]!, { CAURI_WORKERS: 'none' });
+  const base = await listen(runtime);
+  const client = await runtime.services.clients.create('Integrator');
+  const { page, problems } = await watchedPage(t);
+  const heading = (name: string) => page.getByRole('heading', { level: 1, name });
+  const nav = (name: string) => page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name, exact: true });
+  await page.goto(`${base}/dashboard`);
+  await page.getByLabel('Client id').fill(client.client_id);
+  await page.getByLabel('Client secret').fill(client.client_secret);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await heading('Orders').waitFor();
+
+  // The deliveries' answer is held on the network until the reader is on another page.
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  await page.route(/\/v1\/webhooks\/deliveries/, async (route) => {
+    await released;
+    await route.continue();
+  });
+  const held = page.waitForEvent('requestfinished', (request) => request.url().includes('/v1/webhooks/deliveries'));
+  await nav('Deliveries').click();
+  await page.getByText('Loading').waitFor();
+  await nav('Orders').click();
+  await heading('Orders').waitFor();
+  release();
+  await held;
+  // A few turns of the page's event loop: the late answer has been read and drawn where it belongs.
+  await page.evaluate('new Promise((resolve) => setTimeout(resolve, 200))');
+  assert.equal(await heading('Orders').count(), 1, 'the orders are still shown');
+  assert.equal(await heading('Deliveries').count(), 0, 'the late deliveries were not drawn over them');
+  assert.equal(await page.getAttribute('#app', 'aria-busy'), null);
+  assert.deepEqual(problems, []);
+});
+
 test('the API documentation at /docs renders under its policy, without a CSP violation', async (t) => {
   const runtime = await startRuntime(t, DATABASES[0]!, { CAURI_WORKERS: 'none' });
   const base = await listen(runtime);
