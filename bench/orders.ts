@@ -78,6 +78,8 @@ export async function startPostgresService(
   servers: ServerProcess[],
   cli: string,
   nodeArgs: string[] = [],
+  /** More settings of the service, and its connection string rewritten (to reach the server through a relay). */
+  overrides: { env?: Record<string, string>; databaseUrl?: (url: string) => string } = {},
 ): Promise<{ orders: OrderTarget; drop: () => Promise<void>; pid: number } | null> {
   const serverUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
   if (serverUrl === undefined || serverUrl === '') return null;
@@ -88,7 +90,7 @@ export async function startPostgresService(
   await admin.end();
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
-  const env = { ...baseEnv, DATABASE_URL: url.href };
+  const env = { ...baseEnv, ...overrides.env, DATABASE_URL: overrides.databaseUrl?.(url.href) ?? url.href };
   let started: ServerProcess | undefined;
   // Stops the service (when started), then drops its database.
   const drop = async () => {

@@ -266,6 +266,11 @@ export function renderReport(input: {
       'applying fills, the hand-overs) is counted in it: it is part of what each order costs.',
   );
   out(
+    '- After the PostgreSQL order scenario, a census counts what an order sends on the wire: a fresh service on a database of its own, ' +
+      'with no worker running, reaches PostgreSQL through a relay in the harness that reads the protocol, and places 200 orders one at a ' +
+      "time; PostgreSQL's answers give the statements, round trips and transactions of each, set beside the service's own counters.",
+  );
+  out(
     "- Offline verification alternates ours and the reference in 100 ms slices for the same total time each and reports each side's " +
       'overall rate (and µs per verification); its reference is ' +
       'the bare Ed25519 check with the key already imported and the canonical bytes already computed, so the gap is shape checks, key lookup and RFC 8785 canonicalisation.',

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { freePort, killAllChildren, runNode, spawnServer, type ServerProcess } from './processes.js';
 import { renderReport, type ScenarioFailure, type ScenarioResult, type Settings } from './report.js';
 import { FIX_SCENARIO, KYC1_REQUEST, REFERENCES, SCENARIOS, type BenchContext } from './scenarios.js';
+import { pgWireCensus } from './wire-census.js';
 import { exchangeToken, orderFixture, startPostgresService, startScaledOut } from './orders.js';
 import { positionsFixture } from './positions.js';
 import { NotRunnable, runFixScenario } from './fix-scenario.js';
@@ -223,6 +224,13 @@ async function main(): Promise<number> {
       try {
         const result = await runScenario(scenario, ctx, settings);
         await release(scenario.name);
+        if (scenario.name === 'order submission (PostgreSQL)') {
+          log('  wire census: orders one at a time through a relay that reads the PostgreSQL protocol');
+          const census = await pgWireCensus(serviceEnv, dataDir, servers, CLI).catch(
+            (error: unknown) => `The wire census failed: ${error instanceof Error ? error.message : String(error)}.`,
+          );
+          if (census !== null) result.note = result.note === undefined ? census : `${census}\n\n${result.note}`;
+        }
         results.push(result);
         log(
           `  ours ${result.ours.rps.toFixed(0)}/s; ` +

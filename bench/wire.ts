@@ -3,7 +3,8 @@ import { CountersProbe } from './load.js';
 const KINDS = ['statements', 'round_trips', 'transactions'] as const;
 type Kind = (typeof KINDS)[number];
 
-async function read(service: string): Promise<Record<Kind, number>> {
+/** The service's `cauri_db_wire_total` counters now. */
+export async function readWire(service: string): Promise<Record<Kind, number>> {
   const response = await fetch(`${service}/metrics`);
   if (!response.ok) throw new Error(`${service}/metrics answered ${response.status}`);
   const text = await response.text();
@@ -31,7 +32,7 @@ export class WireProbe extends CountersProbe<Kind> {
   }
 
   protected read(): Promise<Record<Kind, number>> {
-    return read(this.#service);
+    return readWire(this.#service);
   }
 
   note(answered: number): string {
