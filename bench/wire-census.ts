@@ -31,8 +31,7 @@ export async function pgWireCensus(
 ): Promise<string | null> {
   const serverUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
   if (serverUrl === undefined || serverUrl === '') return null;
-  const server = new URL(serverUrl);
-  const tap = await PgWireTap.start({ host: server.hostname, port: Number(server.port || 5432) });
+  const tap = await PgWireTap.start(serverUrl);
   try {
     const census = await startPostgresService(baseEnv, cwd, servers, cli, [], {
       env: { CAURI_WORKERS: 'none' },

@@ -24,8 +24,7 @@ const MAX_TRANSACTIONS = 2;
 test('one POST /v1/orders on PostgreSQL stays within its round-trip and transaction budget', {
   skip: postgres === undefined ? 'TEST_DATABASE_URL is needed' : false,
 }, async (t) => {
-  const server = new URL(postgres!.url as string);
-  const tap = await PgWireTap.start({ host: server.hostname, port: Number(server.port || 5432) });
+  const tap = await PgWireTap.start(postgres!.url as string);
   t.after(() => tap.close());
   const e = testEnvironment(t, postgres!, { CAURI_WORKERS: 'none', DATABASE_URL: tap.through(postgres!.url as string) });
   const runtime = await startRuntimeIn(t, e);

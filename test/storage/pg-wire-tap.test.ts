@@ -13,8 +13,7 @@ const postgres = DATABASES.find((d) => d.name === 'postgres');
 test('the wire tap counts what PostgreSQL answered: statements, round trips, transaction blocks', {
   skip: postgres === undefined ? 'TEST_DATABASE_URL is needed' : false,
 }, async (t) => {
-  const url = new URL(postgres!.url as string);
-  const tap = await PgWireTap.start({ host: url.hostname, port: Number(url.port || 5432) });
+  const tap = await PgWireTap.start(postgres!.url as string);
   t.after(() => tap.close());
   const pipelined = new pg.Client({ connectionString: tap.through(postgres!.url as string), pipeline: true } as pg.ClientConfig);
   await pipelined.connect();

@@ -134,12 +134,18 @@ export class PgWireTap {
   readonly #server: Server;
   #port = 0;
 
-  private constructor(upstream: { host: string; port: number }) {
-    this.#server = createServer((client) => this.#relay(client, connect(upstream.port, upstream.host)));
+  private constructor(upstream: { host: string; port: number } | { path: string }) {
+    this.#server = createServer((client) => this.#relay(client, connect(upstream)));
   }
 
-  static async start(upstream: { host: string; port: number }): Promise<PgWireTap> {
-    const tap = new PgWireTap(upstream);
+  /** A tap in front of the server that `url` (a postgres:// connection string) names, over TCP or a Unix socket. */
+  static async start(url: string): Promise<PgWireTap> {
+    const at = new URL(url);
+    const port = Number(at.port || 5432);
+    const socketDir = at.searchParams.get('host');
+    const tap = new PgWireTap(
+      socketDir?.startsWith('/') ? { path: `${socketDir}/.s.PGSQL.${port}` } : { host: at.hostname || '127.0.0.1', port },
+    );
     await new Promise<void>((resolve) => tap.#server.listen(0, '127.0.0.1', resolve));
     tap.#port = (tap.#server.address() as { port: number }).port;
     return tap;
@@ -175,6 +181,7 @@ export class PgWireTap {
     const at = new URL(url);
     at.hostname = '127.0.0.1';
     at.port = String(this.#port);
+    at.searchParams.delete('host');
     return at.href;
   }
 
