@@ -35,9 +35,11 @@ mkdirSync(SHOTS, { recursive: true });
 
 /**
  * Waits until `check` holds. (Playwright's waitForFunction evaluates a string in the page, which the
- * dashboard's Content-Security-Policy rightly refuses.)
+ * dashboard's Content-Security-Policy rightly refuses.) The default wait is long: it only matters when
+ * something is slow (a busy machine running the browser, the service and other test files at once),
+ * never when a check passes.
  */
-export async function until(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+export async function until(check: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -116,7 +118,8 @@ export async function watchedPage(t: TestContext): Promise<{ page: Page; problem
     // A refused token exchange and an expired token are 401 responses, which Chromium logs.
     if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.push(message.text());
   });
-  page.setDefaultTimeout(10_000);
+  // As long as until()'s wait, for the same reason.
+  page.setDefaultTimeout(30_000);
   return { page, problems };
 }
 
