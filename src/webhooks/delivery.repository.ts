@@ -10,10 +10,31 @@ const INSERT_CHUNK = 400;
 
 // ----- Fan-out ------------------------------------------------------------------------------------
 
-const queuedEvents = (db: Kysely<Database>, limit: number) =>
-  db.selectFrom('event_queue as q').innerJoin('events as e', 'e.id', 'q.event_id').selectAll('e').orderBy('q.event_id').limit(limit);
-const pendingEvents = new PreparedQuery(1, (db, limit: number) => queuedEvents(db, limit));
-const pendingEventsLocked = new PreparedQuery(1, (db, limit: number) => queuedEvents(db, limit).forUpdate('q').skipLocked());
+/**
+ * The first `limit` events on the queue, oldest first. The queue's rows are taken first, in a
+ * subquery with the limit, and their events then looked up by key one by one, so that a fan-out
+ * reads at most `limit` events however many the table holds. Written as a plain join, PostgreSQL
+ * merged or hashed it with the whole events table (every event older than the first queued one, read
+ * at each fan-out of a long-running deployment); the lateral lookup, which cannot be turned into such
+ * a join, keeps it to the queued ones. `locked` (PostgreSQL) locks the queue rows taken, skipping
+ * those another worker holds; SQLite has no LATERAL, and its planner looks the events up by key anyway.
+ */
+export const pendingEventsQuery = (db: Kysely<Database>, limit: number, locked: boolean) => {
+  const queue = db.selectFrom('event_queue').select('event_id').orderBy('event_id').limit(limit);
+  if (!locked) {
+    return db.selectFrom(queue.as('q')).innerJoin('events as e', 'e.id', 'q.event_id').selectAll('e').orderBy('q.event_id');
+  }
+  return db
+    .selectFrom(queue.forUpdate().skipLocked().as('q'))
+    .innerJoinLateral(
+      (eb) => eb.selectFrom('events').selectAll().whereRef('events.id', '=', 'q.event_id').limit(1).as('e'),
+      (join) => join.onTrue(),
+    )
+    .selectAll('e')
+    .orderBy('q.event_id');
+};
+const pendingEvents = new PreparedQuery(1, (db, limit: number) => pendingEventsQuery(db, limit, false));
+const pendingEventsLocked = new PreparedQuery(1, (db, limit: number) => pendingEventsQuery(db, limit, true));
 
 /**
  * The oldest events not yet fanned out (on the queue), in id order. On PostgreSQL their queue rows
