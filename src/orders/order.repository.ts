@@ -258,17 +258,39 @@ export async function retryPartnerOrdersNow(db: Kysely<Database>, partnerId: str
   return Number(result.numUpdatedRows);
 }
 
+// Orders open at the partner, the condition of the partial index `orders_open_partner` word for word,
+// literals included: SQLite uses a partial index only for a query that repeats its condition.
+const OPEN = sql<boolean>`status in ('routed', 'partially_filled')`;
+
+/** The first open order's partner after (`rcpt_to`, `connector`), in that order: one step down the partial index. */
+export const openPartnerAfterQuery = (db: Kysely<Database>, rcptTo: string, connector: string) =>
+  db
+    .selectFrom('orders')
+    .select(['rcpt_to', 'connector'])
+    .where(OPEN)
+    .where((eb) => eb(eb.refTuple('rcpt_to', 'connector'), '>', eb.tuple(rcptTo, connector)))
+    .orderBy('rcpt_to')
+    .orderBy('connector')
+    .limit(1);
+const firstOpenPartner = new PreparedQuery(0, (db) =>
+  db.selectFrom('orders').select(['rcpt_to', 'connector']).where(OPEN).orderBy('rcpt_to').orderBy('connector').limit(1),
+);
+const openPartnerAfter = new PreparedQuery(2, openPartnerAfterQuery);
+
 /**
- * Partners with orders still open at the partner: the report logs the router must read. The condition
- * is that of the partial index `orders_open_partner` word for word, literals included: SQLite uses a
- * partial index only for a query that repeats its condition.
+ * Partners with orders still open at the partner: the report logs the router must read, at every
+ * poll. Read as a skip scan of the partial index of open orders, one step per partner, so that a poll
+ * costs a few index lookups however many orders are open; a DISTINCT read every open order's entry
+ * (13 ms a poll with some 10,000 open on PostgreSQL, growing with them).
  */
 export async function partnersWithOpenOrders(db: Kysely<Database>): Promise<{ rcpt_to: string; connector: string }[]> {
-  return openPartnersQuery(db).execute();
-}
-
-export function openPartnersQuery(db: Kysely<Database>) {
-  return db.selectFrom('orders').select(['rcpt_to', 'connector']).distinct().where(sql<boolean>`status in ('routed', 'partially_filled')`);
+  const partners: { rcpt_to: string; connector: string }[] = [];
+  let next = await firstOpenPartner.first(db);
+  while (next !== undefined) {
+    partners.push(next);
+    next = await openPartnerAfter.first(db, next.rcpt_to, next.connector);
+  }
+  return partners;
 }
 
 /**

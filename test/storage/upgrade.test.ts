@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CompiledQuery, sql } from 'kysely';
-import { openPartnersQuery, partnersWithOpenOrders } from '../../src/orders/order.repository.js';
+import { openPartnerAfterQuery, partnersWithOpenOrders } from '../../src/orders/order.repository.js';
 import { fillOf } from '../../src/orders/fill.js';
 import { JournaledSandboxConnector } from '../../src/routing/sandbox/journaled-connector.js';
 import { ManualClock } from '../../src/lib/clock.js';
@@ -96,7 +96,7 @@ for (const database of DATABASES) {
       await db.updateTable('orders').set({ status: 'routed' }).where('id', '=', 'ord_3').execute();
       assert.deepEqual(await open(), ['sgi_a sandbox-sgi_a', 'sgi_c sandbox-sgi_c']);
       if (database.name === 'sqlite') {
-        const query = openPartnersQuery(db).compile();
+        const query = openPartnerAfterQuery(db, 'sgi_a', 'sandbox-sgi_a').compile();
         const plan = await db.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${query.sql}`, [...query.parameters]));
         assert.ok(
           plan.rows.some((r) => r.detail.includes('orders_open_partner')),
