@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CompiledQuery } from 'kysely';
 import { DATABASES, openTestStorage } from '../../test/support/harness.js';
+import { rowsReadOnPostgres, sqlitePlan } from '../../test/support/query-plans.js';
 import { orderRow } from '../../test/support/orders.js';
 import { newId } from '../lib/ids.js';
 import { insertOrder, openPartnerAfterQuery, partnersWithOpenOrders } from './order.repository.js';
@@ -11,13 +11,6 @@ const ORDERS = 6000;
 const START = Date.UTC(2026, 10, 28, 9);
 const STATUSES = ['routed', 'filled', 'partially_filled', 'cancelled', 'routed', 'created'] as const;
 const PARTNERS = ['sgi_a', 'sgi_b', 'sgi_c', 'sgi_d'];
-
-/** The rows a plan node and its children read from `relation` (PostgreSQL's EXPLAIN ANALYZE, JSON). */
-function rowsRead(node: Record<string, unknown>, relation: string): number {
-  const own = node['Relation Name'] === relation ? Number(node['Actual Rows']) * Number(node['Actual Loops']) : 0;
-  const children = (node['Plans'] as Record<string, unknown>[] | undefined) ?? [];
-  return own + children.reduce((sum, child) => sum + rowsRead(child, relation), 0);
-}
 
 for (const database of DATABASES) {
   test(`the router's partners with open orders: each once, in order, read a step per partner however many orders are open (${database.name})`, async (t) => {
@@ -48,14 +41,10 @@ for (const database of DATABASES) {
     // One step reads one entry of the partial index, not every open order.
     const step = openPartnerAfterQuery(db, 'sgi_a', 'fix').compile();
     if (database.name === 'postgres') {
-      const plan = await db.executeQuery<{ 'QUERY PLAN': [{ Plan: Record<string, unknown> }] }>(
-        CompiledQuery.raw(`explain (analyze, format json) ${step.sql}`, [...step.parameters]),
-      );
-      const root = plan.rows[0]?.['QUERY PLAN'][0].Plan as Record<string, unknown>;
-      assert.equal(rowsRead(root, 'orders'), 1, JSON.stringify(root));
+      const { rows, plan } = await rowsReadOnPostgres(db, step, 'orders');
+      assert.equal(rows, 1, plan);
     } else {
-      const plan = await db.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${step.sql}`, [...step.parameters]));
-      const details = plan.rows.map((r) => r.detail).join('\n');
+      const details = await sqlitePlan(db, step);
       assert.match(details, /USING (COVERING )?INDEX orders_open_partner \(\(rcpt_to,connector\)>\(\?,\?\)\)/, details);
       assert.doesNotMatch(details, /TEMP B-TREE/, details);
     }

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CompiledQuery, sql } from 'kysely';
+import { sql } from 'kysely';
 import { DATABASES, openTestStorage } from '../../test/support/harness.js';
+import { rowsReadOnPostgres, sqlitePlan } from '../../test/support/query-plans.js';
 import { newId } from '../lib/ids.js';
 import type { EventTable } from '../events/event.table.js';
 import { lockPendingEvents, pendingEventsQuery } from './delivery.repository.js';
@@ -10,13 +11,6 @@ const EVENTS = 20_000;
 const STILL_QUEUED = 5;
 const CHUNK = 1000;
 const START = Date.UTC(2026, 10, 28, 9);
-
-/** The rows a plan node and its children read from `relation` (PostgreSQL's EXPLAIN ANALYZE, JSON). */
-function rowsRead(node: Record<string, unknown>, relation: string): number {
-  const own = node['Relation Name'] === relation ? Number(node['Actual Rows']) * Number(node['Actual Loops']) : 0;
-  const children = (node['Plans'] as Record<string, unknown>[] | undefined) ?? [];
-  return own + children.reduce((sum, child) => sum + rowsRead(child, relation), 0);
-}
 
 for (const database of DATABASES) {
   test(`the fan-out reads the queued events only, however many were fanned out before them (${database.name})`, async (t) => {
@@ -60,18 +54,11 @@ for (const database of DATABASES) {
     const query = pendingEventsQuery(db, 100, postgres).compile();
     if (postgres) {
       await db.transaction().execute(async (trx) => {
-        const plan = await trx.executeQuery<{ 'QUERY PLAN': [{ Plan: Record<string, unknown> }] }>(
-          CompiledQuery.raw(`explain (analyze, format json) ${query.sql}`, [...query.parameters]),
-        );
-        const root = plan.rows[0]?.['QUERY PLAN'][0].Plan as Record<string, unknown>;
-        assert.ok(
-          rowsRead(root, 'events') <= STILL_QUEUED,
-          `${rowsRead(root, 'events')} events read for ${STILL_QUEUED} queued: ${JSON.stringify(root)}`,
-        );
+        const { rows, plan } = await rowsReadOnPostgres(trx, query, 'events');
+        assert.ok(rows <= STILL_QUEUED, `${rows} events read for ${STILL_QUEUED} queued: ${plan}`);
       });
     } else {
-      const plan = await db.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${query.sql}`, [...query.parameters]));
-      const details = plan.rows.map((r) => r.detail).join('\n');
+      const details = await sqlitePlan(db, query);
       assert.match(details, /SEARCH e USING INDEX/, details);
       assert.doesNotMatch(details, /SCAN e\b/, details);
     }
