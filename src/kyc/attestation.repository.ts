@@ -78,11 +78,13 @@ export interface RevokedRow {
 }
 
 /** Revocations numbered after `since`, in revocation order. */
-export async function listRevocations(db: Kysely<Database>, since: number): Promise<RevokedRow[]> {
+/** The revocations numbered after `since` up to `upTo` (both list numbers), in their order. */
+export async function listRevocations(db: Kysely<Database>, since: number, upTo: number): Promise<RevokedRow[]> {
   const rows = await db
     .selectFrom('attestations')
     .select(['id', 'revoked_at', 'revocation_reason', 'crl_number'])
     .where('crl_number', '>', since)
+    .where('crl_number', '<=', upTo)
     .orderBy('crl_number')
     .execute();
   return rows as RevokedRow[];

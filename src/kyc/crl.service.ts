@@ -32,7 +32,8 @@ export interface SignedCrl {
 /**
  * The signed revocation list. Its content is a pure function of the database state, the current key
  * and the 15-minute period: `issued_at` is the start of the period, moved later only to the latest
- * revocation or the current key's window start. Ed25519 signatures are deterministic, so every
+ * revocation the list accounts for (a delta's included, even when it lists none) or the current
+ * key's window start. Ed25519 signatures are deterministic, so every
  * process of a deployment serves byte-identical lists with the same ETag, and the list is re-signed
  * (gets a new issued_at) every 15 minutes.
  */
@@ -58,8 +59,12 @@ export class CrlService {
     const cached = this.#cache.get(cacheKey);
     if (cached !== undefined) return cached;
 
-    const rows = await listRevocations(this.db, since ?? 0);
-    const lastRevocation = rows.length === 0 ? 0 : Math.max(...rows.map((r) => r.revoked_at));
+    // Bounded by the number read above, so that a revocation made meanwhile is not listed under it.
+    const rows = await listRevocations(this.db, since ?? 0, crlNumber);
+    // A list is never dated before the last revocation it accounts for, whether or not a delta's
+    // entries include it (a delta from the current number has none).
+    const last = since === crlNumber && crlNumber > 0 ? await listRevocations(this.db, crlNumber - 1, crlNumber) : rows;
+    const lastRevocation = last.length === 0 ? 0 : Math.max(...last.map((r) => r.revoked_at));
     const issuedAt = Math.max(period, Math.ceil(lastRevocation / 1000) * 1000, key.validFrom);
     const document: CrlDocument = signDocument(
       {

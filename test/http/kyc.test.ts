@@ -169,6 +169,16 @@ for (const database of DATABASES) {
       assert.deepEqual(merged.crl.entries, full2.entries);
       assert.equal(merged.crl.crl_number, full2.crl_number);
       assert.equal(full2.entries[1].reason, 'other', 'default reason');
+      // A delta from the current number lists nothing, and is dated like the full list it stands for:
+      // never before the revocation that number counts.
+      const upToDate = await json(await fetch(`${base}/v1/kyc/crl?since=2`));
+      assert.deepEqual([upToDate.crl_number, upToDate.base_crl_number, upToDate.entries], [2, 2, []]);
+      assert.ok(verifyCrl(upToDate, keyDocument).valid);
+      assert.ok(
+        upToDate.issued_at >= full2.entries[1].revoked_at,
+        `dated ${upToDate.issued_at}, before the revocation at ${full2.entries[1].revoked_at}`,
+      );
+      assert.equal(upToDate.issued_at, full2.issued_at);
 
       const tooFar = await fetch(`${base}/v1/kyc/crl?since=9`);
       assert.equal(tooFar.status, 422);
