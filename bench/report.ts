@@ -268,7 +268,7 @@ export function renderReport(input: {
   out(
     '- After the PostgreSQL order scenario, a census counts what an order sends on the wire: a fresh service on a database of its own, ' +
       'with no worker running, reaches PostgreSQL through a relay in the harness that reads the protocol, and places 200 orders one at a ' +
-      "time; PostgreSQL's answers give the statements, round trips and transactions of each, set beside the service's own counters.",
+      "time; PostgreSQL's answers give the statements, round trips, Syncs answered and transactions of each, set beside the service's own counters.",
   );
   out(
     "- Offline verification alternates ours and the reference in 100 ms slices for the same total time each and reports each side's " +

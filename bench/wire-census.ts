@@ -7,7 +7,7 @@ import type { ServerProcess } from './processes.js';
 /** Orders the census places, one at a time. */
 const CENSUS_ORDERS = 200;
 
-type Sent = Pick<TapCounts, 'statements' | 'roundTrips' | 'transactions'>;
+type Sent = Pick<TapCounts, 'statements' | 'roundTrips' | 'syncs' | 'transactions'>;
 
 function spread(values: number[]): string {
   const sorted = [...values].sort((a, b) => a - b);
@@ -54,8 +54,8 @@ export async function pgWireCensus(
         if (res.status !== 201 || answer.status !== 'routed') {
           throw new Error(`census order ${i + 1}: ${res.status} ${JSON.stringify(answer)}, expected 201 routed`);
         }
-        const { statements, roundTrips, transactions } = tapDifference(tap.snapshot(), before);
-        sent.push({ statements, roundTrips, transactions });
+        const { statements, roundTrips, syncs, transactions } = tapDifference(tap.snapshot(), before);
+        sent.push({ statements, roundTrips, syncs, transactions });
       }
       const countedAfter = await readWire(service);
       // The whole window, the reads of the service's counters included (/metrics reads the database).
@@ -70,7 +70,7 @@ export async function pgWireCensus(
         `Counted on the wire, as PostgreSQL answered: a fresh service on a database of its own, with no worker running, reached the server through a relay that reads the protocol ` +
         `(a statement for each CommandComplete or error, a round trip for each time the service sent while nothing it had sent was unanswered, a transaction for each block that a ReadyForQuery reports ended), ` +
         `and placed ${CENSUS_ORDERS} of these orders one at a time. Each order's request path: ${spread(sent.map((s) => s.statements))} statements, ` +
-        `${spread(sent.map((s) => s.roundTrips))} round trips, ${spread(sent.map((s) => s.transactions))} transactions (the median, and the range where orders differed). ` +
+        `${spread(sent.map((s) => s.roundTrips))} round trips, ${spread(sent.map((s) => s.syncs))} Syncs answered (one write of PostgreSQL's each), ${spread(sent.map((s) => s.transactions))} transactions (the median, and the range where orders differed). ` +
         `The service's own \`cauri_db_wire_total\` over the same orders: ${agree}; its round trips, ${counted('round_trips')} against ${total('roundTrips')} on the wire (the reads of its counters included).`
       );
     } finally {

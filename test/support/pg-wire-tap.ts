@@ -9,6 +9,8 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
  * - `roundTrips`: times a client sent while none of its connection's requests (a Sync or a simple
  *   Query) was still unanswered by a ReadyForQuery: requests sent behind an unanswered one share its
  *   round trip;
+ * - `syncs`: ReadyForQuery answers, one for each Sync or simple Query the client sent: PostgreSQL
+ *   flushes its socket at each, so statements pipelined with one Sync come back in one write;
  * - `transactions`: transaction blocks ended, from the status PostgreSQL gives in each ReadyForQuery
  *   (in a block or failed, then idle); a statement that runs on its own is not one.
  *
@@ -20,6 +22,7 @@ export interface TapCounts {
   unreadable: number;
   statements: number;
   roundTrips: number;
+  syncs: number;
   transactions: number;
 }
 
@@ -112,6 +115,7 @@ class Conversation {
         if (!this.#ready) {
           this.#ready = true;
         } else {
+          this.counts.syncs++;
           this.#awaiting = Math.max(0, this.#awaiting - 1);
           if (this.#awaiting === 0) this.#inFlight = false;
           if (status === IDLE && this.#status !== IDLE) this.counts.transactions++;
@@ -129,7 +133,7 @@ class Conversation {
  * connection string at `port` on 127.0.0.1 instead of the server.
  */
 export class PgWireTap {
-  readonly counts: TapCounts = { connections: 0, unreadable: 0, statements: 0, roundTrips: 0, transactions: 0 };
+  readonly counts: TapCounts = { connections: 0, unreadable: 0, statements: 0, roundTrips: 0, syncs: 0, transactions: 0 };
   readonly #sockets = new Set<Socket>();
   readonly #server: Server;
   #port = 0;
@@ -203,6 +207,7 @@ export function tapDifference(after: TapCounts, before: TapCounts): TapCounts {
     unreadable: after.unreadable - before.unreadable,
     statements: after.statements - before.statements,
     roundTrips: after.roundTrips - before.roundTrips,
+    syncs: after.syncs - before.syncs,
     transactions: after.transactions - before.transactions,
   };
 }
