@@ -86,6 +86,34 @@ for (const database of DATABASES) {
       assert.equal((await c.events('order.cancelled', gtd.body.id)).length, 1);
     });
 
+    test('an order placed in trading at last waits for the next opening auction; a day order placed then expires unfilled at the close', async (t) => {
+      const c = await orderContext(t, database);
+      const att = await c.attestation();
+      const clk = (await c.post('/v1/test-clocks', { frozen_time: '2026-11-23T14:40:00.000Z' })).body;
+      const base = { rcpt_to: BAOBAB, kyc_attestation_id: att, instrument: 'KOLA.BRVM', side: 'buy', qty: 10, test_clock: clk.id };
+      const day = await c.order(base);
+      // The top of the band: a limit every simulated price crosses.
+      const marketable = await c.order({ ...base, limit_price_cents: 1_666_250 });
+      const gtc = await c.order({ ...base, time_in_force: 'gtc' });
+      for (const o of [day, marketable, gtc]) assert.equal(o.body.status, 'routed', JSON.stringify(o.body));
+
+      await c.post(`/v1/test-clocks/${clk.id}/advance`, { frozen_time: '2026-11-23T14:59:59.000Z' });
+      for (const o of [day, marketable, gtc]) {
+        assert.equal((await c.get(o.body.id)).status, 'routed', 'nothing executes in trading at last');
+        assert.deepEqual(await c.events('order.executed', o.body.id), []);
+      }
+      await c.post(`/v1/test-clocks/${clk.id}/advance`, { frozen_time: '2026-11-24T09:44:59.000Z' });
+      for (const o of [day, marketable]) {
+        const expired = await c.get(o.body.id);
+        assert.deepEqual([expired.status, expired.cancel_reason, expired.filled_qty], ['cancelled', 'expired', 0]);
+      }
+      assert.equal((await c.get(gtc.body.id)).status, 'routed');
+      await c.post(`/v1/test-clocks/${clk.id}/advance`, { frozen_time: '2026-11-24T09:45:00.000Z' });
+      assert.equal((await c.get(gtc.body.id)).status, 'filled');
+      const [fill] = await c.events('order.executed', gtc.body.id);
+      assert.equal(fill?.executed_at, '2026-11-24T09:45:00.000Z', "at the next session's opening auction");
+    });
+
     test('refusals change nothing: advance backwards or too far, an unknown clock, another unknown id', async (t) => {
       const c = await orderContext(t, database);
       const att = await c.attestation();

@@ -4,24 +4,22 @@ import { exchangeOfInstrument } from '../../partners/markets.js';
 
 /**
  * When the simulated exchange matches orders (pure): the phases of the instrument's exchange
- * calendar, read as execution windows. Pre-open and pre-close take orders without matching them, and
- * nothing executes while the exchange is closed.
+ * calendar, read as execution windows. Only the auctions and continuous trading execute: pre-open and
+ * pre-close take orders without matching them, trading at last executes nothing (an order that
+ * reaches the partner then waits for the next session's opening auction), and nothing executes while
+ * the exchange is closed.
  *
  * - An auction (opening or closing) executes, at its instant, every waiting order whose limit the
- *   auction price crosses, all at that one price. An auction published as a window uncrosses at the
- *   end of the window.
+ *   auction price (the simulated price at that instant) crosses, all at that one price. An auction
+ *   published as a window uncrosses at the end of the window.
  * - Continuous trading executes at any second of its phase at the moving simulated price.
- * - Trading at last executes at the closing price only: the simulated price at the start of the phase
- *   (the instant of the closing auction), for the whole phase.
  */
 export interface ExecutionWindow {
-  readonly kind: 'auction' | 'continuous' | 'at_last';
-  /** The first instant of the window at or after the one asked about. */
+  readonly kind: 'auction' | 'continuous';
+  /** The first instant of the window at or after the one asked about; an auction's one price is the simulated price then. */
   readonly atMs: number;
   /** The end of the window (exclusive); an auction's is one millisecond after its instant. */
   readonly untilMs: number;
-  /** The instant whose simulated price is the window's one price; null in continuous trading. */
-  readonly priceAtMs: number | null;
 }
 
 export interface SessionRule {
@@ -48,7 +46,7 @@ export function calendarSessions(calendar: () => MarketCalendar): SessionRule {
   };
 }
 
-/** The first window of a day's phases (in time order) that ends after `atMs`. */
+/** The first window of a day's phases (in time order) that ends after `atMs`; trading at last is none. */
 export function windowOfDay(phases: readonly { name: string; start: string; end: string }[], atMs: number): ExecutionWindow | null {
   for (const phase of phases) {
     const start = Date.parse(phase.start);
@@ -56,13 +54,10 @@ export function windowOfDay(phases: readonly { name: string; start: string; end:
     switch (phase.name) {
       case 'opening_auction':
       case 'closing_auction':
-        if (end >= atMs) return { kind: 'auction', atMs: end, untilMs: end + 1, priceAtMs: end };
+        if (end >= atMs) return { kind: 'auction', atMs: end, untilMs: end + 1 };
         break;
       case 'continuous':
-        if (end > atMs) return { kind: 'continuous', atMs: Math.max(start, atMs), untilMs: end, priceAtMs: null };
-        break;
-      case 'trading_at_last':
-        if (end > atMs) return { kind: 'at_last', atMs: Math.max(start, atMs), untilMs: end, priceAtMs: start };
+        if (end > atMs) return { kind: 'continuous', atMs: Math.max(start, atMs), untilMs: end };
         break;
       default:
         break;

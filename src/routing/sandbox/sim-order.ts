@@ -278,8 +278,8 @@ function scan(o: SimOrder, from: number, until: number): number | null {
 
 /**
  * findFill on an exchange with sessions (session.ts): the first window from `from` in which the
- * order crosses. At an auction or in trading at last the order meets the window's one price; in
- * continuous trading, the moving price with the order's own jitter.
+ * order crosses. At an auction the order meets the auction's one price; in continuous trading, the
+ * moving price with the order's own jitter.
  */
 function findSessionFill(o: SimOrder, session: SessionRule, from: number, until: number): { at: number; price: number } | null {
   let t = from;
@@ -293,8 +293,8 @@ function findSessionFill(o: SimOrder, session: SessionRule, from: number, until:
       t = w.atMs;
       break;
     }
-    if (w.priceAtMs !== null) {
-      const price = windowPriceCents(o.order, w.priceAtMs);
+    if (w.kind === 'auction') {
+      const price = auctionPriceCents(o.order, w.atMs);
       if (meetsLimit(o.order, price)) return { at: w.atMs, price };
       t = w.untilMs;
       continue;
@@ -308,8 +308,8 @@ function findSessionFill(o: SimOrder, session: SessionRule, from: number, until:
   return null;
 }
 
-/** The one price of an auction or of trading at last: the market's at that instant, without an order's jitter. */
-function windowPriceCents(order: OrderForPartner, atMs: number): number {
+/** The one price of an auction: the market's at its instant, without an order's jitter. */
+function auctionPriceCents(order: OrderForPartner, atMs: number): number {
   return simulatedPriceCents(order.instrument, order.reference_price_cents, atMs, gridOf(order));
 }
 
@@ -327,8 +327,8 @@ export function immediatePriceCents(o: SimOrder, atMs: number): number | null {
   if (o.session === null) return crosses(o.order, atMs) ? executionPriceCents(o.order, 0, atMs) : null;
   const w = o.session.next(o.order.instrument, atMs);
   if (w === null || w.atMs !== atMs) return null;
-  if (w.priceAtMs !== null) {
-    const price = windowPriceCents(o.order, w.priceAtMs);
+  if (w.kind === 'auction') {
+    const price = auctionPriceCents(o.order, w.atMs);
     return meetsLimit(o.order, price) ? price : null;
   }
   return crosses(o.order, atMs) ? executionPriceCents(o.order, 0, atMs) : null;

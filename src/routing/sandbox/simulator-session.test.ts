@@ -87,7 +87,7 @@ test('an order placed in continuous trading fills about a second later; one plac
   assert.equal(fills[0]?.executed_at, '2026-11-30T09:45:00.000Z', 'at the next opening auction');
 });
 
-test('ioc executes nothing outside a matching phase and is cancelled unfilled; in trading at last it executes at the closing price', () => {
+test('ioc executes nothing outside a matching phase and is cancelled unfilled, in trading at last as while closed', () => {
   const sim = new SgiSimulator({ name: 'sgi_session', session: sessions });
   sim.submit(order('ioc-closed', { time_in_force: 'ioc' }), MON_08H);
   const closed = sim.reports(null, MON_08H).reports;
@@ -98,14 +98,46 @@ test('ioc executes nothing outside a matching phase and is cancelled unfilled; i
   assert.equal(closed[1]?.type === 'cancelled' && closed[1].reason, 'unfilled');
 
   const atLast = Date.parse('2026-11-23T14:40:00.000Z');
-  const close = Date.parse('2026-11-23T14:30:00.000Z');
-  const closingPrice = simulatedPriceCents('KOLA.BRVM', KOLA, close, {
-    tick_size_cents: 500,
-    price_limits: { low_cents: 1_433_750, high_cents: 1_666_250 },
-  });
   const ioc = order('ioc-last', { time_in_force: 'ioc' });
   sim.submit(ioc, atLast);
-  const fill = executions(sim.reports(null, atLast).reports).find((r) => r.order_id === ioc.order_id);
-  assert.ok(fill !== undefined && fill.type === 'fill');
-  assert.equal(fill.fill_price_cents, closingPrice);
+  const mine = sim.reports(null, atLast).reports.filter((r) => r.order_id === ioc.order_id);
+  assert.deepEqual(
+    mine.map((r) => r.type),
+    ['accepted', 'cancelled'],
+    'no execution at the closing price',
+  );
+  assert.equal(mine[1]?.type === 'cancelled' && mine[1].reason, 'unfilled');
+});
+
+test('trading at last executes nothing: an order placed then waits for the next opening auction; one placed in pre-close meets the closing auction', () => {
+  const sim = new SgiSimulator({ name: 'sgi_session', session: sessions });
+  const grid = { tick_size_cents: 500, price_limits: { low_cents: 1_433_750, high_cents: 1_666_250 } };
+  const closingAuction = Date.parse('2026-11-23T14:30:00.000Z');
+  const atLast = Date.parse('2026-11-23T14:40:00.000Z');
+  const nextOpening = Date.parse('2026-11-24T09:45:00.000Z');
+  const closingPrice = simulatedPriceCents('KOLA.BRVM', KOLA, closingAuction, grid);
+
+  const preClose = order('pre-close');
+  sim.submit(preClose, Date.parse('2026-11-23T14:10:00.000Z'));
+  const market = order('at-last-market');
+  const marketable = order('at-last-limit', { limit_price_cents: 1_666_000 });
+  const seller = order('at-last-seller', { side: 'sell', limit_price_cents: 1_434_000 });
+  for (const o of [market, marketable, seller]) assert.equal(sim.submit(o, atLast).status, 'accepted');
+
+  const ofToday = executions(sim.reports(null, nextOpening - 1).reports);
+  assert.deepEqual(
+    ofToday.map((r) => [r.order_id, r.executed_at]),
+    [[preClose.order_id, '2026-11-23T14:30:00.000Z']],
+    'only the pre-close order executes, at the closing auction; nothing in trading at last, after the close or in pre-open',
+  );
+  assert.equal(ofToday[0]?.type === 'fill' && ofToday[0].fill_price_cents, closingPrice);
+
+  const tomorrow = executions(sim.reports(null, nextOpening).reports).filter((r) => r.executed_at === '2026-11-24T09:45:00.000Z');
+  assert.deepEqual(
+    tomorrow.map((r) => r.order_id).sort(),
+    [market, marketable, seller].map((o) => o.order_id).sort(),
+    "the orders placed in trading at last execute at the next session's opening auction",
+  );
+  const openingPrice = simulatedPriceCents('KOLA.BRVM', KOLA, nextOpening, grid);
+  for (const r of tomorrow) assert.equal(r.type === 'fill' && r.fill_price_cents, openingPrice);
 });
