@@ -6,7 +6,9 @@ import { currencyOfInstrument } from '../partners/markets.js';
 import type { ReferenceInstrument, ReferenceSnapshot } from '../partners/reference-data.js';
 import type { DialectName } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';
+import { findClientAttestationShared } from '../kyc/attestation.repository.js';
 import { amendConflict, capIncreaseCents, checkAmendValues } from './core/amend.js';
+import { attestationRefusal } from './core/attestation-rules.js';
 import { capCents, checkCap } from './core/caps.js';
 import { checkTradingRules } from './core/price-rules.js';
 import { isFinal } from './core/state-machine.js';
@@ -45,7 +47,8 @@ export async function recordCancelRequest(trx: Kysely<Database>, row: OrderRow, 
 
 /**
  * Records an amend request in the caller's transaction. 409 `conflict` unless the order is a limit
- * order, routed or partially filled, with no other request waiting; 422 when the new values change
+ * order, routed or partially filled, with no other request waiting; 422 when the order's attestation
+ * is revoked or expired (`not_revoked`, `not_expired`, as for a new order), when the new values change
  * nothing, do not stay above the filled quantity (`above_filled`), break the instrument's rules as
  * a new order's would (`lot_size`, `tick_size`, `price_band`: the values the amend sends, against
  * the instrument's rules and reference price now), or take the subject over its monthly cap
@@ -63,6 +66,11 @@ export async function recordAmendRequest(
   const conflict = amendConflict(row);
   if (conflict !== null) throw new ApiError('conflict', `Order ${row.id} cannot be amended: ${conflict}`);
   const details = [...checkAmendValues(row, change), ...amendedTradingRules(reference, row, change)];
+  // The attestation as a new order reads it (FOR SHARE on PostgreSQL): a revocation waits for this
+  // transaction, so no amend is recorded under an attestation after its revoke returned.
+  const attestation = await findClientAttestationShared(trx, ctx.dialect, row.client_id, row.kyc_attestation_id);
+  const refusal = attestationRefusal(attestation, row.kyc_attestation_id, ctx.now());
+  if (refusal !== null) details.push(refusal);
   if (details.length > 0) throw validationError(details);
 
   const level = row.kyc_level as KycLevel;

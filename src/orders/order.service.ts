@@ -10,6 +10,7 @@ import type { ReferenceData, ReferenceInstrument } from '../partners/reference-d
 import type { ConnectorNames as ConnectorRegistry } from './ports.js';
 import type { DialectName } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';
+import { attestationRefusal } from './core/attestation-rules.js';
 import { capCents } from './core/caps.js';
 import { checkExpireDate, expiryInstant } from './core/lifecycle.js';
 import { checkTradingRules } from './core/price-rules.js';
@@ -102,28 +103,13 @@ export class OrderService {
       ? await findClientAttestationShared(trx, this.options.dialect, clientId, request.kyc_attestation_id)
       : undefined;
     const now = this.clock.now().getTime();
-    if (attestation === undefined)
-      details.push({
-        field: 'kyc_attestation_id',
-        rule: 'exists',
-        value: request.kyc_attestation_id,
-        message: 'no such attestation issued to this client',
-      });
-    else if (attestation.revoked_at !== null)
-      details.push({
-        field: 'kyc_attestation_id',
-        rule: 'not_revoked',
-        value: request.kyc_attestation_id,
-        message: 'attestation is revoked',
-      });
-    else if (attestation.expires_at <= now)
-      details.push({
-        field: 'kyc_attestation_id',
-        rule: 'not_expired',
-        value: request.kyc_attestation_id,
-        message: 'attestation has expired',
-      });
-    else if (partner !== undefined && !(JSON.parse(attestation.jurisdictions) as string[]).includes(partner.jurisdiction)) {
+    const refusal = attestationRefusal(attestation, request.kyc_attestation_id, now);
+    if (refusal !== null) details.push(refusal);
+    else if (
+      attestation !== undefined &&
+      partner !== undefined &&
+      !(JSON.parse(attestation.jurisdictions) as string[]).includes(partner.jurisdiction)
+    ) {
       details.push({
         field: 'kyc_attestation_id',
         rule: 'jurisdiction',
@@ -316,7 +302,8 @@ export class OrderService {
 
   /**
    * Records an amend request in the caller's transaction. 409 `conflict` unless the order is a limit
-   * order, routed or partially filled, with no other request waiting; 422 when the new values change
+   * order, routed or partially filled, with no other request waiting; 422 when the order's attestation
+   * is revoked or expired (`not_revoked`, `not_expired`, as for a new order), when the new values change
    * nothing, do not stay above the filled quantity (`above_filled`), break the instrument's rules as
    * a new order's would (`lot_size`, `tick_size`, `price_band`: the values the amend sends, against
    * the instrument's rules and reference price now), or take the subject over its monthly cap

@@ -107,6 +107,53 @@ for (const database of DATABASES) {
       assert.deepEqual([bigger.status, bigger.body.qty, bigger.body.limit_price_cents], [200, 15, 2_360_000]);
     });
 
+    test('an amend under a revoked or an expired attestation is 422 with the detail a new order gets; nothing stored changes', async (t) => {
+      const c = await orderContext(t, database, undefined, { CAURI_ATTESTATION_VALIDITY_DAYS: '1' });
+      const revoked = await c.attestation();
+      const lapsing = await c.attestation({ ...KYC3_REQUEST, subject_id: 'qualified-2' });
+      const gtc = { rcpt_to: BAOBAB, instrument: 'KOLA.BRVM', side: 'buy', qty: 10, limit_price_cents: KOLA_RESTING, time_in_force: 'gtc' };
+      const first = (await c.order({ ...gtc, kyc_attestation_id: revoked })).body;
+      const second = (await c.order({ ...gtc, kyc_attestation_id: lapsing })).body;
+      for (const o of [first, second]) assert.equal(o.status, 'routed', JSON.stringify(o));
+      assert.equal((await c.post(`/v1/orders/${second.id}/amend`, { qty: 20 })).status, 200, 'in force: the amend goes through');
+
+      /** The details of a new order under `att`, then of an amend of `id` asking for `change`: the same. */
+      const bothRefused = async (att: string, id: string, change: Json): Promise<Json[]> => {
+        const placed = await c.order({ ...gtc, kyc_attestation_id: att });
+        assert.equal(placed.res.status, 422, JSON.stringify(placed.body));
+        const before = await snapshot(c, id);
+        const amended = await c.post(`/v1/orders/${id}/amend`, change);
+        assert.deepEqual([amended.status, amended.body.code], [422, 'validation_error'], JSON.stringify(amended.body));
+        assert.deepEqual(amended.body.details, placed.body.details);
+        assert.equal(await snapshot(c, id), before, 'nothing stored changes');
+        return amended.body.details;
+      };
+
+      assert.equal((await c.post(`/v1/kyc/attestations/${revoked}/revoke`, {})).status, 200);
+      assert.deepEqual(
+        (await bothRefused(revoked, first.id, { qty: 20 })).map(({ field, rule, value }) => ({ field, rule, value })),
+        [{ field: 'kyc_attestation_id', rule: 'not_revoked', value: revoked }],
+      );
+
+      c.clock.advance(24 * 3600_000);
+      assert.deepEqual(
+        (await bothRefused(lapsing, second.id, { limit_price_cents: KOLA_RESTING + 250 })).map(({ field, rule, value }) => ({
+          field,
+          rule,
+          value,
+        })),
+        [{ field: 'kyc_attestation_id', rule: 'not_expired', value: lapsing }],
+      );
+      assert.deepEqual(
+        (await refusedAmend(c, first.id, { limit_price_cents: 1 })).map((d) => [d.field, d.rule]),
+        [
+          ['limit_price_cents', 'price_band'],
+          ['kyc_attestation_id', 'not_revoked'],
+        ],
+        'listed with the other refusals',
+      );
+    });
+
     test('under a cap an amend counts in FCFA: a cedi order at the rate of the day it was placed; a missing rate is 422 fx_rate', async (t) => {
       const c = await orderContext(t, database);
       const subject = 'cedi-1';

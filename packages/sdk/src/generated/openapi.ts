@@ -447,7 +447,7 @@ export interface paths {
         put?: never;
         /**
          * Change the quantity or the limit price of an open limit order
-         * @description Only a limit order that is `routed` or `partially_filled`, with no other request waiting, can be amended (else 409). The new values pass the checks of a new order (the monthly cap counts the increase) and the new `qty` must be above `filled_qty` (422 `above_filled`). 200 when the partner answered within the request (the order with its new values and `order.amended`, or unchanged with `last_refusal`); 202 with `pending_request: pending_amend` and `pending_changes` when the answer comes later.
+         * @description Only a limit order that is `routed` or `partially_filled`, with no other request waiting, can be amended (else 409). The new values pass the checks of a new order (the monthly cap counts the increase), the attestation of the order must still be in force (422 `not_revoked` or `not_expired` on `kyc_attestation_id`, as for a new order), and the new `qty` must be above `filled_qty` (422 `above_filled`). 200 when the partner answered within the request (the order with its new values and `order.amended`, or unchanged with `last_refusal`); 202 with `pending_request: pending_amend` and `pending_changes` when the answer comes later.
          */
         post: operations["amendOrder"];
         delete?: never;
