@@ -156,12 +156,11 @@ for (const database of DATABASES) {
         value: 2_550_001,
         tick_size_cents: 500,
       });
-      assert.deepEqual(await c.refused({ ...snts, limit_price_cents: 2_550_499 }), {
-        field: 'limit_price_cents',
-        rule: 'tick_size',
-        value: 2_550_499,
-        tick_size_cents: 500,
-      });
+      // Off the grid inside the band's exact bounds (27,412.5 XOF included): the tick alone.
+      for (const limit of [2_550_499, 2_741_200, 2_741_250, 2_358_750]) {
+        const refused = await c.refused({ ...snts, limit_price_cents: limit });
+        assert.deepEqual(refused, { field: 'limit_price_cents', rule: 'tick_size', value: limit, tick_size_cents: 500 }, `${limit}`);
+      }
 
       // AGRTG.BRVM trades in lots of 10.
       const agrtg = { rcpt_to: LAGUNE, kyc_attestation_id: att, instrument: 'AGRTG.BRVM', side: 'buy' };

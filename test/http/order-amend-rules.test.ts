@@ -60,8 +60,12 @@ for (const database of DATABASES) {
       assert.deepEqual(await refusedAmend(c, snts.id, { limit_price_cents: 2_358_500 }), [
         { field: 'limit_price_cents', rule: 'price_band', value: 2_358_500, low_cents: 2_359_000, high_cents: 2_741_000 },
       ]);
+      // Off the grid but inside the band's exact bounds (23,587.5 to 27,412.5 XOF): the tick alone.
+      assert.deepEqual(await refusedAmend(c, snts.id, { limit_price_cents: 2_741_200 }), [
+        { field: 'limit_price_cents', rule: 'tick_size', value: 2_741_200, tick_size_cents: 500 },
+      ]);
       assert.deepEqual(
-        (await refusedAmend(c, snts.id, { qty: 20, limit_price_cents: 2_741_001 })).map((d) => [d.field, d.rule]),
+        (await refusedAmend(c, snts.id, { qty: 20, limit_price_cents: 2_741_251 })).map((d) => [d.field, d.rule]),
         [
           ['limit_price_cents', 'tick_size'],
           ['limit_price_cents', 'price_band'],

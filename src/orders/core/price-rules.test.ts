@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkTradingRules, marketWorstPriceCents, priceLimits, type TradingRules } from './price-rules.js';
+import { checkTradingRules, insideBand, marketWorstPriceCents, priceLimits, type TradingRules } from './price-rules.js';
 
 // A BRVM equity at 25,500 XOF with a 5 XOF tick and the +-7.5 % band: 23,587.5 and 27,412.5 XOF are
-// off the grid, so the limits round inwards to 23,590 and 27,410 XOF.
+// off the grid, so the prices an order may take run from 23,590 to 27,410 XOF.
 const SNTS: TradingRules = { reference_price_cents: 2_550_000, tick_size_cents: 500, lot_size: 1, price_band_bps: 750 };
 const rulesOf = (order: { qty: number; limit_price_cents?: number | null }, rules: TradingRules = SNTS) =>
   checkTradingRules(rules, order).map((d) => `${d.field} ${d.rule}`);
@@ -48,8 +48,43 @@ test('a limit off the tick grid fails with tick_size; both rules are reported wh
   assert.deepEqual(rulesOf({ qty: 1, limit_price_cents: 2_550_000 }), []);
   assert.deepEqual(rulesOf({ qty: 1, limit_price_cents: 2_550_001 }), ['limit_price_cents tick_size']);
   assert.deepEqual(rulesOf({ qty: 1, limit_price_cents: 2_550_499 }), ['limit_price_cents tick_size']);
-  // 27,412.5 XOF: the band's exact edge, but off the grid, and above the rounded limit.
-  assert.deepEqual(rulesOf({ qty: 1, limit_price_cents: 2_741_250 }), ['limit_price_cents tick_size', 'limit_price_cents price_band']);
+  // Beyond the band's exact bounds (23,587.5 and 27,412.5 XOF) and off the grid: both.
+  assert.deepEqual(rulesOf({ qty: 1, limit_price_cents: 2_741_251 }), ['limit_price_cents tick_size', 'limit_price_cents price_band']);
+  assert.deepEqual(rulesOf({ qty: 1, limit_price_cents: 2_358_749 }), ['limit_price_cents tick_size', 'limit_price_cents price_band']);
+});
+
+test('the band is checked at its exact bounds: a price off the grid inside them breaks only the tick', () => {
+  // Between the last price on the grid (27,410 XOF) and the exact bound (27,412.5 XOF), the bound
+  // itself included; likewise at the bottom.
+  for (const price of [2_741_200, 2_741_001, 2_741_250, 2_358_750, 2_358_999])
+    assert.deepEqual(rulesOf({ qty: 1, limit_price_cents: price }), ['limit_price_cents tick_size'], `${price}`);
+  assert.equal(insideBand(SNTS, 2_741_250), true);
+  assert.equal(insideBand(SNTS, 2_741_251), false);
+  assert.equal(insideBand(SNTS, 2_358_750), true);
+  assert.equal(insideBand(SNTS, 2_358_749), false);
+  assert.equal(insideBand({ ...SNTS, price_band_bps: null }, 1), true);
+  // A one-cent tick: 7.5 % of 1,550,001 cents is 116,250.075, so the bounds are 1,433,750.925 and
+  // 1,666,251.075 cents: integers compared exactly, with no rounding of the bounds.
+  const cent = { ...SNTS, reference_price_cents: 1_550_001, tick_size_cents: 1 };
+  assert.deepEqual(
+    [1_433_750, 1_433_751, 1_666_251, 1_666_252].map((p) => insideBand(cent, p)),
+    [false, true, true, false],
+  );
+  // Beyond 2^53 in the products, still exact: 10^12 cents with 9,999 basis points.
+  const huge = { reference_price_cents: 1_000_000_000_000, price_band_bps: 9_999 };
+  assert.deepEqual(
+    [99_999_999, 100_000_000, 1_999_900_000_000, 1_999_900_000_001].map((p) => insideBand(huge, p)),
+    [false, true, true, false],
+  );
+  // The detail's members are the prices an order may take; its message gives the exact bounds too.
+  const [detail] = checkTradingRules(SNTS, { qty: 1, limit_price_cents: 2_741_500 });
+  assert.deepEqual([detail?.low_cents, detail?.high_cents], [2_359_000, 2_741_000]);
+  assert.match(
+    String(detail?.message),
+    /from 2358750 to 2741250 cents; on the tick grid, from 2359000 \(low_cents\) to 2741000 \(high_cents\)/,
+  );
+  const [fraction] = checkTradingRules(cent, { qty: 1, limit_price_cents: 1_433_750 });
+  assert.match(String(fraction?.message), /from 1433750\.925 to 1666251\.075 cents/);
 });
 
 test('qty must be a whole number of lots', () => {
@@ -72,4 +107,7 @@ test('without a band any price on the grid passes; a market order has no price t
 test('a market order is worth its band upper limit; unknown without a band', () => {
   assert.equal(marketWorstPriceCents(SNTS), 2_741_000);
   assert.equal(marketWorstPriceCents({ ...SNTS, price_band_bps: null }), null);
+  // The worst case is the highest limit an order may take: it passes, and one tick more does not.
+  assert.deepEqual(rulesOf({ qty: 1, limit_price_cents: 2_741_000 }), []);
+  assert.deepEqual(rulesOf({ qty: 1, limit_price_cents: 2_741_000 + 500 }), ['limit_price_cents price_band']);
 });
