@@ -4,10 +4,11 @@ import { authOf } from '../auth/authenticate.js';
 import { KeysetPaging, type CursorCodec } from '../http/cursor.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { idempotentRequestOf, sendOutcome, serializerOf } from '../idempotency/idempotent-reply.js';
+import { absentBodyIsEmpty } from '../http/json-body.js';
 import { pageHeaders } from '../http/schemas.js';
 import { IdempotencyHeaders, protectedErrors } from '../http/schemas-auth.js';
 import type { Database } from '../storage/schema.js';
-import { AmendRequest, Fill, Order, OrderListQuery, OrderRequest } from './order.schemas.js';
+import { AmendRequest, CancelRequest, Fill, Order, OrderListQuery, OrderRequest } from './order.schemas.js';
 import type { OrderService } from './order.service.js';
 import { amendOrder } from './use-cases/amend-order.js';
 import { cancelOrder } from './use-cases/cancel-order.js';
@@ -118,15 +119,17 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRouteDeps> = async (app
     '/v1/orders/:id/cancel',
     {
       config: { scope: 'orders:write' },
+      preValidation: absentBodyIsEmpty,
       schema: {
         operationId: 'cancelOrder',
         tags: ['Orders'],
         summary: 'Cancel an open order (a final order is 409)',
         description:
-          'Asks the partner to cancel what remains. 200 when the partner answered within the request: the order is `cancelled` (`cancel_reason` says why), or, if the partner refused (the order filled meanwhile), as the partner reports it with `last_refusal`. 202 when the answer comes later: the order shows `pending_request: pending_cancel`, and `order.cancelled` (or `order.request_refused`) follows.',
+          'Asks the partner to cancel what remains. The body is optional: none, an empty one and `{}` are the same request; any member is 422. 200 when the partner answered within the request: the order is `cancelled` (`cancel_reason` says why), or, if the partner refused (the order filled meanwhile), as the partner reports it with `last_refusal`. 202 when the answer comes later: the order shows `pending_request: pending_cancel`, and `order.cancelled` (or `order.request_refused`) follows.',
 
         headers: IdempotencyHeaders,
         params: IdParams,
+        body: CancelRequest,
         response: { 200: Order, 202: Order, ...protectedErrors(404, 409, 422) },
       },
     },

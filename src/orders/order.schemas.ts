@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, Nullable, PageQuery, QueryObject, StringEnum } from '../http/schemas.js';
+import { DateTime, Nullable, OPTIONAL_BODY, PageQuery, QueryObject, StringEnum } from '../http/schemas.js';
 import { INSTRUMENT_CODE_PATTERN } from '../partners/markets.js';
 import { CurrencySchema } from '../partners/partner.schemas.js';
 import { CANCEL_REASONS, FAILURE_REASONS, PENDING_REQUESTS, REQUEST_REFUSALS, TIME_IN_FORCE } from './core/lifecycle.js';
@@ -134,6 +134,17 @@ export const OrderExecutedEvent = Type.Object(
   { title: 'OrderExecutedEvent' },
 );
 export type OrderExecutedEvent = Static<typeof OrderExecutedEvent>;
+
+/** A cancel takes no members: no body, an empty one and `{}` are the same request. */
+export const CancelRequest = Type.Object(
+  {},
+  {
+    additionalProperties: false,
+    title: 'CancelRequest',
+    description: 'Optional: no body is the same as `{}`. A cancel takes no members.',
+    ...OPTIONAL_BODY,
+  },
+);
 
 export const AmendRequest = Type.Object(
   {

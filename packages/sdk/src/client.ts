@@ -187,7 +187,7 @@ export class CauriClient {
      * follows. A final order is a 409.
      */
     cancel: (id: string, options?: CallOptions): Promise<Order> =>
-      this.request('post', '/v1/orders/{id}/cancel', { path: { id }, ...options }),
+      this.request('post', '/v1/orders/{id}/cancel', { path: { id }, body: {}, ...options }),
     /**
      * A new `qty`, `limit_price_cents` or both for an open limit order. The order with its new values
      * (or with `last_refusal`) when the partner answered within the request; otherwise with

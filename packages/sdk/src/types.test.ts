@@ -46,7 +46,7 @@ const checks = {
   >,
   positionsList: true satisfies Equal<ListItem<'/v1/positions'>, Position>,
   getHasNoBody: true satisfies Equal<RequestBody<'/v1/orders/{id}', 'get'>, never>,
-  cancelHasNoBody: true satisfies Equal<RequestBody<'/v1/orders/{id}/cancel', 'post'>, never>,
+  cancelTakesNoMembers: true satisfies Equal<RequestBody<'/v1/orders/{id}/cancel', 'post'>, Record<string, never> | undefined>,
   pathParams: true satisfies Equal<PathParams<'/v1/audit/snapshots/{date}/proofs/{order_id}', 'get'>, { date: string; order_id: string }>,
   noQuery: true satisfies Equal<QueryParams<'/v1/orders/{id}', 'get'>, never>,
   listItem: true satisfies Equal<ListItem<'/v1/orders'>, Order>,

@@ -427,7 +427,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel an open order (a final order is 409)
-         * @description Asks the partner to cancel what remains. 200 when the partner answered within the request: the order is `cancelled` (`cancel_reason` says why), or, if the partner refused (the order filled meanwhile), as the partner reports it with `last_refusal`. 202 when the answer comes later: the order shows `pending_request: pending_cancel`, and `order.cancelled` (or `order.request_refused`) follows.
+         * @description Asks the partner to cancel what remains. The body is optional: none, an empty one and `{}` are the same request; any member is 422. 200 when the partner answered within the request: the order is `cancelled` (`cancel_reason` says why), or, if the partner refused (the order filled meanwhile), as the partner reports it with `last_refusal`. 202 when the answer comes later: the order shows `pending_request: pending_cancel`, and `order.cancelled` (or `order.request_refused`) follows.
          */
         post: operations["cancelOrder"];
         delete?: never;
@@ -1049,6 +1049,11 @@ export interface components {
              */
             end: string;
         };
+        /**
+         * CancelRequest
+         * @description Optional: no body is the same as `{}`. A cancel takes no members.
+         */
+        CancelRequest: Record<string, never>;
         /** ClientSecretRotation */
         ClientSecretRotation: {
             /** @description The client whose secret was rotated (cli_...) */
@@ -4636,7 +4641,12 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Optional: no body is the same as `{}`. A cancel takes no members. */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CancelRequest"];
+            };
+        };
         responses: {
             /** @description OK */
             200: {
@@ -4728,6 +4738,32 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After-Conflict"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 64 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
