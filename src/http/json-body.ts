@@ -81,12 +81,13 @@ export function installJsonBodyParser(app: FastifyInstance): void {
 }
 
 /**
- * A route's preValidation hook for a body that may be left out (revoking, rotating a secret): no body
- * is the empty object, so the schema checks one shape and an Idempotency-Key sent with no body and
- * with `{}` fingerprints the same request.
+ * A route's preValidation hook for a body that may be left out (revoking, rotating a secret,
+ * cancelling an order): no body is the empty object, so the schema checks one shape and an
+ * Idempotency-Key sent with no body and with `{}` fingerprints the same request. A JSON `null` is a
+ * body, and not an object: the schema refuses it (`type`), as on every other route.
  */
 export const absentBodyIsEmpty: preValidationHookHandler = (request, _reply, done) => {
-  if (request.body === undefined || request.body === null) request.body = {};
+  if (request.body === undefined) request.body = {};
   done();
 };
 

@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import { authOf } from '../auth/authenticate.js';
 import { KeysetPaging, type CursorCodec } from '../http/cursor.js';
 import { refuseLoneSurrogates, replyIdempotently } from '../idempotency/idempotent-reply.js';
+import { absentBodyIsEmpty } from '../http/json-body.js';
 import { pageHeaders } from '../http/schemas.js';
 import { IdempotencyHeaders, protectedErrors } from '../http/schemas-auth.js';
 import type { IdempotencyService } from '../idempotency/idempotency.service.js';
@@ -50,11 +51,7 @@ const EmptyBody = Type.Object({}, { additionalProperties: false, description: 'O
  * so it is read as `{}` first: an empty request and `{}` are the same request (and the same
  * idempotency fingerprint).
  */
-const bodyOptional = {
-  preValidation: async (request: { body: unknown }) => {
-    if (request.body === undefined || request.body === null) request.body = {};
-  },
-};
+const bodyOptional = { preValidation: absentBodyIsEmpty };
 const pagedHeaders = {
   ...pageHeaders,
   'x-cursor-prev': Type.String({ description: 'Cursor of the previous (newer) page; empty on the first page.' }),

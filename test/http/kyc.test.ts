@@ -295,6 +295,12 @@ for (const database of DATABASES) {
       const empty = await revoke(ids[1] as string, '', randomUUID()); // Content-Type: application/json, empty body
       assert.equal(empty.status, 200);
       assert.equal((await json(empty)).reason, 'other');
+      const nullBody = await revoke(ids[2] as string, 'null', randomUUID()); // a body, and not an object
+      assert.equal(nullBody.status, 422);
+      assert.deepEqual(
+        (await json(nullBody)).details.map((d: Json) => [d.field, d.rule]),
+        [['body', 'type']],
+      );
       const withReason = await revoke(ids[2] as string, '{"reason":"subject_request"}', randomUUID());
       assert.equal((await json(withReason)).reason, 'subject_request');
       const missingKey = await api.call('POST', `/v1/kyc/attestations/${ids[2]}/revoke`);

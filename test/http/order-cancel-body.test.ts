@@ -36,6 +36,7 @@ for (const database of DATABASES) {
         ['"cancel"', [{ field: 'body', rule: 'type', value: 'cancel' }]],
         ['1', [{ field: 'body', rule: 'type', value: 1 }]],
         ['true', [{ field: 'body', rule: 'type', value: true }]],
+        ['null', [{ field: 'body', rule: 'type', value: null }]],
       ];
       for (const [raw, expected] of cases) {
         const before = await snapshot(c, order.id);
