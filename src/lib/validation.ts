@@ -1,5 +1,6 @@
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { isDateTime } from './dates.js';
 import type { ErrorDetail } from './errors.js';
 
 // ajv-formats is CommonJS with a default export; under NodeNext it arrives as the module object.
@@ -13,7 +14,10 @@ const addFormats: AddFormats = (addFormatsModule as unknown as { default: AddFor
  */
 function makeAjv(options: Options): Ajv {
   const ajv = new Ajv({ allErrors: true, verbose: true, strict: false, removeAdditional: false, ...options });
-  addFormats(ajv, { mode: 'full', formats: ['date-time', 'date', 'uri', 'uuid', 'email'] });
+  addFormats(ajv, { mode: 'full', formats: ['date', 'uri', 'uuid', 'email'] });
+  // ajv-formats' date-time takes a leap second (23:59:60), which no Date holds: the service's own
+  // check accepts only the date-times a Date represents exactly.
+  ajv.addFormat('date-time', { type: 'string', validate: isDateTime });
   return ajv;
 }
 
