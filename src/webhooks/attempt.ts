@@ -39,8 +39,6 @@ export interface AttemptDeps {
   sender: WebhookSender;
   clock: Clock;
   names: DeliveryHeaderNames;
-  /** Source of the schedule's jitter. */
-  random: () => number;
 }
 
 /**
@@ -75,7 +73,7 @@ export async function attemptDelivery(launch: Launch, deps: AttemptDeps): Promis
   if (trace.requestId !== undefined) headers['x-request-id'] = trace.requestId;
   const result = await deps.sender.send({ url: endpoint.url, headers, body });
   const succeeded = result.error === null;
-  const next = afterAttempt(delivery, succeeded, deps.random);
+  const next = afterAttempt(delivery, succeeded, attemptedAt);
   const now = deps.clock.now().getTime();
   return {
     kind: 'attempted',

@@ -284,11 +284,12 @@ export async function findMessages(db: Kysely<Database>, eventIds: readonly stri
  * another worker took the delivery): then nothing is written.
  */
 const settleLease = new PreparedQuery(
-  8,
+  9,
   (
     db,
     status: DeliveryStatus,
     attempts: number,
+    firstAttemptAt: number,
     nextAttemptAt: number | null,
     lastAttemptAt: number | null,
     updatedAt: number,
@@ -301,6 +302,7 @@ const settleLease = new PreparedQuery(
       .set({
         status,
         attempts,
+        first_attempt_at: firstAttemptAt,
         next_attempt_at: nextAttemptAt,
         last_attempt_at: lastAttemptAt,
         updated_at: updatedAt,
@@ -324,7 +326,7 @@ export async function recordAttempt(
   trx: Kysely<Database>,
   owner: string,
   attemptsBefore: number,
-  changes: Pick<WebhookDeliveryRow, 'status' | 'attempts' | 'next_attempt_at' | 'last_attempt_at' | 'updated_at'>,
+  changes: Pick<WebhookDeliveryRow, 'status' | 'attempts' | 'first_attempt_at' | 'next_attempt_at' | 'last_attempt_at' | 'updated_at'>,
   attempt: WebhookAttemptRow,
   message: WebhookMessageTable | null = null,
 ): Promise<boolean> {
@@ -332,6 +334,7 @@ export async function recordAttempt(
     trx,
     changes.status,
     changes.attempts,
+    changes.first_attempt_at,
     changes.next_attempt_at,
     changes.last_attempt_at,
     changes.updated_at,

@@ -39,8 +39,6 @@ export interface DeliveryWorkerOptions {
    * wait (and whatever waits once the worker is idle).
    */
   listBatch: number;
-  /** Source of the schedule's jitter (Math.random; a constant in tests). */
-  random: () => number;
   /** Header brand: `cauri` gives X-Cauri-Signature and Cauri-Webhooks/1.0. */
   serviceName: string;
 }
@@ -103,7 +101,6 @@ export function defaultWebhookOptions(): WebhookOptions {
     pollIntervalMs: 500,
     dispatchBatch: 200,
     listBatch: 1_000,
-    random: Math.random,
   };
 }
 

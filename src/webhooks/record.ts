@@ -10,7 +10,7 @@ export const RECORD_BATCH = 256;
 /** An attempt and the delivery's state after it, to be written under the delivery's lease. */
 export interface AttemptRecord {
   attemptsBefore: number;
-  changes: Pick<WebhookDeliveryRow, 'status' | 'attempts' | 'next_attempt_at' | 'last_attempt_at' | 'updated_at'>;
+  changes: Pick<WebhookDeliveryRow, 'status' | 'attempts' | 'first_attempt_at' | 'next_attempt_at' | 'last_attempt_at' | 'updated_at'>;
   attempt: WebhookAttemptRow;
   /** The body, to be stored with the record: the attempt failed and its body was not stored yet. */
   message: WebhookMessageTable | null;

@@ -93,7 +93,7 @@ export class DeliveryWorker {
     private readonly log: FastifyBaseLogger,
   ) {
     this.#batchListing = dialectOf(dialect).singleWriter;
-    this.#attempt = { secrets, sender, clock, names: deliveryHeaderNames(options.serviceName), random: options.random };
+    this.#attempt = { secrets, sender, clock, names: deliveryHeaderNames(options.serviceName) };
   }
 
   #limits(deferListing: boolean): FanOutLimits {

@@ -134,7 +134,7 @@ export async function developerSession(t: TestContext) {
   const env = testEnvironment(t, DATABASES[0]!, { CAURI_WORKERS: 'none' }, { clock });
   const runtime = await startRuntimeIn(t, env);
   const base = await listen(runtime);
-  // The delivery worker, driven by hand: one pass per call, on the manual clock, without jitter.
+  // The delivery worker, driven by hand: one pass per call, on the manual clock.
   const webhooks = createWebhooks({
     config: runtime.config,
     storage: runtime.storage,
@@ -143,7 +143,7 @@ export async function developerSession(t: TestContext) {
     idempotency: runtime.services.idempotency,
     cursors: new CursorCodec(Buffer.alloc(32)),
     log: runtime.app.log,
-    options: { random: () => 0.5, timeoutMs: 2000 },
+    options: { timeoutMs: 2000 },
   });
   const worker = createDeliveryWorker(webhooks);
   t.after(() => worker.stop());

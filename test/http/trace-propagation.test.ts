@@ -54,7 +54,7 @@ for (const database of DATABASES) {
       idempotency: c.runtime.services.idempotency,
       cursors: new CursorCodec(Buffer.alloc(32)),
       log: c.runtime.app.log,
-      options: { random: () => 0.5, timeoutMs: 2000 },
+      options: { timeoutMs: 2000 },
     });
     const worker = createDeliveryWorker(webhooks);
     t.after(() => worker.stop());

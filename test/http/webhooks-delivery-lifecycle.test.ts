@@ -225,7 +225,6 @@ for (const database of DATABASES) {
         idempotency: runtime.services.idempotency,
         cursors: new CursorCodec(Buffer.alloc(32)),
         log: runtime.app.log,
-        options: { random: () => 0.5 },
       });
       const worker = createDeliveryWorker(webhooks);
       t.after(() => worker.stop());

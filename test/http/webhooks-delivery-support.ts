@@ -93,8 +93,7 @@ export async function setup(
       idempotency: runtime.services.idempotency,
       cursors: new CursorCodec(Buffer.alloc(32)),
       log: runtime.app.log,
-      // No jitter, so the schedule's offsets are exact.
-      options: { random: () => 0.5, timeoutMs: 2000, ...options, ...more },
+      options: { timeoutMs: 2000, ...options, ...more },
     });
     const worker = createDeliveryWorker(webhooks);
     t.after(() => worker.stop());
