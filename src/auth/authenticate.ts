@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import { ApiError } from '../lib/errors.js';
-import { addRouteHook, registeredRoutes } from '../http/app.js';
+import { addRouteHook, onUnroutedRequest, registeredRoutes } from '../http/app.js';
 import { isRateLimitedPath, type RateLimiter } from '../http/rate-limit.js';
 import { CommittedCache } from '../storage/committed-cache.js';
 import type { Database } from '../storage/schema.js';
@@ -130,6 +130,25 @@ export function installAuthentication(
   app.addHook('onRequest', (request, reply, done) => {
     if (request.is404 && isRateLimitedPath(request.url)) limitByAddress(request, reply, done);
     else done();
+  });
+  // So are the paths Fastify cannot route at all (a malformed percent-encoding), answered 404 without hooks.
+  onUnroutedRequest(app, (request, reply, done) => {
+    if (isRateLimitedPath(request.url)) limitByAddress(request, reply, done);
+    else done();
+  });
+  // A response sent before any of these hooks counted its request carries the headers all the same:
+  // a CORS preflight, answered (or refused) first. A browser sends one by itself before a request,
+  // so it is not counted: its headers say where the caller's address stands, as the request they
+  // precede would see them before being counted. (A request with a token counts against its client.)
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (reply.hasHeader('x-ratelimit-limit') || !isRateLimitedPath(request.url)) return done(null, payload);
+    limiter.report(reply, `ip:${request.ip}`).then(
+      () => done(null, payload),
+      (error: unknown) => {
+        request.log.warn({ err: error }, 'rate limit state unavailable for the response headers');
+        done(null, payload);
+      },
+    );
   });
 }
 

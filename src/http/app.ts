@@ -1,8 +1,11 @@
 import Fastify, {
   LogController,
   type FastifyBaseLogger,
+  type FastifyError,
   type FastifyInstance,
   type FastifyHttpOptions,
+  type FastifyReply,
+  type FastifyRequest,
   type onRequestHookHandler,
   type onResponseHookHandler,
   type RouteOptions,
@@ -40,6 +43,33 @@ export interface RouteInfo {
 }
 
 const ROUTES = new WeakMap<object, RouteInfo[]>();
+const UNROUTED = new WeakMap<object, onRequestHookHandler>();
+
+/**
+ * The hook that runs before the answer to a request Fastify cannot route (see `answerUnrouted`); the
+ * rate limiter installs it, so that the answer is counted and carries the X-RateLimit headers.
+ */
+export function onUnroutedRequest(app: App, hook: onRequestHookHandler): void {
+  UNROUTED.set(app, hook);
+}
+
+/**
+ * A path Fastify's router cannot take (a malformed percent-encoding such as `%E0%A4%A`, or a path
+ * parameter over `maxParamLength`) names no route: 404 `not_found` with the error body, as for any
+ * unknown path. Fastify answers it before routing, without the hooks of the routes and of the
+ * not-found handler, so the request id and the rate limit's hook are applied here.
+ */
+function answerUnrouted(frameworkError: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-request-id', request.id);
+  const path = (request.raw.url ?? '').split('?', 1)[0];
+  const unrouted = frameworkError.code === 'FST_ERR_BAD_URL' || frameworkError.code === 'FST_ERR_MAX_PARAM_LENGTH';
+  const answer = (error?: Error) => {
+    sendError(request, reply, error ?? (unrouted ? new ApiError('not_found', `No route ${request.method} ${path}`) : frameworkError));
+  };
+  const hook = UNROUTED.get(request.server);
+  if (hook === undefined) answer();
+  else void hook.call(request.server, request, reply, answer);
+}
 
 /** Every route registered on `app` (for the OpenAPI completeness check and the route listing). */
 export function registeredRoutes(app: App): readonly RouteInfo[] {
@@ -92,6 +122,7 @@ export function fastifyOptions(config: Config, metrics: Metrics, logger?: Fastif
     return503OnClosing: false,
     ...timeoutOptions(config.http),
     clientErrorHandler: clientErrorHandler(config.http, metrics),
+    frameworkErrors: answerUnrouted,
   };
 }
 

@@ -14,6 +14,8 @@ import { ApiError } from '../lib/errors.js';
  * Credentials are never allowed: the API authenticates with bearer tokens, not cookies, so a page
  * sends its token in `Authorization` itself. Preflights (OPTIONS) are answered here, before the
  * rate limit and the token check, which a browser's preflight could not pass (it carries neither).
+ * They are not counted; the rate limiter's onSend hook gives them the X-RateLimit headers of the
+ * caller's address as it stands (src/auth/authenticate.ts).
  */
 
 /** Response headers a page may read, beyond the ones every browser exposes (Content-Type, Cache-Control, ...). */

@@ -129,6 +129,12 @@ export class RateLimiter {
     this.#apply(reply, await this.consume(key));
   }
 
+  /** Sets the headers to where `key` stands, without counting a request. */
+  async report(reply: FastifyReply, key: string): Promise<void> {
+    const now = this.clock.now().getTime();
+    setRateLimitHeaders(reply, rateLimitState(now, await this.store.count(key, windowStartOf(now)), this.limit));
+  }
+
   /**
    * enforce() without waiting, for a store that counts synchronously (in memory): true once done
    * (headers set, or 429 thrown); false, having counted nothing, when the store needs enforce().

@@ -249,7 +249,11 @@ test('CORS: public documents for any origin; the API for the configured origins 
   assert.equal(apiPreflight.headers.get('access-control-allow-headers'), ALLOWED_HEADERS);
   assert.equal(apiPreflight.headers.get('access-control-max-age'), String(PREFLIGHT_MAX_AGE));
   assert.ok(apiPreflight.headers.get('x-request-id')?.startsWith('req_'));
-  assert.equal(apiPreflight.headers.get('x-ratelimit-limit'), null, 'not counted against any limit');
+  // Not counted, but it reports where the address stands, like every API response.
+  assert.equal(apiPreflight.headers.get('x-ratelimit-limit'), String(runtime.config.rateLimitPerMinute));
+  const again = await preflight('/v1/orders', 'https://app.example.com', 'POST');
+  if (again.headers.get('x-ratelimit-reset') === apiPreflight.headers.get('x-ratelimit-reset'))
+    assert.equal(again.headers.get('x-ratelimit-remaining'), apiPreflight.headers.get('x-ratelimit-remaining'), 'not counted');
   const refusedPreflight = await preflight('/v1/orders', 'https://evil.example', 'POST');
   assert.equal(refusedPreflight.status, 403);
   const body = (await refusedPreflight.json()) as Json;
