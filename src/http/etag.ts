@@ -29,7 +29,8 @@ function opaque(tag: string): string {
 
 /**
  * Whether `If-None-Match` names the current tag, by the weak comparison RFC 9110 §13.1.2 requires
- * (a weak tag and the compressed representation's tag count as the same content).
+ * (a weak tag and the compressed representation's tag count as the same content); `*` matches any
+ * current representation. Every route that answers 304 decides with this.
  */
 export function noneMatchHits(header: string | undefined, etag: string): boolean {
   if (header === undefined) return false;

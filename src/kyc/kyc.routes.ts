@@ -2,6 +2,7 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import type { FastifyReply } from 'fastify';
 import { authOf } from '../auth/authenticate.js';
 import { replyIdempotently } from '../idempotency/idempotent-reply.js';
+import { noneMatchHits } from '../http/etag.js';
 import { absentBodyIsEmpty } from '../http/json-body.js';
 import { ErrorBody } from '../http/schemas.js';
 import { IdempotencyHeaders, protectedErrors } from '../http/schemas-auth.js';
@@ -132,8 +133,7 @@ export const kycRoutes: FastifyPluginAsyncTypebox<KycRouteDeps> = async (app, de
       // The signed bytes are sent as they were signed and hashed for the ETag, not re-serialised.
       const raw = reply as FastifyReply;
       raw.header('etag', signed.etag).header('cache-control', 'public, max-age=900');
-      const match = request.headers['if-none-match'];
-      if (match?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === signed.etag)) return raw.code(304).send();
+      if (noneMatchHits(request.headers['if-none-match'], signed.etag)) return raw.code(304).send();
       return raw.type('application/json; charset=utf-8').send(Buffer.from(signed.body));
     },
   );

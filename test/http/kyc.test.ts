@@ -131,6 +131,10 @@ for (const database of DATABASES) {
       assert.equal(verifyCrl(emptyList, keyDocument).valid, true);
       const again = await fetch(`${base}/v1/kyc/crl`, { headers: { 'if-none-match': empty.headers.get('etag') ?? '' } });
       assert.equal(again.status, 304);
+      // `*` matches any current representation (RFC 9110 §13.1.2).
+      const any = await fetch(`${base}/v1/kyc/crl`, { headers: { 'if-none-match': '*' } });
+      assert.equal(any.status, 304);
+      assert.equal(any.headers.get('etag'), empty.headers.get('etag'));
 
       const revoke = await api.post(`/v1/kyc/attestations/${ids[0]}/revoke`, { reason: 'compromised' });
       assert.equal(revoke.status, 200);
