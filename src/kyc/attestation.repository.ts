@@ -77,7 +77,6 @@ export interface RevokedRow {
   crl_number: number;
 }
 
-/** Revocations numbered after `since`, in revocation order. */
 /** The revocations numbered after `since` up to `upTo` (both list numbers), in their order. */
 export async function listRevocations(db: Kysely<Database>, since: number, upTo: number): Promise<RevokedRow[]> {
   const rows = await db

@@ -33,9 +33,9 @@ export interface SignedCrl {
  * The signed revocation list. Its content is a pure function of the database state, the current key
  * and the 15-minute period: `issued_at` is the start of the period, moved later only to the latest
  * revocation the list accounts for (a delta's included, even when it lists none) or the current
- * key's window start. Ed25519 signatures are deterministic, so every
- * process of a deployment serves byte-identical lists with the same ETag, and the list is re-signed
- * (gets a new issued_at) every 15 minutes.
+ * key's window start. Ed25519 signatures are deterministic, so every process of a deployment serves
+ * byte-identical lists with the same ETag, and the list is re-signed (gets a new issued_at) every 15
+ * minutes.
  */
 export class CrlService {
   readonly #cache = new Map<string, SignedCrl>();
