@@ -33,6 +33,8 @@ export interface RawGateway {
   hangUp(): void;
   /** Starts its own numbers again at 1 and forgets what it sent, as a gateway reset without telling. */
   forgetNumbers(): void;
+  /** Whether it answers ResendRequests (on at the start); off, it leaves them unanswered. */
+  answerResends(answer: boolean): void;
 }
 
 export interface RawGatewayOptions {
@@ -54,6 +56,7 @@ export async function startRawGateway(t: TestContext, options: RawGatewayOptions
   let next = 1;
   let connections = 0;
   let socket: Socket | null = null;
+  let answeringResends = true;
 
   const write = (
     msgType: string,
@@ -96,6 +99,9 @@ export async function startRawGateway(t: TestContext, options: RawGatewayOptions
     forgetNumbers() {
       next = 1;
       store.clear();
+    },
+    answerResends(answer) {
+      answeringResends = answer;
     },
   };
 
@@ -145,7 +151,7 @@ export async function startRawGateway(t: TestContext, options: RawGatewayOptions
             [108, frame.fields.get(108) ?? '30'],
           ]);
         else if (type === '1') gateway.send('0', [[112, frame.fields.get(112) ?? '']]);
-        else if (type === '2') resend(Number(frame.fields.get(7)), Number(frame.fields.get(16)));
+        else if (type === '2' && answeringResends) resend(Number(frame.fields.get(7)), Number(frame.fields.get(16)));
         else if (type === '5') gateway.send('5', []);
         else if (type !== undefined && !['0', '3', '4'].includes(type)) options.onApplication?.(frame, gateway);
       }

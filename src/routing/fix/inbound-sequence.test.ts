@@ -5,32 +5,53 @@ import { sessionWindow } from './session-window.js';
 import { reconnectDelayMs } from './session-runner.js';
 
 test('the committed sequence number advances only over messages dealt with, never past a gap', () => {
-  const s = new InboundSequence(5);
-  s.done(5);
+  const s = new InboundSequence<string>(5);
+  assert.deepEqual(s.receive(5, null), []);
   assert.equal(s.next, 6);
-  // 7 and 8 arrive before 6 (6 is owed): applied, but the number to commit stays 6.
-  s.done(7);
-  s.done(8);
+  // 7 and 8 arrive before 6 (6 is owed): held, and the number to commit stays 6.
+  assert.deepEqual(s.receive(7, 'trade'), []);
+  assert.deepEqual(s.receive(8, 'canceled'), []);
   assert.equal(s.next, 6);
-  s.done(6);
+  assert.deepEqual(s.openGap(), { begin: 6, end: 6 });
+  assert.equal(s.held, 2);
+  // 6 comes (the resend): it and the held messages are due, in sequence order.
+  assert.deepEqual(s.receive(6, 'new'), ['new', 'trade', 'canceled']);
   assert.equal(s.next, 9);
-  // Numbers already dealt with change nothing.
-  s.done(3);
+  assert.equal(s.openGap(), null);
+  // A copy of a message dealt with is handed out again (the application recognises it); a number
+  // dealt with changes nothing.
+  assert.deepEqual(s.receive(7, 'trade again'), ['trade again']);
+  assert.deepEqual(s.receive(3, null), []);
   assert.equal(s.next, 9);
 });
 
-test('a gap fill covers the numbers it names; a reset starts from its new number', () => {
-  const s = new InboundSequence(10);
-  s.done(14);
-  s.gapFill(10, 14);
+test('a held message waits for every number before it; a second copy of it is dropped', () => {
+  const s = new InboundSequence<string>(1);
+  assert.deepEqual(s.receive(4, 'd'), []);
+  assert.deepEqual(s.receive(4, 'd copy'), []);
+  assert.deepEqual(s.receive(2, 'b'), []);
+  assert.deepEqual(s.openGap(), { begin: 1, end: 1 });
+  assert.deepEqual(s.receive(1, 'a'), ['a', 'b']);
+  assert.deepEqual(s.openGap(), { begin: 3, end: 3 });
+  assert.deepEqual(s.receive(3, null), ['d']);
+  assert.equal(s.next, 5);
+  assert.equal(s.held, 0);
+});
+
+test('a gap fill covers the numbers it names and lets held messages through; a reset starts from its new number', () => {
+  const s = new InboundSequence<string>(10);
+  assert.deepEqual(s.receive(14, 'trade'), []);
+  assert.deepEqual(s.gapFill(10, 14), ['trade']);
   assert.equal(s.next, 15);
-  s.gapFill(12, 13);
+  assert.deepEqual(s.gapFill(12, 13), []);
   assert.equal(s.next, 15);
-  s.done(20);
-  s.reset(18);
+  assert.deepEqual(s.receive(17, 'late'), []);
+  assert.deepEqual(s.receive(20, 'later'), []);
+  // A reset: what was held below the new number was received all the same, and is applied in order.
+  assert.deepEqual(s.reset(18), ['late']);
   assert.equal(s.next, 18);
-  s.done(18);
-  s.done(19);
+  assert.deepEqual(s.receive(18, null), []);
+  assert.deepEqual(s.receive(19, 'x'), ['x', 'later']);
   assert.equal(s.next, 21);
 });
 

@@ -243,6 +243,8 @@ export class FixSessionRunner {
       log: sessionLog,
       committed: { nextSenderSeq: row.next_sender_seq, nextTargetSeq: row.next_target_seq },
       counters: this.#deps.counters ?? NO_COUNTERS,
+      // A partner answers a ResendRequest at once; a heartbeat interval without it is a gap left open.
+      gapTimeoutMs: Math.max(1, settings.heartbeat_s) * 1000,
       hooks: {
         applyInbound: this.#deps.applyInbound,
         onRefused: this.#deps.onRefused,

@@ -13,12 +13,11 @@ import {
 import type { Database } from '../../../storage/schema.js';
 import { messagesBetween, resetSequences } from '../fix.repository.js';
 import { checkApplicationMessage, garbled, type RefusedReason, type SessionRejection } from '../inbound-check.js';
-import type { InboundSequence } from '../inbound-sequence.js';
 import { NO_COUNTERS, type SessionCounters } from '../fix-metrics.js';
 import type { FixBody } from '../mapping.js';
 import type { PartnerMessage } from '../partner-message.js';
 import { BEGIN_STRING } from '../../../partners/fix-settings.js';
-import { InboundQueue } from './inbound-queue.js';
+import { InboundQueue, type Received } from './inbound-queue.js';
 import { logsAt, maskSecrets } from './library.js';
 import { OutboundQueue, type RecordSend, type SessionStorage, type Transmitter } from './outbound-queue.js';
 import { readPartnerMessage } from './read-message.js';
@@ -41,7 +40,15 @@ export interface DurableSessionDeps extends SessionStorage {
   readonly hooks: DurableSessionHooks;
   /** The partner's counters on /metrics. */
   readonly counters?: SessionCounters;
+  /**
+   * How long a gap before held messages may stay open before cauri asks for it again (a
+   * ResendRequest); after GAP_REQUESTS such requests unanswered the connection is dropped.
+   */
+  readonly gapTimeoutMs: number;
 }
+
+/** ResendRequests cauri sends again for one gap before it drops the connection (the next logon asks again). */
+export const GAP_REQUESTS = 3;
 
 /** Session-level messages: jspurefix handles them; everything else is the application's. */
 const SESSION_TYPES = new Set<string>([
@@ -78,9 +85,10 @@ const BUSY_STATES = new Set<SessionState>([
  *   SequenceReset-GapFill. jspurefix's own answer gap-fills everything.
  * - The partner's sequence number is committed in the transaction that applies the partner's message,
  *   and never past a gap (InboundSequence); jspurefix writes it before the application has the message.
- * - Messages are applied one after another, in the order received (those received together in one
- *   transaction; inbound-queue.ts); a copy of one already applied (same ExecID) is recognised by the
- *   application.
+ * - Messages are applied one after another, in sequence order (those received together in one
+ *   transaction; inbound-queue.ts): one that arrives beyond a gap is held until the gap is filled,
+ *   and the gap asked for again when the partner leaves it open (#watchGap). A copy of one already
+ *   applied (same ExecID) is recognised by the application.
  * - Each of the partner's messages is checked first (inbound-check.ts): a garbled one is ignored
  *   without taking its number (the partner sends it again), an application message the connector
  *   cannot read is answered with a Reject (35=3) and its number taken; neither reaches the
@@ -104,6 +112,8 @@ export class DurableFixSession extends AsciiSession {
   /** Why the partner ended the session, as an operator needs to read it (its Logout's text, numbers gone back). */
   #endReason: string | null = null;
   readonly #counters: SessionCounters;
+  /** The gap before held messages being watched: since when, and how many times cauri asked again. */
+  #gap: { begin: number; since: number; asked: number } | null = null;
 
   constructor(config: IJsFixConfig, deps: DurableSessionDeps) {
     const store = new DatabaseSessionStore(
@@ -138,6 +148,7 @@ export class DurableFixSession extends AsciiSession {
     self.tick = () => {
       try {
         tick();
+        this.#watchGap();
       } catch (error) {
         this.#fail(error);
       }
@@ -222,13 +233,12 @@ export class DurableFixSession extends AsciiSession {
     const expected = this.lastPeerSeqNum() + 1;
     const resets = msgType === MsgType.SequenceReset || (msgType === MsgType.Logon && view.getTyped(MsgTag.ResetSeqNumFlag) === true);
     const wentBack = seq < expected && !resets && view.getTyped(MsgTag.PossDupFlag) !== true;
-    let effect: (inbound: InboundSequence) => void = (inbound) => inbound.done(seq);
+    let received: (message: PartnerMessage | null) => Received = (message) => ({ kind: 'message', seq, message });
     if (msgType === MsgType.SequenceReset) {
       const newSeqNo = Number(view.getTyped(MsgTag.NewSeqNo));
-      effect =
-        view.getTyped(MsgTag.GapFillFlag) === true ? (inbound) => inbound.gapFill(seq, newSeqNo) : (inbound) => inbound.reset(newSeqNo);
+      received = () => (view.getTyped(MsgTag.GapFillFlag) === true ? { kind: 'gap_fill', seq, newSeqNo } : { kind: 'reset', newSeqNo });
     } else if (msgType === MsgType.Logon && view.getTyped(MsgTag.ResetSeqNumFlag) === true) {
-      effect = (inbound) => inbound.reset(seq + 1);
+      received = () => ({ kind: 'reset', newSeqNo: seq + 1 });
     }
     this.#captured = null;
     this.#rejected = false;
@@ -252,7 +262,7 @@ export class DurableFixSession extends AsciiSession {
     // An application message jspurefix did not forward was not applied: its number stays owed. One
     // refused with a Reject has had its answer: its number is dealt with.
     if (!SESSION_TYPES.has(msgType) && message === null && !rejected) return;
-    this.#inbound.push(effect, message);
+    this.#inbound.push(received(message));
   }
 
   protected override onSessionMsg(msgType: string, view: MsgView): void {
@@ -295,6 +305,37 @@ export class DurableFixSession extends AsciiSession {
     // to its TestRequest or ResendRequest; the message is as good then as at any other time.
     if (BUSY_STATES.has(this.getState())) this.setState(SessionState.ActiveNormalSession);
     super.checkForwardMsg(msgType, view);
+  }
+
+  /**
+   * A gap that held messages wait behind is asked for again when the partner has not filled it
+   * within gapTimeoutMs (jspurefix asks once, when it sees the gap); after GAP_REQUESTS such requests
+   * the connection is dropped. The held messages are never applied past the gap: the committed
+   * number stays before it, so the next logon asks for everything from the gap on.
+   */
+  #watchGap(): void {
+    const gap = this.loggedOn ? this.#inbound.openGap() : null;
+    if (gap === null) {
+      this.#gap = null;
+      return;
+    }
+    const now = this.#deps.clock.now().getTime();
+    if (this.#gap === null || this.#gap.begin !== gap.begin) {
+      this.#gap = { begin: gap.begin, since: now, asked: 0 };
+      return;
+    }
+    if (now - this.#gap.since < this.#deps.gapTimeoutMs) return;
+    const { partnerId, log } = this.#deps;
+    const waited = { partner_id: partnerId, begin: gap.begin, end: gap.end, held: gap.held, asked: this.#gap.asked };
+    if (this.#gap.asked >= GAP_REQUESTS) {
+      this.#endReason ??= `the partner did not resend messages ${gap.begin} to ${gap.end}, asked for again ${GAP_REQUESTS} times; ${gap.held} later message(s) wait for them`;
+      log.error(waited, 'FIX gap never filled by the partner; the connection is dropped, the next logon asks again');
+      this.#fail(new Error(this.#endReason));
+      return;
+    }
+    log.warn(waited, 'FIX gap not filled by the partner; messages after it are held, asking again');
+    this.#gap = { begin: gap.begin, since: now, asked: this.#gap.asked + 1 };
+    this.send(MsgType.ResendRequest, { BeginSeqNo: gap.begin, EndSeqNo: gap.end });
   }
 
   // --- Lifecycle ---
