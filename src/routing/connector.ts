@@ -66,8 +66,9 @@ export interface PartnerConnector {
    * Asks the partner to cancel what remains of an order. `cancelled` when it did at once (an order
    * already cancelled answers with its `cancelled` report, whatever the request); `pending` when it
    * took the request and will answer in the log (a `cancelled` report, or the order's other final
-   * report); `refused` when it will not (`unknown_order`: the partner never received the order, so
-   * the router may cancel it locally). Throws ConnectorUnavailableError.
+   * report); `refused` when it will not (`unknown_order` only when the connector never handed the
+   * order to the partner, so the router may cancel it locally; a refusal from the partner leaves the
+   * order as its reports make it). Throws ConnectorUnavailableError.
    */
   cancel(orderId: OrderId, request: CancelRequest): Promise<CancelResult>;
   /**

@@ -155,8 +155,9 @@ export class Router {
   /**
    * Sends the order's pending cancel to its partner and applies the answer: `cancelled` at once, a
    * refusal (the order already ended, whose final reports are then read from the log), or `pending`
-   * (the answer comes in the log). An order the partner never received is cancelled here. An
-   * unreachable partner is asked again after a backoff, with the same request id. `after` runs with
+   * (the answer comes in the log). An order the connector never handed to the partner (its answer
+   * `unknown_order`: still `created` because the partner was unavailable) is cancelled here; any
+   * other refusal leaves the order as the partner's reports make it. An unreachable partner is asked again after a backoff, with the same request id. `after` runs with
    * the order once the request is answered (see #settle). `row` is the order as its caller just
    * wrote or claimed it.
    */
@@ -259,7 +260,8 @@ export class Router {
    * A refusal. When it comes from executions the router may not have read yet (the order ended, or
    * filled beyond an amend's quantity), the log is read first, so that the order shows them (an end
    * refuses the request by itself); otherwise, or when the log could not be read now, the refusal is
-   * recorded on the order.
+   * recorded on the order, which stays as it is: one still `created` (its hand-over not yet
+   * answered) goes on being handed over.
    */
   async #refused(connector: PartnerConnector, row: OrderRow, request: 'cancel' | 'amend', reason: RequestRefusal): Promise<void> {
     if (reason !== 'partner_refused' && reason !== 'unknown_order') await this.pollConnector(`${row.connector}:${row.rcpt_to}`, connector);
@@ -269,7 +271,7 @@ export class Router {
       const now = this.clock.now().getTime();
       const changes: Partial<OrderRow> = {
         ...refusalChanges(request, reason, isoMillis(now)),
-        next_route_at: null,
+        next_route_at: current.status === 'created' ? now : null,
         route_lease_until: null,
         updated_at: now,
       };
@@ -278,7 +280,10 @@ export class Router {
     });
   }
 
-  /** A cancel of an order the partner never received: the order is cancelled here. */
+  /**
+   * A cancel of an order its connector never handed to the partner (the connector answered
+   * `unknown_order`, so no partner can report on it): the order is cancelled here.
+   */
   async #cancelLocally(orderId: string, requestId: string): Promise<void> {
     await this.transact(async (trx) => {
       const row = await findOrderForUpdate(trx, this.options.dialect, orderId);

@@ -267,10 +267,10 @@ export class FixConnector implements PartnerConnector {
     const replaced = reports.find((r): r is ReplacedReport => r.type === 'replaced' && r.request_id === requestId);
     if (kind === 'amend' && replaced !== undefined) return { status: 'replaced', report: replaced };
     if (row.state === 'filled' || row.state === 'rejected' || row.state === 'cancelled')
-      return { status: 'refused', reason: requestRefusal(kind, atPartner(row), null) };
+      return { status: 'refused', reason: requestRefusal(kind, atPartner(row)) };
     const sent = await findRequest(db, partnerId, requestId);
     if (sent === undefined) return null;
-    if (sent.state === 'refused') return { status: 'refused', reason: requestRefusal(kind, atPartner(row), null) };
+    if (sent.state === 'refused') return { status: 'refused', reason: requestRefusal(kind, atPartner(row)) };
     return sent.state === 'pending' ? 'wait' : { status: 'pending' };
   }
 

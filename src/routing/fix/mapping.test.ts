@@ -238,14 +238,15 @@ test('reject reasons: suspension and funds from Text, OrdRejReason 3, anything e
 });
 
 test('a refused cancel or amend reads the order as the report log has it', () => {
-  assert.equal(requestRefusal('cancel', undefined, null), 'unknown_order');
-  assert.equal(requestRefusal('cancel', { ...sent, state: 'filled' }, 0), 'already_filled');
-  assert.equal(requestRefusal('cancel', { ...sent, state: 'rejected' }, null), 'already_rejected');
-  assert.equal(requestRefusal('cancel', sent, 1), 'unknown_order');
-  assert.equal(requestRefusal('cancel', { ...sent, state: 'accepted' }, 1), 'partner_refused');
-  assert.equal(requestRefusal('cancel', { ...sent, state: 'accepted' }, 0), 'partner_refused');
-  assert.equal(requestRefusal('amend', { ...sent, state: 'cancelled' }, null), 'already_cancelled');
-  assert.equal(requestRefusal('amend', { ...sent, state: 'accepted' }, 0), 'partner_refused');
+  // unknown_order only for an order this connector never sent (the router may then cancel it here).
+  assert.equal(requestRefusal('cancel', undefined), 'unknown_order');
+  assert.equal(requestRefusal('cancel', { ...sent, state: 'filled' }), 'already_filled');
+  assert.equal(requestRefusal('cancel', { ...sent, state: 'rejected' }), 'already_rejected');
+  // An order sent and not yet acknowledged: a refusal (whatever its CxlRejReason) leaves it as it is.
+  assert.equal(requestRefusal('cancel', sent), 'partner_refused');
+  assert.equal(requestRefusal('cancel', { ...sent, state: 'accepted' }), 'partner_refused');
+  assert.equal(requestRefusal('amend', { ...sent, state: 'cancelled' }), 'already_cancelled');
+  assert.equal(requestRefusal('amend', { ...sent, state: 'accepted' }), 'partner_refused');
   assert.deepEqual(['1', '2', '9', null].map(rejectedRequest), ['cancel', 'amend', null, null]);
 });
 

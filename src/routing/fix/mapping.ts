@@ -377,18 +377,15 @@ export function rejectReason(ordRejReason: number | null, text: string | null): 
 
 /**
  * Why a cancel or an amend was refused (OrderCancelReject 35=9, or a Reject / BusinessMessageReject
- * naming the request), given what the report log already says of the order.
+ * naming the request), given what the report log already says of the order. `unknown_order` only
+ * when this connector never sent the order. A refusal only refuses the request: whatever its
+ * CxlRejReason (102), even 1 (unknown order) for an order the partner has not acknowledged yet, the
+ * order stays as its ExecutionReports make it (`partner_refused`).
  */
-export function requestRefusal(
-  request: 'cancel' | 'amend',
-  order: OrderAtPartner | undefined,
-  cxlRejReason: number | null,
-): RequestRefusal {
+export function requestRefusal(request: 'cancel' | 'amend', order: OrderAtPartner | undefined): RequestRefusal {
   if (order === undefined) return 'unknown_order';
   if (order.state === 'filled') return 'already_filled';
   if (order.state === 'rejected') return 'already_rejected';
   if (order.state === 'cancelled' && request === 'amend') return 'already_cancelled';
-  // CxlRejReason 1: the partner does not know the order, and it never reported on it.
-  if (order.state === 'sent' && cxlRejReason === 1) return 'unknown_order';
   return 'partner_refused';
 }

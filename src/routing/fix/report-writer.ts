@@ -242,12 +242,11 @@ export class ReportWriter {
       const result = first === undefined ? null : submitResult(first);
       if (result !== null) this.#waiting.submits.resolve(row.order_id, result);
       if (cancelled !== undefined) this.#waiting.cancels.resolve(row.order_id, { status: 'cancelled', report: cancelled });
-      else if (ended)
-        this.#waiting.cancels.resolve(row.order_id, { status: 'refused', reason: requestRefusal('cancel', outcome.order, null) });
+      else if (ended) this.#waiting.cancels.resolve(row.order_id, { status: 'refused', reason: requestRefusal('cancel', outcome.order) });
       if (replaced !== undefined) this.#waiting.amends.resolve(replaced.request_id, { status: 'replaced', report: replaced });
       for (const request of refusedByEnd)
         if (request.kind === 'amend')
-          this.#waiting.amends.resolve(request.cl_ord_id, { status: 'refused', reason: requestRefusal('amend', outcome.order, null) });
+          this.#waiting.amends.resolve(request.cl_ord_id, { status: 'refused', reason: requestRefusal('amend', outcome.order) });
     };
   }
 
@@ -267,9 +266,17 @@ export class ReportWriter {
     const kind = request.kind === 'amend' ? 'amend' : 'cancel';
     const row = await findOrderAtPartner(trx, partnerId, request.order_id);
     await setRequestState(trx, partnerId, request.cl_ord_id, 'refused');
-    const reason = requestRefusal(kind, row === undefined ? undefined : atPartner(row), cxlRejReason);
+    const reason = requestRefusal(kind, row === undefined ? undefined : atPartner(row));
     log.info(
-      { partner_id: partnerId, order_id: request.order_id, request_id: request.cl_ord_id, request: kind, reason, text },
+      {
+        partner_id: partnerId,
+        order_id: request.order_id,
+        request_id: request.cl_ord_id,
+        request: kind,
+        reason,
+        cxl_rej_reason: cxlRejReason,
+        text,
+      },
       'the partner refused a request',
     );
     let result: CancelResult | AmendResult = { status: 'refused', reason };
