@@ -27,7 +27,8 @@ export const FixMember = Type.Object(
     tls: Type.Optional(Type.Boolean({ description: 'TLS to the gateway; default true.' })),
     account: Type.Optional(
       Type.Union([Type.String({ pattern: '^[\\x20-\\x7e]{1,64}$' }), Type.Null()], {
-        description: 'Account (1) on every order; default null.',
+        description:
+          'Account (1) of an order whose subject has no account registered at this partner; default null (such an order then carries no Account).',
       }),
     ),
     start_time: Type.Optional(Type.String({ pattern: UTC_TIME_PATTERN, description: 'Daily session opening, UTC HH:MM:SS.' })),

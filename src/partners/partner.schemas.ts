@@ -59,7 +59,7 @@ export const PartnerChecksMember = Type.Object(
     accounts: Type.Optional(
       Type.Boolean({
         description:
-          "Every order needs the investor's account number at the SGI: registered by the client for the subject, else the partner's default account (`fix.account`). A FIX partner requires one whatever this says.",
+          "Every order needs the investor's account number at the SGI: registered by the client for the subject, else the partner's default account (`fix.account`). Without it, a partner requires no account: an order with none goes without (over FIX, without Account (1)).",
       }),
     ),
     holdings: Type.Optional(

@@ -73,9 +73,7 @@ async function read(db: Kysely<Database>, nowMs: number): Promise<ReferenceSnaps
   const partners = new Map<string, ReferencePartner>();
   for (const p of partnerRows) {
     const checks = Object.freeze(parsePartnerChecks(p.checks));
-    const account = Object.freeze(
-      accountRuleOf({ connector: p.connector, checks, defaultAccount: p.fix === null ? null : parseFixSettings(p.fix).account }),
-    );
+    const account = Object.freeze(accountRuleOf({ checks, defaultAccount: p.fix === null ? null : parseFixSettings(p.fix).account }));
     partners.set(
       p.id,
       Object.freeze({

@@ -33,7 +33,7 @@ test("partners list shows which partners require the investor's account and thei
   const byName = new Map(listed.map((p) => [p.name, [p.checks, p.requires_account, p.default_account]]));
   assert.deepEqual(byName.get('A Comptes Titres'), [{ accounts: true, holdings: false }, true, null]);
   assert.deepEqual(byName.get('B Libre Titres'), [{ accounts: false, holdings: false }, false, null]);
-  assert.deepEqual(byName.get('C Fix Omnibus'), [{ accounts: false, holdings: false }, true, 'OMNIBUS-1']);
+  assert.deepEqual(byName.get('C Fix Omnibus'), [{ accounts: false, holdings: false }, false, 'OMNIBUS-1']);
   const table = (await runCli(['partners', 'list'], env)).stdout;
   assert.match(table.split('\n')[0] ?? '', /requires_account\s+default_account$/);
 

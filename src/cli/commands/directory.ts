@@ -78,7 +78,6 @@ export function registerDirectory(program: Command): void {
         const out = rows.map((r) => {
           const checks = parsePartnerChecks(r.checks);
           const account = accountRuleOf({
-            connector: r.connector,
             checks,
             defaultAccount: r.fix === null ? null : parseFixSettings(r.fix).account,
           });

@@ -3,17 +3,14 @@ import assert from 'node:assert/strict';
 import { NO_CHECKS } from './checks.js';
 import { accountForOrder, accountRuleOf } from './account-rule.js';
 
-test('a partner requires an account when its checks say so, and whenever it is reached over FIX', () => {
-  assert.deepEqual(accountRuleOf({ connector: 'sandbox', checks: NO_CHECKS, defaultAccount: null }), { required: false, fallback: null });
-  assert.deepEqual(accountRuleOf({ connector: 'sandbox', checks: { accounts: true, holdings: false }, defaultAccount: null }), {
+test('a partner requires an account only when its checks say so, whatever its connector', () => {
+  assert.deepEqual(accountRuleOf({ checks: NO_CHECKS, defaultAccount: null }), { required: false, fallback: null });
+  assert.deepEqual(accountRuleOf({ checks: { accounts: true, holdings: false }, defaultAccount: null }), {
     required: true,
     fallback: null,
   });
-  assert.deepEqual(accountRuleOf({ connector: 'fix', checks: NO_CHECKS, defaultAccount: null }), { required: true, fallback: null });
-  assert.deepEqual(accountRuleOf({ connector: 'fix', checks: NO_CHECKS, defaultAccount: 'OMNIBUS' }), {
-    required: true,
-    fallback: 'OMNIBUS',
-  });
+  // A FIX partner: its default account stands in, and without one an order goes without Account (1).
+  assert.deepEqual(accountRuleOf({ checks: NO_CHECKS, defaultAccount: 'OMNIBUS' }), { required: false, fallback: 'OMNIBUS' });
 });
 
 test("an order takes the registered account, else the partner's default; missing only when required and neither exists", () => {

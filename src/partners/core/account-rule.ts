@@ -12,12 +12,14 @@ export interface PartnerAccountRule {
 }
 
 /**
- * A partner requires an account when its import file says so (`checks.accounts: true`), and when its
- * orders go over FIX: an SGI books a FIX order to the Account (1) it carries. A partner with a
- * default account (`fix.account`) satisfies the requirement with it for subjects with none registered.
+ * A partner requires an account only when its import file says so (`checks.accounts: true`). Being
+ * reached over FIX requires none: an order with neither a registered account nor the partner's
+ * default (`fix.account`) is accepted and its NewOrderSingle carries no Account (1); the SGI may
+ * refuse it, as it may refuse any order. A default satisfies the requirement for subjects with none
+ * registered.
  */
-export function accountRuleOf(partner: { connector: string; checks: PartnerChecks; defaultAccount: string | null }): PartnerAccountRule {
-  return { required: partner.checks.accounts || partner.connector === 'fix', fallback: partner.defaultAccount };
+export function accountRuleOf(partner: { checks: PartnerChecks; defaultAccount: string | null }): PartnerAccountRule {
+  return { required: partner.checks.accounts, fallback: partner.defaultAccount };
 }
 
 /**
