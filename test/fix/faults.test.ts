@@ -137,10 +137,12 @@ if (!IN_LOOPBACK_NAMESPACE) {
           const resendRequests = proxy.messages.filter((m) => m.direction === 'to_gateway' && m.fields.get(35) === '2');
           assert.equal(resendRequests.length, 1);
           assert.equal(resendRequests[0]?.fields.get(7), (dropped as unknown as FixFrame).fields.get(34));
-          // b's report came beyond the gap and again as a resend: applied once.
-          const bReports = proxy.messages.filter(
-            (m) => m.direction === 'to_service' && m.fields.get(11) === b.id && m.fields.get(35) === '8',
-          );
+          // b's report came beyond the gap and again as a resend: applied once. It was held until a's
+          // resent report filled the gap, so b can be filled before its own resent copy has passed.
+          const reportsOfB = () =>
+            proxy.messages.filter((m) => m.direction === 'to_service' && m.fields.get(11) === b.id && m.fields.get(35) === '8');
+          await waitFor("b's report to be resent", () => reportsOfB().length === 2, 5000);
+          const bReports = reportsOfB();
           assert.deepEqual(
             bReports.map((m) => m.fields.get(43) ?? 'N'),
             ['N', 'Y'],
