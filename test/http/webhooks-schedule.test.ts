@@ -1,30 +1,15 @@
-import { describe, test, type TestContext } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { resolveMasterKey } from '../../src/config/master-key.js';
-import { CursorCodec } from '../../src/http/cursor.js';
 import { RETRY_SCHEDULE_MS } from '../../src/webhooks/core/schedule.js';
-import { createWebhooks } from '../../src/webhooks/index.js';
-import { createDeliveryWorker, type DeliveryWorker } from '../../src/workers/delivery-worker.js';
+import { DEFAULT_ATTEMPT_TIMEOUT_MS } from '../../src/webhooks/index.js';
+import type { DeliveryWorker } from '../../src/workers/delivery-worker.js';
 import { DATABASES } from '../support/harness.js';
 import { at, receiver, setup, type Ctx, type Json } from './webhooks-delivery-support.js';
 
 const MINUTE = 60_000;
 
 /** A delivery worker with the settings a deployment runs with (only the clock is the test's). */
-function deploymentWorker(t: TestContext, c: Ctx): DeliveryWorker {
-  const webhooks = createWebhooks({
-    config: c.runtime.config,
-    storage: c.runtime.storage,
-    clock: c.clock,
-    masterKey: resolveMasterKey(c.runtime.config),
-    idempotency: c.runtime.services.idempotency,
-    cursors: new CursorCodec(Buffer.alloc(32)),
-    log: c.runtime.app.log,
-  });
-  const worker = createDeliveryWorker(webhooks);
-  t.after(() => worker.stop());
-  return worker;
-}
+const deploymentWorker = (c: Ctx): DeliveryWorker => c.newWorker({ timeoutMs: DEFAULT_ATTEMPT_TIMEOUT_MS });
 
 /** Runs passes at the current time until one attempts nothing; the attempts made. */
 async function drain(worker: DeliveryWorker): Promise<number> {
@@ -40,7 +25,7 @@ for (const database of DATABASES) {
   describe(`webhook retry schedule on ${database.name}`, () => {
     test('every retry of every endpoint is due exactly at its offset, never before, and nothing is dead before +24 h', async (t) => {
       const c = await setup(t, database);
-      const worker = deploymentWorker(t, c);
+      const worker = deploymentWorker(c);
       const down = await receiver(t, c.clock, (_req, res) => res.writeHead(503).end());
       const endpoints = 8;
       for (let i = 0; i < endpoints; i++) await c.endpoint(down.url);
