@@ -92,8 +92,20 @@ if (!IN_LOOPBACK_NAMESPACE) {
         assert.equal(waiting.status, 'routed', 'the Canceled after the gap was not applied');
         assert.deepEqual(await eventsOf(runtime, order.id), ['order.created', 'order.routed']);
 
-        // The gateway answers again: the next logon asks from the gap on, and both reports apply in order.
+        // The next logon asks from the gap on, and the gateway still does not answer. Only the Logon
+        // and Heartbeats come past the gap now, nothing is held, and cauri asks again all the same:
+        // once the gateway answers, both reports apply in order.
+        await waitFor('the next logon to ask for the gap', () => {
+          const logons = gateway.received.flatMap((f, i) => (f.fields.get(35) === 'A' ? [i] : []));
+          return logons.length >= 2 && gateway.received.slice(logons[1]).some((f) => f.fields.get(35) === '2');
+        });
+        const unanswered = gateway.received.length;
         gateway.answerResends(true);
+        await waitFor(
+          'cauri to ask again though nothing is held',
+          () => gateway.received.slice(unanswered).some((f) => f.fields.get(35) === '2'),
+          30_000,
+        );
         const done = await orderWhen(api, order.id, 'cancelled', 60_000);
         assert.equal(done.filled_qty, 4);
         assert.deepEqual(await eventsOf(runtime, order.id), ['order.created', 'order.routed', 'order.executed', 'order.cancelled']);

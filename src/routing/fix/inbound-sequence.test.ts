@@ -55,6 +55,23 @@ test('a gap fill covers the numbers it names and lets held messages through; a r
   assert.equal(s.next, 21);
 });
 
+test('session messages numbered past a gap leave it open until it is filled, though nothing is held', () => {
+  // A Logon (10) and a Heartbeat (11) after 7, 8 and 9 were lost: nothing waits, but 7 to 9 are owed.
+  const s = new InboundSequence<string>(7);
+  assert.deepEqual(s.receive(10, null), []);
+  assert.deepEqual(s.receive(11, null), []);
+  assert.equal(s.held, 0);
+  assert.deepEqual(s.openGap(), { begin: 7, end: 9 });
+  assert.deepEqual(s.receive(7, 'trade'), ['trade']);
+  assert.deepEqual(s.openGap(), { begin: 8, end: 9 });
+  // A held message nearer than the session messages bounds the gap.
+  assert.deepEqual(s.receive(9, 'canceled'), []);
+  assert.deepEqual(s.openGap(), { begin: 8, end: 8 });
+  assert.deepEqual(s.gapFill(8, 9), ['canceled']);
+  assert.equal(s.next, 12);
+  assert.equal(s.openGap(), null);
+});
+
 test('daily session windows in UTC, including one across midnight', () => {
   const at = (iso: string) => Date.parse(iso);
   assert.deepEqual(sessionWindow(at('2026-11-24T10:00:00Z'), null, null), { open: true, opened: 0, closes: Number.POSITIVE_INFINITY });

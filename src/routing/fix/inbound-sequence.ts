@@ -32,10 +32,14 @@ export class InboundSequence<T> {
     return this.#held.size;
   }
 
-  /** The numbers missing before the first held message (null when nothing is held). */
+  /**
+   * The numbers missing before the first number received beyond them: a held message, or a session
+   * message (a Logon or a Heartbeat numbered past a gap holds nothing back, but the gap is as open).
+   * Null when nothing beyond `next` has arrived.
+   */
   openGap(): { begin: number; end: number } | null {
-    if (this.#held.size === 0) return null;
-    return { begin: this.#next, end: Math.min(...this.#held.keys()) - 1 };
+    if (this.#held.size === 0 && this.#above.size === 0) return null;
+    return { begin: this.#next, end: Math.min(...this.#held.keys(), ...this.#above) - 1 };
   }
 
   /**

@@ -308,8 +308,9 @@ export class DurableFixSession extends AsciiSession {
   }
 
   /**
-   * A gap that held messages wait behind is asked for again when the partner has not filled it
-   * within gapTimeoutMs (jspurefix asks once, when it sees the gap); after GAP_REQUESTS such requests
+   * A gap (messages received beyond it: held ones, or only session messages, as after a Logon
+   * numbered past it) is asked for again when the partner has not filled it within gapTimeoutMs
+   * (jspurefix asks once, when it sees the gap, and not again); after GAP_REQUESTS such requests
    * the connection is dropped. The held messages are never applied past the gap: the committed
    * number stays before it, so the next logon asks for everything from the gap on.
    */
