@@ -157,9 +157,9 @@ export class Router {
    * refusal (the order already ended, whose final reports are then read from the log), or `pending`
    * (the answer comes in the log). An order the connector never handed to the partner (its answer
    * `unknown_order`: still `created` because the partner was unavailable) is cancelled here; any
-   * other refusal leaves the order as the partner's reports make it. An unreachable partner is asked again after a backoff, with the same request id. `after` runs with
-   * the order once the request is answered (see #settle). `row` is the order as its caller just
-   * wrote or claimed it.
+   * other refusal leaves the order as the partner's reports make it. An unreachable partner is
+   * asked again after a backoff, with the same request id. `after` runs with the order once the
+   * request is answered (see #settle). `row` is the order as its caller just wrote or claimed it.
    */
   async cancel(row: OrderRow, after?: AfterApply): Promise<RequestProgress> {
     if (row.pending_request !== 'pending_cancel' || row.pending_request_id === null || isFinal(row.status)) return this.#nothingToSend(row);

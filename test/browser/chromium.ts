@@ -19,8 +19,9 @@ const ARGS = [
 ];
 
 /**
- * A headless Chromium with a fresh profile (British English unless `locale` says otherwise), closed (and its profile removed) when the test ends. A
- * missing browser fails the test: the browser tests never skip silently.
+ * A headless Chromium with a fresh profile (British English unless `locale` says otherwise), closed
+ * (and its profile removed) when the test ends. A missing browser fails the test: the browser tests
+ * never skip silently.
  */
 export async function launchChromium(t: TestContext, options: { locale?: string } = {}): Promise<BrowserContext> {
   if (!existsSync(CHROMIUM_PATH)) {
