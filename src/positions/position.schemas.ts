@@ -24,7 +24,8 @@ export const Position = Type.Object(
         "The statement's holdings plus the shares bought less the shares sold since (fills settling after the statement's date; every fill without a statement). Negative when more was sold than the service knows was held.",
     }),
     settled_qty: Type.Integer({
-      description: "`qty` less the fills whose settlement date has not passed yet (on their order's test clock, for orders on one).",
+      description:
+        "`qty` less the fills whose settlement date has not come yet: a fill counts as settled from 00:00 UTC of its `settlement_date` (on its order's test clock, for orders on one), when its `settlement_status` becomes `settled`.",
     }),
     average_cost_cents: Nullable(
       Cents(

@@ -48,14 +48,17 @@ for (const database of DATABASES) {
       });
       assert.equal(half(cost, qty), half(boughtCost, boughtQty), 'the sell left the average as it was');
 
-      // Monday's trades settle on Thursday: counted settled once that day has passed.
+      // Monday's trades settle on Thursday: counted settled from 00:00 UTC that day, when their
+      // fills' settlement_status becomes settled, and not a moment before.
       const settles = sold?.settlement_date as string;
       assert.equal(settles, '2026-11-26');
       assert.ok(bought.every((f) => f.settlement_date === settles));
-      c.clock.set(`${settles}T16:00:00.000Z`);
-      assert.equal((await positions(c))[0]?.settled_qty, 0, 'on its settlement date, not yet');
-      c.clock.set('2026-11-27T00:00:00.000Z');
-      assert.equal((await positions(c))[0]?.settled_qty, 1116);
+      c.clock.set('2026-11-25T23:59:59.999Z');
+      assert.equal((await positions(c))[0]?.settled_qty, 0, 'the day before its settlement date, not yet');
+      assert.equal((await fillsOf(c, sale.id))[0]?.settlement_status, 'pending');
+      c.clock.set(`${settles}T00:00:00.000Z`);
+      assert.equal((await positions(c))[0]?.settled_qty, 1116, 'on its settlement date');
+      assert.ok([...(await fillsOf(c, market.id)), ...(await fillsOf(c, sale.id))].every((f) => f.settlement_status === 'settled'));
     });
 
     test("an order on a test clock settles on the clock's time, not on real time", async (t) => {

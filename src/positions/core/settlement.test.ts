@@ -61,18 +61,19 @@ test('entries more than 31 days before a new fill of the same clock are dropped 
   assert.equal(shiftDate('2024-03-01', -1), '2024-02-29');
 });
 
-test('a fill is unsettled until its settlement date has passed on its own clock', () => {
+test('a fill is unsettled before its settlement date and settled from that date on, on its own clock', () => {
   const e: UnsettledEntry[] = [
     [null, '2026-11-23', 10],
     [null, '2026-11-24', -4],
     ['clk_a', '2026-11-27', 5],
   ];
   const on = (real: string, clock: string) => (c: string | null) => (c === null ? real : clock);
-  // Real time, Thursday 26th: Monday's trade settles that day, so it has not passed yet.
-  assert.equal(unsettledQty(e, settles, on('2026-11-26', '2026-11-27')), 10n - 4n + 5n);
-  // Friday 27th: Monday's trade has settled; Tuesday's settles today.
-  assert.equal(unsettledQty(e, settles, on('2026-11-27', '2026-11-27')), -4n + 5n);
-  // Saturday: both real-time trades settled; the clock's Friday trade waits for its clock.
-  assert.equal(unsettledQty(e, settles, on('2026-11-28', '2026-11-28')), 5n);
-  assert.equal(unsettledQty(e, settles, on('2026-11-28', '2026-12-03')), 0n);
+  // Real time, Wednesday 25th: Monday's and Tuesday's trades have not settled yet.
+  assert.equal(unsettledQty(e, settles, on('2026-11-25', '2026-11-27')), 10n - 4n + 5n);
+  // Thursday 26th: Monday's trade settles that day (its settlement_status is settled); Tuesday's has not.
+  assert.equal(unsettledQty(e, settles, on('2026-11-26', '2026-11-27')), -4n + 5n);
+  // Friday 27th: both real-time trades settled; the clock's Friday trade waits for its clock.
+  assert.equal(unsettledQty(e, settles, on('2026-11-27', '2026-11-27')), 5n);
+  assert.equal(unsettledQty(e, settles, on('2026-11-27', '2026-12-01')), 5n);
+  assert.equal(unsettledQty(e, settles, on('2026-11-27', '2026-12-02')), 0n);
 });

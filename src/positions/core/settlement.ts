@@ -1,9 +1,10 @@
 /**
  * What of a position has not settled yet (pure). A position keeps, beside its quantity, the signed
  * quantities its recent fills added, by the clock their order lives on (null: real time; a sandbox
- * test clock's id otherwise) and by trade date. A fill settles once its settlement date (the trade
- * date plus the exchange's settlement days, in open days of its calendar) has passed on its clock:
- * from 00:00 UTC of the next day. `settled_qty` is the quantity less what has not.
+ * test clock's id otherwise) and by trade date. A fill settles on its settlement date (the trade
+ * date plus the exchange's settlement days, in open days of its calendar), from 00:00 UTC of that day
+ * on its clock: the moment its `settlement_status` becomes `settled` (orders/core/settlement.ts).
+ * `settled_qty` is the quantity less what has not.
  *
  * The settlement date is computed when the position is read, from the calendar as it is then, so that
  * it is always the `settlement_date` the order's fills show.
@@ -64,7 +65,8 @@ function compareEntries(a: UnsettledEntry, b: UnsettledEntry): number {
 
 /**
  * The quantity of `entries` not yet settled: entries whose settlement date (`settles(tradeDate)`) is
- * not before today on their clock (`today(clock)`, YYYY-MM-DD).
+ * after today on their clock (`today(clock)`, YYYY-MM-DD). A fill whose settlement date is today has
+ * settled, as its `settlement_status` says.
  */
 export function unsettledQty(
   entries: readonly UnsettledEntry[],
@@ -73,7 +75,7 @@ export function unsettledQty(
 ): bigint {
   let sum = 0n;
   for (const [clock, tradeDate, qty] of entries) {
-    if (settles(tradeDate) >= today(clock)) sum += BigInt(qty);
+    if (settles(tradeDate) > today(clock)) sum += BigInt(qty);
   }
   return sum;
 }

@@ -1600,7 +1600,7 @@ export interface components {
             currency: "XOF" | "XAF" | "GHS";
             /** @description The statement's holdings plus the shares bought less the shares sold since (fills settling after the statement's date; every fill without a statement). Negative when more was sold than the service knows was held. */
             qty: number;
-            /** @description `qty` less the fills whose settlement date has not passed yet (on their order's test clock, for orders on one). */
+            /** @description `qty` less the fills whose settlement date has not come yet: a fill counts as settled from 00:00 UTC of its `settlement_date` (on its order's test clock, for orders on one), when its `settlement_status` becomes `settled`. */
             settled_qty: number;
             /** @description The cost of `qty` divided by `qty`, rounded half up: the weighted average of the gross prices paid (fees excluded); sells leave it unchanged. null when `qty` is 0. */
             average_cost_cents: number | null;
