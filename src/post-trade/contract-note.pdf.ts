@@ -162,7 +162,11 @@ export async function renderContractNotePdf(note: ContractNote, texts: ContractN
   field(doc, texts.investor, note.subject_id);
   field(doc, texts.account, note.account ?? texts.accountUnknown);
   field(doc, texts.attestation, note.kyc_attestation_id);
-  field(doc, texts.order, `${note.order_id} - ${texts.orderPlaced} ${time(note.order_created_at)} UTC - ${note.order_status}`);
+  field(
+    doc,
+    texts.order,
+    `${note.order_id} - ${texts.orderPlaced} ${time(note.order_created_at)} UTC - ${texts.orderStatus[note.order_status]}`,
+  );
   field(doc, texts.instrument, [note.instrument.code, note.instrument.name].filter((x) => x !== null).join(' - '));
   if (note.instrument.isin !== null) field(doc, texts.isin, note.instrument.isin);
   field(doc, texts.exchange, note.instrument.exchange);

@@ -3,6 +3,7 @@ import { DateTime, Nullable, StringEnum } from '../http/schemas.js';
 import { FeeSchema, FeeScheduleUsed, Fill } from '../orders/order.schemas.js';
 import { CurrencySchema, ExchangeSchema, JurisdictionSchema } from '../partners/partner.schemas.js';
 import { SETTLEMENT_STATUSES } from '../orders/core/settlement.js';
+import { ORDER_STATUSES } from '../orders/core/state-machine.js';
 
 export const ContractNote = Type.Object(
   {
@@ -28,7 +29,7 @@ export const ContractNote = Type.Object(
     currency: CurrencySchema,
     order_qty: Type.Integer({ description: 'The quantity ordered.' }),
     limit_price_cents: Nullable(Type.Integer({ description: 'null: a market order.' })),
-    order_status: Type.String({ description: "The order's status when the note was produced." }),
+    order_status: StringEnum(ORDER_STATUSES, { description: "The order's status when the note was produced." }),
     order_created_at: DateTime(),
     filled_qty: Type.Integer({ description: 'The quantity executed: the sum of the fills.' }),
     average_price_cents: Type.Integer({ description: 'The quantity-weighted mean price of the fills, rounded half up.' }),

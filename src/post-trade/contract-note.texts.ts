@@ -1,3 +1,4 @@
+import type { OrderStatus } from '../orders/core/state-machine.js';
 import type { FeeType } from '../partners/core/fees.js';
 
 /**
@@ -19,6 +20,8 @@ export interface ContractNoteTexts {
   readonly attestation: string;
   readonly order: string;
   readonly orderPlaced: string;
+  /** The order's status when the note was produced, in words. */
+  readonly orderStatus: Readonly<Record<OrderStatus, string>>;
   readonly instrument: string;
   readonly isin: string;
   readonly exchange: string;
@@ -67,6 +70,14 @@ export const CONTRACT_NOTE_TEXTS = {
     attestation: 'KYC attestation',
     order: 'Order',
     orderPlaced: 'Placed',
+    orderStatus: {
+      created: 'received',
+      routed: 'sent to the broker',
+      partially_filled: 'partially executed',
+      filled: 'executed',
+      failed: 'failed',
+      cancelled: 'cancelled',
+    },
     instrument: 'Instrument',
     isin: 'ISIN',
     exchange: 'Exchange',
@@ -121,6 +132,14 @@ export const CONTRACT_NOTE_TEXTS = {
     attestation: 'Attestation KYC',
     order: 'Ordre',
     orderPlaced: 'passé le',
+    orderStatus: {
+      created: 'reçu',
+      routed: "transmis à l'intermédiaire",
+      partially_filled: 'partiellement exécuté',
+      filled: 'exécuté',
+      failed: 'échoué',
+      cancelled: 'annulé',
+    },
     instrument: 'Valeur',
     isin: 'Code ISIN',
     exchange: 'Bourse',

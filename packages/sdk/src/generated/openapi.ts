@@ -1119,8 +1119,11 @@ export interface components {
             order_qty: number;
             /** @description null: a market order. */
             limit_price_cents: number | null;
-            /** @description The order's status when the note was produced. */
-            order_status: string;
+            /**
+             * @description The order's status when the note was produced.
+             * @enum {string}
+             */
+            order_status: "created" | "routed" | "partially_filled" | "filled" | "failed" | "cancelled";
             /** Format: date-time */
             order_created_at: string;
             /** @description The quantity executed: the sum of the fills. */
