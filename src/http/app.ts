@@ -29,6 +29,7 @@ import { installJsonBodyParser } from './json-body.js';
 import { installPageLinks } from './link.js';
 import type { Metrics } from './metrics.js';
 import { routeFacts, swaggerOptions, type RouteFacts } from './openapi.js';
+import { webhooksSection } from '../webhooks/webhook.openapi.js';
 import { requestLoggerFactory } from './request-logger.js';
 
 export type App = FastifyInstance;
@@ -188,7 +189,7 @@ export async function createHttpApp(
     sendError(request, reply, new ApiError('not_found', `No route ${request.method} ${request.url.split('?')[0]}`)),
   );
 
-  await app.register(swagger, swaggerOptions(config, operations, scopes));
+  await app.register(swagger, swaggerOptions(config, operations, scopes, webhooksSection()));
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     uiConfig: { deepLinking: true, validatorUrl: null },

@@ -59,12 +59,14 @@ export function routeFacts(route: RouteOptions): Array<[string, RouteFacts]> {
 
 /**
  * The generator's options: the document's head (info, servers, security schemes) and its finishing.
- * `scopes`: each OAuth scope a route may require, with what it grants (src/auth/scopes.ts).
+ * `scopes`: each OAuth scope a route may require, with what it grants (src/auth/scopes.ts);
+ * `webhooks`: the requests the service makes to webhook endpoints, one per event type.
  */
 export function swaggerOptions(
   config: Config,
   facts: ReadonlyMap<string, RouteFacts>,
   scopes: Readonly<Record<string, string>>,
+  webhooks: Record<string, { post: Record<string, unknown> }>,
 ): SwaggerOptions {
   return {
     openapi: {
@@ -79,6 +81,8 @@ export function swaggerOptions(
         license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       },
       servers: [{ url: config.publicUrl }],
+      // Plain JSON built from the TypeBox schemas: the generator's OpenAPI types cannot see its shape.
+      webhooks: webhooks as never,
       components: {
         securitySchemes: {
           oauth2: {
@@ -237,6 +241,8 @@ export function finishDocument(document: OpenApiDocument, facts: ReadonlyMap<str
       describeResponses(operation, fact, headersUsed);
     }
   }
+  for (const item of Object.values((document.webhooks ?? {}) as Record<string, Record<string, OpenApiOperation>>))
+    for (const operation of Object.values(item)) nameOperationSchemas(operation, namer);
   document.components.schemas = sortedByKey(namer.schemas);
   document.components.headers = Object.fromEntries([...headersUsed].sort().map((name) => [name, HEADERS[name]]));
   if (idempotencyKeyUsed) document.components.parameters = { ...document.components.parameters, IdempotencyKey: IDEMPOTENCY_KEY };

@@ -4,7 +4,7 @@ import type { EventType } from '../events/event.types.js';
 import { KycAttestation, RevocationEvent } from '../kyc/kyc.schemas.js';
 import { Order, OrderExecutedEvent } from '../orders/order.schemas.js';
 import { PositionBreakEvent } from '../positions/position.schemas.js';
-import { WebhookTestEvent } from './webhook.schemas.js';
+import { WebhookTestEventData } from './webhook.schemas.js';
 
 /**
  * The schema of the `data` member of each event type (docs/webhooks.md). Each is declared beside
@@ -24,7 +24,7 @@ export const EVENT_DATA = {
   'kyc.attested': KycAttestation,
   'kyc.revoked': RevocationEvent,
   'audit.snapshot': AuditSnapshot,
-  'webhook.test': WebhookTestEvent,
+  'webhook.test': WebhookTestEventData,
 } as const satisfies Record<EventType, TSchema>;
 
 /** The `data` member of each event type. */

@@ -150,13 +150,13 @@ export const EventListQuery = QueryObject({ ...PageQuery, type: Type.Optional(Ev
 export type EventListQuery = Static<typeof EventListQuery>;
 
 /** The data of a `webhook.test` event. */
-export const WebhookTestEvent = Type.Object(
+export const WebhookTestEventData = Type.Object(
   {
     message: Type.String(),
     endpoint_id: Nullable(
       Type.String({ description: "The endpoint it was sent to; null when it was sent to the client's subscribers and event stream." }),
     ),
   },
-  { title: 'WebhookTestEvent' },
+  { title: 'WebhookTestEventData' },
 );
-export type WebhookTestEvent = Static<typeof WebhookTestEvent>;
+export type WebhookTestEventData = Static<typeof WebhookTestEventData>;

@@ -7,6 +7,8 @@ import type {
   components,
   ErrorBody,
   Event,
+  EventOf,
+  EventType,
   Fill,
   ListItem,
   ListPath,
@@ -22,6 +24,7 @@ import type {
   RequestBody,
   ResponseBody,
   TokenResponse,
+  WebhookEvent,
 } from './types.js';
 
 // Compile-time checks that the derived types carry the generated ones (not `unknown` or `any`): each
@@ -65,6 +68,11 @@ const checks = {
   tokenType: true satisfies Equal<TokenResponse['token_type'], 'Bearer'>,
   attestationLevel: true satisfies Equal<Attestation['level'], 'KYC1' | 'KYC2' | 'KYC3'>,
   eventLivemode: true satisfies Equal<Event['livemode'], boolean>,
+  // A delivered event is typed by its type: the union's members narrow `data`.
+  eventTypes: true satisfies Equal<EventType, Event['type']>,
+  executedData: true satisfies Equal<Extract<WebhookEvent, { type: 'order.executed' }>['data']['fill_qty'], number>,
+  revokedData: true satisfies Equal<EventOf<'kyc.revoked'>['data']['reason'] extends string | null ? true : false, true>,
+  createdIsOrder: true satisfies Extract<WebhookEvent, { type: 'order.created' }>['data'] extends Order ? true : false,
   lists: true satisfies Extract<'/v1/orders' | '/v1/sgi/partners' | '/v1/events', ListPath> extends never ? false : true,
 };
 // @ts-expect-error an unknown filter is refused

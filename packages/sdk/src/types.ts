@@ -1,4 +1,4 @@
-import type { components, paths } from './generated/openapi.js';
+import type { components, paths, webhooks } from './generated/openapi.js';
 
 /**
  * Request and response types, all taken from the generated `paths` and `components`
@@ -6,7 +6,7 @@ import type { components, paths } from './generated/openapi.js';
  * field: when the service's schemas change, regenerating the file changes these types.
  */
 
-export type { components, paths } from './generated/openapi.js';
+export type { components, paths, webhooks } from './generated/openapi.js';
 
 export type ApiPath = keyof paths;
 export type HttpMethod = 'get' | 'put' | 'post' | 'patch' | 'delete';
@@ -109,6 +109,12 @@ export type WebhookReplayDead = Schemas['WebhookReplayDead'];
 export type WebhookDelivery = Schemas['WebhookDelivery'];
 export type WebhookDeliveryAttempt = Schemas['WebhookDeliveryAttempt'];
 export type Event = Schemas['Event'];
+/** The event types, as the document's `webhooks` section names them. */
+export type EventType = keyof webhooks;
+/** The body a delivery of event type `T` carries: the envelope with that type's `data`. */
+export type EventOf<T extends EventType> = webhooks[T]['post']['requestBody']['content']['application/json'];
+/** A delivered event, typed by its `type`: narrowing on `event.type` types its `data`. */
+export type WebhookEvent = { [T in EventType]: EventOf<T> }[EventType];
 /** The body of every error response (CauriApiError carries it). */
 export type ErrorBody = Schemas['Error'];
 export type InvestorAccount = ResponseBody<'/v1/subjects/{subject_id}/accounts/{partner_id}', 'get'>;

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { Event } from './types.js';
+import type { WebhookEvent } from './types.js';
 
 /**
  * Verification of cauri webhook deliveries, for receivers. Stripe's format (spec, Events, "Signature
@@ -118,18 +118,19 @@ export function verifyWebhookSignature(
 }
 
 /**
- * Verifies a delivery and returns its envelope `{ id, type, created_at, data, livemode }`; throws
- * `WebhookVerificationError` when it does not verify. Deliveries can repeat: de-duplicate on `id`.
+ * Verifies a delivery and returns its envelope `{ id, type, created_at, data, livemode }`, typed by
+ * its `type` (a `switch (event.type)` types `data`); throws `WebhookVerificationError` when it does
+ * not verify. Deliveries can repeat: de-duplicate on `id`.
  */
 export function parseWebhookEvent(
   body: string | Uint8Array,
   header: string | null | undefined,
   secret: string,
   options: WebhookVerifyOptions = {},
-): Event {
+): WebhookEvent {
   const result = verifyWebhookSignature(header, body, secret, options);
   if (!result.valid) throw new WebhookVerificationError(result.reason);
-  return JSON.parse(typeof body === 'string' ? body : Buffer.from(body).toString('utf8')) as Event;
+  return JSON.parse(typeof body === 'string' ? body : Buffer.from(body).toString('utf8')) as WebhookEvent;
 }
 
 /**

@@ -952,7 +952,248 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "order.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An order was accepted and stored.
+         * @description A delivery of an event of type `order.created` to an endpoint subscribed to it. The body is the event envelope, with the `data` of this type, sent byte for byte the same on every attempt.
+         */
+        post: operations["receive_order_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.routed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The partner took the order.
+         * @description A delivery of an event of type `order.routed` to an endpoint subscribed to it. The body is the event envelope, with the `data` of this type, sent byte for byte the same on every attempt.
+         */
+        post: operations["receive_order_routed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.executed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An execution of the order (partial or last).
+         * @description A delivery of an event of type `order.executed` to an endpoint subscribed to it. The body is the event envelope, with the `data` of this type, sent byte for byte the same on every attempt.
+         */
+        post: operations["receive_order_executed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The partner or the exchange refused the order.
+         * @description A delivery of an event of type `order.failed` to an endpoint subscribed to it. The body is the event envelope, with the `data` of this type, sent byte for byte the same on every attempt.
+         */
+        post: operations["receive_order_failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The order was cancelled, whatever the reason: at the client’s request, at expiry, the unfilled rest of an ioc or fok order, or by the partner.
+         * @description A delivery of an event of type `order.cancelled` to an endpoint subscribed to it. The body is the event envelope, with the `data` of this type, sent byte for byte the same on every attempt.
+         */
+        post: operations["receive_order_cancelled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.amended": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An amend took effect at the partner.
+         * @description A delivery of an event of type `order.amended` to an endpoint subscribed to it. The body is the event envelope, with the `data` of this type, sent byte for byte the same on every attempt.
+         */
+        post: operations["receive_order_amended"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.request_refused": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The partner refused a cancel or an amend.
+         * @description A delivery of an event of type `order.request_refused` to an endpoint subscribed to it. The body is the event envelope, with the `data` of this type, sent byte for byte the same on every attempt.
+         */
+        post: operations["receive_order_request_refused"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "position.break": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A statement of holdings disagrees with the fills since its date.
+         * @description A delivery of an event of type `position.break` to an endpoint subscribed to it. The body is the event envelope, with the `data` of this type, sent byte for byte the same on every attempt.
+         */
+        post: operations["receive_position_break"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "kyc.attested": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An attestation was issued.
+         * @description A delivery of an event of type `kyc.attested` to an endpoint subscribed to it. The body is the event envelope, with the `data` of this type, sent byte for byte the same on every attempt.
+         */
+        post: operations["receive_kyc_attested"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "kyc.revoked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An attestation was revoked.
+         * @description A delivery of an event of type `kyc.revoked` to an endpoint subscribed to it. The body is the event envelope, with the `data` of this type, sent byte for byte the same on every attempt.
+         */
+        post: operations["receive_kyc_revoked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "audit.snapshot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A day’s audit snapshot was anchored (sent to every client).
+         * @description A delivery of an event of type `audit.snapshot` to an endpoint subscribed to it. The body is the event envelope, with the `data` of this type, sent byte for byte the same on every attempt.
+         */
+        post: operations["receive_audit_snapshot"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A test event without a type was sent.
+         * @description A delivery of an event of type `webhook.test` to an endpoint subscribed to it. The body is the event envelope, with the `data` of this type, sent byte for byte the same on every attempt.
+         */
+        post: operations["receive_webhook_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** AmendRequest */
@@ -1554,6 +1795,26 @@ export interface components {
                 refused_at: string;
             } | null;
         };
+        /** OrderExecutedEvent */
+        OrderExecutedEvent: {
+            order_id: string;
+            rcpt_to: string;
+            instrument: string;
+            /** @enum {string} */
+            side: "buy" | "sell";
+            /** @description Cumulative over every fill so far */
+            filled_qty: number;
+            /** @description Quantity-weighted mean of every fill so far, rounded half up */
+            average_fill_price_cents: number;
+            /** Format: date-time */
+            executed_at: string;
+            exchange_ref: string;
+            /** @description This fill alone */
+            fill_qty: number;
+            fill_price_cents: number;
+            /** @enum {string} */
+            status: "partially_filled" | "filled";
+        };
         /** OrderRequest */
         OrderRequest: {
             /** @description SGI partner id receiving the routed order */
@@ -1636,9 +1897,31 @@ export interface components {
             /** @description `statement_qty - expected_qty`. */
             difference_qty: number;
         };
+        /** PositionBreakEvent */
+        PositionBreakEvent: {
+            statement_id: string;
+            subject_id: string;
+            rcpt_to: string;
+            /**
+             * Format: date
+             * @description The statement's date.
+             */
+            as_of: string;
+            previous_statement_id: string | null;
+            breaks: components["schemas"]["PositionBreak"][];
+        };
         /** Revocation */
         Revocation: {
             attestation_id: string;
+            /** Format: date-time */
+            revoked_at: string;
+            /** @enum {string} */
+            reason: "superseded" | "compromised" | "subject_request" | "other";
+        };
+        /** RevocationEvent */
+        RevocationEvent: {
+            attestation_id: string;
+            subject_id: string;
             /** Format: date-time */
             revoked_at: string;
             /** @enum {string} */
@@ -1927,6 +2210,12 @@ export interface components {
         WebhookTestEvent: {
             event: components["schemas"]["Event"];
             delivery: components["schemas"]["WebhookDelivery"];
+        };
+        /** WebhookTestEventData */
+        WebhookTestEventData: {
+            message: string;
+            /** @description The endpoint it was sent to; null when it was sent to the client's subscribers and event stream. */
+            endpoint_id: string | null;
         };
         /** WebhookTestEventRequest */
         WebhookTestEventRequest: {
@@ -10076,6 +10365,558 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+        };
+    };
+    receive_order_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex>`: HMAC-SHA-256 with the endpoint secret over `<t>.` and the raw body (two `v1` during a secret rotation, new then old). Verify it before reading the body, and refuse a `t` more than 300 seconds from now. */
+                "X-Cauri-Signature": string;
+                /** @description The same UUID on every attempt and replay of one event to one endpoint: deduplicate on it. */
+                "X-Cauri-Idempotency-Key": string;
+                /** @description `Cauri-Webhooks/1.0`. */
+                "User-Agent": string;
+                /** @description W3C trace context of this attempt, in the trace of what caused the event. */
+                traceparent: string;
+                /** @description The `tracestate` of the request that caused the event, when it sent one. */
+                tracestate?: string;
+                /** @description The id of the API request that caused the event, when one did. */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    /** @enum {string} */
+                    type: "order.created";
+                    data: components["schemas"]["Order"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx status within 10 seconds ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A failure (as is any other status, a redirect, or no answer in time): the delivery is retried on its schedule. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receive_order_routed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex>`: HMAC-SHA-256 with the endpoint secret over `<t>.` and the raw body (two `v1` during a secret rotation, new then old). Verify it before reading the body, and refuse a `t` more than 300 seconds from now. */
+                "X-Cauri-Signature": string;
+                /** @description The same UUID on every attempt and replay of one event to one endpoint: deduplicate on it. */
+                "X-Cauri-Idempotency-Key": string;
+                /** @description `Cauri-Webhooks/1.0`. */
+                "User-Agent": string;
+                /** @description W3C trace context of this attempt, in the trace of what caused the event. */
+                traceparent: string;
+                /** @description The `tracestate` of the request that caused the event, when it sent one. */
+                tracestate?: string;
+                /** @description The id of the API request that caused the event, when one did. */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    /** @enum {string} */
+                    type: "order.routed";
+                    data: components["schemas"]["Order"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx status within 10 seconds ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A failure (as is any other status, a redirect, or no answer in time): the delivery is retried on its schedule. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receive_order_executed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex>`: HMAC-SHA-256 with the endpoint secret over `<t>.` and the raw body (two `v1` during a secret rotation, new then old). Verify it before reading the body, and refuse a `t` more than 300 seconds from now. */
+                "X-Cauri-Signature": string;
+                /** @description The same UUID on every attempt and replay of one event to one endpoint: deduplicate on it. */
+                "X-Cauri-Idempotency-Key": string;
+                /** @description `Cauri-Webhooks/1.0`. */
+                "User-Agent": string;
+                /** @description W3C trace context of this attempt, in the trace of what caused the event. */
+                traceparent: string;
+                /** @description The `tracestate` of the request that caused the event, when it sent one. */
+                tracestate?: string;
+                /** @description The id of the API request that caused the event, when one did. */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    /** @enum {string} */
+                    type: "order.executed";
+                    data: components["schemas"]["OrderExecutedEvent"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx status within 10 seconds ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A failure (as is any other status, a redirect, or no answer in time): the delivery is retried on its schedule. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receive_order_failed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex>`: HMAC-SHA-256 with the endpoint secret over `<t>.` and the raw body (two `v1` during a secret rotation, new then old). Verify it before reading the body, and refuse a `t` more than 300 seconds from now. */
+                "X-Cauri-Signature": string;
+                /** @description The same UUID on every attempt and replay of one event to one endpoint: deduplicate on it. */
+                "X-Cauri-Idempotency-Key": string;
+                /** @description `Cauri-Webhooks/1.0`. */
+                "User-Agent": string;
+                /** @description W3C trace context of this attempt, in the trace of what caused the event. */
+                traceparent: string;
+                /** @description The `tracestate` of the request that caused the event, when it sent one. */
+                tracestate?: string;
+                /** @description The id of the API request that caused the event, when one did. */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    /** @enum {string} */
+                    type: "order.failed";
+                    data: components["schemas"]["Order"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx status within 10 seconds ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A failure (as is any other status, a redirect, or no answer in time): the delivery is retried on its schedule. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receive_order_cancelled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex>`: HMAC-SHA-256 with the endpoint secret over `<t>.` and the raw body (two `v1` during a secret rotation, new then old). Verify it before reading the body, and refuse a `t` more than 300 seconds from now. */
+                "X-Cauri-Signature": string;
+                /** @description The same UUID on every attempt and replay of one event to one endpoint: deduplicate on it. */
+                "X-Cauri-Idempotency-Key": string;
+                /** @description `Cauri-Webhooks/1.0`. */
+                "User-Agent": string;
+                /** @description W3C trace context of this attempt, in the trace of what caused the event. */
+                traceparent: string;
+                /** @description The `tracestate` of the request that caused the event, when it sent one. */
+                tracestate?: string;
+                /** @description The id of the API request that caused the event, when one did. */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    /** @enum {string} */
+                    type: "order.cancelled";
+                    data: components["schemas"]["Order"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx status within 10 seconds ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A failure (as is any other status, a redirect, or no answer in time): the delivery is retried on its schedule. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receive_order_amended: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex>`: HMAC-SHA-256 with the endpoint secret over `<t>.` and the raw body (two `v1` during a secret rotation, new then old). Verify it before reading the body, and refuse a `t` more than 300 seconds from now. */
+                "X-Cauri-Signature": string;
+                /** @description The same UUID on every attempt and replay of one event to one endpoint: deduplicate on it. */
+                "X-Cauri-Idempotency-Key": string;
+                /** @description `Cauri-Webhooks/1.0`. */
+                "User-Agent": string;
+                /** @description W3C trace context of this attempt, in the trace of what caused the event. */
+                traceparent: string;
+                /** @description The `tracestate` of the request that caused the event, when it sent one. */
+                tracestate?: string;
+                /** @description The id of the API request that caused the event, when one did. */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    /** @enum {string} */
+                    type: "order.amended";
+                    data: components["schemas"]["Order"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx status within 10 seconds ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A failure (as is any other status, a redirect, or no answer in time): the delivery is retried on its schedule. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receive_order_request_refused: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex>`: HMAC-SHA-256 with the endpoint secret over `<t>.` and the raw body (two `v1` during a secret rotation, new then old). Verify it before reading the body, and refuse a `t` more than 300 seconds from now. */
+                "X-Cauri-Signature": string;
+                /** @description The same UUID on every attempt and replay of one event to one endpoint: deduplicate on it. */
+                "X-Cauri-Idempotency-Key": string;
+                /** @description `Cauri-Webhooks/1.0`. */
+                "User-Agent": string;
+                /** @description W3C trace context of this attempt, in the trace of what caused the event. */
+                traceparent: string;
+                /** @description The `tracestate` of the request that caused the event, when it sent one. */
+                tracestate?: string;
+                /** @description The id of the API request that caused the event, when one did. */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    /** @enum {string} */
+                    type: "order.request_refused";
+                    data: components["schemas"]["Order"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx status within 10 seconds ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A failure (as is any other status, a redirect, or no answer in time): the delivery is retried on its schedule. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receive_position_break: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex>`: HMAC-SHA-256 with the endpoint secret over `<t>.` and the raw body (two `v1` during a secret rotation, new then old). Verify it before reading the body, and refuse a `t` more than 300 seconds from now. */
+                "X-Cauri-Signature": string;
+                /** @description The same UUID on every attempt and replay of one event to one endpoint: deduplicate on it. */
+                "X-Cauri-Idempotency-Key": string;
+                /** @description `Cauri-Webhooks/1.0`. */
+                "User-Agent": string;
+                /** @description W3C trace context of this attempt, in the trace of what caused the event. */
+                traceparent: string;
+                /** @description The `tracestate` of the request that caused the event, when it sent one. */
+                tracestate?: string;
+                /** @description The id of the API request that caused the event, when one did. */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    /** @enum {string} */
+                    type: "position.break";
+                    data: components["schemas"]["PositionBreakEvent"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx status within 10 seconds ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A failure (as is any other status, a redirect, or no answer in time): the delivery is retried on its schedule. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receive_kyc_attested: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex>`: HMAC-SHA-256 with the endpoint secret over `<t>.` and the raw body (two `v1` during a secret rotation, new then old). Verify it before reading the body, and refuse a `t` more than 300 seconds from now. */
+                "X-Cauri-Signature": string;
+                /** @description The same UUID on every attempt and replay of one event to one endpoint: deduplicate on it. */
+                "X-Cauri-Idempotency-Key": string;
+                /** @description `Cauri-Webhooks/1.0`. */
+                "User-Agent": string;
+                /** @description W3C trace context of this attempt, in the trace of what caused the event. */
+                traceparent: string;
+                /** @description The `tracestate` of the request that caused the event, when it sent one. */
+                tracestate?: string;
+                /** @description The id of the API request that caused the event, when one did. */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    /** @enum {string} */
+                    type: "kyc.attested";
+                    data: components["schemas"]["KycAttestation"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx status within 10 seconds ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A failure (as is any other status, a redirect, or no answer in time): the delivery is retried on its schedule. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receive_kyc_revoked: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex>`: HMAC-SHA-256 with the endpoint secret over `<t>.` and the raw body (two `v1` during a secret rotation, new then old). Verify it before reading the body, and refuse a `t` more than 300 seconds from now. */
+                "X-Cauri-Signature": string;
+                /** @description The same UUID on every attempt and replay of one event to one endpoint: deduplicate on it. */
+                "X-Cauri-Idempotency-Key": string;
+                /** @description `Cauri-Webhooks/1.0`. */
+                "User-Agent": string;
+                /** @description W3C trace context of this attempt, in the trace of what caused the event. */
+                traceparent: string;
+                /** @description The `tracestate` of the request that caused the event, when it sent one. */
+                tracestate?: string;
+                /** @description The id of the API request that caused the event, when one did. */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    /** @enum {string} */
+                    type: "kyc.revoked";
+                    data: components["schemas"]["RevocationEvent"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx status within 10 seconds ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A failure (as is any other status, a redirect, or no answer in time): the delivery is retried on its schedule. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receive_audit_snapshot: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex>`: HMAC-SHA-256 with the endpoint secret over `<t>.` and the raw body (two `v1` during a secret rotation, new then old). Verify it before reading the body, and refuse a `t` more than 300 seconds from now. */
+                "X-Cauri-Signature": string;
+                /** @description The same UUID on every attempt and replay of one event to one endpoint: deduplicate on it. */
+                "X-Cauri-Idempotency-Key": string;
+                /** @description `Cauri-Webhooks/1.0`. */
+                "User-Agent": string;
+                /** @description W3C trace context of this attempt, in the trace of what caused the event. */
+                traceparent: string;
+                /** @description The `tracestate` of the request that caused the event, when it sent one. */
+                tracestate?: string;
+                /** @description The id of the API request that caused the event, when one did. */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    /** @enum {string} */
+                    type: "audit.snapshot";
+                    data: components["schemas"]["AuditSnapshot"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx status within 10 seconds ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A failure (as is any other status, a redirect, or no answer in time): the delivery is retried on its schedule. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receive_webhook_test: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex>`: HMAC-SHA-256 with the endpoint secret over `<t>.` and the raw body (two `v1` during a secret rotation, new then old). Verify it before reading the body, and refuse a `t` more than 300 seconds from now. */
+                "X-Cauri-Signature": string;
+                /** @description The same UUID on every attempt and replay of one event to one endpoint: deduplicate on it. */
+                "X-Cauri-Idempotency-Key": string;
+                /** @description `Cauri-Webhooks/1.0`. */
+                "User-Agent": string;
+                /** @description W3C trace context of this attempt, in the trace of what caused the event. */
+                traceparent: string;
+                /** @description The `tracestate` of the request that caused the event, when it sent one. */
+                tracestate?: string;
+                /** @description The id of the API request that caused the event, when one did. */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    /** @enum {string} */
+                    type: "webhook.test";
+                    data: components["schemas"]["WebhookTestEventData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx status within 10 seconds ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A failure (as is any other status, a redirect, or no answer in time): the delivery is retried on its schedule. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
