@@ -8,7 +8,7 @@ import type { Database } from '../storage/schema.js';
 import { clientState, type ClientState } from './client.repository.js';
 import { clientAcceptsToken, tokenRefusal } from './client.service.js';
 import type { Scope } from './scopes.js';
-import { unauthorized, type AccessToken, type TokenService } from './token.service.js';
+import { bearerTokenOf, unauthorized, type AccessToken, type TokenService } from './token.service.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -19,14 +19,6 @@ declare module 'fastify' {
     /** The verified access token of a protected route; null on public routes. */
     auth: AccessToken | null;
   }
-}
-
-function bearerToken(request: FastifyRequest): string {
-  const header = request.headers.authorization;
-  if (header === undefined) throw unauthorized('Missing Authorization: Bearer <access token>');
-  const match = /^Bearer ([A-Za-z0-9_.~+/-]+=*)$/i.exec(header);
-  if (match === null) throw unauthorized('Authorization header must be: Bearer <access token>');
-  return match[1] as string;
 }
 
 /**
@@ -87,7 +79,7 @@ export function installAuthentication(
   const authenticate = async (request: FastifyRequest, reply: FastifyReply, scope: Scope): Promise<void> => {
     let grant: AccessToken;
     try {
-      grant = await tokens.verify(bearerToken(request));
+      grant = await tokens.verify(bearerTokenOf(request.headers.authorization));
       const refusal = tokenRefusal(await states.state(grant.clientId), grant.iat);
       if (refusal !== null) throw unauthorized(refusal);
     } catch (error) {

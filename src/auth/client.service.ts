@@ -148,18 +148,26 @@ export class ClientService {
     clientId: string,
     expirePrevious: PreviousSecretExpiry = 'in_24_hours',
   ): Promise<(IssuedSecret & { previous_secret_expires_at: string }) | null> {
+    return this.db.transaction().execute((trx) => this.rotateSecretIn(trx, clientId, expirePrevious));
+  }
+
+  /**
+   * rotateSecret in the caller's transaction (the self-service route's, which also stores the
+   * response for replays of its Idempotency-Key).
+   */
+  async rotateSecretIn(
+    trx: Kysely<Database>,
+    clientId: string,
+    expirePrevious: PreviousSecretExpiry = 'in_24_hours',
+  ): Promise<(IssuedSecret & { previous_secret_expires_at: string }) | null> {
     const now = this.clock.now().getTime();
     const until = expirePrevious === 'now' ? now : now + SECRET_OVERLAP_MS;
     const secret = this.#newSecret();
-    const client = await this.db.transaction().execute(async (trx) => {
-      const row = await findClient(trx, clientId);
-      if (row === undefined) return undefined;
-      if (expirePrevious === 'now') await endSecrets(trx, clientId, now, 'all');
-      else await expireOpenSecrets(trx, clientId, until);
-      await insertSecret(trx, { hash: this.hash(secret), client_id: clientId, created_at: now, expires_at: null });
-      return row;
-    });
+    const client = await findClient(trx, clientId);
     if (client === undefined) return null;
+    if (expirePrevious === 'now') await endSecrets(trx, clientId, now, 'all');
+    else await expireOpenSecrets(trx, clientId, until);
+    await insertSecret(trx, { hash: this.hash(secret), client_id: clientId, created_at: now, expires_at: null });
     return {
       client_id: client.id as ClientId,
       client_secret: secret,

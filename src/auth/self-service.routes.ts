@@ -1,13 +1,13 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../lib/errors.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import { absentBodyIsEmpty } from '../http/json-body.js';
 import { DateTime, OPTIONAL_BODY, StringEnum } from '../http/schemas.js';
 import { IdempotencyHeaders, protectedErrors } from '../http/schemas-auth.js';
-import { IdempotencyService } from '../idempotency/idempotency.service.js';
+import type { IdempotencyService } from '../idempotency/idempotency.service.js';
+import { replyIdempotently } from '../idempotency/idempotent-reply.js';
 import { PREVIOUS_SECRET_EXPIRIES, tokenRefusal, type ClientService } from './client.service.js';
-import { unauthorized, type AccessToken, type TokenService } from './token.service.js';
+import { bearerTokenOf, unauthorized, type AccessToken, type TokenService } from './token.service.js';
 
 const ClientSecretRotation = Type.Object(
   {
@@ -43,12 +43,7 @@ export interface SelfServiceRouteDeps {
   clients: ClientService;
   tokens: TokenService;
   limiter: RateLimiter;
-}
-
-function bearer(request: FastifyRequest): string {
-  const match = /^Bearer ([A-Za-z0-9_.~+/-]+=*)$/i.exec(request.headers.authorization ?? '');
-  if (match === null) throw unauthorized('Authorization header must be: Bearer <access token>');
-  return match[1] as string;
+  idempotency: IdempotencyService;
 }
 
 /**
@@ -57,7 +52,10 @@ function bearer(request: FastifyRequest): string {
  * hook treats it as public; it verifies the token here instead, with the same rules (valid token, client
  * still active), then counts the request against the client's rate limit.
  */
-export const selfServiceRoutes: FastifyPluginAsyncTypebox<SelfServiceRouteDeps> = async (app, { clients, tokens, limiter }) => {
+export const selfServiceRoutes: FastifyPluginAsyncTypebox<SelfServiceRouteDeps> = async (
+  app,
+  { clients, tokens, limiter, idempotency },
+) => {
   app.post(
     '/v1/auth/rotate-secret',
     {
@@ -68,11 +66,11 @@ export const selfServiceRoutes: FastifyPluginAsyncTypebox<SelfServiceRouteDeps> 
         summary: "Rotate the calling client's own secret; the previous one keeps working for 24 hours, or stops at once",
         description:
           "Authenticated with the client's bearer token, which must carry every scope the client is allowed (a narrowed token cannot " +
-          'mint full credentials). Requires an Idempotency-Key (a UUID). Client secrets are stored only as keyed hashes, so the new ' +
-          'secret is never stored in clear and a retry cannot return it again: each request issues a new secret, and every earlier one ' +
-          'keeps working for 24 hours, so a lost response loses nothing. With `expire_previous: now` every earlier secret fails at ' +
-          'once (a secret that leaked); access tokens already issued keep working until they expire (at most 15 minutes), and a lost ' +
-          'response is then recovered by rotating again with such a token.',
+          'mint full credentials). Requires an Idempotency-Key (a UUID): a retry with the same key and body within 24 hours returns ' +
+          'the same new secret (with `Idempotent-Replayed: true`) and rotates nothing again. Client secrets are stored only as keyed ' +
+          'hashes; the copy of this response kept for replays is sealed under a key derived from the master key, never in clear. ' +
+          'Every earlier secret keeps working for 24 hours; with `expire_previous: now` every earlier secret fails at once (a secret ' +
+          'that leaked), while access tokens already issued keep working until they expire (at most 15 minutes).',
 
         headers: IdempotencyHeaders,
         body: ClientSecretRotationRequest,
@@ -82,7 +80,7 @@ export const selfServiceRoutes: FastifyPluginAsyncTypebox<SelfServiceRouteDeps> 
     async (request, reply) => {
       let grant: AccessToken;
       try {
-        grant = await tokens.verify(bearer(request));
+        grant = await tokens.verify(bearerTokenOf(request.headers.authorization));
       } catch (error) {
         throw error instanceof ApiError ? error : unauthorized('Invalid access token');
       }
@@ -97,17 +95,25 @@ export const selfServiceRoutes: FastifyPluginAsyncTypebox<SelfServiceRouteDeps> 
           headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${client.scopes.join(' ')}"` },
         });
       }
-      const header = request.headers['idempotency-key'];
-      IdempotencyService.checkKey(Array.isArray(header) ? header[0] : header);
-
-      const rotated = await clients.rotateSecret(grant.clientId, request.body.expire_previous);
-      if (rotated === null) throw unauthorized('Client is disabled');
+      // The grant the global hook would have set on a protected route: the key is scoped to its client.
+      request.auth = grant;
       reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
-      return {
-        client_id: rotated.client_id,
-        client_secret: rotated.client_secret,
-        previous_secret_expires_at: rotated.previous_secret_expires_at,
-      };
+      return replyIdempotently(
+        idempotency,
+        request,
+        reply,
+        async (trx) => {
+          const rotated = await clients.rotateSecretIn(trx, grant.clientId, request.body.expire_previous);
+          if (rotated === null) throw unauthorized('Client is disabled');
+          const body = {
+            client_id: rotated.client_id,
+            client_secret: rotated.client_secret,
+            previous_secret_expires_at: rotated.previous_secret_expires_at,
+          };
+          return { status: 200, body };
+        },
+        { carriesSecret: true },
+      );
     },
   );
 };

@@ -6,7 +6,7 @@ import { detailsFromAjv } from '../lib/validation.js';
 import { missingBody, sendError, toApiError } from '../http/errors.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import { authorizationServerMetadataPath } from '../http/openapi.js';
-import { errorResponse } from '../http/schemas.js';
+import { errorResponse, StringEnum } from '../http/schemas.js';
 import type { KeyRing } from '../keys/key-ring.js';
 import type { ClientService } from './client.service.js';
 import type { CredentialGuard } from './credential-guard.js';
@@ -15,7 +15,7 @@ import { TOKEN_LIFETIME_SECONDS, type TokenService } from './token.service.js';
 
 const TokenRequest = Type.Object(
   {
-    grant_type: Type.String({ description: 'Only value: client_credentials' }),
+    grant_type: StringEnum(['client_credentials'], { description: 'Only value: client_credentials' }),
     client_id: Type.Optional(Type.String({ maxLength: 200 })),
     client_secret: Type.Optional(Type.String({ maxLength: 200 })),
     scope: Type.Optional(Type.String({ maxLength: 1000, description: `Space-separated scopes among: ${ALL_SCOPES.join(', ')}` })),
@@ -131,6 +131,8 @@ function basicCredentials(header: string | undefined): { id: string; secret: str
   }
 }
 
+const TOKEN_MEDIA_TYPES = 'application/json or application/x-www-form-urlencoded';
+
 export interface TokenRouteDeps {
   clients: ClientService;
   tokens: TokenService;
@@ -146,8 +148,10 @@ export interface TokenRouteDeps {
 function withOAuthMember(error: unknown, request: FastifyRequest): ApiError {
   const apiError = toApiError(error, request);
   if (apiError.extra !== undefined) return apiError;
-  return new ApiError(apiError.code, apiError.message, {
-    extra: oauthMembers(oauthErrorOf(apiError.status), apiError.message),
+  // The generic refusal names JSON only; this endpoint also takes a form.
+  const message = apiError.code === 'unsupported_media_type' ? `Content-Type must be ${TOKEN_MEDIA_TYPES}` : apiError.message;
+  return new ApiError(apiError.code, message, {
+    extra: oauthMembers(oauthErrorOf(apiError.status), message),
     ...(apiError.details === undefined ? {} : { details: apiError.details }),
     ...(apiError.headers === undefined ? {} : { headers: apiError.headers }),
     ...(apiError.cause === undefined ? {} : { cause: apiError.cause }),
@@ -180,6 +184,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<TokenRouteDeps> = async (app
         response: {
           200: TokenResponse,
           401: errorResponse('`unauthorized`, OAuth `invalid_client`: unknown client, wrong or expired secret, disabled client.'),
+          415: errorResponse(`\`unsupported_media_type\`, OAuth \`invalid_request\`: the body is not ${TOKEN_MEDIA_TYPES}.`),
           422: errorResponse(
             '`validation_error`, OAuth `invalid_request`, `unsupported_grant_type` or `invalid_scope`; `details` says which field.',
           ),
@@ -195,27 +200,33 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<TokenRouteDeps> = async (app
       const problems =
         request.validationError === undefined ? [] : detailsFromAjv((request.validationError as { validation: ErrorObject[] }).validation);
       const relevant = isForm ? problems.filter((d) => d.rule !== 'additionalProperties') : problems;
-      if (relevant.length > 0)
-        throw oauthError('validation_error', 'invalid_request', `Invalid ${relevant[0]?.field}: ${relevant[0]?.rule}`, relevant);
+      // A grant type that is a string but not ours is the one refusal with a code of its own (RFC 6749 §5.2).
+      const [first] = relevant;
+      if (relevant.length === 1 && first?.field === 'grant_type' && first.rule === 'enum')
+        throw oauthError('validation_error', 'unsupported_grant_type', 'Only grant_type client_credentials is supported', relevant);
+      if (first !== undefined) throw oauthError('validation_error', 'invalid_request', `Invalid ${first.field}: ${first.rule}`, relevant);
       const body = request.body as Static<typeof TokenRequest>;
 
-      if (body.grant_type !== 'client_credentials') {
-        throw oauthError('validation_error', 'unsupported_grant_type', 'Only grant_type client_credentials is supported', [
-          { field: 'grant_type', rule: 'enum', value: body.grant_type },
-        ]);
-      }
       const basic = basicCredentials(request.headers.authorization);
       if (basic === 'malformed')
         throw oauthError('validation_error', 'invalid_request', 'Malformed HTTP Basic credentials', [
           { field: 'Authorization', rule: 'format', value: null },
         ]);
-      if (basic !== null && (body.client_id !== undefined || body.client_secret !== undefined)) {
+      // One authentication method per request (RFC 6749 §2.3): a secret in the body beside HTTP Basic
+      // is a second one. A client_id in the body only names the client (§3.2.1, as some client
+      // libraries send it), so it is accepted when it names the client that Basic authenticates.
+      if (basic !== null && body.client_secret !== undefined) {
         throw oauthError('validation_error', 'invalid_request', 'Send client credentials either in HTTP Basic or in the body, not both', [
-          { field: 'client_id', rule: 'single_authentication_method', value: body.client_id ?? null },
+          { field: 'client_secret', rule: 'single_authentication_method', value: null },
         ]);
       }
-      const clientId = basic?.id ?? body.client_id;
-      const secret = basic?.secret ?? body.client_secret;
+      if (basic !== null && body.client_id !== undefined && body.client_id !== basic.id) {
+        throw oauthError('validation_error', 'invalid_request', 'client_id differs from the client of the HTTP Basic credentials', [
+          { field: 'client_id', rule: 'basic_client_id', value: body.client_id },
+        ]);
+      }
+      const clientId = basic === null ? body.client_id : basic.id;
+      const secret = basic === null ? body.client_secret : basic.secret;
       if (clientId === undefined || clientId === '')
         throw oauthError('validation_error', 'invalid_request', 'client_id is required', [
           { field: 'client_id', rule: 'required', value: null },

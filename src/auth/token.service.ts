@@ -33,6 +33,22 @@ export function unauthorized(message: string): ApiError {
 }
 
 /**
+ * The 401 of a request that carries no bearer token at all (no Authorization header, or another
+ * scheme): the challenge names the scheme without an error code (RFC 6750 §3.1).
+ */
+export function missingToken(): ApiError {
+  return new ApiError('unauthorized', 'Missing Authorization: Bearer <access token>', { headers: { 'www-authenticate': 'Bearer' } });
+}
+
+/** The token of an `Authorization: Bearer <token>` header (RFC 6750 §2.1); 401 otherwise. */
+export function bearerTokenOf(header: string | undefined): string {
+  if (header === undefined || !/^Bearer(\s|$)/i.test(header)) throw missingToken();
+  const match = /^Bearer ([A-Za-z0-9_.~+/-]+=*)$/i.exec(header);
+  if (match === null) throw unauthorized('Authorization header must be: Bearer <access token>');
+  return match[1] as string;
+}
+
+/**
  * Access tokens: JWTs signed with Ed25519 (RFC 8037 `EdDSA`), typed `at+jwt` (RFC 9068), with the
  * claims listed in docs/concepts.md. Verification pins the algorithm and the key purpose, so `alg: none`, HMAC
  * tokens signed with the public key, and tokens signed by any other key are refused. A verified token

@@ -59,6 +59,26 @@ for (const database of DATABASES) {
       assert.equal((await rotate(token, randomUUID(), { client_id: 'x' })).status, 422);
     });
 
+    await t.test('a retry with the same Idempotency-Key returns the same secret and rotates nothing again', async () => {
+      const token = await tokenOf(issued.client_secret);
+      const key = randomUUID();
+      const first = await rotate(token, key);
+      const text = await first.text();
+      assert.equal(first.status, 200, text);
+      const secret = (JSON.parse(text) as Json).client_secret as string;
+      clock.advance(60_000);
+      const replay = await rotate(token, key, {});
+      assert.equal(replay.status, 200);
+      assert.equal(replay.headers.get('idempotent-replayed'), 'true');
+      assert.equal(replay.headers.get('cache-control'), 'no-store');
+      assert.equal(await replay.text(), text, 'the first response, byte for byte (no body is the same as {})');
+      assert.equal((await exchange(secret)).status, 200, 'the secret replayed is the current one');
+      const other = await rotate(token, key, { expire_previous: 'now' });
+      assert.equal(other.status, 422);
+      assert.equal(((await other.json()) as Json).details[0].rule, 'idempotency_key_reused');
+      assert.equal((await exchange(secret)).status, 200, 'nothing rotated');
+    });
+
     await t.test('returns the new secret once; the old one works for 24 hours, then fails', async () => {
       const res = await rotate(await tokenOf(issued.client_secret), randomUUID(), {});
       assert.equal(res.status, 200);

@@ -101,6 +101,11 @@ for (const database of DATABASES) {
         }).toString(),
       );
       assert.equal(inBody.status, 200);
+      // HTTP Basic with the client_id repeated in the body, as some client libraries send it (RFC 6749 §3.2.1).
+      const basicAndId = await postForm(base, `grant_type=client_credentials&client_id=${client.client_id}`, {
+        authorization: `Basic ${basic}`,
+      });
+      assert.equal(basicAndId.status, 200, await basicAndId.clone().text());
     });
 
     test('a standard OAuth 2.0 client library obtains a token unchanged', async (t) => {
@@ -202,9 +207,22 @@ for (const database of DATABASES) {
         422,
         'validation_error',
         'invalid_request',
-        'client_id',
+        'client_secret',
         'single_authentication_method',
       );
+      await expectError(
+        await postForm(base, 'grant_type=client_credentials&client_id=cli_someone_else', { authorization: `Basic ${basic}` }),
+        422,
+        'validation_error',
+        'invalid_request',
+        'client_id',
+        'basic_client_id',
+      );
+      const unsupported = await fetch(`${base}/v1/auth/token`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' });
+      assert.equal(unsupported.headers.get('content-type'), 'application/json; charset=utf-8');
+      const refused = (await unsupported.clone().json()) as { message: string };
+      assert.equal(refused.message, 'Content-Type must be application/json or application/x-www-form-urlencoded');
+      await expectError(unsupported, 415, 'unsupported_media_type', 'invalid_request');
       const wrongBasic = await postForm(base, 'grant_type=client_credentials', {
         authorization: `Basic ${Buffer.from(`${client.client_id}:nope`).toString('base64')}`,
       });

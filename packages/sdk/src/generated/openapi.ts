@@ -142,7 +142,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate the calling client's own secret; the previous one keeps working for 24 hours, or stops at once
-         * @description Authenticated with the client's bearer token, which must carry every scope the client is allowed (a narrowed token cannot mint full credentials). Requires an Idempotency-Key (a UUID). Client secrets are stored only as keyed hashes, so the new secret is never stored in clear and a retry cannot return it again: each request issues a new secret, and every earlier one keeps working for 24 hours, so a lost response loses nothing. With `expire_previous: now` every earlier secret fails at once (a secret that leaked); access tokens already issued keep working until they expire (at most 15 minutes), and a lost response is then recovered by rotating again with such a token.
+         * @description Authenticated with the client's bearer token, which must carry every scope the client is allowed (a narrowed token cannot mint full credentials). Requires an Idempotency-Key (a UUID): a retry with the same key and body within 24 hours returns the same new secret (with `Idempotent-Replayed: true`) and rotates nothing again. Client secrets are stored only as keyed hashes; the copy of this response kept for replays is sealed under a key derived from the master key, never in clear. Every earlier secret keeps working for 24 hours; with `expire_previous: now` every earlier secret fails at once (a secret that leaked), while access tokens already issued keep working until they expire (at most 15 minutes).
          */
         post: operations["rotateClientSecret"];
         delete?: never;
@@ -2065,8 +2065,11 @@ export interface components {
         };
         /** TokenRequest */
         TokenRequest: {
-            /** @description Only value: client_credentials */
-            grant_type: string;
+            /**
+             * @description Only value: client_credentials
+             * @enum {string}
+             */
+            grant_type: "client_credentials";
             client_id?: string;
             client_secret?: string;
             /** @description Space-separated scopes among: kyc:read, kyc:write, orders:read, orders:write, audit:read, webhooks:manage, operator:read */
@@ -2568,7 +2571,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            /** @description `unsupported_media_type`, OAuth `invalid_request`: the body is not application/json or application/x-www-form-urlencoded. */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
