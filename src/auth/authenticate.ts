@@ -14,6 +14,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The scope a route requires; routes without it are public. */
     scope?: Scope;
+    /**
+     * A route without a scope that verifies a bearer token itself (the client's own secret rotation):
+     * counted per address like a public route by this hook, described as needing a token.
+     */
+    bearer?: true;
   }
   interface FastifyRequest {
     /** The verified access token of a protected route; null on public routes. */

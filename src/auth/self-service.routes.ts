@@ -60,6 +60,7 @@ export const selfServiceRoutes: FastifyPluginAsyncTypebox<SelfServiceRouteDeps> 
     '/v1/auth/rotate-secret',
     {
       preValidation: absentBodyIsEmpty,
+      config: { bearer: true },
       schema: {
         operationId: 'rotateClientSecret',
         tags: ['Authentication'],

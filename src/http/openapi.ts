@@ -9,8 +9,8 @@ import { isRateLimitedPath } from './rate-limit.js';
  * what every route shares, from what the route declares and does, so that a new route is described
  * completely by declaring its schemas, its `operationId` and its scope (docs/api-conventions.md):
  *
- * - security from the route's `config.scope` (none on public routes), as an OAuth 2.0 client
- *   credentials scheme and as a bearer token;
+ * - security from the route's `config.scope` (none on public routes; a token without a particular
+ *   scope for `config.bearer`), as an OAuth 2.0 client credentials scheme and as a bearer token;
  * - the error responses every route of its kind can give (401 and 403 on protected routes, 429 on
  *   rate-limited ones, 413, 415 and 422 where a body or parameters are validated, 409 under an
  *   Idempotency-Key, 408, 500 and 503 everywhere), each with the Error schema;
@@ -24,6 +24,8 @@ import { isRateLimitedPath } from './rate-limit.js';
 export interface RouteFacts {
   /** The scope the route requires; undefined on a public route. */
   scope: string | undefined;
+  /** Needs a bearer token: a scope, or a token the route verifies itself (`config.bearer`). */
+  bearer: boolean;
   /** Counted by the rate limiter (API paths), so it carries the X-RateLimit headers and may answer 429. */
   rateLimited: boolean;
   /** Runs under an Idempotency-Key (a mutating POST). */
@@ -49,6 +51,7 @@ export function routeFacts(route: RouteOptions): Array<[string, RouteFacts]> {
   };
   const facts: RouteFacts = {
     scope: route.config?.scope,
+    bearer: route.config?.scope !== undefined || route.config?.bearer === true,
     rateLimited: isRateLimitedPath(route.url),
     idempotent: schema.headers?.properties?.['idempotency-key'] !== undefined,
     hasBody: schema.body !== undefined,
@@ -230,7 +233,8 @@ export function finishDocument(document: OpenApiDocument, facts: ReadonlyMap<str
       nameOperationSchemas(operation, namer);
       const fact = facts.get(`${method} ${path}`);
       if (fact === undefined) continue;
-      operation.security = fact.scope === undefined ? [] : [{ oauth2: [fact.scope] }, { bearerAuth: [fact.scope] }];
+      const scopes = fact.scope === undefined ? [] : [fact.scope];
+      operation.security = fact.bearer ? [{ oauth2: scopes }, { bearerAuth: scopes }] : [];
       if (fact.idempotent) {
         operation.parameters = (operation.parameters ?? []).filter(
           (p) => !(p.in === 'header' && p.name?.toLowerCase() === 'idempotency-key'),
@@ -252,7 +256,7 @@ export function finishDocument(document: OpenApiDocument, facts: ReadonlyMap<str
 function describeResponses(operation: OpenApiOperation, fact: RouteFacts, headersUsed: Set<string>): void {
   const responses = (operation.responses ??= {});
   const errors = ['408', '500', '503'];
-  if (fact.scope !== undefined) errors.push('401', '403');
+  if (fact.bearer) errors.push('401', '403');
   if (fact.rateLimited) errors.push('429');
   if (fact.hasBody) errors.push('413', '415', '422');
   if (fact.hasParameters || fact.idempotent) errors.push('422');
@@ -275,7 +279,7 @@ function describeResponses(operation: OpenApiOperation, fact: RouteFacts, header
     if (fact.rateLimited) for (const name of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) header(response, name);
     if (status === '429' || (status === '503' && shared.has(status))) header(response, 'Retry-After');
     if (status === '409' && fact.idempotent) header(response, 'Retry-After-Conflict');
-    if ((status === '401' || status === '403') && fact.scope !== undefined) header(response, 'WWW-Authenticate');
+    if ((status === '401' || status === '403') && fact.bearer) header(response, 'WWW-Authenticate');
     if (fact.idempotent && status.startsWith('2')) header(response, 'Idempotent-Replayed');
   }
 }

@@ -124,6 +124,8 @@ test('the OpenAPI 3.1 document is valid and describes every route the server reg
   assert.deepEqual(security('post', '/v1/auth/token'), []);
   assert.deepEqual(security('post', '/v1/orders'), [{ oauth2: ['orders:write'] }, { bearerAuth: ['orders:write'] }]);
   assert.deepEqual(security('get', '/v1/audit/snapshots/{date}'), [{ oauth2: ['audit:read'] }, { bearerAuth: ['audit:read'] }]);
+  // The client's own secret rotation verifies its token itself: a token is needed, no particular scope.
+  assert.deepEqual(security('post', '/v1/auth/rotate-secret'), [{ oauth2: [] }, { bearerAuth: [] }]);
   const schemes = doc.components.securitySchemes as Record<
     string,
     { type: string; flows?: { clientCredentials?: { tokenUrl: string; scopes: Record<string, string> } } }
