@@ -7,7 +7,7 @@ import { AuditService } from './audit/audit.service.js';
 import { ClientService } from './auth/client.service.js';
 import { CredentialGuard } from './auth/credential-guard.js';
 import { TokenService } from './auth/token.service.js';
-import type { Config } from './config/config.js';
+import { ConfigError, ensureDataDir, type Config } from './config/config.js';
 import { RateLimiter, type RateLimitStore } from './http/rate-limit.js';
 import { IdempotencyService } from './idempotency/idempotency.service.js';
 import { KeyRing } from './keys/key-ring.js';
@@ -225,6 +225,7 @@ export function createServices(
  * mode) and, in sandbox, seeds the synthetic directory.
  */
 export async function openDatabase(config: Config, options: OpenOptions = {}): Promise<Storage> {
+  if (config.databaseUrl === null) ensureDataDir(config.dataDir);
   const storage = await openStorage({
     databaseUrl: config.databaseUrl,
     sqlitePath: join(config.dataDir, 'cauri.sqlite'),
@@ -232,6 +233,8 @@ export async function openDatabase(config: Config, options: OpenOptions = {}): P
     pgPreparedStatements: config.pgPreparedStatements,
     sqliteSynchronous: config.sqliteSynchronous,
     ...(options.pgSchema === undefined ? {} : { pgSchema: options.pgSchema }),
+  }).catch((error: unknown) => {
+    throw config.databaseUrl === null ? error : (unreachableDatabase(config.databaseUrl, error) ?? error);
   });
   try {
     await migrateToLatest(storage.db, storage.schema);
@@ -241,7 +244,38 @@ export async function openDatabase(config: Config, options: OpenOptions = {}): P
     if (config.seedSandboxData) await seedSandboxDirectory(storage.db, storage.dialect, now);
   } catch (error) {
     await storage.close();
-    throw error;
+    throw config.databaseUrl === null ? error : (unreachableDatabase(config.databaseUrl, error) ?? error);
   }
   return storage;
+}
+
+/** PostgreSQL's and the socket's answers that mean the database of DATABASE_URL cannot be used at all. */
+const CONNECTION_FAILURES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNRESET',
+  '28P01', // invalid_password
+  '28000', // invalid_authorization_specification
+  '3D000', // invalid_catalog_name: no such database
+]);
+
+/**
+ * At start, a database that cannot be reached or entered is a configuration problem: one line naming
+ * DATABASE_URL (its host, port and database, never its password) rather than a driver's stack trace.
+ */
+export function unreachableDatabase(databaseUrl: string, error: unknown): ConfigError | null {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== 'string' || !CONNECTION_FAILURES.has(code)) return null;
+  let where = 'the database';
+  try {
+    const url = new URL(databaseUrl);
+    where = `${url.hostname}${url.port === '' ? '' : `:${url.port}`}${url.pathname}`;
+  } catch {
+    // The URL was checked at start; keep the generic words.
+  }
+  return new ConfigError('DATABASE_URL', `cannot connect to ${where}: ${error instanceof Error ? error.message : String(error)} (${code})`);
 }

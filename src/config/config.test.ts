@@ -1,6 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigError, parseConfig } from './config.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, ensureDataDir, parseConfig } from './config.js';
 
 test('defaults: sandbox on SQLite at 127.0.0.1:8080 with 1000 requests a minute', () => {
   const c = parseConfig({});
@@ -22,16 +25,16 @@ test('PostgreSQL prepared statements can be turned off (a pooler that cannot kee
   assert.equal(parseConfig({ CAURI_PG_PREPARED_STATEMENTS: 'true' }).pgPreparedStatements, true);
 });
 
-test('production needs a master key and a public URL, and uses the production rate', () => {
+test('production needs a master key, its public URL defaults to http://HOST:PORT, and it uses the production rate', () => {
   assert.throws(
     () => parseConfig({ CAURI_MODE: 'production', CAURI_PUBLIC_URL: 'https://api.example' }),
     (e: unknown) => e instanceof ConfigError && e.variable === 'CAURI_MASTER_KEY',
   );
   const key = 'ab'.repeat(32);
-  assert.throws(
-    () => parseConfig({ CAURI_MODE: 'production', CAURI_MASTER_KEY: key }),
-    (e: unknown) => e instanceof ConfigError && e.variable === 'CAURI_PUBLIC_URL',
-  );
+  const defaulted = parseConfig({ CAURI_MODE: 'production', CAURI_MASTER_KEY: key, HOST: '0.0.0.0', PORT: '9000' });
+  assert.equal(defaulted.publicUrl, 'http://0.0.0.0:9000');
+  assert.equal(defaulted.publicUrlDefaulted, true);
+  assert.equal(defaulted.rateLimitPerMinute, 10000);
   const c = parseConfig({
     CAURI_MODE: 'production',
     CAURI_MASTER_KEY: key,
@@ -40,6 +43,7 @@ test('production needs a master key and a public URL, and uses the production ra
   });
   assert.equal(c.livemode, true);
   assert.equal(c.publicUrl, 'https://api.example');
+  assert.equal(c.publicUrlDefaulted, false);
   assert.equal(c.rateLimitPerMinute, 20000);
   assert.equal(c.seedSandboxData, false);
 });
@@ -75,6 +79,23 @@ test('every wrong value names its variable', () => {
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ CAURI_SEED: 'maybe' }, 'CAURI_SEED'],
     [{ CAURI_PG_PREPARED_STATEMENTS: 'sometimes' }, 'CAURI_PG_PREPARED_STATEMENTS'],
+    // Characters outside base64 would be skipped by Node's decoder, leaving some other 32 bytes.
+    [{ CAURI_MASTER_KEY: `!!!!${'A'.repeat(43)}=` }, 'CAURI_MASTER_KEY'],
+    [{ CAURI_MASTER_KEY: `${'A'.repeat(42)} A` }, 'CAURI_MASTER_KEY'],
+    // A HOST the server could not bind is named as HOST, not as the public URL made from it.
+    [{ HOST: '999.1.1.1' }, 'HOST'],
+    [{ HOST: 'http://example.com' }, 'HOST'],
+    [{ HOST: 'two words' }, 'HOST'],
+    [{ HOST: 'a..b' }, 'HOST'],
+    // The rate and the booleans of the other mode are checked too, not ignored until it is used.
+    [{ CAURI_RATE_LIMIT_PRODUCTION: 'abc' }, 'CAURI_RATE_LIMIT_PRODUCTION'],
+    [{ CAURI_WEBHOOKS_ALLOW_PRIVATE: 'maybe' }, 'CAURI_WEBHOOKS_ALLOW_PRIVATE'],
+    [{ CAURI_FIX_ALLOW_PLAINTEXT: 'maybe' }, 'CAURI_FIX_ALLOW_PLAINTEXT'],
+    [{ CAURI_MODE: 'production', CAURI_MASTER_KEY: 'ab'.repeat(32), CAURI_RATE_LIMIT_SANDBOX: '-1' }, 'CAURI_RATE_LIMIT_SANDBOX'],
+    [
+      { CAURI_MODE: 'production', CAURI_MASTER_KEY: 'ab'.repeat(32), CAURI_WEBHOOKS_ALLOW_PRIVATE: 'maybe' },
+      'CAURI_WEBHOOKS_ALLOW_PRIVATE',
+    ],
   ];
   for (const [env, variable] of cases) {
     assert.throws(
@@ -180,4 +201,32 @@ test('shutdown: five seconds not ready before the listener closes, thirty for re
     () => parseConfig({ CAURI_SHUTDOWN_DELAY_SECONDS: '5s' }),
     (e: unknown) => e instanceof ConfigError && e.variable === 'CAURI_SHUTDOWN_DELAY_SECONDS',
   );
+});
+
+test('HOST takes addresses and host names; the master key takes hex, base64 and base64url', () => {
+  for (const host of ['0.0.0.0', '::', '::1', 'localhost', 'api.example.com', 'my-host', 'cauri_api'])
+    assert.equal(parseConfig({ HOST: host }).host, host);
+  assert.equal(parseConfig({ HOST: '::1' }).publicUrl, 'http://[::1]:8080');
+  const key = Buffer.alloc(32, 0xfb);
+  for (const text of [key.toString('hex'), key.toString('base64'), key.toString('base64url'), key.toString('base64').replace(/=$/, '')]) {
+    assert.deepEqual(parseConfig({ CAURI_MASTER_KEY: text }).masterKey, key, text);
+  }
+});
+
+test('CAURI_DATA_DIR that is a file, or under one, is refused naming the variable', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cauri-data-dir-'));
+  try {
+    const file = join(dir, 'a-file');
+    writeFileSync(file, '');
+    for (const path of [file, join(file, 'below')]) {
+      assert.throws(
+        () => ensureDataDir(path),
+        (e: unknown) => e instanceof ConfigError && e.variable === 'CAURI_DATA_DIR' && e.message.includes(path),
+        path,
+      );
+    }
+    ensureDataDir(join(dir, 'new', 'folder'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
@@ -15,6 +15,11 @@ export interface Config {
   readonly host: string;
   readonly port: number;
   readonly publicUrl: string;
+  /**
+   * True when CAURI_PUBLIC_URL was not set and `publicUrl` is the default `http://HOST:PORT` (a
+   * production process says so in its log: clients behind a proxy need the real address).
+   */
+  readonly publicUrlDefaulted: boolean;
   readonly dataDir: string;
   /** A `postgres://` URL selects PostgreSQL; otherwise SQLite at `<dataDir>/cauri.sqlite`. */
   readonly databaseUrl: string | null;
@@ -138,7 +143,7 @@ export function parseConfig(env: Env): Config {
   };
 
   const mode = oneOf(env, 'CAURI_MODE', ['sandbox', 'production'] as const, 'sandbox');
-  const host = get('HOST') ?? '127.0.0.1';
+  const host = hostName(get('HOST') ?? '127.0.0.1');
   const port = integer(env, 'PORT', 8080, 0, 65535);
   const dataDir = resolve(get('CAURI_DATA_DIR') ?? './data');
 
@@ -157,11 +162,15 @@ export function parseConfig(env: Env): Config {
     throw new ConfigError('CAURI_MASTER_KEY', 'is required in production (32 bytes, as 64 hex characters or base64)');
   }
 
+  // Default `http://HOST:PORT` in both modes; a production deployment behind a proxy sets it.
   const rawPublicUrl = get('CAURI_PUBLIC_URL');
-  if (mode === 'production' && rawPublicUrl === undefined) {
-    throw new ConfigError('CAURI_PUBLIC_URL', 'is required in production (the absolute base URL clients use)');
-  }
   const publicUrl = absoluteUrl('CAURI_PUBLIC_URL', rawPublicUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`);
+
+  // Both rates are checked whatever the mode, so that a wrong value never waits for a change of mode.
+  const rateLimitSandbox = integer(env, 'CAURI_RATE_LIMIT_SANDBOX', 1000, 1, 10_000_000);
+  const rateLimitProduction = integer(env, 'CAURI_RATE_LIMIT_PRODUCTION', 10000, 1, 10_000_000);
+  const webhooksAllowPrivate = boolean(env, 'CAURI_WEBHOOKS_ALLOW_PRIVATE', true);
+  const fixAllowPlaintext = boolean(env, 'CAURI_FIX_ALLOW_PLAINTEXT', false);
 
   const config: Config = {
     mode,
@@ -170,6 +179,7 @@ export function parseConfig(env: Env): Config {
     host,
     port,
     publicUrl,
+    publicUrlDefaulted: rawPublicUrl === undefined,
     dataDir,
     databaseUrl,
     databasePoolSize: integer(env, 'CAURI_DB_POOL_SIZE', 10, 1, 1000),
@@ -177,10 +187,7 @@ export function parseConfig(env: Env): Config {
     sqliteSynchronous: oneOf(env, 'CAURI_SQLITE_SYNCHRONOUS', ['FULL', 'NORMAL'] as const, 'FULL'),
     redisUrl,
     masterKey,
-    rateLimitPerMinute:
-      mode === 'production'
-        ? integer(env, 'CAURI_RATE_LIMIT_PRODUCTION', 10000, 1, 10_000_000)
-        : integer(env, 'CAURI_RATE_LIMIT_SANDBOX', 1000, 1, 10_000_000),
+    rateLimitPerMinute: mode === 'production' ? rateLimitProduction : rateLimitSandbox,
     authFailuresPerAddress: integer(env, 'CAURI_AUTH_FAILURES_PER_ADDRESS', 20, 1, 1_000_000),
     authFailuresPerClient: integer(env, 'CAURI_AUTH_FAILURES_PER_CLIENT', 10, 1, 1_000_000),
     redisTimeoutMs: integer(env, 'CAURI_REDIS_TIMEOUT_MS', 100, 1, 10_000),
@@ -194,8 +201,8 @@ export function parseConfig(env: Env): Config {
     referenceRefreshSeconds: integer(env, 'CAURI_REFERENCE_REFRESH_SECONDS', 10, 1, 3600),
     trustProxy: trustProxy(env),
     anchor: anchorConfig(env, mode),
-    webhooksAllowPrivate: mode === 'sandbox' && boolean(env, 'CAURI_WEBHOOKS_ALLOW_PRIVATE', true),
-    fixPlaintextAllowed: mode === 'sandbox' || boolean(env, 'CAURI_FIX_ALLOW_PLAINTEXT', false),
+    webhooksAllowPrivate: mode === 'sandbox' && webhooksAllowPrivate,
+    fixPlaintextAllowed: mode === 'sandbox' || fixAllowPlaintext,
     http: httpLimits(env),
     corsOrigins: corsOrigins(env),
     shutdownDelaySeconds: integer(env, 'CAURI_SHUTDOWN_DELAY_SECONDS', 5, 0, 3600),
@@ -320,6 +327,24 @@ function trustProxy(env: Env): boolean | string {
   return entries.join(',');
 }
 
+/**
+ * `HOST`: an IPv4 or IPv6 address, or a host name, as the server binds it and as the default public
+ * URL names it. Anything else (`999.1.1.1`, `http://x`, a space) is refused here, naming HOST, rather
+ * than when the server binds or as a wrong CAURI_PUBLIC_URL.
+ */
+function hostName(value: string): string {
+  if (isIP(value) !== 0) return value;
+  const fail = () => new ConfigError('HOST', `must be an IP address or a host name, such as 127.0.0.1, 0.0.0.0 or ::1 (got "${value}")`);
+  // Letters, digits, dots, hyphens and underscores (container names), which URL's parser takes as a host.
+  if (value.length > 253 || !/^[A-Za-z0-9_]([A-Za-z0-9_.-]*[A-Za-z0-9_.])?$/.test(value) || value.includes('..')) throw fail();
+  try {
+    new URL(`http://${value}/`);
+  } catch {
+    throw fail();
+  }
+  return value;
+}
+
 function name(env: Env, variable: string, fallback: string): string {
   const value = env[variable];
   if (value === undefined || value === '') return fallback;
@@ -338,9 +363,39 @@ function absoluteUrl(variable: string, value: string): string {
   return url.href.replace(/\/+$/, '');
 }
 
-/** The master key is 32 bytes, given as 64 hex characters or as base64/base64url. */
+/**
+ * The master key is 32 bytes, given as 64 hex characters or as base64/base64url (43 characters,
+ * optionally padded with one `=`). Node's base64 decoder skips characters it does not know, so the
+ * alphabet is checked first: a mistyped key is refused, never read as some other 32 bytes.
+ */
 export function decodeKey(value: string): Buffer {
-  const bytes = /^[0-9a-fA-F]{64}$/.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
-  if (bytes.length !== 32) throw new ConfigError('CAURI_MASTER_KEY', 'must decode to exactly 32 bytes (64 hex characters or base64)');
+  const problem = 'must be 32 bytes, as 64 hex characters or base64 (43 characters, and an optional =)';
+  if (/^[0-9a-fA-F]{64}$/.test(value)) return Buffer.from(value, 'hex');
+  if (!/^[A-Za-z0-9+/_-]{43}=?$/.test(value)) throw new ConfigError('CAURI_MASTER_KEY', problem);
+  const bytes = Buffer.from(value, 'base64');
+  if (bytes.length !== 32) throw new ConfigError('CAURI_MASTER_KEY', problem);
   return bytes;
+}
+
+/**
+ * The data folder (CAURI_DATA_DIR), created when missing: the SQLite database and, in a sandbox
+ * without CAURI_MASTER_KEY, the generated master key live there. A path that is a file, or a folder
+ * this process cannot write, stops start-up naming the variable, not with a stack trace.
+ */
+export function ensureDataDir(dataDir: string): void {
+  let reason: string | null = null;
+  try {
+    mkdirSync(dataDir, { recursive: true });
+    if (!statSync(dataDir).isDirectory()) reason = 'is not a folder';
+    else accessSync(dataDir, constants.W_OK | constants.X_OK);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    reason =
+      code === 'EEXIST' || code === 'ENOTDIR'
+        ? 'is not a folder (a file stands at that path or above it)'
+        : code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
+          ? 'is not writable by this process'
+          : `cannot be created (${String(code ?? error)})`;
+  }
+  if (reason !== null) throw new ConfigError('CAURI_DATA_DIR', `${reason}: ${dataDir}`);
 }

@@ -1,7 +1,7 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { decodeKey, type Config } from './config.js';
+import { decodeKey, ensureDataDir, type Config } from './config.js';
 
 /**
  * The master key protects every secret at rest (signing keys, webhook secrets) and authenticates page
@@ -13,7 +13,7 @@ export function resolveMasterKey(config: Config): Buffer {
   if (config.mode === 'production') throw new Error('CAURI_MASTER_KEY: is required in production');
   const path = join(config.dataDir, 'master.key');
   if (existsSync(path)) return decodeKey(readFileSync(path, 'utf8').trim());
-  mkdirSync(config.dataDir, { recursive: true });
+  ensureDataDir(config.dataDir);
   const key = randomBytes(32);
   writeFileSync(path, `${key.toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
   chmodSync(path, 0o600);

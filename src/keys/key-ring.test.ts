@@ -25,6 +25,6 @@ for (const database of DATABASES) {
     assert.equal(previous.validUntil, current.validFrom);
 
     const stranger = new KeyRing(storage.db, storage.dialect, randomBytes(32), clock);
-    await assert.rejects(stranger.current('attestation'), /CAURI_MASTER_KEY does not open signing key/);
+    await assert.rejects(stranger.current('attestation'), /CAURI_MASTER_KEY: does not open signing key/);
   });
 }

@@ -1,4 +1,5 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { ConfigError } from '../config/config.js';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../lib/clock.js';
 import { open, seal } from '../lib/crypto.js';
@@ -133,8 +134,10 @@ export class KeyRing {
       return open(this.sealingKey, row.private_key_sealed, `signing-key:${row.id}`);
     } catch {
       // AES-GCM refuses a wrong key without saying more; the likely cause is configuration.
-      throw new Error(
-        `CAURI_MASTER_KEY does not open signing key ${row.id} stored in this database: every process of a deployment must use the master key the database was created with`,
+      // A ConfigError, so that the command line prints it as one line naming the variable (exit 2).
+      throw new ConfigError(
+        'CAURI_MASTER_KEY',
+        `does not open signing key ${row.id} stored in this database: every process of a deployment must use the master key the database was created with`,
       );
     }
   }

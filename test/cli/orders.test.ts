@@ -122,6 +122,13 @@ test('cauri orders list, get, fills, cancel and amend act on the remote service 
   );
   assert.deepEqual([badLang.code, badLang.stdout, badLang.stderr], [2, '', 'cauri: --note-lang must be fr or en (got "de")\n']);
   assert.throws(() => readFileSync(join(env.CAURI_CONFIG_DIR as string, 'never.pdf')), /ENOENT/, 'nothing written');
+  // A file that cannot be written: one line naming it, no stack trace.
+  const nowhere = join(env.CAURI_CONFIG_DIR as string, 'no-such-folder', 'note.pdf');
+  const unwritable = await cli(['contract-note', market.id, '--pdf', nowhere], env);
+  assert.deepEqual(
+    [unwritable.code, unwritable.stdout, unwritable.stderr],
+    [1, '', `cauri: cannot write the PDF to ${nowhere} (ENOENT): name a file in a folder that exists and that you can write\n`],
+  );
   const noFill = await cli(['contract-note', open.id], env);
   assert.equal(noFill.code, 1);
   assert.match(noFill.stderr, /^cauri: GET \/v1\/orders\/ord_[0-9a-z]+\/contract-note: 409 conflict: /);

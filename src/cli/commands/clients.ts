@@ -30,8 +30,10 @@ export function registerClients(program: Command): void {
     )
     .option('--json', 'print { client_id, client_secret, scopes } as JSON')
     .action(async (options: { name: string; scopes?: string; json?: boolean }) => {
+      const name = options.name.trim();
+      if (name.length === 0 || name.length > 200) throw new CliError({ key: 'clients.name.invalid', params: { value: options.name } });
       const scopes = parseScopes(options.scopes);
-      const issued = await withDeployment(({ services }) => services.clients.create(options.name, scopes));
+      const issued = await withDeployment(({ services }) => services.clients.create(name, scopes));
       if (options.json === true) printJson(issued);
       else
         process.stdout.write(

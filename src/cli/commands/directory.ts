@@ -7,6 +7,7 @@ import { listFxRates } from '../../partners/fx-rate.repository.js';
 import { importFxRates } from '../../partners/fx-rate.service.js';
 import { listPartners } from '../../partners/partner.repository.js';
 import { importPartners, type ImportReport } from '../../partners/partner.service.js';
+import { isCalendarDate } from '../../lib/dates.js';
 import { readJsonFile } from '../json-file.js';
 import { say } from '../i18n.js';
 import { CliError, printJson, printTable } from '../output.js';
@@ -22,6 +23,11 @@ function printReport(report: ImportReport, json: boolean, refreshSeconds: number
     for (const a of report.applied)
       process.stdout.write(`${say('import.row.applied', { index: String(a.index), action: a.action, id: a.id })}\n`);
     for (const r of report.rejected) {
+      // Index -1: the file itself is not an array of rows (runImport), so no row and no --allow-partial.
+      if (r.index === -1) {
+        process.stdout.write(`${say('import.file.rejected')}\n`);
+        continue;
+      }
       for (const d of r.details) {
         const params = { index: String(r.index), field: d.field, rule: d.rule };
         process.stdout.write(
@@ -29,7 +35,7 @@ function printReport(report: ImportReport, json: boolean, refreshSeconds: number
         );
       }
     }
-    if (!report.committed) process.stdout.write(`${say('import.row.nothing')}\n`);
+    if (!report.committed && !report.rejected.some((r) => r.index === -1)) process.stdout.write(`${say('import.row.nothing')}\n`);
     else if (report.applied.length > 0) process.stdout.write(`${say('import.row.refresh', { seconds: String(refreshSeconds) })}\n`);
   }
   if (report.rejected.length > 0) process.exitCode = 1;
@@ -138,7 +144,7 @@ export function registerDirectory(program: Command): void {
     .option('--from <date>', 'first day, YYYY-MM-DD', '2000-01-01')
     .option('--json', 'print as JSON')
     .action(async (options: { from: string; json?: boolean }) => {
-      if (!/^\d{4}-\d{2}-\d{2}$/.test(options.from)) throw new CliError({ key: 'directory.from', params: { value: options.from } });
+      if (!isCalendarDate(options.from)) throw new CliError({ key: 'directory.from', params: { value: options.from } });
       const storage = await openDatabase(loadConfig());
       try {
         const rows = (await listFxRates(storage.db, options.from)).map((r) => ({

@@ -27,6 +27,11 @@ function printImportReport(report: ImportReport, json: boolean): void {
     for (const a of report.applied)
       process.stdout.write(`${say('import.entry.applied', { index: String(a.index), action: a.action, id: a.id })}\n`);
     for (const r of report.rejected) {
+      // Index -1: the file is neither an entry nor an array of entries.
+      if (r.index === -1) {
+        process.stdout.write(`${say('import.file.entries')}\n`);
+        continue;
+      }
       for (const d of r.details) {
         const params = { index: String(r.index), field: d.field, rule: d.rule };
         process.stdout.write(
@@ -34,8 +39,8 @@ function printImportReport(report: ImportReport, json: boolean): void {
         );
       }
     }
-    if (!report.committed) process.stdout.write(`${say('import.entry.nothing')}\n`);
-    else process.stdout.write(`${say('fees.done')}\n`);
+    if (report.committed) process.stdout.write(`${say('fees.done')}\n`);
+    else if (!report.rejected.some((r) => r.index === -1)) process.stdout.write(`${say('import.entry.nothing')}\n`);
   }
   if (report.rejected.length > 0) process.exitCode = 1;
 }

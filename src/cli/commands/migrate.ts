@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../../config/config.js';
+import { ensureDataDir, loadConfig } from '../../config/config.js';
 import { applyShippedCalendars } from '../../markets/calendar.service.js';
 import { applyShippedFees } from '../../partners/fee-schedule.service.js';
 import { openStorage } from '../../storage/database.js';
@@ -17,11 +17,15 @@ export function registerMigrate(program: Command): void {
     .option('--json', 'print the result as JSON')
     .action(async (options: { json?: boolean }) => {
       const config = loadConfig();
+      if (config.databaseUrl === null) ensureDataDir(config.dataDir);
       const storage = await openStorage({
         databaseUrl: config.databaseUrl,
         sqlitePath: join(config.dataDir, 'cauri.sqlite'),
         poolSize: 1,
         sqliteSynchronous: config.sqliteSynchronous,
+      }).catch(async (error: unknown) => {
+        const { unreachableDatabase } = await import('../../services.js');
+        throw config.databaseUrl === null ? error : (unreachableDatabase(config.databaseUrl, error) ?? error);
       });
       try {
         const report = await migrateToLatest(storage.db, storage.schema);

@@ -192,7 +192,12 @@ export function registerOrders(program: Command): void {
       const query = noteLanguage(options.noteLang);
       if (options.pdf !== undefined) {
         const pdf = await api().bytes(orderPath(id, `/contract-note${query}`), 'application/pdf');
-        writeFileSync(options.pdf, pdf);
+        try {
+          writeFileSync(options.pdf, pdf);
+        } catch (error) {
+          const reason = String((error as { code?: unknown }).code ?? (error instanceof Error ? error.message : error));
+          throw new CliError({ key: 'orders.note.unwritable', params: { file: options.pdf, reason } });
+        }
         if (options.json === true) printJson({ order_id: id, file: options.pdf, bytes: pdf.length });
         else process.stdout.write(`${say('orders.note.saved', { file: options.pdf, id, bytes: String(pdf.length) })}\n`);
         return;

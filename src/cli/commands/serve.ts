@@ -73,6 +73,12 @@ async function runRole(role: Role): Promise<void> {
   const config = { ...loadConfig(), workers: role === 'api' ? ('none' as const) : ('all' as const) };
   const { createRuntime } = await import('../../app.js');
   const runtime = await createRuntime(config);
+  if (config.mode === 'production' && config.publicUrlDefaulted && role !== 'worker') {
+    runtime.app.log.warn(
+      { public_url: config.publicUrl },
+      'CAURI_PUBLIC_URL is not set: documents and access tokens name http://HOST:PORT; set it to the address clients use',
+    );
+  }
   if (role === 'worker') {
     runtime.app.log.info({ database: runtime.storage.dialect, role }, `${config.serviceName} workers running`);
     closeOnSignal(runtime, false);
