@@ -35,6 +35,7 @@ import { fixRoutes } from './routing/fix/fix.routes.js';
 import { testClockRoutes } from './testclocks/test-clock.routes.js';
 import type { Storage } from './storage/database.js';
 import { createWebhooks } from './webhooks/index.js';
+import { webhooksSection } from './webhooks/webhook.openapi.js';
 import { registerDeliveryMetrics } from './workers/delivery-metrics.js';
 import { createDeliveryWorker } from './workers/delivery-worker.js';
 import { ExpiryWorker } from './workers/expiry-worker.js';
@@ -133,7 +134,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   registerCredentialMetrics(metrics.registry, () => services.credentials.stats);
   services.fix.metrics.register(metrics.registry);
   const drain = new Drain();
-  const app = await createHttpApp(config, metrics, log, drain, SCOPE_DESCRIPTIONS);
+  const app = await createHttpApp(config, metrics, log, drain, SCOPE_DESCRIPTIONS, webhooksSection());
   installAuthentication(app, { db, changeMarker: () => storage.changeMarker(), tokens: services.tokens, limiter: services.limiter });
   const redisEffect = 'rate limits are counted by each process on its own until it answers';
   guardIdempotentRoutes(app);

@@ -28,8 +28,7 @@ import { installCompressedEtags, installEtags } from './etag.js';
 import { installJsonBodyParser } from './json-body.js';
 import { installPageLinks } from './link.js';
 import type { Metrics } from './metrics.js';
-import { routeFacts, swaggerOptions, type RouteFacts } from './openapi.js';
-import { webhooksSection } from '../webhooks/webhook.openapi.js';
+import { routeFacts, swaggerOptions, type RouteFacts, type WebhooksSection } from './openapi.js';
 import { requestLoggerFactory } from './request-logger.js';
 
 export type App = FastifyInstance;
@@ -140,6 +139,8 @@ export async function createHttpApp(
   drain: Drain = new Drain(),
   /** The OAuth scopes the OpenAPI document describes (the composition root passes the service's). */
   scopes: Readonly<Record<string, string>> = {},
+  /** The document's `webhooks` section: the requests made to webhook endpoints, one per event type. */
+  webhooks: WebhooksSection = {},
 ): Promise<App> {
   const app = Fastify(fastifyOptions(config, metrics, logger)).withTypeProvider<TypeBoxTypeProvider>();
   capConnections(app, config.http, metrics);
@@ -189,7 +190,7 @@ export async function createHttpApp(
     sendError(request, reply, new ApiError('not_found', `No route ${request.method} ${request.url.split('?')[0]}`)),
   );
 
-  await app.register(swagger, swaggerOptions(config, operations, scopes, webhooksSection()));
+  await app.register(swagger, swaggerOptions(config, operations, scopes, webhooks));
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     uiConfig: { deepLinking: true, validatorUrl: null },

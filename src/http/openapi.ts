@@ -36,6 +36,9 @@ export interface RouteFacts {
   hasParameters: boolean;
 }
 
+/** The document's `webhooks` member: a Path Item with a `post` operation for each event type. */
+export type WebhooksSection = Record<string, { post: Record<string, unknown> }>;
+
 /** The key of an operation: lower-case method and OpenAPI path (`get /v1/orders/{id}`). */
 export function operationKey(method: string, url: string): string {
   return `${method.toLowerCase()} ${url.replace(/:(\w+)/g, '{$1}')}`;
@@ -69,7 +72,7 @@ export function swaggerOptions(
   config: Config,
   facts: ReadonlyMap<string, RouteFacts>,
   scopes: Readonly<Record<string, string>>,
-  webhooks: Record<string, { post: Record<string, unknown> }>,
+  webhooks: WebhooksSection,
 ): SwaggerOptions {
   return {
     openapi: {
@@ -85,7 +88,7 @@ export function swaggerOptions(
       },
       servers: [{ url: config.publicUrl }],
       // Plain JSON built from the TypeBox schemas: the generator's OpenAPI types cannot see its shape.
-      webhooks: webhooks as never,
+      ...(Object.keys(webhooks).length === 0 ? {} : { webhooks: webhooks as never }),
       components: {
         securitySchemes: {
           oauth2: {
