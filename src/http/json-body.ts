@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance, preValidationHookHandler } from 'fastify';
 import { validationError } from '../lib/errors.js';
 import { OPTIONAL_BODY } from './schemas.js';
@@ -46,19 +47,26 @@ export function jsonNesting(text: string): number {
 
 /**
  * Replaces the JSON body parser. An empty body is no body, as without a Content-Type: a route whose
- * body is optional takes it, one that needs a body answers 422 `rule: required`. Otherwise the
- * nesting is measured on the raw text first, and a body deeper than MAX_BODY_DEPTH is refused (422,
- * `rule: maxDepth`) before it is parsed, validated or handled. Fastify's own parser does the rest
- * (syntax, `__proto__` and `constructor` members), unchanged.
+ * body is optional takes it, one that needs a body answers 422 `rule: required`. A body whose bytes
+ * are not UTF-8 is not JSON text (RFC 8259 §8.1) and is refused (422, `rule: json`): decoding it
+ * would put U+FFFD in place of each bad byte, so the service would store, sign or compare text the
+ * client never sent. Otherwise the nesting is measured on the raw text first, and a body deeper than
+ * MAX_BODY_DEPTH is refused (422, `rule: maxDepth`) before it is parsed, validated or handled.
+ * Fastify's own parser does the rest (syntax, `__proto__` and `constructor` members), unchanged.
  */
 export function installJsonBodyParser(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, raw, done) => {
-    const body = raw as string; // parseAs: 'string'
-    if (body.length === 0) {
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, raw, done) => {
+    const bytes = raw as Buffer; // parseAs: 'buffer'
+    if (bytes.length === 0) {
       done(null, undefined);
       return;
     }
+    if (!isUtf8(bytes)) {
+      done(validationError([{ field: 'body', rule: 'json', value: null }], 'Request body is not valid JSON: its bytes are not UTF-8'));
+      return;
+    }
+    const body = bytes.toString('utf8');
     const depth = jsonNesting(body);
     if (depth > MAX_BODY_DEPTH) {
       done(
