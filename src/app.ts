@@ -42,6 +42,7 @@ import { ExpiryWorker } from './workers/expiry-worker.js';
 import { MaintenanceWorker } from './workers/maintenance.js';
 import { RoutingWorker } from './workers/routing-worker.js';
 import { createServices, openDatabase, type OpenOptions, type Services } from './services.js';
+import { serializeRequest } from './http/log-redaction.js';
 
 export { createServices, openDatabase, type OpenOptions, type Services };
 
@@ -95,6 +96,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     level: config.logLevel,
     base: { service: config.serviceName, mode: config.mode, pid: process.pid },
     redact: ['req.headers.authorization', 'req.headers.cookie'],
+    serializers: { req: serializeRequest },
   };
   const log: FastifyBaseLogger = options.logDestination === undefined ? pino(logOptions) : pino(logOptions, options.logDestination);
   const rateLimitStore = await createRateLimitStore(config, log);

@@ -30,6 +30,7 @@ import { installPageLinks } from './link.js';
 import type { Metrics } from './metrics.js';
 import { routeFacts, swaggerOptions, type RouteFacts, type WebhooksSection } from './openapi.js';
 import { requestLoggerFactory } from './request-logger.js';
+import { serializeRequest } from './log-redaction.js';
 
 export type App = FastifyInstance;
 
@@ -103,6 +104,7 @@ export function fastifyOptions(config: Config, metrics: Metrics, logger?: Fastif
                   level: config.logLevel,
                   base: { service: config.serviceName, mode: config.mode, pid: process.pid },
                   redact: ['req.headers.authorization', 'req.headers.cookie'],
+                  serializers: { req: serializeRequest },
                 },
         }
       : { loggerInstance: logger }),
