@@ -112,6 +112,9 @@ export function installAuthentication(
       return;
     }
     addRouteHook(route, 'onRequest', (request, reply, done) => {
+      // A client's own data, and secrets shown once: no browser or shared cache may keep a copy
+      // (RFC 9111 §5.2.2.5). Set first, so the 401, 403 and 429 answers carry it too.
+      reply.header('cache-control', 'no-store');
       const header = request.headers.authorization;
       const grant = header?.startsWith(BEARER_PREFIX) ? tokens.cached(header.slice(BEARER_PREFIX.length)) : undefined;
       if (grant !== undefined && states.knownToAccept(grant) && limiter.enforceNow(reply, `cli:${grant.clientId}`)) {

@@ -1,0 +1,39 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { DATABASES, listen, startRuntime } from '../support/harness.js';
+import { apiClient, KYC2_REQUEST } from '../support/api.js';
+
+// Authenticated responses hold a client's data, and some a secret shown once: none may be kept by a
+// browser's or a proxy's cache. Public documents stay cacheable.
+for (const database of DATABASES) {
+  describe(`Cache-Control on authenticated responses on ${database.name}`, () => {
+    test('no-store on every authenticated answer, errors included; public documents keep their max-age', async (t) => {
+      const runtime = await startRuntime(t, database, { CAURI_WORKERS: 'none' });
+      const base = await listen(runtime);
+      const api = await apiClient(runtime, base, ['webhooks:manage', 'kyc:write', 'kyc:read']);
+      const noStore = (res: Response, what: string) => assert.equal(res.headers.get('cache-control'), 'no-store', what);
+
+      const created = await api.post('/v1/webhooks/endpoints', { url: 'https://hooks.example/in', events: ['webhook.test'] });
+      assert.equal(created.status, 201);
+      const endpoint = (await created.json()) as { id: string; secret: string };
+      assert.match(endpoint.secret, /^whsec_/);
+      noStore(created, 'the creation, which shows the signing secret');
+      const rotated = await api.post(`/v1/webhooks/endpoints/${endpoint.id}/rotate-secret`, {});
+      assert.equal(rotated.status, 200);
+      noStore(rotated, 'the rotation, which shows the new secret');
+      noStore(await api.call('GET', `/v1/webhooks/endpoints/${endpoint.id}`), 'a read');
+      noStore(await api.call('GET', '/v1/webhooks/endpoints'), 'a listing');
+      const attestation = await api.post('/v1/kyc/attestations', KYC2_REQUEST);
+      assert.equal(attestation.status, 201);
+      noStore(attestation, 'an attestation');
+      noStore(await api.call('GET', '/v1/webhooks/endpoints/we_01m80z29k5e0dasx9k6j3atvaa'), 'a 404');
+      noStore(await api.call('GET', '/v1/orders'), 'a 403 (missing scope)');
+      noStore(await fetch(`${base}/v1/orders`, { headers: { authorization: 'Bearer nope' } }), 'a 401');
+
+      const crl = await fetch(`${base}/v1/kyc/crl`);
+      assert.equal(crl.headers.get('cache-control'), 'public, max-age=900');
+      const partners = await fetch(`${base}/v1/sgi/partners`);
+      assert.notEqual(partners.headers.get('cache-control'), 'no-store');
+    });
+  });
+}
