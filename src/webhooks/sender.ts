@@ -75,7 +75,13 @@ export function guardedLookup(resolve: Resolver, publicOnly: boolean): LookupFun
         }
         const refused = publicOnly ? addresses.find((a) => !isPublicAddress(a.address)) : undefined;
         if (refused !== undefined) {
-          callback(new AddressRefusedError(`${hostname} resolves to ${refused.address}, which is not a public address`), '', 0);
+          // The address itself is not named: the error is shown to the endpoint's client, who would
+          // otherwise learn what the deployment's internal names resolve to.
+          callback(
+            new AddressRefusedError(`${hostname} resolves to an address that is not public (private, loopback, link-local or reserved)`),
+            '',
+            0,
+          );
           return;
         }
         if (options.all === true) (callback as unknown as (e: null, a: ResolvedAddress[]) => void)(null, addresses);
