@@ -159,6 +159,21 @@ function withOAuthMember(error: unknown, request: FastifyRequest): ApiError {
 }
 
 /**
+ * A client secret is never echoed in an error body (a repeated or overlong `client_secret` could be
+ * the real one, and error bodies end up in clients' logs): its details carry `value: null`, as a
+ * malformed HTTP Basic header's do.
+ */
+function withoutSecretValues(error: ApiError): ApiError {
+  if (!error.details?.some((d) => d.field === 'client_secret' && d.value !== null)) return error;
+  return new ApiError(error.code, error.message, {
+    details: error.details.map((d) => (d.field === 'client_secret' ? { ...d, value: null } : d)),
+    ...(error.extra === undefined ? {} : { extra: error.extra }),
+    ...(error.headers === undefined ? {} : { headers: error.headers }),
+    ...(error.cause === undefined ? {} : { cause: error.cause }),
+  });
+}
+
+/**
  * The token endpoint is a public route: like the others, every request counts against its address
  * (installAuthentication's hook, before the body is read, so 415 and 422 carry the headers too). Failed
  * credential checks count in the guard's buckets; only a verified secret counts against its client.
@@ -166,7 +181,7 @@ function withOAuthMember(error: unknown, request: FastifyRequest): ApiError {
 export const tokenRoutes: FastifyPluginAsyncTypebox<TokenRouteDeps> = async (app, { clients, tokens, keys, limiter, guard }) => {
   const issuer = tokens.issuer;
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, parseForm);
-  app.setErrorHandler((error, request, reply) => sendError(request, reply, withOAuthMember(error, request)));
+  app.setErrorHandler((error, request, reply) => sendError(request, reply, withoutSecretValues(withOAuthMember(error, request))));
 
   app.post(
     '/v1/auth/token',

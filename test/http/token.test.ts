@@ -236,6 +236,40 @@ for (const database of DATABASES) {
       assert.equal(malformed.status, 422);
     });
 
+    test('a client secret is never echoed in an error body', async (t) => {
+      const { base, client } = await setup(t, database);
+      const secret = client.client_secret;
+      const refusals = [
+        // Repeated in a form body: either copy may be the real secret.
+        await postForm(base, `grant_type=client_credentials&client_id=${client.client_id}&client_secret=x&client_secret=${secret}`),
+        // The real secret with something pasted after it, past the length limit.
+        await postJson(base, {
+          grant_type: 'client_credentials',
+          client_id: client.client_id,
+          client_secret: `${secret}${'x'.repeat(200)}`,
+        }),
+      ];
+      for (const res of refusals) {
+        const text = await res.text();
+        assert.equal(res.status, 422, text);
+        assert.ok(!text.includes(secret), text);
+        const body = JSON.parse(text) as { error: string; details: { field: string; value: unknown }[] };
+        assert.equal(body.error, 'invalid_request');
+        assert.deepEqual(
+          body.details.map((d) => [d.field, d.value]),
+          [['client_secret', null]],
+        );
+      }
+      // Other members are still echoed as sent.
+      const other = await postJson(base, { grant_type: 'client_credentials', client_id: 42, client_secret: secret });
+      assert.deepEqual(((await other.json()) as { details: { field: string; value: unknown }[] }).details[0], {
+        field: 'client_id',
+        rule: 'type',
+        value: 42,
+        message: 'must be string',
+      });
+    });
+
     test('a rotated-out secret fails after 24 hours; a disabled client gets no token', async (t) => {
       const clock = new ManualClock();
       const { base, client, runtime } = await setup(t, database, {}, clock);
