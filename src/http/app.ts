@@ -169,6 +169,8 @@ export async function createHttpApp(
   // Callback-style hooks: they never wait, and an async function would cost a promise per request.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    // A JSON body (an error's echoed `value` included) is never read by a browser as anything else.
+    reply.header('x-content-type-options', 'nosniff');
     if (drain.draining) reply.header('connection', 'close');
     done();
   });

@@ -6,7 +6,7 @@ import { apiClient, KYC2_REQUEST } from '../support/api.js';
 // Authenticated responses hold a client's data, and some a secret shown once: none may be kept by a
 // browser's or a proxy's cache. Public documents stay cacheable.
 for (const database of DATABASES) {
-  describe(`Cache-Control on authenticated responses on ${database.name}`, () => {
+  describe(`Cache-Control and X-Content-Type-Options on ${database.name}`, () => {
     test('no-store on every authenticated answer, errors included; public documents keep their max-age', async (t) => {
       const runtime = await startRuntime(t, database, { CAURI_WORKERS: 'none' });
       const base = await listen(runtime);
@@ -29,6 +29,16 @@ for (const database of DATABASES) {
       noStore(await api.call('GET', '/v1/webhooks/endpoints/we_01m80z29k5e0dasx9k6j3atvaa'), 'a 404');
       noStore(await api.call('GET', '/v1/orders'), 'a 403 (missing scope)');
       noStore(await fetch(`${base}/v1/orders`, { headers: { authorization: 'Bearer nope' } }), 'a 401');
+
+      // Every response, public or not, error or not, forbids content sniffing.
+      for (const res of [
+        await api.call('GET', '/v1/webhooks/endpoints'),
+        await api.call('GET', '/v1/events?type=%3Cscript%3Ealert(1)%3C%2Fscript%3E'),
+        await fetch(`${base}/v1/sgi/partners`),
+        await fetch(`${base}/v1/no-such-route/%3Cscript%3E`),
+        await fetch(`${base}/v1/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' }),
+      ])
+        assert.equal(res.headers.get('x-content-type-options'), 'nosniff', res.url);
 
       const crl = await fetch(`${base}/v1/kyc/crl`);
       assert.equal(crl.headers.get('cache-control'), 'public, max-age=900');
