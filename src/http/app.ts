@@ -61,7 +61,7 @@ export function onUnroutedRequest(app: App, hook: onRequestHookHandler): void {
  * not-found handler, so the request id and the rate limit's hook are applied here.
  */
 function answerUnrouted(frameworkError: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  reply.header('x-request-id', request.id);
+  reply.header('x-request-id', request.id).header('x-content-type-options', 'nosniff');
   const path = (request.raw.url ?? '').split('?', 1)[0];
   const unrouted = frameworkError.code === 'FST_ERR_BAD_URL' || frameworkError.code === 'FST_ERR_MAX_PARAM_LENGTH';
   const answer = (error?: Error) => {

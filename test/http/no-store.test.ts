@@ -1,5 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { DATABASES, listen, startRuntime } from '../support/harness.js';
 import { apiClient, KYC2_REQUEST } from '../support/api.js';
 
@@ -36,9 +37,22 @@ for (const database of DATABASES) {
         await api.call('GET', '/v1/events?type=%3Cscript%3Ealert(1)%3C%2Fscript%3E'),
         await fetch(`${base}/v1/sgi/partners`),
         await fetch(`${base}/v1/no-such-route/%3Cscript%3E`),
+        await fetch(`${base}/v1/orders/%E0%A4%A`, { headers: { authorization: `Bearer ${api.token}` } }),
         await fetch(`${base}/v1/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' }),
       ])
         assert.equal(res.headers.get('x-content-type-options'), 'nosniff', res.url);
+      // A request that is not valid HTTP is answered on the socket itself, with the same header.
+      const raw = await new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(new URL(base).port), '127.0.0.1', () =>
+          socket.end('GET /v1/orders?a=\u00e9 HTTP/1.1\r\nHost: x\r\n\r\n'),
+        );
+        let text = '';
+        socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+        socket.on('end', () => resolve(text));
+        socket.on('error', reject);
+      });
+      assert.match(raw, /^HTTP\/1\.1 422 /);
+      assert.match(raw, /\r\nX-Content-Type-Options: nosniff\r\n/i);
 
       const crl = await fetch(`${base}/v1/kyc/crl`);
       assert.equal(crl.headers.get('cache-control'), 'public, max-age=900');
