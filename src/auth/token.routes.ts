@@ -150,12 +150,7 @@ function withOAuthMember(error: unknown, request: FastifyRequest): ApiError {
   if (apiError.extra !== undefined) return apiError;
   // The generic refusal names JSON only; this endpoint also takes a form.
   const message = apiError.code === 'unsupported_media_type' ? `Content-Type must be ${TOKEN_MEDIA_TYPES}` : apiError.message;
-  return new ApiError(apiError.code, message, {
-    extra: oauthMembers(oauthErrorOf(apiError.status), message),
-    ...(apiError.details === undefined ? {} : { details: apiError.details }),
-    ...(apiError.headers === undefined ? {} : { headers: apiError.headers }),
-    ...(apiError.cause === undefined ? {} : { cause: apiError.cause }),
-  });
+  return apiError.with({ message, extra: oauthMembers(oauthErrorOf(apiError.status), message) });
 }
 
 /**
@@ -165,12 +160,7 @@ function withOAuthMember(error: unknown, request: FastifyRequest): ApiError {
  */
 function withoutSecretValues(error: ApiError): ApiError {
   if (!error.details?.some((d) => d.field === 'client_secret' && d.value !== null)) return error;
-  return new ApiError(error.code, error.message, {
-    details: error.details.map((d) => (d.field === 'client_secret' ? { ...d, value: null } : d)),
-    ...(error.extra === undefined ? {} : { extra: error.extra }),
-    ...(error.headers === undefined ? {} : { headers: error.headers }),
-    ...(error.cause === undefined ? {} : { cause: error.cause }),
-  });
+  return error.with({ details: error.details.map((d) => (d.field === 'client_secret' ? { ...d, value: null } : d)) });
 }
 
 /**

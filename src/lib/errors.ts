@@ -61,6 +61,18 @@ export class ApiError extends Error {
     this.extra = options.extra;
     this.headers = options.headers;
   }
+
+  /** The same error with another message, details or extra members (its code, headers and cause kept). */
+  with(changes: { message?: string; details?: ErrorDetail[]; extra?: Record<string, string> }): ApiError {
+    const details = changes.details ?? this.details;
+    const extra = changes.extra ?? this.extra;
+    return new ApiError(this.code, changes.message ?? this.message, {
+      ...(details === undefined ? {} : { details }),
+      ...(extra === undefined ? {} : { extra }),
+      ...(this.headers === undefined ? {} : { headers: this.headers }),
+      ...(this.cause === undefined ? {} : { cause: this.cause }),
+    });
+  }
 }
 
 export function validationError(details: ErrorDetail[], message?: string): ApiError {

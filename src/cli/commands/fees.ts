@@ -4,9 +4,10 @@ import { loadConfig } from '../../config/config.js';
 import { isoSeconds } from '../../lib/clock.js';
 import type { ExchangeFeeVersion, PartnerFeeVersion } from '../../partners/core/fee-schedule.js';
 import { listSchedules } from '../../partners/fee-schedule.repository.js';
-import { importExchangeFees, type ImportReport } from '../../partners/fee-schedule.service.js';
+import { importExchangeFees } from '../../partners/fee-schedule.service.js';
 import type { FeeScheduleRow } from '../../partners/fee-schedule.table.js';
 import type { Storage } from '../../storage/database.js';
+import { printEntryImport } from '../import-report.js';
 import { readJsonFile } from '../json-file.js';
 import { say } from '../i18n.js';
 import { CliError, printJson, printTable } from '../output.js';
@@ -18,31 +19,6 @@ async function withDatabase<T>(run: (storage: Storage) => Promise<T>): Promise<T
   } finally {
     await storage.close();
   }
-}
-
-function printImportReport(report: ImportReport, json: boolean): void {
-  if (json) {
-    printJson(report);
-  } else {
-    for (const a of report.applied)
-      process.stdout.write(`${say('import.entry.applied', { index: String(a.index), action: a.action, id: a.id })}\n`);
-    for (const r of report.rejected) {
-      // Index -1: the file is neither an entry nor an array of entries.
-      if (r.index === -1) {
-        process.stdout.write(`${say('import.file.entries')}\n`);
-        continue;
-      }
-      for (const d of r.details) {
-        const params = { index: String(r.index), field: d.field, rule: d.rule };
-        process.stdout.write(
-          `${d.message === undefined ? say('import.entry.rejected', params) : say('import.entry.rejectedWhy', { ...params, message: String(d.message) })}\n`,
-        );
-      }
-    }
-    if (report.committed) process.stdout.write(`${say('fees.done')}\n`);
-    else if (!report.rejected.some((r) => r.index === -1)) process.stdout.write(`${say('import.entry.nothing')}\n`);
-  }
-  if (report.rejected.length > 0) process.exitCode = 1;
 }
 
 /** One line per component of a version: what it charges and how it rounds. */
@@ -104,7 +80,7 @@ export function registerFees(program: Command): void {
       const input = readJsonFile(file);
       await withDatabase(async (storage) => {
         const report = await storage.transact((trx) => importExchangeFees(trx, input, { now: new Date() }));
-        printImportReport(report, options.json === true);
+        printEntryImport(report, options.json === true, 'fees.done');
       });
     });
 

@@ -5,9 +5,10 @@ import { isoSeconds } from '../../lib/clock.js';
 import type { Exchange } from '../../markets/exchanges.js';
 import { EXCHANGES, isExchange } from '../../markets/exchanges.js';
 import { listCalendarRows } from '../../markets/calendar.repository.js';
-import { importCalendars, loadMarketCalendar, toCalendarYear, type ImportReport } from '../../markets/calendar.service.js';
+import { importCalendars, loadMarketCalendar, toCalendarYear } from '../../markets/calendar.service.js';
 import { exchangeClock } from '../../markets/market.service.js';
 import type { Storage } from '../../storage/database.js';
+import { printEntryImport } from '../import-report.js';
 import { readJsonFile } from '../json-file.js';
 import { cliLanguage, say } from '../i18n.js';
 import { CliError, printJson, printTable } from '../output.js';
@@ -32,31 +33,6 @@ function exchangeArgument(value: string): Exchange {
   return code;
 }
 
-function printImportReport(report: ImportReport, json: boolean): void {
-  if (json) {
-    printJson(report);
-  } else {
-    for (const a of report.applied)
-      process.stdout.write(`${say('import.entry.applied', { index: String(a.index), action: a.action, id: a.id })}\n`);
-    for (const r of report.rejected) {
-      // Index -1: the file is neither an entry nor an array of entries.
-      if (r.index === -1) {
-        process.stdout.write(`${say('import.file.entries')}\n`);
-        continue;
-      }
-      for (const d of r.details) {
-        const params = { index: String(r.index), field: d.field, rule: d.rule };
-        process.stdout.write(
-          `${d.message === undefined ? say('import.entry.rejected', params) : say('import.entry.rejectedWhy', { ...params, message: String(d.message) })}\n`,
-        );
-      }
-    }
-    if (report.committed) process.stdout.write(`${say('calendars.done')}\n`);
-    else if (!report.rejected.some((r) => r.index === -1)) process.stdout.write(`${say('import.entry.nothing')}\n`);
-  }
-  if (report.rejected.length > 0) process.exitCode = 1;
-}
-
 export function registerMarkets(program: Command): void {
   const calendars = program
     .command('calendars')
@@ -71,7 +47,7 @@ export function registerMarkets(program: Command): void {
         const report = await storage.transact((trx) => importCalendars(trx, input, { now: new Date() }));
         // Reading the calendars back checks they build, as every process will build them.
         if (report.committed) await loadMarketCalendar(storage.db);
-        printImportReport(report, options.json === true);
+        printEntryImport(report, options.json === true, 'calendars.done');
       });
     });
 
