@@ -52,9 +52,9 @@ interface Loaded {
 }
 
 export interface ReferenceDataOptions {
-  /** A snapshot older than this is read again (in the background, the old one serving meanwhile). */
+  /** A snapshot is never served past this age; from half of it, it is read again in the background. */
   readonly refreshMs: number;
-  /** Told when a background read fails; the previous snapshot keeps serving. */
+  /** Told when a background read fails; the previous snapshot keeps serving until it reaches `refreshMs`. */
   readonly onRefreshError?: (error: unknown) => void;
 }
 
@@ -108,8 +108,9 @@ async function read(db: Kysely<Database>, nowMs: number): Promise<ReferenceSnaps
  * Partners, instruments and reference rates, read whole and kept in memory, so that placing an order
  * reads none of them from the database. Within the process `invalidate()` (called after an import)
  * makes the next `current()` wait for a fresh read. Another process's import (the `cauri` command) is
- * seen at the next refresh, at most `refreshMs` later: a snapshot past that age keeps serving while
- * one read runs in the background.
+ * seen at most `refreshMs` later: a snapshot is never served past that age (the caller waits for a
+ * fresh read, as after a quiet spell); from half that age it keeps serving while one read runs in the
+ * background, so that a busy process does not wait.
  */
 export class ReferenceData {
   #loaded: Loaded | null = null;
@@ -125,9 +126,11 @@ export class ReferenceData {
   async current(): Promise<ReferenceSnapshot> {
     const loaded = this.#loaded;
     if (loaded === null || loaded.generation !== this.#generation) return (await this.#load()).view;
-    if (this.clock.now().getTime() - loaded.loadedAt >= this.options.refreshMs) {
-      this.#load().catch((error: unknown) => this.options.onRefreshError?.(error));
-    }
+    const age = this.clock.now().getTime() - loaded.loadedAt;
+    // Never older than refreshMs: past it (a process left idle), the caller waits for a fresh read.
+    if (age >= this.options.refreshMs) return (await this.#load()).view;
+    // Past half of it, a busy process reads again in the background, so that it rarely has to wait.
+    if (age >= this.options.refreshMs / 2) this.#load().catch((error: unknown) => this.options.onRefreshError?.(error));
     return loaded.view;
   }
 

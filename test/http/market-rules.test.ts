@@ -382,5 +382,26 @@ for (const database of DATABASES) {
       const { status, body: order } = await c.order(body);
       assert.equal(status, 201, JSON.stringify(order));
     });
+
+    test("another process's rate import reaches the order checks within the refresh time, even after a quiet spell", async (t) => {
+      const c = await setup(t, database);
+      const lite = await c.attestation(kyc1('quiet', ['GHANA']));
+      const mtn = { rcpt_to: VOLTA, kyc_attestation_id: lite, instrument: 'MTNGH.GSE', side: 'buy', limit_price_cents: 300 };
+      await c.rates([{ date: DAY1, currency: 'GHS', rate: '50' }]);
+      // 3.00 GHS at 50 FCFA: 15,000 FCFA cents a share.
+      assert.equal((await c.order({ ...mtn, qty: 1 })).status, 201);
+      // The operator's command (another process) doubles the rate; this process is told nothing.
+      const report = await c.runtime.storage.db
+        .transaction()
+        .execute((trx) => importFxRates(trx, [{ date: DAY1, currency: 'GHS', rate: '100' }], { now: c.clock.now() }));
+      assert.equal(report.committed, true);
+      // Nothing asks for the reference data for longer than the refresh time (10 s by default).
+      c.clock.advance(10_001);
+      // At 100 FCFA a share counts 30,000: 300 more (9,000,000) and the first (30,000) fit the cap of
+      // 10,000,000; at the old rate 600 would fit (9,015,000), at the new one they do not (18,030,000).
+      const over = await c.refused({ ...mtn, qty: 600 });
+      assert.deepEqual([over.rule, over.order_cents, over.remaining_cents], ['monthly_cap', 18_000_000, KYC1_CAP - 30_000]);
+      assert.equal((await c.order({ ...mtn, qty: 300 })).status, 201);
+    });
   });
 }
