@@ -9,6 +9,8 @@ import type { CalendarDay, ExchangeClock } from './market.schemas.js';
 export const MAX_CALENDAR_DAYS = 366;
 /** The days returned when `to` is not given, `from` included. */
 export const DEFAULT_CALENDAR_DAYS = 31;
+/** The last day a date YYYY-MM-DD can name: the default `to` stops there. */
+const LAST_DATE = '9999-12-31';
 
 export function listExchanges(): ExchangeInfo[] {
   return EXCHANGES.map((code) => EXCHANGE_INFO[code]);
@@ -28,7 +30,7 @@ export function calendarBetween(
   today: string,
 ): CalendarDay[] {
   const from = range.from ?? today;
-  const to = range.to ?? addDays(from, DEFAULT_CALENDAR_DAYS - 1);
+  const to = range.to ?? addDays(from, Math.min(DEFAULT_CALENDAR_DAYS - 1, daysBetween(from, LAST_DATE)));
   const days = daysBetween(from, to) + 1;
   if (days < 1) throw validationError([{ field: 'to', rule: 'not_before_from', value: to, message: `must not be before from (${from})` }]);
   if (days > MAX_CALENDAR_DAYS) {

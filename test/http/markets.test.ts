@@ -109,6 +109,17 @@ for (const database of DATABASES) {
         assert.equal(body.data.length, days);
         assert.equal(body.data.at(-1).date, to);
       }
+      // The default `to` stops at the last day a date can name (it ran past it into a 500).
+      for (const [from, days] of [
+        ['9999-12-31', 1],
+        ['9999-12-15', 17],
+        ['9999-12-01', 31],
+        ['0100-01-01', 31],
+      ] as const) {
+        const { status, body } = await get(base, `/v1/exchanges/BRVM/calendar?from=${from}`);
+        assert.equal(status, 200, from);
+        assert.deepEqual([body.data.length, body.data[0].date], [days, from], from);
+      }
       const defaults = await get(base, '/v1/exchanges/GSE/calendar');
       assert.equal(defaults.status, 200);
       assert.deepEqual(
@@ -128,6 +139,9 @@ for (const database of DATABASES) {
         ['/v1/exchanges/BRVM/calendar?from=25-11-2026', { field: 'from', rule: 'format', value: '25-11-2026' }],
         ['/v1/exchanges/BRVM/calendar?from=2026-11-25&to=tomorrow', { field: 'to', rule: 'format', value: 'tomorrow' }],
         ['/v1/exchanges/BRVM/calendar?since=2026-11-25', { field: 'since', rule: 'additionalProperties', value: '2026-11-25' }],
+        // Years before 0100 are outside what the service takes as a date (they were a 500).
+        ['/v1/exchanges/BRVM/calendar?from=0000-01-01&to=2026-01-02', { field: 'from', rule: 'format', value: '0000-01-01' }],
+        ['/v1/exchanges/BRVM/calendar?from=2026-01-01&to=0099-12-31', { field: 'to', rule: 'format', value: '0099-12-31' }],
       ];
       for (const [path, expected] of refusals) {
         const { status, body } = await get(base, path);
