@@ -6,9 +6,10 @@ export async function findFxRate(db: Kysely<Database>, currency: string, day: st
   return db.selectFrom('fx_rates').selectAll().where('currency', '=', currency).where('day', '=', day).executeTakeFirst();
 }
 
-/** Rates of the days from `fromDay` on (YYYY-MM-DD sorts as the days do), oldest first. */
-export async function listFxRates(db: Kysely<Database>, fromDay: string): Promise<FxRateRow[]> {
-  return db.selectFrom('fx_rates').selectAll().where('day', '>=', fromDay).orderBy('day').orderBy('currency').execute();
+/** Rates of the days from `fromDay` on (YYYY-MM-DD sorts as the days do; every day without it), oldest first. */
+export async function listFxRates(db: Kysely<Database>, fromDay?: string): Promise<FxRateRow[]> {
+  const query = db.selectFrom('fx_rates').selectAll();
+  return (fromDay === undefined ? query : query.where('day', '>=', fromDay)).orderBy('day').orderBy('currency').execute();
 }
 
 export async function upsertFxRate(db: Kysely<Database>, row: FxRateRow): Promise<void> {

@@ -2,7 +2,6 @@ import type { Kysely } from 'kysely';
 import { accountRuleOf, type PartnerAccountRule } from './core/account-rule.js';
 import { parseFixSettings } from './fix-settings.js';
 import type { Clock } from '../lib/clock.js';
-import { utcDay } from '../lib/clock.js';
 import type { Database } from '../storage/schema.js';
 import { parsePartnerChecks, type PartnerChecks } from './core/checks.js';
 import { parseDecimalRate, type Rational } from './core/decimal-rate.js';
@@ -37,7 +36,7 @@ export interface ReferenceSnapshot {
   /**
    * FCFA per unit of `currency` on the UTC day `day` (YYYY-MM-DD): 1 for XOF and XAF, which are at
    * par; the imported rate for another currency, or undefined when none was imported for that day.
-   * Only days from the first of the previous month on are kept (the caps look at the current month).
+   * Every imported day is kept: an amend counts an order of any age at the rate of the day it was placed.
    */
   fcfaRate(currency: Currency, day: string): Rational | undefined;
 }
@@ -58,17 +57,13 @@ export interface ReferenceDataOptions {
   readonly onRefreshError?: (error: unknown) => void;
 }
 
-/** The first day of the month before `ms`'s, YYYY-MM-DD. */
-function firstDayOfPreviousMonth(ms: number): string {
-  const d = new Date(ms);
-  return utcDay(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - 1, 1));
-}
-
-async function read(db: Kysely<Database>, nowMs: number): Promise<ReferenceSnapshot> {
+async function read(db: Kysely<Database>): Promise<ReferenceSnapshot> {
   const [partnerRows, instrumentRows, rateRows] = await Promise.all([
     db.selectFrom('partners').select(['id', 'status', 'jurisdiction', 'capabilities', 'connector', 'fix', 'checks']).execute(),
     db.selectFrom('instruments').selectAll().execute(),
-    listFxRates(db, firstDayOfPreviousMonth(nowMs)),
+    // Every day's rate (one row a day per currency): an open order placed months ago counts at the
+    // rate of its own day when it is amended.
+    listFxRates(db),
   ]);
   const partners = new Map<string, ReferencePartner>();
   for (const p of partnerRows) {
@@ -144,7 +139,7 @@ export class ReferenceData {
     const generation = this.#generation;
     if (this.#inflight !== null && this.#inflight.generation === generation) return this.#inflight.promise;
     const loadedAt = this.clock.now().getTime();
-    const promise = read(this.db, loadedAt).then((view) => {
+    const promise = read(this.db).then((view) => {
       const loaded: Loaded = { view, generation, loadedAt };
       if (this.#loaded === null || this.#loaded.generation <= generation) this.#loaded = loaded;
       return loaded;

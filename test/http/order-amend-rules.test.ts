@@ -217,5 +217,36 @@ for (const database of DATABASES) {
       const fits = await c.post(`/v1/orders/${cedi.id}/amend`, { qty: 500 });
       assert.deepEqual([fits.status, fits.body.qty, fits.body.currency], [200, 500, 'GHS'], JSON.stringify(fits.body));
     });
+
+    test('a cedi order placed months ago is amended at the rate of its day, however old that rate', async (t) => {
+      const c = await orderContext(t, database, '2026-09-15T10:00:00.000Z');
+      const lite = await c.attestation({
+        subject_id: 'cedi-old',
+        level: 'KYC1',
+        jurisdictions: ['GHANA'],
+        verifications: KYC2_REQUEST.verifications.slice(0, 2).map((v) => ({ ...v, verified_at: '2026-09-14T09:00:00Z' })),
+      });
+      await rates(c, [{ date: '2026-09-15', currency: 'GHS', rate: '50' }]);
+      // MTNGH.GSE at 2.70 GHS rests: a gtc order still open in November.
+      const order = { side: 'buy', time_in_force: 'gtc', rcpt_to: VOLTA, instrument: 'MTNGH.GSE', limit_price_cents: 270 };
+      const placed = (await c.order({ ...order, kyc_attestation_id: lite, qty: 100 })).body;
+      assert.equal(placed.status, 'routed', JSON.stringify(placed));
+      c.clock.set('2026-11-23T10:00:00.000Z');
+      c.runtime.services.reference.invalidate();
+      // 200 x 270 x 50 = 2,700,000 cents of FCFA in September's cap, at September 15's rate (it was a
+      // 422 fx_rate: rates older than the previous month were not kept in memory).
+      const amended = await c.post(`/v1/orders/${placed.id}/amend`, { qty: 200 });
+      assert.deepEqual([amended.status, amended.body.qty], [200, 200], JSON.stringify(amended.body));
+      assert.deepEqual(await refusedAmend(c, placed.id, { qty: 800 }), [
+        {
+          field: 'qty',
+          rule: 'monthly_cap',
+          value: 800,
+          order_cents: 600 * 270 * 50,
+          remaining_cents: KYC1_CAP - 200 * 270 * 50,
+          cap_cents: KYC1_CAP,
+        },
+      ]);
+    });
   });
 }
