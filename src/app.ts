@@ -190,7 +190,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   });
   await app.register(contractNoteRoutes, { db, notes: services.contractNotes });
   if (services.testClocks !== undefined)
-    await app.register(testClockRoutes, { db, testClocks: services.testClocks, idempotency: services.idempotency });
+    await app.register(testClockRoutes, { db, testClocks: services.testClocks, idempotency: services.idempotency, cursors });
   await app.register(auditRoutes, { db, audit: services.audit });
   await app.register(fixRoutes, { db, clock });
   await app.register(webhooks.routes);

@@ -1,6 +1,8 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Kysely } from 'kysely';
 import { authOf } from '../auth/authenticate.js';
+import { KeysetPaging, type CursorCodec } from '../http/cursor.js';
+import { pageHeaders } from '../http/schemas.js';
 import { replyIdempotently } from '../idempotency/idempotent-reply.js';
 import { IdempotencyHeaders, protectedErrors } from '../http/schemas-auth.js';
 import type { IdempotencyService } from '../idempotency/idempotency.service.js';
@@ -12,6 +14,7 @@ export interface TestClockRouteDeps {
   db: Kysely<Database>;
   testClocks: TestClockService;
   idempotency: IdempotencyService;
+  cursors: CursorCodec;
 }
 
 const IdParams = Type.Object({ id: Type.String() });
@@ -21,7 +24,7 @@ const Deleted = Type.Object(
 );
 
 /** Registered in sandbox deployments only: in production these paths are unknown (404). */
-export const testClockRoutes: FastifyPluginAsyncTypebox<TestClockRouteDeps> = async (app, { db, testClocks, idempotency }) => {
+export const testClockRoutes: FastifyPluginAsyncTypebox<TestClockRouteDeps> = async (app, { db, testClocks, idempotency, cursors }) => {
   app.post(
     '/v1/test-clocks',
     {
@@ -67,12 +70,20 @@ export const testClockRoutes: FastifyPluginAsyncTypebox<TestClockRouteDeps> = as
         operationId: 'listTestClocks',
         tags: ['Sandbox'],
         summary: 'List the test clocks, newest first',
-
+        description:
+          'Paged like every list: `limit` 1 to 200 (default 50), and `cursor` taken from X-Cursor-Next (empty on the last page).',
         querystring: TestClockListQuery,
-        response: { 200: Type.Object({ data: Type.Array(TestClock), has_more: Type.Boolean() }), ...protectedErrors(422) },
+        response: { 200: Type.Object({ data: Type.Array(TestClock) }, { headers: pageHeaders }), ...protectedErrors(422) },
       },
     },
-    async (request) => testClocks.list(db, authOf(request).clientId, request.query.limit ?? 20, request.query.starting_after),
+    async (request, reply) => {
+      const { cursor, limit } = request.query;
+      const paging = new KeysetPaging(cursors, 'test_clocks', {});
+      // Newest first: the next page continues before the position (the last clock's id).
+      const before = paging.after(cursor);
+      const page = await testClocks.list(db, authOf(request).clientId, { limit, ...(before === null ? {} : { before }) });
+      return paging.send(reply, page.items, page.next);
+    },
   );
 
   app.delete(

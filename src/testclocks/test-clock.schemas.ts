@@ -1,4 +1,5 @@
 import { Type, type Static } from '@fastify/type-provider-typebox';
+import { PageQuery, QueryObject } from '../http/schemas.js';
 
 export const TestClock = Type.Object(
   {
@@ -31,10 +32,5 @@ export const TestClockAdvance = Type.Object(
 );
 export type TestClockAdvance = Static<typeof TestClockAdvance>;
 
-export const TestClockListQuery = Type.Object(
-  {
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
-    starting_after: Type.Optional(Type.String({ description: 'A clock id: the clocks created before it.' })),
-  },
-  { additionalProperties: false },
-);
+/** Paged like every list: `limit` 1 to 200 (default 50), `cursor` from X-Cursor-Next. */
+export const TestClockListQuery = QueryObject({ ...PageQuery });

@@ -89,14 +89,15 @@ export class TestClockService<Connector = unknown> {
     return toTestClock(await this.#find(db, clientId, id));
   }
 
+  /** A page of the client's clocks, newest first; `next` is the id of its last clock when another page follows. */
   async list(
     db: Kysely<Database>,
     clientId: ClientId,
-    limit: number,
-    startingAfter?: string,
-  ): Promise<{ data: TestClock[]; has_more: boolean }> {
-    const rows = await listClientTestClocks(db, clientId, limit + 1, startingAfter);
-    return { data: rows.slice(0, limit).map(toTestClock), has_more: rows.length > limit };
+    page: { limit: number; before?: string },
+  ): Promise<{ items: TestClock[]; next: string | null }> {
+    const rows = await listClientTestClocks(db, clientId, page.limit + 1, page.before);
+    const slice = rows.slice(0, page.limit);
+    return { items: slice.map(toTestClock), next: rows.length > page.limit ? (slice.at(-1)?.id ?? null) : null };
   }
 
   /** Deletes the clock for the client; its orders stay on its last time (they can still be cancelled). */

@@ -157,6 +157,60 @@ for (const database of DATABASES) {
       assert.equal((await c.api.call('DELETE', `/v1/test-clocks/${clk.id}`)).status, 200);
       assert.equal((await c.api.call('GET', `/v1/test-clocks/${clk.id}`)).status, 404);
     });
+    test('the list pages like every list: limit 1 to 200 (default 50), cursor from X-Cursor-Next, newest first', async (t) => {
+      const c = await orderContext(t, database);
+      const made: string[] = [];
+      for (let i = 0; i < 53; i++) {
+        const clk = await c.post('/v1/test-clocks', { frozen_time: MON_08H, name: `clock ${i}` });
+        assert.equal(clk.status, 201, JSON.stringify(clk.body));
+        made.push(clk.body.id);
+        c.clock.advance(1);
+      }
+      const newestFirst = [...made].reverse();
+      const list = async (query: string) => {
+        const res = await c.api.call('GET', `/v1/test-clocks${query}`);
+        return { status: res.status, next: res.headers.get('x-cursor-next'), body: (await res.json()) as Json };
+      };
+
+      const first = await list('');
+      assert.equal(first.status, 200, JSON.stringify(first.body));
+      assert.deepEqual(Object.keys(first.body), ['data']);
+      assert.deepEqual(
+        first.body.data.map((x: Json) => x.id),
+        newestFirst.slice(0, 50),
+        'default page size 50',
+      );
+      assert.ok(first.next, 'a cursor to the next page');
+      const rest = await list(`?cursor=${encodeURIComponent(first.next as string)}`);
+      assert.deepEqual(
+        rest.body.data.map((x: Json) => x.id),
+        newestFirst.slice(50),
+      );
+      assert.equal(rest.next, '', 'empty on the last page');
+
+      const all = await list('?limit=200');
+      assert.equal(all.status, 200, JSON.stringify(all.body));
+      assert.equal(all.body.data.length, 53);
+      assert.equal(all.next, '');
+
+      for (const [query, field, rule, value] of [
+        ['?limit=0', 'limit', 'minimum', 0],
+        ['?limit=201', 'limit', 'maximum', 201],
+        ['?limit=abc', 'limit', 'type', 'abc'],
+        ['?cursor=bogus', 'cursor', 'cursor', 'bogus'],
+      ] as const) {
+        const bad = await list(query);
+        assert.equal(bad.status, 422, query);
+        assert.deepEqual(
+          bad.body.details.map((d: Json) => [d.field, d.rule, d.value]),
+          [[field, rule, value]],
+          query,
+        );
+      }
+      const ordersCursor = (await c.api.call('GET', '/v1/orders?limit=1')).headers.get('x-cursor-next');
+      if (ordersCursor) assert.equal((await list(`?cursor=${encodeURIComponent(ordersCursor)}`)).status, 422, "another listing's cursor");
+    });
+
     test("another client's clock is unknown: it cannot be read, advanced or placed on, and nothing is stored", async (t) => {
       const c = await orderContext(t, database);
       const clk = (await c.post('/v1/test-clocks', { frozen_time: MON_08H })).body;

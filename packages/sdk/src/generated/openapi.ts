@@ -603,7 +603,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the test clocks, newest first */
+        /**
+         * List the test clocks, newest first
+         * @description Paged like every list: `limit` 1 to 200 (default 50), and `cursor` taken from X-Cursor-Next (empty on the last page).
+         */
         get: operations["listTestClocks"];
         put?: never;
         /**
@@ -6760,9 +6763,10 @@ export interface operations {
     listTestClocks: {
         parameters: {
             query?: {
+                /** @description Opaque value from X-Cursor-Next (or X-Cursor-Prev). */
+                cursor?: string;
+                /** @description Page size, 1 to 200. */
                 limit?: number;
-                /** @description A clock id: the clocks created before it. */
-                starting_after?: string;
             };
             header?: never;
             path?: never;
@@ -6773,6 +6777,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Cursor of the next page; empty on the last page. */
+                    "X-Cursor-Next"?: string;
+                    /** @description RFC 8288 links to the next page (rel="next") and, on listings that have one, the previous page (rel="prev"): the cursors above as absolute URLs. Absent when there is neither. */
+                    Link?: string;
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -6782,7 +6790,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["TestClock"][];
-                        has_more: boolean;
                     };
                 };
             };
