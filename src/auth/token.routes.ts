@@ -185,6 +185,8 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<TokenRouteDeps> = async (app
           'JSON or application/x-www-form-urlencoded; credentials in the body or in HTTP Basic (RFC 6749 §2.3.1). ' +
           'Errors carry the OAuth `error` and `error_description` members beside the error body. Unknown form parameters are ignored (RFC 6749 §3.2); unknown JSON members are refused.',
         consumes: ['application/json', 'application/x-www-form-urlencoded'],
+        // Open, unlike the other routes' query strings: unknown request parameters are ignored (RFC 6749 §3.2).
+        querystring: Type.Object({}),
         body: TokenRequest,
         response: {
           200: TokenResponse,

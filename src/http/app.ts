@@ -27,6 +27,7 @@ import { sendError } from './errors.js';
 import { installCompressedEtags, installEtags } from './etag.js';
 import { installJsonBodyParser } from './json-body.js';
 import { installPageLinks } from './link.js';
+import { isRateLimitedPath } from './rate-limit.js';
 import type { Metrics } from './metrics.js';
 import { routeFacts, swaggerOptions, type RouteFacts, type WebhooksSection } from './openapi.js';
 import { requestLoggerFactory } from './request-logger.js';
@@ -93,6 +94,22 @@ export function addRouteHook(
   (route as unknown as Record<string, unknown>)[name] = existing === undefined ? [hook] : [...[existing].flat(), hook];
 }
 
+/** The query string of an API route that takes no parameters: none is accepted. */
+const NO_QUERY = { type: 'object', properties: {}, additionalProperties: false } as const;
+
+/**
+ * An API route (`/v1/...`, `/.well-known/...`) that declares no query parameters refuses any, with
+ * 422 naming each (`rule: additionalProperties`), as the routes that declare some refuse the ones
+ * they do not: a misspelt `limit` on a list that has none, or a filter the route does not have, is
+ * told to the client instead of being ignored. Runs before the route's facts are read, so the
+ * OpenAPI document lists the 422.
+ */
+function closeQuery(route: RouteOptions): void {
+  if (!isRateLimitedPath(route.url)) return;
+  const schema = (route.schema ?? {}) as { querystring?: unknown };
+  if (schema.querystring === undefined) route.schema = { ...schema, querystring: NO_QUERY };
+}
+
 export function fastifyOptions(config: Config, metrics: Metrics, logger?: FastifyBaseLogger): FastifyHttpOptions<Server> {
   return {
     ...(logger === undefined
@@ -153,6 +170,7 @@ export async function createHttpApp(
   const operations = new Map<string, RouteFacts>();
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) routes.push({ method, url: route.url });
+    closeQuery(route);
     for (const [key, facts] of routeFacts(route)) operations.set(key, facts);
     const record = metrics.routeRecorder(route.url);
     addRouteHook(route, 'onResponse', (request, reply, done) => {
