@@ -343,11 +343,13 @@ export class SchemaNamer {
     if (!isObject(schema)) return schema;
     const out: Json = {};
     for (const [key, value] of Object.entries(schema)) {
+      if (key === 'nullable') continue; // NullableInteger's keyword for the serializer (schemas.ts): a type list below
       if (SCHEMA_MAPS.has(key) && isObject(value)) out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.name(v)]));
       else if (SCHEMA_LISTS.has(key) && Array.isArray(value)) out[key] = value.map((v) => this.name(v));
       else if (SCHEMA_VALUES.has(key) && isObject(value)) out[key] = this.name(value);
       else out[key] = value;
     }
+    if (schema.nullable === true && typeof out.type === 'string') out.type = [out.type, 'null'];
     const title = out.title;
     if (typeof title !== 'string') return out;
     if (!NAME.test(title)) throw new Error(`OpenAPI: schema title "${title}" is not a component name (letters, digits, ".", "-", "_")`);

@@ -14,6 +14,14 @@ export function Nullable<T extends TSchema>(schema: T) {
   });
 }
 
+/**
+ * An integer or null in a response, for amounts that may exceed 2^53 (a position's value): handed to
+ * the serializer as a BigInt, it is written with all its digits. A type list (`Nullable`) would make
+ * the serializer refuse a BigInt (a 500); the `nullable` keyword lets it use its integer writer. The
+ * OpenAPI document shows it as `type: ['integer', 'null']` (src/http/openapi.ts). Responses only.
+ */
+export const NullableInteger = (description: string) => Type.Unsafe<number | null>({ type: 'integer', nullable: true, description });
+
 export const DateTime = (description?: string) =>
   Type.String({ format: 'date-time', ...(description === undefined ? {} : { description }) });
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, Nullable, PageQuery, QueryObject } from '../http/schemas.js';
+import { DateTime, Nullable, NullableInteger, PageQuery, QueryObject } from '../http/schemas.js';
 import { SUBJECT_ID_PATTERN } from '../kyc/kyc.schemas.js';
 import { INSTRUMENT_CODE_PATTERN } from '../partners/markets.js';
 import { CurrencySchema } from '../partners/partner.schemas.js';
@@ -27,17 +27,15 @@ export const Position = Type.Object(
       description:
         "`qty` less the fills whose settlement date has not come yet: a fill counts as settled from 00:00 UTC of its `settlement_date` (on its order's test clock, for orders on one), when its `settlement_status` becomes `settled`.",
     }),
-    average_cost_cents: Nullable(
-      Cents(
-        'The cost of `qty` divided by `qty`, rounded half up: the weighted average of the gross prices paid (fees excluded); sells leave it unchanged. null when `qty` is 0.',
-      ),
+    average_cost_cents: NullableInteger(
+      'The cost of `qty` divided by `qty`, rounded half up: the weighted average of the gross prices paid (fees excluded); sells leave it unchanged. null when `qty` is 0.',
     ),
     reference_price_cents: Nullable(
       Cents("The instrument's reference price (its previous close) from the catalogue; null only for an instrument no longer listed."),
     ),
-    market_value_cents: Nullable(Cents('`qty` times `reference_price_cents`.')),
-    unrealised_pnl_cents: Nullable(
-      Cents('`market_value_cents` less the cost of `qty`: `(reference_price_cents - average cost) x qty`, unrounded average.'),
+    market_value_cents: NullableInteger('`qty` times `reference_price_cents`.'),
+    unrealised_pnl_cents: NullableInteger(
+      '`market_value_cents` less the cost of `qty`: `(reference_price_cents - average cost) x qty`, unrounded average.',
     ),
     realised_pnl_cents: Cents("Sum over the sells since the position's start of `(price - average cost) x qty`, gross of fees."),
     statement_as_of: Nullable(Day('The date of the statement the position starts from; null when it comes from fills alone.')),

@@ -227,5 +227,29 @@ for (const database of DATABASES) {
       assert.equal(await stored(c), before, 'no refusal stored anything');
       assert.equal((await c.post('/v1/positions/statements', good)).status, 201, 'the good statement passes');
     });
+
+    test('a statement at the largest holding and average cost is listed with its values exact, beyond 2^53', async (t) => {
+      const c = await orderContext(t, database);
+      const qty = 1_000_000_000_000;
+      const cost = 1_000_000_000_000;
+      const statement = {
+        subject_id: SUBJECT,
+        rcpt_to: BAOBAB,
+        as_of: '2026-11-20',
+        holdings: [{ instrument: 'KOLA.BRVM', qty, average_cost_cents: cost }],
+      };
+      const made = await c.post('/v1/positions/statements', statement);
+      assert.equal(made.status, 201, JSON.stringify(made.body));
+      const res = await c.api.call('GET', `/v1/positions?subject_id=${SUBJECT}`);
+      const text = await res.text();
+      assert.equal(res.status, 200, text);
+      // Read as text: JSON.parse would round these integers to the nearest double.
+      const price = BigInt(await referencePrice(c, 'KOLA.BRVM'));
+      const market = BigInt(qty) * price;
+      assert.ok(market > BigInt(Number.MAX_SAFE_INTEGER));
+      assert.ok(text.includes(`"market_value_cents":${market}`), text);
+      assert.ok(text.includes(`"unrealised_pnl_cents":${market - BigInt(qty) * BigInt(cost)}`), text);
+      assert.ok(text.includes(`"average_cost_cents":${cost}`), text);
+    });
   });
 }
