@@ -100,6 +100,12 @@ export const eventStreamRoutes: FastifyPluginAsyncTypebox<EventStreamRouteDeps> 
         // Reverse proxies (nginx) would otherwise buffer the stream.
         'x-accel-buffering': 'no',
       });
+      // A HEAD gets the stream's headers and ends: it carries no events, and Node sends the headers
+      // of a response without a body only when it ends, so a HEAD left open would hang unanswered.
+      if (request.method === 'HEAD') {
+        res.end();
+        return;
+      }
       res.write(': connected\n\n');
       const follower = new EventFollower(db, clock, res, grant.clientId, cursor, grant.exp * 1000, grant.iat, follow);
       open.add(follower);

@@ -145,6 +145,31 @@ test('the stream: scope and Last-Event-ID checked, heartbeat comment, and runtim
   ]);
 });
 
+for (const database of DATABASES) {
+  test(`HEAD /v1/events/stream answers the stream's headers at once and ends, on ${database.name}`, async (t) => {
+    const runtime = await startRuntime(t, database, { CAURI_WORKERS: 'none' });
+    const base = await listen(runtime);
+    const api = await apiClient(runtime, base);
+    const started = Date.now();
+    const res = await fetch(`${base}/v1/events/stream`, {
+      method: 'HEAD',
+      headers: { authorization: `Bearer ${api.token}` },
+      signal: AbortSignal.timeout(5000),
+    });
+    assert.ok(Date.now() - started < 3000, 'answered at once');
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), 'text/event-stream; charset=utf-8');
+    assert.match(res.headers.get('x-request-id') ?? '', /^req_[0-9a-z]{26}$/);
+    assert.ok(res.headers.get('x-ratelimit-limit'));
+    assert.equal(await res.text(), '');
+    const bad = await fetch(`${base}/v1/events/stream`, {
+      method: 'HEAD',
+      headers: { authorization: `Bearer ${api.token}`, 'last-event-id': 'x' },
+    });
+    assert.equal(bad.status, 422, 'checked as a GET is');
+  });
+}
+
 test('POST /v1/events/{id}/resend delivers a stored event again, to its subscribers or to a named endpoint', async (t) => {
   const received: { headers: IncomingHttpHeaders; body: string; path: string }[] = [];
   const server = createServer((req, res) => {
