@@ -27,7 +27,6 @@ import { sendError } from './errors.js';
 import { installCompressedEtags, installEtags } from './etag.js';
 import { installJsonBodyParser } from './json-body.js';
 import { installPageLinks } from './link.js';
-import { isRateLimitedPath } from './rate-limit.js';
 import type { Metrics } from './metrics.js';
 import { routeFacts, swaggerOptions, type RouteFacts, type WebhooksSection } from './openapi.js';
 import { requestLoggerFactory } from './request-logger.js';
@@ -98,14 +97,16 @@ export function addRouteHook(
 const NO_QUERY = { type: 'object', properties: {}, additionalProperties: false } as const;
 
 /**
- * An API route (`/v1/...`, `/.well-known/...`) that declares no query parameters refuses any, with
- * 422 naming each (`rule: additionalProperties`), as the routes that declare some refuse the ones
- * they do not: a misspelt `limit` on a list that has none, or a filter the route does not have, is
- * told to the client instead of being ignored. Runs before the route's facts are read, so the
- * OpenAPI document lists the 422.
+ * An API route (`/v1/...`) that declares no query parameters refuses any, with 422 naming each
+ * (`rule: additionalProperties`), as the routes that declare some refuse the ones they do not: a
+ * misspelt `limit` on a list that has none, or a filter the route does not have, is told to the
+ * client instead of being ignored. Runs before the route's facts are read, so the OpenAPI document
+ * lists the 422. The public documents under `/.well-known/` (key document, JWKS, OAuth metadata)
+ * ignore query strings, as web documents do: verifiers and OAuth libraries fetch them with
+ * cache-busting parameters, and a document has nothing to filter.
  */
 function closeQuery(route: RouteOptions): void {
-  if (!isRateLimitedPath(route.url)) return;
+  if (!route.url.startsWith('/v1/')) return;
   const schema = (route.schema ?? {}) as { querystring?: unknown };
   if (schema.querystring === undefined) route.schema = { ...schema, querystring: NO_QUERY };
 }
