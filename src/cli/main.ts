@@ -5,6 +5,13 @@ import { cliLanguageOf, cliText, environmentLanguage } from './i18n.js';
 import { CliError } from './output.js';
 import { buildProgram } from './program.js';
 
+// A reader that stops early (`cauri calendars show BRVM | head -1`) closes the pipe: the command
+// stops there quietly, as Unix tools do, instead of failing on its next write with a stack trace.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+  process.exit();
+});
+
 async function main(argv: string[]): Promise<void> {
   let language = environmentLanguage(process.env);
   try {

@@ -112,3 +112,15 @@ test('a command line that cannot be read prints error: and the usage, exit 1', a
     assert.match(stderr, /\nUsage: cauri /);
   }
 });
+
+test('a reader that stops early (cauri ... | head -1) ends the command quietly, without a stack trace', async (t) => {
+  const env = { CAURI_DATA_DIR: folder(t), CAURI_MASTER_KEY: randomBytes(32).toString('hex') };
+  for (const args of [
+    ['calendars', 'show', 'BRVM', '--year', '2026'],
+    ['calendars', 'show', 'BRVM', '--year', '2026', '--json'],
+  ]) {
+    const run = await runCli(args, env, undefined, 'closed');
+    assert.equal(run.stderr, '', `${args.join(' ')}: ${run.stderr}`);
+    assert.equal(run.code, 0, args.join(' '));
+  }
+});

@@ -91,11 +91,16 @@ export async function spawnCommandIn(
   });
 }
 
-/** Runs a `cauri` command to completion (with `input` on its standard input) and returns its output. */
+/**
+ * Runs a `cauri` command to completion (with `input` on its standard input) and returns its output.
+ * `stdout: 'closed'` closes the reading end of its standard output at once, as a reader that stops
+ * early does (`cauri ... | head -1`).
+ */
 export async function runCli(
   args: string[],
   env: Record<string, string>,
   input?: string,
+  stdout: 'read' | 'closed' = 'read',
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   // English unless the test names a locale, whatever the developer's own is (docs/cli.md#languages).
   const child = spawn(process.execPath, [CLI, ...args], {
@@ -103,10 +108,11 @@ export async function runCli(
     stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
   child.stdin?.end(input);
-  let stdout = '';
+  let out = '';
   let stderr = '';
-  child.stdout?.on('data', (c: Buffer) => (stdout += c.toString()));
+  if (stdout === 'closed') child.stdout?.destroy();
+  else child.stdout?.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
   const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? 1)));
-  return { code, stdout, stderr };
+  return { code, stdout: out, stderr };
 }
