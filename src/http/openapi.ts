@@ -12,7 +12,7 @@ import { isRateLimitedPath } from './rate-limit.js';
  * - security from the route's `config.scope` (none on public routes; a token without a particular
  *   scope for `config.bearer`), as an OAuth 2.0 client credentials scheme and as a bearer token;
  * - the error responses every route of its kind can give (401 and 403 on protected routes, 429 on
- *   rate-limited ones, 413, 415 and 422 where a body or parameters are validated, 409 under an
+ *   rate-limited ones, 413, 415 and 422 where a body is read or parameters are validated, 409 under an
  *   Idempotency-Key, 408, 500 and 503 everywhere), each with the Error schema;
  * - the response headers the service sends (X-Request-Id, the X-RateLimit headers, Retry-After,
  *   Idempotent-Replayed, WWW-Authenticate), and the Idempotency-Key header as the service requires it;
@@ -30,7 +30,7 @@ export interface RouteFacts {
   rateLimited: boolean;
   /** Runs under an Idempotency-Key (a mutating POST). */
   idempotent: boolean;
-  /** Validates a body (413, 415 and 422 possible). */
+  /** Reads a body (413, 415 and 422 possible): a declared one, and any sent with a method but GET or HEAD. */
   hasBody: boolean;
   /** Validates path, query or header parameters (422 possible). */
   hasParameters: boolean;
@@ -60,7 +60,9 @@ export function routeFacts(route: RouteOptions): Array<[string, RouteFacts]> {
     hasBody: schema.body !== undefined,
     hasParameters: schema.params !== undefined || schema.querystring !== undefined || schema.headers !== undefined,
   };
-  return [route.method].flat().map((method) => [operationKey(method, route.url), facts]);
+  return [route.method]
+    .flat()
+    .map((method) => [operationKey(method, route.url), { ...facts, hasBody: facts.hasBody || (method !== 'GET' && method !== 'HEAD') }]);
 }
 
 /**
