@@ -1,6 +1,8 @@
 import type { RouteOptions } from 'fastify';
 import type { SwaggerOptions } from '@fastify/swagger';
 import type { Config } from '../config/config.js';
+import { isPublicDocument } from './cors.js';
+import { ERROR_DESCRIPTIONS, HEADER_NAMES, HEADERS, IDEMPOTENCY_KEY, SUCCESS_DESCRIPTIONS } from './openapi-parts.js';
 import { documentOptionalBodies } from './json-body.js';
 import { isRateLimitedPath } from './rate-limit.js';
 
@@ -34,6 +36,8 @@ export interface RouteFacts {
   hasBody: boolean;
   /** Validates path, query or header parameters (422 possible). */
   hasParameters: boolean;
+  /** A public document: its 200 carries an ETag, and If-None-Match naming it gets an empty 304 (etag.ts). */
+  tagged: boolean;
 }
 
 /** The document's `webhooks` member: a Path Item with a `post` operation for each event type. */
@@ -59,6 +63,7 @@ export function routeFacts(route: RouteOptions): Array<[string, RouteFacts]> {
     idempotent: schema.headers?.properties?.['idempotency-key'] !== undefined,
     hasBody: schema.body !== undefined,
     hasParameters: schema.params !== undefined || schema.querystring !== undefined || schema.headers !== undefined,
+    tagged: isPublicDocument(route),
   };
   return [route.method]
     .flat()
@@ -154,78 +159,6 @@ const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'pat
 
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
 
-/** What each error status means, for responses whose route gave no description of its own. */
-const ERROR_DESCRIPTIONS: Record<string, string> = {
-  '401': '`unauthorized`: the access token is missing, malformed, expired or no longer accepted.',
-  '403': '`forbidden`: the access token lacks the scope of the operation (`Missing scope: <scope>`).',
-  '404': '`not_found`: the resource does not exist or belongs to another client.',
-  '408': '`request_timeout`: the request did not arrive in time; answered on the connection, which is then closed.',
-  '409':
-    '`conflict`: the resource is not in a state that allows this, or a request with the same Idempotency-Key is still running (`Retry-After: 1`).',
-  '413': '`payload_too_large`: the body is over 64 KiB.',
-  '415': '`unsupported_media_type`: the body is not `application/json`.',
-  '422': '`validation_error`: the body, a parameter or a header is invalid, or a business rule refuses the request; `details` says which.',
-  '429': '`rate_limit_exceeded`: over the per-minute limit; retry after `Retry-After` seconds.',
-  '500': '`internal_error`: a transient failure; nothing was kept. Retry (a POST with the same Idempotency-Key).',
-  '503':
-    '`service_unavailable`: the database cannot be reached (a restart, a failover); nothing was kept. Retry after `Retry-After` seconds (a POST with the same Idempotency-Key).',
-};
-
-const SUCCESS_DESCRIPTIONS: Record<string, string> = {
-  '200': 'OK',
-  '201': 'Created',
-  '202': 'Accepted',
-  '204': 'No content',
-  '304': 'Not modified',
-};
-
-/** The response headers the service sends, as components. */
-const HEADERS: Record<string, Json> = {
-  'X-Request-Id': {
-    description: "The id of this request, as in an error body's `request_id` and in every log line of the request; quote it to support.",
-    required: true,
-    schema: { type: 'string', pattern: '^req_[0-9a-z]{26}$' },
-  },
-  'X-RateLimit-Limit': {
-    description: 'Requests allowed in the current one-minute window.',
-    required: true,
-    schema: { type: 'integer', minimum: 0 },
-  },
-  'X-RateLimit-Remaining': { description: 'Requests left in the current window.', required: true, schema: { type: 'integer', minimum: 0 } },
-  'X-RateLimit-Reset': {
-    description: 'End of the current window, in Unix seconds.',
-    required: true,
-    schema: { type: 'integer', minimum: 0 },
-  },
-  'Retry-After': { description: 'Whole seconds to wait before retrying.', required: true, schema: { type: 'integer', minimum: 1 } },
-  'Retry-After-Conflict': {
-    description: 'Whole seconds to wait before retrying, when a request with the same Idempotency-Key is still running.',
-    required: false,
-    schema: { type: 'integer', minimum: 1 },
-  },
-  'Idempotent-Replayed': {
-    description: '`true` when this is the stored response of an earlier request with the same Idempotency-Key and body.',
-    required: false,
-    schema: { type: 'string', enum: ['true'] },
-  },
-  'WWW-Authenticate': {
-    description: 'The authentication scheme and, for a token, why it was refused (RFC 6750).',
-    required: false,
-    schema: { type: 'string' },
-  },
-};
-
-const HEADER_NAMES: Record<string, string> = { 'Retry-After-Conflict': 'Retry-After' };
-
-const IDEMPOTENCY_KEY = {
-  name: 'Idempotency-Key',
-  in: 'header',
-  required: true,
-  description:
-    'A UUID chosen by the client for this request. A retry with the same key and body within 24 hours returns the first response (with `Idempotent-Replayed: true`) and does nothing again.',
-  schema: { type: 'string', format: 'uuid' },
-};
-
 /** The generated document, completed: see the comment at the top of this module. */
 export function finishDocument(document: OpenApiDocument, facts: ReadonlyMap<string, RouteFacts>): OpenApiDocument {
   documentOptionalBodies(document);
@@ -269,6 +202,7 @@ function describeResponses(operation: OpenApiOperation, fact: RouteFacts, header
   // A route's own response for one of these statuses (readiness's 503) keeps its own headers.
   const shared = new Set(errors.filter((status) => responses[status] === undefined));
   for (const status of errors) responses[status] ??= { content: { 'application/json': { schema: ERROR_REF } } };
+  if (fact.tagged) responses['304'] ??= { description: 'Not modified: `If-None-Match` names the current ETag; no body.' };
 
   const header = (response: OpenApiResponse, name: string) => {
     headersUsed.add(name);
@@ -286,6 +220,7 @@ function describeResponses(operation: OpenApiOperation, fact: RouteFacts, header
     if (status === '409' && fact.idempotent) header(response, 'Retry-After-Conflict');
     if ((status === '401' || status === '403') && fact.bearer) header(response, 'WWW-Authenticate');
     if (fact.idempotent && status.startsWith('2')) header(response, 'Idempotent-Replayed');
+    if (fact.tagged && (status === '200' || status === '304')) header(response, 'ETag');
   }
 }
 

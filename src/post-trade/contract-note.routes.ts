@@ -64,6 +64,12 @@ export const contractNoteRoutes: FastifyPluginAsyncTypebox<ContractNoteRouteDeps
         response: {
           200: {
             description: 'The contract note',
+            headers: {
+              'content-language': Type.String({ description: 'With the PDF: its language, `fr` or `en`.' }),
+              'content-disposition': Type.String({
+                description: 'With the PDF: `inline`, with the file name `contract-note-<order id>.pdf`.',
+              }),
+            },
             content: {
               'application/json': { schema: ContractNote },
               'application/pdf': { schema: Type.String({ format: 'binary', description: 'The note as a PDF document (A4).' }) },

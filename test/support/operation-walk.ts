@@ -3,6 +3,23 @@ import { ResponseChecker } from './conformance.js';
 
 type Json = Record<string, any>;
 
+/**
+ * Response headers a client acts on: each one sent must be declared on the response (a 304 repeats
+ * the headers of the 200 it stands for). Cache-Control and Vary are for caches and left out.
+ */
+const WATCHED = [
+  'etag',
+  'location',
+  'retry-after',
+  'link',
+  'x-cursor-next',
+  'x-cursor-prev',
+  'idempotent-replayed',
+  'www-authenticate',
+  'content-disposition',
+  'content-language',
+];
+
 /** One operation of the published document. */
 export interface DocumentedOperation {
   operationId: string;
@@ -138,6 +155,12 @@ export class OperationWalk {
     res.headers.forEach((value, name) => {
       raw[name] = value;
     });
+    const declared = Object.keys(this.document.paths[op.path][op.method.toLowerCase()].responses[String(res.status)]?.headers ?? {}).map(
+      (h) => h.toLowerCase(),
+    );
+    for (const name of WATCHED)
+      if (raw[name] !== undefined && !declared.includes(name) && res.status !== 304)
+        this.problems.push(`${operationId} ${res.status}: header ${name} sent but not declared (request ${op.method} ${path})`);
     const route = op.path.replace(/\{(\w+)\}/g, ':$1');
     const found = this.#checker.check(op.method, route, res.status, raw, stream ? 'stream' : text);
     this.problems.push(...found.map((p) => `${p} (request ${op.method} ${path})`));
@@ -153,6 +176,10 @@ export class OperationWalk {
     const statuses = this.seen.get(operationId) ?? new Set<string>();
     statuses.add(String(res.status));
     this.seen.set(operationId, statuses);
+    // A tagged representation is revalidated as a cache would: with If-None-Match, an empty 304.
+    const etag = res.headers.get('etag');
+    if (op.method === 'GET' && res.status === 200 && etag !== null && options.headers?.['if-none-match'] === undefined)
+      await this.expect(304, operationId, { ...options, headers: { ...options.headers, 'if-none-match': etag } });
     return { status: res.status, headers: res.headers, text, body: parsed };
   }
 
