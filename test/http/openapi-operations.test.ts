@@ -130,6 +130,8 @@ for (const database of DATABASES) {
         })
       ).body;
       await walk.expect(422, 'createOrder', { body: { ...order, qty: 0 } });
+      const unknown = await walk.expect(422, 'createOrder', { body: { ...order, placed_by: 'desk' } });
+      assert.deepEqual(unknown.body.details?.[0]?.rule, 'additionalProperties');
       const filled = (await walk.expect(201, 'createOrder', { body: { ...order, instrument: 'CIMSN.BRVM', qty: 3000 } })).body;
       for (let i = 0; i < 12; i++) await c.tick(1000);
       await walk.expect(200, 'listOrders', { path: '/v1/orders?limit=1' });
