@@ -4,11 +4,11 @@ import { DateTime, Nullable } from '../http/schemas.js';
 const Hex32 = (description: string) => Type.String({ pattern: '^[0-9a-f]{64}$', description });
 
 export const SnapshotParams = Type.Object({
-  date: Type.String({ description: 'The UTC day, YYYY-MM-DD (a real calendar day).', examples: ['2026-11-22'] }),
+  date: Type.String({ format: 'date', description: 'The UTC day, YYYY-MM-DD (a real calendar day).', examples: ['2026-11-22'] }),
 });
 
 export const ProofParams = Type.Object({
-  date: Type.String({ description: 'The UTC day, YYYY-MM-DD.' }),
+  date: Type.String({ format: 'date', description: 'The UTC day, YYYY-MM-DD (a real calendar day).' }),
   order_id: Type.String({ description: 'One of your orders created on that day (ord_...).' }),
 });
 

@@ -78,7 +78,7 @@ export const Order = Type.Object(
     created_at: DateTime('Creation time, with milliseconds'),
     updated_at: DateTime(),
     time_in_force: StringEnum(TIME_IN_FORCE),
-    expire_date: Nullable(Type.String({ description: 'YYYY-MM-DD for `gtd`; null otherwise.' })),
+    expire_date: Nullable(Type.String({ format: 'date', description: 'YYYY-MM-DD for `gtd`; null otherwise.' })),
     expires_at: Nullable(DateTime("When a `day` or `gtd` order expires (its exchange's close); null for the others.")),
     test_clock: Type.Optional(
       Type.String({ description: 'Sandbox: the test clock the order lives on; absent for an order on real time.' }),
@@ -183,7 +183,7 @@ export const FeeScheduleUsed = Type.Object(
   {
     scope: StringEnum(['partner', 'exchange']),
     id: Type.String({ description: "The partner's id (`sgi_...`) or the exchange's code." }),
-    effective_from: Type.String({ description: 'YYYY-MM-DD: the version of the schedule used.' }),
+    effective_from: Type.String({ format: 'date', description: 'YYYY-MM-DD: the version of the schedule used.' }),
   },
   { additionalProperties: false, title: 'FeeScheduleUsed' },
 );
@@ -203,6 +203,7 @@ export const Fill = Type.Object(
     }),
     net_cents: Type.Integer({ description: 'A buy: gross plus fees; a sell: gross minus fees (negative when the fees exceed the gross).' }),
     settlement_date: Type.String({
+      format: 'date',
       description: "YYYY-MM-DD: the trade date plus the exchange's settlement days, in open days of its calendar",
     }),
     settlement_status: StringEnum(SETTLEMENT_STATUSES, {

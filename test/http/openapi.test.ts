@@ -166,6 +166,28 @@ test('the OpenAPI 3.1 document is valid and describes every route the server reg
   const status = doc.components.schemas.AttestationStatus as { properties: Record<string, { enum?: unknown[] }> };
   assert.ok(status.properties.reason?.enum?.includes(null));
 
+  // The days the specification types as dates (the snapshot's path parameter first) say so.
+  for (const path of ['/v1/audit/snapshots/{date}', '/v1/audit/snapshots/{date}/proofs/{order_id}']) {
+    const parameter = ((doc.paths[path]?.get as Operation).parameters as Array<{ name?: string; schema?: { format?: string } }>).find(
+      (p) => p.name === 'date',
+    );
+    assert.equal(parameter?.schema?.format, 'date', `${path}: date`);
+  }
+  const formatOf = (schema: string, member: string) =>
+    (doc.components.schemas[schema] as { properties: Record<string, { format?: string; anyOf?: Array<{ format?: string }> }> }).properties[
+      member
+    ];
+  for (const [schema, member] of [
+    ['Fill', 'settlement_date'],
+    ['ContractNote', 'trade_date'],
+    ['ContractNote', 'settlement_date'],
+    ['FeeScheduleUsed', 'effective_from'],
+    ['AuditSnapshot', 'date'],
+    ['SgiPartner', 'approved_since'],
+  ] as const)
+    assert.equal(formatOf(schema, member)?.format, 'date', `${schema}.${member}`);
+  assert.ok(JSON.stringify(formatOf('Order', 'expire_date')).includes('"format":"date"'), 'Order.expire_date');
+
   // Idempotency-Key: required, a UUID, on every mutating POST but the token exchange.
   assert.deepEqual(doc.components.parameters?.IdempotencyKey, {
     name: 'Idempotency-Key',

@@ -1374,9 +1374,15 @@ export interface components {
             filled_qty: number;
             /** @description The quantity-weighted mean price of the fills, rounded half up. */
             average_price_cents: number;
-            /** @description YYYY-MM-DD: the trade date of the first fill. */
+            /**
+             * Format: date
+             * @description YYYY-MM-DD: the trade date of the first fill.
+             */
             trade_date: string;
-            /** @description YYYY-MM-DD: the latest settlement date of the fills. */
+            /**
+             * Format: date
+             * @description YYYY-MM-DD: the latest settlement date of the fills.
+             */
             settlement_date: string;
             /**
              * @description `settled` once every fill is settled.
@@ -1512,7 +1518,10 @@ export interface components {
             scope: "partner" | "exchange";
             /** @description The partner's id (`sgi_...`) or the exchange's code. */
             id: string;
-            /** @description YYYY-MM-DD: the version of the schedule used. */
+            /**
+             * Format: date
+             * @description YYYY-MM-DD: the version of the schedule used.
+             */
             effective_from: string;
         };
         /** Fill */
@@ -1534,7 +1543,10 @@ export interface components {
             fees: components["schemas"]["Fee"][];
             /** @description A buy: gross plus fees; a sell: gross minus fees (negative when the fees exceed the gross). */
             net_cents: number;
-            /** @description YYYY-MM-DD: the trade date plus the exchange's settlement days, in open days of its calendar */
+            /**
+             * Format: date
+             * @description YYYY-MM-DD: the trade date plus the exchange's settlement days, in open days of its calendar
+             */
             settlement_date: string;
             /**
              * @description `settled` from the settlement date on (00:00 UTC, on the test clock for an order on one), `pending` before.
@@ -1764,7 +1776,10 @@ export interface components {
             updated_at: string;
             /** @enum {string} */
             time_in_force: "day" | "gtc" | "gtd" | "ioc" | "fok";
-            /** @description YYYY-MM-DD for `gtd`; null otherwise. */
+            /**
+             * Format: date
+             * @description YYYY-MM-DD for `gtd`; null otherwise.
+             */
             expire_date: string | null;
             /**
              * Format: date-time
@@ -7898,7 +7913,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The UTC day, YYYY-MM-DD. */
+                /** @description The UTC day, YYYY-MM-DD (a real calendar day). */
                 date: string;
                 /** @description One of your orders created on that day (ord_...). */
                 order_id: string;
