@@ -237,7 +237,11 @@ for (const database of DATABASES) {
       const paths: Record<string, string> = {};
       for (const op of walk.operations)
         paths[op.operationId] = op.path.replace(/\{(\w+)\}/g, (_m, name: string) => (name === 'date' ? '2026-11-23' : 'x_nope'));
-      await walk.sharedErrors(paths, otherScopeToken);
+      const onlyScopeToken = async (scope: string) => {
+        if (!tokens.has(`only ${scope}`)) tokens.set(`only ${scope}`, (await issue([scope])).token);
+        return tokens.get(`only ${scope}`)!;
+      };
+      await walk.sharedErrors(paths, otherScopeToken, onlyScopeToken);
 
       // The receiver never answers: after the last attempt (+24 h) its deliveries are dead letters.
       for (const offset of [1, 31, 6 * 60, 40 * 60, 3 * 3600, 7 * 3600, 25 * 3600]) {
