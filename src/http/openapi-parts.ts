@@ -79,3 +79,9 @@ export const IDEMPOTENCY_KEY = {
     'A UUID chosen by the client for this request. A retry with the same key and body within 24 hours returns the first response (with `Idempotent-Replayed: true`) and does nothing again.',
   schema: { type: 'string', format: 'uuid' },
 };
+
+/**
+ * Headers that routes declare and send on every answer they are declared for: a listing's cursors
+ * are there on every page, empty at the end (or, for the previous page, on the first one).
+ */
+export const ALWAYS_SENT = ['X-Cursor-Next', 'X-Cursor-Prev'];

@@ -2,7 +2,7 @@ import type { RouteOptions } from 'fastify';
 import type { SwaggerOptions } from '@fastify/swagger';
 import type { Config } from '../config/config.js';
 import { isPublicDocument } from './cors.js';
-import { ERROR_DESCRIPTIONS, HEADER_NAMES, HEADERS, IDEMPOTENCY_KEY, SUCCESS_DESCRIPTIONS } from './openapi-parts.js';
+import { ALWAYS_SENT, ERROR_DESCRIPTIONS, HEADER_NAMES, HEADERS, IDEMPOTENCY_KEY, SUCCESS_DESCRIPTIONS } from './openapi-parts.js';
 import { documentOptionalBodies } from './json-body.js';
 import { isRateLimitedPath } from './rate-limit.js';
 
@@ -214,6 +214,7 @@ function describeResponses(operation: OpenApiOperation, fact: RouteFacts, header
     if (generic) response.description = ERROR_DESCRIPTIONS[status] ?? SUCCESS_DESCRIPTIONS[status] ?? 'Response';
     // Route-declared headers keep their place; the shared ones follow.
     response.headers = canonicalHeaderNames(response.headers);
+    for (const name of ALWAYS_SENT) if (isObject(response.headers[name])) (response.headers[name] as Json).required = true;
     header(response, 'X-Request-Id');
     if (fact.rateLimited) for (const name of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) header(response, name);
     if (status === '429' || (status === '503' && shared.has(status))) header(response, 'Retry-After');

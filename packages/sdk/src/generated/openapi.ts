@@ -3057,7 +3057,7 @@ export interface operations {
             200: {
                 headers: {
                     /** @description Cursor of the next page; empty on the last page. */
-                    "X-Cursor-Next"?: string;
+                    "X-Cursor-Next": string;
                     /** @description RFC 8288 links to the next page (rel="next") and, on listings that have one, the previous page (rel="prev"): the cursors above as absolute URLs. Absent when there is neither. */
                     Link?: string;
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3294,7 +3294,7 @@ export interface operations {
             200: {
                 headers: {
                     /** @description Cursor of the next page; empty on the last page. */
-                    "X-Cursor-Next"?: string;
+                    "X-Cursor-Next": string;
                     /** @description RFC 8288 links to the next page (rel="next") and, on listings that have one, the previous page (rel="prev"): the cursors above as absolute URLs. Absent when there is neither. */
                     Link?: string;
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4702,11 +4702,11 @@ export interface operations {
             200: {
                 headers: {
                     /** @description Cursor of the next page; empty on the last page. */
-                    "X-Cursor-Next"?: string;
+                    "X-Cursor-Next": string;
                     /** @description RFC 8288 links to the next page (rel="next") and, on listings that have one, the previous page (rel="prev"): the cursors above as absolute URLs. Absent when there is neither. */
                     Link?: string;
                     /** @description Cursor of the previous (newer) page; empty on the first page. */
-                    "X-Cursor-Prev"?: string;
+                    "X-Cursor-Prev": string;
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -6145,7 +6145,7 @@ export interface operations {
             200: {
                 headers: {
                     /** @description Cursor of the next page; empty on the last page. */
-                    "X-Cursor-Next"?: string;
+                    "X-Cursor-Next": string;
                     /** @description RFC 8288 links to the next page (rel="next") and, on listings that have one, the previous page (rel="prev"): the cursors above as absolute URLs. Absent when there is neither. */
                     Link?: string;
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6278,7 +6278,7 @@ export interface operations {
             200: {
                 headers: {
                     /** @description Cursor of the next page; empty on the last page. */
-                    "X-Cursor-Next"?: string;
+                    "X-Cursor-Next": string;
                     /** @description RFC 8288 links to the next page (rel="next") and, on listings that have one, the previous page (rel="prev"): the cursors above as absolute URLs. Absent when there is neither. */
                     Link?: string;
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6410,7 +6410,7 @@ export interface operations {
             200: {
                 headers: {
                     /** @description Cursor of the next page; empty on the last page. */
-                    "X-Cursor-Next"?: string;
+                    "X-Cursor-Next": string;
                     /** @description RFC 8288 links to the next page (rel="next") and, on listings that have one, the previous page (rel="prev"): the cursors above as absolute URLs. Absent when there is neither. */
                     Link?: string;
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8184,11 +8184,11 @@ export interface operations {
             200: {
                 headers: {
                     /** @description Cursor of the next page; empty on the last page. */
-                    "X-Cursor-Next"?: string;
+                    "X-Cursor-Next": string;
                     /** @description RFC 8288 links to the next page (rel="next") and, on listings that have one, the previous page (rel="prev"): the cursors above as absolute URLs. Absent when there is neither. */
                     Link?: string;
                     /** @description Cursor of the previous (newer) page; empty on the first page. */
-                    "X-Cursor-Prev"?: string;
+                    "X-Cursor-Prev": string;
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -9657,11 +9657,11 @@ export interface operations {
             200: {
                 headers: {
                     /** @description Cursor of the next page; empty on the last page. */
-                    "X-Cursor-Next"?: string;
+                    "X-Cursor-Next": string;
                     /** @description RFC 8288 links to the next page (rel="next") and, on listings that have one, the previous page (rel="prev"): the cursors above as absolute URLs. Absent when there is neither. */
                     Link?: string;
                     /** @description Cursor of the previous (newer) page; empty on the first page. */
-                    "X-Cursor-Prev"?: string;
+                    "X-Cursor-Prev": string;
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -10108,11 +10108,11 @@ export interface operations {
             200: {
                 headers: {
                     /** @description Cursor of the next page; empty on the last page. */
-                    "X-Cursor-Next"?: string;
+                    "X-Cursor-Next": string;
                     /** @description RFC 8288 links to the next page (rel="next") and, on listings that have one, the previous page (rel="prev"): the cursors above as absolute URLs. Absent when there is neither. */
                     Link?: string;
                     /** @description Cursor of the previous (newer) page; empty on the first page. */
-                    "X-Cursor-Prev"?: string;
+                    "X-Cursor-Prev": string;
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
