@@ -130,6 +130,13 @@ for (const database of DATABASES) {
         })
       ).body;
       await walk.expect(422, 'createOrder', { body: { ...order, qty: 0 } });
+      // A retry with the same key and body is the first answer, marked replayed; another body is refused.
+      const key = crypto.randomUUID();
+      const first = await walk.expect(201, 'createOrder', { key, body: { ...order, qty: 1 } });
+      const replay = await walk.expect(201, 'createOrder', { key, body: { ...order, qty: 1 } });
+      assert.deepEqual([replay.headers.get('idempotent-replayed'), replay.body], ['true', first.body]);
+      const reused = await walk.expect(422, 'createOrder', { key, body: { ...order, qty: 2 } });
+      assert.equal(reused.body.details?.[0]?.rule, 'idempotency_key_reused');
       const unknown = await walk.expect(422, 'createOrder', { body: { ...order, placed_by: 'desk' } });
       assert.deepEqual(unknown.body.details?.[0]?.rule, 'additionalProperties');
       const filled = (await walk.expect(201, 'createOrder', { body: { ...order, instrument: 'CIMSN.BRVM', qty: 3000 } })).body;

@@ -188,6 +188,15 @@ test('the OpenAPI 3.1 document is valid and describes every route the server reg
     assert.equal(formatOf(schema, member)?.format, 'date', `${schema}.${member}`);
   assert.ok(JSON.stringify(formatOf('Order', 'expire_date')).includes('"format":"date"'), 'Order.expire_date');
 
+  // Every page size is the specification's: 1 to 200, 50 by default.
+  for (const { path, method, op } of operations) {
+    const limit = (op.parameters as Array<{ in?: string; name?: string; schema?: unknown }> | undefined)?.find(
+      (p) => p.in === 'query' && p.name === 'limit',
+    );
+    if (limit !== undefined)
+      assert.deepEqual(limit.schema, { minimum: 1, maximum: 200, default: 50, type: 'integer' }, `${method.toUpperCase()} ${path}: limit`);
+  }
+
   // Idempotency-Key: required, a UUID, on every mutating POST but the token exchange.
   assert.deepEqual(doc.components.parameters?.IdempotencyKey, {
     name: 'Idempotency-Key',
