@@ -6996,7 +6996,7 @@ export interface operations {
             200: {
                 headers: {
                     /** @description Cursor of the next page; empty on the last page. */
-                    "X-Cursor-Next"?: string;
+                    "X-Cursor-Next": string;
                     /** @description RFC 8288 links to the next page (rel="next") and, on listings that have one, the previous page (rel="prev"): the cursors above as absolute URLs. Absent when there is neither. */
                     Link?: string;
                     "X-Request-Id": components["headers"]["X-Request-Id"];
