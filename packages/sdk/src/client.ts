@@ -6,10 +6,15 @@ import type {
   AttestationRequest,
   AttestationStatus,
   AuditSnapshot,
+  AuthorizationServerMetadata,
+  ClientSecretRotation,
+  ClientSecretRotationRequest,
   FixSession,
   CalendarDay,
   CalendarQuery,
   Event,
+  EventResend,
+  EventResendRequest,
   Exchange,
   ExchangeClock,
   ExchangeCode,
@@ -18,6 +23,8 @@ import type {
   Instrument,
   InvestorAccount,
   IssuerKeyDocument,
+  JsonWebKeySet,
+  Readiness,
   ListItem,
   ListPath,
   ListQuery,
@@ -36,6 +43,7 @@ import type {
   Revocation,
   RevocationList,
   RevokeRequest,
+  SampleEvent,
   SnapshotProof,
   TokenResponse,
   WebhookDelivery,
@@ -47,10 +55,12 @@ import type {
   WebhookSecretRotation,
   WebhookTestEvent,
   WebhookTestRequest,
+  WebhookEvent,
 } from './types.js';
 import { fillPath, type CauriClientOptions, type CallOptions, type RequestOptions, type ApiResponse } from './request.js';
 
 import { Transport } from './transport.js';
+import { followEvents, type EventStreamOptions } from './event-stream.js';
 
 export type { ApiResponse, CallOptions, CauriClientOptions, RequestOptions } from './request.js';
 
@@ -126,6 +136,37 @@ export class CauriClient {
       this.#transport.hold(held);
       return token;
     },
+    /**
+     * Rotates this client's own secret (a token with every scope the client may have). The client
+     * exchanges the new secret from then on; the old one works 24 h more, or stops now with
+     * `{ expire_previous: 'now' }`. Keep `client_secret`: it is shown only in this answer.
+     */
+    rotateSecret: async (body: ClientSecretRotationRequest = {}, options?: CallOptions): Promise<ClientSecretRotation> => {
+      const rotated = await this.request('post', '/v1/auth/rotate-secret', { body, ...options });
+      this.#transport.useSecret(rotated.client_secret);
+      return rotated;
+    },
+    /** The public keys that verify access tokens (`/.well-known/jwks.json`). Public. */
+    keys: (options?: CallOptions): Promise<JsonWebKeySet> => this.request('get', '/.well-known/jwks.json', { auth: false, ...options }),
+    /** OAuth 2.0 authorization server metadata (RFC 8414). Public. */
+    metadata: (options?: CallOptions): Promise<AuthorizationServerMetadata> =>
+      this.request('get', '/.well-known/oauth-authorization-server', { auth: false, ...options }),
+  };
+
+  /** The deployment itself: its description, liveness, readiness and metrics. Public. */
+  readonly service = {
+    /** The OpenAPI 3.1 document this client's types come from. */
+    openapi: (options?: CallOptions): Promise<Record<string, unknown>> =>
+      this.request('get', '/v1/openapi.json', { auth: false, ...options }),
+    health: (options?: CallOptions): Promise<{ status: 'ok' }> => this.request('get', '/healthz', { auth: false, ...options }),
+    /** `ready`, `degraded` (with `reason`), or `unavailable` (the service's 503, returned rather than thrown). */
+    readiness: async (options?: CallOptions): Promise<Readiness> =>
+      (await this.#transport.send('GET', '/readyz', '/readyz', undefined, undefined, false, { ...options, statuses: [503] }))
+        .body as Readiness,
+    /** The Prometheus text exposition. */
+    metrics: async (options?: CallOptions): Promise<string> =>
+      (await this.#transport.send('GET', '/metrics', '/metrics', undefined, undefined, false, { ...options, accept: 'text/plain' }))
+        .body as string,
   };
 
   readonly partners = {
@@ -282,9 +323,8 @@ export class CauriClient {
       this.request('post', '/v1/test-clocks', { body, ...options }),
     get: (id: string, options?: CallOptions): Promise<TestClock> =>
       this.request('get', '/v1/test-clocks/{id}', { path: { id }, ...options }),
-    /** Newest first, the first 100. */
-    list: async (options?: CallOptions): Promise<TestClock[]> =>
-      (await this.request('get', '/v1/test-clocks', { query: { limit: 100 }, ...options })).data,
+    /** Newest first. */
+    list: (query?: ListQuery<'/v1/test-clocks'>): Paginator<TestClock> => this.paginate('/v1/test-clocks', query),
     delete: (id: string, options?: CallOptions): Promise<{ id: string; deleted: true }> =>
       this.request('delete', '/v1/test-clocks/{id}', { path: { id }, ...options }),
     /** Forward only; answers once everything due to the clock's orders up to `frozen_time` is applied. */
@@ -325,6 +365,14 @@ export class CauriClient {
   readonly events = {
     list: (query?: ListQuery<'/v1/events'>): Paginator<Event> => this.paginate('/v1/events', query),
     get: (id: string, options?: CallOptions): Promise<Event> => this.request('get', '/v1/events/{id}', { path: { id }, ...options }),
+    /** Stores a sample event of any type (default `webhook.test`): delivered to the subscribed endpoints and streamed. */
+    test: (body: WebhookTestRequest = {}, options?: CallOptions): Promise<SampleEvent> =>
+      this.request('post', '/v1/events/test', { body, ...options }),
+    /** Sends a stored event again, to one endpoint (`endpoint_id`) or to every endpoint subscribed to its type. */
+    resend: (id: string, body: EventResendRequest = {}, options?: CallOptions): Promise<EventResend> =>
+      this.request('post', '/v1/events/{id}/resend', { path: { id }, body, ...options }),
+    /** The client's events as they happen (`GET /v1/events/stream`), reconnecting and resuming by itself. */
+    stream: (options?: EventStreamOptions): AsyncGenerator<WebhookEvent, void, undefined> => followEvents(this.#transport, options),
   };
 
   readonly audit = {

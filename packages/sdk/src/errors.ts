@@ -8,12 +8,14 @@ export type CauriErrorCode =
   | 'unauthorized'
   | 'forbidden'
   | 'not_found'
+  | 'request_timeout'
   | 'conflict'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'validation_error'
   | 'rate_limit_exceeded'
   | 'internal_error'
+  | 'service_unavailable'
   | 'unexpected_response';
 
 /** One entry of an error body's `details`: which field, which rule, the offending value. */

@@ -3,6 +3,7 @@
 
 export { CauriClient, type ApiResponse, type CallOptions, type CauriClientOptions, type RequestOptions } from './client.js';
 export { CauriApiError, CauriNetworkError, type CauriErrorCode, type CauriErrorDetail } from './errors.js';
+export type { EventStreamOptions } from './event-stream.js';
 export { Paginator, type Page } from './pagination.js';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
 export type * from './types.js';

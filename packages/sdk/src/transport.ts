@@ -1,8 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { CauriNetworkError } from './errors.js';
-import { DEFAULT_RETRY_POLICY, isRetryableStatus, nextDelay, parseRetryAfter, type RetryPolicy } from './retry.js';
+import { DEFAULT_RETRY_POLICY, backoffDelay, isRetryableStatus, nextDelay, parseRetryAfter, type RetryPolicy } from './retry.js';
 import type { RequestBody, TokenResponse } from './types.js';
 import { TOKEN_PATH, readBody, apiError, type CauriClientOptions, type CallOptions, type ApiResponse, type HeldToken } from './request.js';
+
+/** What a method of the client adds to the caller's options for one request. */
+export interface SendOptions extends CallOptions {
+  accept?: string;
+  /** More request headers (`Last-Event-ID`). */
+  headers?: Record<string, string>;
+  /** Answers with these statuses are results, not errors (a readiness check's 503). */
+  statuses?: readonly number[];
+  /** Return the 2xx response's body unread, as a byte stream (Server-Sent Events). */
+  stream?: boolean;
+}
 
 /**
  * What every call of a CauriClient goes through: the access token (fetched on first use, refreshed
@@ -12,7 +23,7 @@ import { TOKEN_PATH, readBody, apiError, type CauriClientOptions, type CallOptio
 export class Transport {
   readonly #baseUrl: string;
   readonly #clientId: string | undefined;
-  readonly #clientSecret: string | undefined;
+  #clientSecret: string | undefined;
   readonly #scopes: readonly string[] | undefined;
   readonly #fetch: typeof fetch;
   readonly #policy: RetryPolicy;
@@ -38,6 +49,16 @@ export class Transport {
     this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.#now = options.now ?? Date.now;
     this.#random = options.random ?? Math.random;
+  }
+
+  /** The secret of the token exchanges that follow (after the client rotated its own). */
+  useSecret(secret: string): void {
+    this.#clientSecret = secret;
+  }
+
+  /** Waits the backoff after `failures` failed attempts (the retry policy's, without the attempt cap). */
+  async pause(failures: number): Promise<void> {
+    await this.#sleep(backoffDelay(failures, this.#policy, this.#random));
   }
 
   /** Keeps `held` as the access token of the calls that follow. */
@@ -83,7 +104,7 @@ export class Transport {
     query: Record<string, unknown> | undefined,
     body: unknown,
     auth: boolean,
-    call: CallOptions & { accept?: string },
+    call: SendOptions,
   ): Promise<ApiResponse<unknown>> {
     const operation = `${method} ${template}`;
     const url = new URL(this.#baseUrl + path);
@@ -98,13 +119,23 @@ export class Transport {
 
     for (let attempt = 1; ; attempt++) {
       call.signal?.throwIfAborted();
-      const headers: Record<string, string> = { accept: call.accept ?? 'application/json' };
+      const headers: Record<string, string> = { ...call.headers, accept: call.accept ?? 'application/json' };
       if (payload !== undefined) headers['content-type'] = 'application/json';
       if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
       const token = auth ? await this.#accessToken() : undefined;
       if (token !== undefined) headers.authorization = `Bearer ${token}`;
 
-      const timeout = AbortSignal.timeout(this.#timeoutMs);
+      // The time-out bounds the whole exchange, except for a stream, whose body has no end: there it
+      // bounds the wait for the response's headers.
+      const headersOnly = call.stream === true ? new AbortController() : null;
+      const deadline =
+        headersOnly === null
+          ? undefined
+          : setTimeout(
+              () => headersOnly.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
+              this.#timeoutMs,
+            );
+      const timeout = headersOnly?.signal ?? AbortSignal.timeout(this.#timeoutMs);
       let response: Response;
       try {
         response = await this.#fetch(url, {
@@ -119,9 +150,12 @@ export class Transport {
         if (delay === null) throw new CauriNetworkError(operation, idempotencyKey, error);
         await this.#sleep(delay);
         continue;
+      } finally {
+        clearTimeout(deadline);
       }
 
-      if (response.ok || response.status === 304) {
+      if (call.stream === true && response.ok) return { status: response.status, headers: response.headers, body: response.body };
+      if (response.ok || response.status === 304 || call.statuses?.includes(response.status) === true) {
         return { status: response.status, headers: response.headers, body: await readBody(response) };
       }
       if (response.status === 401 && token !== undefined && !refreshedAfter401) {

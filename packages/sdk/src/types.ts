@@ -73,6 +73,13 @@ export type Schemas = components['schemas'];
 // `KycAttestation`).
 export type TokenResponse = Schemas['TokenResponse'];
 export type AuthorizationServerMetadata = Schemas['AuthorizationServerMetadata'];
+export type JsonWebKeySet = Schemas['JsonWebKeySet'];
+export type ClientSecretRotationRequest = Schemas['ClientSecretRotationRequest'];
+export type ClientSecretRotation = Schemas['ClientSecretRotation'];
+/** `GET /readyz`: ready, degraded (still serving) or unavailable (its 503). */
+export type Readiness =
+  | ResponseBody<'/readyz', 'get'>
+  | NonNullable<paths['/readyz']['get']>['responses'][503]['content']['application/json'];
 export type Partner = Schemas['SgiPartner'];
 export type Instrument = Schemas['Instrument'];
 export type Exchange = Schemas['Exchange'];
@@ -109,6 +116,9 @@ export type WebhookReplayDead = Schemas['WebhookReplayDead'];
 export type WebhookDelivery = Schemas['WebhookDelivery'];
 export type WebhookDeliveryAttempt = Schemas['WebhookDeliveryAttempt'];
 export type Event = Schemas['Event'];
+export type SampleEvent = Schemas['SampleEvent'];
+export type EventResendRequest = Schemas['EventResendRequest'];
+export type EventResend = Schemas['EventResend'];
 /** The event types, as the document's `webhooks` section names them. */
 export type EventType = keyof webhooks;
 /** The body a delivery of event type `T` carries: the envelope with that type's `data`. */

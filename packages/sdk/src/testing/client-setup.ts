@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
 import { CauriClient, type CauriClientOptions } from '../client.js';
 import type { AttestationRequest } from '../types.js';
-import { service, type ManualClock, type Runtime, type Service } from './service.js';
+import { service, type DatabaseCase, type ManualClock, type Runtime, type Service } from './service.js';
 
 // The set-up of the client's tests: the real service on a manual clock, and clients whose every
 // exchange is recorded (and may be answered or failed on the client's side of the wire).
@@ -35,10 +35,11 @@ export interface Ctx {
   baobab: string;
 }
 
-export async function setup(t: TestContext, env: Record<string, string> = {}): Promise<Ctx> {
+/** The service on `db` (default the first of the harness's databases, SQLite). */
+export async function setup(t: TestContext, env: Record<string, string> = {}, db?: DatabaseCase): Promise<Ctx> {
   const svc = await service();
   const clock = new svc.ManualClock(new Date());
-  const runtime = await svc.startRuntime(t, svc.DATABASES[0]!, { CAURI_WORKERS: 'none', ...env }, { clock });
+  const runtime = await svc.startRuntime(t, db ?? svc.DATABASES[0]!, { CAURI_WORKERS: 'none', ...env }, { clock });
   const baseUrl = await svc.listen(runtime);
   const issued = await runtime.services.clients.create('sdk test');
   const log: Exchange[] = [];
