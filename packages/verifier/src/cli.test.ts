@@ -95,6 +95,10 @@ test('cli: exit codes and output', async () => {
 
   r = await run('attestation', f('att'), '--keys', f('doc'), '--crl', f('crl'), '--now', '2026-04-03T00:00:00Z', '--json');
   assert.equal(JSON.parse(r.stdout).reason, 'crl_stale');
+  // --max-crl-age can tighten the 24-hour limit, never loosen it: a list 2 days old decides nothing.
+  r = await run('attestation', f('att'), '--keys', f('doc'), '--crl', f('crl'), '--now', '2026-04-03T00:00:00Z', '--max-crl-age', '259200');
+  assert.equal(r.code, 2, r.stdout);
+  assert.match(r.stderr, /--max-crl-age: expected seconds from 0 to 86400/);
 
   r = await run('attestation', f('bad'), '--keys', f('doc'), ...now);
   assert.equal(r.code, 1);

@@ -16,6 +16,8 @@ const USAGE = `Usage:
 attestation  verifies a KYC attestation offline against the issuer key document
              (/.well-known/cauri) and, with --crl, the revocation list (/v1/kyc/crl).
              Without --crl, revocation is not checked and the output says so.
+             A list older than 24 hours decides nothing; --max-crl-age (0 to
+             86400 seconds) tightens that limit.
 proof        verifies an order's Merkle inclusion proof against a signed daily
              snapshot; --attestation also checks the attestation behind the order.
 
@@ -65,7 +67,7 @@ async function attestation(file: string, values: Record<string, string | boolean
   let maxCrlAge: number | undefined;
   if (values['max-crl-age'] !== undefined) {
     maxCrlAge = Number(values['max-crl-age']);
-    if (!(maxCrlAge >= 0)) throw new UsageError('--max-crl-age: expected seconds >= 0');
+    if (!(maxCrlAge >= 0 && maxCrlAge <= 86_400)) throw new UsageError('--max-crl-age: expected seconds from 0 to 86400 (24 hours)');
   }
   const [att, keys, crl] = await Promise.all([
     load(file, 'attestation'),

@@ -112,6 +112,11 @@ test('revocation through a real signed CRL, staleness, and a CRL with a bad sign
   assert.equal(verifyAttestation(att, doc, { now: new Date('2026-04-01T23:00:00Z'), crl: clean }).valid, true);
   expectReason(verifyAttestation(att, doc, { now: new Date('2026-04-01T23:00:01Z'), crl: clean }), 'crl_stale');
   expectReason(verifyAttestation(att, doc, { now, crl: clean, maxCrlAge: 900 }), 'crl_stale', 'maxCrlAge 900');
+  // maxCrlAge tightens the 24-hour rule and cannot widen it: a list 25 h old never decides, whatever the option.
+  const dayAndHourLater = new Date('2026-04-02T00:00:00Z');
+  expectReason(verifyAttestation(att, doc, { now: dayAndHourLater, crl: clean, maxCrlAge: 172_800 }), 'malformed', 'maxCrlAge 2 days');
+  expectReason(verifyAttestation(att, doc, { now: dayAndHourLater, crl: revoked, maxCrlAge: 86_401 }), 'malformed', 'maxCrlAge 86401');
+  expectReason(verifyAttestation(att, doc, { now: dayAndHourLater, crl: clean, maxCrlAge: 86_400 }), 'crl_stale', 'maxCrlAge 86400');
   // A stale list decides nothing, even when it lists the attestation.
   expectReason(verifyAttestation(att, doc, { now: new Date('2026-04-05T00:00:00Z'), crl: revoked }), 'crl_stale', 'stale revoked');
 
@@ -224,6 +229,8 @@ test('garbage never throws and is malformed', () => {
     { maxCrlAge: -1 },
     { maxCrlAge: '1' },
     { maxCrlAge: NaN },
+    { maxCrlAge: 86_401 },
+    { maxCrlAge: Infinity },
   ]) {
     assert.equal(verifyAttestation(att, doc, options as never).reason, 'malformed', JSON.stringify(options));
   }

@@ -20,7 +20,10 @@ export interface VerifyAttestationOptions {
   crl?: unknown;
   /** The instant of the decision; default: the current time. */
   now?: Date;
-  /** Oldest acceptable list, seconds between its issued_at and now; default 86400 (the 24-hour grace period). */
+  /**
+   * Oldest acceptable list, seconds between its issued_at and now: 0 to 86400, default 86400. A
+   * relying party must hold a list no older than 24 hours, so the bound can be tightened, never widened.
+   */
   maxCrlAge?: number;
 }
 
@@ -76,7 +79,9 @@ function run(attestation: unknown, keyDocument: unknown, options: VerifyAttestat
   const now = options.now === undefined ? Date.now() : options.now instanceof Date ? options.now.getTime() : NaN;
   if (!Number.isFinite(now)) return fail('malformed', 'options.now: expected a valid Date');
   const maxCrlAge = options.maxCrlAge ?? DEFAULT_MAX_CRL_AGE;
-  if (typeof maxCrlAge !== 'number' || !(maxCrlAge >= 0)) return fail('malformed', 'options.maxCrlAge: expected seconds >= 0');
+  if (typeof maxCrlAge !== 'number' || !(maxCrlAge >= 0 && maxCrlAge <= DEFAULT_MAX_CRL_AGE)) {
+    return fail('malformed', `options.maxCrlAge: expected seconds from 0 to ${DEFAULT_MAX_CRL_AGE}`);
+  }
 
   const parsed = parseAttestation(attestation);
   if (typeof parsed === 'string') return fail('malformed', parsed);
