@@ -2,6 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CauriApiError, CauriNetworkError } from './errors.js';
 import { calls, setup, trace } from './testing/client-setup.js';
+import { service } from './testing/service.js';
 
 // What every call of the client goes through: the access token, the public calls without one, and
 // the retries with one Idempotency-Key.
@@ -178,3 +179,53 @@ describe('CauriClient transport against the service (SQLite, loopback HTTP)', ()
     });
   });
 });
+
+for (const db of (await service()).DATABASES) {
+  test(`408 (${db.name}): a request the service did not receive in time is sent again with the same Idempotency-Key`, async (t) => {
+    const c = await setup(t, { CAURI_HTTP_HEADERS_TIMEOUT_MS: '500', CAURI_HTTP_REQUEST_TIMEOUT_MS: '500' }, db);
+    const attempts: { key: string | null; status: number | string }[] = [];
+    let stalled = false;
+    // The first attempt sends the start of its body, then waits past the service's request time-out.
+    const slowFirst: typeof fetch = async (input, init) => {
+      const key = new Headers(init?.headers).get('idempotency-key');
+      let sent = init;
+      if (key !== null && !stalled) {
+        stalled = true;
+        const bytes = new TextEncoder().encode(String(init?.body));
+        const body = new ReadableStream<Uint8Array>({
+          async start(controller) {
+            controller.enqueue(bytes.subarray(0, 10));
+            await new Promise((resolve) => setTimeout(resolve, 2000));
+            try {
+              controller.enqueue(bytes.subarray(10));
+              controller.close();
+            } catch {
+              // the service already closed the connection
+            }
+          },
+        });
+        sent = { ...init, body, duplex: 'half' } as RequestInit;
+      }
+      try {
+        const response = await fetch(input, sent);
+        if (key !== null) attempts.push({ key, status: response.status });
+        return response;
+      } catch (error) {
+        if (key !== null) attempts.push({ key, status: 'network_error' });
+        throw error;
+      }
+    };
+    const client = c.client({ fetch: slowFirst });
+    const created = await client.attestations.create(c.kyc2);
+    assert.deepEqual(
+      attempts.map((a) => a.status),
+      [408, 201],
+    );
+    assert.equal(attempts[0]?.key, attempts[1]?.key, 'the retry reuses the key');
+    const rows = await c.runtime.storage.db.selectFrom('attestations').select('id').execute();
+    assert.deepEqual(
+      rows.map((r) => r.id),
+      [created.id],
+    );
+  });
+}

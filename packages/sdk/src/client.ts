@@ -72,7 +72,7 @@ export type { ApiResponse, CallOptions, CauriClientOptions, RequestOptions } fro
  *   they expire, and once more when a call is answered 401.
  * - Every mutating POST carries an `Idempotency-Key` (a fresh UUID unless given), and every retry of
  *   that call carries the same key, so a retried create never creates twice.
- * - 429, 500, 502-504, a 409 with Retry-After, and network errors are retried: after `Retry-After`
+ * - 408, 429, 500, 502-504, a 409 with Retry-After, and network errors are retried: after `Retry-After`
  *   when the response has one, otherwise after an exponential backoff with jitter; at most
  *   `retry.maxAttempts` attempts.
  * - Non-2xx answers throw `CauriApiError`; no answer at all throws `CauriNetworkError`.

@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { backoffDelay, DEFAULT_RETRY_POLICY, isRetryableStatus, nextDelay, parseRetryAfter } from './retry.js';
 
-test('retryable statuses: 429, 500, 502-504, and 409 only with Retry-After', () => {
-  for (const s of [429, 500, 502, 503, 504]) assert.equal(isRetryableStatus(s, false), true, String(s));
+test('retryable statuses: 408, 429, 500, 502-504, and 409 only with Retry-After', () => {
+  for (const s of [408, 429, 500, 502, 503, 504]) assert.equal(isRetryableStatus(s, false), true, String(s));
   for (const s of [400, 401, 403, 404, 413, 415, 422, 501]) assert.equal(isRetryableStatus(s, true), false, String(s));
   assert.equal(isRetryableStatus(409, true), true, 'same key still running: 409 with Retry-After: 1');
   assert.equal(isRetryableStatus(409, false), false, 'a final order cannot be cancelled: final');

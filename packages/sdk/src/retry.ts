@@ -28,13 +28,15 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
  * Statuses worth another attempt with the same Idempotency-Key:
  * - 429 `rate_limit_exceeded` and 500 `internal_error` (the spec: "the client retries with the same
  *   Idempotency-Key"; a 500 is not stored by the service, so the retry runs again);
+ * - 408 `request_timeout`: the request did not reach the service in time and was not handled (the
+ *   service closes that connection; the retry goes out on a new one);
  * - 502, 503, 504 from a gateway or a service that is starting or draining;
  * - 409 `conflict` only when it carries `Retry-After`: the service answers a key whose first request
  *   is still running with 409 and `Retry-After: 1`. Other 409s (cancelling a final order) are final.
  */
 export function isRetryableStatus(status: number, hasRetryAfter: boolean): boolean {
   if (status === 409) return hasRetryAfter;
-  return status === 429 || status === 500 || status === 502 || status === 503 || status === 504;
+  return status === 408 || status === 429 || status === 500 || status === 502 || status === 503 || status === 504;
 }
 
 /**
