@@ -3,6 +3,14 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { REVOCATION_REASONS } from '../../src/kyc/kyc.schemas.js';
+import { VERIFICATION_TYPES } from '../../src/kyc/levels.js';
+import { PHASES } from '../../src/markets/calendar.js';
+import { CANCEL_REASONS, FAILURE_REASONS, PENDING_REQUESTS, REQUEST_REFUSALS, TIME_IN_FORCE } from '../../src/orders/core/lifecycle.js';
+import { SETTLEMENT_STATUSES } from '../../src/orders/core/settlement.js';
+import { ORDER_STATUSES } from '../../src/orders/core/state-machine.js';
+import { FEE_TYPES } from '../../src/partners/core/fees.js';
+import { DELIVERY_STATUSES } from '../../src/webhooks/webhook.schemas.js';
 
 // Compiled to dist/test/browser/: the repository root is three levels up.
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -51,4 +59,39 @@ test("every message the dashboard's source asks for by name is in the catalogues
   }
   assert.ok(asked.size > 100, `${asked.size} messages found in the source`);
   for (const key of asked) assert.ok(key in en, key);
+});
+
+test('every value of the API that the dashboard shows in words has its message in English and in French', async () => {
+  const en = await load('en');
+  const fr = await load('fr');
+  // The key each value is looked up under (tKnown): without one, the page would show the raw value, in English.
+  const shown: Record<string, readonly string[]> = {
+    status: [
+      ...ORDER_STATUSES,
+      ...PENDING_REQUESTS,
+      ...SETTLEMENT_STATUSES,
+      ...DELIVERY_STATUSES,
+      ...PHASES,
+      'closed',
+      'active',
+      'revoked',
+      'expired',
+      'cancel',
+      'amend',
+    ],
+    reason: [...FAILURE_REASONS, ...CANCEL_REASONS, ...REQUEST_REFUSALS, ...REVOCATION_REASONS],
+    tif: TIME_IN_FORCE,
+    fee: FEE_TYPES,
+    verification: VERIFICATION_TYPES,
+    side: ['buy', 'sell'],
+  };
+  const missing: string[] = [];
+  for (const [prefix, values] of Object.entries(shown))
+    for (const value of values)
+      for (const [language, catalogue] of [
+        ['en', en],
+        ['fr', fr],
+      ] as const)
+        if (!(`${prefix}.${value}` in catalogue)) missing.push(`${language} ${prefix}.${value}`);
+  assert.deepEqual(missing, []);
 });

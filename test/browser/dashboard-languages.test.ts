@@ -1,11 +1,21 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SHOWN_TEXT, catalogues, developerSession, noHorizontalScroll, shot, until, untranslated, type Json } from './dashboard-session.js';
+import {
+  BAOBAB,
+  SHOWN_TEXT,
+  catalogues,
+  developerSession,
+  noHorizontalScroll,
+  shot,
+  until,
+  untranslated,
+  type Json,
+} from './dashboard-session.js';
 import { receiver } from './receiver.js';
 
 // Every page of the dashboard in both languages and on a phone-sized screen, and the account page.
 test('every page in French and in English and on a phone, the client rotating its own secret, and signing out', async (t) => {
-  const { api, client, att, filled, page, problems, nav, heading, signIn } = await developerSession(t);
+  const { api, client, att, resting, rejected, filled, page, problems, nav, heading, signIn } = await developerSession(t);
   // An endpoint and an event of the filled order, for the pages that show one.
   const ok = await receiver(t, 200);
   const created = await api('POST', '/v1/webhooks/endpoints', { url: ok.url, events: ['order.executed'] });
@@ -85,6 +95,70 @@ test('every page in French and in English and on a phone, the client rotating it
     await page.evaluate("location.hash = '#/orders'");
     await heading('Orders').waitFor();
     assert.equal(await page.evaluate("localStorage.getItem('cauri.lang')"), 'en');
+  });
+
+  await t.test('the values of the API shown in words are in French too: reasons, pending requests, verifications, breaks', async () => {
+    // A cancel the partner answers later (the test value 202: the manual clock never brings the answer),
+    // an amend the partner refuses (the test value 13), and a statement with a break of 1,500.
+    const placed = await api('POST', '/v1/orders', {
+      rcpt_to: BAOBAB,
+      kyc_attestation_id: att.body.id,
+      instrument: 'HUILB.BRVM',
+      side: 'buy',
+      qty: 202,
+      limit_price_cents: 314_500,
+    });
+    assert.equal(placed.status, 201, JSON.stringify(placed.body));
+    const cancel = await api('POST', `/v1/orders/${placed.body.id}/cancel`, {});
+    assert.equal(cancel.status, 202, JSON.stringify(cancel.body));
+    assert.equal(cancel.body.pending_request, 'pending_cancel');
+    const amend = await api('POST', `/v1/orders/${resting.id}/amend`, { qty: 13 });
+    assert.equal(amend.body.last_refusal?.reason, 'partner_refused', JSON.stringify(amend.body));
+    const statement = await api('POST', '/v1/positions/statements', {
+      subject_id: 'inv-dash-1',
+      rcpt_to: BAOBAB,
+      as_of: new Date(Date.now() - 86_400_000).toISOString().slice(0, 10),
+      holdings: [{ instrument: 'KOLA.BRVM', qty: 1500, average_cost_cents: 1_500_000 }],
+    });
+    assert.equal(statement.status, 201, JSON.stringify(statement.body));
+
+    const { en, fr } = await catalogues();
+    const open = async (hash: string, title: string) => {
+      await page.evaluate(`location.hash = ${JSON.stringify(hash)}`);
+      await heading(title).waitFor();
+      await until(async () => (await page.locator('#app[aria-busy]').count()) === 0, 'page loaded');
+    };
+    await open(`#/orders/${rejected.body.id}`, `Order ${rejected.body.id}`);
+    assert.equal(await page.getByTestId('order-reason').innerText(), ' (rejected by the SGI)');
+
+    await page.locator('button[data-lang="fr"]').click();
+    await heading(`Ordre ${rejected.body.id}`).waitFor();
+    const french = async (what: string) => assert.deepEqual(untranslated(await page.evaluate<string>(SHOWN_TEXT), 'fr', en, fr), [], what);
+    assert.equal(await page.getByTestId('order-reason').innerText(), ' (rejeté par la SGI)');
+    await french('a failed order');
+    await open(`#/orders/${placed.body.id}`, `Ordre ${placed.body.id}`);
+    assert.equal(await page.getByTestId('pending-request').innerText(), 'annulation en attente');
+    await french('a pending cancel');
+    await open(`#/orders/${resting.id}`, `Ordre ${resting.id}`);
+    await page.getByText(/^modification refusée : refusé par la SGI, /).waitFor();
+    await french('a refused amend');
+    await open(`#/attestations/${att.body.id}`, `Attestation ${att.body.id}`);
+    const verifications = page.locator('section.card', { has: page.getByRole('heading', { name: 'Vérifications' }) });
+    for (const type of ["pièce d'identité", 'selfie', 'justificatif de domicile', 'vidéo de preuve de vie'])
+      await verifications.getByRole('cell', { name: type, exact: true }).waitFor();
+    await french('the verifications');
+    // A break in figures of the language (a narrow no-break space groups the thousands in French).
+    await open('#/positions', 'Positions');
+    await page.locator('table.grid tbody tr', { hasText: /KOLA\.BRVM \+1[\u202f\u00a0]500/ }).waitFor();
+    // Its position.break event names the statement, a link to the positions it concerns.
+    await open('#/events?type=position.break', 'Événements');
+    const about = page.getByRole('link', { name: statement.body.id as string, exact: true });
+    await about.waitFor();
+    assert.equal(await about.getAttribute('href'), `#/positions?subject_id=inv-dash-1&rcpt_to=${BAOBAB}`);
+    await french('the position.break event');
+
+    await page.locator('button[data-lang="en"]').click();
+    await heading('Events').waitFor();
   });
 
   await t.test('the client rotates its own secret; the new one works', async () => {

@@ -8,7 +8,8 @@ const PAGE_SIZE = 25;
 
 /**
  * What an event is about, as a link to its page: the order (`data.id` of order events, `order_id`
- * of executions) or the attestation. (A test event's sample data names ids that do not exist.)
+ * of executions), the attestation, or the positions a statement's breaks concern. (A test event's
+ * sample data names ids that do not exist.)
  */
 function about(event: EventEnvelope): Child {
   const data = event.data;
@@ -17,6 +18,13 @@ function about(event: EventEnvelope): Child {
   );
   if (id !== undefined) return h('a', { href: href(`${id.startsWith('ord_') ? 'orders' : 'attestations'}/${id}`), class: 'mono' }, id);
   if (typeof data['date'] === 'string') return t('events.snapshotOf', { date: day(data['date']) });
+  // A statement's breaks (position.break): the positions of its investor at its partner.
+  if (typeof data['statement_id'] === 'string' && typeof data['subject_id'] === 'string' && typeof data['rcpt_to'] === 'string')
+    return h(
+      'a',
+      { href: href('positions', { subject_id: data['subject_id'], rcpt_to: data['rcpt_to'] }), class: 'mono' },
+      data['statement_id'],
+    );
   return '—';
 }
 

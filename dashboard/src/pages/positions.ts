@@ -44,18 +44,17 @@ function holdingsOf(text: string): { instrument: string; qty: number; average_co
     });
 }
 
+/** A difference of quantity with its sign, grouped for the language: `+1 500`, `-25`. */
+const signed = (qty: number): string => `${qty > 0 ? '+' : ''}${num(qty)}`;
+
 function breaksTable(statement: Statement): HTMLElement {
   return table(
     [t('orders.instrument'), t('positions.statement'), t('positions.expected'), t('positions.difference')],
     statement.breaks.map((b) => [
       b.instrument,
-      b.statement_qty,
-      b.expected_qty,
-      h(
-        'span',
-        { class: b.difference_qty < 0 ? 'loss' : 'gain' },
-        b.difference_qty > 0 ? `+${b.difference_qty}` : String(b.difference_qty),
-      ),
+      num(b.statement_qty),
+      num(b.expected_qty),
+      h('span', { class: b.difference_qty < 0 ? 'loss' : 'gain' }, signed(b.difference_qty)),
     ]),
     t('positions.noBreak'),
   );
@@ -216,9 +215,7 @@ export async function positionsPage(view: HTMLElement, route: Route, result: HTM
           h('span', { class: 'mono' }, s.id),
           s.subject_id,
           day(s.as_of),
-          s.breaks.length === 0
-            ? t('orders.nothing')
-            : s.breaks.map((b) => `${b.instrument} ${b.difference_qty > 0 ? '+' : ''}${b.difference_qty}`).join(', '),
+          s.breaks.length === 0 ? t('orders.nothing') : s.breaks.map((b) => `${b.instrument} ${signed(b.difference_qty)}`).join(', '),
           when(s.created_at),
         ]),
         t('positions.noStatement'),
