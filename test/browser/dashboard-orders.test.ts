@@ -181,6 +181,15 @@ test('a developer signs in and manages orders, positions and attestations, and r
       assert.ok(phase !== undefined, `no English name for the phase ${clockNow.phase}`);
       assert.equal(await page.getByTestId(`phase-${code}`).innerText(), `${phase}${clockNow.is_open ? ` ${en['markets.open']}` : ''}`);
     }
+    // Each exchange as the API describes it: its code, name and jurisdiction beside its currency and cycle.
+    for (const exchange of (await api('GET', '/v1/exchanges')).body.data as Json[]) {
+      const row = page.locator('table.grid tbody tr', { has: page.getByTestId(`exchange-${exchange.code as string}`) });
+      const cells = (await row.locator('td').allInnerTexts()).map((text) => text.trim());
+      assert.deepEqual(
+        [cells[0], cells[1], cells[5], cells[6]],
+        [`${exchange.code}\n${exchange.name}`, exchange.jurisdiction, exchange.currency, `T+${exchange.settlement_days}`],
+      );
+    }
     const week = page.locator('table.grid').nth(1).locator('tbody tr');
     assert.equal(await week.count(), 7);
     assert.match(await week.first().innerText(), /^\d{1,2} [A-Z][a-z]{2} \d{4}\s+(\d{2}:\d{2}–\d{2}:\d{2}|closed)/);

@@ -71,12 +71,13 @@ export async function catalogues(): Promise<{ en: Record<string, string>; fr: Re
 
 /**
  * The text a user reads on the page, with what is English on purpose left out: the API's own
- * messages and the name of the other language (marked `lang="en"`). Options, hidden rows and
- * accessible names count; titles (an exchange's own name) do not.
+ * messages and the name of the other language (marked `lang="en"`), and proper names, which no
+ * language translates (an exchange's own name, marked `translate="no"`). Options, hidden rows and
+ * accessible names count; titles do not.
  */
 export const SHOWN_TEXT = `(() => {
   const copy = document.body.cloneNode(true);
-  for (const el of copy.querySelectorAll('[lang="en"], script, style, noscript, pre')) el.remove();
+  for (const el of copy.querySelectorAll('[lang="en"], [translate="no"], script, style, noscript, pre')) el.remove();
   const attrs = [...copy.querySelectorAll('[aria-label]')].map((el) => el.getAttribute('aria-label'));
   return copy.textContent + ' ' + attrs.join(' ') + ' ' + document.title;
 })()`;

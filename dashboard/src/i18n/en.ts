@@ -166,6 +166,7 @@ export const en = {
   'markets.currency': 'Currency',
   'markets.date': 'Date',
   'markets.exchange': 'Exchange',
+  'markets.jurisdiction': 'Jurisdiction',
   'markets.nextClose': 'Next close',
   'markets.nextOpen': 'Next open',
   'markets.now': 'Now',

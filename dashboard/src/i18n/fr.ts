@@ -167,6 +167,7 @@ export const fr: Readonly<Record<MessageKey, string>> = {
   'markets.currency': 'Devise',
   'markets.date': 'Date',
   'markets.exchange': 'Bourse',
+  'markets.jurisdiction': 'Juridiction',
   'markets.nextClose': 'Prochaine clôture',
   'markets.nextOpen': 'Prochaine ouverture',
   'markets.now': 'Maintenant',

@@ -7,6 +7,7 @@ import { badge, heading, table } from '../ui.js';
 interface Exchange {
   code: string;
   name: string;
+  jurisdiction: string;
   currency: string;
   settlement_days: number;
 }
@@ -55,6 +56,7 @@ export async function marketsPage(view: HTMLElement): Promise<void> {
       table(
         [
           t('markets.exchange'),
+          t('markets.jurisdiction'),
           t('markets.phase'),
           t('markets.nextOpen'),
           t('markets.nextClose'),
@@ -64,7 +66,13 @@ export async function marketsPage(view: HTMLElement): Promise<void> {
         exchanges.data.map((e, i) => {
           const c = clocks[i];
           return [
-            h('span', { title: e.name }, e.code),
+            h(
+              'span',
+              { 'data-testid': `exchange-${e.code}` },
+              h('strong', null, e.code),
+              h('div', { class: 'small muted', translate: 'no' }, e.name),
+            ),
+            e.jurisdiction,
             c === undefined
               ? '—'
               : h('span', { 'data-testid': `phase-${e.code}` }, badge(c.phase), c.is_open ? ` ${t('markets.open')}` : ''),
