@@ -97,69 +97,94 @@ test('every page in French and in English and on a phone, the client rotating it
     assert.equal(await page.evaluate("localStorage.getItem('cauri.lang')"), 'en');
   });
 
-  await t.test('the values of the API shown in words are in French too: reasons, pending requests, verifications, breaks', async () => {
-    // A cancel the partner answers later (the test value 202: the manual clock never brings the answer),
-    // an amend the partner refuses (the test value 13), and a statement with a break of 1,500.
-    const placed = await api('POST', '/v1/orders', {
-      rcpt_to: BAOBAB,
-      kyc_attestation_id: att.body.id,
-      instrument: 'HUILB.BRVM',
-      side: 'buy',
-      qty: 202,
-      limit_price_cents: 314_500,
-    });
-    assert.equal(placed.status, 201, JSON.stringify(placed.body));
-    const cancel = await api('POST', `/v1/orders/${placed.body.id}/cancel`, {});
-    assert.equal(cancel.status, 202, JSON.stringify(cancel.body));
-    assert.equal(cancel.body.pending_request, 'pending_cancel');
-    const amend = await api('POST', `/v1/orders/${resting.id}/amend`, { qty: 13 });
-    assert.equal(amend.body.last_refusal?.reason, 'partner_refused', JSON.stringify(amend.body));
-    const statement = await api('POST', '/v1/positions/statements', {
-      subject_id: 'inv-dash-1',
-      rcpt_to: BAOBAB,
-      as_of: new Date(Date.now() - 86_400_000).toISOString().slice(0, 10),
-      holdings: [{ instrument: 'KOLA.BRVM', qty: 1500, average_cost_cents: 1_500_000 }],
-    });
-    assert.equal(statement.status, 201, JSON.stringify(statement.body));
+  await t.test(
+    'the values of the API shown in words are in French too: reasons, pending requests, a date of validity, verifications, breaks',
+    async () => {
+      // A cancel the partner answers later (the test value 202: the manual clock never brings the answer),
+      // an amend the partner refuses (the test value 13), and a statement with a break of 1,500.
+      const placed = await api('POST', '/v1/orders', {
+        rcpt_to: BAOBAB,
+        kyc_attestation_id: att.body.id,
+        instrument: 'HUILB.BRVM',
+        side: 'buy',
+        qty: 202,
+        limit_price_cents: 314_500,
+      });
+      assert.equal(placed.status, 201, JSON.stringify(placed.body));
+      const cancel = await api('POST', `/v1/orders/${placed.body.id}/cancel`, {});
+      assert.equal(cancel.status, 202, JSON.stringify(cancel.body));
+      assert.equal(cancel.body.pending_request, 'pending_cancel');
+      const amend = await api('POST', `/v1/orders/${resting.id}/amend`, { qty: 13 });
+      assert.equal(amend.body.last_refusal?.reason, 'partner_refused', JSON.stringify(amend.body));
+      // A good-till-date order: its date in words, once.
+      const expireDate = new Date(Date.now() + 5 * 86_400_000).toISOString().slice(0, 10);
+      const gtd = await api('POST', '/v1/orders', {
+        rcpt_to: BAOBAB,
+        kyc_attestation_id: att.body.id,
+        instrument: 'HUILB.BRVM',
+        side: 'buy',
+        qty: 1,
+        limit_price_cents: 314_500,
+        time_in_force: 'gtd',
+        expire_date: expireDate,
+      });
+      assert.equal(gtd.status, 201, JSON.stringify(gtd.body));
+      const statement = await api('POST', '/v1/positions/statements', {
+        subject_id: 'inv-dash-1',
+        rcpt_to: BAOBAB,
+        as_of: new Date(Date.now() - 86_400_000).toISOString().slice(0, 10),
+        holdings: [{ instrument: 'KOLA.BRVM', qty: 1500, average_cost_cents: 1_500_000 }],
+      });
+      assert.equal(statement.status, 201, JSON.stringify(statement.body));
 
-    const { en, fr } = await catalogues();
-    const open = async (hash: string, title: string) => {
-      await page.evaluate(`location.hash = ${JSON.stringify(hash)}`);
-      await heading(title).waitFor();
-      await until(async () => (await page.locator('#app[aria-busy]').count()) === 0, 'page loaded');
-    };
-    await open(`#/orders/${rejected.body.id}`, `Order ${rejected.body.id}`);
-    assert.equal(await page.getByTestId('order-reason').innerText(), ' (rejected by the SGI)');
+      const { en, fr } = await catalogues();
+      const open = async (hash: string, title: string) => {
+        await page.evaluate(`location.hash = ${JSON.stringify(hash)}`);
+        await heading(title).waitFor();
+        await until(async () => (await page.locator('#app[aria-busy]').count()) === 0, 'page loaded');
+      };
+      await open(`#/orders/${rejected.body.id}`, `Order ${rejected.body.id}`);
+      assert.equal(await page.getByTestId('order-reason').innerText(), ' (rejected by the SGI)');
 
-    await page.locator('button[data-lang="fr"]').click();
-    await heading(`Ordre ${rejected.body.id}`).waitFor();
-    const french = async (what: string) => assert.deepEqual(untranslated(await page.evaluate<string>(SHOWN_TEXT), 'fr', en, fr), [], what);
-    assert.equal(await page.getByTestId('order-reason').innerText(), ' (rejeté par la SGI)');
-    await french('a failed order');
-    await open(`#/orders/${placed.body.id}`, `Ordre ${placed.body.id}`);
-    assert.equal(await page.getByTestId('pending-request').innerText(), 'annulation en attente');
-    await french('a pending cancel');
-    await open(`#/orders/${resting.id}`, `Ordre ${resting.id}`);
-    await page.getByText(/^modification refusée : refusé par la SGI, /).waitFor();
-    await french('a refused amend');
-    await open(`#/attestations/${att.body.id}`, `Attestation ${att.body.id}`);
-    const verifications = page.locator('section.card', { has: page.getByRole('heading', { name: 'Vérifications' }) });
-    for (const type of ["pièce d'identité", 'selfie', 'justificatif de domicile', 'vidéo de preuve de vie'])
-      await verifications.getByRole('cell', { name: type, exact: true }).waitFor();
-    await french('the verifications');
-    // A break in figures of the language (a narrow no-break space groups the thousands in French).
-    await open('#/positions', 'Positions');
-    await page.locator('table.grid tbody tr', { hasText: /KOLA\.BRVM \+1[\u202f\u00a0]500/ }).waitFor();
-    // Its position.break event names the statement, a link to the positions it concerns.
-    await open('#/events?type=position.break', 'Événements');
-    const about = page.getByRole('link', { name: statement.body.id as string, exact: true });
-    await about.waitFor();
-    assert.equal(await about.getAttribute('href'), `#/positions?subject_id=inv-dash-1&rcpt_to=${BAOBAB}`);
-    await french('the position.break event');
+      await open(`#/orders/${gtd.body.id}`, `Order ${gtd.body.id}`);
+      const expiry = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(`${expireDate}T00:00:00Z`));
+      assert.equal(await page.getByTestId('order-tif').innerText(), `good till ${expiry}`);
+      await page.locator('button[data-lang="fr"]').click();
+      await heading(`Ordre ${gtd.body.id}`).waitFor();
+      const expiryFr = new Intl.DateTimeFormat('fr-FR', { dateStyle: 'medium', timeZone: 'UTC' }).format(
+        new Date(`${expireDate}T00:00:00Z`),
+      );
+      assert.equal(await page.getByTestId('order-tif').innerText(), `valable jusqu'au ${expiryFr}`);
+      await open(`#/orders/${rejected.body.id}`, `Ordre ${rejected.body.id}`);
+      const french = async (what: string) =>
+        assert.deepEqual(untranslated(await page.evaluate<string>(SHOWN_TEXT), 'fr', en, fr), [], what);
+      assert.equal(await page.getByTestId('order-reason').innerText(), ' (rejeté par la SGI)');
+      await french('a failed order');
+      await open(`#/orders/${placed.body.id}`, `Ordre ${placed.body.id}`);
+      assert.equal(await page.getByTestId('pending-request').innerText(), 'annulation en attente');
+      await french('a pending cancel');
+      await open(`#/orders/${resting.id}`, `Ordre ${resting.id}`);
+      await page.getByText(/^modification refusée : refusé par la SGI, /).waitFor();
+      await french('a refused amend');
+      await open(`#/attestations/${att.body.id}`, `Attestation ${att.body.id}`);
+      const verifications = page.locator('section.card', { has: page.getByRole('heading', { name: 'Vérifications' }) });
+      for (const type of ["pièce d'identité", 'selfie', 'justificatif de domicile', 'vidéo de preuve de vie'])
+        await verifications.getByRole('cell', { name: type, exact: true }).waitFor();
+      await french('the verifications');
+      // A break in figures of the language (a narrow no-break space groups the thousands in French).
+      await open('#/positions', 'Positions');
+      await page.locator('table.grid tbody tr', { hasText: /KOLA\.BRVM \+1[\u202f\u00a0]500/ }).waitFor();
+      // Its position.break event names the statement, a link to the positions it concerns.
+      await open('#/events?type=position.break', 'Événements');
+      const about = page.getByRole('link', { name: statement.body.id as string, exact: true });
+      await about.waitFor();
+      assert.equal(await about.getAttribute('href'), `#/positions?subject_id=inv-dash-1&rcpt_to=${BAOBAB}`);
+      await french('the position.break event');
 
-    await page.locator('button[data-lang="en"]').click();
-    await heading('Events').waitFor();
-  });
+      await page.locator('button[data-lang="en"]').click();
+      await heading('Events').waitFor();
+    },
+  );
 
   await t.test('the client rotates its own secret; the new one works', async () => {
     await nav('Account').click();

@@ -225,12 +225,14 @@ export async function orderPage(view: HTMLElement, route: Route): Promise<void> 
         ],
         [
           t('orders.tif'),
-          order.expire_date
-            ? t('orders.tifUntil', {
-                tif: tKnown(`tif.${order.time_in_force ?? 'day'}`, order.time_in_force ?? 'day'),
-                date: day(order.expire_date),
-              })
-            : tKnown(`tif.${order.time_in_force ?? 'day'}`, order.time_in_force ?? 'day'),
+          h(
+            'span',
+            { 'data-testid': 'order-tif' },
+            // A gtd order's date says it all: "good till 3 Dec 2026", not "good till date until ...".
+            order.time_in_force === 'gtd' && order.expire_date
+              ? t('orders.gtdUntil', { date: day(order.expire_date) })
+              : tKnown(`tif.${order.time_in_force ?? 'day'}`, order.time_in_force ?? 'day'),
+          ),
         ],
         [t('orders.expires'), when(order.expires_at)],
         [t('orders.waiting'), h('span', { 'data-testid': 'pending-request' }, pendingOf(order))],
