@@ -6,13 +6,10 @@ import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
-import { resolveMasterKey } from '../../src/config/master-key.js';
-import { CursorCodec } from '../../src/http/cursor.js';
 import { ManualClock } from '../../src/lib/clock.js';
-import { createWebhooks } from '../../src/webhooks/index.js';
-import { createDeliveryWorker } from '../../src/workers/delivery-worker.js';
 import { DATABASES, listen, startRuntimeIn, testEnvironment } from '../support/harness.js';
 import { launchChromium } from './chromium.js';
+import { startDeliveryWorker } from '../support/delivery-worker.js';
 
 // What the dashboard's browser tests share: a developer's session of the dashboard (the pages' tests
 // each start one), waiting in the page, screenshots, and the checks of the page's text and layout.
@@ -136,18 +133,7 @@ export async function developerSession(t: TestContext) {
   const runtime = await startRuntimeIn(t, env);
   const base = await listen(runtime);
   // The delivery worker, driven by hand: one pass per call, on the manual clock.
-  const webhooks = createWebhooks({
-    config: runtime.config,
-    storage: runtime.storage,
-    clock,
-    masterKey: resolveMasterKey(runtime.config),
-    idempotency: runtime.services.idempotency,
-    cursors: new CursorCodec(Buffer.alloc(32)),
-    log: runtime.app.log,
-    options: { timeoutMs: 2000 },
-  });
-  const worker = createDeliveryWorker(webhooks);
-  t.after(() => worker.stop());
+  const worker = startDeliveryWorker(t, runtime, clock, { timeoutMs: 2000 });
 
   const client = await runtime.services.clients.create('Dashboard test');
   const api = async (method: string, path: string, body?: unknown, secret = client.client_secret) => {

@@ -1,15 +1,12 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Scope } from '../../src/auth/scopes.js';
-import { resolveMasterKey } from '../../src/config/master-key.js';
-import { CursorCodec } from '../../src/http/cursor.js';
-import { createWebhooks } from '../../src/webhooks/index.js';
-import { createDeliveryWorker } from '../../src/workers/delivery-worker.js';
 import { SnapshotWorker } from '../../src/workers/snapshot-worker.js';
 import { KYC2_REQUEST } from '../support/api.js';
 import { DATABASES, listen, startRuntimeIn, testEnvironment } from '../support/harness.js';
 import { KOLA_RESTING, KYC3_REQUEST, orderContext, sandboxPartner } from '../support/order-context.js';
 import { OperationWalk } from '../support/operation-walk.js';
+import { startDeliveryWorker } from '../support/delivery-worker.js';
 
 const BAOBAB = sandboxPartner('baobab');
 
@@ -51,19 +48,7 @@ for (const database of DATABASES) {
         return { ...client, token: res.body.access_token as string };
       };
       const operator = await issue(['operator:read']);
-      const deliveries = createDeliveryWorker(
-        createWebhooks({
-          config: c.runtime.config,
-          storage: c.runtime.storage,
-          clock: c.clock,
-          masterKey: resolveMasterKey(c.runtime.config),
-          idempotency: c.runtime.services.idempotency,
-          cursors: new CursorCodec(Buffer.alloc(32)),
-          log: c.runtime.app.log,
-          options: { timeoutMs: 500 },
-        }),
-      );
-      t.after(() => deliveries.stop());
+      const deliveries = startDeliveryWorker(t, c.runtime, c.clock, { timeoutMs: 500 });
       const tokens = new Map<string, string>();
       const otherScopeToken = async (scope: string) => {
         const scopes = otherScopes(scope);

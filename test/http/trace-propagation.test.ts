@@ -3,14 +3,11 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { resolveMasterKey } from '../../src/config/master-key.js';
-import { CursorCodec } from '../../src/http/cursor.js';
 import { parseTraceparent, uuidHexOfId } from '../../src/lib/trace-context.js';
-import { createWebhooks } from '../../src/webhooks/index.js';
-import { createDeliveryWorker } from '../../src/workers/delivery-worker.js';
 import { KYC2_REQUEST } from '../support/api.js';
 import { DATABASES } from '../support/harness.js';
 import { orderContext, sandboxPartner, type Json } from '../support/order-context.js';
+import { startDeliveryWorker } from '../support/delivery-worker.js';
 
 interface Hooks {
   url: string;
@@ -46,18 +43,7 @@ const CALLER_SPAN = '00f067aa0ba902b7';
 for (const database of DATABASES) {
   test(`${database.name}: webhooks carry the trace and the request id of the API request that caused their event`, async (t) => {
     const c = await orderContext(t, database);
-    const webhooks = createWebhooks({
-      config: c.runtime.config,
-      storage: c.runtime.storage,
-      clock: c.clock,
-      masterKey: resolveMasterKey(c.runtime.config),
-      idempotency: c.runtime.services.idempotency,
-      cursors: new CursorCodec(Buffer.alloc(32)),
-      log: c.runtime.app.log,
-      options: { timeoutMs: 2000 },
-    });
-    const worker = createDeliveryWorker(webhooks);
-    t.after(() => worker.stop());
+    const worker = startDeliveryWorker(t, c.runtime, c.clock, { timeoutMs: 2000 });
     // The receiver fails the first attempt of each delivery, so that each is also seen on its retry.
     const hooks = await failingOnce(t);
     const endpoint = await c.post('/v1/webhooks/endpoints', {

@@ -1,13 +1,10 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { resolveMasterKey } from '../../src/config/master-key.js';
-import { CursorCodec } from '../../src/http/cursor.js';
-import { createWebhooks } from '../../src/webhooks/index.js';
-import { createDeliveryWorker } from '../../src/workers/delivery-worker.js';
 import { RETRY_SCHEDULE_MS } from '../../src/webhooks/core/schedule.js';
 import { DATABASES, startRuntimeIn } from '../support/harness.js';
 import { at, receiver, setup, verify, type Json, type Received } from './webhooks-delivery-support.js';
+import { startDeliveryWorker } from '../support/delivery-worker.js';
 
 for (const database of DATABASES) {
   describe(`webhook delivery on ${database.name}: failures, dead letters, rotation and listing`, () => {
@@ -217,17 +214,7 @@ for (const database of DATABASES) {
 
       // Another process of the same deployment: same database, same master key.
       const runtime = await startRuntimeIn(t, c.env);
-      const webhooks = createWebhooks({
-        config: runtime.config,
-        storage: runtime.storage,
-        clock: c.clock,
-        masterKey: resolveMasterKey(runtime.config),
-        idempotency: runtime.services.idempotency,
-        cursors: new CursorCodec(Buffer.alloc(32)),
-        log: runtime.app.log,
-      });
-      const worker = createDeliveryWorker(webhooks);
-      t.after(() => worker.stop());
+      const worker = startDeliveryWorker(t, runtime, c.clock);
       fail = false;
       assert.equal((await at(c, t0, 29_000, worker)).attempted, 0);
       assert.equal((await at(c, t0, 30_000, worker)).attempted, 1);

@@ -5,13 +5,12 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
 import type { Runtime } from '../../src/app.js';
-import { resolveMasterKey } from '../../src/config/master-key.js';
-import { CursorCodec } from '../../src/http/cursor.js';
 import { ManualClock } from '../../src/lib/clock.js';
-import { createWebhooks, type WebhookOptions } from '../../src/webhooks/index.js';
-import { createDeliveryWorker, type DeliveryWorker } from '../../src/workers/delivery-worker.js';
+import type { WebhookOptions } from '../../src/webhooks/index.js';
+import type { DeliveryWorker } from '../../src/workers/delivery-worker.js';
 import { listen, startRuntimeIn, testEnvironment, type DatabaseCase, type TestEnvironment } from '../support/harness.js';
 import { apiClient, type ApiClient } from '../support/api.js';
+import { startDeliveryWorker } from '../support/delivery-worker.js';
 
 export type Json = Record<string, any>;
 export const stripe = new Stripe('sk_test_x');
@@ -84,21 +83,8 @@ export async function setup(
   const runtime = await startRuntimeIn(t, e);
   const base = await listen(runtime);
   const api = await apiClient(runtime, base);
-  const newWorker = (more: Partial<WebhookOptions> = {}) => {
-    const webhooks = createWebhooks({
-      config: runtime.config,
-      storage: runtime.storage,
-      clock,
-      masterKey: resolveMasterKey(runtime.config),
-      idempotency: runtime.services.idempotency,
-      cursors: new CursorCodec(Buffer.alloc(32)),
-      log: runtime.app.log,
-      options: { timeoutMs: 2000, ...options, ...more },
-    });
-    const worker = createDeliveryWorker(webhooks);
-    t.after(() => worker.stop());
-    return worker;
-  };
+  const newWorker = (more: Partial<WebhookOptions> = {}) =>
+    startDeliveryWorker(t, runtime, clock, { timeoutMs: 2000, ...options, ...more });
   const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
     const res = await fetch(`${base}/v1/auth/token`, {
       method: 'POST',
