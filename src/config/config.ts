@@ -15,10 +15,7 @@ export interface Config {
   readonly host: string;
   readonly port: number;
   readonly publicUrl: string;
-  /**
-   * True when CAURI_PUBLIC_URL was not set and `publicUrl` is the default `http://HOST:PORT` (a
-   * production process says so in its log: clients behind a proxy need the real address).
-   */
+  /** CAURI_PUBLIC_URL was not set: `publicUrl` is `http://HOST:PORT` (production logs a warning). */
   readonly publicUrlDefaulted: boolean;
   readonly dataDir: string;
   /** A `postgres://` URL selects PostgreSQL; otherwise SQLite at `<dataDir>/cauri.sqlite`. */
