@@ -3,7 +3,7 @@ import type { Mode } from '../config/config.js';
 import { recordEvent } from '../events/event.service.js';
 import type { Clock } from '../lib/clock.js';
 import { isoMillis } from '../lib/clock.js';
-import { notFound, validationError } from '../lib/errors.js';
+import { ApiError, notFound, validationError } from '../lib/errors.js';
 import { isId, newId, type ClientId } from '../lib/ids.js';
 import { lockForTransaction, type DialectName } from '../storage/dialect.js';
 import type { Database } from '../storage/schema.js';
@@ -38,6 +38,14 @@ import type { WebhookEndpointRow } from './webhook.table.js';
 
 /** docs/webhooks.md: at most 16 endpoints per client. */
 export const MAX_ENDPOINTS_PER_CLIENT = 16;
+
+/**
+ * A disabled endpoint gets no new deliveries (its pending ones wait until it is enabled), so a test
+ * or a resend that names one is refused rather than left waiting unseen.
+ */
+export function endpointDisabled(id: string): ApiError {
+  return new ApiError('conflict', `Webhook endpoint ${id} is disabled; enable it first (PATCH disabled: false)`);
+}
 
 /** How long the secret before a rotation keeps signing deliveries beside the new one. */
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -170,6 +178,7 @@ export class EndpointService {
    */
   async sendTest(trx: Kysely<Database>, clientId: ClientId, id: string, request: TestEventRequest): Promise<TestEventResponse> {
     const endpoint = await this.#find(trx, clientId, id);
+    if (endpoint.disabled === 1) throw endpointDisabled(endpoint.id);
     const at = this.clock.now();
     const type = request.type ?? 'webhook.test';
     const data = sampleEventData(type, { at, endpointId: endpoint.id, issuer: this.options.serviceName });

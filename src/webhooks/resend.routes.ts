@@ -51,7 +51,7 @@ export const eventResendRoutes: FastifyPluginAsyncTypebox<EventResendRouteDeps> 
         summary: 'Send a stored event again: to one endpoint, or to every endpoint subscribed to its type',
         description:
           'For each endpoint: a new delivery, due now, if it never had one; a succeeded or dead delivery is made due again (same idempotency key, its retry schedule restarted); a pending one is left on its way. ' +
-          '409 while the event has not been fanned out yet (within a second of its creation), or when no endpoint subscribes to its type and none is named.',
+          '409 while the event has not been fanned out yet (within a second of its creation), when no enabled endpoint subscribes to its type and none is named, or when the endpoint named is disabled (a disabled endpoint gets no new deliveries).',
 
         headers: IdempotencyHeaders,
         params: ResendParams,

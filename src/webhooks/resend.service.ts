@@ -11,6 +11,7 @@ import type { DeliveryService } from './delivery.service.js';
 import { newDeliveryRow } from './core/fan-out.js';
 import { findClientEndpoint, listClientEndpoints } from './endpoint.repository.js';
 import { lockClientEvent, requeueSettled } from './resend.repository.js';
+import { endpointDisabled } from './endpoint.service.js';
 import type { Delivery } from './webhook.schemas.js';
 import type { WebhookEndpointRow } from './webhook.table.js';
 
@@ -30,7 +31,8 @@ export interface ResendResult {
  *   restarted (see `requeueSettled`);
  * - a pending one: it is already on its way and is left as it is.
  * Targets: the endpoint named (subscribed to the type or not, like a test event), or else every
- * endpoint of the client subscribed to the event's type.
+ * enabled endpoint of the client subscribed to the event's type. A disabled endpoint gets no new
+ * deliveries: naming one is 409.
  */
 export class EventResendService {
   constructor(
@@ -47,13 +49,15 @@ export class EventResendService {
     if (endpointId !== undefined) {
       const endpoint = isId('webhookEndpoint', endpointId) ? await findClientEndpoint(trx, clientId, endpointId) : undefined;
       if (endpoint === undefined) throw notFound('Webhook endpoint', endpointId);
+      if (endpoint.disabled === 1) throw endpointDisabled(endpoint.id);
       targets = [endpoint];
     } else {
-      targets = (await listClientEndpoints(trx, clientId, { limit: ENDPOINTS_READ })).filter((e) =>
-        (JSON.parse(e.events) as string[]).includes(event.type),
+      // A disabled endpoint gets no new deliveries, so it is no target (docs/webhooks.md).
+      targets = (await listClientEndpoints(trx, clientId, { limit: ENDPOINTS_READ })).filter(
+        (e) => e.disabled === 0 && (JSON.parse(e.events) as string[]).includes(event.type),
       );
       if (targets.length === 0)
-        throw new ApiError('conflict', `No webhook endpoint subscribes to ${event.type}; name one with endpoint_id`);
+        throw new ApiError('conflict', `No enabled webhook endpoint subscribes to ${event.type}; name one with endpoint_id`);
     }
     // Until the fan-out has run it may still create this event's deliveries itself, and a second
     // delivery of the same pair would make it fail; it runs within a poll period.

@@ -214,7 +214,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async 
         tags,
         summary: 'Send a sample event of any type to this endpoint only',
         description:
-          'The event is stored like any other (see GET /v1/events) with the livemode given, and delivered, signed, to this endpoint alone.',
+          'The event is stored like any other (see GET /v1/events) with the livemode given, and delivered, signed, to this endpoint alone. A disabled endpoint gets no new deliveries: 409.',
 
         headers: IdempotencyHeaders,
         params: IdParams,

@@ -783,7 +783,7 @@ export interface paths {
         put?: never;
         /**
          * Send a sample event of any type to this endpoint only
-         * @description The event is stored like any other (see GET /v1/events) with the livemode given, and delivered, signed, to this endpoint alone.
+         * @description The event is stored like any other (see GET /v1/events) with the livemode given, and delivered, signed, to this endpoint alone. A disabled endpoint gets no new deliveries: 409.
          */
         post: operations["sendWebhookTestEvent"];
         delete?: never;
@@ -945,7 +945,7 @@ export interface paths {
         put?: never;
         /**
          * Send a stored event again: to one endpoint, or to every endpoint subscribed to its type
-         * @description For each endpoint: a new delivery, due now, if it never had one; a succeeded or dead delivery is made due again (same idempotency key, its retry schedule restarted); a pending one is left on its way. 409 while the event has not been fanned out yet (within a second of its creation), or when no endpoint subscribes to its type and none is named.
+         * @description For each endpoint: a new delivery, due now, if it never had one; a succeeded or dead delivery is made due again (same idempotency key, its retry schedule restarted); a pending one is left on its way. 409 while the event has not been fanned out yet (within a second of its creation), when no enabled endpoint subscribes to its type and none is named, or when the endpoint named is disabled (a disabled endpoint gets no new deliveries).
          */
         post: operations["resendEvent"];
         delete?: never;
