@@ -1,5 +1,6 @@
 import { describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { DATABASES, listen, startRuntime, type DatabaseCase } from '../support/harness.js';
 import { apiClient, type ApiClient } from '../support/api.js';
 
@@ -26,7 +27,8 @@ for (const database of DATABASES) {
       const on = await endpoint(api, 'on', false);
       const off = await endpoint(api, 'off', true);
 
-      const refusedTest = await api.post(`/v1/webhooks/endpoints/${off}/test`, {});
+      const key = randomUUID();
+      const refusedTest = await api.post(`/v1/webhooks/endpoints/${off}/test`, {}, key);
       assert.equal(refusedTest.status, 409);
       const refusedBody = (await refusedTest.json()) as Json;
       assert.equal(refusedBody.code, 'conflict');
@@ -53,9 +55,9 @@ for (const database of DATABASES) {
       assert.equal(none.status, 409);
       assert.match(((await none.json()) as Json).message, /No enabled webhook endpoint subscribes to webhook\.test/);
 
-      // Enabled again, it takes tests as before.
+      // Enabled again, it takes tests as before; the refusal was not kept for its Idempotency-Key.
       assert.equal((await api.call('PATCH', `/v1/webhooks/endpoints/${off}`, { disabled: false })).status, 200);
-      assert.equal((await api.post(`/v1/webhooks/endpoints/${off}/test`, {})).status, 202);
+      assert.equal((await api.post(`/v1/webhooks/endpoints/${off}/test`, {}, key)).status, 202);
     });
   });
 }
