@@ -136,7 +136,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   registerCredentialMetrics(metrics.registry, () => services.credentials.stats);
   services.fix.metrics.register(metrics.registry);
   const drain = new Drain();
-  const app = await createHttpApp(config, metrics, log, drain, SCOPE_DESCRIPTIONS, webhooksSection());
+  const app = await createHttpApp(config, metrics, log, drain, SCOPE_DESCRIPTIONS, webhooksSection(config.serviceName));
   installAuthentication(app, { db, changeMarker: () => storage.changeMarker(), tokens: services.tokens, limiter: services.limiter });
   const redisEffect = 'rate limits are counted by each process on its own until it answers';
   guardIdempotentRoutes(app);

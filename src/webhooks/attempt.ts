@@ -15,11 +15,16 @@ export interface DeliveryHeaderNames {
   userAgent: string;
 }
 
-export function deliveryHeaderNames(serviceName: string): DeliveryHeaderNames {
-  const brand = serviceName
+/** The service name as it appears in header names and the user agent: `cauri` gives `Cauri`, `my-broker` gives `My-Broker`. */
+export function headerBrand(serviceName: string): string {
+  return serviceName
     .split('-')
     .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
     .join('-');
+}
+
+export function deliveryHeaderNames(serviceName: string): DeliveryHeaderNames {
+  const brand = headerBrand(serviceName);
   return { signature: `x-${serviceName}-signature`, idempotency: `x-${serviceName}-idempotency-key`, userAgent: `${brand}-Webhooks/1.0` };
 }
 

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { EVENT_TYPES, type EventType } from '../events/event.types.js';
+import { headerBrand } from './attempt.js';
 import { EVENT_DATA } from './event-data.js';
 import { EventEnvelope } from './webhook.schemas.js';
 
@@ -34,20 +35,27 @@ const header = (name: string, required: boolean, description: string, pattern?: 
   schema: pattern === undefined ? { type: 'string' } : { type: 'string', pattern },
 });
 
-/** The headers of every delivery attempt. */
-const DELIVERY_HEADERS = [
-  header(
-    'X-Cauri-Signature',
-    true,
-    '`t=<unix seconds>,v1=<hex>`: HMAC-SHA-256 with the endpoint secret over `<t>.` and the raw body (two `v1` during a secret rotation, new then old). Verify it before reading the body, and refuse a `t` more than 300 seconds from now.',
-    '^t=\\d+(,v1=[0-9a-f]{64})+$',
-  ),
-  header('X-Cauri-Idempotency-Key', true, 'The same UUID on every attempt and replay of one event to one endpoint: deduplicate on it.'),
-  header('User-Agent', true, '`Cauri-Webhooks/1.0`.'),
-  header('traceparent', true, 'W3C trace context of this attempt, in the trace of what caused the event.'),
-  header('tracestate', false, 'The `tracestate` of the request that caused the event, when it sent one.'),
-  header('X-Request-Id', false, 'The id of the API request that caused the event, when one did.'),
-];
+/** The headers of every delivery attempt, named after the service as the delivery worker names them. */
+function deliveryHeaders(serviceName: string) {
+  const brand = headerBrand(serviceName);
+  return [
+    header(
+      `X-${brand}-Signature`,
+      true,
+      '`t=<unix seconds>,v1=<hex>`: HMAC-SHA-256 with the endpoint secret over `<t>.` and the raw body (two `v1` during a secret rotation, new then old). Verify it before reading the body, and refuse a `t` more than 300 seconds from now.',
+      '^t=\\d+(,v1=[0-9a-f]{64})+$',
+    ),
+    header(
+      `X-${brand}-Idempotency-Key`,
+      true,
+      'The same UUID on every attempt and replay of one event to one endpoint: deduplicate on it.',
+    ),
+    header('User-Agent', true, `\`${brand}-Webhooks/1.0\`.`),
+    header('traceparent', true, 'W3C trace context of this attempt, in the trace of what caused the event.'),
+    header('tracestate', false, 'The `tracestate` of the request that caused the event, when it sent one.'),
+    header('X-Request-Id', false, 'The id of the API request that caused the event, when one did.'),
+  ];
+}
 
 /**
  * The schema as the route generator writes the routes' schemas, where `const: x` becomes
@@ -65,8 +73,12 @@ function asGenerated(schema: unknown): unknown {
   return out;
 }
 
-/** The `webhooks` member of the OpenAPI document, in the order of the event types. */
-export function webhooksSection(): Record<string, { post: Record<string, unknown> }> {
+/**
+ * The `webhooks` member of the OpenAPI document, in the order of the event types. Its header names
+ * carry the service name (`CAURI_SERVICE_NAME`), as the deliveries do.
+ */
+export function webhooksSection(serviceName: string): Record<string, { post: Record<string, unknown> }> {
+  const parameters = deliveryHeaders(serviceName);
   const entries = EVENT_TYPES.map((type) => {
     const body = Type.Intersect([EventEnvelope, Type.Object({ type: Type.Literal(type), data: EVENT_DATA[type] })]);
     const post = {
@@ -74,7 +86,7 @@ export function webhooksSection(): Record<string, { post: Record<string, unknown
       summary: WHEN[type],
       description: `A delivery of an event of type \`${type}\` to an endpoint subscribed to it. The body is the event envelope, with the \`data\` of this type, sent byte for byte the same on every attempt.`,
       tags: ['Webhooks'],
-      parameters: DELIVERY_HEADERS,
+      parameters,
       requestBody: { required: true, content: { 'application/json': { schema: asGenerated(JSON.parse(JSON.stringify(body))) } } },
       security: [],
       responses: {
