@@ -51,6 +51,24 @@ export async function findClientOrder(db: Kysely<Database>, clientId: string, id
   return clientOrder.first(db, clientId, id);
 }
 
+const clientOrderForUpdate = new PreparedQuery(2, (qb, clientId: string, id: string) =>
+  qb.selectFrom('orders').selectAll().where('id', '=', id).where('client_id', '=', clientId).forUpdate(),
+);
+
+/**
+ * The client's order with its row locked until the transaction ends (PostgreSQL; SQLite transactions
+ * are serial): a cancel or amend request reads the order it changes so, and a second request of the
+ * same order waits and then sees the first.
+ */
+export async function findClientOrderForUpdate(
+  db: Kysely<Database>,
+  dialect: DialectName,
+  clientId: string,
+  id: string,
+): Promise<OrderRow | undefined> {
+  return dialectOf(dialect).rowLocked({ locking: clientOrderForUpdate, plain: clientOrder }).first(db, clientId, id);
+}
+
 /** Prepared once per set of columns changed (the order paths change a handful of such sets). */
 const orderUpdate = new PreparedUpdate('orders', ['id']);
 

@@ -20,7 +20,7 @@ import { settlementDate } from './core/settlement.js';
 import { frozenTimeOf } from '../testclocks/test-clock.repository.js';
 import { toOrder } from './order.mapping.js';
 import { checkNewOrderCap, heldThisMonth } from './monthly-cap.js';
-import { findClientOrder, listClientOrders, listFills, type OrderFilter } from './order.repository.js';
+import { findClientOrder, findClientOrderForUpdate, listClientOrders, listFills, type OrderFilter } from './order.repository.js';
 import type { AmendRequest, Fill, Order, OrderRequest } from './order.schemas.js';
 import type { OrderRow } from './order.table.js';
 import { recordAmendRequest, recordCancelRequest } from './order-requests.js';
@@ -250,8 +250,10 @@ export class OrderService {
     return time ?? null;
   }
 
-  async #find(db: Kysely<Database>, clientId: ClientId, id: string): Promise<OrderRow> {
-    const row = isId('order', id) ? await findClientOrder(db, clientId, id) : undefined;
+  /** The client's order, or 404; `locked`: its row locked until the caller's transaction ends. */
+  async #find(db: Kysely<Database>, clientId: ClientId, id: string, locked = false): Promise<OrderRow> {
+    const read = () => (locked ? findClientOrderForUpdate(db, this.options.dialect, clientId, id) : findClientOrder(db, clientId, id));
+    const row = isId('order', id) ? await read() : undefined;
     if (row === undefined) throw notFound('Order', id);
     return row;
   }
@@ -297,7 +299,7 @@ export class OrderService {
    * router has the partner's answer. Asking again while a cancel waits changes nothing.
    */
   async requestCancel(trx: Kysely<Database>, clientId: ClientId, id: string): Promise<OrderRow> {
-    return recordCancelRequest(trx, await this.#find(trx, clientId, id), this.clock.now().getTime());
+    return recordCancelRequest(trx, await this.#find(trx, clientId, id, true), this.clock.now().getTime());
   }
 
   /**
@@ -312,7 +314,7 @@ export class OrderService {
    * rate). The order then shows `pending_request: pending_amend` and the values asked for.
    */
   async requestAmend(trx: Kysely<Database>, clientId: ClientId, id: string, change: AmendRequest): Promise<OrderRow> {
-    const row = await this.#find(trx, clientId, id);
+    const row = await this.#find(trx, clientId, id, true);
     return recordAmendRequest(trx, row, change, {
       reference: await this.reference.current(),
       dialect: this.options.dialect,

@@ -1,0 +1,44 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { DATABASES } from '../support/harness.js';
+import { KOLA_RESTING, orderContext, sandboxPartner, type Json } from '../support/order-context.js';
+
+const BAOBAB = sandboxPartner('baobab');
+
+// Cancels and amends of one order sent at the same moment, with different keys: one request waits at
+// the partner at a time, so the others see it and get 409 (an amend) or join it (a cancel), on both
+// databases. The qty 202 partner answers 3 s later, so every request is still waiting when the next
+// one is checked.
+for (const database of DATABASES) {
+  describe(`concurrent requests on one order on ${database.name}`, () => {
+    test('amends at once: one is taken (202), the others get 409; the partner applies the values the order shows', async (t) => {
+      const c = await orderContext(t, database);
+      const att = await c.attestation();
+      const o = (
+        await c.order({
+          rcpt_to: BAOBAB,
+          kyc_attestation_id: att,
+          instrument: 'KOLA.BRVM',
+          side: 'buy',
+          qty: 202,
+          limit_price_cents: KOLA_RESTING,
+        })
+      ).body;
+      assert.equal(o.status, 'routed', JSON.stringify(o));
+      const asked = [300, 400, 500, 600];
+      const answers = await Promise.all(asked.map((qty) => c.post(`/v1/orders/${o.id}/amend`, { qty })));
+      const taken = answers.filter((a) => a.status === 202);
+      assert.deepEqual(
+        answers.map((a) => a.status).sort(),
+        [202, 409, 409, 409],
+        JSON.stringify(answers.map((a) => [a.status, a.body.pending_changes])),
+      );
+      const wanted = (taken[0]?.body.pending_changes as Json).qty;
+      assert.deepEqual((await c.get(o.id)).pending_changes, { qty: wanted, limit_price_cents: KOLA_RESTING });
+      await c.tick(3000);
+      const done = await c.get(o.id);
+      assert.deepEqual([done.qty, done.pending_request], [wanted, null], 'the amend the order showed is the one applied');
+      assert.equal((await c.events('order.amended', o.id)).length, 1);
+    });
+  });
+}
