@@ -232,13 +232,15 @@ export class Router {
 
   /**
    * Where request `requestId` of the order stands now: still waiting (`pending`), or answered, in
-   * which case `after` runs with the order as it now is, in a transaction of its own.
+   * which case `after` runs with the order as it now is, in a transaction of its own. A request that
+   * a later one replaced (an amend, by a cancel) is not known to be answered: the partner may still
+   * apply it, so it stays `pending` and its request keeps the answer it committed (202).
    */
-  async #settle(orderId: string, requestId: string, after?: AfterApply): Promise<RequestProgress> {
+  async #settle(orderId: string, _requestId: string, after?: AfterApply): Promise<RequestProgress> {
     return this.transact(async (trx) => {
       const row = await findOrderForUpdate(trx, this.options.dialect, orderId);
       if (row === undefined) return 'skipped';
-      if (row.pending_request !== null && row.pending_request_id === requestId) return 'pending';
+      if (row.pending_request !== null) return 'pending';
       await after?.(trx, toOrder(row));
       return 'answered';
     });

@@ -40,5 +40,38 @@ for (const database of DATABASES) {
       assert.deepEqual([done.qty, done.pending_request], [wanted, null], 'the amend the order showed is the one applied');
       assert.equal((await c.events('order.amended', o.id)).length, 1);
     });
+
+    test('an amend and a cancel at once: the order ends cancelled, with one order.cancelled', async (t) => {
+      const c = await orderContext(t, database);
+      const att = await c.attestation();
+      const o = (
+        await c.order({
+          rcpt_to: BAOBAB,
+          kyc_attestation_id: att,
+          instrument: 'KOLA.BRVM',
+          side: 'buy',
+          qty: 202,
+          limit_price_cents: KOLA_RESTING,
+        })
+      ).body;
+      const [amend, cancel] = await Promise.all([
+        c.post(`/v1/orders/${o.id}/amend`, { qty: 300 }),
+        c.post(`/v1/orders/${o.id}/cancel`, {}),
+      ]);
+      assert.equal(cancel.status, 202, JSON.stringify(cancel.body));
+      assert.ok([202, 409].includes(amend.status), JSON.stringify(amend.body));
+      const ids = await c.runtime.storage.db
+        .selectFrom('orders')
+        .select(['pending_request', 'requests_made'])
+        .where('id', '=', o.id)
+        .executeTakeFirstOrThrow();
+      // A cancel that replaced the amend is a request of its own (its own id), never a second use of the amend's.
+      assert.deepEqual(ids, { pending_request: 'pending_cancel', requests_made: amend.status === 202 ? 2 : 1 });
+      await c.tick(3000);
+      await c.tick(3000);
+      const done = await c.get(o.id);
+      assert.deepEqual([done.status, done.cancel_reason, done.pending_request], ['cancelled', 'requested', null]);
+      assert.equal((await c.events('order.cancelled', o.id)).length, 1);
+    });
   });
 }
