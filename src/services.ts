@@ -34,6 +34,7 @@ import { FixEngine } from './routing/fix/fix-engine.js';
 import { JournaledSandboxConnector } from './routing/sandbox/journaled-connector.js';
 import { calendarSessions } from './routing/sandbox/session.js';
 import { TestClockService, clockTime } from './testclocks/test-clock.service.js';
+import { frozenTimeOf } from './testclocks/test-clock.repository.js';
 import { openStorage, type Storage } from './storage/database.js';
 import { migrateToLatest } from './storage/migrate.js';
 import { OrderExpiry } from './orders/use-cases/expire-orders.js';
@@ -157,7 +158,15 @@ export function createServices(
     storage.transact,
     connectors,
     clock,
-    { livemode: config.livemode, dialect, handOverTimeoutMs: 2000, leaseMs: config.leaseSeconds * 1000, owner, random: Math.random },
+    {
+      livemode: config.livemode,
+      dialect,
+      handOverTimeoutMs: 2000,
+      leaseMs: config.leaseSeconds * 1000,
+      owner,
+      random: Math.random,
+      ...(config.mode === 'sandbox' ? { testClockTime: frozenTimeOf } : {}),
+    },
     log,
     positions,
   );

@@ -35,6 +35,11 @@ export interface RouterOptions {
   /** This process, as the holder of leases. */
   owner: string;
   random: () => number;
+  /**
+   * Sandbox: the time of a test clock, on which the orders placed on it live (their partner's
+   * reports are dated on it); undefined when there is no such clock.
+   */
+  testClockTime?: (db: Kysely<Database>, testClockId: string) => Promise<number | undefined>;
 }
 
 /**
@@ -272,7 +277,7 @@ export class Router {
       if (current === undefined || current.pending_request_id !== row.pending_request_id || current.pending_request === null) return;
       const now = this.clock.now().getTime();
       const changes: Partial<OrderRow> = {
-        ...refusalChanges(request, reason, isoMillis(now)),
+        ...refusalChanges(request, reason, isoMillis(await this.#marketTime(trx, current, now))),
         next_route_at: current.status === 'created' ? now : null,
         route_lease_until: null,
         updated_at: now,
@@ -280,6 +285,13 @@ export class Router {
       await updateOrder(trx, row.id, changes);
       await this.#reports.emit(trx, current, { ...current, ...changes }, ['order.request_refused'], now);
     });
+  }
+
+  /** The time the order's partner lives on: its test clock's, else `now`. */
+  async #marketTime(db: Kysely<Database>, row: OrderRow, now: number): Promise<number> {
+    const clockId = row.test_clock_id;
+    if (clockId === null || clockId === undefined || this.options.testClockTime === undefined) return now;
+    return (await this.options.testClockTime(db, clockId)) ?? now;
   }
 
   /**
