@@ -152,6 +152,23 @@ test('samples order.cancelled, order.amended, order.request_refused: Orders that
   assert.equal(refused.cancel_reason, null);
 });
 
+test("samples of a day order expire at the exchange's next close after they were placed, never before", () => {
+  const cases: [string, string][] = [
+    ['2026-11-23T10:00:00.000Z', '2026-11-23T15:00:00.000Z'], // Monday, in the session
+    ['2026-11-23T16:00:00.000Z', '2026-11-24T15:00:00.000Z'], // Monday, after the close
+    ['2026-11-27T17:54:00.000Z', '2026-11-30T15:00:00.000Z'], // Friday, after the close
+    ['2026-11-28T17:54:00.000Z', '2026-11-30T15:00:00.000Z'], // Saturday
+    ['2026-11-22T10:00:00.123Z', '2026-11-23T15:00:00.000Z'], // Sunday
+  ];
+  for (const [at, close] of cases) {
+    for (const type of ['order.created', 'order.routed', 'order.failed', 'order.cancelled', 'order.amended'] as const) {
+      const order = sampleEventData(type, { at: new Date(at), endpointId: ENDPOINT });
+      assert.equal(order.expires_at, close, `${type} at ${at}`);
+      assert.ok(order.created_at < close, `${type} at ${at}: placed before it expires`);
+    }
+  }
+});
+
 test('sample position.break: every member of the event, a statement compared with the one before, each break consistent', () => {
   const data = sampleEventData('position.break', context);
   assert.deepEqual(Object.keys(data).sort(), Object.keys(PositionBreakEvent.properties).sort());

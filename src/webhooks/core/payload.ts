@@ -66,13 +66,24 @@ function sampleOrder(kind: SampleOrderKind, at: Date): EventDataByType['order.cr
     client_metadata: { portfolio: 'sample', reference: 'TEST-0001' },
     time_in_force: 'day',
     expire_date: null,
-    // The BRVM closes at 15:00 UTC.
-    expires_at: isoMillis(Date.parse(`${utcDay(createdAt)}T15:00:00.000Z`)),
+    expires_at: isoMillis(sampleDayClose(createdAt)),
     cancel_reason: status === 'cancelled' ? 'requested' : null,
     pending_request: null,
     pending_changes: null,
     last_refusal: kind === 'request_refused' ? { request: 'cancel', reason: 'partner_refused', refused_at: isoMillis(at) } : null,
   };
+}
+
+/**
+ * When a sample day order placed at `placedMs` expires: the BRVM's next close (15:00 UTC, Monday to
+ * Friday) after it, as a day order placed after the close or at a weekend waits for the next session.
+ * Holidays are left out: the sample shows the rule, not a calendar.
+ */
+function sampleDayClose(placedMs: number): number {
+  for (let day = Date.parse(`${utcDay(placedMs)}T15:00:00.000Z`); ; day += DAY_MS) {
+    const weekday = new Date(day).getUTCDay();
+    if (day > placedMs && weekday !== 0 && weekday !== 6) return day;
+  }
 }
 
 function sampleExecuted(at: Date): EventDataByType['order.executed'] {
