@@ -104,6 +104,16 @@ test('a signed snapshot verifies; anchors are outside the signature; every signe
   assert.equal(verifySnapshot({ ...snap, key_id: 'k7' }, doc).reason, 'unknown_key');
 });
 
+test('a member named __proto__ added to a signed snapshot is signed content like any other, so it breaks the signature', () => {
+  const snap = snapshot('2026-05-31', root, leaves.length, hex(emptyRoot()), k2);
+  // JSON.parse makes "__proto__" an own member; copying it by assignment would set the copy's
+  // prototype instead, dropping the member from the signed bytes.
+  for (const value of ['null', '"x"', '7', 'true']) {
+    const hostile: unknown = JSON.parse(JSON.stringify(snap).replace('{', `{"__proto__":${value},`));
+    assert.equal(verifySnapshot(hostile, doc).reason, 'bad_signature', value);
+  }
+});
+
 test('key window: the key must still be valid when the day ends', () => {
   // 2026-05-31 ends at 2026-06-01T00:00:00Z, when k1 retires: k1 cannot have sealed it.
   assert.equal(verifySnapshot(snapshot('2026-05-31', root, 11, null, k1), doc).reason, 'key_not_valid_at_issue');

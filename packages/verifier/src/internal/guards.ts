@@ -21,9 +21,13 @@ export function isCount(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }
 
-/** Shallow copy without the named members: the signing input of a detached signature. */
+/**
+ * Shallow copy without the named members: the signing input of a detached signature. The copy has
+ * no prototype, so a member named `__proto__` (an own member of what JSON.parse returns) is copied
+ * as a member and stays signed, instead of being taken as the copy's prototype and dropped.
+ */
 export function without(value: JsonObject, omit: readonly string[]): JsonObject {
-  const copy: JsonObject = {};
+  const copy = Object.create(null) as JsonObject;
   for (const key in value) if (!omit.includes(key)) copy[key] = value[key];
   return copy;
 }
