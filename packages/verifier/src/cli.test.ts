@@ -132,6 +132,37 @@ test('cli: exit codes and output', async () => {
   assert.match(r.stdout, /cauri-verify attestation/);
 });
 
+test('cli: a document that repeats a member name is refused, whichever copy a reader would take', async () => {
+  const now = ['--now', '2026-04-01T12:00:00Z'];
+  const text = (value: unknown) => JSON.stringify(value);
+  // JSON.parse keeps the last "level" (the signed KYC1), a first-wins reader sees KYC3.
+  writeFileSync(f('att-twice'), text(att).replace('{', '{"level":"KYC3",'));
+  // The same name written two ways is still one name.
+  writeFileSync(f('att-escaped'), text(att).replace('"level"', '"\\u006cevel":"KYC1","level"'));
+  writeFileSync(f('doc-twice'), text(doc).replace('"keys":', '"keys":[],"keys":'));
+  writeFileSync(f('crl-twice'), text(crl).replace('"entries":', '"entries":[],"entries":'));
+  writeFileSync(f('proof-twice'), text(proof).replace('"leaf_index"', '"leaf_index":0,"leaf_index"'));
+  writeFileSync(f('snapshot-twice'), text(snapshot).replace('"count"', '"count":4,"count"'));
+  const cases: [string[], string][] = [
+    [['attestation', f('att-twice'), '--keys', f('doc'), ...now], 'malformed'],
+    [['attestation', f('att-escaped'), '--keys', f('doc'), ...now], 'malformed'],
+    [['attestation', f('att'), '--keys', f('doc-twice'), ...now], 'malformed'],
+    [['attestation', f('att'), '--keys', f('doc'), '--crl', f('crl-twice'), ...now], 'crl_bad_signature'],
+    [['proof', f('proof-twice'), '--snapshot', f('snapshot'), '--keys', f('doc')], 'malformed'],
+    [['proof', f('proof'), '--snapshot', f('snapshot-twice'), '--keys', f('doc')], 'snapshot_malformed'],
+  ];
+  for (const [args, reason] of cases) {
+    const r = await run(...args, '--json');
+    assert.equal(r.code, 1, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
+    assert.equal(JSON.parse(r.stdout).reason, reason, args.join(' '));
+    assert.match(JSON.parse(r.stdout).message, /appears twice/);
+  }
+  // Repeated names in different objects are no repetition.
+  writeFileSync(f('att-nested'), text(att));
+  const r = await run('attestation', f('att-nested'), '--keys', f('doc'), ...now);
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+});
+
 test('cli: fetches the key document and CRL over http', async (t) => {
   const server = createServer((req, res) => {
     const body = req.url === '/.well-known/cauri' ? doc : req.url === '/v1/kyc/crl' ? crl : null;

@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { verifyAttestation } from './attestation/verify.js';
 import { verifySnapshot } from './audit/verify-snapshot.js';
 import { verifySnapshotProof } from './audit/verify-proof.js';
+import { repeatedMemberName } from './internal/json-text.js';
 
 const USAGE = `Usage:
   cauri-verify attestation <file> --keys <file|url> [--crl <file|url>] [--now <iso>] [--max-crl-age <s>] [--json]
@@ -32,7 +33,13 @@ interface Verdict {
   [detail: string]: unknown;
 }
 
-async function load(source: string, what: string): Promise<unknown> {
+/** A JSON document as read, and the first member name it repeats (see repeatedMemberName). */
+interface Loaded {
+  value: unknown;
+  repeated: string | null;
+}
+
+async function load(source: string, what: string): Promise<Loaded> {
   let text: string;
   try {
     if (/^https?:\/\//i.test(source)) {
@@ -45,11 +52,23 @@ async function load(source: string, what: string): Promise<unknown> {
   } catch (error) {
     throw new UsageError(`cannot read ${what} ${source}: ${(error as Error).message}`);
   }
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     throw new UsageError(`${what} ${source} is not JSON`);
   }
+  return { value, repeated: repeatedMemberName(text) };
+}
+
+/** The verdict on a document that repeats a member name: it has no RFC 8785 form, so nothing it says is vouched for. */
+function repeated(loaded: Loaded | undefined, what: string, reason: string): Verdict | null {
+  if (loaded?.repeated == null) return null;
+  return {
+    valid: false,
+    reason,
+    message: `${what}: member "${loaded.repeated}" appears twice in one object; a signed document is I-JSON (RFC 8785), whose names are unique`,
+  };
 }
 
 function required(value: string | undefined, flag: string): string {
@@ -74,8 +93,15 @@ async function attestation(file: string, values: Record<string, string | boolean
     load(keysSource, 'key document'),
     values['crl'] === undefined ? undefined : load(values['crl'] as string, 'CRL'),
   ]);
-  const options = { ...(crl === undefined ? {} : { crl }), ...(now ? { now } : {}), ...(maxCrlAge === undefined ? {} : { maxCrlAge }) };
-  const result = verifyAttestation(att, keys, options);
+  const refused =
+    repeated(att, 'attestation', 'malformed') ?? repeated(keys, 'key document', 'malformed') ?? repeated(crl, 'CRL', 'crl_bad_signature');
+  if (refused !== null) return refused;
+  const options = {
+    ...(crl === undefined ? {} : { crl: crl.value }),
+    ...(now ? { now } : {}),
+    ...(maxCrlAge === undefined ? {} : { maxCrlAge }),
+  };
+  const result = verifyAttestation(att.value, keys.value, options);
   if (!result.valid) return result;
   const a = result.attestation;
   return {
@@ -101,9 +127,15 @@ async function proof(file: string, values: Record<string, string | boolean | und
     load(keysSource, 'key document'),
     values['attestation'] === undefined ? undefined : load(values['attestation'] as string, 'attestation'),
   ]);
-  const signed = verifySnapshot(snapshot, keys);
+  const refused =
+    repeated(snapshot, 'snapshot', 'snapshot_malformed') ??
+    repeated(keys, 'key document', 'snapshot_malformed') ??
+    repeated(proofDoc, 'proof', 'malformed') ??
+    repeated(att, 'attestation', 'malformed');
+  if (refused !== null) return refused;
+  const signed = verifySnapshot(snapshot.value, keys.value);
   if (!signed.valid) return { valid: false, reason: `snapshot_${signed.reason}`, message: `snapshot: ${signed.message}` };
-  const included = verifySnapshotProof(proofDoc, snapshot, att === undefined ? {} : { attestation: att });
+  const included = verifySnapshotProof(proofDoc.value, snapshot.value, att === undefined ? {} : { attestation: att.value });
   if (!included.valid) return included;
   return {
     valid: true,
