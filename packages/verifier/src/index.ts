@@ -3,6 +3,7 @@
 // RFC 8785 JSON Canonicalization Scheme
 export { canonicalize, canonicalizeBytes } from './jcs/canonicalize.js';
 export { JcsError, type JcsErrorCode } from './jcs/errors.js';
+export { repeatedMemberName } from './internal/json-text.js';
 
 // RFC 8032 Ed25519
 export { verifyEd25519 } from './ed25519/verify.js';
