@@ -72,9 +72,10 @@ for (const [name, value] of Object.entries(files)) writeFileSync(join(dir, `${na
 writeFileSync(join(dir, 'text.json'), 'not json');
 const f = (name: string) => join(dir, `${name}.json`);
 
-function run(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function run(...args: string[] | [Record<string, string>, string[]]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const [env, argv] = typeof args[0] === 'object' ? [args[0], args[1] as string[]] : [{}, args as string[]];
   return new Promise((resolve) => {
-    execFile(process.execPath, [cli, ...args], (error, stdout, stderr) => {
+    execFile(process.execPath, [cli, ...argv], { env: { ...process.env, ...env } }, (error, stdout, stderr) => {
       resolve({ code: error ? (error.code as number) : 0, stdout, stderr });
     });
   });
@@ -132,6 +133,31 @@ test('cli: exit codes and output', async () => {
   assert.match(r.stdout, /cauri-verify attestation/);
 });
 
+test('cli: --now is an RFC 3339 instant with its offset and --max-crl-age decimal seconds; anything else is a usage error', async () => {
+  const check = ['attestation', f('att'), '--keys', f('doc')];
+  const checkCrl = [...check, '--crl', f('crl'), '--now', '2026-04-01T00:00:10Z'];
+  // Read in the local zone, "2027-02-28T23:00:00" was before expiry in Tokyo and after it in New York.
+  const zoned = ['Asia/Tokyo', 'America/New_York'].map((tz) => run({ TZ: tz }, [...check, '--now', '2027-02-28T23:00:00']));
+  const nows = ['Apr 1 2026', '2026-02-30T00:00:00Z', '2026-04-01'].map((value) => run(...check, '--now', value));
+  const ages = ['', ' 60', '0x10', '1e3', 'Infinity'].map((value) => run(...checkCrl, '--max-crl-age', value));
+  const [before, at, fraction] = await Promise.all([
+    run(...check, '--now', '2027-03-01T08:59:59+09:00', '--json'),
+    run(...check, '--now', '2027-03-01T09:00:00+09:00', '--json'),
+    run(...checkCrl, '--max-crl-age', '5.5', '--json'),
+  ]);
+  for (const r of [...(await Promise.all(zoned)), ...(await Promise.all(nows))]) {
+    assert.equal(r.code, 2, r.stdout);
+    assert.match(r.stderr, /--now: expected an RFC 3339 date-time/);
+  }
+  for (const r of await Promise.all(ages)) {
+    assert.equal(r.code, 2, r.stdout);
+    assert.match(r.stderr, /--max-crl-age: expected seconds/);
+  }
+  assert.equal(before!.code, 0, before!.stdout + before!.stderr);
+  assert.equal(JSON.parse(at!.stdout).reason, 'expired');
+  assert.equal(JSON.parse(fraction!.stdout).reason, 'crl_stale');
+});
+
 test('cli: a document that repeats a member name is refused, whichever copy a reader would take', async () => {
   const now = ['--now', '2026-04-01T12:00:00Z'];
   const text = (value: unknown) => JSON.stringify(value);
@@ -151,8 +177,9 @@ test('cli: a document that repeats a member name is refused, whichever copy a re
     [['proof', f('proof-twice'), '--snapshot', f('snapshot'), '--keys', f('doc')], 'malformed'],
     [['proof', f('proof'), '--snapshot', f('snapshot-twice'), '--keys', f('doc')], 'snapshot_malformed'],
   ];
-  for (const [args, reason] of cases) {
-    const r = await run(...args, '--json');
+  const results = await Promise.all(cases.map(([args]) => run(...args, '--json')));
+  for (const [i, [args, reason]] of cases.entries()) {
+    const r = results[i]!;
     assert.equal(r.code, 1, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
     assert.equal(JSON.parse(r.stdout).reason, reason, args.join(' '));
     assert.match(JSON.parse(r.stdout).message, /appears twice/);

@@ -8,6 +8,7 @@ import { verifyAttestation } from './attestation/verify.js';
 import { verifySnapshot } from './audit/verify-snapshot.js';
 import { verifySnapshotProof } from './audit/verify-proof.js';
 import { repeatedMemberName } from './internal/json-text.js';
+import { parseInstant } from './internal/time.js';
 
 const USAGE = `Usage:
   cauri-verify attestation <file> --keys <file|url> [--crl <file|url>] [--now <iso>] [--max-crl-age <s>] [--json]
@@ -80,12 +81,19 @@ async function attestation(file: string, values: Record<string, string | boolean
   const keysSource = required(values['keys'] as string | undefined, '--keys');
   let now: Date | undefined;
   if (values['now'] !== undefined) {
-    now = new Date(values['now'] as string);
-    if (Number.isNaN(now.getTime())) throw new UsageError(`--now: not a date-time: ${String(values['now'])}`);
+    // RFC 3339 with its offset: `new Date` alone would read a time without one in the local zone,
+    // so the same command would decide differently on two machines.
+    const text = values['now'] as string;
+    now = new Date(parseInstant(text) ?? NaN);
+    if (Number.isNaN(now.getTime())) {
+      throw new UsageError(`--now: expected an RFC 3339 date-time with Z or an offset (2026-04-01T12:00:00Z): ${text}`);
+    }
   }
   let maxCrlAge: number | undefined;
   if (values['max-crl-age'] !== undefined) {
-    maxCrlAge = Number(values['max-crl-age']);
+    // Decimal seconds only: Number() would read "" as 0 and "0x10" as 16.
+    const text = values['max-crl-age'] as string;
+    maxCrlAge = /^\d+(?:\.\d+)?$/.test(text) ? Number(text) : NaN;
     if (!(maxCrlAge >= 0 && maxCrlAge <= 86_400)) throw new UsageError('--max-crl-age: expected seconds from 0 to 86400 (24 hours)');
   }
   const [att, keys, crl] = await Promise.all([

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseDate, parseDateTime } from './time.js';
+import { parseDate, parseDateTime, parseInstant } from './time.js';
 
 test('date-times in whole seconds: every valid instant, as Date.parse reads it', () => {
   for (let i = 0; i < 5000; i++) {
@@ -49,4 +49,23 @@ test('fractions are accepted only where allowed, truncated to milliseconds', () 
   assert.equal(parseDateTime('2026-02-30T10:00:00.1Z', false), null);
   assert.equal(parseDate('2026-11-22'), Date.parse('2026-11-22T00:00:00Z'));
   assert.equal(parseDate('2026-02-30'), null);
+});
+
+test('an instant given by a person: RFC 3339 with Z or an offset, calendar-checked, never in a local zone', () => {
+  assert.equal(parseInstant('2026-04-01T12:00:00Z'), Date.parse('2026-04-01T12:00:00Z'));
+  assert.equal(parseInstant('2026-04-01T12:00:00.25Z'), Date.parse('2026-04-01T12:00:00.250Z'));
+  assert.equal(parseInstant('2026-04-01T14:00:00+02:00'), Date.parse('2026-04-01T12:00:00Z'));
+  assert.equal(parseInstant('2026-04-01T07:30:00-04:30'), Date.parse('2026-04-01T12:00:00Z'));
+  for (const text of [
+    '2026-04-01T12:00:00', // no offset: Date would read it in the local zone
+    '2026-04-01',
+    'Apr 1 2026',
+    '2026-02-30T00:00:00Z', // Date rolls it over to 2 March
+    '2026-04-01T12:00:00+24:00',
+    '2026-04-01T12:00:00+02:60',
+    '2026-04-01T12:00:00+0200',
+    '',
+  ]) {
+    assert.equal(parseInstant(text), null, text);
+  }
 });

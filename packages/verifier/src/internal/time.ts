@@ -68,6 +68,23 @@ export function parseDateTime(text: unknown, wholeSeconds: boolean): number | nu
   return fraction === undefined ? ms : ms + Number(fraction.slice(0, 3).padEnd(3, '0'));
 }
 
+const WITH_OFFSET = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:Z|([+-])(\d{2}):(\d{2}))$/;
+
+/**
+ * An RFC 3339 §5.6 date-time with `Z` or a numeric offset (an instant given by a person, such as a
+ * command's option), in milliseconds since the epoch, or null. A calendar-invalid date does not roll
+ * over (31 April is null), and a time without an offset is null, never read in a local zone.
+ */
+export function parseInstant(text: unknown): number | null {
+  if (typeof text !== 'string') return null;
+  const m = WITH_OFFSET.exec(text);
+  if (m === null) return null;
+  const ms = utc(m[1]!, m[2]!, m[3]!, m[4], m[5], m[6]);
+  if (ms === null || Number(m[9] ?? 0) > 23 || Number(m[10] ?? 0) > 59) return null;
+  const offset = m[8] === undefined ? 0 : (m[8] === '-' ? -1 : 1) * (Number(m[9]) * 60 + Number(m[10])) * 60_000;
+  return ms + Number((m[7] ?? '').slice(0, 3).padEnd(3, '0')) - offset;
+}
+
 /** A full-date (RFC 3339 §5.6), as the UTC midnight that starts it. */
 export function parseDate(text: unknown): number | null {
   if (typeof text !== 'string') return null;
