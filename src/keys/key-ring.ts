@@ -53,11 +53,20 @@ export class KeyRing {
     private readonly clock: Clock,
   ) {}
 
-  /** The current key of `purpose`, created on first use. Pass the caller's transaction when signing. */
+  /**
+   * The current key of `purpose`, created on first use. Pass the caller's transaction when signing.
+   * Outside a transaction, a key whose planned end has passed (the rotation a day before it did not
+   * run: no worker process was up) is rotated first, so that nothing is signed at an instant its
+   * published window no longer covers.
+   */
   async current(purpose: KeyPurpose, trx: Kysely<Database> = this.db): Promise<SigningKey> {
     for (let attempt = 0; attempt < 3; attempt++) {
       const row = await findCurrentKey(trx, this.dialect, purpose, trx === this.db ? 'none' : 'share');
-      if (row !== undefined) return this.#decode(row);
+      if (row !== undefined) {
+        const key = this.#decode(row);
+        if (trx !== this.db || this.clock.now().getTime() < KeyRing.windowEnd(key)) return key;
+        return (await this.rotate(purpose)).current;
+      }
       if (trx === this.db) return this.#create(purpose);
     }
     throw new Error(`no current ${purpose} key`);
@@ -93,8 +102,10 @@ export class KeyRing {
     return this.db.transaction().execute(async (trx) => {
       await lockForTransaction(trx, this.dialect, `signing-keys:${purpose}`);
       const open = await findCurrentKey(trx, this.dialect, purpose, 'update');
+      // Past its planned end, the window closes where the key document said it would, never later.
       // Never an empty window, even for a key rotated within a second of its creation.
-      const at = Math.max(windowInstant(this.clock.now()), (open?.valid_from ?? 0) + 1000);
+      const plannedEnd = open === undefined ? Infinity : open.valid_from + PLANNED_KEY_LIFETIME_MS;
+      const at = Math.max(Math.min(windowInstant(this.clock.now()), plannedEnd), (open?.valid_from ?? 0) + 1000);
       if (open !== undefined) await closeKey(trx, open.id, at);
       const created = await this.#insertNew(trx, purpose, at);
       const previous = open === undefined ? null : this.#decode({ ...open, valid_until: at });
