@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { KeyRing } from '../../keys/key-ring.js';
+import { isoSeconds } from '../../lib/clock.js';
 import type { KeyPurpose } from '../../keys/signing-key.table.js';
 import { withDeployment } from '../context.js';
 import { say } from '../i18n.js';
@@ -27,9 +28,9 @@ export function registerKeys(program: Command): void {
         key_id: k.id,
         purpose: k.purpose,
         public_key: k.publicKey,
-        valid_from: new Date(k.validFrom).toISOString(),
-        // The current key's window ends at its planned end, as the key document publishes it.
-        valid_until: new Date(KeyRing.windowEnd(k)).toISOString(),
+        valid_from: isoSeconds(k.validFrom),
+        // Whole seconds, and the current key's window ending at its planned end: as the key document publishes them.
+        valid_until: isoSeconds(KeyRing.windowEnd(k)),
         current: k.validUntil === null,
       }));
       if (options.json === true) printJson(rows);
@@ -48,7 +49,7 @@ export function registerKeys(program: Command): void {
         purpose,
         previous_key_id: previous?.id ?? null,
         key_id: current.id,
-        valid_from: new Date(current.validFrom).toISOString(),
+        valid_from: isoSeconds(current.validFrom),
       };
       if (options.json === true) printJson(out);
       else {
