@@ -27,4 +27,17 @@ for (const database of DATABASES) {
     const stranger = new KeyRing(storage.db, storage.dialect, randomBytes(32), clock);
     await assert.rejects(stranger.current('attestation'), /CAURI_MASTER_KEY: does not open signing key/);
   });
+
+  test(`key ring on ${database.name}: processes that find the same key due rotate it once`, async (t) => {
+    const storage = await openTestStorage(t, database);
+    const clock = new ManualClock('2026-11-22T10:00:00Z');
+    const sealing = randomBytes(32);
+    const rings = [0, 1, 2].map(() => new KeyRing(storage.db, storage.dialect, sealing, clock));
+    const first = await rings[0]!.current('token');
+    clock.set(KeyRing.windowEnd(first) - 12 * 60 * 60 * 1000);
+    const rotated = await Promise.all(rings.map((ring) => ring.rotateIfDue('token')));
+    assert.equal(rotated.filter(Boolean).length, 1, 'one process rotated');
+    const keys = await rings[0]!.all('token');
+    assert.equal(keys.length, 2, keys.map((k) => `${k.validFrom}..${k.validUntil}`).join(' '));
+  });
 }

@@ -65,7 +65,7 @@ export class KeyRing {
       if (row !== undefined) {
         const key = this.#decode(row);
         if (trx !== this.db || this.clock.now().getTime() < KeyRing.windowEnd(key)) return key;
-        return (await this.rotate(purpose)).current;
+        return (await this.rotate(purpose, { ifCurrent: key.id })).current;
       }
       if (trx === this.db) return this.#create(purpose);
     }
@@ -93,15 +93,21 @@ export class KeyRing {
   async rotateIfDue(purpose: KeyPurpose): Promise<boolean> {
     const current = await this.current(purpose);
     if (this.clock.now().getTime() < KeyRing.windowEnd(current) - 24 * 60 * 60 * 1000) return false;
-    await this.rotate(purpose);
-    return true;
+    return (await this.rotate(purpose, { ifCurrent: current.id })).previous !== null;
   }
 
-  /** Closes the current window and opens the next one at the same instant. */
-  async rotate(purpose: KeyPurpose): Promise<{ previous: SigningKey | null; current: SigningKey }> {
+  /**
+   * Closes the current window and opens the next one at the same instant. With `ifCurrent`, only
+   * while that key is still the current one: processes that found the same key due rotate it once,
+   * the others get the key that replaced it (and `previous: null`).
+   */
+  async rotate(purpose: KeyPurpose, options: { ifCurrent?: string } = {}): Promise<{ previous: SigningKey | null; current: SigningKey }> {
     return this.db.transaction().execute(async (trx) => {
       await lockForTransaction(trx, this.dialect, `signing-keys:${purpose}`);
       const open = await findCurrentKey(trx, this.dialect, purpose, 'update');
+      if (options.ifCurrent !== undefined && open !== undefined && open.id !== options.ifCurrent) {
+        return { previous: null, current: this.#decode(open) };
+      }
       // Past its planned end, the window closes where the key document said it would, never later.
       // Never an empty window, even for a key rotated within a second of its creation.
       const plannedEnd = open === undefined ? Infinity : open.valid_from + PLANNED_KEY_LIFETIME_MS;
