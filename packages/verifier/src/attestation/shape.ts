@@ -66,8 +66,10 @@ function verifications(list: unknown): string | null {
     if (typeof item['type'] !== 'string' || !TYPES.has(item['type'])) return `${at}.type: unknown verification type`;
     if (seen.has(item['type'])) return `${at}.type: "${item['type']}" is listed twice`;
     seen.add(item['type']);
-    // verified_at is reported by the client and may carry a fraction.
-    if (parseDateTime(item['verified_at'], false) === null) return `${at}.verified_at: expected a UTC date-time`;
+    // Like every date-time of an attestation: the issuer stores the client's time in whole seconds.
+    if (parseDateTime(item['verified_at'], true) === null) {
+      return `${at}.verified_at: expected a UTC date-time in whole seconds (YYYY-MM-DDTHH:MM:SSZ)`;
+    }
     if (item['method'] !== undefined && typeof item['method'] !== 'string') return `${at}.method: expected a string`;
   }
   return null;

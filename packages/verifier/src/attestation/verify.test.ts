@@ -188,6 +188,9 @@ test('garbage never throws and is malformed', () => {
     { ...att, verifications: [...att.verifications, att.verifications[1]] },
     { ...att, verifications: [{ ...att.verifications[0], extra: 1 }] },
     { ...att, verifications: [{ ...att.verifications[0], method: 5 }] },
+    // Every date-time of an attestation is in whole seconds, UTC, the issuer's own form.
+    { ...att, verifications: [{ ...att.verifications[0], verified_at: '2026-03-09T10:00:00.123Z' }] },
+    { ...att, verifications: [{ ...att.verifications[0], verified_at: '2026-03-09T10:00:00+00:00' }] },
     { ...att, jurisdictions: [] },
     { ...att, jurisdictions: ['MARS'] },
     { ...att, jurisdictions: ['UEMOA', 'UEMOA'] },

@@ -19,7 +19,7 @@ export const body = {
   expires_at: '2027-03-10T12:00:00Z',
   issuer: 'cauri',
   verifications: [
-    { type: 'id_doc', verified_at: '2026-03-09T10:00:00.123Z', method: 'ocr' },
+    { type: 'id_doc', verified_at: '2026-03-09T10:00:00Z', method: 'ocr' },
     { type: 'selfie', verified_at: '2026-03-09T10:01:00Z' },
     { type: 'address', verified_at: '2026-03-09T10:02:00Z' },
     { type: 'liveness', verified_at: '2026-03-09T10:03:00Z' },
