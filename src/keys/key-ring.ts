@@ -60,14 +60,18 @@ export class KeyRing {
    * published window no longer covers.
    */
   async current(purpose: KeyPurpose, trx: Kysely<Database> = this.db): Promise<SigningKey> {
-    for (let attempt = 0; attempt < 3; attempt++) {
+    for (let attempt = 0; attempt < 3; ) {
       const row = await findCurrentKey(trx, this.dialect, purpose, trx === this.db ? 'none' : 'share');
       if (row !== undefined) {
         const key = this.#decode(row);
         if (trx !== this.db || this.clock.now().getTime() < KeyRing.windowEnd(key)) return key;
-        return (await this.rotate(purpose, { ifCurrent: key.id })).current;
+        // Read again: the next key opens at this one's planned end, so after a longer pause it is
+        // itself past its end, and each turn moves a year on.
+        await this.rotate(purpose, { ifCurrent: key.id });
+        continue;
       }
       if (trx === this.db) return this.#create(purpose);
+      attempt++;
     }
     throw new Error(`no current ${purpose} key`);
   }

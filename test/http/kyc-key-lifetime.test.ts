@@ -14,7 +14,7 @@ for (const database of DATABASES) {
     // No worker runs here, as in a deployment whose worker process was down on the day it should
     // have rotated: the current key's published window has ended.
     const clock = new ManualClock('2026-11-22T10:00:00.300Z');
-    const runtime = await startRuntime(t, database, { CAURI_ATTESTATION_VALIDITY_DAYS: '730' }, { clock });
+    const runtime = await startRuntime(t, database, { CAURI_ATTESTATION_VALIDITY_DAYS: '3650' }, { clock });
     const base = await listen(runtime);
     const api = await apiClient(runtime, base);
     const request = {
@@ -24,7 +24,8 @@ for (const database of DATABASES) {
     const before = (await (await api.post('/v1/kyc/attestations', request)).json()) as Json;
     const planned = Date.parse(((await (await fetch(`${base}/.well-known/cauri`)).json()) as Json).keys[0].valid_until);
 
-    clock.set(new Date(planned + 3 * 86_400_000));
+    // Two years and three days past the planned end: the next key's planned end has passed too.
+    clock.set(new Date(planned + (2 * 365 + 3) * 86_400_000));
     const { kyc } = runtime.services;
     const signed = await kyc.sign(request as KycAttestationRequest);
     const after = await runtime.storage.transact((trx) =>
@@ -41,6 +42,8 @@ for (const database of DATABASES) {
     }
     assert.notEqual(after.key_id, before.key_id);
     assert.equal(keyDocument.keys[0].valid_until, new Date(planned).toISOString().replace('.000Z', 'Z'), 'the old window is not widened');
-    assert.equal(keyDocument.keys[1]?.valid_from, keyDocument.keys[0].valid_until, 'consecutive windows');
+    for (let i = 1; i < keyDocument.keys.length; i++)
+      assert.equal(keyDocument.keys[i].valid_from, keyDocument.keys[i - 1].valid_until, 'consecutive windows');
+    assert.equal(keyDocument.keys.length, 4, 'one key a year, each opening where the last was planned to end');
   });
 }
