@@ -74,6 +74,9 @@ export class SnapshotAnchoring {
         );
         return state;
       }
+      // Outside the transaction, so that a key past its planned end is rotated before it seals the day
+      // (KeyRing.current): read inside, it would be used as it is.
+      await this.#deps.keys.current('attestation');
       const served = await this.#deps.transact(async (trx) => {
         const anchoredAt = Math.floor(at / 1000) * 1000;
         const key = await this.#deps.keys.current('attestation', trx);
