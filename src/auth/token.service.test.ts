@@ -110,3 +110,20 @@ test('tokens signed before a rotation still verify; new ones use the new key wit
   await tokens.verify(before);
   await tokens.verify(after);
 });
+
+test('a token issued after its key planned end is signed by the next key, even within the 5 seconds the key is kept', async (t) => {
+  const { tokens, keys, clock } = await setup(t);
+  const first = await keys.current('token');
+  // 2 s before the key's planned end (no worker rotated it a day before): a token, which keeps the key.
+  clock.set(new Date(KeyRing.windowEnd(first) - 2000));
+  assert.equal(decodeProtectedHeader(await tokens.issue('cli_a' as ClientId, [])).kid, first.id);
+  // 1 s after it: the kept key no longer covers the instant; the next one signs.
+  clock.advance(3000);
+  const after = await tokens.issue('cli_a' as ClientId, []);
+  const kid = decodeProtectedHeader(after).kid;
+  assert.notEqual(kid, first.id);
+  const next = await keys.current('token');
+  assert.equal(kid, next.id);
+  assert.ok(next.validFrom <= clock.now().getTime() && clock.now().getTime() < KeyRing.windowEnd(next));
+  await tokens.verify(after);
+});

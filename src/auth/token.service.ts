@@ -4,7 +4,7 @@ import type { Clock } from '../lib/clock.js';
 import { signEd25519 } from '../lib/crypto.js';
 import { ApiError } from '../lib/errors.js';
 import type { ClientId } from '../lib/ids.js';
-import type { KeyRing, SigningKey } from '../keys/key-ring.js';
+import { KeyRing, type SigningKey } from '../keys/key-ring.js';
 import { isScope, type Scope } from './scopes.js';
 
 /** The specification's token lifetime: 15 minutes. */
@@ -80,7 +80,9 @@ export class TokenService {
     const now = this.clock.now().getTime();
     if (this.#signing === null || this.#signing.until <= now) {
       const key = await this.keys.current('token');
-      this.#signing = { key, header: base64url({ alg: 'EdDSA', kid: key.id, typ: 'at+jwt' }), until: now + 5000 };
+      // Kept 5 s, never past the key's published window (its planned end rotates it first).
+      const until = Math.min(now + 5000, KeyRing.windowEnd(key));
+      this.#signing = { key, header: base64url({ alg: 'EdDSA', kid: key.id, typ: 'at+jwt' }), until };
     }
     const { key, header } = this.#signing;
     const iat = Math.floor(now / 1000);
