@@ -189,7 +189,7 @@ export class Router {
       await this.#retryLater(row);
       return 'retry';
     }
-    return this.#settle(row.id, requestId, after);
+    return this.#settle(row.id, after);
   }
 
   /** Sends the order's pending amend to its partner and applies the answer, as `cancel` does. */
@@ -221,7 +221,7 @@ export class Router {
       await this.#retryLater(row);
       return 'retry';
     }
-    return this.#settle(row.id, requestId, after);
+    return this.#settle(row.id, after);
   }
 
   /** Applies the report that answers a request; when earlier reports of the order are still unread, reads the log first. */
@@ -236,12 +236,12 @@ export class Router {
   }
 
   /**
-   * Where request `requestId` of the order stands now: still waiting (`pending`), or answered, in
+   * Where the order's request stands now: still waiting (`pending`), or answered, in
    * which case `after` runs with the order as it now is, in a transaction of its own. A request that
    * a later one replaced (an amend, by a cancel) is not known to be answered: the partner may still
    * apply it, so it stays `pending` and its request keeps the answer it committed (202).
    */
-  async #settle(orderId: string, _requestId: string, after?: AfterApply): Promise<RequestProgress> {
+  async #settle(orderId: string, after?: AfterApply): Promise<RequestProgress> {
     return this.transact(async (trx) => {
       const row = await findOrderForUpdate(trx, this.options.dialect, orderId);
       if (row === undefined) return 'skipped';
