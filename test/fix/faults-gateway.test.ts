@@ -90,6 +90,16 @@ if (!IN_LOOPBACK_NAMESPACE) {
           '5',
           '150',
         );
+        // A Trade that cannot be a fill: a price under half a cent (0 cents once rounded), no shares.
+        await expectReject(
+          gateway.send(
+            '8',
+            trade('X-8', 2).map(([tag, value]) => [tag, tag === 31 ? '0.004' : value] as [number, string | number]),
+          ),
+          '5',
+          '31',
+        );
+        await expectReject(gateway.send('8', trade('X-9', 0)), '5', '32');
         // A report for an order this service never sent: logged and counted, nothing applied.
         gateway.send('8', [
           [37, 'GW-9'],

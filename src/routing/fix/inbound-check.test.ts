@@ -54,3 +54,24 @@ test('a message that is not FIX 4.4, or an ExecutionReport lacking what the conn
   const text = checkApplicationMessage('8', reader(without(17)), isFix44)?.text;
   assert.equal(text, 'ExecID (17) is required');
 });
+
+test('a Trade whose LastPx is zero or under half a cent, or whose LastQty is not a positive whole number, is refused: no fill at 0 cents, none of a fraction of a share', () => {
+  const refused = (fields: Record<number, string>) => {
+    const rejection = checkApplicationMessage('8', reader({ ...TRADE, ...fields }), isFix44);
+    return rejection === null ? null : [rejection.reason, rejection.tag];
+  };
+  assert.deepEqual(refused({ 31: '0.004' }), [SESSION_REJECT_REASON.valueIncorrect, 31]);
+  assert.deepEqual(refused({ 31: '0' }), [SESSION_REJECT_REASON.valueIncorrect, 31]);
+  assert.deepEqual(refused({ 31: '-15000' }), [SESSION_REJECT_REASON.valueIncorrect, 31]);
+  assert.equal(refused({ 31: '0.005' }), null, 'half a cent rounds up to 1 cent');
+  assert.equal(refused({ 31: '15000.004' }), null, 'a fraction of a cent on a positive price rounds as usual');
+  assert.deepEqual(refused({ 32: '0' }), [SESSION_REJECT_REASON.valueIncorrect, 32]);
+  assert.deepEqual(refused({ 32: '2.5' }), [SESSION_REJECT_REASON.valueIncorrect, 32]);
+  assert.deepEqual(refused({ 32: '-4' }), [SESSION_REJECT_REASON.valueIncorrect, 32]);
+  assert.equal(refused({ 32: '10.000' }), null, 'a whole number written with decimals');
+  assert.equal(
+    checkApplicationMessage('8', reader({ ...TRADE, 31: '0.004' }), isFix44)?.text,
+    "LastPx (31) '0.004' is not a positive price in cents (under half a cent rounds to 0)",
+  );
+  assert.equal(checkApplicationMessage('8', reader({ 17: 'E-3', 150: '0', 31: '0', 32: '0' }), isFix44), null, 'only a Trade is a fill');
+});

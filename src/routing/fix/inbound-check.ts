@@ -1,4 +1,5 @@
 import { EXEC_TYPES } from './mapping.js';
+import { parseQty, priceToCents } from './prices.js';
 
 /**
  * The checks on a partner's message before it reaches the connector, as pure functions over its
@@ -10,7 +11,9 @@ import { EXEC_TYPES } from './mapping.js';
  * - Refused (a session-level Reject, 35=3): the message arrived intact but cannot be applied: its
  *   MsgType is not FIX 4.4's, or an ExecutionReport lacks what the connector reads (ExecID 17,
  *   ExecType 150, and for a Trade LastQty 32 and LastPx 31) or carries it in a form FIX does not
- *   allow. Fields the connector does not read are not checked: a gateway's own fields pass.
+ *   allow, or a Trade that cannot be a fill: a LastQty that is not a positive whole number, a LastPx
+ *   that is not positive once in cents (under half a cent rounds to 0). Fields the connector does
+ *   not read are not checked: a gateway's own fields pass.
  */
 
 /**
@@ -77,6 +80,28 @@ export function checkApplicationMessage(
     format(31, 'LastPx', DECIMAL) ??
     format(38, 'OrderQty', DECIMAL) ??
     format(44, 'Price', DECIMAL) ??
-    format(60, 'TransactTime', UTC_TIMESTAMP)
+    format(60, 'TransactTime', UTC_TIMESTAMP) ??
+    (execType === 'F' ? tradeValues(field) : null)
   );
+}
+
+/**
+ * A Trade's LastQty and LastPx as a fill: a whole number of shares above 0, and a price of at least
+ * 1 cent once rounded half up. Applied as is, a price under half a cent would make a fill at 0 cents,
+ * which the order refuses while the connector counts it as executed.
+ */
+function tradeValues(field: FieldReader): SessionRejection | null {
+  const lastQty = field(32) ?? '';
+  const qty = parseQty(lastQty);
+  if (qty === null || qty < 1)
+    return { reason: SESSION_REJECT_REASON.valueIncorrect, tag: 32, text: `LastQty (32) '${lastQty}' is not a positive whole number` };
+  const lastPx = field(31) ?? '';
+  const price = priceToCents(lastPx);
+  if (price === null || price.cents < 1)
+    return {
+      reason: SESSION_REJECT_REASON.valueIncorrect,
+      tag: 31,
+      text: `LastPx (31) '${lastPx}' is not a positive price in cents (under half a cent rounds to 0)`,
+    };
+  return null;
 }

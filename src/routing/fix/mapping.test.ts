@@ -344,3 +344,15 @@ test('an amend is an OrderCancelReplaceRequest: its own ClOrdID, OrigClOrdID the
   assert.deepEqual([next.OrigClOrdID, next.OrderQtyData], [terms.request_id, { OrderQty: 120 }]);
   assert.equal(orderCancelReplaceRequest(current, `${order.order_id}.3`, { ...terms, qty: 130 }, at).OrigClOrdID, terms.request_id);
 });
+
+test('a Trade at a LastPx that rounds to 0 cents adds no fill, and the order at the partner does not move', () => {
+  const accepted = applyExecutionReport(sent, er({}), prefix);
+  assert.ok(!('ignored' in accepted));
+  for (const lastPx of ['0.004', '0'])
+    assert.deepEqual(applyExecutionReport(accepted.order, er({ execId: 'T1', execType: 'F', lastQty: '40', lastPx }), prefix), {
+      ignored: `Trade without a usable LastPx (31): ${lastPx}`,
+    });
+  const halfCent = applyExecutionReport(accepted.order, er({ execId: 'T1', execType: 'F', lastQty: '40', lastPx: '0.005' }), prefix);
+  assert.ok(!('ignored' in halfCent));
+  assert.equal(halfCent.reports[0]?.type === 'partial_fill' && halfCent.reports[0].fill_price_cents, 1);
+});

@@ -209,7 +209,7 @@ function trade(order: OrderAtPartner, er: ExecReportFields): Draft[] | { ignored
   const qty = parseQty(er.lastQty);
   const price = er.lastPx === null ? null : priceToCents(er.lastPx);
   if (qty === null || qty <= 0) return { ignored: `Trade without a usable LastQty (32): ${er.lastQty}` };
-  if (price === null) return { ignored: `Trade without a usable LastPx (31): ${er.lastPx}` };
+  if (price === null || price.cents < 1) return { ignored: `Trade without a usable LastPx (31): ${er.lastPx}` };
   if (order.cum_qty + qty > order.qty) return { ignored: `Trade of ${qty} would fill ${order.cum_qty + qty} of ${order.qty}` };
   return [{ type: order.cum_qty + qty === order.qty ? 'fill' : 'partial_fill', fill_qty: qty, fill_price_cents: price.cents }];
 }

@@ -12,7 +12,7 @@ import {
 } from './api.js';
 import type { Database } from '../../../storage/schema.js';
 import { messagesBetween, resetSequences } from '../fix.repository.js';
-import { checkApplicationMessage, garbled, type RefusedReason, type SessionRejection } from '../inbound-check.js';
+import { checkApplicationMessage, garbled, SESSION_REJECT_REASON, type RefusedReason, type SessionRejection } from '../inbound-check.js';
 import { NO_COUNTERS, type SessionCounters } from '../fix-metrics.js';
 import type { FixBody } from '../mapping.js';
 import type { PartnerMessage } from '../partner-message.js';
@@ -21,6 +21,7 @@ import { InboundQueue, type Received } from './inbound-queue.js';
 import { logsAt, maskSecrets } from './library.js';
 import { OutboundQueue, type RecordSend, type SessionStorage, type Transmitter } from './outbound-queue.js';
 import { readPartnerMessage } from './read-message.js';
+import { sequenceReset } from '../sequence-reset.js';
 import { DatabaseSessionStore } from './session-store.js';
 
 export type { RecordSend } from './outbound-queue.js';
@@ -233,6 +234,7 @@ export class DurableFixSession extends AsciiSession {
     const expected = this.lastPeerSeqNum() + 1;
     const resets = msgType === MsgType.SequenceReset || (msgType === MsgType.Logon && view.getTyped(MsgTag.ResetSeqNumFlag) === true);
     const wentBack = seq < expected && !resets && view.getTyped(MsgTag.PossDupFlag) !== true;
+    if (msgType === MsgType.SequenceReset && !this.#sequenceReset(view, seq, expected)) return;
     let received: (message: PartnerMessage | null) => Received = (message) => ({ kind: 'message', seq, message });
     if (msgType === MsgType.SequenceReset) {
       const newSeqNo = Number(view.getTyped(MsgTag.NewSeqNo));
@@ -246,6 +248,8 @@ export class DurableFixSession extends AsciiSession {
       ? null
       : checkApplicationMessage(msgType, field, (type) => this.config.definitions.message.get(type)?.msgType === type);
     super.onMsg(msgType, view);
+    // jspurefix takes any NewSeqNo as the next number: a copy of a gap fill dealt with must not lower it.
+    if (msgType === MsgType.SequenceReset) this.sessionState.lastPeerMsgSeqNum = Math.max(this.lastPeerSeqNum(), expected - 1);
     if (wentBack && this.getState() === SessionState.Stopped) {
       // jspurefix ended the session; nothing this side can do until the numbers agree again.
       this.#endReason ??= `MsgSeqNum ${seq} from the partner is below the ${expected} expected: the partner's numbers went back`;
@@ -284,20 +288,33 @@ export class DurableFixSession extends AsciiSession {
       this.#captured = readPartnerMessage(msgType, view, this.#deps.clock.now().getTime());
       return;
     }
-    const seq = Number(view.getTyped(MsgTag.MsgSeqNum));
     this.#rejected = true;
-    this.#deps.log.warn(
-      { partner_id: this.#deps.partnerId, msg_type: msgType, seq, reason: refusal.reason, tag: refusal.tag, text: refusal.text },
-      'FIX message refused with a Reject (35=3)',
-    );
-    this.#deps.hooks.onRefused('session_reject');
-    this.send(MsgType.Reject, {
-      RefSeqNum: seq,
-      ...(refusal.tag === null ? {} : { RefTagID: refusal.tag }),
-      RefMsgType: msgType,
-      SessionRejectReason: refusal.reason,
-      Text: refusal.text,
-    });
+    this.#reject(msgType, Number(view.getTyped(MsgTag.MsgSeqNum)), refusal);
+  }
+
+  /** Refuses the partner's message `seq` with a Reject (35=3); its number is dealt with. */
+  #reject(msgType: string, seq: number, refusal: SessionRejection): void {
+    const { partnerId, log, hooks } = this.#deps;
+    const { reason, tag, text } = refusal;
+    log.warn({ partner_id: partnerId, msg_type: msgType, seq, reason, tag, text }, 'FIX message refused with a Reject (35=3)');
+    hooks.onRefused('session_reject');
+    const ref = tag === null ? {} : { RefTagID: tag };
+    this.send(MsgType.Reject, { RefSeqNum: seq, ...ref, RefMsgType: msgType, SessionRejectReason: reason, Text: text });
+  }
+
+  /**
+   * A SequenceReset as FIX 4.4 has it (sequence-reset.ts): refused with a Reject when it would lower
+   * the number, the gap before a gap fill asked for at once. Returns whether it goes on to jspurefix.
+   */
+  #sequenceReset(view: MsgView, seq: number, expected: number): boolean {
+    const newSeqNo = Number(view.getTyped(MsgTag.NewSeqNo));
+    const action = sequenceReset({ seq, newSeqNo, gapFill: view.getTyped(MsgTag.GapFillFlag) === true }, expected);
+    if (action.kind === 'follow') {
+      if (action.askFor !== null) this.send(MsgType.ResendRequest, { BeginSeqNo: action.askFor.begin, EndSeqNo: action.askFor.end });
+      return true;
+    }
+    this.#reject(MsgType.SequenceReset, seq, { reason: SESSION_REJECT_REASON.valueIncorrect, tag: 36, text: action.text });
+    return false;
   }
 
   protected override checkForwardMsg(msgType: string, view: MsgView): void {
