@@ -37,6 +37,10 @@ if (!IN_LOOPBACK_NAMESPACE) {
         const session = await findSession(runtime.storage.db, d.partnerId);
         assert.equal(session?.last_error, "MsgSeqNum 1 from the partner is below the 5 expected: the partner's numbers went back");
         assert.equal(session?.next_target_seq, 5, 'nothing taken from the gateway that went back');
+        // As FIX asks, the gateway is told why before the connection ends.
+        await waitFor('the Logout that says why', () => gateway.received.some((f) => f.fields.get(35) === '5'), 5000);
+        const logout = gateway.received.find((f) => f.fields.get(35) === '5');
+        assert.equal(logout?.fields.get(58), 'MsgSeqNum too low, expecting 5 but received 1', logout?.text);
       });
 
       test('bad input from the gateway: rejected at the session level (35=3) or ignored when garbled, counted, and never changes an order or ends the session', async (t) => {

@@ -90,3 +90,20 @@ export const NO_COUNTERS: SessionCounters = {
   reject: () => undefined,
   loggedOn: () => undefined,
 };
+
+/** An ExecutionReport whose ExecType (150) is Rejected, in a message as logged (SOH or `|` between fields). */
+const REJECTED_REPORT = /(?:^|[|\x01])150=8(?:[|\x01]|$)/;
+
+/**
+ * Counts a message the partner sent (`received`, as decoded) or cauri sent (`sent`, as encoded): by
+ * MsgType, then ResendRequests by who asked and refusals by kind (an order refused is counted from
+ * the partner's side only, as cauri refuses none).
+ */
+export function countMessage(counters: SessionCounters, direction: 'sent' | 'received', msgType: string, text: string): void {
+  counters.message(direction, msgType);
+  if (msgType === '2') counters.resendRequest(direction === 'received' ? 'partner' : 'cauri');
+  else if (msgType === '3') counters.reject(direction, 'session');
+  else if (msgType === 'j') counters.reject(direction, 'business');
+  else if (direction === 'received' && msgType === '9') counters.reject(direction, 'cancel');
+  else if (direction === 'received' && msgType === '8' && REJECTED_REPORT.test(text)) counters.reject(direction, 'order');
+}

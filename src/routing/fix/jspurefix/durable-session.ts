@@ -13,7 +13,7 @@ import {
 import type { Database } from '../../../storage/schema.js';
 import { messagesBetween, resetSequences } from '../fix.repository.js';
 import { checkApplicationMessage, garbled, SESSION_REJECT_REASON, type RefusedReason, type SessionRejection } from '../inbound-check.js';
-import { NO_COUNTERS, type SessionCounters } from '../fix-metrics.js';
+import { countMessage, NO_COUNTERS, type SessionCounters } from '../fix-metrics.js';
 import type { FixBody } from '../mapping.js';
 import type { PartnerMessage } from '../partner-message.js';
 import { BEGIN_STRING } from '../../../partners/fix-settings.js';
@@ -61,9 +61,6 @@ const SESSION_TYPES = new Set<string>([
   MsgType.SequenceReset,
   MsgType.Reject,
 ]);
-
-/** An ExecutionReport whose ExecType (150) is Rejected, in a message as logged (SOH or `|` between fields). */
-const REJECTED_REPORT = /(?:^|[|\x01])150=8(?:[|\x01]|$)/;
 
 /** States in which jspurefix refuses an application message although the session is up. */
 const BUSY_STATES = new Set<SessionState>([
@@ -235,6 +232,11 @@ export class DurableFixSession extends AsciiSession {
     const resets = msgType === MsgType.SequenceReset || (msgType === MsgType.Logon && view.getTyped(MsgTag.ResetSeqNumFlag) === true);
     const wentBack = seq < expected && !resets && view.getTyped(MsgTag.PossDupFlag) !== true;
     if (msgType === MsgType.SequenceReset && !this.#sequenceReset(view, seq, expected)) return;
+    // A number below the one expected is a message taken already, unless it is one jspurefix asked for.
+    if (wentBack && !this.coordinator.pendingResendRequests.some((gap) => seq >= gap.begin && seq <= gap.end)) {
+      this.#wentBack(msgType, seq, expected);
+      return;
+    }
     let received: (message: PartnerMessage | null) => Received = (message) => ({ kind: 'message', seq, message });
     if (msgType === MsgType.SequenceReset) {
       const newSeqNo = Number(view.getTyped(MsgTag.NewSeqNo));
@@ -250,14 +252,6 @@ export class DurableFixSession extends AsciiSession {
     super.onMsg(msgType, view);
     // jspurefix takes any NewSeqNo as the next number: a copy of a gap fill dealt with must not lower it.
     if (msgType === MsgType.SequenceReset) this.sessionState.lastPeerMsgSeqNum = Math.max(this.lastPeerSeqNum(), expected - 1);
-    if (wentBack && this.getState() === SessionState.Stopped) {
-      // jspurefix ended the session; nothing this side can do until the numbers agree again.
-      this.#endReason ??= `MsgSeqNum ${seq} from the partner is below the ${expected} expected: the partner's numbers went back`;
-      this.#deps.log.error(
-        { partner_id: this.#deps.partnerId, msg_type: msgType, seq, expected },
-        "FIX session ends: the partner's sequence numbers went back",
-      );
-    }
     const message = this.#captured as PartnerMessage | null;
     const rejected = this.#rejected;
     this.#captured = null;
@@ -290,6 +284,20 @@ export class DurableFixSession extends AsciiSession {
     }
     this.#rejected = true;
     this.#reject(msgType, Number(view.getTyped(MsgTag.MsgSeqNum)), refusal);
+  }
+
+  /**
+   * The partner's MsgSeqNum went below the one expected, without PossDup: nothing of the message is
+   * taken, and the session ends as FIX asks, with a Logout that says why (QuickFIX's words), then the
+   * connection. Nothing this side can do until the numbers agree again.
+   */
+  #wentBack(msgType: string, seq: number, expected: number): void {
+    this.#endReason ??= `MsgSeqNum ${seq} from the partner is below the ${expected} expected: the partner's numbers went back`;
+    const { partnerId, log } = this.#deps;
+    log.error({ partner_id: partnerId, msg_type: msgType, seq, expected }, "FIX session ends: the partner's sequence numbers went back");
+    this.#loggingOut = true;
+    const logout = { Text: `MsgSeqNum too low, expecting ${expected} but received ${seq}` };
+    this.send(MsgType.Logout, logout, () => this.#fail(new Error(this.#endReason ?? 'numbers went back')));
   }
 
   /** Refuses the partner's message `seq` with a Reject (35=3); its number is dealt with. */
@@ -379,21 +387,13 @@ export class DurableFixSession extends AsciiSession {
   }
 
   protected onDecoded(msgType: string, text: string): void {
-    this.#counters.message('received', msgType);
-    if (msgType === MsgType.ResendRequest) this.#counters.resendRequest('partner');
-    else if (msgType === MsgType.Reject) this.#counters.reject('received', 'session');
-    else if (msgType === MsgType.BusinessMessageReject) this.#counters.reject('received', 'business');
-    else if (msgType === MsgType.OrderCancelReject) this.#counters.reject('received', 'cancel');
-    else if (msgType === MsgType.ExecutionReport && REJECTED_REPORT.test(text)) this.#counters.reject('received', 'order');
+    countMessage(this.#counters, 'received', msgType, text);
     if (logsAt(this.#deps.log, 'debug'))
       this.#deps.log.debug({ partner_id: this.#deps.partnerId, msg_type: msgType, fix: maskSecrets(text) }, 'FIX message received');
   }
 
   protected onEncoded(msgType: string, text: string): void {
-    this.#counters.message('sent', msgType);
-    if (msgType === MsgType.ResendRequest) this.#counters.resendRequest('cauri');
-    else if (msgType === MsgType.Reject) this.#counters.reject('sent', 'session');
-    else if (msgType === MsgType.BusinessMessageReject) this.#counters.reject('sent', 'business');
+    countMessage(this.#counters, 'sent', msgType, text);
     if (logsAt(this.#deps.log, 'debug'))
       this.#deps.log.debug({ partner_id: this.#deps.partnerId, msg_type: msgType, fix: maskSecrets(text) }, 'FIX message sent');
   }
