@@ -288,5 +288,47 @@ for (const database of DATABASES) {
         reason: 'already_cancelled',
       });
     });
+
+    test('a Rejected (150=8) whose ClOrdID is a waiting amend or cancel refuses that request, not the order, which fills on', async (t) => {
+      const storage = await openTestStorage(t, database);
+      const connector = connectorOn(storage);
+      const orderId = await handedOver(storage, 10);
+      await deliver(storage, connector, execution(orderId, { execId: 'N1' }));
+      const waiting = async (suffix: number, kind: 'amend' | 'cancel', terms: string) => {
+        const id = `${orderId}.${suffix}`;
+        await storage.transact((trx) =>
+          insertRequest(trx, {
+            partner_id: partnerId,
+            cl_ord_id: id,
+            order_id: orderId,
+            kind,
+            seq: 10 + suffix,
+            state: 'pending',
+            terms,
+            created_at: Date.now(),
+          }),
+        );
+        return id;
+      };
+      const amendId = await waiting(1, 'amend', '{"qty":20,"limit_price_cents":150}');
+      await deliver(
+        storage,
+        connector,
+        execution(amendId, { execId: 'RJ1', execType: '8', ordRejReason: 99, text: 'replace not allowed' }, orderId),
+      );
+      const cancelId = await waiting(2, 'cancel', '{"reason":"requested"}');
+      await deliver(storage, connector, execution(cancelId, { execId: 'RJ2', execType: '8', text: 'too late to cancel' }, orderId));
+      await deliver(storage, connector, execution(orderId, { execId: 'T1', execType: 'F', lastQty: '4', lastPx: '1' }));
+      const log = (await connector.reports(null)).reports;
+      assert.deepEqual(
+        log.map((r) => (r.type === 'request_refused' ? [r.type, r.request_id, r.request, r.reason] : [r.type])),
+        [
+          ['accepted'],
+          ['request_refused', amendId, 'amend', 'partner_refused'],
+          ['request_refused', cancelId, 'cancel', 'partner_refused'],
+          ['partial_fill'],
+        ],
+      );
+    });
   });
 }

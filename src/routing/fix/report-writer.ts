@@ -189,6 +189,9 @@ export class ReportWriter {
       );
       return undefined;
     }
+    // A Rejected that names a cancel or an amend still waiting refuses that request, as an
+    // OrderCancelReject would (some gateways answer a refused replace so): the order lives on.
+    if (er.execType === '8' && named.kind !== 'new' && named.state === 'pending') return this.#requestRefused(trx, named, null, er.text);
     return this.#apply(trx, { row, named, requests }, er);
   }
 
