@@ -43,6 +43,47 @@ if (!IN_LOOPBACK_NAMESPACE) {
         assert.equal(logout?.fields.get(58), 'MsgSeqNum too low, expecting 5 but received 1', logout?.text);
       });
 
+      test('a message of another session (wrong SenderCompID): a Reject 373=9, a Logout that says why, nothing taken; the next logon asks for it again', async (t) => {
+        const gateway = await startRawGateway(t, { senderCompId: 'EXEC', targetCompId: 'CAURI', onApplication: acceptOrders });
+        const d = await fixDeployment(t, database, { port: gateway.port });
+        const { runtime, api } = await d.start();
+        const order = await placeOrder(api, d.partnerId);
+        await orderWhen(api, order.id, 'routed');
+        const foreign = gateway.send(
+          '8',
+          [
+            [37, 'GW-1'],
+            [11, order.id],
+            [17, 'F-1'],
+            [150, 'F'],
+            [39, '2'],
+            [55, 'KOLA'],
+            [54, '1'],
+            [151, 0],
+            [14, 10],
+            [6, '15000'],
+            [32, 10],
+            [31, '15000'],
+          ],
+          { senderCompId: 'OTHER' },
+        );
+        await waitFor('the Logout', () => gateway.received.some((f) => f.fields.get(35) === '5'), 5000);
+        const reject = gateway.received.find((f) => f.fields.get(35) === '3' && f.fields.get(45) === String(foreign));
+        assert.deepEqual([reject?.fields.get(373), reject?.fields.get(371)], ['9', '49'], reject?.text);
+        assert.equal(gateway.received.find((f) => f.fields.get(35) === '5')?.fields.get(58), 'CompID problem');
+        await waitFor('the session to say why it ended', async () =>
+          /another session.*SenderCompID \(49\) 'OTHER'/.test((await findSession(runtime.storage.db, d.partnerId))?.last_error ?? ''),
+        );
+        await waitFor('the next logon', () => gateway.connections() === 2, 20_000);
+        await waitFor('the next logon to ask for the message again', () =>
+          gateway.received.some((f) => f.fields.get(35) === '2' && f.fields.get(7) === String(foreign)),
+        );
+        // Nothing of it was taken (cauri asked for its number again); the gateway's resend, under the
+        // session's own CompIDs, is applied once.
+        await orderWhen(api, order.id, 'filled');
+        assert.deepEqual(await fillsOf(runtime, order.id), [{ fill_qty: 10, fill_price_cents: 1_500_000, exchange_ref: 'F-1' }]);
+      });
+
       test('bad input from the gateway: rejected at the session level (35=3) or ignored when garbled, counted, and never changes an order or ends the session', async (t) => {
         const gateway = await startRawGateway(t, { senderCompId: 'EXEC', targetCompId: 'CAURI', onApplication: acceptOrders });
         const d = await fixDeployment(t, database, { port: gateway.port });

@@ -22,12 +22,13 @@ export interface RawGateway {
   /**
    * Sends an application or session message: `fields` after the header (MsgType excluded). `seq`
    * overrides the numbering (the next number is not advanced), `possDup` marks a copy, `checksum`
-   * garbles the trailer. Returns the MsgSeqNum used.
+   * garbles the trailer, `senderCompId` puts another SenderCompID (49) in the header. Returns the
+   * MsgSeqNum used.
    */
   send(
     msgType: string,
     fields: readonly (readonly [number, string | number])[],
-    options?: { seq?: number; possDup?: { origSendingTime: string }; checksum?: string },
+    options?: { seq?: number; possDup?: { origSendingTime: string }; checksum?: string; senderCompId?: string },
   ): number;
   /** Ends the current connection without a Logout. */
   hangUp(): void;
@@ -62,11 +63,11 @@ export async function startRawGateway(t: TestContext, options: RawGatewayOptions
     msgType: string,
     seq: number,
     fields: readonly (readonly [number, string | number])[],
-    extra: { possDup?: { origSendingTime: string }; checksum?: string } = {},
+    extra: { possDup?: { origSendingTime: string }; checksum?: string; senderCompId?: string } = {},
   ) => {
     const header: [number, string | number][] = [
       [35, msgType],
-      [49, options.senderCompId],
+      [49, extra.senderCompId ?? options.senderCompId],
       [56, options.targetCompId],
       [34, seq],
       [52, fixTime()],

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkApplicationMessage, garbled, SESSION_REJECT_REASON } from './inbound-check.js';
+import { checkApplicationMessage, foreignHeader, garbled, SESSION_REJECT_REASON } from './inbound-check.js';
 
 const FIX44 = new Set(['8', '9', '3', 'j', 'B', 'D']);
 const isFix44 = (type: string) => FIX44.has(type);
@@ -74,4 +74,16 @@ test('a Trade whose LastPx is zero or under half a cent, or whose LastQty is not
     "LastPx (31) '0.004' is not a positive price in cents (under half a cent rounds to 0)",
   );
   assert.equal(checkApplicationMessage('8', reader({ 17: 'E-3', 150: '0', 31: '0', 32: '0' }), isFix44), null, 'only a Trade is a fill');
+});
+
+test("a message of another session (BeginString, or CompIDs not this session's) ends the session: a Reject 373=9 for the CompIDs, then a Logout", () => {
+  const session = { beginString: 'FIX.4.4', senderCompId: 'CAURI', targetCompId: 'SGI' };
+  const header = { 8: 'FIX.4.4', 49: 'SGI', 56: 'CAURI' };
+  assert.equal(foreignHeader(reader(header), session), null);
+  assert.deepEqual(foreignHeader(reader({ ...header, 8: 'FIX.4.2' }), session), { reject: null, logout: 'Incorrect BeginString FIX.4.2' });
+  assert.deepEqual(foreignHeader(reader({ ...header, 49: 'OTHER' }), session), {
+    reject: { reason: SESSION_REJECT_REASON.compIdProblem, tag: 49, text: "SenderCompID (49) 'OTHER' is not SGI" },
+    logout: 'CompID problem',
+  });
+  assert.deepEqual(foreignHeader(reader({ ...header, 56: 'SOMEONE' }), session)?.reject?.tag, 56);
 });

@@ -24,7 +24,13 @@ import { parseQty, priceToCents } from './prices.js';
 export type RefusedReason = 'garbled' | 'session_reject' | 'unknown_order';
 
 /** SessionRejectReason (373) values used here. */
-export const SESSION_REJECT_REASON = { requiredTagMissing: 1, valueIncorrect: 5, incorrectDataFormat: 6, invalidMsgType: 11 } as const;
+export const SESSION_REJECT_REASON = {
+  requiredTagMissing: 1,
+  valueIncorrect: 5,
+  incorrectDataFormat: 6,
+  compIdProblem: 9,
+  invalidMsgType: 11,
+} as const;
 
 export interface SessionRejection {
   /** SessionRejectReason (373). */
@@ -48,6 +54,32 @@ export function garbled(field: FieldReader, computedChecksum: number): string | 
   const checksum = field(10);
   if (checksum === null || !/^\d{3}$/.test(checksum) || Number(checksum) !== computedChecksum)
     return `CheckSum (10) ${checksum ?? 'missing'}, computed ${String(computedChecksum).padStart(3, '0')}`;
+  return null;
+}
+
+/**
+ * A message that is not of this session: FIX ends the session on it, with a Logout whose Text says
+ * why (QuickFIX's words), after a Reject (SessionRejectReason 9) when the CompIDs are wrong; nothing of
+ * the message is taken. Null when the header is this session's.
+ */
+export function foreignHeader(
+  field: FieldReader,
+  session: { readonly beginString: string; readonly senderCompId: string; readonly targetCompId: string },
+): { readonly reject: SessionRejection | null; readonly logout: string } | null {
+  const beginString = field(8);
+  if (beginString !== session.beginString) return { reject: null, logout: `Incorrect BeginString ${beginString ?? ''}`.trimEnd() };
+  const sender = field(49);
+  const target = field(56);
+  for (const [tag, name, got, want] of [
+    [49, 'SenderCompID', sender, session.targetCompId],
+    [56, 'TargetCompID', target, session.senderCompId],
+  ] as const) {
+    if (got !== want)
+      return {
+        reject: { reason: SESSION_REJECT_REASON.compIdProblem, tag, text: `${name} (${tag}) '${got ?? ''}' is not ${want}` },
+        logout: 'CompID problem',
+      };
+  }
   return null;
 }
 

@@ -12,17 +12,25 @@ import {
 } from './api.js';
 import type { Database } from '../../../storage/schema.js';
 import { messagesBetween, resetSequences } from '../fix.repository.js';
-import { checkApplicationMessage, garbled, SESSION_REJECT_REASON, type RefusedReason, type SessionRejection } from '../inbound-check.js';
+import {
+  checkApplicationMessage,
+  foreignHeader,
+  garbled,
+  SESSION_REJECT_REASON,
+  type RefusedReason,
+  type SessionRejection,
+} from '../inbound-check.js';
 import { countMessage, NO_COUNTERS, type SessionCounters } from '../fix-metrics.js';
 import type { FixBody } from '../mapping.js';
 import type { PartnerMessage } from '../partner-message.js';
 import { BEGIN_STRING } from '../../../partners/fix-settings.js';
 import { InboundQueue, type Received } from './inbound-queue.js';
-import { logsAt, maskSecrets } from './library.js';
+import { logMessage } from './library.js';
 import { OutboundQueue, type RecordSend, type SessionStorage, type Transmitter } from './outbound-queue.js';
 import { readPartnerMessage } from './read-message.js';
 import { sequenceReset } from '../sequence-reset.js';
 import { DatabaseSessionStore } from './session-store.js';
+import { BUSY_STATES, SESSION_TYPES } from './session-types.js';
 
 export type { RecordSend } from './outbound-queue.js';
 
@@ -50,24 +58,6 @@ export interface DurableSessionDeps extends SessionStorage {
 
 /** ResendRequests cauri sends again for one gap before it drops the connection (the next logon asks again). */
 export const GAP_REQUESTS = 3;
-
-/** Session-level messages: jspurefix handles them; everything else is the application's. */
-const SESSION_TYPES = new Set<string>([
-  MsgType.Logon,
-  MsgType.Logout,
-  MsgType.Heartbeat,
-  MsgType.TestRequest,
-  MsgType.ResendRequest,
-  MsgType.SequenceReset,
-  MsgType.Reject,
-]);
-
-/** States in which jspurefix refuses an application message although the session is up. */
-const BUSY_STATES = new Set<SessionState>([
-  SessionState.AwaitingProcessingResponseToTestRequest,
-  SessionState.AwaitingProcessingResponseToResendRequest,
-  SessionState.HandleResendRequest,
-]);
 
 /**
  * jspurefix's ASCII session (encoding, decoding, logon, heartbeats, gap detection) made durable on the
@@ -228,6 +218,14 @@ export class DurableFixSession extends AsciiSession {
       return;
     }
     const seq = Number(view.getTyped(MsgTag.MsgSeqNum));
+    const { SenderCompId: senderCompId, TargetCompID: targetCompId } = this.config.description;
+    const foreign = foreignHeader(field, { beginString: BEGIN_STRING, senderCompId, targetCompId });
+    if (foreign !== null) {
+      this.#endReason ??= `a message of another session from the partner (${foreign.reject?.text ?? foreign.logout})`;
+      if (foreign.reject !== null) this.#reject(msgType, seq, foreign.reject);
+      this.#endWithLogout(foreign.logout);
+      return;
+    }
     const expected = this.lastPeerSeqNum() + 1;
     const resets = msgType === MsgType.SequenceReset || (msgType === MsgType.Logon && view.getTyped(MsgTag.ResetSeqNumFlag) === true);
     const wentBack = seq < expected && !resets && view.getTyped(MsgTag.PossDupFlag) !== true;
@@ -295,9 +293,13 @@ export class DurableFixSession extends AsciiSession {
     this.#endReason ??= `MsgSeqNum ${seq} from the partner is below the ${expected} expected: the partner's numbers went back`;
     const { partnerId, log } = this.#deps;
     log.error({ partner_id: partnerId, msg_type: msgType, seq, expected }, "FIX session ends: the partner's sequence numbers went back");
+    this.#endWithLogout(`MsgSeqNum too low, expecting ${expected} but received ${seq}`);
+  }
+
+  /** Sends a Logout whose Text says why, then ends the connection without waiting for the partner's. */
+  #endWithLogout(text: string): void {
     this.#loggingOut = true;
-    const logout = { Text: `MsgSeqNum too low, expecting ${expected} but received ${seq}` };
-    this.send(MsgType.Logout, logout, () => this.#fail(new Error(this.#endReason ?? 'numbers went back')));
+    this.send(MsgType.Logout, { Text: text }, () => this.#fail(new Error(this.#endReason ?? text)));
   }
 
   /** Refuses the partner's message `seq` with a Reject (35=3); its number is dealt with. */
@@ -388,13 +390,11 @@ export class DurableFixSession extends AsciiSession {
 
   protected onDecoded(msgType: string, text: string): void {
     countMessage(this.#counters, 'received', msgType, text);
-    if (logsAt(this.#deps.log, 'debug'))
-      this.#deps.log.debug({ partner_id: this.#deps.partnerId, msg_type: msgType, fix: maskSecrets(text) }, 'FIX message received');
+    logMessage(this.#deps.log, this.#deps.partnerId, 'received', msgType, text);
   }
 
   protected onEncoded(msgType: string, text: string): void {
     countMessage(this.#counters, 'sent', msgType, text);
-    if (logsAt(this.#deps.log, 'debug'))
-      this.#deps.log.debug({ partner_id: this.#deps.partnerId, msg_type: msgType, fix: maskSecrets(text) }, 'FIX message sent');
+    logMessage(this.#deps.log, this.#deps.partnerId, 'sent', msgType, text);
   }
 }

@@ -41,6 +41,11 @@ export function maskSecrets(text: string): string {
   return text.replace(/(^|[|\x01])(554|925)=[^|\x01]*/g, '$1$2=***');
 }
 
+/** A FIX message received from the partner or sent to it, at debug level, secrets masked (built only when logged). */
+export function logMessage(log: FastifyBaseLogger, partnerId: string, direction: 'sent' | 'received', msgType: string, text: string): void {
+  if (logsAt(log, 'debug')) log.debug({ partner_id: partnerId, msg_type: msgType, fix: maskSecrets(text) }, `FIX message ${direction}`);
+}
+
 /** jspurefix's logging, into the service's structured logs; its information lines are debug here. */
 class PinoLogFactory extends JsFixLoggerFactory {
   constructor(private readonly log: FastifyBaseLogger) {
