@@ -214,7 +214,10 @@ function trade(order: OrderAtPartner, er: ExecReportFields): Draft[] | { ignored
   return [{ type: order.cum_qty + qty === order.qty ? 'fill' : 'partial_fill', fill_qty: qty, fill_price_cents: price.cents }];
 }
 
-function rejected(order: OrderAtPartner, er: ExecReportFields): Draft[] {
+function rejected(order: OrderAtPartner, er: ExecReportFields): Draft[] | { ignored: string } {
+  // A duplicate refused is a copy of the order (a resend the gateway did not recognise as one): the
+  // order it copies, with the same ClOrdID, is at the partner and stands.
+  if (er.ordRejReason === 6) return { ignored: 'Rejected as a duplicate order (OrdRejReason 6): the order it copies stands' };
   // After a fill the order can no longer fail: the partner refusing the rest ends it as cancelled.
   if (order.cum_qty > 0) return [{ type: 'cancelled', reason: 'partner', request_id: null }];
   return [{ type: 'rejected', reason: rejectReason(er.ordRejReason, er.text) }];
