@@ -286,8 +286,7 @@ export class DurableFixSession extends AsciiSession {
 
   /**
    * The partner's MsgSeqNum went below the one expected, without PossDup: nothing of the message is
-   * taken, and the session ends as FIX asks, with a Logout that says why (QuickFIX's words), then the
-   * connection. Nothing this side can do until the numbers agree again.
+   * taken; the session ends as FIX asks, with a Logout that says why (QuickFIX's words).
    */
   #wentBack(msgType: string, seq: number, expected: number): void {
     this.#endReason ??= `MsgSeqNum ${seq} from the partner is below the ${expected} expected: the partner's numbers went back`;
@@ -296,13 +295,14 @@ export class DurableFixSession extends AsciiSession {
     this.#endWithLogout(`MsgSeqNum too low, expecting ${expected} but received ${seq}`);
   }
 
-  /** Sends a Logout whose Text says why, then ends the connection without waiting for the partner's. */
+  /** Sends a Logout whose Text says why (once), then ends the connection without waiting for the partner's. */
   #endWithLogout(text: string): void {
+    if (this.#loggingOut) return;
     this.#loggingOut = true;
     this.send(MsgType.Logout, { Text: text }, () => this.#fail(new Error(this.#endReason ?? text)));
   }
 
-  /** Refuses the partner's message `seq` with a Reject (35=3); its number is dealt with. */
+  /** Refuses the partner's message `seq` with a Reject (35=3). */
   #reject(msgType: string, seq: number, refusal: SessionRejection): void {
     const { partnerId, log, hooks } = this.#deps;
     const { reason, tag, text } = refusal;
