@@ -357,13 +357,16 @@ test('a Trade at a LastPx that rounds to 0 cents adds no fill, and the order at 
   assert.equal(halfCent.reports[0]?.type === 'partial_fill' && halfCent.reports[0].fill_price_cents, 1);
 });
 
-test('a Rejected with OrdRejReason 6 (duplicate order) refuses a copy of the order, not the order: nothing changes', () => {
+test('a Rejected with OrdRejReason 6 (duplicate order) after the order was acknowledged refuses a copy of it: nothing changes; before, the order fails', () => {
   const accepted = applyExecutionReport(sent, er({}), prefix);
   assert.ok(!('ignored' in accepted));
-  for (const state of [sent, accepted.order])
-    assert.deepEqual(applyExecutionReport(state, er({ execId: 'R1', execType: '8', ordRejReason: 6, text: 'Duplicate ClOrdID' }), prefix), {
-      ignored: 'Rejected as a duplicate order (OrdRejReason 6): the order it copies stands',
-    });
+  const duplicate = er({ execId: 'R1', execType: '8', ordRejReason: 6, text: 'Duplicate ClOrdID' });
+  assert.deepEqual(applyExecutionReport(accepted.order, duplicate, prefix), {
+    ignored: 'Rejected as a duplicate order (OrdRejReason 6): the order it copies stands',
+  });
+  const unacknowledged = applyExecutionReport(sent, duplicate, prefix);
+  assert.ok(!('ignored' in unacknowledged));
+  assert.equal(unacknowledged.reports[0]?.type, 'rejected');
   const refused = applyExecutionReport(
     accepted.order,
     er({ execId: 'R2', execType: '8', ordRejReason: 1, text: 'Unknown symbol' }),

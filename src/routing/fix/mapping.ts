@@ -215,9 +215,11 @@ function trade(order: OrderAtPartner, er: ExecReportFields): Draft[] | { ignored
 }
 
 function rejected(order: OrderAtPartner, er: ExecReportFields): Draft[] | { ignored: string } {
-  // A duplicate refused is a copy of the order (a resend the gateway did not recognise as one): the
-  // order it copies, with the same ClOrdID, is at the partner and stands.
-  if (er.ordRejReason === 6) return { ignored: 'Rejected as a duplicate order (OrdRejReason 6): the order it copies stands' };
+  // A duplicate refused once the partner acknowledged the order is a copy of it (a resend the gateway
+  // did not recognise as one): the order it copies, with the same ClOrdID, stands. Before any
+  // acknowledgement it can only be the order itself, which then fails like any refused order.
+  if (er.ordRejReason === 6 && order.state !== 'sent')
+    return { ignored: 'Rejected as a duplicate order (OrdRejReason 6): the order it copies stands' };
   // After a fill the order can no longer fail: the partner refusing the rest ends it as cancelled.
   if (order.cum_qty > 0) return [{ type: 'cancelled', reason: 'partner', request_id: null }];
   return [{ type: 'rejected', reason: rejectReason(er.ordRejReason, er.text) }];
