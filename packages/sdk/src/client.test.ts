@@ -183,6 +183,12 @@ describe('CauriClient against the service (SQLite, loopback HTTP)', () => {
     assert.deepEqual(updated.events, ['order.created', 'order.failed']);
     const rotated = await client.webhooks.endpoints.rotateSecret(created.id);
     assert.notEqual(rotated.secret, created.secret);
+    // A disabled endpoint gets no new deliveries, test ones included.
+    await assert.rejects(
+      client.webhooks.endpoints.test(created.id, { type: 'webhook.test' }),
+      (e: unknown) => e instanceof CauriApiError && e.status === 409 && e.code === 'conflict',
+    );
+    await client.webhooks.endpoints.update(created.id, { disabled: false });
     const sent = await client.webhooks.endpoints.test(created.id, { type: 'webhook.test' });
     assert.equal(sent.event.type, 'webhook.test');
     assert.equal((await client.events.get(sent.event.id)).id, sent.event.id);
