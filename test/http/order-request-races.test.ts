@@ -1,9 +1,23 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DATABASES } from '../support/harness.js';
-import { KOLA_RESTING, orderContext, sandboxPartner, type Json } from '../support/order-context.js';
+import { KOLA_RESTING, orderContext, sandboxPartner, type Json, type OrderContext } from '../support/order-context.js';
 
 const BAOBAB = sandboxPartner('baobab');
+
+/** A KOLA buy of 202 resting at the partner, whose answers to a cancel or amend come 3 s later. */
+async function restingOrder(c: OrderContext): Promise<Json> {
+  const att = await c.attestation();
+  const body = {
+    rcpt_to: BAOBAB,
+    kyc_attestation_id: att,
+    instrument: 'KOLA.BRVM',
+    side: 'buy',
+    qty: 202,
+    limit_price_cents: KOLA_RESTING,
+  };
+  return (await c.order(body)).body;
+}
 
 // Cancels and amends of one order sent at the same moment, with different keys: one request waits at
 // the partner at a time, so the others see it and get 409 (an amend) or join it (a cancel), on both
@@ -13,17 +27,7 @@ for (const database of DATABASES) {
   describe(`concurrent requests on one order on ${database.name}`, () => {
     test('amends at once: one is taken (202), the others get 409; the partner applies the values the order shows', async (t) => {
       const c = await orderContext(t, database);
-      const att = await c.attestation();
-      const o = (
-        await c.order({
-          rcpt_to: BAOBAB,
-          kyc_attestation_id: att,
-          instrument: 'KOLA.BRVM',
-          side: 'buy',
-          qty: 202,
-          limit_price_cents: KOLA_RESTING,
-        })
-      ).body;
+      const o = await restingOrder(c);
       assert.equal(o.status, 'routed', JSON.stringify(o));
       const asked = [300, 400, 500, 600];
       const answers = await Promise.all(asked.map((qty) => c.post(`/v1/orders/${o.id}/amend`, { qty })));
@@ -43,17 +47,7 @@ for (const database of DATABASES) {
 
     test('an amend and a cancel at once: the order ends cancelled, with one order.cancelled', async (t) => {
       const c = await orderContext(t, database);
-      const att = await c.attestation();
-      const o = (
-        await c.order({
-          rcpt_to: BAOBAB,
-          kyc_attestation_id: att,
-          instrument: 'KOLA.BRVM',
-          side: 'buy',
-          qty: 202,
-          limit_price_cents: KOLA_RESTING,
-        })
-      ).body;
+      const o = await restingOrder(c);
       const [amend, cancel] = await Promise.all([
         c.post(`/v1/orders/${o.id}/amend`, { qty: 300 }),
         c.post(`/v1/orders/${o.id}/cancel`, {}),
