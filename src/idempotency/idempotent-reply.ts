@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler, preValidationHookHandler, RouteOptions } from 'fastify';
 import type { Kysely } from 'kysely';
 import { originOfTrace, withEventOrigin, type EventOrigin } from '../events/origin.js';
 import { ApiError, validationError } from '../lib/errors.js';
@@ -6,7 +6,13 @@ import type { ClientId } from '../lib/ids.js';
 import { requestTrace } from '../lib/trace-context.js';
 import { findLoneSurrogate, loneSurrogateDetail } from '../lib/unicode.js';
 import type { Database } from '../storage/schema.js';
-import type { IdempotencyService, IdempotentOutcome, IdempotentRequest, Rewrite, WorkResult } from './idempotency.service.js';
+import {
+  IdempotencyService,
+  type IdempotentOutcome,
+  type IdempotentRequest,
+  type Rewrite,
+  type WorkResult,
+} from './idempotency.service.js';
 
 export type { Rewrite } from './idempotency.service.js';
 
@@ -109,18 +115,39 @@ export const refuseLoneSurrogates: preHandlerHookHandler = (request, _reply, don
   done(validationError([detail], `Invalid ${detail.field}: text must be valid Unicode (it holds a lone surrogate)`));
 };
 
+/**
+ * Refuses a missing or malformed Idempotency-Key (422 naming `Idempotency-Key`) before the body is
+ * validated, so that the key's error is the one reported whatever the body holds: a client that
+ * forgot the key learns it first.
+ */
+export const requireIdempotencyKey: preValidationHookHandler = (request, _reply, done) => {
+  const header = request.headers['idempotency-key'];
+  try {
+    IdempotencyService.checkKey(Array.isArray(header) ? header.join(', ') : header);
+  } catch (error) {
+    return done(error as Error);
+  }
+  done();
+};
+
 function takesIdempotencyKey(route: RouteOptions): boolean {
   const headers = route.schema?.headers as { properties?: Record<string, unknown> } | undefined;
   return headers?.properties?.['idempotency-key'] !== undefined;
 }
 
 /**
- * Installs, on every route registered after this call that takes an Idempotency-Key, the refusal of
- * lone surrogates before its handler: once for all of them, present and future.
+ * Installs, on every route registered after this call that takes an Idempotency-Key, the check of
+ * the key before the body's validation and the refusal of lone surrogates before its handler: once
+ * for all of them, present and future.
  */
 export function guardIdempotentRoutes(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
     if (!takesIdempotencyKey(route)) return;
+    const validation = route.preValidation as unknown;
+    route.preValidation = [
+      requireIdempotencyKey,
+      ...(validation === undefined ? [] : [validation].flat()),
+    ] as RouteOptions['preValidation'];
     const existing = route.preHandler as unknown;
     route.preHandler = [...(existing === undefined ? [] : [existing].flat()), refuseLoneSurrogates] as RouteOptions['preHandler'];
   });

@@ -228,6 +228,30 @@ for (const database of DATABASES) {
       }
     });
 
+    test('a missing or malformed Idempotency-Key is the error reported, whatever the body holds', async (t) => {
+      const s = await setup(t, database);
+      const paths = ['/v1/orders', '/v1/kyc/attestations', '/v1/webhooks/endpoints', '/v1/orders/ord_x/cancel'];
+      const bodies: (string | undefined)[] = ['{"unknown":1}', '[]', 'null', undefined];
+      for (const path of paths) {
+        for (const body of bodies) {
+          for (const [key, rule] of [
+            [undefined, 'required'],
+            ['not-a-uuid', 'format'],
+          ] as const) {
+            const res = await s.api.call('POST', path, body, key === undefined ? {} : { 'idempotency-key': key });
+            const error = (await res.json()) as Json;
+            const label = `${path} ${body} ${key}`;
+            assert.equal(res.status, 422, label);
+            assert.deepEqual(
+              error.details.map(({ field, rule: r, value }: Json) => ({ field, rule: r, value })),
+              [{ field: 'Idempotency-Key', rule, value: key ?? null }],
+              label,
+            );
+          }
+        }
+      }
+    });
+
     test('a lone surrogate in any text of an idempotent POST is 422 unicode naming the field, on every retry; the key stays free', async (t) => {
       const s = await setup(t, database);
       const attestation = { ...KYC2_REQUEST, subject_id: 'u-1' };
