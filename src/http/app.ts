@@ -72,6 +72,13 @@ function answerUnrouted(frameworkError: FastifyError, request: FastifyRequest, r
   else void hook.call(request.server, request, reply, answer);
 }
 
+/** An error from reading the request body (its media type, size, bytes or JSON syntax). */
+function isBodyError(error: unknown): boolean {
+  if (error instanceof ApiError) return error.code === 'validation_error' && error.details?.[0]?.field === 'body';
+  const code = (error as { code?: unknown }).code;
+  return error instanceof SyntaxError || (typeof code === 'string' && code.startsWith('FST_ERR_CTP_'));
+}
+
 /** Every route registered on `app` (for the OpenAPI completeness check and the route listing). */
 export function registeredRoutes(app: App): readonly RouteInfo[] {
   return ROUTES.get(app) ?? [];
@@ -208,10 +215,11 @@ export async function createHttpApp(
   installCompressedEtags(app);
   installPageLinks(app, config.publicUrl);
 
-  app.setErrorHandler((error, request, reply) => sendError(request, reply, error));
-  app.setNotFoundHandler((request, reply) =>
-    sendError(request, reply, new ApiError('not_found', `No route ${request.method} ${request.url.split('?')[0]}`)),
-  );
+  const noRoute = (request: FastifyRequest) => new ApiError('not_found', `No route ${request.method} ${request.url.split('?')[0]}`);
+  // A request to no route is 404 whatever its body: the body of an unknown route is read (and may
+  // fail to parse, or be too large) before the not-found handler runs, and is nobody's to validate.
+  app.setErrorHandler((error, request, reply) => sendError(request, reply, request.is404 && isBodyError(error) ? noRoute(request) : error));
+  app.setNotFoundHandler((request, reply) => sendError(request, reply, noRoute(request)));
 
   await app.register(swagger, swaggerOptions(config, operations, scopes, webhooks));
   await app.register(swaggerUi, {

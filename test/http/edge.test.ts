@@ -176,3 +176,30 @@ test('authentication refuses to be installed after an API route: that route woul
   // The guard runs before any dependency is used.
   assert.throws(() => installAuthentication(app, {} as Parameters<typeof installAuthentication>[1]), /before any API route is registered/);
 });
+
+test('a request to no route is 404 not_found whatever its body: malformed, too large, not UTF-8 or too deep', async (t) => {
+  const { base, calls } = await edge(t);
+  const bodies: [string, string | Buffer][] = [
+    ['malformed JSON', '{"qty":'],
+    ['over 64 KiB', JSON.stringify({ tags: ['x'.repeat(70 * 1024)] })],
+    ['not UTF-8', Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d])],
+    ['too deep', `${'['.repeat(40)}${']'.repeat(40)}`],
+    ['prototype poisoning', '{"__proto__":{"x":1}}'],
+    ['valid JSON', '{"qty":1}'],
+  ];
+  for (const [name, body] of bodies) {
+    for (const path of ['/v1/nothing/here', '/elsewhere']) {
+      const res = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      const json = (await res.json()) as any;
+      assert.equal(res.status, 404, `${name} ${path}`);
+      assert.equal(json.code, 'not_found', `${name} ${path}`);
+      assert.equal(json.details, undefined, `${name} ${path}`);
+      assert.equal(json.request_id, res.headers.get('x-request-id'));
+    }
+  }
+  // A known path with another method is no route either.
+  const put = await fetch(`${base}/v1/things`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{' });
+  assert.equal(put.status, 404);
+  assert.equal(((await put.json()) as any).code, 'not_found');
+  assert.equal(calls(), 0);
+});
