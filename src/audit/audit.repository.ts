@@ -213,3 +213,21 @@ export async function findChunkFor(db: Kysely<Database>, date: string, orderId: 
     .limit(1)
     .executeTakeFirst();
 }
+
+/**
+ * The versions of a client's order its events recorded (`order.created`, then each `order.amended`),
+ * oldest first, as the events' JSON data. Read through the client's events from `fromId` on (an id
+ * floor at the order's creation), so the range starts where the order did.
+ */
+export async function orderVersions(db: Kysely<Database>, clientId: string, orderId: string, fromId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('events')
+    .select('data')
+    .where('client_id', '=', clientId)
+    .where('id', '>=', fromId)
+    .where('subject_ref', '=', orderId)
+    .where('type', 'in', ['order.created', 'order.amended'])
+    .orderBy('id')
+    .execute();
+  return rows.map((row) => row.data);
+}

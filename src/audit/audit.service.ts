@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../lib/clock.js';
 import { ApiError, notFound, validationError } from '../lib/errors.js';
-import { ID_TIME_MARGIN_MS, isId, type ClientId } from '../lib/ids.js';
+import { ID_TIME_MARGIN_MS, idFloorAt, isId, type ClientId } from '../lib/ids.js';
 import type { KeyRing } from '../keys/key-ring.js';
 import { findClientOrder } from '../orders/order.repository.js';
 import type { Transact } from '../storage/database.js';
@@ -24,6 +24,7 @@ import {
   firstOrderCreatedAt,
   insertChunks,
   latestSnapshotDate,
+  orderVersions,
   renewLease,
   updateHeld,
 } from './audit.repository.js';
@@ -35,6 +36,8 @@ import { isClosed, lastClosedDay, orderIdFloor } from './core/days.js';
 import { encodeOrderLeaf, leafHashOfText, orderLeaf } from './core/leaf.js';
 import { toSnapshot } from './audit.mapping.js';
 import { SnapshotAnchoring } from './anchoring.js';
+
+const eventIdFloor = (ms: number): string => idFloorAt('event', ms);
 
 export interface AuditOptions {
   livemode: boolean;
@@ -299,11 +302,25 @@ export class AuditService {
     const day = dateOf(order.created_at);
     if (day !== date) throw new ApiError('not_found', `Order ${orderId} is not in the snapshot of ${date}: it was created on ${day}`);
     const chunk = await findChunkFor(db, date, orderId);
-    const leaf = encodeAuditLeaf(orderLeaf(order));
-    const leafHash = hashLeaf(Buffer.from(leaf, 'utf8'));
     const leaves = chunk === undefined ? [] : splitHashes(chunk.leaf_hashes);
-    const position = leaves.findIndex((h) => Buffer.from(leafHash).equals(h));
-    if (chunk === undefined || position < 0) throw new Error(`audit snapshot ${date} does not hold order ${orderId} as stored now`);
+    const find = (text: string) => {
+      const hashed = hashLeaf(Buffer.from(text, 'utf8'));
+      return { leaf: text, leafHash: hashed, position: leaves.findIndex((h) => Buffer.from(hashed).equals(h)) };
+    };
+    let found = find(encodeAuditLeaf(orderLeaf(order)));
+    if (found.position < 0 && chunk !== undefined) {
+      // Amended since the day was built: the tree holds the quantity and limit the order had then,
+      // one of the versions its events recorded.
+      const versions = await orderVersions(db, clientId, orderId, eventIdFloor(order.created_at - ID_TIME_MARGIN_MS));
+      for (const data of versions.reverse()) {
+        const { qty, limit_price_cents } = JSON.parse(data) as { qty: number; limit_price_cents?: number | null };
+        found = find(encodeAuditLeaf(orderLeaf({ ...order, qty, limit_price_cents: limit_price_cents ?? null })));
+        if (found.position >= 0) break;
+      }
+    }
+    const { leaf, leafHash, position } = found;
+    if (chunk === undefined || position < 0)
+      throw new Error(`audit snapshot ${date} does not hold order ${orderId} in any recorded version`);
     const path = chunkedInclusionProof(leaves, position, splitHashes(row.chunk_roots!), chunk.chunk_index);
     return {
       date,

@@ -4,6 +4,7 @@ import { emptyRoot, rootFromLeafHashes, verifySnapshot, verifySnapshotChain, ver
 import { newId } from '../../src/lib/ids.js';
 import { isoMillis } from '../../src/lib/clock.js';
 import { apiClient } from '../support/api.js';
+import { KOLA_RESTING } from '../support/order-context.js';
 import { orderRow } from '../support/orders.js';
 import {
   BAOBAB,
@@ -148,6 +149,36 @@ for (const database of DATABASES) {
       );
       assert.ok(events.every((e) => e.client_id === null));
       assert.equal((await c.runtime.storage.db.selectFrom('audit_snapshots').select('date').execute()).length, 5);
+    });
+
+    test('an order amended after its day was built still has its proof: the leaf as the tree holds it', async (t) => {
+      const c = await auditSetup(t, database);
+      const attestationId = (await json(c.api.post('/v1/kyc/attestations', KYC3))).body.id as string;
+      const attestation = (await json(c.api.call('GET', `/v1/kyc/attestations/${attestationId}`))).body;
+      const placed = await json(
+        c.api.post('/v1/orders', {
+          rcpt_to: BAOBAB,
+          kyc_attestation_id: attestationId,
+          instrument: 'KOLA.BRVM',
+          side: 'buy',
+          qty: 3,
+          limit_price_cents: KOLA_RESTING,
+          time_in_force: 'gtc',
+        }),
+      );
+      assert.equal(placed.body.status, 'routed', JSON.stringify(placed.body));
+      const before = clientLeaf(placed.body, attestation);
+      c.clock.set('2026-11-24T00:05:00.000Z');
+      await c.worker.runOnce();
+      await c.login();
+      const amended = await json(c.api.post(`/v1/orders/${placed.body.id}/amend`, { qty: 5 }));
+      assert.equal(amended.status, 200, JSON.stringify(amended.body));
+      assert.equal(amended.body.qty, 5);
+      const snapshot = (await json(c.api.call('GET', '/v1/audit/snapshots/2026-11-23'))).body;
+      const res = await json(c.api.call('GET', `/v1/audit/snapshots/2026-11-23/proofs/${placed.body.id}`));
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.deepEqual(JSON.parse(res.body.leaf), before, 'the quantity the order had when the day was built');
+      assert.equal(verifySnapshotProof(res.body, snapshot, { attestation }).valid, true);
     });
 
     test('bad input: malformed, impossible and future dates, unknown and foreign orders, another day, missing scope', async (t) => {
