@@ -12,6 +12,9 @@ import type { Outcome, ReportApplier } from './report-applier.js';
 /** Reports of a partner's log applied in one transaction by the routing loop. */
 const APPLY_CHUNK = 100;
 
+/** Reports read from a partner's log at a time. */
+const READ_LIMIT = 500;
+
 /**
  * The routing loop's reading of the partners' report logs (connector.ts, 4.): one process at a time
  * reads a log, under a lease, from the position stored for it, and applies what is new in order.
@@ -37,22 +40,42 @@ export class ReportLogReader {
    * costs no commit on every tick.
    */
   async poll(key: string, connector: PartnerConnector): Promise<number> {
+    return (await this.#pollOnce(key, connector)).applied;
+  }
+
+  /**
+   * Reads the partner's report log to its end as it stands now, in as many reads as it takes (`poll`
+   * reads at most READ_LIMIT reports), so that everything the partner reported is applied when it
+   * returns: a test clock's advance answers only then. Stops early at a gap, or when another process
+   * holds the log's lease.
+   */
+  async drain(key: string, connector: PartnerConnector): Promise<number> {
+    let applied = 0;
+    for (;;) {
+      const read = await this.#pollOnce(key, connector);
+      applied += read.applied;
+      if (!read.more) return applied;
+    }
+  }
+
+  /** One read of the log and what it applied; `more` when the read was full, so that more may follow. */
+  async #pollOnce(key: string, connector: PartnerConnector): Promise<{ applied: number; more: boolean }> {
     const now = this.clock.now().getTime();
     let held = this.#held.get(key);
     if (held === undefined || now >= held.until - this.options.leaseMs / 2) {
       const lease = await this.transact((trx) => leaseConnector(trx, key, this.options.owner, now, this.options.leaseMs));
       if (lease === null) {
         this.#held.delete(key);
-        return 0;
+        return { applied: 0, more: false };
       }
       held = { position: lease.position, until: now + this.options.leaseMs };
       this.#held.set(key, held);
     }
     let batch;
     try {
-      batch = await connector.reports(held.position, { limit: 500 });
+      batch = await connector.reports(held.position, { limit: READ_LIMIT });
     } catch (error) {
-      if (error instanceof ConnectorUnavailableError) return 0;
+      if (error instanceof ConnectorUnavailableError) return { applied: 0, more: false };
       throw error;
     }
     // Reports already applied (an answer the request path applied itself, a log read again from
@@ -89,11 +112,11 @@ export class ReportLogReader {
         done = await this.#applyOneByOne(chunk);
       }
       applied += done.applied;
-      if (done.stopped) return applied;
+      if (done.stopped) return { applied, more: false };
     }
     if (pending.length === 0 && save !== null) await this.transact((trx) => savePosition(trx, key, this.options.owner, position));
     held.position = position;
-    return applied;
+    return { applied, more: batch.reports.length >= READ_LIMIT && position !== null && save !== null };
   }
 
   /**

@@ -353,4 +353,9 @@ export class Router {
   pollConnector(key: string, connector: PartnerConnector): Promise<number> {
     return this.#logs.poll(key, connector);
   }
+
+  /** Reads and applies one partner's report log to its end, in as many reads as it takes. */
+  drainConnector(key: string, connector: PartnerConnector): Promise<number> {
+    return this.#logs.drain(key, connector);
+  }
 }

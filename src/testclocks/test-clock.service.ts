@@ -41,8 +41,8 @@ export interface ClockConnectors<Connector> {
 }
 
 export interface ClockReports<Connector> {
-  /** Reads and applies the reports of one connector's session (the routing loop's poll). */
-  pollConnector(key: string, connector: Connector): Promise<number>;
+  /** Reads and applies the reports of one connector's session to their end (every read it takes). */
+  drainConnector(key: string, connector: Connector): Promise<number>;
 }
 
 export interface ClockExpiry {
@@ -161,7 +161,7 @@ export class TestClockService<Connector = unknown> {
   async #readReports(clockId: string): Promise<void> {
     for (const { rcpt_to, connector: name } of await connectorsOnClock(this.db, clockId)) {
       const connector = this.connectors.get(name, rcpt_to);
-      if (connector !== undefined) await this.router.pollConnector(`${name}:${rcpt_to}`, connector);
+      if (connector !== undefined) await this.router.drainConnector(`${name}:${rcpt_to}`, connector);
     }
   }
 
