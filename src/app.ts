@@ -153,12 +153,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     limiter: services.limiter,
     guard: services.credentials,
   });
-  await app.register(selfServiceRoutes, {
-    clients: services.clients,
-    tokens: services.tokens,
-    limiter: services.limiter,
-    idempotency: services.idempotency,
-  });
+  await app.register(selfServiceRoutes, { clients: services.clients, idempotency: services.idempotency });
   await app.register(directoryRoutes, { db, cursors });
   await app.register(marketRoutes, { calendars: services.calendars, clock });
   await app.register(kycRoutes, {

@@ -15,8 +15,10 @@ declare module 'fastify' {
     /** The scope a route requires; routes without it are public. */
     scope?: Scope;
     /**
-     * A route without a scope that verifies a bearer token itself (the client's own secret rotation):
-     * counted per address like a public route by this hook, described as needing a token.
+     * A route that needs a bearer token but no particular scope (the client's own secret rotation):
+     * the token is verified and counted against its client before anything else of the request is
+     * read, as on a scoped route; the route checks what more it needs of `request.auth` itself, in a
+     * `preParsing` hook so that its 403 also comes before the body's 415, 413 and 422.
      */
     bearer?: true;
   }
@@ -55,7 +57,8 @@ const BEARER_PREFIX = 'Bearer ';
 
 /**
  * A hook on every API route: a protected route verifies its bearer token, counts the request against
- * the client's rate limit, then checks the scope (401, then 429, then 403). Public API routes and
+ * the client's rate limit, then checks the scope (401, then 429, then 403), all before the request's
+ * headers, query and body are validated or even read (415, 413, 422 come after). Public API routes and
  * unknown paths are limited per client address. It must be installed before the API routes are
  * registered (it refuses otherwise), since each route gets its hook at registration. Whether the
  * client still accepts the token (enabled, and not disabled since the token was issued) is checked on
@@ -72,8 +75,9 @@ export function installAuthentication(
   const { tokens, limiter } = deps;
   const states = new ClientStateCache(deps.db, deps.changeMarker);
 
-  const checkScope = (request: FastifyRequest, grant: AccessToken, scope: Scope): void => {
-    if (!grant.scopes.has(scope)) {
+  /** `scope` null: a bearer route (`config.bearer`), which checks what it needs of the grant itself. */
+  const checkScope = (request: FastifyRequest, grant: AccessToken, scope: Scope | null): void => {
+    if (scope !== null && !grant.scopes.has(scope)) {
       throw new ApiError('forbidden', `Missing scope: ${scope}`, {
         headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"` },
       });
@@ -81,7 +85,7 @@ export function installAuthentication(
     request.auth = grant;
   };
 
-  const authenticate = async (request: FastifyRequest, reply: FastifyReply, scope: Scope): Promise<void> => {
+  const authenticate = async (request: FastifyRequest, reply: FastifyReply, scope: Scope | null): Promise<void> => {
     let grant: AccessToken;
     try {
       grant = await tokens.verify(bearerTokenOf(request.headers.authorization));
@@ -106,7 +110,7 @@ export function installAuthentication(
   // Each route gets its own hook, made when it is registered, with its scope and path known in
   // advance (reading request.routeOptions builds a new object on every request).
   app.addHook('onRoute', (route) => {
-    const scope = route.config?.scope;
+    const scope = route.config?.scope ?? (route.config?.bearer === true ? null : undefined);
     if (scope === undefined) {
       if (isRateLimitedPath(route.url)) addRouteHook(route, 'onRequest', limitByAddress);
       return;

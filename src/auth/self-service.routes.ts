@@ -1,13 +1,14 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ApiError } from '../lib/errors.js';
-import type { RateLimiter } from '../http/rate-limit.js';
 import { absentBodyIsEmpty } from '../http/json-body.js';
 import { DateTime, OPTIONAL_BODY, StringEnum } from '../http/schemas.js';
 import { IdempotencyHeaders, protectedErrors } from '../http/schemas-auth.js';
 import type { IdempotencyService } from '../idempotency/idempotency.service.js';
 import { replyIdempotently } from '../idempotency/idempotent-reply.js';
-import { PREVIOUS_SECRET_EXPIRIES, tokenRefusal, type ClientService } from './client.service.js';
-import { bearerTokenOf, unauthorized, type AccessToken, type TokenService } from './token.service.js';
+import type { FastifyRequest } from 'fastify';
+import { authOf } from './authenticate.js';
+import { PREVIOUS_SECRET_EXPIRIES, type ClientService } from './client.service.js';
+import { unauthorized } from './token.service.js';
 
 const ClientSecretRotation = Type.Object(
   {
@@ -41,24 +42,40 @@ const ClientSecretRotationRequest = Type.Object(
 
 export interface SelfServiceRouteDeps {
   clients: ClientService;
-  tokens: TokenService;
-  limiter: RateLimiter;
   idempotency: IdempotencyService;
 }
 
 /**
- * What a client can do for itself with its own access token (docs/concepts.md: "a client
- * can rotate its own secret from the dashboard"). The route needs no particular scope, so the global
- * hook treats it as public; it verifies the token here instead, with the same rules (valid token, client
- * still active), then counts the request against the client's rate limit.
+ * Rotating the secret mints full credentials, so the token must carry every scope the client is
+ * allowed (a token narrowed to fewer cannot): 403 otherwise.
  */
-export const selfServiceRoutes: FastifyPluginAsyncTypebox<SelfServiceRouteDeps> = async (
-  app,
-  { clients, tokens, limiter, idempotency },
-) => {
+async function everyScopeOfTheClient(clients: ClientService, request: FastifyRequest): Promise<void> {
+  const grant = authOf(request);
+  const client = await clients.get(grant.clientId);
+  if (client === undefined) throw unauthorized('Client is disabled');
+  const missing = client.scopes.find((s) => !grant.scopes.has(s));
+  if (missing !== undefined) {
+    throw new ApiError('forbidden', `Missing scope: ${missing} (rotating the secret needs a token with every scope of the client)`, {
+      headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${client.scopes.join(' ')}"` },
+    });
+  }
+}
+
+/**
+ * What a client can do for itself with its own access token (docs/concepts.md: "a client can rotate
+ * its own secret from the dashboard"). The route needs no particular scope (`config.bearer`): the
+ * authentication hook verifies the token with the same rules as on a scoped route (valid token,
+ * client still active) and counts the request against the client's rate limit, before anything else.
+ */
+export const selfServiceRoutes: FastifyPluginAsyncTypebox<SelfServiceRouteDeps> = async (app, { clients, idempotency }) => {
   app.post(
     '/v1/auth/rotate-secret',
     {
+      // The token was verified, and the request counted against its client, by the authentication
+      // hook (config.bearer); the scopes are checked here, before the body is read.
+      preParsing: (request, _reply, payload, done) => {
+        everyScopeOfTheClient(clients, request).then(() => done(null, payload), done);
+      },
       preValidation: absentBodyIsEmpty,
       config: { bearer: true },
       schema: {
@@ -79,25 +96,7 @@ export const selfServiceRoutes: FastifyPluginAsyncTypebox<SelfServiceRouteDeps> 
       },
     },
     async (request, reply) => {
-      let grant: AccessToken;
-      try {
-        grant = await tokens.verify(bearerTokenOf(request.headers.authorization));
-      } catch (error) {
-        throw error instanceof ApiError ? error : unauthorized('Invalid access token');
-      }
-      const refusal = tokenRefusal(await clients.state(grant.clientId), grant.iat);
-      if (refusal !== null) throw unauthorized(refusal);
-      const client = await clients.get(grant.clientId);
-      if (client === undefined) throw unauthorized('Client is disabled');
-      await limiter.enforce(reply, `cli:${grant.clientId}`);
-      const missing = client.scopes.find((s) => !grant.scopes.has(s));
-      if (missing !== undefined) {
-        throw new ApiError('forbidden', `Missing scope: ${missing} (rotating the secret needs a token with every scope of the client)`, {
-          headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${client.scopes.join(' ')}"` },
-        });
-      }
-      // The grant the global hook would have set on a protected route: the key is scoped to its client.
-      request.auth = grant;
+      const grant = authOf(request);
       reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
       return replyIdempotently(
         idempotency,

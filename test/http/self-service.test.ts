@@ -50,6 +50,42 @@ for (const database of DATABASES) {
       assert.equal(((await res.json()) as Json).code, 'forbidden');
     });
 
+    await t.test('the token and its scopes are checked before the request itself (401, then 403, then 415 and 422)', async () => {
+      const send = (token: string | null, headers: Record<string, string>, body: string) =>
+        fetch(`${base}/v1/auth/rotate-secret`, {
+          method: 'POST',
+          headers: { ...(token === null ? {} : { authorization: `Bearer ${token}` }), ...headers },
+          body,
+        });
+      const codeOf = async (res: Response) => [res.status, ((await res.json()) as Json).code];
+      const narrowed = await tokenOf(issued.client_secret, 'orders:read');
+      for (const token of [null, 'not.a.token', narrowed]) {
+        const expected = token === narrowed ? [403, 'forbidden'] : [401, 'unauthorized'];
+        assert.deepEqual(await codeOf(await send(token, { 'content-type': 'application/json' }, '{}')), expected, 'no Idempotency-Key');
+        assert.deepEqual(await codeOf(await send(token, { 'content-type': 'text/plain', 'idempotency-key': randomUUID() }, 'x')), expected);
+        assert.deepEqual(
+          await codeOf(await send(token, { 'content-type': 'application/json', 'idempotency-key': 'nope' }, '{"x":')),
+          expected,
+        );
+        assert.deepEqual(
+          await codeOf(await send(token, { 'content-type': 'application/json', 'idempotency-key': randomUUID() }, '{"x":1}')),
+          expected,
+        );
+      }
+      assert.equal((await exchange(issued.client_secret)).status, 200, 'nothing rotated');
+    });
+
+    await t.test("an authenticated rotation counts against the client's rate limit, not its address's", async () => {
+      const remaining = async (res: Response) => Number(res.headers.get('x-ratelimit-remaining'));
+      const token = await tokenOf(issued.client_secret);
+      const addressBefore = await remaining(await fetch(`${base}/v1/sgi/partners`));
+      const clientBefore = await remaining(await fetch(`${base}/v1/orders`, { headers: { authorization: `Bearer ${token}` } }));
+      const rotation = await rotate(token, null);
+      assert.equal(rotation.status, 422);
+      assert.equal(await remaining(rotation), clientBefore - 1, 'the headers give the client’s count');
+      assert.equal(await remaining(await fetch(`${base}/v1/sgi/partners`)), addressBefore - 1, 'only the second public request counted');
+    });
+
     await t.test('Idempotency-Key is required and must be a UUID; the body is empty', async () => {
       const token = await tokenOf(issued.client_secret);
       const missing = await rotate(token, null);
