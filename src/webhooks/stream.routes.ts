@@ -95,7 +95,9 @@ export const eventStreamRoutes: FastifyPluginAsyncTypebox<EventStreamRouteDeps> 
       res.writeHead(200, {
         ...(reply.getHeaders() as Record<string, string>),
         'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache, no-transform',
+        // The client's own events, like every authenticated answer: no cache may keep them
+        // (no-store); no-transform keeps proxies from compressing, and so buffering, the stream.
+        'cache-control': 'no-store, no-transform',
         connection: 'keep-alive',
         // Reverse proxies (nginx) would otherwise buffer the stream.
         'x-accel-buffering': 'no',

@@ -30,6 +30,18 @@ for (const database of DATABASES) {
       noStore(await api.call('GET', '/v1/webhooks/endpoints/we_01m80z29k5e0dasx9k6j3atvaa'), 'a 404');
       noStore(await api.call('GET', '/v1/orders'), 'a 403 (missing scope)');
       noStore(await fetch(`${base}/v1/orders`, { headers: { authorization: 'Bearer nope' } }), 'a 401');
+      // The event stream carries the client's events: no-store too (no-transform keeps proxies from
+      // compressing, and so buffering, it).
+      const stream = new AbortController();
+      const streamed = await fetch(`${base}/v1/events/stream`, {
+        headers: { authorization: `Bearer ${api.token}` },
+        signal: stream.signal,
+      });
+      assert.equal(streamed.status, 200);
+      assert.equal(streamed.headers.get('cache-control'), 'no-store, no-transform', 'the event stream');
+      stream.abort();
+      const head = await api.call('HEAD', '/v1/events/stream');
+      assert.equal(head.headers.get('cache-control'), 'no-store, no-transform', 'the event stream (HEAD)');
 
       // Every response, public or not, error or not, forbids content sniffing.
       for (const res of [
