@@ -73,6 +73,12 @@ test('every wrong value names its variable', () => {
     [{ PORT: '70000' }, 'PORT'],
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
     [{ REDIS_URL: 'localhost:6379' }, 'REDIS_URL'],
+    // URLs the drivers could not read: refused at start, naming the variable, not a stack trace later.
+    [{ REDIS_URL: 'redis://127.0.0.1:99999' }, 'REDIS_URL'],
+    [{ REDIS_URL: 'redis://bad host:6379' }, 'REDIS_URL'],
+    [{ REDIS_URL: 'redis://127.0.0.1:abc' }, 'REDIS_URL'],
+    [{ DATABASE_URL: 'postgres://127.0.0.1:99999/cauri' }, 'DATABASE_URL'],
+    [{ DATABASE_URL: 'postgres://bad host:x/cauri' }, 'DATABASE_URL'],
     [{ CAURI_MASTER_KEY: 'short' }, 'CAURI_MASTER_KEY'],
     [{ CAURI_PUBLIC_URL: 'not a url' }, 'CAURI_PUBLIC_URL'],
     [{ CAURI_RATE_LIMIT_SANDBOX: '0' }, 'CAURI_RATE_LIMIT_SANDBOX'],
@@ -102,6 +108,25 @@ test('every wrong value names its variable', () => {
       () => parseConfig(env),
       (e: unknown) => e instanceof ConfigError && e.variable === variable && e.message.startsWith(variable),
       variable,
+    );
+  }
+});
+
+test('store URLs the drivers can read are taken as given; a wrong one is named without its password', () => {
+  const ok = [
+    { DATABASE_URL: 'postgres://cauri:p%40ss w@db.internal:5432/cauri?sslmode=require' },
+    { DATABASE_URL: 'postgresql://cauri@/cauri?host=/run/postgresql' },
+    { REDIS_URL: 'rediss://:secret@redis.internal:6380/2' },
+    { REDIS_URL: 'redis://[::1]:6379' },
+  ];
+  for (const env of ok) {
+    const config = parseConfig(env);
+    assert.equal(config.databaseUrl ?? config.redisUrl, Object.values(env)[0]);
+  }
+  for (const env of [{ DATABASE_URL: 'postgres://u:hunter2@db:5432x/cauri' }, { REDIS_URL: 'redis://:hunter2@redis:70000' }]) {
+    assert.throws(
+      () => parseConfig(env),
+      (e: unknown) => e instanceof ConfigError && /is not a valid URL/.test(e.message) && !e.message.includes('hunter2'),
     );
   }
 });

@@ -2,6 +2,7 @@ import { accessSync, constants, existsSync, mkdirSync, readFileSync, statSync } 
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
+import { storeUrlProblem } from './store-urls.js';
 
 export type Mode = 'sandbox' | 'production';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -145,13 +146,9 @@ export function parseConfig(env: Env): Config {
   const dataDir = resolve(get('CAURI_DATA_DIR') ?? './data');
 
   const databaseUrl = get('DATABASE_URL') ?? null;
-  if (databaseUrl !== null && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    throw new ConfigError('DATABASE_URL', 'must be a postgres:// URL (leave it unset for the embedded SQLite database)');
-  }
   const redisUrl = get('REDIS_URL') ?? null;
-  if (redisUrl !== null && !/^rediss?:\/\//.test(redisUrl)) {
-    throw new ConfigError('REDIS_URL', 'must be a redis:// or rediss:// URL');
-  }
+  const storeProblem = storeUrlProblem(databaseUrl, redisUrl);
+  if (storeProblem !== null) throw new ConfigError(...storeProblem);
 
   const rawMasterKey = get('CAURI_MASTER_KEY');
   const masterKey = rawMasterKey === undefined ? null : decodeKey(rawMasterKey);
