@@ -26,7 +26,7 @@ import { isRateLimitedPath } from './rate-limit.js';
 export interface RouteFacts {
   /** The scope the route requires; undefined on a public route. */
   scope: string | undefined;
-  /** Needs a bearer token: a scope, or a token the route verifies itself (`config.bearer`). */
+  /** Needs a bearer token: for a scope, or for no particular scope (`config.bearer`). */
   bearer: boolean;
   /** Counted by the rate limiter (API paths), so it carries the X-RateLimit headers and may answer 429. */
   rateLimited: boolean;
