@@ -9,9 +9,15 @@ type OnSend = (
   done: (error: Error | null, payload?: unknown) => void,
 ) => void;
 
+/**
+ * Adds a hook to one route's onSend hooks. The HEAD route Fastify derives from each GET ends with a
+ * hook of its own that drops the body; a hook of this file must see the body, so on a HEAD route it
+ * goes first (no route here has onSend hooks of its own, so the order is otherwise the GET's).
+ */
 function addOnSend(route: RouteOptions, hook: OnSend): void {
-  const existing = route.onSend as unknown;
-  route.onSend = (existing === undefined ? [hook] : [...[existing].flat(), hook]) as RouteOptions['onSend'];
+  const existing = [route.onSend as unknown].flat().filter((h) => h !== undefined);
+  const isHead = [route.method].flat().every((m) => m === 'HEAD');
+  route.onSend = (isHead ? [hook, ...existing] : [...existing, hook]) as RouteOptions['onSend'];
 }
 
 /** A strong validator of the body: 128 bits of its SHA-256, base64url, quoted. */
@@ -64,7 +70,9 @@ export function installEtags(app: FastifyInstance): void {
       TAGGED.add(reply);
       if (!noneMatchHits(request.headers['if-none-match'], etag)) return done(null, payload);
       reply.code(304).removeHeader('content-type');
-      done(null, null);
+      // No body. On a HEAD, Fastify's own last hook takes the empty body (it cannot take none) and
+      // sends `Content-Length: 0`, the length a GET with the same If-None-Match gets (RFC 9110 §8.6).
+      done(null, request.method === 'HEAD' ? '' : null);
     });
   });
 }
