@@ -32,7 +32,10 @@ export const AuditSnapshot = Type.Object(
     anchored_at: DateTime("When the anchor's receipt arrived (whole seconds)"),
     anchors: Type.Array(SnapshotAnchor, { description: 'Not covered by the signature: anchors arrive after the root is fixed.' }),
     previous_merkle_root: Nullable(Hex32('merkle_root of the previous day; null for the first snapshot of the deployment')),
-    key_id: Type.String({ description: 'The issuer key (GET /.well-known/cauri) whose window reaches past the end of the day' }),
+    key_id: Type.String({
+      description:
+        'The issuer key (listed in the issuer key document, `GET /.well-known/<service name>`) whose window reaches past the end of the day',
+    }),
     signature: Type.String({ description: 'Ed25519, base64url, over RFC 8785 of the snapshot without signature and anchors' }),
   },
   { additionalProperties: false, title: 'AuditSnapshot' },

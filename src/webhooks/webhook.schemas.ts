@@ -110,7 +110,10 @@ export const Delivery = Type.Object(
     event_id: Type.String(),
     event_type: EventTypeSchema,
     endpoint_id: Type.String(),
-    idempotency_key: Type.String({ format: 'uuid', description: 'The X-Cauri-Idempotency-Key of every attempt.' }),
+    idempotency_key: Type.String({
+      format: 'uuid',
+      description: 'The idempotency header of every attempt (`X-<Service-Name>-Idempotency-Key`, named in the webhooks section).',
+    }),
     status: StringEnum(DELIVERY_STATUSES, {
       description:
         'pending (an attempt is due), succeeded (a 2xx), dead (the +24 h attempt failed: dead-letter queue), cancelled (the endpoint was deleted).',

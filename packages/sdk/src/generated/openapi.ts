@@ -1236,7 +1236,7 @@ export interface components {
             anchors: components["schemas"]["SnapshotAnchor"][];
             /** @description merkle_root of the previous day; null for the first snapshot of the deployment */
             previous_merkle_root: string | null;
-            /** @description The issuer key (GET /.well-known/cauri) whose window reaches past the end of the day */
+            /** @description The issuer key (listed in the issuer key document, `GET /.well-known/<service name>`) whose window reaches past the end of the day */
             key_id: string;
             /** @description Ed25519, base64url, over RFC 8785 of the snapshot without signature and anchors */
             signature: string;
@@ -2117,7 +2117,7 @@ export interface components {
             endpoint_id: string;
             /**
              * Format: uuid
-             * @description The X-Cauri-Idempotency-Key of every attempt.
+             * @description The idempotency header of every attempt (`X-<Service-Name>-Idempotency-Key`, named in the webhooks section).
              */
             idempotency_key: string;
             /**
