@@ -353,3 +353,33 @@ test('cauri listen restarted without --after forwards what happened while it was
   assert.equal(conflicting.code, 1);
   assert.match(conflicting.stderr, /--after and --from-now cannot be used together/);
 });
+
+for (const database of DATABASES)
+  test(`cauri listen forwards with the delivery headers of the service it listens to, under another service name, on ${database.name}`, async (t) => {
+    const hooks = await receiver(t);
+    const runtime = await startRuntime(t, database, { CAURI_SERVICE_NAME: 'my-broker' });
+    const base = await listen(runtime);
+    const api = await apiClient(runtime, base);
+    const env = cliEnv(configDir(t), base, api);
+    const listener = spawnListen(t, ['--forward-to', `${hooks.url}/listen`], env);
+    const secret = (await listener.until(/signing secret is (whsec_[A-Za-z0-9_-]+)/))[1] as string;
+    await listener.until(/^Connected to /m);
+
+    const trigger = await runCli(['trigger', 'webhook.test', '--json'], env);
+    assert.equal(trigger.code, 0, trigger.stderr);
+    const [forwarded] = await hooks.waitFor(1);
+    const headers = forwarded!.headers;
+    // The names the service's own deliveries carry, as its OpenAPI document's webhooks section gives them.
+    const document = (await (await fetch(`${base}/v1/openapi.json`)).json()) as Json;
+    const parameters = document.webhooks['webhook.test'].post.parameters as Array<{ name: string; required: boolean }>;
+    for (const { name } of parameters.filter((p) => p.required && p.name !== 'traceparent'))
+      assert.ok(headers[name.toLowerCase()] !== undefined, `${name} forwarded`);
+    const event = stripe.webhooks.constructEvent(forwarded!.body, headers['x-my-broker-signature'] as string, secret) as unknown as Json;
+    assert.equal(event.type, 'webhook.test');
+    assert.equal(headers['user-agent'], 'My-Broker-Webhooks/1.0');
+    assert.deepEqual(
+      Object.keys(headers).filter((name) => name.startsWith('x-cauri-')),
+      [],
+    );
+    assert.equal(await listener.stop(), 0);
+  });

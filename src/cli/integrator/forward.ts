@@ -1,11 +1,25 @@
 import { createHash } from 'node:crypto';
+import { deliveryHeaderNames, type DeliveryHeaderNames } from '../../webhooks/attempt.js';
 import { signatureHeader } from '../../webhooks/core/signature.js';
-import { describeNetworkError } from './api.js';
+import { describeNetworkError, type IntegratorApi } from './api.js';
 
 /** docs/webhooks.md: each attempt times out after 10 s and follows no redirect; so does a forward. */
 const FORWARD_TIMEOUT_MS = 10_000;
 
-export const WEBHOOK_USER_AGENT = 'Cauri-Webhooks/1.0';
+/** The delivery headers of a service with the default name: `X-Cauri-Signature`, `Cauri-Webhooks/1.0`. */
+export const DEFAULT_HEADER_NAMES: DeliveryHeaderNames = deliveryHeaderNames('cauri');
+
+/**
+ * The names of the delivery headers of the service `api` talks to. They carry its name
+ * (CAURI_SERVICE_NAME), which is also the `issuer` of its public revocation list; read from there,
+ * so that forwarded events carry the headers the service's own deliveries carry. Throws when the
+ * service cannot be asked.
+ */
+export async function serviceHeaderNames(api: IntegratorApi): Promise<DeliveryHeaderNames> {
+  const { issuer } = await api.json<{ issuer?: unknown }>('GET', '/v1/kyc/crl');
+  if (typeof issuer !== 'string' || !/^[a-z][a-z0-9-]{0,31}$/.test(issuer)) throw new Error('the revocation list names no service');
+  return deliveryHeaderNames(issuer);
+}
 
 /**
  * A UUID fixed for one event (RFC 9562 §5.8, version 8, from SHA-256 of the event id): forwarding the
@@ -20,25 +34,37 @@ export function forwardIdempotencyKey(eventId: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
-/** The headers of a webhook delivery of `body`, signed with `secret` at `nowMs`. */
-export function deliveryHeaders(secret: string, eventId: string, body: string, nowMs: number): Record<string, string> {
+/** The headers of a webhook delivery of `body`, signed with `secret` at `nowMs`, under the service's header names. */
+export function deliveryHeaders(
+  secret: string,
+  eventId: string,
+  body: string,
+  nowMs: number,
+  names: DeliveryHeaderNames = DEFAULT_HEADER_NAMES,
+): Record<string, string> {
   return {
     'content-type': 'application/json',
-    'x-cauri-signature': signatureHeader([secret], Math.floor(nowMs / 1000), body),
-    'x-cauri-idempotency-key': forwardIdempotencyKey(eventId),
-    'user-agent': WEBHOOK_USER_AGENT,
+    [names.signature]: signatureHeader([secret], Math.floor(nowMs / 1000), body),
+    [names.idempotency]: forwardIdempotencyKey(eventId),
+    'user-agent': names.userAgent,
   };
 }
 
 export type ForwardOutcome = { status: number; durationMs: number } | { error: string; durationMs: number };
 
 /** POSTs the envelope, byte for byte, to the local receiver as a webhook delivery would. */
-export async function forwardEvent(url: string, secret: string, eventId: string, body: string): Promise<ForwardOutcome> {
+export async function forwardEvent(
+  url: string,
+  secret: string,
+  eventId: string,
+  body: string,
+  names: DeliveryHeaderNames = DEFAULT_HEADER_NAMES,
+): Promise<ForwardOutcome> {
   const started = Date.now();
   try {
     const res = await fetch(url, {
       method: 'POST',
-      headers: deliveryHeaders(secret, eventId, body, Date.now()),
+      headers: deliveryHeaders(secret, eventId, body, Date.now(), names),
       body,
       redirect: 'manual',
       signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),

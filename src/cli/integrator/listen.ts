@@ -1,7 +1,8 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { type IntegratorApi, UnreachableError, apiErrorOf } from './api.js';
 import { say, saySeconds } from '../i18n.js';
-import { forwardEvent } from './forward.js';
+import type { DeliveryHeaderNames } from '../../webhooks/attempt.js';
+import { DEFAULT_HEADER_NAMES, forwardEvent, serviceHeaderNames } from './forward.js';
 import { SseParser, type SseMessage } from './sse-parser.js';
 
 export interface ListenOptions {
@@ -45,6 +46,8 @@ export async function listen(api: IntegratorApi, options: ListenOptions): Promis
   let lastId = options.after;
   let failures = 0;
   let connectedOnce = false;
+  // The service's delivery header names, asked once connected (until it answers, the default's).
+  let names: DeliveryHeaderNames | null = null;
   while (!signal.aborted) {
     const connection = new AbortController();
     const abort = () => connection.abort();
@@ -81,6 +84,7 @@ export async function listen(api: IntegratorApi, options: ListenOptions): Promis
         : say(connectedOnce ? 'listen.reconnected.after' : 'listen.connected.after', { url: api.baseUrl, id: lastId }),
     );
     connectedOnce = true;
+    names ??= await serviceHeaderNames(api).catch(() => null);
     const opened = Date.now();
     let idle: NodeJS.Timeout | undefined;
     const watchdog = () => {
@@ -126,7 +130,7 @@ export async function listen(api: IntegratorApi, options: ListenOptions): Promis
   async function handle(message: SseMessage): Promise<void> {
     if (message.id === null || message.data === '') return;
     if (options.types !== null && !options.types.has(message.event)) return;
-    const outcome = await forwardEvent(options.forwardTo, options.secret, message.id, message.data);
+    const outcome = await forwardEvent(options.forwardTo, options.secret, message.id, message.data, names ?? DEFAULT_HEADER_NAMES);
     const result = 'status' in outcome ? `[${outcome.status}]` : `[${say('listen.failed', { error: outcome.error })}]`;
     out(
       `${new Date().toISOString()}  ${message.event.padEnd(14)}  ${message.id}  --> POST ${options.forwardTo} ${result} ${outcome.durationMs}ms`,
