@@ -79,9 +79,11 @@ export type { ApiResponse, CallOptions, CauriClientOptions, RequestOptions } fro
  */
 export class CauriClient {
   readonly #transport: Transport;
+  #serviceName: string | undefined;
 
   constructor(options: CauriClientOptions) {
     this.#transport = new Transport(options);
+    this.#serviceName = options.serviceName;
   }
 
   /**
@@ -212,9 +214,12 @@ export class CauriClient {
     /** The signed revocation list; `since` gives the delta after that `crl_number`. Public. */
     crl: (query?: QueryParams<'/v1/kyc/crl', 'get'>, options?: CallOptions): Promise<RevocationList> =>
       this.request('get', '/v1/kyc/crl', { ...(query === undefined ? {} : { query }), auth: false, ...options }) as Promise<RevocationList>,
-    /** The issuer key document (`/.well-known/cauri`). Public. */
-    keyDocument: (options?: CallOptions): Promise<IssuerKeyDocument> =>
-      this.request('get', '/.well-known/cauri', { auth: false, ...options }),
+    /** The issuer key document (`/.well-known/<service name>`, see `serviceName`). Public. */
+    keyDocument: async (options: CallOptions = {}): Promise<IssuerKeyDocument> => {
+      this.#serviceName ??= (await this.attestations.crl(undefined, options)).issuer;
+      const path = `/.well-known/${encodeURIComponent(this.#serviceName)}`;
+      return (await this.#transport.send('GET', path, path, undefined, undefined, false, options)).body as IssuerKeyDocument;
+    },
   };
 
   readonly orders = {

@@ -10,6 +10,12 @@ export interface CauriClientOptions {
   clientId?: string;
   /** `sk_test_...` or `sk_live_...`. */
   clientSecret?: string;
+  /**
+   * The service's name (its `CAURI_SERVICE_NAME`, `cauri` by default), which names its key document
+   * `/.well-known/<name>`; default: read once, on the first `keyDocument()`, from the revocation
+   * list's `issuer`, which is that name.
+   */
+  serviceName?: string;
   /** Scopes to ask for; default: every scope the client may have. */
   scopes?: readonly string[];
   /** The fetch to use; default the global one. Tests and proxies wrap it. */
