@@ -4,7 +4,7 @@ import type { Database } from '../../storage/schema.js';
 import type { FixSessionState } from './fix.table.js';
 
 /**
- * One partner's FIX session as operators see it (`cauri partners sessions`, `GET /v1/fix/sessions`,
+ * One partner's FIX session as operators see it (`cauri partners sessions`, `GET /v1/operator/fix-sessions`,
  * the dashboard's Sessions page): the state, the CompIDs, the next sequence number each way, the
  * last logon and message times, the process holding the session and the last error.
  */
