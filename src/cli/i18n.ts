@@ -1,5 +1,5 @@
-import type { Command, Help } from 'commander';
-import { FR_COMMANDER_ERRORS, FR_HELP, FR_HELP_TITLES } from './i18n/help.fr.js';
+import { type Command, Help } from 'commander';
+import { FR_COMMANDER_ERRORS, FR_HELP, FR_HELP_TITLES, frenchHelpExtras } from './i18n/help.fr.js';
 import { MESSAGES, type MessageKey } from './i18n/messages.js';
 import { CliError, fill } from './output.js';
 
@@ -114,18 +114,25 @@ export function localiseHelp(program: Command, language: CliLanguage): Command {
   program.option('--lang <language>', message(language, 'help.lang'));
   for (const command of allCommands(program)) {
     command.helpOption('-h, --help', message(language, 'help.help'));
-    if (command.commands.length > 0) command.helpCommand('help [command]', message(language, 'help.helpCommand'));
+    if (command.commands.length > 0) command.helpCommand(message(language, 'help.helpCommandTerm'), message(language, 'help.helpCommand'));
     if (language === 'en') continue;
     command.configureOutput({
       // Commander's own errors (an unknown option, a missing argument), in French.
-      outputError: (text, write) => write(FR_COMMANDER_ERRORS.reduce((out, [pattern, french]) => out.replace(pattern, french), text)),
+      outputError: (text, write) =>
+        write(FR_COMMANDER_ERRORS.reduce((out, [pattern, french]) => out.replace(pattern, french as (m: string) => string), text)),
     });
     for (const { key, set } of helpKeys(command)) {
       const text = FR_HELP[key];
       if (text !== undefined) set(text);
     }
+    // Commander's own words in a help page: `(default: "20")` after a description, `[command]` in
+    // the usage line.
+    const english = new Help();
     command.configureHelp({
       styleTitle: (title: string) => FR_HELP_TITLES[title] ?? title,
+      optionDescription: (option) => frenchHelpExtras(english.optionDescription(option), option.description),
+      argumentDescription: (argument) => frenchHelpExtras(english.argumentDescription(argument), argument.description),
+      commandUsage: (cmd) => english.commandUsage(cmd).replace(/\[command\]$/, '[commande]'),
     } satisfies Partial<Help>);
   }
   return program;

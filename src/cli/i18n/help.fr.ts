@@ -177,13 +177,33 @@ export const FR_HELP_TITLES: Readonly<Record<string, string>> = {
   'Global Options:': 'Options globales :',
 };
 
+/**
+ * The words commander adds after an option's or argument's description (`(default: "20")`), in
+ * French; a quoted value is put in French quotes.
+ */
+export function frenchHelpExtras(full: string, description: string): string {
+  if (!full.startsWith(description) || full === description) return full;
+  const extras = full
+    .slice(description.length)
+    .replace(/\bdefault: /g, 'par défaut : ')
+    .replace(/\bchoices: /g, 'choix : ')
+    .replace(/\bpreset: /g, 'valeur implicite : ')
+    .replace(/\benv: /g, "variable d'environnement : ")
+    .replace(/"([^"]*)"/g, '« $1 »');
+  return `${description}${extras}`;
+}
+
 /** Commander's own error messages, in French (its texts as of commander 14). */
-export const FR_COMMANDER_ERRORS: readonly (readonly [RegExp, string])[] = [
+export const FR_COMMANDER_ERRORS: readonly (readonly [RegExp, string | ((match: string, ...groups: string[]) => string)])[] = [
   [/^error: unknown option '(.*)'/m, "erreur : option inconnue '$1'"],
   [/^error: unknown command '(.*)'/m, "erreur : commande inconnue '$1'"],
   [/^error: missing required argument '(.*)'/m, "erreur : argument obligatoire manquant '$1'"],
   [/^error: option '(.*)' argument missing/m, "erreur : l'option '$1' attend une valeur"],
   [/^error: required option '(.*)' not specified/m, "erreur : l'option obligatoire '$1' manque"],
-  [/^error: too many arguments/m, "erreur : trop d'arguments"],
+  [
+    /^error: too many arguments(?: for '(.*)')?\. Expected (\d+) arguments? but got (\d+)\./m,
+    (_: string, command: string | undefined, expected: string, got: string) =>
+      `erreur : trop d'arguments${command === undefined ? '' : ` pour '${command}'`} (attendus : ${expected}, reçus : ${got}).`,
+  ],
   [/\(Did you mean (.*)\?\)/, '(Vouliez-vous dire $1 ?)'],
 ];

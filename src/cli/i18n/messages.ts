@@ -7,6 +7,7 @@ const en = {
   'help.lang': 'language of messages and help: en or fr (default: LC_ALL, LC_MESSAGES or LANG, else en)',
   'help.help': 'display help for command',
   'help.helpCommand': 'display help for command',
+  'help.helpCommandTerm': 'help [command]',
   'help.version': 'print the version of cauri',
   'lang.invalid': '--lang must be en or fr (got "{value}")',
   'credentials.none': 'no credentials: run cauri login --api-url <url> --client-id <id> --client-secret <secret>, or set {missing}',
@@ -151,6 +152,7 @@ const fr: Readonly<Record<MessageKey, string>> = {
   'help.lang': "langue des messages et de l'aide : en ou fr (par défaut : LC_ALL, LC_MESSAGES ou LANG, sinon en)",
   'help.help': "afficher l'aide de la commande",
   'help.helpCommand': "afficher l'aide d'une commande",
+  'help.helpCommandTerm': 'help [commande]',
   'help.version': 'afficher la version de cauri',
   'lang.invalid': '--lang doit valoir en ou fr (reçu « {value} »)',
   'credentials.none':

@@ -1,0 +1,37 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { allCommands, commandPath } from '../../src/cli/i18n.js';
+import { buildProgram } from '../../src/cli/program.js';
+import { runCli } from '../support/process.js';
+
+/** The words commander itself adds to a help page or an error, which the French pages must not keep. */
+const COMMANDER_ENGLISH = /\(default: |\bchoices: |\bpreset: |\benv: |\[command\]|Expected \d+ arguments?|but got \d+| for '/;
+
+test("every command's French help puts commander's own words in French: defaults, usage, the help command", async () => {
+  const program = await buildProgram('fr');
+  const english = await buildProgram('en');
+  for (const command of allCommands(program)) {
+    const help = command.helpInformation();
+    assert.doesNotMatch(help, COMMANDER_ENGLISH, `cauri ${commandPath(command)} --help in French:\n${help}`);
+  }
+  const limit = (await buildProgram('fr')).commands.find((c) => c.name() === 'orders')?.commands.find((c) => c.name() === 'list');
+  assert.ok(limit);
+  assert.match(limit.helpInformation(), /--limit <n> +combien \(de 1 à 200\) \(par défaut : « 20 »\)/);
+  assert.match(program.helpInformation(), /^Utilisation : cauri \[options\] \[commande\]/);
+  assert.match(program.helpInformation(), /help \[commande\] +afficher l'aide d'une commande/);
+  // English keeps commander's words.
+  const listEn = english.commands.find((c) => c.name() === 'orders')?.commands.find((c) => c.name() === 'list');
+  assert.match(listEn?.helpInformation() ?? '', /--limit <n> +how many \(1 to 200\) \(default: "20"\)/);
+  assert.match(english.helpInformation(), /^Usage: cauri \[options\] \[command\]/);
+});
+
+test('one argument too many: the whole error in French, and the usage after it', async () => {
+  const fr = await runCli(['clients', 'list', 'extra'], { LANG: 'fr_FR.UTF-8' });
+  assert.equal(fr.code, 1);
+  const first = fr.stderr.split('\n')[0];
+  assert.equal(first, "erreur : trop d'arguments pour 'list' (attendus : 0, reçus : 1).");
+  assert.match(fr.stderr, /Utilisation : cauri clients list \[options\]/);
+  const en = await runCli(['clients', 'list', 'extra'], {});
+  assert.equal(en.code, 1);
+  assert.equal(en.stderr.split('\n')[0], "error: too many arguments for 'list'. Expected 0 arguments but got 1.");
+});
