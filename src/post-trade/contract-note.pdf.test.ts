@@ -156,3 +156,25 @@ test("a French contract note reads back in French, with the BRVM's terms", async
   assert.match(all, /UTC -\s+exécuté/, "the order's status in French words, not its code");
   assert.equal(read.info.Title, "Avis d'opéré ord_01kaw3m8r4c9e7t2q5y6z0abcd");
 });
+
+test("each execution's settlement date is written as the language writes a day and month, never as MM-DD", async () => {
+  const n = note(1);
+  n.fills[0] = { ...n.fills[0], settlement_date: '2026-12-03' } as ContractNote['fills'][number];
+  const plain = (text: string) => text.replace(/\u00a0/g, ' ');
+  const french = plain((await readPdf(await renderContractNotePdf(n, fr, 'cauri'))).text.join('\n'));
+  const english = plain((await readPdf(await renderContractNotePdf(n, en, 'cauri'))).text.join('\n'));
+  for (const text of [french, english]) assert.doesNotMatch(text, /\b12-03\b/, text);
+  // French puts a (no-break) space before a colon.
+  assert.ok(french.includes('3 déc. Référence de la bourse : BRVM-20261123-000001'), french);
+  assert.ok(english.includes('3 Dec Exchange reference: BRVM-20261123-000001'), english);
+});
+
+test('the executed and ordered quantities agree with their number in French: 1 exécuté sur 1 demandé', async () => {
+  const one = { ...note(1), order_qty: 1, filled_qty: 1 };
+  const text = (await readPdf(await renderContractNotePdf(one, fr, 'cauri'))).text.join('\n');
+  assert.ok(text.includes('Vente 1 exécuté sur 1 demandé '), text);
+  const some = { ...note(1), order_qty: 1500, filled_qty: 1 };
+  const partial = (await readPdf(await renderContractNotePdf(some, fr, 'cauri'))).text.join('\n').replace(/\u00a0/g, ' ');
+  assert.ok(partial.includes('Vente 1 exécuté sur 1 500 demandés'), partial);
+  assert.equal(en.executedOfOrdered(1, 1500), '1 of 1,500 ordered');
+});

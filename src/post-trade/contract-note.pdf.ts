@@ -1,6 +1,6 @@
 import type PDFKit from 'pdfkit';
 import type { ContractNote } from './contract-note.schemas.js';
-import { formatAmount, formatDate, formatQuantity, type ContractNoteTexts } from './contract-note.texts.js';
+import { formatAmount, formatDate, formatQuantity, formatShortDate, type ContractNoteTexts } from './contract-note.texts.js';
 
 /**
  * The contract note as a PDF (A4, PDFKit with its built-in Helvetica, so nothing is read from disk):
@@ -170,7 +170,7 @@ export async function renderContractNotePdf(note: ContractNote, texts: ContractN
   field(doc, texts.instrument, [note.instrument.code, note.instrument.name].filter((x) => x !== null).join(' - '));
   if (note.instrument.isin !== null) field(doc, texts.isin, note.instrument.isin);
   field(doc, texts.exchange, note.instrument.exchange);
-  field(doc, texts.side[note.side], texts.executedOfOrdered(formatQuantity(texts, note.filled_qty), formatQuantity(texts, note.order_qty)));
+  field(doc, texts.side[note.side], texts.executedOfOrdered(note.filled_qty, note.order_qty));
   field(doc, texts.limit, note.limit_price_cents === null ? texts.market : money(note.limit_price_cents));
   field(doc, texts.averagePrice, money(note.average_price_cents));
   field(doc, texts.tradeDate, formatDate(texts, note.trade_date));
@@ -192,9 +192,9 @@ export async function renderContractNotePdf(note: ContractNote, texts: ContractN
         money(fill.gross_cents),
         money(fees),
         money(fill.net_cents),
-        fill.settlement_date.slice(5),
+        formatShortDate(texts, fill.settlement_date),
       ],
-      { note: `${texts.columns.reference}: ${fill.exchange_ref}` },
+      { note: texts.exchangeRef(fill.exchange_ref) },
     );
   }
 

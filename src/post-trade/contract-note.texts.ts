@@ -26,7 +26,8 @@ export interface ContractNoteTexts {
   readonly isin: string;
   readonly exchange: string;
   readonly side: { readonly buy: string; readonly sell: string };
-  readonly executedOfOrdered: (executed: string, ordered: string) => string;
+  /** `3 of 5 ordered`: the counts as numbers, for the language's plural forms (Intl.PluralRules). */
+  readonly executedOfOrdered: (executed: number, ordered: number) => string;
   readonly limit: string;
   readonly market: string;
   readonly averagePrice: string;
@@ -42,8 +43,9 @@ export interface ContractNoteTexts {
     readonly fees: string;
     readonly net: string;
     readonly settles: string;
-    readonly reference: string;
   };
+  /** The line under an execution: the exchange's reference of the trade. */
+  readonly exchangeRef: (ref: string) => string;
   readonly amounts: string;
   readonly gross: string;
   readonly feeNames: Readonly<Record<FeeType, string>>;
@@ -56,6 +58,12 @@ export interface ContractNoteTexts {
   readonly footer: string;
   readonly page: (n: number, of: number) => string;
 }
+
+/** A quantity grouped as `locale` groups it (printable in the PDF's fonts). */
+const quantity = (locale: string, n: number): string => printable(new Intl.NumberFormat(locale).format(n));
+/** The singular or plural word for `n`, as the language's plural rules (Intl.PluralRules) select. */
+const plural = (locale: string, n: number, one: string, other: string): string =>
+  new Intl.PluralRules(locale).select(n) === 'one' ? one : other;
 
 export const CONTRACT_NOTE_TEXTS = {
   en: {
@@ -82,7 +90,7 @@ export const CONTRACT_NOTE_TEXTS = {
     isin: 'ISIN',
     exchange: 'Exchange',
     side: { buy: 'Purchase', sell: 'Sale' },
-    executedOfOrdered: (executed, ordered) => `${executed} of ${ordered} ordered`,
+    executedOfOrdered: (executed, ordered) => `${quantity('en-GB', executed)} of ${quantity('en-GB', ordered)} ordered`,
     limit: 'Limit price',
     market: 'At market',
     averagePrice: 'Average price',
@@ -98,8 +106,8 @@ export const CONTRACT_NOTE_TEXTS = {
       fees: 'Fees',
       net: 'Net',
       settles: 'Settles',
-      reference: 'Exchange reference',
     },
+    exchangeRef: (ref) => `Exchange reference: ${ref}`,
     amounts: 'Amounts',
     gross: 'Gross amount',
     feeNames: {
@@ -144,7 +152,8 @@ export const CONTRACT_NOTE_TEXTS = {
     isin: 'Code ISIN',
     exchange: 'Bourse',
     side: { buy: 'Achat', sell: 'Vente' },
-    executedOfOrdered: (executed, ordered) => `${executed} exécutés sur ${ordered} demandés`,
+    executedOfOrdered: (executed, ordered) =>
+      `${quantity('fr-FR', executed)} ${plural('fr-FR', executed, 'exécuté', 'exécutés')} sur ${quantity('fr-FR', ordered)} ${plural('fr-FR', ordered, 'demandé', 'demandés')}`,
     limit: 'Cours limite',
     market: 'Au mieux (au marché)',
     averagePrice: 'Cours moyen',
@@ -160,8 +169,9 @@ export const CONTRACT_NOTE_TEXTS = {
       fees: 'Frais',
       net: 'Net',
       settles: 'R/L',
-      reference: 'Référence de la bourse',
     },
+    // French puts a no-break space before a colon.
+    exchangeRef: (ref) => `Référence de la bourse\u00a0: ${ref}`,
     amounts: 'Montants',
     gross: 'Montant brut',
     feeNames: {
@@ -221,6 +231,11 @@ export function formatAmount(texts: ContractNoteTexts, cents: bigint | number, c
 
 export function formatQuantity(texts: ContractNoteTexts, qty: number): string {
   return printable(new Intl.NumberFormat(texts.locale).format(qty));
+}
+
+/** `3 Dec` or `3 déc.` from `2026-12-03`: a day in a narrow column, never as an ambiguous `12-03`. */
+export function formatShortDate(texts: ContractNoteTexts, date: string): string {
+  return new Intl.DateTimeFormat(texts.locale, { day: 'numeric', month: 'short', timeZone: 'UTC' }).format(new Date(`${date}T00:00:00Z`));
 }
 
 /** `25 November 2026` or `25 novembre 2026` from `2026-11-25`. */
