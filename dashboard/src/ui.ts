@@ -51,11 +51,13 @@ export function notice(text: Child, kind: 'success' | 'info' = 'success'): HTMLE
 }
 
 /** A status as a coloured badge, in the user's language (`status.<value>` of the catalogues). */
-export function badge(status: string): HTMLElement {
+export function badge(status: string, kind?: 'delivery'): HTMLElement {
+  const words = tKnown(`status.${status}`, status.replace(/_/g, ' '));
   return h(
     'span',
     { class: `badge badge-${status.replace(/[^a-z_]/g, '')}`, 'data-status': status },
-    tKnown(`status.${status}`, status.replace(/_/g, ' ')),
+    // A word that agrees with what it describes where the language needs it (une livraison annulée).
+    kind === undefined ? words : tKnown(`status.${kind}.${status}`, words),
   );
 }
 

@@ -61,6 +61,14 @@ test('every page in French and in English and on a phone, the client rotating it
     assert.equal(await page.getByRole('navigation').getByRole('link', { name: 'Ordres', exact: true }).count(), 1);
     assert.equal(await page.evaluate("localStorage.getItem('cauri.lang')"), 'fr', 'the choice is remembered, and it is all that is stored');
     await walk('fr');
+    // French words agree with what they describe: a cancelled delivery (une livraison) is "annulée",
+    // an order with no refusal shows "aucun" (un refus).
+    await page.evaluate("location.hash = '#/deliveries'");
+    await heading('Livraisons').waitFor();
+    assert.equal(await page.locator('select[name=status] option[value=cancelled]').innerText(), 'annulée');
+    await page.evaluate(`location.hash = ${JSON.stringify(`#/orders/${filled.body.id}`)}`);
+    await heading(`Ordre ${filled.body.id}`).waitFor();
+    assert.equal(await page.locator('dt:text-is("Dernier refus") + dd').innerText(), 'aucun');
     // French figures: grouped with a (narrow) no-break space, a decimal comma, francs without decimals when whole.
     await page.evaluate(`location.hash = ${JSON.stringify(`#/orders/${filled.body.id}`)}`);
     await heading(`Ordre ${filled.body.id}`).waitFor();

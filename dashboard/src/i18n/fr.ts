@@ -225,6 +225,7 @@ export const fr: Readonly<Record<MessageKey, string>> = {
   'orders.noMatch': 'Aucun ordre ne correspond à ces filtres.',
   'orders.none': "Aucun ordre pour l'instant.",
   'orders.nothing': 'aucune',
+  'orders.noRefusal': 'aucun',
   'orders.of': '{filled} sur {qty}',
   'orders.openNote': "Ouvrir l'avis d'opéré",
   'orders.or': 'ou',
@@ -354,6 +355,8 @@ export const fr: Readonly<Record<MessageKey, string>> = {
   'status.routed': 'transmis',
   'status.settled': 'dénoué',
   'status.succeeded': 'réussie',
+  // Une livraison: the feminine where an order's status is masculine.
+  'status.delivery.cancelled': 'annulée',
   'status.test': 'test',
   'status.trading_at_last': 'négociation au dernier cours',
   'table.empty': 'Rien à afficher.',

@@ -37,7 +37,7 @@ function deliveryCard(d: Delivery, onReplayed: () => Promise<void>): HTMLElement
   return h(
     'article',
     { class: 'card delivery', 'data-delivery': d.id, 'data-status': d.status },
-    h('header', { class: 'delivery-head' }, h('span', { class: 'mono' }, d.id), badge(d.status)),
+    h('header', { class: 'delivery-head' }, h('span', { class: 'mono' }, d.id), badge(d.status, 'delivery')),
     h(
       'p',
       { class: 'small' },
@@ -77,7 +77,9 @@ async function deliveriesView(view: HTMLElement, route: Route, dead: boolean): P
             'select',
             { name: 'status' },
             h('option', { value: '' }, t('filter.any')),
-            STATUSES.map((s) => h('option', { value: s, selected: s === status }, tKnown(`status.${s}`, s))),
+            STATUSES.map((s) =>
+              h('option', { value: s, selected: s === status }, tKnown(`status.delivery.${s}`, tKnown(`status.${s}`, s))),
+            ),
           ),
         ),
     h(

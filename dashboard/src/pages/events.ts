@@ -162,7 +162,7 @@ async function deliveriesOf(eventId: string, list: HTMLElement): Promise<void> {
       body.data.map((d) => [
         h('span', { class: 'mono' }, d.id),
         h('a', { href: href(`endpoints/${d.endpoint_id}`), class: 'mono' }, d.endpoint_id),
-        badge(d.status),
+        badge(d.status, 'delivery'),
         d.attempts.length,
         when(d.next_attempt_at),
       ]),

@@ -244,7 +244,7 @@ export async function orderPage(view: HTMLElement, route: Route): Promise<void> 
                 reason: words(refusal.reason),
                 at: when(refusal.refused_at),
               })
-            : t('orders.nothing'),
+            : t('orders.noRefusal'),
         ],
         [t('orders.partner'), h('span', { class: 'mono' }, order.rcpt_to)],
         [
