@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { allCommands, commandPath } from '../../src/cli/i18n.js';
+import { allCommands, commandPath, sayCount, useCliLanguage } from '../../src/cli/i18n.js';
+import { MESSAGES } from '../../src/cli/i18n/messages.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { runCli } from '../support/process.js';
 
@@ -34,4 +35,15 @@ test('one argument too many: the whole error in French, and the usage after it',
   const en = await runCli(['clients', 'list', 'extra'], {});
   assert.equal(en.code, 1);
   assert.equal(en.stderr.split('\n')[0], "error: too many arguments for 'list'. Expected 0 arguments but got 1.");
+});
+
+test('a message that counts has a singular and a plural form, never a hand-made "(s)"', () => {
+  for (const language of ['en', 'fr'] as const)
+    for (const [key, text] of Object.entries(MESSAGES[language]))
+      assert.doesNotMatch(text.replace(/http\(s\)/g, ''), /\w\(s\)/, `${language} ${key}: ${text}`);
+  useCliLanguage('fr');
+  assert.equal(sayCount({ one: 'orders.note.fills.one', other: 'orders.note.fills.other' }, 1), '1 exécution :');
+  assert.equal(sayCount({ one: 'positions.breaks.one', other: 'positions.breaks.other' }, 2), '2 écarts');
+  useCliLanguage('en');
+  assert.equal(sayCount({ one: 'orders.note.fills.one', other: 'orders.note.fills.other' }, 5), '5 fills:');
 });

@@ -52,7 +52,7 @@ test('cauri positions list, declare and statements act on the remote service and
   assert.equal(declared.code, 0, declared.stderr);
   assert.match(
     declared.stdout,
-    /^stm_[0-9a-z]{26} declared as of 2026-11-20: 1 break\(s\)\ninstrument\s+statement_qty\s+expected_qty\s+difference_qty\nKOLA\.BRVM\s+30\s+0\s+30\n$/,
+    /^stm_[0-9a-z]{26} declared as of 2026-11-20: 1 break\ninstrument\s+statement_qty\s+expected_qty\s+difference_qty\nKOLA\.BRVM\s+30\s+0\s+30\n$/,
   );
   assert.equal(JSON.parse((await runCli(['positions', 'list', '--instrument', 'KOLA.BRVM', '--json'], env)).stdout)[0].qty, 42);
 

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { ORDER_STATUSES } from '../../orders/core/state-machine.js';
 import { IntegratorApi } from '../integrator/api.js';
 import { resolveCredentials } from '../integrator/credentials.js';
-import { say } from '../i18n.js';
+import { say, sayCount } from '../i18n.js';
 import { CliError, printJson, printTable } from '../output.js';
 
 /**
@@ -260,7 +260,7 @@ function printContractNote(note: ContractNote): void {
   ];
   const width = Math.max(...lines.map(([k]) => k.length));
   for (const [k, v] of lines) process.stdout.write(`${k.padEnd(width)}  ${v}\n`);
-  process.stdout.write(`\n${say('orders.note.fills', { count: String(note.fills.length) })}\n`);
+  process.stdout.write(`\n${sayCount({ one: 'orders.note.fills.one', other: 'orders.note.fills.other' }, note.fills.length)}\n`);
   printTable(
     note.fills.map((fill) => ({ ...fill, fees: feeSummary(fill.fees as Fee[]) })),
     FILL_COLUMNS,

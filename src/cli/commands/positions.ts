@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { IntegratorApi, apiErrorOf } from '../integrator/api.js';
 import { resolveCredentials } from '../integrator/credentials.js';
 import { readJsonFile } from '../json-file.js';
-import { say } from '../i18n.js';
+import { say, sayCount } from '../i18n.js';
 import { printJson, printTable } from '../output.js';
 
 /**
@@ -87,7 +87,9 @@ export function registerPositions(program: Command): void {
         return;
       }
       const breaks =
-        statement.breaks.length === 0 ? say('positions.noBreak') : say('positions.breaks', { count: String(statement.breaks.length) });
+        statement.breaks.length === 0
+          ? say('positions.noBreak')
+          : sayCount({ one: 'positions.breaks.one', other: 'positions.breaks.other' }, statement.breaks.length);
       const params = { id: statement.id, asOf: statement.as_of, breaks };
       process.stdout.write(
         `${
