@@ -81,7 +81,11 @@ export function readJsonFile(path: string): unknown {
   } catch (error) {
     const offset = jsonErrorOffset(text);
     const position = offset === null ? null : lineAndColumn(text, offset);
-    const where = position === null ? '' : ` at line ${position.line}, column ${position.column}`;
-    throw new CliError(`${path} is not valid JSON${where}: ${(error as Error).message.split('\n')[0]}`);
+    const reason = (error as Error).message.split('\n')[0] ?? '';
+    throw new CliError(
+      position === null
+        ? { key: 'file.notJson', params: { path, reason } }
+        : { key: 'file.notJsonAt', params: { path, reason, line: String(position.line), column: String(position.column) } },
+    );
   }
 }

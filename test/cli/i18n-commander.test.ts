@@ -1,5 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { allCommands, commandPath, sayCount, useCliLanguage } from '../../src/cli/i18n.js';
 import { MESSAGES } from '../../src/cli/i18n/messages.js';
 import { buildProgram } from '../../src/cli/program.js';
@@ -46,4 +50,27 @@ test('a message that counts has a singular and a plural form, never a hand-made 
   assert.equal(sayCount({ one: 'positions.breaks.one', other: 'positions.breaks.other' }, 2), '2 écarts');
   useCliLanguage('en');
   assert.equal(sayCount({ one: 'orders.note.fills.one', other: 'orders.note.fills.other' }, 5), '5 fills:');
+});
+
+test("an import file that is not JSON is refused in the run's language, naming where it breaks", async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'cauri-cli-json-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'rates.json');
+  writeFileSync(file, '[\n  { "date": nope }\n]');
+  const env = { CAURI_DATA_DIR: dir };
+  const fr = await runCli(['fx', 'import', file, '--lang', 'fr'], env);
+  assert.equal(fr.code, 1);
+  assert.match(fr.stderr, new RegExp(`^cauri: ${file} n'est pas un JSON valide à la ligne 2, colonne 13 : `));
+  const en = await runCli(['fx', 'import', file], env);
+  assert.equal(en.code, 1);
+  assert.match(en.stderr, new RegExp(`^cauri: ${file} is not valid JSON at line 2, column 13: `));
+});
+
+test('every refusal of the command line comes from the catalogue of messages, none is a sentence written in place', () => {
+  const dir = fileURLToPath(new URL('../../../src/cli/', import.meta.url));
+  const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'));
+  const inPlace = files.flatMap((f) =>
+    [...readFileSync(join(dir, f), 'utf8').matchAll(/new CliError\(\s*[`'"]/g)].map((m) => `${f}: ${m[0]}`),
+  );
+  assert.deepEqual(inPlace, []);
 });

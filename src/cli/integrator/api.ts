@@ -191,7 +191,8 @@ export class IntegratorApi {
     const res = await this.send('GET', path, { headers: { accept } });
     if (res.status < 200 || res.status > 299) throw await errorOf(res, `GET ${path.split('?')[0]}`);
     const type = res.headers.get('content-type') ?? '';
-    if (!type.startsWith(accept)) throw new CliError(`GET ${path}: expected ${accept}, got ${type || 'no content type'}`);
+    if (!type.startsWith(accept))
+      throw new CliError({ key: 'api.contentType', params: { path, accept, type: type === '' ? say('api.noContentType') : type } });
     return Buffer.from(await res.arrayBuffer());
   }
 }
