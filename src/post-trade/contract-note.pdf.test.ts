@@ -178,3 +178,15 @@ test('the executed and ordered quantities agree with their number in French: 1 e
   assert.ok(partial.includes('Vente 1 exécuté sur 1 500 demandés'), partial);
   assert.equal(en.executedOfOrdered(1, 1500), '1 of 1,500 ordered');
 });
+
+test("a name outside the PDF fonts' characters is printed with ? for what they lack, never as other letters", async () => {
+  const n = note(1);
+  n.partner = { ...n.partner, name: 'Ɔsɛe Sécurités “Œuvre” ₵ ǹ 😀' };
+  n.instrument = { ...n.instrument, name: 'Ŋkɔ Holdings' };
+  const read = await readPdf(await renderContractNotePdf(n, en, 'cauri'));
+  const text = read.text.join('\n');
+  assert.ok(text.includes('?s?e Sécurités “Œuvre” ? n ?'), text);
+  assert.ok(text.includes('SNTS.BRVM - ?k? Holdings'), text);
+  // The document's information keeps the name exactly (it is not drawn with the fonts).
+  assert.equal(read.info.Author, 'Ɔsɛe Sécurités “Œuvre” ₵ ǹ 😀');
+});

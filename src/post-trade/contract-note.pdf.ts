@@ -1,6 +1,6 @@
 import type PDFKit from 'pdfkit';
 import type { ContractNote } from './contract-note.schemas.js';
-import { formatAmount, formatDate, formatQuantity, formatShortDate, type ContractNoteTexts } from './contract-note.texts.js';
+import { drawableText, formatAmount, formatDate, formatQuantity, formatShortDate, type ContractNoteTexts } from './contract-note.texts.js';
 
 /**
  * The contract note as a PDF (A4, PDFKit with its built-in Helvetica, so nothing is read from disk):
@@ -125,6 +125,14 @@ export async function renderContractNotePdf(note: ContractNote, texts: ContractN
       ModDate: generated,
     },
   });
+  // From here on, the note's free text is drawn with the built-in fonts (the information above keeps it exactly).
+  note = {
+    ...note,
+    partner: { ...note.partner, name: drawableText(note.partner.name) },
+    account: note.account === null ? null : drawableText(note.account),
+    instrument: { ...note.instrument, name: note.instrument.name === null ? null : drawableText(note.instrument.name) },
+    fills: note.fills.map((f) => ({ ...f, exchange_ref: drawableText(f.exchange_ref) })),
+  };
   const chunks: Buffer[] = [];
   const done = new Promise<Buffer>((resolve, reject) => {
     doc.on('data', (chunk: Buffer) => chunks.push(chunk));

@@ -212,6 +212,31 @@ export function defaultContractNoteLanguage(jurisdiction: string): ContractNoteL
  */
 const printable = (text: string): string => text.replace(/\u202f/g, '\u00a0');
 
+/** Windows-1252's characters above Latin-1's range: what the PDF's built-in fonts can draw besides Latin-1. */
+const WIN_ANSI_EXTRA = new Set('€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ');
+const drawable = (char: string): boolean => {
+  const code = char.codePointAt(0) ?? 0;
+  return (code >= 0x20 && code <= 0x7e) || (code >= 0xa0 && code <= 0xff) || WIN_ANSI_EXTRA.has(char);
+};
+
+/**
+ * Free text of the note (a partner's or an instrument's name, an account, an exchange reference) as
+ * the PDF's built-in fonts can draw it: a character they lack is written without its accent when
+ * it has one they can draw (`ǹ` as `n`), else as `?`, never as the unrelated glyph its code would
+ * give. The JSON note keeps the text exactly.
+ */
+export function drawableText(text: string): string {
+  let out = '';
+  for (const char of printable(text)) {
+    if (drawable(char)) out += char;
+    else {
+      const base = [...char.normalize('NFKD')].filter((c) => !/\p{M}/u.test(c));
+      out += base.length > 0 && base.every(drawable) ? base.join('') : '?';
+    }
+  }
+  return out;
+}
+
 /**
  * An amount in cents as text, exactly (a decimal string, so no float rounds it): `1,550,000 XOF` or
  * `1 550 000 XOF` for whole francs, with the two decimals when there are cents; cedi amounts always
