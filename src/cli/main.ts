@@ -2,6 +2,7 @@
 import { CommanderError } from 'commander';
 import { ConfigError } from '../config/config.js';
 import { cliLanguageOf, cliText, environmentLanguage } from './i18n.js';
+import { frenchConfigError } from './i18n/config.fr.js';
 import { CliError } from './output.js';
 import { buildProgram } from './program.js';
 
@@ -24,7 +25,13 @@ async function main(argv: string[]): Promise<void> {
       return;
     }
     if (error instanceof ConfigError || error instanceof CliError) {
-      process.stderr.write(`cauri: ${error instanceof CliError ? cliText(language, error) : error.message}\n`);
+      const text =
+        error instanceof CliError
+          ? cliText(language, error)
+          : language === 'fr'
+            ? frenchConfigError(error.variable, error.message)
+            : error.message;
+      process.stderr.write(`cauri: ${text}\n`);
       process.exitCode = error instanceof CliError ? error.exitCode : 2;
       return;
     }
