@@ -105,6 +105,9 @@ export function helpKeys(command: Command): { key: string; english: string; set:
   return keys;
 }
 
+/** A stand-in for a space that must not break a line (a private-use character, never in a help text). */
+const NO_BREAK = '\ue000';
+
 /**
  * Gives the whole tree its help in `language`: every description of command, argument and option,
  * commander's own titles and its help option and command. English is what the commands define.
@@ -133,6 +136,10 @@ export function localiseHelp(program: Command, language: CliLanguage): Command {
       optionDescription: (option) => frenchHelpExtras(english.optionDescription(option), option.description),
       argumentDescription: (argument) => frenchHelpExtras(english.argumentDescription(argument), argument.description),
       commandUsage: (cmd) => english.commandUsage(cmd).replace(/\[command\]$/, '[commande]'),
+      // The space before a French colon, semicolon or closing quote (and after an opening one) does
+      // not break a line: held by a stand-in while commander wraps, a space again after.
+      boxWrap: (text, width) =>
+        english.boxWrap(text.replace(/ (?=[:;?!»])|(?<=«) /g, NO_BREAK), width).replace(new RegExp(NO_BREAK, 'g'), ' '),
     } satisfies Partial<Help>);
   }
   return program;

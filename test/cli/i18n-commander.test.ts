@@ -24,6 +24,9 @@ test("every command's French help puts commander's own words in French: defaults
   assert.match(limit.helpInformation(), /--limit <n> +combien \(de 1 à 200\) \(par défaut : « 20 »\)/);
   assert.match(program.helpInformation(), /^Utilisation : cauri \[options\] \[commande\]/);
   assert.match(program.helpInformation(), /help \[commande\] +afficher l'aide d'une commande/);
+  // A French line never starts with the colon, semicolon or closing quote that the space before it belongs to.
+  for (const command of allCommands(program))
+    assert.doesNotMatch(command.helpInformation(), /^\s*[:;?!»]/m, `cauri ${commandPath(command)} --help in French`);
   // English keeps commander's words.
   const listEn = english.commands.find((c) => c.name() === 'orders')?.commands.find((c) => c.name() === 'list');
   assert.match(listEn?.helpInformation() ?? '', /--limit <n> +how many \(1 to 200\) \(default: "20"\)/);
