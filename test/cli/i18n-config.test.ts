@@ -34,6 +34,7 @@ test('every refusal of the configuration reads in French on a French command lin
     { HOST: 'not a host!' },
     { DATABASE_URL: 'mysql://x' },
     { REDIS_URL: 'http://x' },
+    { DATABASE_URL: 'postgres://db.example:99999/cauri' },
     { CAURI_MODE: 'production' },
     { CAURI_MASTER_KEY: 'short' },
     { CAURI_PUBLIC_URL: 'not-a-url' },

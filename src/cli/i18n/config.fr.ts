@@ -16,6 +16,7 @@ const FR_CONFIG_ERRORS: readonly (readonly [RegExp, string | ((...groups: string
     'doit être une URL postgres:// (ne la donnez pas pour la base SQLite intégrée)',
   ],
   [/^must be a redis:\/\/ or rediss:\/\/ URL$/, 'doit être une URL redis:// ou rediss://'],
+  [/^is not a valid URL \(check its host and port\)$/, "n'est pas une URL valide (vérifiez son hôte et son port)"],
   [
     /^is required in production \(32 bytes, as 64 hex characters or base64\)$/,
     'est obligatoire en production (32 octets, en 64 caractères hexadécimaux ou en base64)',
