@@ -1,6 +1,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Kysely } from 'kysely';
 import { authOf } from '../auth/authenticate.js';
+import { StringEnum } from '../http/schemas.js';
 import { bearerSecurity, protectedErrors } from '../http/schemas-auth.js';
 import type { Database } from '../storage/schema.js';
 import { ContractNote } from './contract-note.schemas.js';
@@ -50,13 +51,10 @@ export const contractNoteRoutes: FastifyPluginAsyncTypebox<ContractNoteRouteDeps
         querystring: Type.Object(
           {
             lang: Type.Optional(
-              Type.Union(
-                CONTRACT_NOTE_LANGUAGES.map((l) => Type.Literal(l)),
-                {
-                  description:
-                    "The PDF's language: `fr` or `en`. Without it, the partner's: French for BRVM and BVMAC partners, English for GSE partners. The JSON ignores it.",
-                },
-              ),
+              StringEnum(CONTRACT_NOTE_LANGUAGES, {
+                description:
+                  "The PDF's language: `fr` or `en`. Without it, the partner's: French for BRVM and BVMAC partners, English for GSE partners. The JSON ignores it.",
+              }),
             ),
           },
           { title: 'ContractNoteQuery', additionalProperties: false },

@@ -386,7 +386,7 @@ for (const database of DATABASES) {
         const body = (await refused.json()) as Json;
         assert.equal(body.code, 'validation_error');
         assert.ok(
-          (body.details as Json[]).some((d) => d.field === 'lang'),
+          (body.details as Json[]).some((d) => d.field === 'lang' && d.rule === 'enum'),
           JSON.stringify(body),
         );
       }
