@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { ALLOWED_HEADERS, EXPOSED_HEADERS, PREFLIGHT_MAX_AGE } from '../../src/http/cors.js';
@@ -95,6 +96,14 @@ test('responses are compressed (br, gzip) when asked and large enough; event str
   const gzip = await rawGet(`${base}/v1/openapi.json`, { 'accept-encoding': 'gzip' });
   assert.equal(gzip.headers['content-encoding'], 'gzip');
   assert.deepEqual(gunzipSync(gzip.body), plain.body);
+  // docs/http.md quotes these sizes: they stay within a fifth of what is sent.
+  const quoted = /some (\d+) KB, travels as about (\d+) KB with Brotli and (\d+) KB with gzip/.exec(
+    readFileSync(new URL('../../../docs/http.md', import.meta.url), 'utf8').replace(/\s+/g, ' '),
+  );
+  assert.ok(quoted !== null, 'docs/http.md quotes the sizes of the OpenAPI description');
+  for (const [kb, bytes] of [quoted[1], quoted[2], quoted[3]].map((n, i) => [Number(n), [plain, br, gzip][i]!.body.length] as const)) {
+    assert.ok(Math.abs(kb * 1000 - bytes) <= bytes / 5, `docs/http.md says ${kb} KB, ${bytes} bytes are sent`);
+  }
   assert.equal(
     (await rawGet(`${base}/v1/openapi.json`, { 'accept-encoding': 'deflate' })).headers['content-encoding'],
     undefined,
