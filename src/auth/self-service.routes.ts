@@ -55,7 +55,8 @@ async function everyScopeOfTheClient(clients: ClientService, request: FastifyReq
   if (client === undefined) throw unauthorized('Client is disabled');
   const missing = client.scopes.find((s) => !grant.scopes.has(s));
   if (missing !== undefined) {
-    throw new ApiError('forbidden', `Missing scope: ${missing} (rotating the secret needs a token with every scope of the client)`, {
+    // The message has the form of every missing scope; WWW-Authenticate lists every scope it needs.
+    throw new ApiError('forbidden', `Missing scope: ${missing}`, {
       headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${client.scopes.join(' ')}"` },
     });
   }

@@ -47,7 +47,11 @@ for (const database of DATABASES) {
     await t.test('a token narrowed to fewer scopes than the client has: 403', async () => {
       const res = await rotate(await tokenOf(issued.client_secret, 'orders:read'));
       assert.equal(res.status, 403);
-      assert.equal(((await res.json()) as Json).code, 'forbidden');
+      const body = (await res.json()) as Json;
+      assert.equal(body.code, 'forbidden');
+      // The message has the form every missing scope gets, naming one scope the token lacks.
+      const scope = /^Missing scope: ([a-z]+:[a-z]+)$/.exec(String(body.message))?.[1];
+      assert.ok(scope !== undefined && scope !== 'orders:read', String(body.message));
     });
 
     await t.test('the token and its scopes are checked before the request itself (401, then 403, then 415 and 422)', async () => {
