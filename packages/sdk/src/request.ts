@@ -22,12 +22,18 @@ export interface CauriClientOptions {
   fetch?: typeof fetch;
   /** Overrides of the retry policy (see retry.ts); `{ maxAttempts: 1 }` disables retries. */
   retry?: Partial<RetryPolicy>;
-  /** Per-attempt time-out; default 30 s. A time-out counts as a network error (retried). */
+  /**
+   * Per-attempt time-out, from the request until its whole answer is read (for the event stream,
+   * until its headers); default 30 s. A time-out counts as a network error (retried).
+   */
   timeoutMs?: number;
   /** Refresh the access token this long before it expires; default 60 s. */
   tokenRefreshMarginSeconds?: number;
-  /** How the client waits between attempts; default a timer. Tests record the waits instead. */
-  sleep?: (ms: number) => Promise<void>;
+  /**
+   * How the client waits between attempts; default a timer. Tests record the waits instead. The
+   * call's abort signal is passed on; whatever this does, an abort ends the wait at once.
+   */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Current time in epoch milliseconds, for token expiry and HTTP-date Retry-After; default Date.now. */
   now?: () => number;
   /** Source of backoff jitter in [0, 1); default Math.random. */
@@ -41,6 +47,11 @@ export interface CallOptions {
    * call across process restarts: within 24 h the service answers with the first response.
    */
   idempotencyKey?: string;
+  /**
+   * Aborts the call whatever it is doing (waiting for its token, for an answer, reading it, or
+   * between two attempts): it rejects at once with the signal's reason (an `AbortError` by default),
+   * and is not retried.
+   */
   signal?: AbortSignal;
 }
 

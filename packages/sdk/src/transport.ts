@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import { CauriNetworkError } from './errors.js';
 import { DEFAULT_RETRY_POLICY, backoffDelay, isRetryableStatus, nextDelay, parseRetryAfter, type RetryPolicy } from './retry.js';
 import type { RequestBody, TokenResponse } from './types.js';
@@ -29,7 +30,7 @@ export class Transport {
   readonly #policy: RetryPolicy;
   readonly #timeoutMs: number;
   readonly #refreshMarginMs: number;
-  readonly #sleep: (ms: number) => Promise<void>;
+  readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly #now: () => number;
   readonly #random: () => number;
   #token: HeldToken | null = null;
@@ -46,7 +47,7 @@ export class Transport {
       throw new RangeError('retry.maxAttempts must be an integer >= 1');
     this.#timeoutMs = options.timeoutMs ?? 30_000;
     this.#refreshMarginMs = (options.tokenRefreshMarginSeconds ?? 60) * 1000;
-    this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.#sleep = options.sleep ?? ((ms, signal) => delay(ms, undefined, signal === undefined ? {} : { signal }));
     this.#now = options.now ?? Date.now;
     this.#random = options.random ?? Math.random;
   }
@@ -56,9 +57,15 @@ export class Transport {
     this.#clientSecret = secret;
   }
 
-  /** Waits the backoff after `failures` failed attempts (the retry policy's, without the attempt cap). */
-  async pause(failures: number): Promise<void> {
-    await this.#sleep(backoffDelay(failures, this.#policy, this.#random));
+  /** Waits the backoff after `failures` failed attempts (the retry policy's, without the attempt cap), or at least `atLeastMs`. */
+  async pause(failures: number, signal?: AbortSignal, atLeastMs = 0): Promise<void> {
+    await this.wait(Math.max(atLeastMs, failures > 0 ? backoffDelay(failures, this.#policy, this.#random) : 0), signal);
+  }
+
+  /** Waits `ms`; an abort of `signal` ends the wait at once, rejecting with its reason. */
+  async wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
+    if (ms <= 0) return signal?.throwIfAborted();
+    await untilAborted(this.#sleep(ms, signal), signal);
   }
 
   /** Keeps `held` as the access token of the calls that follow. */
@@ -66,15 +73,16 @@ export class Transport {
     this.#token = held;
   }
 
-  async #accessToken(): Promise<string> {
+  async #accessToken(signal: AbortSignal | undefined): Promise<string> {
     if (this.#token !== null && this.#now() < this.#token.refreshAt) return this.#token.value;
-    // Concurrent calls share one token request.
+    // Concurrent calls share one token request; a caller's abort ends its own wait, not the request
+    // the others wait for.
     this.#pendingToken ??= this.fetchToken()
       .then(({ held }) => held)
       .finally(() => {
         this.#pendingToken = null;
       });
-    this.#token = await this.#pendingToken;
+    this.#token = await untilAborted(this.#pendingToken, signal);
     return this.#token.value;
   }
 
@@ -122,7 +130,7 @@ export class Transport {
       const headers: Record<string, string> = { ...call.headers, accept: call.accept ?? 'application/json' };
       if (payload !== undefined) headers['content-type'] = 'application/json';
       if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
-      const token = auth ? await this.#accessToken() : undefined;
+      const token = auth ? await this.#accessToken(call.signal) : undefined;
       if (token !== undefined) headers.authorization = `Bearer ${token}`;
 
       // The time-out bounds the whole exchange, except for a stream, whose body has no end: there it
@@ -146,9 +154,9 @@ export class Transport {
         });
       } catch (error) {
         if (call.signal?.aborted) throw error; // the caller's own abort is not a fault to retry
-        const delay = nextDelay(attempt, undefined, this.#policy, this.#random);
-        if (delay === null) throw new CauriNetworkError(operation, idempotencyKey, error);
-        await this.#sleep(delay);
+        const wait = nextDelay(attempt, undefined, this.#policy, this.#random);
+        if (wait === null) throw new CauriNetworkError(operation, idempotencyKey, error);
+        await this.wait(wait, call.signal);
         continue;
       } finally {
         clearTimeout(deadline);
@@ -156,7 +164,20 @@ export class Transport {
 
       if (call.stream === true && response.ok) return { status: response.status, headers: response.headers, body: response.body };
       if (response.ok || response.status === 304 || call.statuses?.includes(response.status) === true) {
-        return { status: response.status, headers: response.headers, body: await readBody(response) };
+        let body: unknown;
+        try {
+          body = await readBody(response);
+        } catch (error) {
+          // The time-out or a dropped connection while the body arrives is a network error like one
+          // before the headers: retried (with the same Idempotency-Key), then CauriNetworkError. A
+          // caller's abort and a body that is not JSON are not.
+          if (call.signal?.aborted || error instanceof SyntaxError) throw error;
+          const wait = nextDelay(attempt, undefined, this.#policy, this.#random);
+          if (wait === null) throw new CauriNetworkError(operation, idempotencyKey, error);
+          await this.wait(wait, call.signal);
+          continue;
+        }
+        return { status: response.status, headers: response.headers, body };
       }
       if (response.status === 401 && token !== undefined && !refreshedAfter401) {
         // The token expired early or was revoked: one new token, one more try (not counted as an attempt).
@@ -167,10 +188,31 @@ export class Transport {
         continue;
       }
       const error = await apiError(response, operation, this.#now());
+      call.signal?.throwIfAborted(); // aborted while the error body was read
       if (!isRetryableStatus(response.status, error.retryAfter !== undefined)) throw error;
-      const delay = nextDelay(attempt, parseRetryAfter(response.headers.get('retry-after'), this.#now()), this.#policy, this.#random);
-      if (delay === null) throw error;
-      await this.#sleep(delay);
+      const wait = nextDelay(attempt, parseRetryAfter(response.headers.get('retry-after'), this.#now()), this.#policy, this.#random);
+      if (wait === null) throw error;
+      await this.wait(wait, call.signal);
     }
   }
+}
+
+/** `promise`, or a rejection with `signal`'s reason as soon as it aborts (the promise itself goes on). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }
