@@ -1,3 +1,6 @@
+import { CauriApiError, CauriNetworkError } from './errors.js';
+import { isRetryableStatus } from './retry.js';
+import { SseParser } from './sse-parser.js';
 import type { Transport } from './transport.js';
 import type { WebhookEvent } from './types.js';
 
@@ -17,14 +20,19 @@ const HEALTHY_MS = 5_000;
 /**
  * Follows `GET /v1/events/stream` (Server-Sent Events) and yields each event's envelope, the same
  * body a webhook delivery of it carries. The stream ends when the access token expires, and a
- * connection can drop: either way it reconnects with a fresh token and resumes after the last id
- * received, so nothing is skipped or yielded twice. An answer that retrying cannot fix (401 with a
- * new token, 403, 422) is thrown, as are the last failure once the transport's retries are spent.
+ * connection can drop or the service restart: it then connects again with a fresh token and resumes
+ * after the last event id received, so nothing is skipped or yielded twice. A failed attempt to
+ * connect (no answer, 408, 429, 5xx, once the transport's own retries are spent) is tried again
+ * after a backoff that grows to the retry policy's ceiling, for as long as it takes; an answer that
+ * retrying cannot fix (401 with a new token, 403, 422) is thrown. A `retry:` field of the stream sets
+ * the least wait before connecting again.
  */
 export async function* followEvents(transport: Transport, options: EventStreamOptions = {}): AsyncGenerator<WebhookEvent, void, undefined> {
   const { signal } = options;
-  let lastId = options.lastEventId ?? null;
+  let lastId = options.lastEventId ?? '';
   let failures = 0;
+  /** The server's `retry:`, kept across connections as an EventSource keeps its reconnection time. */
+  let reconnectMs = 0;
   // A function, not a narrowed property read: the caller aborts while this generator waits.
   const stopped = (): boolean => signal?.aborted === true;
   while (!stopped()) {
@@ -34,15 +42,16 @@ export async function* followEvents(transport: Transport, options: EventStreamOp
     let idle: NodeJS.Timeout | undefined;
     const opened = Date.now();
     let reading = false;
+    let retryAfterMs = 0;
+    const parser = new SseParser(lastId);
     try {
       const { body } = await transport.send('GET', PATH, PATH, undefined, undefined, true, {
         signal: connection.signal,
         accept: 'text/event-stream',
         stream: true,
-        ...(lastId === null ? {} : { headers: { 'last-event-id': lastId } }),
+        ...(lastId === '' ? {} : { headers: { 'last-event-id': lastId } }),
       });
       reading = true;
-      const parser = new SseParser();
       const decoder = new TextDecoder();
       idle = setTimeout(stop, IDLE_MS);
       for await (const chunk of body as AsyncIterable<Uint8Array>) {
@@ -50,56 +59,34 @@ export async function* followEvents(transport: Transport, options: EventStreamOp
         for (const message of parser.push(decoder.decode(chunk, { stream: true }))) {
           if (message.data === '') continue;
           const event = JSON.parse(message.data) as WebhookEvent;
-          if (message.id !== null) lastId = message.id;
+          lastId = message.lastEventId;
           yield event;
         }
+        // A block with only an id moves the position too.
+        lastId = parser.lastEventId;
       }
     } catch (error) {
       if (stopped()) return;
-      // A connection that dropped or fell silent is opened again; what the transport gave up on is thrown.
-      if (!reading || error instanceof SyntaxError) throw error;
+      // A connection that dropped or fell silent is opened again, and so is one the service could
+      // not take yet; what retrying cannot fix is thrown.
+      if (error instanceof SyntaxError) throw error;
+      if (!reading) {
+        if (error instanceof CauriApiError && isRetryableStatus(error.status, error.retryAfter !== undefined))
+          retryAfterMs = (error.retryAfter ?? 0) * 1000;
+        else if (!(error instanceof CauriNetworkError)) throw error;
+      }
     } finally {
       clearTimeout(idle);
       signal?.removeEventListener('abort', stop);
       connection.abort();
     }
-    failures = Date.now() - opened < HEALTHY_MS ? failures + 1 : 0;
-    if (failures > 0 && !stopped()) await transport.pause(failures);
-  }
-}
-
-interface SseMessage {
-  id: string | null;
-  event: string;
-  data: string;
-}
-
-/** The text/event-stream format (HTML Living Standard, 9.2.6), fed with decoded text as it arrives. */
-class SseParser {
-  #pending = '';
-  #id: string | null = null;
-  #event = '';
-  #data: string[] = [];
-
-  *push(text: string): Generator<SseMessage> {
-    this.#pending += text;
-    for (let end = this.#pending.indexOf('\n'); end !== -1; end = this.#pending.indexOf('\n')) {
-      const line = this.#pending.slice(0, end).replace(/\r$/, '');
-      this.#pending = this.#pending.slice(end + 1);
-      if (line === '') {
-        if (this.#data.length > 0) yield { id: this.#id, event: this.#event || 'message', data: this.#data.join('\n') };
-        this.#id = null;
-        this.#event = '';
-        this.#data = [];
-        continue;
-      }
-      if (line.startsWith(':')) continue;
-      const colon = line.indexOf(':');
-      const field = colon === -1 ? line : line.slice(0, colon);
-      const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '');
-      if (field === 'data') this.#data.push(value);
-      else if (field === 'id') this.#id = value;
-      else if (field === 'event') this.#event = value;
+    if (parser.retryMs !== null) reconnectMs = parser.retryMs;
+    failures = reading && Date.now() - opened >= HEALTHY_MS ? 0 : failures + 1;
+    try {
+      await transport.pause(failures, signal, Math.max(reconnectMs, retryAfterMs));
+    } catch (error) {
+      if (stopped()) return;
+      throw error;
     }
   }
 }

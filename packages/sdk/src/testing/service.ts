@@ -17,7 +17,7 @@ export interface ManualClock {
 }
 
 export interface Runtime {
-  readonly app: { swagger(): unknown };
+  readonly app: { swagger(): unknown; listen(options: { host: string; port: number }): Promise<string> };
   readonly services: {
     clients: { create(name: string, scopes?: readonly string[]): Promise<{ client_id: string; client_secret: string }> };
     /** Reads the partners' execution reports, as the service's background loop would. */
@@ -34,6 +34,10 @@ export interface DatabaseCase {
 export interface Service {
   DATABASES: readonly DatabaseCase[];
   startRuntime(t: TestContext, db: DatabaseCase, env?: Record<string, string>, options?: { clock?: ManualClock }): Promise<Runtime>;
+  /** A deployment's configuration (data folder, database, master key), for several runtimes in turn. */
+  testEnvironment(t: TestContext, db: DatabaseCase, env?: Record<string, string>): unknown;
+  /** A runtime of that deployment: a restart is `close()` on one, then this again. */
+  startRuntimeIn(t: TestContext, environment: unknown): Promise<Runtime & { close(): Promise<void> }>;
   listen(runtime: Runtime): Promise<string>;
   ManualClock: new (start?: Date | string | number) => ManualClock;
   /** A valid KYC2 attestation request in UEMOA (test/support/api.ts). */
@@ -77,6 +81,8 @@ export function service(): Promise<Service> {
     return {
       DATABASES: harness.DATABASES,
       startRuntime: harness.startRuntime,
+      testEnvironment: harness.testEnvironment,
+      startRuntimeIn: harness.startRuntimeIn,
       listen: harness.listen,
       ManualClock: clock.ManualClock,
       KYC2_REQUEST: api.KYC2_REQUEST,
