@@ -28,6 +28,8 @@ export class ApiCallError extends CliError {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** Whole seconds of the answer's `Retry-After`, when it had one. */
+    readonly retryAfterSeconds: number | null = null,
   ) {
     super(message);
     this.name = 'ApiCallError';
@@ -75,7 +77,13 @@ async function errorOf(res: Response, what: string): Promise<ApiCallError> {
   } catch {
     // Not a JSON error body (a proxy's page, say): its text is shown as is.
   }
-  return new ApiCallError(res.status, code, `${what}: ${res.status} ${code}${message === '' ? '' : `: ${message}`}`);
+  const retryAfter = res.headers.get('retry-after');
+  return new ApiCallError(
+    res.status,
+    code,
+    `${what}: ${res.status} ${code}${message === '' ? '' : `: ${message}`}`,
+    retryAfter !== null && /^[0-9]+$/.test(retryAfter.trim()) ? Number(retryAfter) : null,
+  );
 }
 
 /**
@@ -119,7 +127,7 @@ export class IntegratorApi {
     if (res.status !== 200) {
       const error = await errorOf(res, 'token exchange failed');
       if (res.status === 401)
-        throw new ApiCallError(401, error.code, say('api.credentials', { client: this.credentials.clientId, reason: error.message }));
+        throw new ApiCallError(401, error.code, say('api.credentials', { client: this.credentials.clientId, reason: error.message }), null);
       throw error;
     }
     const body = (await res.json()) as { access_token: string; expires_in: number };

@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { type IntegratorApi, UnreachableError, apiErrorOf } from './api.js';
+import { ApiCallError, type IntegratorApi, UnreachableError, apiErrorOf } from './api.js';
 import { say, saySeconds } from '../i18n.js';
 import type { DeliveryHeaderNames } from '../../webhooks/attempt.js';
 import { DEFAULT_HEADER_NAMES, forwardEvent, serviceHeaderNames } from './forward.js';
@@ -48,6 +48,8 @@ export async function listen(api: IntegratorApi, options: ListenOptions): Promis
   let connectedOnce = false;
   // The service's delivery header names, asked once connected (until it answers, the default's).
   let names: DeliveryHeaderNames | null = null;
+  /** The stream's `retry:` advice, kept across connections as an EventSource keeps its reconnection time. */
+  let reconnectMs = 0;
   while (!signal.aborted) {
     const connection = new AbortController();
     const abort = () => connection.abort();
@@ -61,9 +63,12 @@ export async function listen(api: IntegratorApi, options: ListenOptions): Promis
     } catch (error) {
       signal.removeEventListener('abort', abort);
       if (signal.aborted) return;
-      if (!(error instanceof UnreachableError)) throw error;
+      // Unreachable, or a token exchange the service could not answer yet (429, 5xx: it is starting,
+      // overloaded or rate limiting): tried again. Refused credentials are not.
+      const transient = error instanceof ApiCallError && retryable(error.status);
+      if (!(error instanceof UnreachableError) && !transient) throw error;
       failures++;
-      const wait = backoffMs(failures);
+      const wait = Math.max(backoffMs(failures), transient ? (error.retryAfterSeconds ?? 0) * 1000 : 0);
       err(`cauri: ${say('listen.retrying', { reason: error.message, seconds: saySeconds(wait), attempt: String(failures) })}`);
       await delay(wait, undefined, { signal }).catch(() => undefined);
       continue;
@@ -94,17 +99,20 @@ export async function listen(api: IntegratorApi, options: ListenOptions): Promis
     let reason = say('listen.closed');
     try {
       watchdog();
-      const parser = new SseParser();
+      const parser = new SseParser(lastId);
       const decoder = new TextDecoder();
-      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-        watchdog();
-        for (const message of parser.push(decoder.decode(chunk, { stream: true }))) {
-          await handle(message);
-          if (message.id !== null) {
-            lastId = message.id;
-            options.received?.(message.id);
+      try {
+        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+          watchdog();
+          for (const message of parser.push(decoder.decode(chunk, { stream: true }))) {
+            await handle(message);
+            moveTo(message.id);
           }
+          // A block with only an id moves the position too.
+          moveTo(parser.lastEventId);
         }
+      } finally {
+        if (parser.retryMs !== null) reconnectMs = parser.retryMs;
       }
     } catch (error) {
       if (signal.aborted) return;
@@ -115,7 +123,7 @@ export async function listen(api: IntegratorApi, options: ListenOptions): Promis
     }
     if (signal.aborted) return;
     failures = Date.now() - opened < HEALTHY_CONNECTION_MS ? failures + 1 : 0;
-    const wait = failures === 0 ? 0 : backoffMs(failures);
+    const wait = Math.max(reconnectMs, failures === 0 ? 0 : backoffMs(failures));
     const seconds = saySeconds(wait);
     err(
       `cauri: ${
@@ -125,6 +133,14 @@ export async function listen(api: IntegratorApi, options: ListenOptions): Promis
       }`,
     );
     if (wait > 0) await delay(wait, undefined, { signal }).catch(() => undefined);
+  }
+
+  /** Where the next connection resumes: an empty id means none (from now), as for an EventSource. */
+  function moveTo(id: string | null): void {
+    const next = id === '' ? null : id;
+    if (next === lastId) return;
+    lastId = next;
+    if (next !== null) options.received?.(next);
   }
 
   async function handle(message: SseMessage): Promise<void> {
