@@ -166,5 +166,27 @@ for (const db of DATABASES) {
       await listener.until(new RegExp(`${id}  --> POST`), 8_000);
       assert.equal((JSON.parse(hooks.bodies[0]?.body ?? '{}') as { id?: string }).id, id);
     });
+
+    test("the stream's retry: is the least wait before listen connects again", async (t) => {
+      const runtime = await startRuntime(t, db, { CAURI_WORKERS: 'none' });
+      const base = await listen(runtime);
+      const api = await apiClient(runtime, base, ['webhooks:manage']);
+      const opened: number[] = [];
+      const frame = { status: 200, headers: { 'content-type': 'text/event-stream' }, body: 'retry: 2000\n: bye\n\n' };
+      const front = await proxy(t, base, (path) => {
+        if (path !== '/v1/events/stream') return undefined;
+        opened.push(Date.now());
+        return opened.length <= 2 ? frame : undefined;
+      });
+      const hooks = await receiver(t);
+      const listener = spawnListen(t, front, api, hooks.url);
+      const deadline = Date.now() + 15_000;
+      while (opened.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      assert.equal(opened.length, 3, listener.output());
+      assert.ok(
+        opened[1]! - opened[0]! >= 2000 && opened[2]! - opened[1]! >= 2000,
+        `waits: ${opened[1]! - opened[0]!}, ${opened[2]! - opened[1]!} ms`,
+      );
+    });
   });
 }

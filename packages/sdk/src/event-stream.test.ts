@@ -123,5 +123,29 @@ for (const db of svc.DATABASES) {
       const refused = new CauriClient({ baseUrl: base, clientId: readOnly.client_id, clientSecret: readOnly.client_secret });
       await assert.rejects(follow(refused.events.stream()).done, (e: unknown) => e instanceof CauriApiError && e.status === 403);
     });
+
+    test("the server's retry: is the least wait before the next connection", async (t) => {
+      const runtime = await svc.startRuntime(t, db, { CAURI_WORKERS: 'none' });
+      const base = await svc.listen(runtime);
+      const issued = await runtime.services.clients.create('sdk stream');
+      // A stream that asks for 1.5 s between connections, then ends at once (twice), then the service's own.
+      let short = 2;
+      const frame = { status: 200, headers: { 'content-type': 'text/event-stream' }, body: 'retry: 1500\n: bye\n\n' };
+      const proxy = await startProxy(t, base, (_m, path) => (path === '/v1/events/stream' && short-- > 0 ? frame : undefined));
+      const client = new CauriClient({
+        baseUrl: proxy.url,
+        clientId: issued.client_id,
+        clientSecret: issued.client_secret,
+        retry: { baseDelayMs: 10 },
+      });
+      const ac = new AbortController();
+      const stream = follow(client.events.stream({ signal: ac.signal }));
+      const started = Date.now();
+      while (proxy.log.filter((r) => r.path === '/v1/events/stream').length < 3) await new Promise((r) => setTimeout(r, 20));
+      const ms = Date.now() - started;
+      ac.abort();
+      await stream.done;
+      assert.ok(ms >= 3000, `two waits of at least 1.5 s, got ${ms} ms in all`);
+    });
   });
 }
