@@ -9,7 +9,8 @@ const REQUEST_TIMEOUT_MS = 30_000;
 /** A mutating request is sent at most this many times, all with the same Idempotency-Key. */
 const MUTATION_ATTEMPTS = 4;
 const RETRY_BASE_MS = 500;
-const RETRY_AFTER_CAP_MS = 5_000;
+/** A `Retry-After` longer than this (one rate-limit window) is not waited for: the refusal is printed. */
+const RETRY_AFTER_MAX_MS = 60_000;
 
 /** The service could not be reached at all (refused, DNS, timeout): worth retrying later. Said in the run's language. */
 export class UnreachableError extends CliError {
@@ -51,15 +52,18 @@ function describeDetail(d: { field?: string; rule?: string; value?: unknown }): 
 
 /**
  * Whether a mutating request may be sent again with its key: the service is still processing the
- * first one (409 with Retry-After), or it, or a proxy before it, is briefly unavailable.
+ * first one (409 with Retry-After), it failed transiently (500: the client retries with the same
+ * key, and a 500 is not recorded against it), it is rate limiting (429), or it, or a proxy before
+ * it, is briefly unavailable.
  */
 function retryable(res: Response): boolean {
-  return (res.status === 409 && res.headers.has('retry-after')) || res.status === 502 || res.status === 503 || res.status === 504;
+  return (res.status === 409 && res.headers.has('retry-after')) || [429, 500, 502, 503, 504].includes(res.status);
 }
 
-function retryDelayMs(res: Response | null, attempt: number): number {
-  const stated = Number(res?.headers.get('retry-after'));
-  if (res !== null && Number.isFinite(stated) && stated >= 0) return Math.min(stated * 1000, RETRY_AFTER_CAP_MS);
+/** The wait before the next attempt: the answer's `Retry-After` (whole seconds) exactly, else the backoff; null when it asks for too long. */
+function retryDelayMs(res: Response | null, attempt: number): number | null {
+  const stated = res?.headers.get('retry-after')?.trim();
+  if (stated !== undefined && /^[0-9]+$/.test(stated)) return Number(stated) * 1000 > RETRY_AFTER_MAX_MS ? null : Number(stated) * 1000;
   return RETRY_BASE_MS * 2 ** attempt;
 }
 
@@ -166,7 +170,7 @@ export class IntegratorApi {
    * A mutating POST that must succeed. It gets one fresh Idempotency-Key, which every retry reuses, so
    * a request whose answer was lost (the connection dropped, the service restarted) is answered from
    * the service's record rather than done twice. Retried on a network failure, on 409 while the first
-   * is still processed, and on 502/503/504. Returns the status (cancel and amend answer 200 or 202).
+   * is still processed, and on 429, 500 and 502-504. Returns the status (cancel and amend answer 200 or 202).
    */
   async mutate<T>(path: string, body: unknown): Promise<{ status: number; body: T; replayed: boolean }> {
     const headers = { 'idempotency-key': randomUUID() };
@@ -180,9 +184,10 @@ export class IntegratorApi {
       if (res !== null && res.status >= 200 && res.status <= 299) {
         return { status: res.status, body: (await res.json()) as T, replayed: res.headers.get('idempotent-replayed') === 'true' };
       }
-      if (res !== null && (!retryable(res) || attempt + 1 >= MUTATION_ATTEMPTS)) throw await errorOf(res, `POST ${path}`);
+      const wait = retryDelayMs(res, attempt);
+      if (res !== null && (!retryable(res) || attempt + 1 >= MUTATION_ATTEMPTS || wait === null)) throw await errorOf(res, `POST ${path}`);
       await res?.body?.cancel();
-      await new Promise((resolve) => setTimeout(resolve, retryDelayMs(res, attempt)));
+      await new Promise((resolve) => setTimeout(resolve, wait ?? 0));
     }
   }
 
