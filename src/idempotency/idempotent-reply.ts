@@ -4,7 +4,7 @@ import { originOfTrace, withEventOrigin, type EventOrigin } from '../events/orig
 import { ApiError, validationError } from '../lib/errors.js';
 import type { ClientId } from '../lib/ids.js';
 import { requestTrace } from '../lib/trace-context.js';
-import { findLoneSurrogate, loneSurrogateDetail } from '../lib/unicode.js';
+import { unstorableTextDetail } from '../lib/unicode.js';
 import type { Database } from '../storage/schema.js';
 import {
   IdempotencyService,
@@ -104,15 +104,22 @@ export function sendOutcome(request: FastifyRequest, reply: FastifyReply, outcom
 
 /**
  * Refuses a body holding a lone UTF-16 surrogate (JSON allows `"\udfff"`; Unicode text does not) with
- * 422 rule `unicode`, naming the field. Such a string can be neither fingerprinted nor signed in
- * RFC 8785 form, stored as sent, nor delivered in a webhook as UTF-8. Nothing has run yet, so
- * nothing is stored and a retry with the same key gets the same answer.
+ * 422 rule `unicode`, or the character U+0000 (`"\u0000"`, which PostgreSQL cannot store in text) with
+ * 422 rule `nul_character`, naming the field. A lone surrogate can be neither fingerprinted nor
+ * signed in RFC 8785 form, stored as sent, nor delivered in a webhook as UTF-8. Nothing has run yet,
+ * so nothing is stored and a retry with the same key gets the same answer.
  */
 export const refuseLoneSurrogates: preHandlerHookHandler = (request, _reply, done) => {
-  const found = findLoneSurrogate(request.body);
-  if (found === null) return done();
-  const detail = loneSurrogateDetail(found);
-  done(validationError([detail], `Invalid ${detail.field}: text must be valid Unicode (it holds a lone surrogate)`));
+  const detail = unstorableTextDetail(request.body);
+  if (detail === null) return done();
+  done(
+    validationError(
+      [detail],
+      detail.rule === 'unicode'
+        ? `Invalid ${detail.field}: text must be valid Unicode (it holds a lone surrogate)`
+        : `Invalid ${detail.field}: text may not hold the character U+0000`,
+    ),
+  );
 };
 
 /**

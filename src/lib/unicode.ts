@@ -64,3 +64,44 @@ export function loneSurrogateDetail(found: LoneSurrogate, root = 'body'): ErrorD
     message: `the ${where} holds a lone UTF-16 surrogate (U+${unit}) at index ${found.index}; text must be valid Unicode`,
   };
 }
+
+/** Where a decoded JSON value holds the character U+0000, or null. Same shape as a lone surrogate's. */
+export function findNulCharacter(value: unknown, path: string[] = []): LoneSurrogate | null {
+  if (typeof value === 'string') {
+    const index = value.indexOf('\u0000');
+    return index < 0 ? null : { path, memberName: false, text: value, index };
+  }
+  if (typeof value !== 'object' || value === null) return null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = findNulCharacter(value[i], [...path, String(i)]);
+      if (found !== null) return found;
+    }
+    return null;
+  }
+  for (const [name, member] of Object.entries(value)) {
+    const index = name.indexOf('\u0000');
+    if (index >= 0) return { path: [...path, name], memberName: true, text: name, index };
+    const found = findNulCharacter(member, [...path, name]);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
+/**
+ * The error detail for text the service cannot store as sent, or null when there is none: a lone
+ * surrogate (rule `unicode`), else the character U+0000 (rule `nul_character`), which PostgreSQL's
+ * text cannot hold (and the embedded database would keep where the other cannot).
+ */
+export function unstorableTextDetail(value: unknown, root = 'body'): ErrorDetail | null {
+  const lone = findLoneSurrogate(value);
+  if (lone !== null) return loneSurrogateDetail(lone, root);
+  const nul = findNulCharacter(value);
+  if (nul === null) return null;
+  return {
+    field: nul.path.length === 0 ? root : nul.path.map(wellFormed).join('.'),
+    rule: 'nul_character',
+    value: wellFormed(nul.text),
+    message: `the ${nul.memberName ? 'member name' : 'string'} holds the character U+0000 at index ${nul.index}; text may not hold it`,
+  };
+}

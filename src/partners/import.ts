@@ -1,5 +1,6 @@
 import type { ErrorDetail } from '../lib/errors.js';
 import type { Validator } from '../lib/validation.js';
+import { unstorableTextDetail } from '../lib/unicode.js';
 
 export interface ImportReport {
   applied: { index: number; id: string; action: 'created' | 'updated' }[];
@@ -13,7 +14,7 @@ export type PreparedRow<R> = { id: string; row: R; action: 'created' | 'updated'
 
 /**
  * The contract of every operator import: the input is a JSON array; every row is validated against
- * `validate` and prepared (checked against the database and earlier rows) before anything is written;
+ * `validate` (after a check that its text can be stored as written) and prepared (checked against the database and earlier rows) before anything is written;
  * by default one bad row and nothing is written, with `allowPartial` the good rows are written. Run it
  * inside a transaction so that the writes commit together.
  */
@@ -35,7 +36,10 @@ export async function runImport<T, R>(
   }
   const ready: { index: number; id: string; row: R; action: 'created' | 'updated' }[] = [];
   for (const [index, raw] of input.entries()) {
-    const problems = validate(raw);
+    // Text that cannot be stored as written (a lone surrogate, U+0000) is refused like any other
+    // invalid member, before the database sees it.
+    const text = unstorableTextDetail(raw, 'row');
+    const problems = text === null ? validate(raw) : [text];
     const prepared = problems === null ? await prepare(raw as T, index) : { details: problems };
     if ('details' in prepared) report.rejected.push({ index, details: prepared.details });
     else ready.push({ index, ...prepared });

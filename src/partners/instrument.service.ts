@@ -12,6 +12,7 @@ import {
   DEFAULT_TICK_SIZE_CENTS,
   defaultPriceBandBps,
   exchangeOfInstrument,
+  INSTRUMENT_CODE_PATTERN,
   type Capability,
   type Exchange,
 } from './markets.js';
@@ -45,8 +46,11 @@ export async function listCatalogue(
   return { items, nextAfter: hasMore ? (items[items.length - 1]?.code ?? null) : null };
 }
 
+const CODE = new RegExp(INSTRUMENT_CODE_PATTERN);
+
 export async function getInstrument(db: Kysely<Database>, code: string): Promise<Instrument> {
-  const row = await findInstrument(db, code);
+  // A code that cannot be one (any text reaches this route) is not looked up: it is unknown.
+  const row = CODE.test(code) ? await findInstrument(db, code) : undefined;
   if (row === undefined) throw notFound('Instrument', code);
   return toInstrument(row);
 }
