@@ -51,16 +51,19 @@ for (const db of DATABASES) {
   test(`cauri orders cancel retries a 500 and a 429 with the same key, waiting each Retry-After in full (${db.name})`, async (t) => {
     const c = await orderContext(t, db);
     const att = await c.attestation();
-    const order = (
-      await c.order({
-        rcpt_to: BAOBAB,
-        kyc_attestation_id: att,
-        instrument: 'KOLA.BRVM',
-        side: 'buy',
-        qty: 5,
-        limit_price_cents: KOLA_RESTING,
-      })
-    ).body as Json;
+    // An order that rests at the partner, so that it can be cancelled.
+    const resting = async () =>
+      (
+        await c.order({
+          rcpt_to: BAOBAB,
+          kyc_attestation_id: att,
+          instrument: 'KOLA.BRVM',
+          side: 'buy',
+          qty: 5,
+          limit_price_cents: KOLA_RESTING,
+        })
+      ).body as Json;
+    const order = await resting();
     const front = await frontWith(t, c.base, [
       { status: 500, code: 'internal_error' },
       { status: 429, retryAfter: '1', code: 'rate_limit_exceeded' },
@@ -86,16 +89,7 @@ for (const db of DATABASES) {
     assert.equal((await c.events('order.cancelled', order.id as string)).length, 1, 'cancelled once');
 
     // A Retry-After beyond a minute is not waited for: the refusal is printed at once.
-    const later = (
-      await c.order({
-        rcpt_to: BAOBAB,
-        kyc_attestation_id: att,
-        instrument: 'KOLA.BRVM',
-        side: 'buy',
-        qty: 5,
-        limit_price_cents: KOLA_RESTING,
-      })
-    ).body as Json;
+    const later = await resting();
     const slow = await frontWith(t, c.base, [{ status: 429, retryAfter: '120', code: 'rate_limit_exceeded' }]);
     const refused = await runCli(['orders', 'cancel', later.id as string], { ...env, CAURI_API_URL: slow.url });
     assert.equal(refused.code, 1);

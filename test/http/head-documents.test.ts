@@ -1,25 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { request as httpRequest } from 'node:http';
 import { DATABASES, listen, startRuntime } from '../support/harness.js';
+import { rawRequest } from '../support/raw-http.js';
 import { sandboxPartner } from '../support/order-context.js';
-
-/** One raw request over HTTP: status, headers and body bytes (no decompression, nothing added). */
-function raw(
-  method: 'GET' | 'HEAD',
-  url: string,
-  headers: Record<string, string> = {},
-): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 // Every public document, each read with HEAD as a cache, a link checker or `curl -I` reads it.
 const PUBLIC_DOCUMENTS = [
@@ -42,8 +25,8 @@ for (const database of DATABASES) {
     const base = await listen(runtime);
     for (const path of PUBLIC_DOCUMENTS) {
       for (const encoding of ['identity', 'br']) {
-        const get = await raw('GET', `${base}${path}`, { 'accept-encoding': encoding });
-        const head = await raw('HEAD', `${base}${path}`, { 'accept-encoding': encoding });
+        const get = await rawRequest('GET', `${base}${path}`, { 'accept-encoding': encoding });
+        const head = await rawRequest('HEAD', `${base}${path}`, { 'accept-encoding': encoding });
         assert.equal(get.status, 200, path);
         assert.equal(head.status, 200, `HEAD ${path}`);
         assert.equal(head.body.length, 0, `HEAD ${path}: no body`);
@@ -56,7 +39,7 @@ for (const database of DATABASES) {
         assert.equal(head.headers['content-type'], get.headers['content-type'], `HEAD ${path}: Content-Type`);
 
         for (const ifNoneMatch of [etag, `W/${etag}`, '*']) {
-          const again = await raw('HEAD', `${base}${path}`, { 'if-none-match': ifNoneMatch, 'accept-encoding': encoding });
+          const again = await rawRequest('HEAD', `${base}${path}`, { 'if-none-match': ifNoneMatch, 'accept-encoding': encoding });
           assert.equal(again.status, 304, `HEAD ${path} with If-None-Match ${ifNoneMatch}`);
           assert.equal(again.body.length, 0);
           // A HEAD may give a Content-Length only when it is what the same request with GET gets
@@ -66,7 +49,11 @@ for (const database of DATABASES) {
           assert.equal(String(again.headers.etag).replace(/-br"$/, '"'), etag.replace(/-br"$/, '"'));
           assert.equal(again.headers['access-control-allow-origin'], '*');
         }
-        assert.equal((await raw('HEAD', `${base}${path}`, { 'if-none-match': '"stale"' })).status, 200, `HEAD ${path} with a stale tag`);
+        assert.equal(
+          (await rawRequest('HEAD', `${base}${path}`, { 'if-none-match': '"stale"' })).status,
+          200,
+          `HEAD ${path} with a stale tag`,
+        );
       }
     }
   });

@@ -7,25 +7,10 @@ import { ALLOWED_HEADERS, EXPOSED_HEADERS, PREFLIGHT_MAX_AGE } from '../../src/h
 import { strongEtag } from '../../src/http/etag.js';
 import { apiClient, KYC2_REQUEST } from '../support/api.js';
 import { DATABASES, listen, startRuntime } from '../support/harness.js';
+import { rawRequest } from '../support/raw-http.js';
 import { sandboxPartner } from '../support/order-context.js';
 
 type Json = Record<string, any>;
-
-/** One raw HTTP GET (no automatic decompression, unlike fetch): status, headers, body bytes. */
-function rawGet(
-  url: string,
-  headers: Record<string, string> = {},
-): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 const PUBLIC_DOCUMENTS = [
   '/.well-known/cauri',
@@ -64,7 +49,7 @@ test('public documents: a strong ETag of the body, 304 on If-None-Match, a new t
   const runtime = await startRuntime(t, DATABASES[0]!, { CAURI_WORKERS: 'none' });
   const base = await listen(runtime);
   for (const path of PUBLIC_DOCUMENTS) {
-    const first = await rawGet(`${base}${path}`);
+    const first = await rawRequest('GET', `${base}${path}`);
     assert.equal(first.status, 200, path);
     assert.equal(first.headers['cache-control'], documentedCacheControl(path), `${path}: Cache-Control`);
     const etag = first.headers.etag as string;
@@ -72,19 +57,19 @@ test('public documents: a strong ETag of the body, 304 on If-None-Match, a new t
     if (path !== '/v1/kyc/crl') assert.equal(etag, strongEtag(first.body), `${path}: the tag of the body sent`);
     // (The revocation list answers its own 304s, by its own tag, with the same comparison.)
     for (const ifNoneMatch of [etag, `W/${etag}`, `"other", ${etag}`, '*', ' * ']) {
-      const again = await rawGet(`${base}${path}`, { 'if-none-match': ifNoneMatch });
+      const again = await rawRequest('GET', `${base}${path}`, { 'if-none-match': ifNoneMatch });
       assert.equal(again.status, 304, `${path} with ${ifNoneMatch}`);
       assert.equal(again.body.length, 0);
       assert.equal(again.headers.etag, etag);
       assert.equal(again.headers['access-control-allow-origin'], '*');
     }
-    assert.equal((await rawGet(`${base}${path}`, { 'if-none-match': '"stale"' })).status, 200, path);
+    assert.equal((await rawRequest('GET', `${base}${path}`, { 'if-none-match': '"stale"' })).status, 200, path);
   }
 
   // The access-token keys change with a rotation: the old tag no longer matches.
-  const before = await rawGet(`${base}/.well-known/jwks.json`);
+  const before = await rawRequest('GET', `${base}/.well-known/jwks.json`);
   await runtime.services.keys.rotate('token');
-  const after = await rawGet(`${base}/.well-known/jwks.json`, { 'if-none-match': before.headers.etag as string });
+  const after = await rawRequest('GET', `${base}/.well-known/jwks.json`, { 'if-none-match': before.headers.etag as string });
   assert.equal(after.status, 200);
   assert.notEqual(after.headers.etag, before.headers.etag);
 
@@ -96,11 +81,11 @@ test('public documents: a strong ETag of the body, 304 on If-None-Match, a new t
 test('responses are compressed (br, gzip) when asked and large enough; event streams are not', async (t) => {
   const runtime = await startRuntime(t, DATABASES[0]!, { CAURI_WORKERS: 'none' });
   const base = await listen(runtime);
-  const plain = await rawGet(`${base}/v1/openapi.json`);
+  const plain = await rawRequest('GET', `${base}/v1/openapi.json`);
   assert.equal(plain.headers['content-encoding'], undefined);
   assert.ok(plain.body.length > 100_000, `the description is ${plain.body.length} bytes`);
 
-  const br = await rawGet(`${base}/v1/openapi.json`, { 'accept-encoding': 'gzip, deflate, br' });
+  const br = await rawRequest('GET', `${base}/v1/openapi.json`, { 'accept-encoding': 'gzip, deflate, br' });
   assert.equal(br.headers['content-encoding'], 'br');
   assert.match(String(br.headers.vary), /accept-encoding/i);
   assert.ok(br.body.length < plain.body.length / 5, `${br.body.length} compressed bytes`);
@@ -108,12 +93,12 @@ test('responses are compressed (br, gzip) when asked and large enough; event str
   // A compressed representation has a tag of its own, and either revalidates.
   assert.equal(br.headers.etag, `${(plain.headers.etag as string).slice(0, -1)}-br"`);
   assert.equal(
-    (await rawGet(`${base}/v1/openapi.json`, { 'accept-encoding': 'br', 'if-none-match': br.headers.etag as string })).status,
+    (await rawRequest('GET', `${base}/v1/openapi.json`, { 'accept-encoding': 'br', 'if-none-match': br.headers.etag as string })).status,
     304,
   );
-  assert.equal((await rawGet(`${base}/v1/openapi.json`, { 'if-none-match': br.headers.etag as string })).status, 304);
+  assert.equal((await rawRequest('GET', `${base}/v1/openapi.json`, { 'if-none-match': br.headers.etag as string })).status, 304);
 
-  const gzip = await rawGet(`${base}/v1/openapi.json`, { 'accept-encoding': 'gzip' });
+  const gzip = await rawRequest('GET', `${base}/v1/openapi.json`, { 'accept-encoding': 'gzip' });
   assert.equal(gzip.headers['content-encoding'], 'gzip');
   assert.deepEqual(gunzipSync(gzip.body), plain.body);
   // docs/http.md quotes these sizes: they stay within a fifth of what is sent.
@@ -125,16 +110,16 @@ test('responses are compressed (br, gzip) when asked and large enough; event str
     assert.ok(Math.abs(kb * 1000 - bytes) <= bytes / 5, `docs/http.md says ${kb} KB, ${bytes} bytes are sent`);
   }
   assert.equal(
-    (await rawGet(`${base}/v1/openapi.json`, { 'accept-encoding': 'deflate' })).headers['content-encoding'],
+    (await rawRequest('GET', `${base}/v1/openapi.json`, { 'accept-encoding': 'deflate' })).headers['content-encoding'],
     undefined,
     'only br and gzip',
   );
 
   // Below 1 KiB a response goes as it is.
-  const small = await rawGet(`${base}/healthz`, { 'accept-encoding': 'br, gzip' });
+  const small = await rawRequest('GET', `${base}/healthz`, { 'accept-encoding': 'br, gzip' });
   assert.equal(small.headers['content-encoding'], undefined);
   // The dashboard's files too.
-  const script = await rawGet(`${base}/dashboard/main.js`, { 'accept-encoding': 'gzip' });
+  const script = await rawRequest('GET', `${base}/dashboard/main.js`, { 'accept-encoding': 'gzip' });
   assert.equal(script.headers['content-encoding'], 'gzip');
   assert.match(gunzipSync(script.body).toString(), /hashchange/);
   assert.equal(script.headers['content-security-policy'] !== undefined, true);
