@@ -50,7 +50,9 @@ function readKeyFile(path: string): Buffer | null {
   try {
     text = readFileSync(path, 'utf8').trim();
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    // No file, or a data folder that is not one (ensureDataDir then says so, naming the variable).
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
     throw error;
   }
   if (text !== '') return decodeKey(text);
