@@ -4,6 +4,8 @@ import type { ErrorDetail } from './errors.js';
 // without its other half: what JSON's `\udfff` escapes can produce and Unicode text cannot hold.
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 const LONE_SURROGATES = /[\uD800-\uDFFF]/gu;
+/** A lone surrogate, or the character U+0000, which PostgreSQL's text cannot hold. */
+const UNSTORABLE = /[\uD800-\uDFFF\u0000]/u;
 
 /** Where a decoded JSON value holds a string that is not well-formed UTF-16. */
 export interface LoneSurrogate {
@@ -22,23 +24,28 @@ export interface LoneSurrogate {
  * canonical form (I-JSON, RFC 7493 §2.1), so it can be neither hashed, signed, stored as sent nor
  * delivered in a webhook.
  */
-export function findLoneSurrogate(value: unknown, path: string[] = []): LoneSurrogate | null {
+export function findLoneSurrogate(value: unknown): LoneSurrogate | null {
+  return findInText(value, LONE_SURROGATE, []);
+}
+
+/** The first string (value or member name), depth first in document order, where `pattern` matches. */
+function findInText(value: unknown, pattern: RegExp, path: string[]): LoneSurrogate | null {
   if (typeof value === 'string') {
-    const index = value.search(LONE_SURROGATE);
+    const index = value.search(pattern);
     return index < 0 ? null : { path, memberName: false, text: value, index };
   }
   if (typeof value !== 'object' || value === null) return null;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const found = findLoneSurrogate(value[i], [...path, String(i)]);
+      const found = findInText(value[i], pattern, [...path, String(i)]);
       if (found !== null) return found;
     }
     return null;
   }
   for (const [name, member] of Object.entries(value)) {
-    const index = name.search(LONE_SURROGATE);
+    const index = name.search(pattern);
     if (index >= 0) return { path: [...path, name], memberName: true, text: name, index };
-    const found = findLoneSurrogate(member, [...path, name]);
+    const found = findInText(member, pattern, [...path, name]);
     if (found !== null) return found;
   }
   return null;
@@ -65,43 +72,20 @@ export function loneSurrogateDetail(found: LoneSurrogate, root = 'body'): ErrorD
   };
 }
 
-/** Where a decoded JSON value holds the character U+0000, or null. Same shape as a lone surrogate's. */
-export function findNulCharacter(value: unknown, path: string[] = []): LoneSurrogate | null {
-  if (typeof value === 'string') {
-    const index = value.indexOf('\u0000');
-    return index < 0 ? null : { path, memberName: false, text: value, index };
-  }
-  if (typeof value !== 'object' || value === null) return null;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = findNulCharacter(value[i], [...path, String(i)]);
-      if (found !== null) return found;
-    }
-    return null;
-  }
-  for (const [name, member] of Object.entries(value)) {
-    const index = name.indexOf('\u0000');
-    if (index >= 0) return { path: [...path, name], memberName: true, text: name, index };
-    const found = findNulCharacter(member, [...path, name]);
-    if (found !== null) return found;
-  }
-  return null;
-}
-
 /**
  * The error detail for text the service cannot store as sent, or null when there is none: a lone
- * surrogate (rule `unicode`), else the character U+0000 (rule `nul_character`), which PostgreSQL's
- * text cannot hold (and the embedded database would keep where the other cannot).
+ * surrogate (rule `unicode`) or the character U+0000 (rule `nul_character`), which PostgreSQL's text
+ * cannot hold (and the embedded database would keep where the other cannot).
  */
 export function unstorableTextDetail(value: unknown, root = 'body'): ErrorDetail | null {
-  const lone = findLoneSurrogate(value);
-  if (lone !== null) return loneSurrogateDetail(lone, root);
-  const nul = findNulCharacter(value);
-  if (nul === null) return null;
+  // One walk for both: the first string holding either, named by the first of the two in it.
+  const found = findInText(value, UNSTORABLE, []);
+  if (found === null) return null;
+  if (found.text.charCodeAt(found.index) !== 0) return loneSurrogateDetail(found, root);
   return {
-    field: nul.path.length === 0 ? root : nul.path.map(wellFormed).join('.'),
+    field: found.path.length === 0 ? root : found.path.map(wellFormed).join('.'),
     rule: 'nul_character',
-    value: wellFormed(nul.text),
-    message: `the ${nul.memberName ? 'member name' : 'string'} holds the character U+0000 at index ${nul.index}; text may not hold it`,
+    value: wellFormed(found.text),
+    message: `the ${found.memberName ? 'member name' : 'string'} holds the character U+0000 at index ${found.index}; text may not hold it`,
   };
 }
