@@ -119,7 +119,9 @@ async function trigger(api: ApiClient): Promise<string> {
   return ((await res.json()) as { event: { id: string } }).event.id;
 }
 
-for (const db of DATABASES) {
+// What these check is the command line's own reading of the stream and the token exchange, the same
+// whatever database the service keeps its events in: the embedded one serves them.
+for (const db of DATABASES.filter((d) => d.name === 'sqlite')) {
   describe(`cauri listen (${db.name})`, () => {
     test('a 503 or 429 of the token exchange is waited out, not the end of listen; it then forwards', async (t) => {
       const runtime = await startRuntime(t, db, { CAURI_WORKERS: 'none' });

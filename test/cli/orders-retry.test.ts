@@ -47,7 +47,9 @@ async function frontWith(t: TestContext, base: string, answers: Answer[]) {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, attempts };
 }
 
-for (const db of DATABASES) {
+// The retries are the command line's own, the same whatever database the service uses: the
+// embedded one serves them.
+for (const db of DATABASES.filter((d) => d.name === 'sqlite')) {
   test(`cauri orders cancel retries a 500 and a 429 with the same key, waiting each Retry-After in full (${db.name})`, async (t) => {
     const c = await orderContext(t, db);
     const att = await c.attestation();
