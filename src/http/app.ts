@@ -18,7 +18,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../config/config.js';
 import { ApiError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
-import { bodyAjv, textAjv } from '../lib/validation.js';
+import { responseSerializer, routeValidator } from './compiled-schemas.js';
 import { capConnections, clientErrorHandler, timeoutOptions } from './connections.js';
 import { installCors } from './cors.js';
 import { docsCsp } from './docs-csp.js';
@@ -187,7 +187,8 @@ export async function createHttpApp(
     });
   });
 
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : textAjv).compile(schema));
+  app.setValidatorCompiler(({ schema, httpPart }) => routeValidator(schema, httpPart));
+  app.setSerializerCompiler(({ schema }) => responseSerializer(schema));
   // Only JSON is accepted (the token endpoint adds form bodies in its own scope); anything else is 415.
   app.removeContentTypeParser('text/plain');
   installJsonBodyParser(app);
