@@ -21,7 +21,6 @@ import { guardIdempotentRoutes } from './idempotency/idempotent-reply.js';
 import { Metrics } from './http/metrics.js';
 import { opsRoutes } from './http/ops.routes.js';
 import { MemoryRateLimitStore, type RateLimitStore } from './http/rate-limit.js';
-import { openRedisRateLimitStore } from './http/rate-limit-redis.js';
 import { kycRoutes } from './kyc/kyc.routes.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { deriveKey } from './lib/crypto.js';
@@ -79,7 +78,10 @@ export interface Runtime {
 }
 
 async function createRateLimitStore(config: Config, log: FastifyBaseLogger): Promise<RateLimitStore> {
-  return config.redisUrl === null ? new MemoryRateLimitStore() : openRedisRateLimitStore(config.redisUrl, config.redisTimeoutMs, log);
+  if (config.redisUrl === null) return new MemoryRateLimitStore();
+  // Redis's client is loaded by the deployments that name a Redis.
+  const { openRedisRateLimitStore } = await import('./http/rate-limit-redis.js');
+  return openRedisRateLimitStore(config.redisUrl, config.redisTimeoutMs, log);
 }
 
 /**

@@ -2,11 +2,10 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, sql } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Database } from './schema.js';
 import type { DialectName } from './dialect.js';
 import { GroupCommitter } from './group-commit.js';
-import { ChangeListener } from './pg-changes.js';
 import { pgTransact } from './pg-transaction.js';
 import { WirePool, type WireStats } from './pg-prepared.js';
 import { registerDirectReads, registerDirectStatements } from './prepared.js';
@@ -79,12 +78,14 @@ function parseInt8(value: string): number {
   return n;
 }
 
-const pgTypes = {
-  getTypeParser(oid: number, format?: 'text' | 'binary') {
-    if (oid === 20 && format !== 'binary') return parseInt8;
-    return pg.types.getTypeParser(oid, format as 'text');
-  },
-};
+function pgTypes(driver: typeof pg) {
+  return {
+    getTypeParser(oid: number, format?: 'text' | 'binary') {
+      if (oid === 20 && format !== 'binary') return parseInt8;
+      return driver.types.getTypeParser(oid, format as 'text');
+    },
+  };
+}
 
 export interface CommitStats {
   batches: number;
@@ -133,10 +134,12 @@ function openSqlite(options: StorageOptions): Storage {
 }
 
 async function openPostgres(url: string, options: StorageOptions): Promise<Storage> {
+  // The driver is loaded by the processes that use it: a command on SQLite starts without it.
+  const [{ default: driver }, { ChangeListener }] = await Promise.all([import('pg'), import('./pg-changes.js')]);
   const schema = options.pgSchema;
   if (schema !== undefined) {
     if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`invalid PostgreSQL schema name ${schema}`);
-    const admin = new pg.Client({ connectionString: url });
+    const admin = new driver.Client({ connectionString: url });
     await admin.connect();
     try {
       await admin.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
@@ -150,10 +153,10 @@ async function openPostgres(url: string, options: StorageOptions): Promise<Stora
       await admin.end();
     }
   }
-  const pool = new pg.Pool({
+  const pool = new driver.Pool({
     connectionString: url,
     max: options.poolSize,
-    types: pgTypes,
+    types: pgTypes(driver),
     // Statements issued without waiting for the one before go out together (see WirePool).
     pipeline: true,
     ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
