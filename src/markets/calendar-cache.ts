@@ -20,6 +20,7 @@ export class CalendarCache {
   #current = new MarketCalendar([]);
   #timer: ReturnType<typeof setInterval> | undefined;
   #gaps = '';
+  #reloads = 0;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -31,10 +32,18 @@ export class CalendarCache {
     return this.#current;
   }
 
+  /**
+   * Reads the calendars again. Of reloads that overlap (the periodic one and one asked for), only the
+   * last one started replaces the calendar in use: an earlier read that ends later is older data.
+   */
   async reload(): Promise<MarketCalendar> {
-    this.#current = await loadMarketCalendar(this.db);
-    this.#warnOfGaps();
-    return this.#current;
+    const started = ++this.#reloads;
+    const calendar = await loadMarketCalendar(this.db);
+    if (started === this.#reloads) {
+      this.#current = calendar;
+      this.#warnOfGaps();
+    }
+    return calendar;
   }
 
   start(intervalMs = CALENDAR_REFRESH_MS): void {
