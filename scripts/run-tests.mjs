@@ -2,7 +2,7 @@
 // not expand globs given to --test, so the files are collected here. Extra arguments narrow the run to
 // paths containing them. Each file's report is printed whole when it ends (never interleaved with
 // another's), and the run ends with the failed files and the slowest ones.
-import { readdirSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { spawn } from 'node:child_process';
 
@@ -35,18 +35,24 @@ const SLOW_FIRST = [
   'dist/test/browser/',
   'dist/test/http/faults',
   'dist/test/storage/',
+  // The SDK's files run it against a service, streams and restarts included (up to a minute each).
+  'packages/sdk/dist/',
 ];
-// Then the other files that start the service (tens of seconds each), then the unit tests of src/
-// and the packages (a second or less each), which fill the lanes at the end.
+// Then the other files that start the service or open a database (the unit tests of src/ that use
+// the test harness: up to half a minute each), then the other unit tests of src/ and the verifier (a
+// second or less each, a few up to ten), which fill the lanes at the end.
+const usesHarness = (file) => readFileSync(file, 'utf8').includes('support/harness.js');
 const rank = (file) => {
   const i = SLOW_FIRST.findIndex((prefix) => file.startsWith(prefix));
   if (i !== -1) return i;
-  return SLOW_FIRST.length + (file.startsWith('dist/test/') ? 0 : 1);
+  return SLOW_FIRST.length + (file.startsWith('dist/test/') || usesHarness(file) ? 0 : 1);
 };
 const files = roots
   .flatMap((root) => collect(root, []))
   .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
-  .sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+  .map((file) => ({ file, rank: rank(file) }))
+  .sort((a, b) => a.rank - b.rank || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0))
+  .map(({ file }) => file);
 if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);
