@@ -2,7 +2,7 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP, type LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { IncomingHttpHeaders } from 'node:http';
-import { Agent, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import { isPublicAddress } from './core/address.js';
 
 /**
@@ -274,7 +274,9 @@ interface Target {
 const MAX_TARGETS = 4096;
 
 export class UndiciSender implements WebhookSender {
-  readonly #agent: Agent;
+  /** Made at the first attempt: a process that never delivers (a command, an API process) never loads undici. */
+  #agent: Agent | undefined;
+  #loading: Promise<Agent> | undefined;
   readonly #options: SenderOptions;
   readonly #deadlines: Deadlines;
   readonly #targets = new Map<string, Target>();
@@ -282,12 +284,20 @@ export class UndiciSender implements WebhookSender {
   constructor(options: SenderOptions) {
     this.#options = options;
     this.#deadlines = new Deadlines(options.timeoutMs);
-    this.#agent = new Agent({
-      connect: { lookup: guardedLookup(options.resolve ?? systemResolver, options.publicOnly), timeout: options.timeoutMs },
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
-      keepAliveTimeout: 4_000,
+  }
+
+  #makeAgent(): Promise<Agent> {
+    const options = this.#options;
+    this.#loading ??= import('undici').then(({ Agent }) => {
+      this.#agent = new Agent({
+        connect: { lookup: guardedLookup(options.resolve ?? systemResolver, options.publicOnly), timeout: options.timeoutMs },
+        headersTimeout: options.timeoutMs,
+        bodyTimeout: options.timeoutMs,
+        keepAliveTimeout: 4_000,
+      });
+      return this.#agent;
     });
+    return this.#loading;
   }
 
   #target(href: string): Target {
@@ -320,6 +330,8 @@ export class UndiciSender implements WebhookSender {
       durationMs: Math.round(performance.now() - started),
     });
     if (target.refused !== null) return Promise.resolve(result(null, target.refused));
+    if (this.#agent === undefined) return this.#makeAgent().then(() => this.send(webhook));
+    const agent = this.#agent;
     return new Promise<SendResult>((resolve) => {
       const attempt = new Attempt(this.#options.timeoutMs, (statusCode, error) => {
         resolve(result(statusCode, error));
@@ -329,10 +341,7 @@ export class UndiciSender implements WebhookSender {
       // A POST is never retried by undici on another connection, and a redirect is not followed (no
       // redirect interceptor): a 3xx is returned as is and counts as a failure.
       try {
-        this.#agent.dispatch(
-          { origin: target.origin, path: target.path, method: 'POST', headers: webhook.headers, body: webhook.body },
-          attempt,
-        );
+        agent.dispatch({ origin: target.origin, path: target.path, method: 'POST', headers: webhook.headers, body: webhook.body }, attempt);
       } catch (error) {
         attempt.fail(error);
       }
@@ -341,6 +350,6 @@ export class UndiciSender implements WebhookSender {
 
   async close(): Promise<void> {
     this.#deadlines.close();
-    await this.#agent.close();
+    if (this.#loading !== undefined) await (await this.#loading).close();
   }
 }
