@@ -21,7 +21,7 @@ const postgres = DATABASES.find((d) => d.name === 'postgres');
 for (const mode of ['step by step', 'started'] as const) {
   test(`two workers on one PostgreSQL database, ${mode}, deliver 10,000 events with no attempt sent twice`, {
     skip: postgres === undefined ? 'TEST_DATABASE_URL is not set' : false,
-    timeout: 60_000,
+    timeout: 150_000,
   }, async (t) => {
     const e = testEnvironment(t, postgres!, { CAURI_WORKERS: 'none', CAURI_SEED: 'false' });
     const seen = new Map<string, number>();
@@ -121,7 +121,7 @@ for (const mode of ['step by step', 'started'] as const) {
       await Promise.all(
         instances.map(async ({ name, worker }) => {
           let idle = 0;
-          while (idle < 3 && performance.now() - started < 50_000) {
+          while (idle < 3 && performance.now() - started < 120_000) {
             const report = await worker.runOnce();
             attempted.set(name, (attempted.get(name) ?? 0) + report.attempted);
             idle = report.attempted === 0 && report.dispatched === 0 ? idle + 1 : 0;
@@ -132,7 +132,7 @@ for (const mode of ['step by step', 'started'] as const) {
     } else {
       for (const { worker } of instances) worker.start();
       const total = () => instances.reduce((n, { worker }) => n + worker.stats.record.units, 0);
-      while (total() < EVENTS && performance.now() - started < 50_000) await new Promise((r) => setTimeout(r, 50));
+      while (total() < EVENTS && performance.now() - started < 120_000) await new Promise((r) => setTimeout(r, 50));
       // Anything sent twice would have been recorded by now or show as a second arrival.
       await new Promise((r) => setTimeout(r, 200));
       for (const { name, worker } of instances) {

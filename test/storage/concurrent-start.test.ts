@@ -11,7 +11,7 @@ import { spawnService } from '../support/process.js';
 // Processes sharing one SQLite file all migrate, seed and create keys at start. A transaction that
 // read before writing used to fail at once with SQLITE_BUSY when another process had committed in
 // between; transactions now take the write lock first and wait for it on timers.
-test('four service processes started at once on one fresh SQLite database all come up and agree', { timeout: 60_000 }, async (t) => {
+test('four service processes started at once on one fresh SQLite database all come up and agree', { timeout: 150_000 }, async (t) => {
   for (let round = 0; round < 3; round++) {
     const dataDir = mkdtempSync(join(tmpdir(), 'cauri-start-'));
     t.after(() => rmSync(dataDir, { recursive: true, force: true }));
