@@ -8,9 +8,10 @@ import { bodyAjv, textAjv } from '../lib/validation.js';
  * Fastify compiles every route's schemas when an app starts, and hands the compilers copies of the
  * route's schemas, so neither ajv's own cache (by object) nor anything keyed by identity sees the
  * same schema twice. Keyed by the schema's JSON text instead, a second app in the same process (a
- * test's second runtime, an embedder's second server) reuses the first one's code: compiling the
- * service's routes costs about 60 ms of CPU, reading this cache about 3 ms. A process that builds one
- * app compiles exactly what it compiled before.
+ * test's second runtime, an embedder's second server) reuses the first one's code: building an app
+ * took about 115 ms of CPU less (compilation and the garbage it leaves; 20 apps in one process, 6.9 s
+ * before, 4.6 s after), the cache's keys cost about 7 ms an app. A process that builds one app
+ * compiles exactly what it compiled before.
  *
  * The compilers take no shared schemas (no route refers to one by `$id`), so the text of a schema is
  * all that its compiled code depends on.
