@@ -27,6 +27,8 @@ export interface SendResult {
 
 export interface WebhookSender {
   send(request: WebhookRequest): Promise<SendResult>;
+  /** Loads what sending needs, so that the first attempt does not pay for it inside its time-out. */
+  prepare(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -274,7 +276,10 @@ interface Target {
 const MAX_TARGETS = 4096;
 
 export class UndiciSender implements WebhookSender {
-  /** Made at the first attempt: a process that never delivers (a command, an API process) never loads undici. */
+  /**
+   * Made when a delivery worker is made (or at the first attempt): a process that never delivers (a
+   * command, an API process) never loads undici.
+   */
   #agent: Agent | undefined;
   #loading: Promise<Agent> | undefined;
   readonly #options: SenderOptions;
@@ -298,6 +303,10 @@ export class UndiciSender implements WebhookSender {
       return this.#agent;
     });
     return this.#loading;
+  }
+
+  prepare(): Promise<void> {
+    return this.#makeAgent().then(() => undefined);
   }
 
   #target(href: string): Target {

@@ -96,6 +96,14 @@ export class DeliveryWorker {
     this.#attempt = { secrets, sender, clock, names: deliveryHeaderNames(options.serviceName) };
   }
 
+  /**
+   * Loads what the sender sends with, so that the first attempt does not pay for it inside its
+   * time-out. `start` calls it; a process that builds the worker but never starts it loads nothing.
+   */
+  prepare(): Promise<void> {
+    return this.sender.prepare().catch((error: unknown) => this.log.error({ err: error }, 'the webhook sender could not be prepared'));
+  }
+
   #limits(deferListing: boolean): FanOutLimits {
     const { perEndpointConcurrency, leaseMs, owner } = this.options;
     return { perEndpointConcurrency, leaseMs, owner, deferListing };
@@ -321,6 +329,7 @@ export class DeliveryWorker {
   start(): void {
     if (this.#running) return;
     this.#running = true;
+    void this.prepare();
     this.#timer = setInterval(() => this.#kick(), this.options.pollIntervalMs);
     this.#timer.unref();
     this.#kick();

@@ -98,13 +98,15 @@ export async function setup(
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
   };
+  const worker = newWorker();
+  await worker.prepare();
   return {
     runtime,
     env: e,
     clock,
     base,
     api,
-    worker: newWorker(),
+    worker,
     newWorker,
     call,
     endpoint: async (url, events = ['order.created']) => {
