@@ -61,11 +61,11 @@ if (ranked.length === 0) {
 
 // A process pays about a second of CPU to load the service's modules before its first test, as much
 // as a quick file's tests take, and the run is bound by CPU. So the files after the slow ones share
-// processes: four that start the service (a quarter to half a minute each), or twelve unit tests (a
+// processes: six that start the service (a quarter to half a minute each), or sixteen unit tests (a
 // second or less each). node:test runs the tests of a process one after another, in file order; the
 // test files keep no state outside their tests (each test gets its own data folder and schema).
 const isolate = process.env.TEST_ISOLATE === '1';
-const GROUP = [4, 12];
+const GROUP = [6, 16];
 const units = [];
 for (const { file, rank: r } of ranked) {
   const size = isolate || r < SHARED ? 1 : GROUP[r - SHARED];

