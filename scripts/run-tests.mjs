@@ -52,8 +52,11 @@ const rank = (file) => {
 const ranked = roots
   .flatMap((root) => collect(root, []))
   .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
-  .map((file) => ({ file, rank: rank(file) }))
-  .sort((a, b) => a.rank - b.rank || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+  .map((file) => ({ file, rank: rank(file), size: rank(file) < SHARED ? 0 : statSync(file).size }))
+  // Within the tiers that share processes, the largest files first (the size of a test file is a fair
+  // guess at its time), so that the processes at the end of the run are short and no lane is left
+  // alone with a long one.
+  .sort((a, b) => a.rank - b.rank || b.size - a.size || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
 if (ranked.length === 0) {
   console.error('no test files found');
   process.exit(1);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { openDatabase } from '../../src/app.js';
-import { DATABASES, testEnvironment } from '../support/harness.js';
+import { DATABASES, freshEnvironment } from '../support/harness.js';
 import { spawnService } from '../support/process.js';
 
 // Processes sharing one SQLite file all migrate, seed and create keys at start. A transaction that
@@ -36,8 +36,8 @@ test('on PostgreSQL, processes migrating at once, in one schema and in others, a
   const postgres = DATABASES.find((d) => d.name === 'postgres');
   assert.ok(postgres);
   for (let round = 0; round < 3; round++) {
-    const shared = testEnvironment(t, postgres);
-    const others = [testEnvironment(t, postgres), testEnvironment(t, postgres)];
+    const shared = freshEnvironment(t, postgres);
+    const others = [freshEnvironment(t, postgres), freshEnvironment(t, postgres)];
     const storages = await Promise.all(
       [shared, shared, shared, ...others].map(async (e) => {
         const storage = await openDatabase(e.config, e.options);
