@@ -91,7 +91,8 @@ test('@cauri/verifier and @cauri/sdk install from their tarballs into a clean pr
   const { tarballs } = await pack(t);
   const project = cleanProject(t, 'sdk');
   // Both tarballs at once: the SDK's dependency on the verifier is satisfied by the second tarball.
-  await npm(['install', '--offline', tarballs['@cauri/verifier']!, tarballs['@cauri/sdk']!], project, 60_000);
+  // --engine-strict: a dependency that declares it needs a newer Node.js than this one fails the install.
+  await npm(['install', '--offline', '--engine-strict', tarballs['@cauri/verifier']!, tarballs['@cauri/sdk']!], project, 60_000);
 
   const runtime = await startRuntime(t, DATABASES[0]!);
   const base = await listen(runtime);
@@ -167,7 +168,11 @@ test('the cauri tarball installs into a clean folder and serves the sandbox from
   t.after(() => {
     delete process.env.npm_config_better_sqlite3_local_prebuilds;
   });
-  await npm(['install', '--prefer-offline', tarballs['@cauri/verifier']!, tarballs.cauri!], project, 600_000);
+  // --engine-strict: every package the install brings must declare that it runs on this Node.js (the
+  // oldest the package supports, on CI). Fastify's newest light-my-request needs a cookie parser that
+  // declares Node.js 22, so the package pins the light-my-request its lock file has, and npm puts
+  // that one in Fastify's reach.
+  await npm(['install', '--prefer-offline', '--engine-strict', tarballs['@cauri/verifier']!, tarballs.cauri!], project, 600_000);
 
   const version = await run('npx', ['--no-install', 'cauri', '--version'], { cwd: project });
   assert.equal(version.stdout.trim(), (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Json).version);
