@@ -2,7 +2,8 @@
 // --test, so the files are collected here. Extra arguments narrow the run to paths containing them.
 // The slow files run each in a process of its own; the others share a process with a few of their
 // neighbours (TEST_ISOLATE=1 gives every file its own). Each process's report is printed whole when
-// it ends (never interleaved with another's), and the run ends with the failed files and the slowest.
+// it ends (never interleaved with another's), and the run ends with the failed processes and the
+// slowest.
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { spawn } from 'node:child_process';
@@ -52,7 +53,10 @@ const rank = (file) => {
 const ranked = roots
   .flatMap((root) => collect(root, []))
   .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
-  .map((file) => ({ file, rank: rank(file), size: rank(file) < SHARED ? 0 : statSync(file).size }))
+  .map((file) => {
+    const r = rank(file);
+    return { file, rank: r, size: r < SHARED ? 0 : statSync(file).size };
+  })
   // Within the tiers that share processes, the largest files first (the size of a test file is a fair
   // guess at its time), so that the processes at the end of the run are short and no lane is left
   // alone with a long one.
