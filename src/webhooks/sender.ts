@@ -277,7 +277,7 @@ const MAX_TARGETS = 4096;
 
 export class UndiciSender implements WebhookSender {
   /**
-   * Made when a delivery worker is made (or at the first attempt): a process that never delivers (a
+   * Made when a delivery worker starts (or at the first attempt): a process that never delivers (a
    * command, an API process) never loads undici.
    */
   #agent: Agent | undefined;

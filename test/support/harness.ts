@@ -59,6 +59,13 @@ export function freshEnvironment(
   return environment(t, db, env, options, false);
 }
 
+/**
+ * The PostgreSQL database of TEST_DATABASE_URL each environment's schema is in. The schemas are
+ * checked and emptied there, not through the environment's own DATABASE_URL, which a test may point
+ * at a proxy that counts its statements.
+ */
+const testDatabases = new WeakMap<TestEnvironment, string>();
+
 function environment(
   t: TestContext,
   db: DatabaseCase,
@@ -103,12 +110,15 @@ function environment(
       );
     });
   });
-  return { config, options: { ...options, ...(db.url === null ? {} : { pgSchema }) }, closers, responseProblems };
+  const e: TestEnvironment = { config, options: { ...options, ...(db.url === null ? {} : { pgSchema }) }, closers, responseProblems };
+  if (db.url !== null) testDatabases.set(e, db.url);
+  return e;
 }
 
 /** Notes that the environment's schema holds the latest migrations, as its runtime left them. */
 function migrated(e: TestEnvironment): void {
-  if (e.config.databaseUrl !== null && e.options.pgSchema !== undefined) markMigrated(e.config.databaseUrl, e.options.pgSchema);
+  const url = testDatabases.get(e);
+  if (url !== undefined && e.options.pgSchema !== undefined) markMigrated(url, e.options.pgSchema);
 }
 
 export async function startRuntime(
