@@ -75,6 +75,7 @@ for (const db of svc.DATABASES) {
         ['Retry-After: 30', (signal: AbortSignal) => client.partners.get('sgi_x', { signal })],
         ['a token exchange left unanswered', (signal: AbortSignal) => client.orders.get('ord_x', { signal })],
         ['a body that never comes', (signal: AbortSignal) => client.paginate('/v1/instruments', {}, { auth: false, signal }).toArray()],
+        ['a page of a list method that never comes', (signal: AbortSignal) => client.instruments.list({}, { signal }).toArray()],
       ] as const) {
         const controller = new AbortController();
         setTimeout(() => controller.abort(), 200);
@@ -84,7 +85,26 @@ for (const db of svc.DATABASES) {
       }
       // The abort was the caller's: nothing was retried.
       assert.equal(proxy.log.filter((r) => r.path.startsWith('/v1/sgi/partners/')).length, 1);
-      assert.equal(proxy.log.filter((r) => r.path === '/v1/instruments').length, 1);
+      assert.equal(proxy.log.filter((r) => r.path === '/v1/instruments').length, 2);
+    });
+
+    test('an abort between two pages of a list method ends the iteration: no further page is fetched', async (t) => {
+      const { base, credentials } = await start(t, db);
+      const proxy = await startProxy(t, base, () => undefined);
+      const client = new CauriClient({ baseUrl: proxy.url, ...credentials });
+      const controller = new AbortController();
+      const seen: string[] = [];
+      const { error } = await elapsed(async () => {
+        for await (const partner of client.partners.list({ limit: 1 }, { signal: controller.signal })) {
+          seen.push(partner.id);
+          controller.abort();
+        }
+      });
+      assert.equal((error as Error | undefined)?.name, 'AbortError', String(error));
+      assert.equal(seen.length, 1, 'the first page was read whole');
+      assert.equal(proxy.log.filter((r) => r.path === '/v1/sgi/partners').length, 1, 'the second page was never asked for');
+      const pages = await new CauriClient({ baseUrl: base, ...credentials }).partners.list({ limit: 1 }).toArray();
+      assert.ok(pages.length > 1, 'the list has a second page to skip');
     });
   });
 }

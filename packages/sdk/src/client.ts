@@ -57,12 +57,12 @@ import type {
   WebhookTestRequest,
   WebhookEvent,
 } from './types.js';
-import { fillPath, type CauriClientOptions, type CallOptions, type RequestOptions, type ApiResponse } from './request.js';
+import { fillPath, type CauriClientOptions, type CallOptions, type ListOptions, type RequestOptions, type ApiResponse } from './request.js';
 
 import { Transport } from './transport.js';
 import { followEvents, type EventStreamOptions } from './event-stream.js';
 
-export type { ApiResponse, CallOptions, CauriClientOptions, RequestOptions } from './request.js';
+export type { ApiResponse, CallOptions, CauriClientOptions, ListOptions, RequestOptions } from './request.js';
 
 /**
  * A client of the cauri API. One instance per set of credentials; it is safe to share between
@@ -112,12 +112,13 @@ export class CauriClient {
 
   /**
    * Iterates a list operation across its pages (`X-Cursor-Next`), `limit` items per request. `path`
-   * fills the parameters of a list under a resource (`{ subject_id }` for a subject's accounts).
+   * fills the parameters of a list under a resource (`{ subject_id }` for a subject's accounts);
+   * `signal` aborts the page being fetched and ends the iteration.
    */
   paginate<P extends ListPath>(
     path: P,
     query: ListQuery<P> = {} as ListQuery<P>,
-    options: { auth?: boolean; signal?: AbortSignal; path?: PathParams<P, 'get' & MethodOf<P>> } = {},
+    options: ListOptions & { auth?: boolean; path?: PathParams<P, 'get' & MethodOf<P>> } = {},
   ): Paginator<ListItem<P>> {
     const url = fillPath(path, options.path as Record<string, unknown> | undefined);
     return new Paginator(async (cursor): Promise<Page<ListItem<P>>> => {
@@ -172,13 +173,15 @@ export class CauriClient {
   };
 
   readonly partners = {
-    list: (query?: ListQuery<'/v1/sgi/partners'>): Paginator<Partner> => this.paginate('/v1/sgi/partners', query, { auth: false }),
+    list: (query?: ListQuery<'/v1/sgi/partners'>, options?: ListOptions): Paginator<Partner> =>
+      this.paginate('/v1/sgi/partners', query, { ...options, auth: false }),
     get: (id: string, options?: CallOptions): Promise<Partner> =>
       this.request('get', '/v1/sgi/partners/{id}', { path: { id }, auth: false, ...options }),
   };
 
   readonly instruments = {
-    list: (query?: ListQuery<'/v1/instruments'>): Paginator<Instrument> => this.paginate('/v1/instruments', query, { auth: false }),
+    list: (query?: ListQuery<'/v1/instruments'>, options?: ListOptions): Paginator<Instrument> =>
+      this.paginate('/v1/instruments', query, { ...options, auth: false }),
     get: (code: string, options?: CallOptions): Promise<Instrument> =>
       this.request('get', '/v1/instruments/{code}', { path: { code }, auth: false, ...options }),
   };
@@ -226,7 +229,7 @@ export class CauriClient {
     create: (body: OrderRequest, options?: CallOptions): Promise<Order> => this.request('post', '/v1/orders', { body, ...options }),
     get: (id: string, options?: CallOptions): Promise<Order> => this.request('get', '/v1/orders/{id}', { path: { id }, ...options }),
     /** Newest first. */
-    list: (query?: ListQuery<'/v1/orders'>): Paginator<Order> => this.paginate('/v1/orders', query),
+    list: (query?: ListQuery<'/v1/orders'>, options?: ListOptions): Paginator<Order> => this.paginate('/v1/orders', query, options),
     /**
      * The order as the partner left it when it answered within the request (`cancelled`, or with
      * `last_refusal`); otherwise with `pending_request: 'pending_cancel'`, and `order.cancelled`
@@ -254,18 +257,11 @@ export class CauriClient {
     contractNotePdf: async (id: string, options: CallOptions & { lang?: 'en' | 'fr' } = {}): Promise<Uint8Array> => {
       const path = '/v1/orders/{id}/contract-note';
       const { lang, ...rest } = options;
-      const { body } = await this.#transport.send(
-        'GET',
-        path,
-        fillPath(path, { id }),
-        lang === undefined ? undefined : { lang },
-        undefined,
-        true,
-        {
-          ...rest,
-          accept: 'application/pdf',
-        },
-      );
+      const query = lang === undefined ? undefined : { lang };
+      const { body } = await this.#transport.send('GET', path, fillPath(path, { id }), query, undefined, true, {
+        ...rest,
+        accept: 'application/pdf',
+      });
       if (!(body instanceof Uint8Array)) throw new TypeError(`GET ${path} did not answer with a PDF`);
       return body;
     },
@@ -289,8 +285,8 @@ export class CauriClient {
         ...options,
       }),
     /** The subject's accounts, ordered by partner id. */
-    list: (subjectId: string, query?: ListQuery<'/v1/subjects/{subject_id}/accounts'>): Paginator<InvestorAccount> =>
-      this.paginate('/v1/subjects/{subject_id}/accounts', query, { path: { subject_id: subjectId } }),
+    list: (subjectId: string, query?: ListQuery<'/v1/subjects/{subject_id}/accounts'>, options?: ListOptions): Paginator<InvestorAccount> =>
+      this.paginate('/v1/subjects/{subject_id}/accounts', query, { ...options, path: { subject_id: subjectId } }),
     /** Orders already placed keep their account. A 404 when none is registered. */
     remove: async (subjectId: string, partnerId: string, options?: CallOptions): Promise<void> => {
       await this.request('delete', '/v1/subjects/{subject_id}/accounts/{partner_id}', {
@@ -306,7 +302,8 @@ export class CauriClient {
    */
   readonly positions = {
     /** In key order (subject, partner, instrument); filter by `subject_id`, `rcpt_to`, `instrument`. */
-    list: (query?: ListQuery<'/v1/positions'>): Paginator<Position> => this.paginate('/v1/positions', query),
+    list: (query?: ListQuery<'/v1/positions'>, options?: ListOptions): Paginator<Position> =>
+      this.paginate('/v1/positions', query, options),
     statements: {
       /**
        * Declares the subject's settled holdings at the partner at the end of `as_of`: the positions
@@ -318,7 +315,8 @@ export class CauriClient {
       get: (id: string, options?: CallOptions): Promise<Statement> =>
         this.request('get', '/v1/positions/statements/{id}', { path: { id }, ...options }),
       /** Newest first. */
-      list: (query?: ListQuery<'/v1/positions/statements'>): Paginator<Statement> => this.paginate('/v1/positions/statements', query),
+      list: (query?: ListQuery<'/v1/positions/statements'>, options?: ListOptions): Paginator<Statement> =>
+        this.paginate('/v1/positions/statements', query, options),
     },
   };
 
@@ -329,7 +327,8 @@ export class CauriClient {
     get: (id: string, options?: CallOptions): Promise<TestClock> =>
       this.request('get', '/v1/test-clocks/{id}', { path: { id }, ...options }),
     /** Newest first. */
-    list: (query?: ListQuery<'/v1/test-clocks'>): Paginator<TestClock> => this.paginate('/v1/test-clocks', query),
+    list: (query?: ListQuery<'/v1/test-clocks'>, options?: ListOptions): Paginator<TestClock> =>
+      this.paginate('/v1/test-clocks', query, options),
     delete: (id: string, options?: CallOptions): Promise<{ id: string; deleted: true }> =>
       this.request('delete', '/v1/test-clocks/{id}', { path: { id }, ...options }),
     /** Forward only; answers once everything due to the clock's orders up to `frozen_time` is applied. */
@@ -342,7 +341,8 @@ export class CauriClient {
       /** The response is the only one that shows `secret`. */
       create: (body: WebhookEndpointRequest, options?: CallOptions): Promise<WebhookEndpointCreated> =>
         this.request('post', '/v1/webhooks/endpoints', { body, ...options }),
-      list: (query?: ListQuery<'/v1/webhooks/endpoints'>): Paginator<WebhookEndpoint> => this.paginate('/v1/webhooks/endpoints', query),
+      list: (query?: ListQuery<'/v1/webhooks/endpoints'>, options?: ListOptions): Paginator<WebhookEndpoint> =>
+        this.paginate('/v1/webhooks/endpoints', query, options),
       get: (id: string, options?: CallOptions): Promise<WebhookEndpoint> =>
         this.request('get', '/v1/webhooks/endpoints/{id}', { path: { id }, ...options }),
       update: (id: string, body: WebhookEndpointUpdate, options?: CallOptions): Promise<WebhookEndpoint> =>
@@ -359,7 +359,8 @@ export class CauriClient {
     },
     deliveries: {
       /** Newest first; `status: 'dead'` lists the dead letters. */
-      list: (query?: ListQuery<'/v1/webhooks/deliveries'>): Paginator<WebhookDelivery> => this.paginate('/v1/webhooks/deliveries', query),
+      list: (query?: ListQuery<'/v1/webhooks/deliveries'>, options?: ListOptions): Paginator<WebhookDelivery> =>
+        this.paginate('/v1/webhooks/deliveries', query, options),
       get: (id: string, options?: CallOptions): Promise<WebhookDelivery> =>
         this.request('get', '/v1/webhooks/deliveries/{id}', { path: { id }, ...options }),
       replay: (id: string, options?: CallOptions): Promise<WebhookDelivery> =>
@@ -368,7 +369,7 @@ export class CauriClient {
   };
 
   readonly events = {
-    list: (query?: ListQuery<'/v1/events'>): Paginator<Event> => this.paginate('/v1/events', query),
+    list: (query?: ListQuery<'/v1/events'>, options?: ListOptions): Paginator<Event> => this.paginate('/v1/events', query, options),
     get: (id: string, options?: CallOptions): Promise<Event> => this.request('get', '/v1/events/{id}', { path: { id }, ...options }),
     /** Stores a sample event of any type (default `webhook.test`): delivered to the subscribed endpoints and streamed. */
     test: (body: WebhookTestRequest = {}, options?: CallOptions): Promise<SampleEvent> =>

@@ -1,7 +1,14 @@
 // Public API of @cauri/sdk: the typed client, webhook verification, and the offline verifiers of
 // @cauri/verifier, so that an integrator needs one package.
 
-export { CauriClient, type ApiResponse, type CallOptions, type CauriClientOptions, type RequestOptions } from './client.js';
+export {
+  CauriClient,
+  type ApiResponse,
+  type CallOptions,
+  type CauriClientOptions,
+  type ListOptions,
+  type RequestOptions,
+} from './client.js';
 export { CauriApiError, CauriNetworkError, type CauriErrorCode, type CauriErrorDetail } from './errors.js';
 export type { EventStreamOptions } from './event-stream.js';
 export { Paginator, type Page } from './pagination.js';

@@ -55,6 +55,13 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * Options of a list method (its second argument, after the filters). `signal` aborts the page being
+ * fetched, and with it the iteration: the loop or `toArray()` rejects with the signal's reason, and
+ * no further page is fetched.
+ */
+export type ListOptions = Pick<CallOptions, 'signal'>;
+
 export type PathPart<P extends ApiPath, M extends MethodOf<P>> = [PathParams<P, M>] extends [never]
   ? { path?: undefined }
   : { path: PathParams<P, M> };
