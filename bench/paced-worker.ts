@@ -2,7 +2,13 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { randomUUID } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
 import { Pool } from 'undici';
-import type { PacedMeasurement } from './paced.js';
+import type { Measurement } from './load.js';
+
+/** A paced run's measurement, and how late the load generator itself ran. */
+export interface PacedMeasurement extends Measurement {
+  /** The generator's own event-loop delay over the run (ms): its p99 and its longest stall. */
+  generatorDelay: { p99: number; max: number };
+}
 
 export interface PacedSettings {
   connections: number;

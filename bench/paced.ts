@@ -1,12 +1,8 @@
 import { Worker } from 'node:worker_threads';
-import { ScenarioError, type LoadTarget, type Measurement } from './load.js';
-import type { PacedSettings, PacedWork, PacedOutcome } from './paced-worker.js';
+import { ScenarioError, type LoadTarget } from './load.js';
+import type { PacedMeasurement, PacedSettings, PacedWork, PacedOutcome } from './paced-worker.js';
 
-/** A paced run's measurement, and how late the load generator itself ran. */
-export interface PacedMeasurement extends Measurement {
-  /** The generator's own event-loop delay over the run (ms): its p99 and its longest stall. */
-  generatorDelay: { p99: number; max: number };
-}
+export type { PacedMeasurement } from './paced-worker.js';
 
 /**
  * Requests sent at a steady rate, spaced evenly, whatever the answers' pace (an open loop, as users
