@@ -93,28 +93,36 @@ export function installCors(app: FastifyInstance, origins: readonly string[] | '
       });
       return;
     }
-    if (!isApiPath(route.url)) return;
-    if (allowed === null) {
-      addOnRequest(route, (_request, reply, done) => {
-        reply.header('access-control-allow-origin', '*').header('access-control-expose-headers', EXPOSED_HEADERS);
-        done();
-      });
-    } else if (allowed.size > 0) {
-      addOnRequest(route, (request, reply, done) => {
-        // The answer depends on Origin: a shared cache keeps one copy per origin.
-        reply.header('vary', 'Origin');
-        const origin = request.headers.origin;
-        if (origin !== undefined && allowed.has(origin)) {
-          reply.header('access-control-allow-origin', origin).header('access-control-expose-headers', EXPOSED_HEADERS);
-        }
-        done();
-      });
-    }
+    if (!isApiPath(route.url) || (allowed !== null && allowed.size === 0)) return;
+    addOnRequest(route, (request, reply, done) => {
+      apiPolicy(request, reply);
+      done();
+    });
   });
+
+  /** The API's policy on one answer: the allowed origin named (any with `*`), varied on Origin. */
+  const apiPolicy = (request: FastifyRequest, reply: FastifyReply): void => {
+    if (allowed === null) {
+      reply.header('access-control-allow-origin', '*').header('access-control-expose-headers', EXPOSED_HEADERS);
+      return;
+    }
+    if (allowed.size === 0) return;
+    // The answer depends on Origin: a shared cache keeps one copy per origin.
+    reply.header('vary', 'Origin');
+    const origin = request.headers.origin;
+    if (origin !== undefined && allowed.has(origin)) {
+      reply.header('access-control-allow-origin', origin).header('access-control-expose-headers', EXPOSED_HEADERS);
+    }
+  };
 
   // No route answers OPTIONS: a preflight reaches the not-found context, whose hooks run too.
   app.addHook('onRequest', (request, reply, done) => {
-    if (request.method !== 'OPTIONS') return done();
+    if (request.method !== 'OPTIONS') {
+      // A path under the API that no route serves (a mistyped path, or a method the path does not
+      // take) answers 404 under the API's policy, so that a page whose preflight passed reads it.
+      if (request.is404 && isApiPath(request.url)) apiPolicy(request, reply);
+      return done();
+    }
     const origin = request.headers.origin;
     const method = request.headers['access-control-request-method'];
     if (origin === undefined || typeof method !== 'string') return done();

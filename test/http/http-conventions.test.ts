@@ -244,6 +244,24 @@ test('CORS: public documents for any origin; the API for the configured origins 
   const unauthorized = await fetch(`${base}/v1/orders`, { headers: { origin: 'https://app.example.com' } });
   assert.equal(unauthorized.status, 401);
   assert.equal(unauthorized.headers.get('access-control-allow-origin'), 'https://app.example.com');
+  // So do the API's paths that no route serves: a mistyped path, a method the path does not take.
+  for (const [method, path] of [
+    ['GET', '/v1/ordres'],
+    ['PUT', '/v1/orders'],
+    ['DELETE', '/.well-known/nothing'],
+  ] as const) {
+    for (const origin of ['https://app.example.com', 'https://evil.example']) {
+      const unrouted = await fetch(`${base}${path}`, { method, headers: { origin } });
+      assert.equal(unrouted.status, 404, `${method} ${path}`);
+      assert.equal(((await unrouted.json()) as Json).code, 'not_found');
+      const expected = origin === 'https://app.example.com' ? origin : null;
+      assert.equal(unrouted.headers.get('access-control-allow-origin'), expected, `${method} ${path} from ${origin}`);
+      assert.match(String(unrouted.headers.get('vary')), /Origin/);
+    }
+  }
+  const outside = await fetch(`${base}/nowhere`, { headers: { origin: 'https://app.example.com' } });
+  assert.equal(outside.status, 404);
+  assert.equal(outside.headers.get('access-control-allow-origin'), null, 'outside the API, no policy');
 
   const apiPreflight = await preflight('/v1/orders', 'https://app.example.com', 'POST', 'authorization,content-type,idempotency-key');
   assert.equal(apiPreflight.status, 204);
@@ -301,6 +319,13 @@ test('CORS: without CAURI_CORS_ORIGINS the API answers no origin; with * every o
   });
   assert.equal(anyPreflight.status, 204);
   assert.equal(anyPreflight.headers.get('access-control-allow-origin'), '*');
+  const unrouted = await fetch(`${openBase}/v1/ordres`, { headers: { origin: 'https://anywhere.example' } });
+  assert.equal(unrouted.status, 404);
+  assert.equal(unrouted.headers.get('access-control-allow-origin'), '*');
+  assert.equal(
+    (await fetch(`${closedBase}/v1/ordres`, { headers: { origin: 'https://app.example.com' } })).headers.get('access-control-allow-origin'),
+    null,
+  );
 });
 
 test("a caller's X-Request-Id is kept beside the service's own, which every response carries", async (t) => {
