@@ -27,6 +27,17 @@ export function num(value: number | null | undefined): string {
 }
 
 /**
+ * `d` in the words of `options` for the language, in UTC. French writes the first of a month as an
+ * ordinal (`1er déc.`, then `2 déc.`), which the locale data leaves to the writer.
+ */
+function utcWords(d: Date, options: Intl.DateTimeFormatOptions): string {
+  const locale = currentLocale();
+  const parts = new Intl.DateTimeFormat(locale, { ...options, timeZone: 'UTC' }).formatToParts(d);
+  const french = locale.startsWith('fr');
+  return parts.map((part) => (french && part.type === 'day' && part.value === '1' ? '1er' : part.value)).join('');
+}
+
+/**
  * A date-time of the API in the language's words, in UTC as the API gives it (`22 Nov 2026, 10:00:00
  * UTC`, `22 nov. 2026, 10:00:00 UTC`).
  */
@@ -34,7 +45,7 @@ export function when(iso: string | null | undefined): string {
   if (iso === null || iso === undefined || iso === '') return '—';
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
-  return new Intl.DateTimeFormat(currentLocale(), { dateStyle: 'medium', timeStyle: 'medium', timeZone: 'UTC' }).format(d) + ' UTC';
+  return `${utcWords(d, { dateStyle: 'medium', timeStyle: 'medium' })} UTC`;
 }
 
 /** A time of day in the browser's own time zone (the session's end). */
@@ -46,5 +57,5 @@ export function localTime(ms: number): string {
 export function day(date: string | null | undefined): string {
   if (date === null || date === undefined || date === '') return '—';
   const d = new Date(`${date}T00:00:00Z`);
-  return Number.isNaN(d.getTime()) ? date : new Intl.DateTimeFormat(currentLocale(), { dateStyle: 'medium', timeZone: 'UTC' }).format(d);
+  return Number.isNaN(d.getTime()) ? date : utcWords(d, { dateStyle: 'medium' });
 }

@@ -9,6 +9,7 @@ import {
   formatAmount,
   formatDate,
   formatQuantity,
+  formatShortDate,
   type ContractNoteTexts,
 } from './contract-note.texts.js';
 
@@ -105,7 +106,10 @@ test('French amounts group with no-break spaces and a decimal comma, francs whol
   );
   assert.equal(formatQuantity(fr, 12_345), '12\u00a0345');
   assert.equal(formatDate(fr, '2026-12-02'), '2 décembre 2026');
-  assert.equal(formatDate(fr, '2027-02-01'), '1 février 2027');
+  assert.equal(formatDate(fr, '2027-02-01'), '1er février 2027', 'French writes the first of a month as an ordinal');
+  assert.equal(formatShortDate(fr, '2027-02-01'), '1er févr.');
+  assert.equal(formatDate(en, '2027-02-01'), '1 February 2027');
+  assert.equal(formatDate(fr, '2027-02-11'), '11 février 2027', 'only the day 1 itself');
 });
 
 test("the default language: French for UEMOA and CEMAC partners, English for Ghana's", () => {

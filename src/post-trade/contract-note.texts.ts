@@ -258,14 +258,22 @@ export function formatQuantity(texts: ContractNoteTexts, qty: number): string {
   return printable(new Intl.NumberFormat(texts.locale).format(qty));
 }
 
-/** `3 Dec` or `3 déc.` from `2026-12-03`: a day in a narrow column, never as an ambiguous `12-03`. */
-export function formatShortDate(texts: ContractNoteTexts, date: string): string {
-  return new Intl.DateTimeFormat(texts.locale, { day: 'numeric', month: 'short', timeZone: 'UTC' }).format(new Date(`${date}T00:00:00Z`));
+/**
+ * `date` (YYYY-MM-DD) in the words of `options`, in UTC. French writes the first of a month as an
+ * ordinal (`1er février`, then `2 février`), which the locale data leaves to the writer.
+ */
+function formatDay(texts: ContractNoteTexts, date: string, options: Intl.DateTimeFormatOptions): string {
+  const parts = new Intl.DateTimeFormat(texts.locale, { ...options, timeZone: 'UTC' }).formatToParts(new Date(`${date}T00:00:00Z`));
+  const french = texts.locale.startsWith('fr');
+  return parts.map((part) => (french && part.type === 'day' && part.value === '1' ? '1er' : part.value)).join('');
 }
 
-/** `25 November 2026` or `25 novembre 2026` from `2026-11-25`. */
+/** `3 Dec` or `3 déc.` from `2026-12-03`: a day in a narrow column, never as an ambiguous `12-03`. */
+export function formatShortDate(texts: ContractNoteTexts, date: string): string {
+  return formatDay(texts, date, { day: 'numeric', month: 'short' });
+}
+
+/** `25 November 2026` or `25 novembre 2026` from `2026-11-25`; `1er décembre 2026` from `2026-12-01`. */
 export function formatDate(texts: ContractNoteTexts, date: string): string {
-  return new Intl.DateTimeFormat(texts.locale, { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }).format(
-    new Date(`${date}T00:00:00Z`),
-  );
+  return formatDay(texts, date, { day: 'numeric', month: 'long', year: 'numeric' });
 }

@@ -124,8 +124,9 @@ test('every page in French and in English and on a phone, the client rotating it
       assert.equal(cancel.body.pending_request, 'pending_cancel');
       const amend = await api('POST', `/v1/orders/${resting.id}/amend`, { qty: 13 });
       assert.equal(amend.body.last_refusal?.reason, 'partner_refused', JSON.stringify(amend.body));
-      // A good-till-date order: its date in words, once.
-      const expireDate = new Date(Date.now() + 5 * 86_400_000).toISOString().slice(0, 10);
+      // A good-till-date order: its date in words, once; the first of a month, which French writes `1er`.
+      const now = new Date();
+      const expireDate = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 2, 1)).toISOString().slice(0, 10);
       const gtd = await api('POST', '/v1/orders', {
         rcpt_to: BAOBAB,
         kyc_attestation_id: att.body.id,
@@ -159,10 +160,10 @@ test('every page in French and in English and on a phone, the client rotating it
       assert.equal(await page.getByTestId('order-tif').innerText(), `good till ${expiry}`);
       await page.locator('button[data-lang="fr"]').click();
       await heading(`Ordre ${gtd.body.id}`).waitFor();
-      const expiryFr = new Intl.DateTimeFormat('fr-FR', { dateStyle: 'medium', timeZone: 'UTC' }).format(
+      const expiryFr = new Intl.DateTimeFormat('fr-FR', { month: 'short', year: 'numeric', timeZone: 'UTC' }).format(
         new Date(`${expireDate}T00:00:00Z`),
       );
-      assert.equal(await page.getByTestId('order-tif').innerText(), `valable jusqu'au ${expiryFr}`);
+      assert.equal(await page.getByTestId('order-tif').innerText(), `valable jusqu'au 1er ${expiryFr}`);
       await open(`#/orders/${rejected.body.id}`, `Ordre ${rejected.body.id}`);
       const french = async (what: string) =>
         assert.deepEqual(untranslated(await page.evaluate<string>(SHOWN_TEXT), 'fr', en, fr), [], what);
