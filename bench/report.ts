@@ -57,8 +57,24 @@ export function packageVersion(root: string, name: string): string {
 
 const num = (n: number) => (n >= 100 ? Math.round(n).toLocaleString('en-US') : n.toFixed(1));
 const ms = (n: number | null) => (n === null ? '—' : `${n} ms`);
-const pct = (r: number) => `${(r * 100).toFixed(0)} %`;
-const ratioText = (r: number) => (r >= 1 ? `${r.toFixed(2)}×` : pct(r));
+const pct = (r: number, digits = 0) => `${(r * 100).toFixed(digits)} %`;
+
+/**
+ * A ratio as a percentage, or as a multiple from 1 up. Measured against a goal of `goal` (a ratio), it
+ * takes the decimals needed for the written figure to agree with the verdict: 89.6 %, not 90 %, for a
+ * goal of 90 % missed.
+ */
+export function ratioText(r: number, goal?: number): string {
+  const asMultiple = r >= 1;
+  const scale = asMultiple ? 1 : 100;
+  let digits = 0;
+  while (goal !== undefined && digits < 3) {
+    const written = Number((r * scale).toFixed((asMultiple ? 2 : 0) + digits)) / scale;
+    if (written >= goal === r >= goal) break;
+    digits++;
+  }
+  return asMultiple ? `${r.toFixed(2 + digits)}×` : pct(r, digits);
+}
 
 function goalText(goal: Goal, labelOf: (key: string) => string): string {
   if (!isRatioGoal(goal))
@@ -68,9 +84,14 @@ function goalText(goal: Goal, labelOf: (key: string) => string): string {
   return goal.ratio >= 1 ? `≥ ${goal.ratio}× ${labelOf(goal.of)}` : `≥ ${pct(goal.ratio)} of ${labelOf(goal.of)}`;
 }
 
+/** The ratio a scenario's goal asks of its reference `key`, if its goal is one. */
+function goalOn(r: ScenarioResult, key: string): number | undefined {
+  return r.goal !== undefined && isRatioGoal(r.goal) && r.goal.of === key ? r.goal.ratio : undefined;
+}
+
 /** What a goal measured: a ratio, or a p99 in milliseconds. */
 function actualText(goal: Goal & { actual: number }): string {
-  return isRatioGoal(goal) ? ratioText(goal.actual) : `p99 ${goal.actual} ms`;
+  return isRatioGoal(goal) ? ratioText(goal.actual, goal.ratio) : `p99 ${goal.actual} ms`;
 }
 
 export function renderReport(input: {
@@ -122,7 +143,7 @@ export function renderReport(input: {
       // A ratio goal sits on its reference's line; a latency goal on the first.
       const goalHere = r.goal !== undefined && (isRatioGoal(r.goal) ? r.goal.of === ref.key : i === 0);
       out(
-        `| ${i === 0 ? r.name : ''} | ${i === 0 ? num(r.ours.rps) : ''} | ${labelOf(ref.key)} | ${num(ref.row.rps)} | ${ratioText(ref.ratio)} | ` +
+        `| ${i === 0 ? r.name : ''} | ${i === 0 ? num(r.ours.rps) : ''} | ${labelOf(ref.key)} | ${num(ref.row.rps)} | ${ratioText(ref.ratio, goalOn(r, ref.key))} | ` +
           `${goalHere && r.goal !== undefined ? goalText(r.goal, labelOf) : '—'} | ${goalHere && r.goal !== undefined ? (r.goal.met ? 'yes' : '**no**') : '—'} |`,
       );
     }
@@ -159,7 +180,8 @@ export function renderReport(input: {
     const cells = (row: Row) =>
       row.microsPerOp === undefined ? `${ms(row.p50)} | ${ms(row.p99)}` : `${row.microsPerOp.toFixed(1)} µs/op | —`;
     out(`| **${r.ours.label}** | ${num(r.ours.rps)} | ${cells(r.ours)} | — |`);
-    for (const ref of r.references) out(`| ${ref.row.label} | ${num(ref.row.rps)} | ${cells(ref.row)} | ${ratioText(ref.ratio)} |`);
+    for (const ref of r.references)
+      out(`| ${ref.row.label} | ${num(ref.row.rps)} | ${cells(ref.row)} | ${ratioText(ref.ratio, goalOn(r, ref.key))} |`);
     out();
     if (r.goal !== undefined) {
       out(
